@@ -1,0 +1,191 @@
+// Package store holds assay's domain types and their SQLite storage.
+package store
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Kind is the shape of a dataset's samples, which decides its prompt and default evaluators.
+type Kind string
+
+// The kinds of dataset assay knows.
+const (
+	KindQA   Kind = "qa"
+	KindMCQ  Kind = "mcq"
+	KindMath Kind = "math"
+	KindCode Kind = "code"
+)
+
+// Kinds lists every kind, in the order pages offer them.
+var Kinds = []Kind{KindQA, KindMCQ, KindMath, KindCode}
+
+// Valid reports whether k is one of Kinds.
+func (k Kind) Valid() bool {
+	for _, v := range Kinds {
+		if k == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Dataset is an uploaded file of samples, identified by the SHA-256 of its bytes.
+type Dataset struct {
+	ID          int64
+	Name        string
+	Kind        Kind
+	SHA256      string
+	Format      string // jsonl, json or csv
+	Filename    string
+	Size        int64
+	QuestionKey string
+	AnswerKey   string
+	Samples     int
+	CreatedAt   time.Time
+}
+
+// Sample is one row of a dataset.
+type Sample struct {
+	ID         int64  // row id in the database
+	DatasetID  int64  //
+	Ordinal    int    // position in the file, from 1
+	SampleID   string // the dataset's own id (task_id, id) or the line number
+	Input      string // question or prompt
+	Reference  string // golden answer (for code: the canonical solution)
+	Choices    []string
+	Test       string
+	EntryPoint string
+	Metadata   map[string]any
+}
+
+// Transport is how assay reaches an MCP server.
+type Transport string
+
+// The MCP transports.
+const (
+	TransportStdio Transport = "stdio"
+	TransportHTTP  Transport = "http"
+	TransportSSE   Transport = "sse"
+)
+
+// MCPServer is one MCP server a condition offers the agent. Values may hold
+// ${ENV} references, resolved only when a run starts.
+type MCPServer struct {
+	Name      string            `json:"name"`
+	Transport Transport         `json:"transport"`
+	Command   string            `json:"command,omitempty"`
+	Args      []string          `json:"args,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+	URL       string            `json:"url,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty"`
+}
+
+// Condition is a named context for the agent: a system prompt and MCP servers.
+type Condition struct {
+	ID                    int64       `json:"-"`
+	Name                  string      `json:"name"`
+	SystemPrompt          string      `json:"system_prompt"`
+	MCPServers            []MCPServer `json:"mcp_servers"`
+	RequireMCPToolUse     bool        `json:"require_mcp_tool_use"`
+	RequireMCPToolSuccess bool        `json:"require_mcp_tool_success"`
+	CreatedAt             time.Time   `json:"-"`
+	UpdatedAt             time.Time   `json:"-"`
+}
+
+// RunStatus is where a run is in its life.
+type RunStatus string
+
+// The statuses of a run. Pending and running runs are resumed at start-up.
+const (
+	RunPending         RunStatus = "pending"
+	RunRunning         RunStatus = "running"
+	RunCompleted       RunStatus = "completed"
+	RunFailed          RunStatus = "failed"
+	RunCancelled       RunStatus = "cancelled"
+	RunBudgetExhausted RunStatus = "budget_exhausted"
+)
+
+// Finished reports whether a run in status s will do no more work unless resumed.
+func (s RunStatus) Finished() bool {
+	return s != RunPending && s != RunRunning
+}
+
+// Run is dataset × conditions × repetitions with a frozen config snapshot.
+type Run struct {
+	ID          int64
+	Name        string
+	DatasetID   int64
+	Status      RunStatus
+	Config      json.RawMessage // snapshot without secrets
+	Conditions  []Condition     // snapshots taken at launch
+	Repetitions int
+	TotalTasks  int
+	BudgetUSD   float64
+	Error       string
+	CreatedAt   time.Time
+	StartedAt   *time.Time
+	FinishedAt  *time.Time
+}
+
+// ToolCall is one call the agent made to an MCP tool.
+type ToolCall struct {
+	Turn       int             `json:"turn"`
+	Server     string          `json:"server"`
+	Tool       string          `json:"tool"`
+	Arguments  json.RawMessage `json:"arguments,omitempty"`
+	Result     string          `json:"result,omitempty"`
+	IsError    bool            `json:"is_error"`
+	DurationMS int64           `json:"duration_ms"`
+}
+
+// Result is one (sample, condition, repetition): the response or the error.
+type Result struct {
+	ID         int64
+	RunID      int64
+	SampleID   int64 // Sample.ID
+	Condition  string
+	Repetition int
+	Response   string
+	Error      string
+	TokensIn   int
+	TokensOut  int
+	CostUSD    float64
+	LatencyMS  int64
+	Attempts   int
+	ToolCalls  []ToolCall
+	CreatedAt  time.Time
+	Judgements []Judgement
+}
+
+// Judgement is one evaluator's verdict on a result: a judge call or a deterministic check.
+type Judgement struct {
+	ID               int64
+	Evaluator        string
+	JudgeRepetition  int
+	Error            string
+	Raw              string // raw judge output, or what was extracted
+	Detail           string // extracted value, stdout/stderr excerpt, failure reason
+	UnverifiedClaims []string
+	TokensIn         int
+	TokensOut        int
+	CostUSD          float64
+	LatencyMS        int64
+	Scores           []Score
+}
+
+// Score is one metric's value for one result and judge repetition.
+type Score struct {
+	ID        int64
+	Metric    string
+	Value     float64
+	Reasoning string
+}
+
+// Price is what a model costs per million tokens, in USD.
+type Price struct {
+	Model         string
+	InputPerMTok  float64
+	OutputPerMTok float64
+	UpdatedAt     time.Time
+}
