@@ -1,0 +1,133 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// CreateDataset stores a dataset and all its samples in one transaction. When a
+// dataset with the same SHA-256 exists it is returned instead, with created false.
+func (db *DB) CreateDataset(ctx context.Context, d *Dataset, samples []Sample) (created bool, err error) {
+	if len(samples) == 0 {
+		return false, Errorf(EINVALID, "the dataset has no samples")
+	}
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	existing, err := findDataset(ctx, tx, `d.sha256 = ?`, d.SHA256)
+	if err == nil {
+		*d = *existing
+		return false, nil
+	} else if !errors.Is(err, ErrNotFound) {
+		return false, err
+	}
+	d.Samples = len(samples)
+	d.CreatedAt = parseTime(db.stamp())
+	res, err := tx.ExecContext(ctx, `INSERT INTO datasets
+		(name, kind, sha256, format, filename, size_bytes, question_key, answer_key, sample_count, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		d.Name, d.Kind, d.SHA256, d.Format, d.Filename, d.Size, d.QuestionKey, d.AnswerKey, d.Samples, db.stamp())
+	if err != nil {
+		return false, fmt.Errorf("insert dataset: %w", err)
+	}
+	if d.ID, err = res.LastInsertId(); err != nil {
+		return false, fmt.Errorf("insert dataset: %w", err)
+	}
+	if err := insertSamples(ctx, tx, d.ID, samples); err != nil {
+		return false, err
+	}
+	return true, tx.Commit()
+}
+
+func insertSamples(ctx context.Context, tx *sql.Tx, datasetID int64, samples []Sample) error {
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO samples
+		(dataset_id, ordinal, sample_id, input, reference, choices, test, entry_point, metadata)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("insert samples: %w", err)
+	}
+	defer stmt.Close()
+	for i := range samples {
+		s := &samples[i]
+		choices, _ := json.Marshal(nonNil(s.Choices))
+		meta, _ := json.Marshal(nonNilMap(s.Metadata))
+		if _, err := stmt.ExecContext(ctx, datasetID, s.Ordinal, s.SampleID, s.Input, s.Reference,
+			string(choices), s.Test, s.EntryPoint, string(meta)); err != nil {
+			return fmt.Errorf("insert sample %q: %w", s.SampleID, err)
+		}
+	}
+	return nil
+}
+
+const datasetColumns = `d.id, d.name, d.kind, d.sha256, d.format, d.filename, d.size_bytes,
+	d.question_key, d.answer_key, d.sample_count, d.created_at`
+
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func scanDataset(row interface{ Scan(...any) error }) (*Dataset, error) {
+	var d Dataset
+	var created string
+	err := row.Scan(&d.ID, &d.Name, &d.Kind, &d.SHA256, &d.Format, &d.Filename, &d.Size,
+		&d.QuestionKey, &d.AnswerKey, &d.Samples, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("dataset: %w", ErrNotFound)
+	} else if err != nil {
+		return nil, fmt.Errorf("scan dataset: %w", err)
+	}
+	d.CreatedAt = parseTime(created)
+	return &d, nil
+}
+
+func findDataset(ctx context.Context, q queryer, where string, args ...any) (*Dataset, error) {
+	return scanDataset(q.QueryRowContext(ctx, `SELECT `+datasetColumns+` FROM datasets d WHERE `+where, args...))
+}
+
+// Dataset returns the dataset with the given id.
+func (db *DB) Dataset(ctx context.Context, id int64) (*Dataset, error) {
+	return findDataset(ctx, db.read, `d.id = ?`, id)
+}
+
+// DatasetBySHA256 returns the dataset whose bytes have the given SHA-256.
+func (db *DB) DatasetBySHA256(ctx context.Context, sum string) (*Dataset, error) {
+	return findDataset(ctx, db.read, `d.sha256 = ?`, sum)
+}
+
+// Datasets lists every dataset, newest first.
+func (db *DB) Datasets(ctx context.Context) ([]Dataset, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT `+datasetColumns+` FROM datasets d ORDER BY d.id DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("list datasets: %w", err)
+	}
+	defer rows.Close()
+	var out []Dataset
+	for rows.Next() {
+		d, err := scanDataset(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *d)
+	}
+	return out, rows.Err()
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nonNilMap(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}

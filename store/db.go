@@ -1,0 +1,139 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// DB is assay's SQLite database: one connection for writes beside a pool for reads,
+// so that concurrent workers never meet SQLITE_BUSY.
+type DB struct {
+	Path  string
+	write *sql.DB
+	read  *sql.DB
+	now   func() time.Time
+}
+
+// Open opens (creating if needed) the database file at path and applies migrations.
+func Open(ctx context.Context, path string) (*DB, error) {
+	dsn := dsnFor(path)
+	write, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	write.SetMaxOpenConns(1)
+	read, err := sql.Open("sqlite", dsn+"&_pragma=query_only(1)")
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	read.SetMaxOpenConns(8)
+	db := &DB{Path: path, write: write, read: read, now: func() time.Time { return time.Now().UTC() }}
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// dsnFor puts the PRAGMAs in the connection string, so every pooled connection gets them.
+func dsnFor(path string) string {
+	q := url.Values{}
+	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(ON)", "synchronous(NORMAL)"} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	rerr := db.read.Close()
+	if err := db.write.Close(); err != nil {
+		return err
+	}
+	return rerr
+}
+
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return fmt.Errorf("list migrations: %w", err)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := db.applyMigration(ctx, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyMigration runs one migration file in its own transaction, once.
+func (db *DB) applyMigration(ctx context.Context, name string) error {
+	version := strings.TrimSuffix(strings.TrimPrefix(name, "migrations/"), ".sql")
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migration %s: %w", version, err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
+		return fmt.Errorf("migration %s: %w", version, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	body, err := migrations.ReadFile(name)
+	if err != nil {
+		return fmt.Errorf("migration %s: %w", version, err)
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return fmt.Errorf("migration %s: %w", version, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`,
+		version, db.now().Format(time.RFC3339Nano)); err != nil {
+		return fmt.Errorf("migration %s: %w", version, err)
+	}
+	return tx.Commit()
+}
+
+// beginWrite opens a transaction on the single write connection.
+func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, error) {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	return tx, nil
+}
+
+func (db *DB) stamp() string { return db.now().Format(time.RFC3339Nano) }
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
+
+func parseTimePtr(s sql.NullString) *time.Time {
+	if !s.Valid || s.String == "" {
+		return nil
+	}
+	t := parseTime(s.String)
+	return &t
+}

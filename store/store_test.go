@@ -1,0 +1,160 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"assay/store"
+)
+
+func openTestDB(t *testing.T) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "assay.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func testSamples(n int) []store.Sample {
+	var out []store.Sample
+	for i := 1; i <= n; i++ {
+		out = append(out, store.Sample{Ordinal: i, SampleID: strings.Repeat("x", i), Input: "q", Reference: "a",
+			Choices: []string{"1", "2", "3", "4"}, Metadata: map[string]any{"subject": "geo"}})
+	}
+	return out
+}
+
+func TestDatasetCreateAndDedupe(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	d := &store.Dataset{Name: "mmlu", Kind: store.KindMCQ, SHA256: "abc", Format: "jsonl", Size: 10}
+	created, err := db.CreateDataset(ctx, d, testSamples(3))
+	if err != nil || !created {
+		t.Fatalf("create: created=%v err=%v", created, err)
+	}
+	again := &store.Dataset{Name: "other name", Kind: store.KindQA, SHA256: "abc", Format: "jsonl"}
+	created, err = db.CreateDataset(ctx, again, testSamples(5))
+	if err != nil || created {
+		t.Fatalf("re-upload of the same bytes: created=%v err=%v", created, err)
+	}
+	if again.ID != d.ID || again.Name != "mmlu" || again.Samples != 3 {
+		t.Fatalf("re-upload should lead to the existing dataset, got %+v", again)
+	}
+	list, _ := db.Datasets(ctx)
+	if len(list) != 1 {
+		t.Fatalf("want 1 dataset, got %d", len(list))
+	}
+	samples, err := db.Samples(ctx, d.ID, 1, 10)
+	if err != nil || len(samples) != 2 || samples[0].Ordinal != 2 {
+		t.Fatalf("page of samples: %v %+v", err, samples)
+	}
+	if samples[0].Choices[3] != "4" || samples[0].Metadata["subject"] != "geo" {
+		t.Fatalf("choices and metadata round trip: %+v", samples[0])
+	}
+}
+
+func TestDatasetNothingHalfStored(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	samples := testSamples(3)
+	samples[2].SampleID = samples[0].SampleID // duplicate id fails on the third insert
+	_, err := db.CreateDataset(ctx, &store.Dataset{Name: "bad", Kind: store.KindQA, SHA256: "def", Format: "jsonl"}, samples)
+	if err == nil {
+		t.Fatal("want an error for duplicate sample ids")
+	}
+	if list, _ := db.Datasets(ctx); len(list) != 0 {
+		t.Fatalf("a failed import must leave no dataset, found %d", len(list))
+	}
+	if _, err := db.DatasetBySHA256(ctx, "def"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("want not found, got %v", err)
+	}
+}
+
+func TestConditionLifecycle(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	c := &store.Condition{Name: "with-graph", SystemPrompt: "Use the graph.\nBe brief.", RequireMCPToolUse: true,
+		MCPServers: []store.MCPServer{
+			{Name: "graph", Transport: store.TransportStdio, Command: "python", Args: []string{"-m", "graph"}, Env: map[string]string{"TOKEN": "${GRAPH_TOKEN}"}},
+			{Name: "search", Transport: store.TransportSSE, URL: "http://localhost:8080/sse", Headers: map[string]string{"Authorization": "Bearer ${KEY}"}},
+		}}
+	if err := db.CreateCondition(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.ConditionByName(ctx, "with-graph")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.MCPServers) != 2 || got.MCPServers[0].Env["TOKEN"] != "${GRAPH_TOKEN}" || got.MCPServers[1].Headers["Authorization"] != "Bearer ${KEY}" {
+		t.Fatalf("servers must round trip with ${ENV} unresolved: %+v", got.MCPServers)
+	}
+	dup := &store.Condition{Name: "with-graph"}
+	if err := db.CreateCondition(ctx, dup); store.ErrorCode(err) != store.ECONFLICT {
+		t.Fatalf("duplicate name: want conflict, got %v", err)
+	}
+	got.MCPServers = got.MCPServers[:1]
+	got.SystemPrompt = "changed"
+	if err := db.UpdateCondition(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := db.Condition(ctx, c.ID)
+	if again.SystemPrompt != "changed" || len(again.MCPServers) != 1 {
+		t.Fatalf("update did not apply: %+v", again)
+	}
+	if err := db.DeleteCondition(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Condition(ctx, c.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("after delete want not found, got %v", err)
+	}
+}
+
+func TestConditionValidation(t *testing.T) {
+	cases := []struct {
+		name string
+		c    store.Condition
+		want string
+	}{
+		{"empty name", store.Condition{}, "name: required"},
+		{"not a slug", store.Condition{Name: "With Graph"}, "name:"},
+		{"stdio without command", store.Condition{Name: "a", MCPServers: []store.MCPServer{{Name: "s", Transport: "stdio"}}}, "MCP server 1: command"},
+		{"bad url", store.Condition{Name: "a", MCPServers: []store.MCPServer{{Name: "s", Transport: "http", URL: "ftp://x"}}}, "url:"},
+		{"bad transport", store.Condition{Name: "a", MCPServers: []store.MCPServer{{Name: "s", Transport: "ws"}}}, "transport:"},
+		{"guard without servers", store.Condition{Name: "a", RequireMCPToolUse: true}, "require_mcp_tool_use"},
+		{"duplicate server", store.Condition{Name: "a", MCPServers: []store.MCPServer{{Name: "s", Transport: "stdio", Command: "x"}, {Name: "s", Transport: "stdio", Command: "y"}}}, "used twice"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.c.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.want) || store.ErrorCode(err) != store.EINVALID {
+				t.Fatalf("want invalid error containing %q, got %v", tc.want, err)
+			}
+		})
+	}
+}
+
+func TestReopenKeepsDataAndMigratesOnce(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "assay.db")
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateCondition(ctx, &store.Condition{Name: "baseline"}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db, err = store.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer db.Close()
+	if list, _ := db.Conditions(ctx); len(list) != 1 {
+		t.Fatalf("want the condition after reopening, got %d", len(list))
+	}
+}
