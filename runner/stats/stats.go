@@ -1,0 +1,134 @@
+// Package stats computes the statistics a report shows: means, spreads and
+// confidence intervals over samples, and paired comparisons between
+// conditions or runs.
+//
+// Repetitions of one sample are not independent observations of the agent's
+// quality: they share the question. So every interval here treats the sample
+// as the unit (a cluster) and its repetitions as a way to estimate that
+// sample's mean more precisely. Counting repetitions as extra samples would
+// shrink the interval by sqrt(repetitions) without any new evidence.
+//
+// Every value returned is finite, so a report can be written as JSON: where a
+// quantity is undefined (no data, or a single sample) it is reported as zero
+// or as a degenerate interval, as each function documents. Inputs must be
+// finite numbers.
+package stats
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Summary describes one metric over the samples of a condition.
+type Summary struct {
+	Mean    float64 `json:"mean"`
+	Std     float64 `json:"std"`
+	Stderr  float64 `json:"stderr"`
+	CILo    float64 `json:"ci_lo"`
+	CIHi    float64 `json:"ci_hi"`
+	N       int     `json:"n"`       // number of scores
+	Samples int     `json:"samples"` // number of samples (clusters) with at least one score
+}
+
+// Describe returns the mean and the sample standard deviation (divisor n-1)
+// of values. The mean of no values is 0, and the standard deviation of fewer
+// than two values is 0.
+func Describe(values []float64) (mean, std float64) {
+	switch len(values) {
+	case 0:
+		return 0, 0
+	case 1:
+		return values[0], 0
+	}
+	return stat.MeanStdDev(values, nil)
+}
+
+// Clustered summarises a metric over samples: groups[i] holds the scores of
+// sample i (its repetitions, and judge repetitions if any). Samples without
+// scores are skipped.
+//
+// Mean is the mean of the per-sample means, so every sample weighs the same
+// whatever its number of scores. Std is the sample standard deviation of the
+// per-sample means, Stderr is Std/sqrt(k) and the 95% confidence interval is
+// Mean ± t(0.975, k-1)·Stderr, where k is Samples. N counts every score.
+//
+// With one sample there is no spread to estimate: Std and Stderr are 0 and
+// the interval is [Mean, Mean]. Samples == 1 tells a reader the interval is
+// not evidence of precision. With no scores every field is 0.
+func Clustered(groups [][]float64) Summary {
+	var means []float64
+	n := 0
+	for _, g := range groups {
+		if len(g) == 0 {
+			continue
+		}
+		m, _ := Describe(g)
+		means = append(means, m)
+		n += len(g)
+	}
+	k := len(means)
+	if k == 0 {
+		return Summary{}
+	}
+	mean, std := Describe(means)
+	s := Summary{Mean: mean, Std: std, CILo: mean, CIHi: mean, N: n, Samples: k}
+	if k < 2 {
+		return s
+	}
+	s.Stderr = stat.StdErr(std, float64(k))
+	half := TQuantile(0.975, k-1) * s.Stderr
+	s.CILo, s.CIHi = mean-half, mean+half
+	return s
+}
+
+// TQuantile returns the p quantile of Student's t distribution with df
+// degrees of freedom, e.g. TQuantile(0.975, 9) ≈ 2.262157.
+func TQuantile(p float64, df int) float64 {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(p)
+}
+
+// RepetitionSpread is the mean over samples of the standard deviation of
+// their repetitions: how much the same question's score moves from one
+// repetition to the next. Only samples with at least two scores count; with
+// none it is 0.
+func RepetitionSpread(groups [][]float64) float64 {
+	var sum float64
+	k := 0
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		_, std := Describe(g)
+		sum += std
+		k++
+	}
+	if k == 0 {
+		return 0
+	}
+	return sum / float64(k)
+}
+
+// Disagreement is the share of samples, among those with at least two
+// scores, whose scores are not all the same (within 1e-9). With no such
+// sample it is 0.
+func Disagreement(groups [][]float64) float64 {
+	disagree, k := 0, 0
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		k++
+		for _, v := range g[1:] {
+			if math.Abs(v-g[0]) >= tieTolerance {
+				disagree++
+				break
+			}
+		}
+	}
+	if k == 0 {
+		return 0
+	}
+	return float64(disagree) / float64(k)
+}
