@@ -1,0 +1,148 @@
+package ingest
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"assay/store"
+)
+
+// questionKeys are the field names tried, in order, when Options.QuestionKey
+// is empty; the first one present in the first row is used.
+var questionKeys = []string{"question", "prompt", "input", "query", "instruction", "problem"}
+
+// answerKeys are the field names tried, in order, when Options.AnswerKey is empty.
+var answerKeys = []string{"answer", "response", "reference", "expected_output", "expected",
+	"output", "target", "ground_truth", "golden_answer", "solution"}
+
+// The fixed fields of a code (HumanEval) sample.
+const (
+	fieldTaskID     = "task_id"
+	fieldPrompt     = "prompt"
+	fieldSolution   = "canonical_solution"
+	fieldTest       = "test"
+	fieldEntryPoint = "entry_point"
+	fieldChoices    = "choices"
+)
+
+// letterKeys are the MMLU CSV columns that hold the four choices.
+var letterKeys = []string{"A", "B", "C", "D"}
+
+// mathFinal matches the last line of a GSM8K answer: "#### 1,600", "#### -3.5".
+var mathFinal = regexp.MustCompile(`^####\s*(-?\d[\d,]*(?:\.\d+)?)$`)
+
+// MathAnswer returns N from a math reference whose last line is "#### N",
+// with thousands commas removed, and whether there was such a line.
+func MathAnswer(reference string) (string, bool) {
+	s := strings.TrimRight(reference, " \t\r\n")
+	s = strings.TrimSpace(s[strings.LastIndexByte(s, '\n')+1:])
+	m := mathFinal.FindStringSubmatch(s)
+	if m == nil {
+		return "", false
+	}
+	return strings.ReplaceAll(m[1], ",", ""), true
+}
+
+// isCode reports whether any record has a field only HumanEval-style code
+// samples have; "test" alone is too common a name to decide on.
+func isCode(t *table) bool {
+	return anyHas(t, fieldSolution) || anyHas(t, fieldEntryPoint)
+}
+
+// detectKind says whether records that are not code are mcq, math or qa,
+// given the answer key.
+func detectKind(t *table, answerKey string) store.Kind {
+	switch {
+	case anyHas(t, fieldChoices) || slices.ContainsFunc(t.records, hasLetterKeys):
+		return store.KindMCQ
+	case answerKey != "" && allMath(t, answerKey):
+		return store.KindMath
+	}
+	return store.KindQA
+}
+
+// anyHas reports whether any record has the field key.
+func anyHas(t *table, key string) bool {
+	return slices.ContainsFunc(t.records, func(r record) bool {
+		_, ok := r.fields[key]
+		return ok
+	})
+}
+
+// hasLetterKeys reports whether r has fields A, B, C and D.
+func hasLetterKeys(r record) bool {
+	for _, k := range letterKeys {
+		if _, ok := r.fields[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// allMath reports whether every answer ends with a "#### N" line.
+func allMath(t *table, answerKey string) bool {
+	for _, r := range t.records {
+		s, ok := r.fields[answerKey].(string)
+		if !ok {
+			return false
+		}
+		if _, ok := MathAnswer(s); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveKey returns the given key, or the first candidate present in the
+// first record; role is "question" or "answer", for the error message.
+func resolveKey(name string, t *table, given string, candidates []string, role string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	first := t.records[0].fields
+	for _, k := range candidates {
+		if _, ok := first[k]; ok {
+			return k, nil
+		}
+	}
+	where, hint := t.records[0].where, ""
+	if t.format == FormatCSV {
+		where, hint = "header (line 1)", " (the first row must be a header naming the columns)"
+	}
+	return "", store.Errorf(store.EINVALID, "%s: %s: no %s field (looked for %s); set the %s key to one of the fields%s: %s",
+		name, where, role, strings.Join(candidates, ", "), role, hint, fieldList(first))
+}
+
+// fieldList names a record's fields, sorted, for error messages.
+func fieldList(fields map[string]any) string {
+	if len(fields) == 0 {
+		return "(none)"
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if len(keys) > 12 {
+		keys = append(keys[:12], "…")
+	}
+	return strings.Join(keys, ", ")
+}
+
+// describe names the JSON type of v, with its article, for error messages.
+func describe(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "a JSON array"
+	case map[string]any:
+		return "a JSON object"
+	}
+	return "a number"
+}

@@ -1,0 +1,191 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"assay/store"
+)
+
+// builder turns the records of one file into samples of one kind.
+type builder struct {
+	name       string
+	kind       store.Kind
+	qKey, aKey string            // for qa, math and mcq
+	idKey      string            // task_id, id, or "" for line numbers
+	seen       map[string]string // sample id → where it was first seen
+}
+
+// build settles the kind, keys and id field, then turns every record into a
+// sample, stopping at the first bad one.
+func build(name string, t *table, opts Options) (*Parsed, error) {
+	b := &builder{name: name, kind: opts.Kind, seen: make(map[string]string, len(t.records))}
+	if err := b.chooseKind(t, opts); err != nil {
+		return nil, err
+	}
+	first := t.records[0].fields
+	for _, k := range []string{fieldTaskID, "id"} {
+		if _, ok := first[k]; ok {
+			b.idKey = k
+			break
+		}
+	}
+	p := &Parsed{Kind: b.kind, QuestionKey: b.qKey, AnswerKey: b.aKey,
+		Samples: make([]store.Sample, 0, len(t.records))}
+	for i, r := range t.records {
+		s, err := b.sample(r, i+1)
+		if err != nil {
+			return nil, err
+		}
+		p.Samples = append(p.Samples, s)
+	}
+	return p, nil
+}
+
+// chooseKind settles the kind and, unless it is code, the question and answer keys.
+func (b *builder) chooseKind(t *table, opts Options) error {
+	if b.kind == "" && isCode(t) {
+		b.kind = store.KindCode
+	}
+	if b.kind == store.KindCode {
+		return nil
+	}
+	var err error
+	if b.qKey, err = resolveKey(b.name, t, opts.QuestionKey, questionKeys, "question"); err != nil {
+		return err
+	}
+	if b.aKey, err = resolveKey(b.name, t, opts.AnswerKey, answerKeys, "answer"); err != nil {
+		return err
+	}
+	if b.qKey == b.aKey {
+		return store.Errorf(store.EINVALID, "%s: the question key and the answer key are both %q", b.name, b.qKey)
+	}
+	if b.kind == "" {
+		b.kind = detectKind(t, b.aKey)
+	}
+	return nil
+}
+
+// sample turns one record into a sample; fields it does not use become metadata.
+func (b *builder) sample(r record, ordinal int) (store.Sample, error) {
+	s := store.Sample{Ordinal: ordinal}
+	var (
+		used []string
+		err  error
+	)
+	if s.SampleID, err = b.sampleID(r); err != nil {
+		return s, err
+	}
+	switch b.kind {
+	case store.KindCode:
+		used, err = b.fillCode(&s, r)
+	case store.KindMCQ:
+		used, err = b.fillMCQ(&s, r)
+	default:
+		used, err = b.fillQA(&s, r)
+	}
+	if err != nil {
+		return s, err
+	}
+	s.Metadata = make(map[string]any, len(r.fields))
+	for k, v := range r.fields {
+		if k != b.idKey && !slices.Contains(used, k) {
+			s.Metadata[k] = v
+		}
+	}
+	return s, nil
+}
+
+// sampleID returns the record's own id, or its position when the file has
+// none, and rejects an id seen before.
+func (b *builder) sampleID(r record) (string, error) {
+	id := strconv.Itoa(r.seq)
+	if b.idKey != "" {
+		v, ok := r.fields[b.idKey]
+		if !ok {
+			return "", b.errorf(r, "missing %q (the first sample has one, so every sample needs one)", b.idKey)
+		}
+		switch v := v.(type) {
+		case string:
+			id = v
+		case json.Number:
+			id = v.String()
+		default:
+			return "", b.errorf(r, "%q is %s, want a string or a number", b.idKey, describe(v))
+		}
+		if strings.TrimSpace(id) == "" {
+			return "", b.errorf(r, "%q is empty", b.idKey)
+		}
+	}
+	if prev, dup := b.seen[id]; dup {
+		return "", b.errorf(r, "duplicate sample id %q, first seen at %s", id, prev)
+	}
+	b.seen[id] = r.where
+	return id, nil
+}
+
+// fillQA reads a qa or math sample and returns the keys it used.
+func (b *builder) fillQA(s *store.Sample, r record) ([]string, error) {
+	var err error
+	if s.Input, err = b.text(r, b.qKey, " (the question key)", false); err != nil {
+		return nil, err
+	}
+	if s.Reference, err = b.text(r, b.aKey, " (the answer key)", b.kind == store.KindQA); err != nil {
+		return nil, err
+	}
+	if _, ok := MathAnswer(s.Reference); b.kind == store.KindMath && !ok {
+		return nil, b.errorf(r, "%q does not end with a line \"#### N\" giving the final number, as a math answer must", b.aKey)
+	}
+	return []string{b.qKey, b.aKey}, nil
+}
+
+// fillCode reads a code (HumanEval) sample and returns the keys it used.
+func (b *builder) fillCode(s *store.Sample, r record) ([]string, error) {
+	const role = " (a code sample needs prompt, canonical_solution, test and entry_point)"
+	var err error
+	fields := []struct {
+		key string
+		dst *string
+	}{
+		{fieldPrompt, &s.Input},
+		{fieldSolution, &s.Reference},
+		{fieldTest, &s.Test},
+		{fieldEntryPoint, &s.EntryPoint},
+	}
+	used := make([]string, 0, len(fields))
+	for _, f := range fields {
+		if *f.dst, err = b.text(r, f.key, role, false); err != nil {
+			return nil, err
+		}
+		used = append(used, f.key)
+	}
+	return used, nil
+}
+
+// text returns the non-blank string in field key; numberOK lets a JSON number
+// stand for its decimal text. role is appended to "missing" messages.
+func (b *builder) text(r record, key, role string, numberOK bool) (string, error) {
+	v, ok := r.fields[key]
+	if !ok {
+		return "", b.errorf(r, "missing %q%s; this sample has: %s", key, role, fieldList(r.fields))
+	}
+	s, ok := v.(string)
+	if n, isNum := v.(json.Number); isNum && numberOK {
+		s, ok = n.String(), true
+	}
+	if !ok {
+		return "", b.errorf(r, "%q is %s, want a string", key, describe(v))
+	}
+	if strings.TrimSpace(s) == "" {
+		return "", b.errorf(r, "%q is empty", key)
+	}
+	return s, nil
+}
+
+// errorf returns an EINVALID error that names the file and the record.
+func (b *builder) errorf(r record, format string, args ...any) error {
+	return store.Errorf(store.EINVALID, "%s: %s: %s", b.name, r.where, fmt.Sprintf(format, args...))
+}
