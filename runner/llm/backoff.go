@@ -1,0 +1,57 @@
+package llm
+
+import (
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// backoff is the wait after the n-th failed attempt (n from 1): exponential
+// growth capped at MaxBackoff, with equal jitter, so concurrent workers
+// spread out yet every wait is at least half the nominal one.
+func (p RetryPolicy) backoff(n int) time.Duration {
+	nominal := float64(p.InitialBackoff) * math.Pow(p.Multiplier, float64(n-1))
+	nominal = math.Min(nominal, float64(p.MaxBackoff))
+	half := time.Duration(nominal / 2)
+	if half <= 0 {
+		return time.Duration(nominal)
+	}
+	return half + rand.N(half+1)
+}
+
+// wait is the pause before retrying after the n-th failed attempt: the
+// server's Retry-After when it sent one, else the backoff; never more than
+// MaxBackoff.
+func (p RetryPolicy) wait(n int, header http.Header, now time.Time) time.Duration {
+	if d, ok := retryAfter(header, now); ok {
+		return min(d, p.MaxBackoff)
+	}
+	return p.backoff(n)
+}
+
+// retryAfter reads how long the server asked to wait: retry-after-ms
+// (sent by OpenAI), or Retry-After as seconds or an HTTP-date.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	if h == nil {
+		return 0, false
+	}
+	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
+			return time.Duration(ms * float64(time.Millisecond)), true
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		return time.Duration(max(secs, 0) * float64(time.Second)), true
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return max(at.Sub(now), 0), true
+	}
+	return 0, false
+}

@@ -1,0 +1,175 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// maxMalformedRetries bounds retries of 2xx answers whose body is not a
+// chat completion: a proxy or server that garbles one answer may recover,
+// one that garbles three will not.
+const maxMalformedRetries = 2
+
+// Request is one chat turn: the conversation so far, the tools the model
+// may call and, optionally, the shape its answer must take.
+type Request struct {
+	Messages       []openai.ChatCompletionMessage
+	Tools          []openai.Tool
+	ResponseFormat *openai.ChatCompletionResponseFormat
+}
+
+// Response is the model's answer and what it cost to get.
+type Response struct {
+	// Message is the assistant message as returned, tool calls included.
+	Message openai.ChatCompletionMessage
+	// Content is the visible answer: Raw without a leading <think> block
+	// (reasoning models on Ollama or vLLM), trimmed.
+	Content string
+	// Raw is the message content exactly as returned.
+	Raw string
+	// FinishReason is why generation stopped, e.g. "stop" or "length".
+	FinishReason string
+	// TokensIn and TokensOut are the usage the server reported.
+	TokensIn, TokensOut int
+	// Latency is the duration of the attempt that succeeded; time spent
+	// on failed attempts and backoff is told by Attempts and Retries.
+	Latency time.Duration
+	// Attempts counts every attempt, the successful one included.
+	Attempts int
+	// Retries has one line per failed attempt that was retried.
+	Retries []string
+}
+
+// Client calls one model at one OpenAI-compatible endpoint. It is safe for
+// concurrent use.
+type Client struct {
+	cfg Config
+	api *openai.Client
+}
+
+// New returns a client for cfg, with defaults filled in, sending through
+// hc (nil: a fresh http.Client). Deadlines come from cfg.CallTimeout, so hc
+// needs no Timeout of its own.
+func New(cfg Config, hc *http.Client) *Client {
+	cfg = withDefaults(cfg)
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	if cfg.BaseURL != "" {
+		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	}
+	oc.HTTPClient = &doer{hc: hc, temperature: cfg.Temperature}
+	return &Client{cfg: cfg, api: openai.NewClientWithConfig(oc)}
+}
+
+// Model returns the model name sent with every request.
+func (c *Client) Model() string { return c.cfg.Model }
+
+// Config returns the configuration in effect, defaults filled in, so the
+// parameters actually used can be recorded with a run.
+func (c *Client) Config() Config { return c.cfg }
+
+// Chat sends req and returns the first answer, retrying failures that can
+// succeed later. A failure is returned as *Error; a cancelled ctx stops
+// everything at once.
+func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
+	creq := c.request(req)
+	policy := c.cfg.Retry
+	var retries []string
+	malformed := 0
+	for n := 1; ; n++ {
+		start := time.Now()
+		resp, f := c.attempt(ctx, creq)
+		if f == nil {
+			return c.response(resp, time.Since(start), n, retries), nil
+		}
+		if f.malformed {
+			malformed++
+		}
+		if !f.retryable || n >= policy.MaxAttempts || malformed > maxMalformedRetries {
+			return nil, f.asError(n)
+		}
+		d := policy.wait(n, f.header, time.Now())
+		retries = append(retries, fmt.Sprintf("attempt %d: %s; retrying in %s", n, f.message, d.Round(time.Millisecond)))
+		if err := policy.Sleep(ctx, d); err != nil {
+			return nil, &Error{Attempts: n, StatusCode: f.status,
+				Message: "canceled while waiting to retry: " + f.message, err: err}
+		}
+	}
+}
+
+// attempt makes one call under its own deadline.
+func (c *Client) attempt(ctx context.Context, creq openai.ChatCompletionRequest) (openai.ChatCompletionResponse, *failure) {
+	callCtx, cancel := context.WithTimeout(ctx, c.cfg.CallTimeout)
+	defer cancel()
+	var seen attempt
+	resp, err := c.api.CreateChatCompletion(withAttempt(callCtx, &seen), creq)
+	if err != nil {
+		f := classify(ctx, callCtx, c.cfg.CallTimeout, seen.status, err)
+		f.header = seen.header
+		return resp, f
+	}
+	if len(resp.Choices) == 0 {
+		return resp, &failure{status: seen.status, retryable: true, malformed: true,
+			message: "server sent a completion without choices"}
+	}
+	return resp, nil
+}
+
+// request builds the go-openai request with the pinned parameters.
+func (c *Client) request(req Request) openai.ChatCompletionRequest {
+	r := openai.ChatCompletionRequest{
+		Model:          c.cfg.Model,
+		Messages:       req.Messages,
+		Tools:          req.Tools,
+		ResponseFormat: req.ResponseFormat,
+		Seed:           c.cfg.Seed,
+	}
+	if t := c.cfg.Temperature; t != nil {
+		// Set for go-openai's own checks; doer writes the exact value,
+		// zero included, into the body.
+		r.Temperature = float32(*t)
+	}
+	if c.cfg.MaxTokens > 0 {
+		r.MaxTokens = c.cfg.MaxTokens
+		// Reasoning models (o1, o3, gpt-5, …) take only max_completion_tokens.
+		if errors.Is(openai.NewReasoningValidator().Validate(r), openai.ErrReasoningModelMaxTokensDeprecated) {
+			r.MaxTokens, r.MaxCompletionTokens = 0, c.cfg.MaxTokens
+		}
+	}
+	return r
+}
+
+// response turns a successful completion into a Response.
+func (c *Client) response(resp openai.ChatCompletionResponse, latency time.Duration, attempts int, retries []string) *Response {
+	choice := resp.Choices[0]
+	return &Response{
+		Message:      choice.Message,
+		Content:      visible(choice.Message.Content),
+		Raw:          choice.Message.Content,
+		FinishReason: string(choice.FinishReason),
+		TokensIn:     resp.Usage.PromptTokens,
+		TokensOut:    resp.Usage.CompletionTokens,
+		Latency:      latency,
+		Attempts:     attempts,
+		Retries:      retries,
+	}
+}
+
+// visible drops a leading <think>…</think> block and surrounding space.
+func visible(content string) string {
+	s := strings.TrimSpace(content)
+	if strings.HasPrefix(s, "<think>") {
+		if end := strings.Index(s, "</think>"); end >= 0 {
+			s = strings.TrimSpace(s[end+len("</think>"):])
+		}
+	}
+	return s
+}

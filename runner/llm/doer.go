@@ -1,0 +1,78 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+)
+
+// doer sits between go-openai and the HTTP client. It writes the pinned
+// temperature into the request body, because go-openai's
+// ChatCompletionRequest.Temperature is a float32 tagged omitempty and so
+// silently drops 0 (sashabaranov/go-openai#9), and it records the status
+// and Retry-After header of each attempt, which go-openai's errors lose.
+type doer struct {
+	hc          *http.Client
+	temperature *float64
+}
+
+// attemptKey keys the *attempt record in a request's context.
+type attemptKey struct{}
+
+// attempt is what doer saw of one HTTP exchange.
+type attempt struct {
+	status int
+	header http.Header
+}
+
+// withAttempt returns a context under which doer records into a.
+func withAttempt(ctx context.Context, a *attempt) context.Context {
+	return context.WithValue(ctx, attemptKey{}, a)
+}
+
+// Do implements openai.HTTPDoer.
+func (d *doer) Do(req *http.Request) (*http.Response, error) {
+	if d.temperature != nil && req.Body != nil {
+		patched, err := patchTemperature(req, *d.temperature)
+		if err != nil {
+			return nil, err
+		}
+		req = patched
+	}
+	resp, err := d.hc.Do(req)
+	if a, ok := req.Context().Value(attemptKey{}).(*attempt); ok && resp != nil {
+		a.status = resp.StatusCode
+		a.header = resp.Header.Clone()
+	}
+	return resp, err
+}
+
+// patchTemperature returns a copy of req whose JSON body carries
+// "temperature": t exactly as a float64.
+func patchTemperature(req *http.Request, t float64) (*http.Request, error) {
+	body, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read request body: %w", err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return nil, fmt.Errorf("patch temperature: %w", err)
+	}
+	fields["temperature"] = json.RawMessage(strconv.FormatFloat(t, 'g', -1, 64))
+	body, err = json.Marshal(fields)
+	if err != nil {
+		return nil, fmt.Errorf("patch temperature: %w", err)
+	}
+	out := req.Clone(req.Context())
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	out.ContentLength = int64(len(body))
+	out.GetBody = func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(body)), nil
+	}
+	return out, nil
+}

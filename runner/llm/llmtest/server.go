@@ -1,0 +1,177 @@
+// Package llmtest is a fake OpenAI-compatible chat server for tests: a
+// Handler scripts the answers, options add latency, injected faults (rate
+// limits, 5xx, malformed bodies, dropped connections) and servers without
+// structured output, and Stats and Requests show what happened.
+package llmtest
+
+import (
+	"context"
+	"maps"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"time"
+)
+
+// Handler answers one decoded chat request.
+type Handler func(req *ChatRequest) Reply
+
+// Stats counts what the server did.
+type Stats struct {
+	// Requests counts chat requests received, faulted ones included.
+	Requests int
+	// Status counts responses written, by HTTP status.
+	Status map[int]int
+	// Faults counts faults injected by WithFaults, by kind.
+	Faults map[Fault]int
+	// Dropped and Hung count replies asking to drop or hang (faults included).
+	Dropped, Hung int
+}
+
+// Server is a running fake. Close it when done.
+type Server struct {
+	// URL is the base URL to give a client; it ends in /v1.
+	URL string
+
+	ts      *httptest.Server
+	handler Handler
+	opts    options
+	closing chan struct{}
+	once    sync.Once
+
+	mu       sync.Mutex
+	requests []*ChatRequest
+	stats    Stats
+	rng      *rand.Rand
+}
+
+// options hold what Option functions set.
+type options struct {
+	latency      time.Duration
+	faultRate    float64
+	faultSeed    int64
+	noStructured bool
+}
+
+// Option changes how a Server behaves.
+type Option func(*options)
+
+// WithLatency delays every response by d.
+func WithLatency(d time.Duration) Option {
+	return func(o *options) { o.latency = d }
+}
+
+// WithFaults answers a share rate (0–1) of requests with a fault instead of
+// calling the handler, each kind equally likely, chosen by a generator
+// seeded with seed so a test sees the same sequence every time.
+func WithFaults(rate float64, seed int64) Option {
+	return func(o *options) { o.faultRate, o.faultSeed = rate, seed }
+}
+
+// WithoutStructuredOutput makes the server reject response_format
+// json_schema with 400, as many local servers do.
+func WithoutStructuredOutput() Option {
+	return func(o *options) { o.noStructured = true }
+}
+
+// New starts a server answering with h.
+func New(h Handler, opts ...Option) *Server {
+	s := &Server{handler: h, closing: make(chan struct{})}
+	for _, o := range opts {
+		o(&s.opts)
+	}
+	s.rng = rand.New(rand.NewPCG(uint64(s.opts.faultSeed), 0x11c0ffee))
+	s.stats = Stats{Status: map[int]int{}, Faults: map[Fault]int{}}
+	s.ts = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.ts.URL + "/v1"
+	return s
+}
+
+// Close releases hanging requests and shuts the server down.
+func (s *Server) Close() {
+	s.once.Do(func() { close(s.closing) })
+	s.ts.Close()
+}
+
+// Stats returns a snapshot of the counters.
+func (s *Server) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.stats
+	st.Status = maps.Clone(s.stats.Status)
+	st.Faults = maps.Clone(s.stats.Faults)
+	return st
+}
+
+// Requests returns every chat request received so far, in order.
+func (s *Server) Requests() []*ChatRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*ChatRequest(nil), s.requests...)
+}
+
+// serve handles one HTTP request.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || (r.URL.Path != "/v1/chat/completions" && r.URL.Path != "/chat/completions") {
+		s.write(w, r, nil, Reply{Status: http.StatusNotFound, Content: "no route " + r.Method + " " + r.URL.Path})
+		return
+	}
+	req, err := decodeRequest(r)
+	if err != nil {
+		s.write(w, r, nil, Reply{Status: http.StatusBadRequest, Content: err.Error()})
+		return
+	}
+	fault := s.receive(req)
+	if !s.pause(r.Context(), s.opts.latency) {
+		panic(http.ErrAbortHandler)
+	}
+	switch {
+	case fault != "":
+		s.write(w, r, req, s.faultReply(fault))
+	case s.opts.noStructured && req.structured():
+		s.write(w, r, req, Reply{Status: http.StatusBadRequest,
+			Content: "response_format type json_schema is not supported by this server"})
+	default:
+		s.write(w, r, req, s.handler(req))
+	}
+}
+
+// receive records req, numbers it and decides whether it gets a fault.
+func (s *Server) receive(req *ChatRequest) Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	req.Index = len(s.requests)
+	s.requests = append(s.requests, req)
+	s.stats.Requests++
+	if s.opts.faultRate <= 0 || s.rng.Float64() >= s.opts.faultRate {
+		return ""
+	}
+	f := allFaults[s.rng.IntN(len(allFaults))]
+	s.stats.Faults[f]++
+	return f
+}
+
+// pause waits d, and reports false when the client gave up or the server
+// is closing first; the caller then aborts, so no empty 200 goes out.
+func (s *Server) pause(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+	case <-s.closing:
+	}
+	return false
+}
+
+// count adds one to a counter under the lock.
+func (s *Server) count(f func(st *Stats)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(&s.stats)
+}
