@@ -1,0 +1,34 @@
+# assay — `make run` serves the web app; `make test` installs what the tests need and runs them all.
+GO        ?= go
+DB        ?= assay.db
+ADDR      ?= 127.0.0.1:8080
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X main.version=$(VERSION)
+
+.PHONY: build run test test-deps generate lint bench clean
+
+build: ## build ./assay
+	$(GO) build -ldflags "$(LDFLAGS)" -o assay ./cmd/assay
+
+run: build ## build and serve at http://$(ADDR) with ./$(DB)
+	./assay serve --addr $(ADDR) --db $(DB)
+
+test: test-deps ## everything the tests need, then the whole suite with -race
+	$(GO) test -race -count=1 ./...
+
+test-deps: ## install Chromium, bubblewrap and the MCP test server when missing
+	@./.ci/deps
+
+generate: ## regenerate the templ components
+	$(GO) tool templ generate
+
+lint: ## vet, gofmt and stale generated files
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	@$(GO) tool templ generate >/dev/null 2>&1; git diff --exit-code -- '*_templ.go' || { echo "templ generate changed *_templ.go: run make generate and commit"; exit 1; }
+
+bench: ## benchmarks that print figures
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+
+clean:
+	rm -f assay

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"assay/store"
+	"assay/store/ingest"
+	"assay/web"
+)
+
+func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("import", stderr)
+	file := fs.String("file", "", "dataset file: JSONL, a JSON array, or CSV with a header (required)")
+	kind := fs.String("kind", "", "qa, mcq, math or code (default: detected from the fields)")
+	name := fs.String("name", "", "dataset name (default: the file name)")
+	qKey := fs.String("question-key", "", "field holding the question (qa)")
+	aKey := fs.String("answer-key", "", "field holding the golden answer (qa)")
+	dbPath := fs.String("db", "assay.db", "SQLite database file")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *file == "" {
+		return &exitError{code: 2, err: fmt.Errorf("import: --file is required")}
+	}
+	data, err := os.ReadFile(*file)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	db, err := store.Open(ctx, *dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	opts := ingest.Options{Filename: *file, Kind: store.Kind(*kind), QuestionKey: *qKey, AnswerKey: *aKey, MaxBytes: 1 << 40}
+	d, created, err := ingest.Import(ctx, db, data, opts, *name)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := web.NewDatasetJSON(d)
+		out.Created = &created
+		return json.NewEncoder(stdout).Encode(out)
+	}
+	verb := "Imported"
+	if !created {
+		verb = "Already imported (same bytes):"
+	}
+	fmt.Fprintf(stdout, "%s dataset %d %q: %d samples, kind %s, sha256 %s\n", verb, d.ID, d.Name, d.Samples, d.Kind, d.SHA256)
+	return nil
+}

@@ -1,0 +1,57 @@
+// Package templates renders assay's pages from plain view data.
+package templates
+
+import (
+	"fmt"
+	"time"
+)
+
+// Page is what every page's layout needs.
+type Page struct {
+	Title string
+	Nav   string // datasets, conditions, runs, settings
+	CSRF  string
+	Flash Flash
+	Auth  bool // an access token is in force: show the sign-out link
+}
+
+// Flash is a one-line message shown above a page's content.
+type Flash struct {
+	Kind    string // ok, error, info
+	Message string
+}
+
+// Stamp formats a time for pages, in UTC.
+func Stamp(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// Short returns the first 12 characters of a hex digest.
+func Short(sum string) string {
+	if len(sum) > 12 {
+		return sum[:12]
+	}
+	return sum
+}
+
+// Bytes formats a size in bytes for people.
+func Bytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }
+
+func letter(i int) string { return string(rune('A' + i)) }
+
+func csrfHeaders(token string) string {
+	return fmt.Sprintf(`{"X-CSRF-Token": %q}`, token)
+}

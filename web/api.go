@@ -1,0 +1,169 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"assay/store"
+)
+
+// DatasetJSON is a dataset as the API and `assay import --json` describe it.
+type DatasetJSON struct {
+	ID          int64  `json:"dataset_id"`
+	Name        string `json:"name"`
+	Kind        string `json:"kind"`
+	Samples     int    `json:"samples"`
+	SHA256      string `json:"sha256"`
+	Format      string `json:"format"`
+	QuestionKey string `json:"question_key,omitempty"`
+	AnswerKey   string `json:"answer_key,omitempty"`
+	CreatedAt   string `json:"created_at"`
+	Created     *bool  `json:"created,omitempty"`
+}
+
+// NewDatasetJSON describes d for the API.
+func NewDatasetJSON(d *store.Dataset) DatasetJSON {
+	return DatasetJSON{ID: d.ID, Name: d.Name, Kind: string(d.Kind), Samples: d.Samples, SHA256: d.SHA256,
+		Format: d.Format, QuestionKey: d.QuestionKey, AnswerKey: d.AnswerKey, CreatedAt: d.CreatedAt.Format("2006-01-02T15:04:05Z")}
+}
+
+// apiDatasets handles GET /api/datasets.
+func (s *Server) apiDatasets(c echo.Context) error {
+	list, err := s.db.Datasets(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	out := []DatasetJSON{}
+	for i := range list {
+		out = append(out, NewDatasetJSON(&list[i]))
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// apiUploadDataset handles POST /api/datasets (multipart, field "file").
+func (s *Server) apiUploadDataset(c echo.Context) error {
+	d, created, err := s.importUpload(c)
+	if err != nil {
+		return err
+	}
+	out := NewDatasetJSON(d)
+	out.Created = &created
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	return c.JSON(status, out)
+}
+
+// apiDataset handles GET /api/datasets/:id.
+func (s *Server) apiDataset(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	d, err := s.db.Dataset(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, NewDatasetJSON(d))
+}
+
+// apiSamples handles GET /api/datasets/:id/samples?offset=&limit=.
+func (s *Server) apiSamples(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	offset, _ := strconv.Atoi(c.QueryParam("offset"))
+	limit, _ := strconv.Atoi(c.QueryParam("limit"))
+	if limit <= 0 || limit > 1000 {
+		limit = 100
+	}
+	samples, err := s.db.Samples(c.Request().Context(), id, max(offset, 0), limit)
+	if err != nil {
+		return err
+	}
+	if samples == nil {
+		samples = []store.Sample{}
+	}
+	return c.JSON(http.StatusOK, samples)
+}
+
+// apiConditions handles GET /api/conditions.
+func (s *Server) apiConditions(c echo.Context) error {
+	list, err := s.db.Conditions(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	if list == nil {
+		list = []store.Condition{}
+	}
+	return c.JSON(http.StatusOK, list)
+}
+
+// apiCondition handles GET /api/conditions/:id.
+func (s *Server) apiCondition(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	cond, err := s.db.Condition(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, cond)
+}
+
+func decodeCondition(c echo.Context) (*store.Condition, error) {
+	var cond store.Condition
+	dec := json.NewDecoder(c.Request().Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cond); err != nil {
+		return nil, store.Errorf(store.EINVALID, "condition JSON: %v", err)
+	}
+	return &cond, nil
+}
+
+// apiCreateCondition handles POST /api/conditions.
+func (s *Server) apiCreateCondition(c echo.Context) error {
+	cond, err := decodeCondition(c)
+	if err != nil {
+		return err
+	}
+	if err := s.db.CreateCondition(c.Request().Context(), cond); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"id": cond.ID, "condition": cond})
+}
+
+// apiUpdateCondition handles PUT /api/conditions/:id.
+func (s *Server) apiUpdateCondition(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	cond, err := decodeCondition(c)
+	if err != nil {
+		return err
+	}
+	cond.ID = id
+	if err := s.db.UpdateCondition(c.Request().Context(), cond); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, cond)
+}
+
+// apiDeleteCondition handles DELETE /api/conditions/:id.
+func (s *Server) apiDeleteCondition(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if err := s.db.DeleteCondition(c.Request().Context(), id); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}

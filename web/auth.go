@@ -1,0 +1,96 @@
+package web
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"assay/templates"
+)
+
+const sessionCookie = "assay_session"
+
+// sessionValue is what the session cookie holds: a digest of the token, not the token.
+func (s *Server) sessionValue() string {
+	sum := sha256.Sum256([]byte("assay-session:" + s.cfg.Token))
+	return hex.EncodeToString(sum[:])
+}
+
+func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+
+// public reports whether a path is reachable without the access token.
+func public(path string) bool {
+	return strings.HasPrefix(path, "/static/") || path == "/login" || path == "/healthz" || strings.HasPrefix(path, "/r/")
+}
+
+// requireToken lets a request through when the server has no token, or the request
+// carries it as a Bearer header or as the session cookie set by the login form.
+func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.cfg.Token == "" || public(c.Request().URL.Path) {
+			return next(c)
+		}
+		if bearer, ok := strings.CutPrefix(c.Request().Header.Get("Authorization"), "Bearer "); ok && equal(bearer, s.cfg.Token) {
+			return next(c)
+		}
+		if ck, err := c.Cookie(sessionCookie); err == nil && equal(ck.Value, s.sessionValue()) {
+			return next(c)
+		}
+		if wantsJSON(c) {
+			return echo.NewHTTPError(http.StatusUnauthorized, "This server needs its access token: send Authorization: Bearer <token>.")
+		}
+		return c.Redirect(http.StatusSeeOther, "/login?next="+url.QueryEscape(c.Request().URL.RequestURI()))
+	}
+}
+
+// csrf protects every form. A request with an Authorization header is not a browser
+// form (a form cannot set that header), so API clients skip it.
+func csrf() echo.MiddlewareFunc {
+	return middleware.CSRFWithConfig(middleware.CSRFConfig{
+		TokenLookup:    "form:_csrf,header:X-CSRF-Token",
+		CookieName:     "assay_csrf",
+		CookiePath:     "/",
+		CookieHTTPOnly: true,
+		CookieSameSite: http.SameSiteStrictMode,
+		Skipper: func(c echo.Context) bool {
+			return c.Request().Header.Get("Authorization") != ""
+		},
+		ErrorHandler: func(err error, c echo.Context) error {
+			return echo.NewHTTPError(http.StatusForbidden, "This form has expired or did not come from this site. Reload the page and try again.")
+		},
+	})
+}
+
+// loginPage handles GET /login.
+func (s *Server) loginPage(c echo.Context) error {
+	return render(c, http.StatusOK, templates.Login(s.page(c, "Sign in", ""), c.QueryParam("next"), ""))
+}
+
+// login handles POST /login.
+func (s *Server) login(c echo.Context) error {
+	next := c.FormValue("next")
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
+		next = "/"
+	}
+	if s.cfg.Token == "" {
+		return redirect(c, next)
+	}
+	if !equal(c.FormValue("token"), s.cfg.Token) {
+		return render(c, http.StatusUnauthorized, templates.Login(s.page(c, "Sign in", ""), next, "That token is not right."))
+	}
+	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: s.sessionValue(), Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: c.Scheme() == "https"})
+	return redirect(c, next)
+}
+
+// logout handles POST /logout.
+func (s *Server) logout(c echo.Context) error {
+	c.SetCookie(&http.Cookie{Name: sessionCookie, Path: "/", MaxAge: -1})
+	return redirect(c, "/login")
+}

@@ -1,0 +1,75 @@
+package web
+
+import (
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"assay/store"
+)
+
+// conditionFromForm builds a condition from the posted form, naming the server
+// and line of any field it cannot read.
+func conditionFromForm(c echo.Context) (*store.Condition, error) {
+	f := formFromPost(c)
+	cond := &store.Condition{Name: strings.TrimSpace(f.Name), SystemPrompt: f.SystemPrompt,
+		RequireMCPToolUse: f.RequireMCPToolUse, RequireMCPToolSuccess: f.RequireMCPToolSuccess, MCPServers: []store.MCPServer{}}
+	for i, sf := range f.Servers {
+		srv := store.MCPServer{Name: strings.TrimSpace(sf.Name), Transport: store.Transport(sf.Transport)}
+		if srv.Transport == store.TransportStdio {
+			srv.Command = strings.TrimSpace(sf.Command)
+			srv.Args = lines(sf.Args)
+			env, err := parsePairs(sf.Env, "=", i, "environment")
+			if err != nil {
+				return nil, err
+			}
+			srv.Env = env
+		} else {
+			srv.URL = strings.TrimSpace(sf.URL)
+			headers, err := parsePairs(sf.Headers, ":", i, "headers")
+			if err != nil {
+				return nil, err
+			}
+			srv.Headers = headers
+		}
+		cond.MCPServers = append(cond.MCPServers, srv)
+	}
+	return cond, nil
+}
+
+// lines splits text into its non-blank lines, trimmed.
+func lines(text string) []string {
+	out := []string{}
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// parsePairs reads "KEY<sep>value" lines.
+func parsePairs(text, sep string, server int, field string) (map[string]string, error) {
+	out := map[string]string{}
+	for n, l := range strings.Split(text, "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(l, sep)
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, store.Errorf(store.EINVALID, "MCP server %d: %s, line %d: %q is not of the form NAME%svalue", server+1, field, n+1, strings.TrimSpace(l), sep)
+		}
+		out[k] = strings.TrimSpace(v)
+	}
+	return out, nil
+}
+
+// joinPairs writes a map as sorted "KEY<sep>value" lines.
+func joinPairs(m map[string]string, sep string) string {
+	var b strings.Builder
+	for _, k := range sortedKeys(m) {
+		b.WriteString(k + sep + m[k] + "\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

@@ -1,0 +1,134 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"assay/store"
+	"assay/store/ingest"
+	"assay/templates"
+)
+
+const samplesPerPage = 25
+
+// datasetsPage handles GET /datasets.
+func (s *Server) datasetsPage(c echo.Context) error {
+	return s.renderDatasets(c, http.StatusOK, templates.UploadForm{})
+}
+
+func (s *Server) renderDatasets(c echo.Context, status int, form templates.UploadForm) error {
+	list, err := s.db.Datasets(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	form.MaxMiB = s.cfg.MaxUpload >> 20
+	v := templates.DatasetsView{Page: s.page(c, "Datasets", "datasets"), Form: form}
+	for _, d := range list {
+		v.Datasets = append(v.Datasets, datasetRow(d))
+	}
+	for _, k := range store.Kinds {
+		v.Kinds = append(v.Kinds, string(k))
+	}
+	return render(c, status, templates.Datasets(v))
+}
+
+// uploadDataset handles POST /datasets: the upload form.
+func (s *Server) uploadDataset(c echo.Context) error {
+	d, created, err := s.importUpload(c)
+	if err != nil {
+		form := templates.UploadForm{Name: c.FormValue("name"), Kind: c.FormValue("kind"),
+			QuestionKey: c.FormValue("question_key"), AnswerKey: c.FormValue("answer_key"), Error: uploadMessage(err)}
+		return s.renderDatasets(c, statusFor(err), form)
+	}
+	if created {
+		setFlash(c, "ok", fmt.Sprintf("Imported %d samples as %s.", d.Samples, d.Kind))
+	} else {
+		setFlash(c, "info", "These exact bytes were uploaded before: here is that dataset.")
+	}
+	return redirect(c, fmt.Sprintf("/datasets/%d", d.ID))
+}
+
+// importUpload reads the "file" part of a multipart request, within the size limit, and imports it.
+func (s *Server) importUpload(c echo.Context) (*store.Dataset, bool, error) {
+	r := c.Request()
+	r.Body = http.MaxBytesReader(c.Response(), r.Body, s.cfg.MaxUpload+1<<20)
+	fh, err := c.FormFile("file")
+	if err != nil {
+		return nil, false, formFileError(err, s.cfg.MaxUpload)
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return nil, false, fmt.Errorf("open upload: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, s.cfg.MaxUpload+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("read upload: %w", err)
+	}
+	opts := ingest.Options{Filename: fh.Filename, Kind: store.Kind(c.FormValue("kind")),
+		QuestionKey: c.FormValue("question_key"), AnswerKey: c.FormValue("answer_key"), MaxBytes: s.cfg.MaxUpload}
+	return ingest.Import(r.Context(), s.db, data, opts, c.FormValue("name"))
+}
+
+func formFileError(err error, limit int64) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return store.Errorf(store.ETOOLARGE, "The file is larger than the upload limit of %d MiB (assay serve --max-upload changes it).", limit>>20)
+	}
+	if errors.Is(err, http.ErrMissingFile) {
+		return store.Errorf(store.EINVALID, "Choose a dataset file to upload.")
+	}
+	return store.Errorf(store.EINVALID, "The upload could not be read: %v", err)
+}
+
+func statusFor(err error) int { return statusOf(store.ErrorCode(err)) }
+
+func uploadMessage(err error) string {
+	if store.ErrorCode(err) == store.EINTERNAL {
+		return "The dataset could not be stored; nothing was imported."
+	}
+	return store.ErrorMessage(err) + " Nothing was imported."
+}
+
+// datasetPage handles GET /datasets/:id.
+func (s *Server) datasetPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	d, err := s.db.Dataset(ctx, id)
+	if err != nil {
+		return err
+	}
+	pager := newPager(c.QueryParam("page"), samplesPerPage, d.Samples, fmt.Sprintf("/datasets/%d?page=", d.ID))
+	samples, err := s.db.Samples(ctx, d.ID, (pager.Page-1)*pager.PerPage, pager.PerPage)
+	if err != nil {
+		return err
+	}
+	v := templates.DatasetView{Page: s.page(c, d.Name, "datasets"), Dataset: datasetRow(*d), Pager: pager}
+	for _, smp := range samples {
+		v.Samples = append(v.Samples, sampleRow(smp))
+	}
+	return render(c, http.StatusOK, templates.Dataset(v))
+}
+
+func pathID(c echo.Context) (int64, error) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, fmt.Errorf("id %q: %w", c.Param("id"), store.ErrNotFound)
+	}
+	return id, nil
+}
+
+func newPager(param string, perPage, total int, base string) templates.Pager {
+	pages := max(1, (total+perPage-1)/perPage)
+	page, _ := strconv.Atoi(param)
+	page = min(max(page, 1), pages)
+	return templates.Pager{Page: page, Pages: pages, PerPage: perPage, Total: total, BaseURL: base}
+}

@@ -1,0 +1,43 @@
+package web
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"assay/templates"
+)
+
+const flashCookie = "assay_flash"
+
+// setFlash leaves a one-line message for the next page the browser loads.
+func setFlash(c echo.Context, kind, message string) {
+	v := base64.RawURLEncoding.EncodeToString([]byte(kind + "|" + message))
+	c.SetCookie(&http.Cookie{Name: flashCookie, Value: v, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
+}
+
+func decodeFlash(v string) templates.Flash {
+	b, err := base64.RawURLEncoding.DecodeString(v)
+	if err != nil {
+		return templates.Flash{}
+	}
+	kind, msg, _ := strings.Cut(string(b), "|")
+	switch kind {
+	case "ok", "error", "info":
+	default:
+		kind = "info"
+	}
+	return templates.Flash{Kind: kind, Message: msg}
+}
+
+// redirect answers a form post with 303 See Other.
+func redirect(c echo.Context, url string) error {
+	return c.Redirect(http.StatusSeeOther, url)
+}
+
+func errorPage(s *Server, c echo.Context, status int, msg string) templ.Component {
+	return templates.ErrorPage(s.page(c, http.StatusText(status), ""), status, msg)
+}

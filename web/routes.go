@@ -1,0 +1,59 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"assay/static"
+)
+
+// routes registers every route of the server, in one place.
+func (s *Server) routes() {
+	e := s.echo
+	e.Use(middleware.Recover())
+	e.Use(s.requireToken)
+	e.Use(csrf())
+	e.Use(secureHeaders)
+
+	e.StaticFS("/static", static.FS)
+	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok") })
+	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/datasets") })
+	e.GET("/login", s.loginPage)
+	e.POST("/login", s.login)
+	e.POST("/logout", s.logout)
+
+	e.GET("/datasets", s.datasetsPage)
+	e.POST("/datasets", s.uploadDataset)
+	e.GET("/datasets/:id", s.datasetPage)
+
+	e.GET("/conditions", s.conditionsPage)
+	e.GET("/conditions/new", s.newConditionPage)
+	e.POST("/conditions", s.createCondition)
+	e.GET("/conditions/:id/edit", s.editConditionPage)
+	e.POST("/conditions/:id", s.updateCondition)
+	e.POST("/conditions/:id/delete", s.deleteCondition)
+
+	api := e.Group("/api")
+	api.GET("/datasets", s.apiDatasets)
+	api.POST("/datasets", s.apiUploadDataset)
+	api.GET("/datasets/:id", s.apiDataset)
+	api.GET("/datasets/:id/samples", s.apiSamples)
+	api.GET("/conditions", s.apiConditions)
+	api.POST("/conditions", s.apiCreateCondition)
+	api.GET("/conditions/:id", s.apiCondition)
+	api.PUT("/conditions/:id", s.apiUpdateCondition)
+	api.DELETE("/conditions/:id", s.apiDeleteCondition)
+}
+
+// secureHeaders keeps pages from loading anything from elsewhere or being framed.
+func secureHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		return next(c)
+	}
+}

@@ -1,0 +1,112 @@
+// Package web serves assay's pages and JSON API.
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"assay/store"
+	"assay/templates"
+)
+
+// DefaultMaxUpload is the default size limit of an uploaded dataset.
+const DefaultMaxUpload = 64 << 20
+
+// Config is how the server is set up.
+type Config struct {
+	Addr      string // listen address, e.g. 127.0.0.1:8080
+	Token     string // access token; required unless Addr is loopback
+	MaxUpload int64  // bytes; 0 = DefaultMaxUpload
+	Logger    *slog.Logger
+}
+
+// Server is assay's HTTP server.
+type Server struct {
+	db   *store.DB
+	cfg  Config
+	log  *slog.Logger
+	echo *echo.Echo
+}
+
+// New builds a server over db. It refuses a non-loopback address without a token.
+func New(db *store.DB, cfg Config) (*Server, error) {
+	if cfg.MaxUpload <= 0 {
+		cfg.MaxUpload = DefaultMaxUpload
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Addr != "" && cfg.Token == "" && !IsLoopback(cfg.Addr) {
+		return nil, fmt.Errorf("listening on %s needs an access token: pass --token or set ASSAY_TOKEN", cfg.Addr)
+	}
+	s := &Server{db: db, cfg: cfg, log: cfg.Logger, echo: echo.New()}
+	s.echo.HideBanner, s.echo.HidePort = true, true
+	s.echo.HTTPErrorHandler = s.handleError
+	s.routes()
+	return s, nil
+}
+
+// IsLoopback reports whether addr (host:port) only listens on the loopback interface.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Handler returns the server's http.Handler, for tests and for embedding.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// ListenAndServe serves until ctx is done, then shuts down within a grace period.
+func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: s.echo, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// render writes a templ component with a status code.
+func render(c echo.Context, status int, component templ.Component) error {
+	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	c.Response().WriteHeader(status)
+	return component.Render(c.Request().Context(), c.Response().Writer)
+}
+
+// page returns the layout data for a page.
+func (s *Server) page(c echo.Context, title, nav string) templates.Page {
+	p := templates.Page{Title: title, Nav: nav, Auth: s.cfg.Token != ""}
+	if tok, ok := c.Get("csrf").(string); ok {
+		p.CSRF = tok
+	}
+	if f, err := c.Cookie(flashCookie); err == nil && f.Value != "" {
+		p.Flash = decodeFlash(f.Value)
+		c.SetCookie(&http.Cookie{Name: flashCookie, Path: "/", MaxAge: -1})
+	}
+	return p
+}
