@@ -1,0 +1,175 @@
+// Package config reads the run configuration file of `assay run --config`.
+//
+// The format is a superset of k-eval's run configuration: a k-eval file loads
+// unchanged except for agent.type, since assay drives an OpenAI-compatible
+// API or an external command rather than the Claude Code SDK. Decoding is
+// strict: an unknown key, a value of the wrong type or a value out of range
+// is an error that names the file, line and full key path.
+//
+// ${NAME} and ${NAME:-default} in string values are replaced from the
+// environment when the file is read, with one exception: values under
+// mcp_servers keep their references as written and are resolved only when a
+// run starts (see ResolveMCPServer). MCP server env and headers are where
+// secrets live; keeping them unexpanded means a loaded config, its snapshot
+// and anything derived from them never hold a secret, and a config can be
+// checked on a machine that does not have the secrets.
+package config
+
+import "assay/store"
+
+// AgentType is how assay reaches the agent under test.
+type AgentType string
+
+// The agent types assay supports.
+const (
+	AgentOpenAI  AgentType = "openai"  // an OpenAI-compatible chat API with a tool loop
+	AgentCommand AgentType = "command" // an external command (Claude Code, any CLI)
+)
+
+// Evaluator names how a response is scored.
+type Evaluator string
+
+// The evaluators.
+const (
+	EvalRubric        Evaluator = "rubric"         // k-eval's 1–5 judge
+	EvalArbiter       Evaluator = "arbiter"        // 0–1 semantic and factuality judge
+	EvalExactMatch    Evaluator = "exact_match"    // multiple-choice letter
+	EvalNumericMatch  Evaluator = "numeric_match"  // final number of a math answer
+	EvalCodeExecution Evaluator = "code_execution" // completion run against the tests
+)
+
+// Evaluators lists every evaluator.
+var Evaluators = []Evaluator{EvalRubric, EvalArbiter, EvalExactMatch, EvalNumericMatch, EvalCodeExecution}
+
+// UsesJudge reports whether e calls an LLM judge.
+func (e Evaluator) UsesJudge() bool { return e == EvalRubric || e == EvalArbiter }
+
+// DefaultEvaluators returns the evaluators used for a dataset of kind k when
+// the config names none.
+func DefaultEvaluators(k store.Kind) []Evaluator {
+	switch k {
+	case store.KindMCQ:
+		return []Evaluator{EvalExactMatch}
+	case store.KindMath:
+		return []Evaluator{EvalNumericMatch}
+	case store.KindCode:
+		return []Evaluator{EvalCodeExecution}
+	default:
+		return []Evaluator{EvalRubric}
+	}
+}
+
+// Config is one run configuration file, decoded, checked and with defaults
+// applied. Field tags give the YAML keys; "keyed" marks a YAML mapping read
+// into a list in file order, its keys becoming Name; "raw" marks a subtree
+// whose ${...} references are kept as written.
+type Config struct {
+	Name             string           `yaml:"name" json:"name"`
+	Version          string           `yaml:"version" json:"version"`
+	Dataset          Dataset          `yaml:"dataset" json:"dataset"`
+	Agent            Agent            `yaml:"agent" json:"agent"`
+	Judge            Judge            `yaml:"judge" json:"judge"`
+	MCPServers       []MCPServer      `yaml:"mcp_servers,keyed,raw" json:"mcp_servers"`
+	ConditionSpecs   []ConditionSpec  `yaml:"conditions,keyed" json:"conditions"`
+	Execution        Execution        `yaml:"execution" json:"execution"`
+	Evaluators       []Evaluator      `yaml:"evaluators" json:"evaluators"` // empty: DefaultEvaluators of the dataset's kind
+	BudgetUSD        float64          `yaml:"budget_usd" json:"budget_usd"` // 0: no budget
+	JudgeSampleRate  float64          `yaml:"judge_sample_rate" json:"judge_sample_rate"`
+	JudgeRepetitions int              `yaml:"judge_repetitions" json:"judge_repetitions"`
+	Prices           map[string]Price `yaml:"prices" json:"prices,omitempty"`
+	CodeExecution    CodeExecution    `yaml:"code_execution" json:"code_execution"`
+	Prompts          Prompts          `yaml:"prompts" json:"prompts"`
+
+	// Dir is the folder of the config file; relative paths were resolved
+	// against it.
+	Dir string `yaml:"-" json:"-"`
+
+	snapshot *Config // the same file with every ${...} left as written; see Redacted
+}
+
+// Dataset says which file of samples to run and how to read it.
+type Dataset struct {
+	Path        string     `yaml:"path" json:"path"`
+	QuestionKey string     `yaml:"question_key" json:"question_key"`
+	AnswerKey   string     `yaml:"answer_key" json:"answer_key"`
+	Kind        store.Kind `yaml:"kind" json:"kind"` // empty: detected from the samples
+}
+
+// Agent configures the system under test, held constant across the run.
+type Agent struct {
+	Type           AgentType `yaml:"type" json:"type"`
+	Model          string    `yaml:"model" json:"model"`
+	BaseURL        string    `yaml:"base_url" json:"base_url"`       // empty: OpenAI's API
+	APIKeyEnv      string    `yaml:"api_key_env" json:"api_key_env"` // name of the variable, never the key
+	Temperature    *float64  `yaml:"temperature" json:"temperature"` // nil: the server's default
+	MaxTokens      int       `yaml:"max_tokens" json:"max_tokens"`   // 0: the server's default
+	MaxTurns       int       `yaml:"max_turns" json:"max_turns"`
+	TimeoutSeconds int       `yaml:"timeout_seconds" json:"timeout_seconds"` // deadline for one answer, all turns
+	Command        []string  `yaml:"command" json:"command"`                 // for type command
+}
+
+// Judge configures the LLM that scores answers, with pinned parameters.
+type Judge struct {
+	Model          string  `yaml:"model" json:"model"`
+	BaseURL        string  `yaml:"base_url" json:"base_url"`
+	APIKeyEnv      string  `yaml:"api_key_env" json:"api_key_env"`
+	Temperature    float64 `yaml:"temperature" json:"temperature"`
+	Seed           int     `yaml:"seed" json:"seed"`
+	TimeoutSeconds int     `yaml:"timeout_seconds" json:"timeout_seconds"` // deadline for one judge call
+}
+
+// MCPServer is one MCP server as written in the file: its values may hold
+// ${...} references.
+type MCPServer struct {
+	Name    string            `yaml:"-" json:"name"`
+	Type    store.Transport   `yaml:"type" json:"type"`
+	Command string            `yaml:"command" json:"command,omitempty"`
+	Args    []string          `yaml:"args" json:"args,omitempty"`
+	Env     map[string]string `yaml:"env" json:"env,omitempty"`
+	URL     string            `yaml:"url" json:"url,omitempty"`
+	Headers map[string]string `yaml:"headers" json:"headers,omitempty"`
+}
+
+// ConditionSpec is one condition as written in the file; Conditions resolves
+// its MCP server names.
+type ConditionSpec struct {
+	Name                  string   `yaml:"-" json:"name"`
+	MCPServers            []string `yaml:"mcp_servers" json:"mcp_servers"`
+	SystemPrompt          string   `yaml:"system_prompt" json:"system_prompt"`
+	RequireMCPToolUse     bool     `yaml:"require_mcp_tool_use" json:"require_mcp_tool_use"`
+	RequireMCPToolSuccess bool     `yaml:"require_mcp_tool_success" json:"require_mcp_tool_success"`
+}
+
+// Execution says how much work to do and how hard to retry.
+type Execution struct {
+	NumRepetitions int   `yaml:"num_repetitions" json:"num_repetitions"`
+	MaxConcurrent  int   `yaml:"max_concurrent" json:"max_concurrent"`
+	Retry          Retry `yaml:"retry" json:"retry"`
+}
+
+// Retry is the backoff for calls that can succeed later.
+type Retry struct {
+	MaxAttempts           int     `yaml:"max_attempts" json:"max_attempts"`
+	InitialBackoffSeconds float64 `yaml:"initial_backoff_seconds" json:"initial_backoff_seconds"`
+	BackoffMultiplier     float64 `yaml:"backoff_multiplier" json:"backoff_multiplier"`
+}
+
+// Price is what a model costs per million tokens, in USD.
+type Price struct {
+	InputPerMTok  float64 `yaml:"input_per_mtok" json:"input_per_mtok"`
+	OutputPerMTok float64 `yaml:"output_per_mtok" json:"output_per_mtok"`
+}
+
+// CodeExecution configures the code_execution evaluator.
+type CodeExecution struct {
+	TimeoutSeconds int  `yaml:"timeout_seconds" json:"timeout_seconds"`
+	Unsandboxed    bool `yaml:"unsandboxed" json:"unsandboxed"` // run generated code without the sandbox: trusted datasets only
+}
+
+// Prompts overrides the prompt templates of the mcq, math and code kinds;
+// an empty string keeps the built-in template.
+type Prompts struct {
+	MCQ  string `yaml:"mcq" json:"mcq,omitempty"`
+	Math string `yaml:"math" json:"math,omitempty"`
+	Code string `yaml:"code" json:"code,omitempty"`
+}

@@ -1,0 +1,189 @@
+package config
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"assay/store"
+)
+
+// The defaults of keys a file may leave out.
+const (
+	defaultRepetitions    = 3   // k-eval's default
+	defaultMaxConcurrent  = 5   //
+	defaultMaxAttempts    = 3   //
+	defaultMaxTurns       = 20  // agent tool-loop turns per answer
+	defaultAgentTimeout   = 300 // seconds for one answer, all turns
+	defaultJudgeTimeout   = 120 // seconds for one judge call
+	defaultJudgeSeed      = 42  //
+	defaultCodeTimeout    = 10  // seconds for one test run
+	defaultOpenAIKeyEnv   = "OPENAI_API_KEY"
+	defaultBackoffSeconds = 1.0
+	defaultBackoffFactor  = 2.0
+)
+
+// Load reads and checks the config file at path; see Parse. A nil getenv
+// means os.Getenv.
+func Load(path string, getenv func(string) string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	return Parse(data, path, filepath.Dir(abs), getenv)
+}
+
+// Parse decodes and checks a config file's bytes. filename names the file in
+// error messages; dir is the folder relative paths are resolved against.
+// ${...} references outside mcp_servers are expanded with getenv (nil means
+// os.Getenv). The error, if any, joins one *FieldError per problem, in the
+// order of the file.
+func Parse(data []byte, filename, dir string, getenv func(string) string) (*Config, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: %w", cmp.Or(filename, "config"), err)
+	}
+	if len(root.Content) == 0 {
+		return nil, &FieldError{File: filename, Err: fmt.Errorf("the file is empty")}
+	}
+	doc := root.Content[0]
+	c, d := build(doc, filename, dir, getenv, false)
+	if len(d.errs) > 0 {
+		return nil, joinSorted(d.errs)
+	}
+	if errs := check(c, filename, d.lines); len(errs) > 0 {
+		return nil, joinSorted(errs)
+	}
+	c.snapshot, _ = build(doc, filename, dir, getenv, true)
+	return c, nil
+}
+
+// build decodes doc over the defaults and completes what depends on the
+// file as a whole. With keepRefs, string values keep their ${...}.
+func build(doc *yaml.Node, filename, dir string, getenv func(string) string, keepRefs bool) (*Config, *decoder) {
+	c := defaults()
+	d := &decoder{file: filename, getenv: getenv, keepRefs: keepRefs, lines: map[string]int{}}
+	d.decode(doc, reflect.ValueOf(c).Elem(), "", false)
+	c.Dir = dir
+	if c.Name == "" {
+		c.Name = strings.TrimSuffix(filepath.Base(filename), filepath.Ext(filename))
+	}
+	if c.Agent.Type == AgentOpenAI && c.Agent.BaseURL == "" && c.Agent.APIKeyEnv == "" {
+		c.Agent.APIKeyEnv = defaultOpenAIKeyEnv
+	}
+	if c.Judge.BaseURL == "" && c.Judge.APIKeyEnv == "" {
+		c.Judge.APIKeyEnv = defaultOpenAIKeyEnv
+	}
+	c.Dataset.Path = resolvePath(dir, c.Dataset.Path)
+	for i, s := range c.MCPServers {
+		if strings.Contains(s.Command, "/") {
+			c.MCPServers[i].Command = resolvePath(dir, s.Command)
+		}
+	}
+	return c, d
+}
+
+// defaults returns the config of an empty file. The key of the OpenAI API
+// (OPENAI_API_KEY) is only assumed for agents and judges without a base_url,
+// so that key is never sent to another server unless a file says so.
+func defaults() *Config {
+	return &Config{
+		Agent: Agent{MaxTurns: defaultMaxTurns, TimeoutSeconds: defaultAgentTimeout},
+		Judge: Judge{Seed: defaultJudgeSeed, TimeoutSeconds: defaultJudgeTimeout},
+		Execution: Execution{
+			NumRepetitions: defaultRepetitions,
+			MaxConcurrent:  defaultMaxConcurrent,
+			Retry: Retry{
+				MaxAttempts:           defaultMaxAttempts,
+				InitialBackoffSeconds: defaultBackoffSeconds,
+				BackoffMultiplier:     defaultBackoffFactor,
+			},
+		},
+		JudgeSampleRate:  1,
+		JudgeRepetitions: 1,
+		CodeExecution:    CodeExecution{TimeoutSeconds: defaultCodeTimeout},
+	}
+}
+
+// resolvePath makes a relative path relative to dir. A path still holding a
+// ${...} reference (an MCP server's, resolved at run start) is left alone.
+func resolvePath(dir, p string) string {
+	if p == "" || dir == "" || filepath.IsAbs(p) || strings.Contains(p, "${") {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// Conditions returns the conditions in file order, each with its MCP servers
+// looked up by name. Server values keep their ${...} references; see
+// ResolveMCPServer.
+func (c *Config) Conditions() []store.Condition {
+	servers := make(map[string]MCPServer, len(c.MCPServers))
+	for _, s := range c.MCPServers {
+		servers[s.Name] = s
+	}
+	out := make([]store.Condition, 0, len(c.ConditionSpecs))
+	for _, spec := range c.ConditionSpecs {
+		cond := store.Condition{
+			Name:                  spec.Name,
+			SystemPrompt:          spec.SystemPrompt,
+			MCPServers:            []store.MCPServer{},
+			RequireMCPToolUse:     spec.RequireMCPToolUse,
+			RequireMCPToolSuccess: spec.RequireMCPToolSuccess,
+		}
+		for _, name := range spec.MCPServers {
+			if s, ok := servers[name]; ok {
+				cond.MCPServers = append(cond.MCPServers, s.store())
+			}
+		}
+		out = append(out, cond)
+	}
+	return out
+}
+
+// store copies s into the domain type, sharing nothing with the config.
+func (s MCPServer) store() store.MCPServer {
+	return store.MCPServer{
+		Name:      s.Name,
+		Transport: s.Type,
+		Command:   s.Command,
+		Args:      slices.Clone(s.Args),
+		Env:       maps.Clone(s.Env),
+		URL:       s.URL,
+		Headers:   maps.Clone(s.Headers),
+	}
+}
+
+// EvaluatorsFor returns the evaluators of the run: those the file names, or
+// else the defaults of the dataset's kind, which is dataset.kind when set
+// and detected otherwise.
+func (c *Config) EvaluatorsFor(detected store.Kind) []Evaluator {
+	if len(c.Evaluators) > 0 {
+		return slices.Clone(c.Evaluators)
+	}
+	return DefaultEvaluators(cmp.Or(c.Dataset.Kind, detected))
+}
+
+// PriceList returns the prices of the file by model name.
+func (c *Config) PriceList() []store.Price {
+	out := make([]store.Price, 0, len(c.Prices))
+	for _, model := range slices.Sorted(maps.Keys(c.Prices)) {
+		p := c.Prices[model]
+		out = append(out, store.Price{Model: model, InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok})
+	}
+	return out
+}

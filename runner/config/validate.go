@@ -1,0 +1,218 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"assay/store"
+)
+
+// slug is what a condition name may be: it appears in URLs, tables and files.
+var slug = regexp.MustCompile(`^[a-z0-9_-]+$`)
+
+// checker collects the problems of a decoded config, placing each on the
+// line of its key or, for a missing key, of the nearest parent in the file.
+type checker struct {
+	file  string
+	lines map[string]int
+	errs  []error
+}
+
+// check returns every problem of c, which was decoded without error.
+func check(c *Config, filename string, lines map[string]int) []error {
+	k := &checker{file: filename, lines: lines}
+	k.dataset(c.Dataset)
+	k.agent(c.Agent)
+	k.judge(c)
+	k.servers(c.MCPServers)
+	k.conditions(c)
+	k.execution(c.Execution)
+	k.scoring(c)
+	return k.errs
+}
+
+func (k *checker) fail(key, format string, args ...any) {
+	k.errs = append(k.errs, &FieldError{File: k.file, Line: k.line(key), Key: key, Err: fmt.Errorf(format, args...)})
+}
+
+func (k *checker) line(key string) int {
+	for key != "" {
+		if l, ok := k.lines[key]; ok {
+			return l
+		}
+		i := strings.LastIndexAny(key, ".[")
+		if i < 0 {
+			break
+		}
+		key = key[:i]
+	}
+	return 0
+}
+
+func (k *checker) atLeast(key string, got, lo int) {
+	if got < lo {
+		k.fail(key, "must be at least %d, got %d", lo, got)
+	}
+}
+
+func (k *checker) between(key string, got, lo, hi float64) {
+	if got < lo || got > hi {
+		k.fail(key, "must be between %v and %v, got %v", lo, hi, got)
+	}
+}
+
+func (k *checker) dataset(d Dataset) {
+	if d.Path == "" {
+		k.fail("dataset.path", "required: the dataset file to run")
+	}
+	if d.Kind != "" && !d.Kind.Valid() {
+		k.fail("dataset.kind", "unknown kind %q (want qa, mcq, math or code)", d.Kind)
+	}
+}
+
+func (k *checker) agent(a Agent) {
+	switch a.Type {
+	case AgentOpenAI:
+		if a.Model == "" {
+			k.fail("agent.model", "required for agent type openai")
+		}
+		if len(a.Command) > 0 {
+			k.fail("agent.command", "only for agent type command")
+		}
+	case AgentCommand:
+		if len(a.Command) == 0 || a.Command[0] == "" {
+			k.fail("agent.command", "required for agent type command: the program and its arguments, as a list")
+		}
+	case "claude_code_sdk":
+		k.fail("agent.type", "claude_code_sdk is not supported by assay: use openai (an OpenAI-compatible API) "+
+			"or command (an external CLI, e.g. command: [claude, -p])")
+	case "":
+		k.fail("agent.type", "required: openai or command")
+	default:
+		k.fail("agent.type", "unknown agent type %q (want openai or command)", a.Type)
+	}
+	if a.Temperature != nil {
+		k.between("agent.temperature", *a.Temperature, 0, 2)
+	}
+	k.atLeast("agent.max_tokens", a.MaxTokens, 0)
+	k.atLeast("agent.max_turns", a.MaxTurns, 1)
+	k.atLeast("agent.timeout_seconds", a.TimeoutSeconds, 1)
+}
+
+// judge checks the judge. Whether a judge is needed at all is known here
+// only when the file names its evaluators or its dataset kind.
+func (k *checker) judge(c *Config) {
+	known := len(c.Evaluators) > 0 || c.Dataset.Kind != ""
+	if known && c.Judge.Model == "" && slices.ContainsFunc(c.EvaluatorsFor(""), Evaluator.UsesJudge) {
+		k.fail("judge.model", "required by the rubric and arbiter evaluators")
+	}
+	k.between("judge.temperature", c.Judge.Temperature, 0, 2)
+	k.atLeast("judge.timeout_seconds", c.Judge.TimeoutSeconds, 1)
+}
+
+func (k *checker) servers(servers []MCPServer) {
+	for _, s := range servers {
+		key := "mcp_servers." + s.Name
+		stdioOnly := s.Command != "" || len(s.Args) > 0 || len(s.Env) > 0
+		remoteOnly := s.URL != "" || len(s.Headers) > 0
+		switch s.Type {
+		case store.TransportStdio:
+			if s.Command == "" {
+				k.fail(key+".command", "required for type stdio")
+			}
+			if remoteOnly {
+				k.fail(key, "url and headers are only for type http or sse")
+			}
+		case store.TransportHTTP, store.TransportSSE:
+			if s.URL == "" {
+				k.fail(key+".url", "required for type %s", s.Type)
+			}
+			if stdioOnly {
+				k.fail(key, "command, args and env are only for type stdio")
+			}
+		case "":
+			k.fail(key+".type", "required: stdio, http or sse")
+		default:
+			k.fail(key+".type", "unknown type %q (want stdio, http or sse)", s.Type)
+		}
+	}
+}
+
+func (k *checker) conditions(c *Config) {
+	if len(c.ConditionSpecs) == 0 {
+		k.fail("conditions", "at least one condition is required")
+	}
+	defined := make([]string, 0, len(c.MCPServers))
+	for _, s := range c.MCPServers {
+		defined = append(defined, s.Name)
+	}
+	for _, spec := range c.ConditionSpecs {
+		key := "conditions." + spec.Name
+		if !slug.MatchString(spec.Name) {
+			k.fail(key, "condition names may use only a-z, 0-9, _ and -")
+		}
+		for i, name := range spec.MCPServers {
+			switch {
+			case !slices.Contains(defined, name):
+				k.fail(fmt.Sprintf("%s.mcp_servers[%d]", key, i), "undefined MCP server %q (%s)", name, listDefined(defined))
+			case slices.Index(spec.MCPServers, name) < i:
+				k.fail(fmt.Sprintf("%s.mcp_servers[%d]", key, i), "MCP server %q listed twice", name)
+			}
+		}
+		if len(spec.MCPServers) == 0 && (spec.RequireMCPToolUse || spec.RequireMCPToolSuccess) {
+			k.fail(key, "require_mcp_tool_use and require_mcp_tool_success need at least one MCP server")
+		}
+	}
+}
+
+func listDefined(names []string) string {
+	if len(names) == 0 {
+		return "mcp_servers defines none"
+	}
+	return "defined: " + strings.Join(names, ", ")
+}
+
+func (k *checker) execution(e Execution) {
+	k.atLeast("execution.num_repetitions", e.NumRepetitions, 1)
+	k.atLeast("execution.max_concurrent", e.MaxConcurrent, 1)
+	k.atLeast("execution.retry.max_attempts", e.Retry.MaxAttempts, 1)
+	if e.Retry.InitialBackoffSeconds < 0 {
+		k.fail("execution.retry.initial_backoff_seconds", "must be at least 0, got %v", e.Retry.InitialBackoffSeconds)
+	}
+	if e.Retry.BackoffMultiplier < 1 {
+		k.fail("execution.retry.backoff_multiplier", "must be at least 1, got %v", e.Retry.BackoffMultiplier)
+	}
+}
+
+func (k *checker) scoring(c *Config) {
+	for i, e := range c.Evaluators {
+		key := fmt.Sprintf("evaluators[%d]", i)
+		switch {
+		case !slices.Contains(Evaluators, e):
+			k.fail(key, "unknown evaluator %q (want one of %s)", e, joinEvaluators())
+		case slices.Index(c.Evaluators, e) < i:
+			k.fail(key, "evaluator %q listed twice", e)
+		}
+	}
+	if c.BudgetUSD < 0 {
+		k.fail("budget_usd", "must be at least 0 (0 means no budget), got %v", c.BudgetUSD)
+	}
+	k.between("judge_sample_rate", c.JudgeSampleRate, 0, 1)
+	k.atLeast("judge_repetitions", c.JudgeRepetitions, 1)
+	for model, p := range c.Prices {
+		if p.InputPerMTok < 0 || p.OutputPerMTok < 0 {
+			k.fail("prices."+model, "prices must be at least 0")
+		}
+	}
+	k.atLeast("code_execution.timeout_seconds", c.CodeExecution.TimeoutSeconds, 1)
+}
+
+func joinEvaluators() string {
+	names := make([]string, len(Evaluators))
+	for i, e := range Evaluators {
+		names[i] = string(e)
+	}
+	return strings.Join(names, ", ")
+}
