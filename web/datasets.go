@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -70,20 +71,27 @@ func (s *Server) importUpload(c echo.Context) (*store.Dataset, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("read upload: %w", err)
 	}
+	if int64(len(data)) > s.cfg.MaxUpload {
+		return nil, false, tooLarge(s.cfg.MaxUpload)
+	}
 	opts := ingest.Options{Filename: fh.Filename, Kind: store.Kind(c.FormValue("kind")),
 		QuestionKey: c.FormValue("question_key"), AnswerKey: c.FormValue("answer_key"), MaxBytes: s.cfg.MaxUpload}
 	return ingest.Import(r.Context(), s.db, data, opts, c.FormValue("name"))
 }
 
 func formFileError(err error, limit int64) error {
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return store.Errorf(store.ETOOLARGE, "The file is larger than the upload limit of %d MiB (assay serve --max-upload changes it).", limit>>20)
+	var maxErr *http.MaxBytesError
+	if errors.As(err, &maxErr) {
+		return tooLarge(limit)
 	}
 	if errors.Is(err, http.ErrMissingFile) {
 		return store.Errorf(store.EINVALID, "Choose a dataset file to upload.")
 	}
 	return store.Errorf(store.EINVALID, "The upload could not be read: %v", err)
+}
+
+func tooLarge(limit int64) error {
+	return store.Errorf(store.ETOOLARGE, "The file is larger than the upload limit of %d MiB (assay serve --max-upload changes it).", limit>>20)
 }
 
 func statusFor(err error) int { return statusOf(store.ErrorCode(err)) }
@@ -92,7 +100,11 @@ func uploadMessage(err error) string {
 	if store.ErrorCode(err) == store.EINTERNAL {
 		return "The dataset could not be stored; nothing was imported."
 	}
-	return store.ErrorMessage(err) + " Nothing was imported."
+	msg := store.ErrorMessage(err)
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return msg + " Nothing was imported."
 }
 
 // datasetPage handles GET /datasets/:id.
