@@ -18,11 +18,14 @@ func noEnv(t *testing.T) func(string) string {
 	}
 }
 
-// kEval reads a k-eval config from testdata (copied unchanged from k-eval)
+// kEval reads a k-eval config from the shared datasets beside the repository
 // with agent.type switched to openai, the one edit assay requires.
+// kEvalDir holds the k-eval run configs, outside the repository.
+const kEvalDir = "../../../shared/datasets/k-eval"
+
 func kEval(t *testing.T, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name))
+	data, err := os.ReadFile(filepath.Join(kEvalDir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +93,7 @@ func TestKEvalAskSRELoads(t *testing.T) {
 }
 
 func TestKEvalClaudeCodeSDKIsAClearError(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "fixture_valid_config.yaml"))
+	data, err := os.ReadFile(filepath.Join(kEvalDir, "fixture_valid_config.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
