@@ -1,0 +1,128 @@
+package judge
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// read parses and validates an answer. problem is "" for a valid answer,
+// else every fault found, e.g. "completeness: 7 is outside 1–5".
+func (f *form) read(content, finishReason string) (metrics []Metric, claims []string, problem string) {
+	obj, ok := f.extract(content)
+	if !ok {
+		if finishReason == "length" {
+			return nil, nil, "the answer was cut off at the token limit before its JSON object ended"
+		}
+		return nil, nil, "no JSON object in the answer"
+	}
+	var problems []string
+	values := map[string]float64{}
+	texts := map[string]string{}
+	for _, fd := range f.fields {
+		raw, present := obj[fd.name]
+		var p string
+		switch {
+		case !present:
+			p = "missing"
+		case fd.kind == score5 || fd.kind == unit:
+			values[fd.name], p = number(raw, fd.kind)
+		case fd.kind == text:
+			texts[fd.name], p = nonEmpty(raw)
+		default:
+			claims, p = stringList(raw)
+		}
+		if p != "" {
+			problems = append(problems, fd.name+": "+p)
+		}
+	}
+	if len(problems) > 0 {
+		return nil, nil, strings.Join(problems, "; ")
+	}
+	for _, fd := range f.fields {
+		if fd.kind == score5 || fd.kind == unit {
+			metrics = append(metrics, Metric{Name: fd.name, Value: values[fd.name], Reasoning: texts[fd.name+"_reasoning"]})
+		}
+	}
+	if f.derive != nil {
+		metrics = f.derive(metrics)
+	}
+	return metrics, claims, ""
+}
+
+// extract finds the answer's JSON object: bare, in a ``` fence, or amid
+// prose. Of the objects found it takes the first with one of the form's
+// fields, so an example in the prose does not win over the answer.
+func (f *form) extract(content string) (map[string]json.RawMessage, bool) {
+	var first map[string]json.RawMessage
+	for i := strings.IndexByte(content, '{'); i >= 0; {
+		var obj map[string]json.RawMessage
+		if json.NewDecoder(strings.NewReader(content[i:])).Decode(&obj) == nil && obj != nil {
+			for _, fd := range f.fields {
+				if _, ok := obj[fd.name]; ok {
+					return obj, true
+				}
+			}
+			if first == nil {
+				first = obj
+			}
+		}
+		next := strings.IndexByte(content[i+1:], '{')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return first, first != nil
+}
+
+// number reads a score: a JSON number, integral and within 1–5 for score5
+// (4.0 passes, 4.5 does not), within 0–1 for unit.
+func number(raw json.RawMessage, k kind) (float64, string) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return 0, "not valid JSON"
+	}
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, fmt.Sprintf("%s is not a number", raw)
+	}
+	x, err := n.Float64()
+	if err != nil {
+		return 0, fmt.Sprintf("%s is not a number", raw)
+	}
+	switch {
+	case k == score5 && x != math.Trunc(x):
+		return 0, fmt.Sprintf("%s is not an integer", n)
+	case k == score5 && (x < 1 || x > 5):
+		return 0, fmt.Sprintf("%s is outside 1–5", n)
+	case k == unit && (x < 0 || x > 1):
+		return 0, fmt.Sprintf("%s is outside 0–1", n)
+	}
+	return x, ""
+}
+
+// nonEmpty reads a string that says something.
+func nonEmpty(raw json.RawMessage) (string, string) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", "not a string"
+	}
+	if strings.TrimSpace(s) == "" {
+		return "", "empty"
+	}
+	return s, ""
+}
+
+// stringList reads an array of strings; an empty array is fine, null is not.
+func stringList(raw json.RawMessage) ([]string, string) {
+	var ss []string
+	if err := json.Unmarshal(raw, &ss); err != nil || ss == nil {
+		return nil, "not an array of strings"
+	}
+	return ss, ""
+}
