@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -60,6 +61,7 @@ func TestChatRetries(t *testing.T) {
 		wantRetry   bool
 		attempts    int
 		sleeps      func(t *testing.T, d []time.Duration)
+		timeout     time.Duration // per attempt; long unless the case needs one to expire
 	}{
 		{name: "429 honours Retry-After seconds", replies: []llmtest.Reply{{Status: 429, RetryAfter: "7"}, ok},
 			attempts: 2, sleeps: exactly(7 * time.Second)},
@@ -85,14 +87,14 @@ func TestChatRetries(t *testing.T) {
 		{name: "dropped connection retried", replies: []llmtest.Reply{{Drop: true}, ok},
 			attempts: 2},
 		{name: "hang hits the attempt deadline, then retried", replies: []llmtest.Reply{{Hang: true}, ok},
-			attempts: 2},
+			attempts: 2, timeout: time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := llmtest.New(llmtest.Script(tt.replies...))
 			defer srv.Close()
 			c, rec := newClient(srv, func(cfg *Config) {
-				cfg.CallTimeout = 300 * time.Millisecond
+				cfg.CallTimeout = cmp.Or(tt.timeout, time.Minute)
 				cfg.Retry.MaxAttempts = tt.maxAttempts
 			})
 			resp, err := c.Chat(context.Background(), userTurn("hi"))
@@ -171,12 +173,12 @@ func backoffs(t *testing.T, got []time.Duration) {
 func TestChatRetryLinesSayWhy(t *testing.T) {
 	srv := llmtest.New(llmtest.Script(llmtest.Reply{Hang: true}, llmtest.Reply{Status: 503}, llmtest.Reply{Content: "ok"}))
 	defer srv.Close()
-	c, _ := newClient(srv, func(cfg *Config) { cfg.CallTimeout = 200 * time.Millisecond })
+	c, _ := newClient(srv, func(cfg *Config) { cfg.CallTimeout = time.Second })
 	resp, err := c.Chat(context.Background(), userTurn("hi"))
 	if err != nil {
 		t.Fatalf("Chat: %v", err)
 	}
-	want := []string{"attempt 1: no answer within 200ms", "attempt 2: status 503"}
+	want := []string{"attempt 1: no answer within 1s", "attempt 2: status 503"}
 	for i, w := range want {
 		if i >= len(resp.Retries) || !strings.HasPrefix(resp.Retries[i], w) {
 			t.Errorf("retries %q, want line %d to start %q", resp.Retries, i, w)

@@ -20,7 +20,8 @@ const (
 // RetryPolicy says how often and how patiently a failed call is retried.
 // Waits grow exponentially from InitialBackoff by Multiplier up to
 // MaxBackoff, with equal jitter; a Retry-After header replaces the computed
-// wait (still capped at MaxBackoff).
+// wait (still capped at MaxBackoff). Zero fields (and a Multiplier below 1)
+// take the Default values.
 type RetryPolicy struct {
 	// MaxAttempts counts the first attempt too; 1 disables retries.
 	MaxAttempts    int
