@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// startServer runs `assay serve` in-process on a free port and returns its base URL.
+func startServer(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	db := filepath.Join(t.TempDir(), "assay.db")
+	go func() {
+		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, args...), pw, io.Discard)
+		pw.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("server did not start: %v", err)
+	}
+	go io.Copy(io.Discard, pr)
+	url := regexp.MustCompile(`http://\S+`).FindString(line)
+	if url == "" {
+		t.Fatalf("no URL in %q", line)
+	}
+	return url
+}
+
+// newBrowser starts Debian's headless Chromium. It fails, never skips, when Chromium is missing.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("chromium is not installed: run `make test-deps` (apt-get install chromium)")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(alloc)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	// The browser lives as long as ctx; each test's actions get a deadline.
+	limited, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	return limited
+}
+
+// textOf returns the text of the first element matching a CSS selector.
+func textOf(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("text of %s: %v", sel, err)
+	}
+	return strings.TrimSpace(s)
+}
+
+// screenshot saves the page to $ASSAY_SCREENSHOTS/name.png when that variable is set.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	dir := os.Getenv("ASSAY_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644)
+}
+
+func TestBrowserUploadDatasetAndCreateCondition(t *testing.T) {
+	base := startServer(t)
+	ctx := newBrowser(t)
+	file, err := filepath.Abs("../../../shared/datasets/mmlu_sample.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(base+"/datasets"),
+		chromedp.WaitReady(chromedp.CSS("#upload")),
+		chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{file}),
+		chromedp.WaitVisible(chromedp.CSS("#drop.over")),
+		chromedp.Click(chromedp.CSS("#upload button[type=submit]")),
+		chromedp.WaitVisible(chromedp.CSS("#sha256")),
+	)
+	if err != nil {
+		t.Fatalf("upload: %v", err)
+	}
+	screenshot(t, ctx, "dataset")
+	count, sum, flash := textOf(t, ctx, "#sample-count"), textOf(t, ctx, "#sha256"), textOf(t, ctx, ".flash")
+	if count != "50" || sum != "454de72ffeff09c4200abb94d9abce631c30d249370f8efbee63a154c6198908" {
+		t.Fatalf("dataset page shows %q samples, sha256 %q", count, sum)
+	}
+	if !strings.Contains(flash, "Imported 50 samples as mcq") {
+		t.Errorf("flash %q", flash)
+	}
+
+	second := "#servers .server:nth-child(2) "
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(base+"/conditions"),
+		chromedp.Click(chromedp.CSS("#new-condition")),
+		chromedp.WaitVisible(chromedp.CSS("#condition-form")),
+		chromedp.SendKeys(chromedp.CSS("#name"), "with-everything"),
+		chromedp.SendKeys(chromedp.CSS("#system_prompt"), "Use the tools to answer."),
+		chromedp.Click(chromedp.CSS("input[name=require_mcp_tool_use]")),
+		chromedp.Click(chromedp.CSS("#add-server")),
+		chromedp.SendKeys(chromedp.CSS("#servers input[name=server_name]"), "everything"),
+		chromedp.SendKeys(chromedp.CSS("#servers input[name=server_command]"), "node"),
+		chromedp.SendKeys(chromedp.CSS("#servers textarea[name=server_args]"), "dist/index.js\nstdio"),
+		chromedp.Click(chromedp.CSS("#add-server")),
+		chromedp.SetValue(chromedp.CSS(second+"select"), "http"),
+		chromedp.SendKeys(chromedp.CSS(second+"input[name=server_name]"), "docs"),
+		chromedp.SendKeys(chromedp.CSS(second+"input[name=server_url]"), "http://127.0.0.1:8001/mcp"),
+	)
+	if err != nil {
+		t.Fatalf("fill condition form: %v", err)
+	}
+	screenshot(t, ctx, "condition-form")
+	err = chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS("#condition-form button[type=submit]")),
+		chromedp.WaitVisible(chromedp.CSS("#conditions")),
+	)
+	if err != nil {
+		t.Fatalf("save condition: %v", err)
+	}
+	screenshot(t, ctx, "conditions")
+	listed := textOf(t, ctx, "#conditions tbody")
+	for _, want := range []string{"with-everything", "everything (stdio)", "docs (http)", "tool use"} {
+		if !strings.Contains(listed, want) {
+			t.Errorf("conditions list %q lacks %q", listed, want)
+		}
+	}
+}
