@@ -123,7 +123,9 @@ func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, error) {
 	return tx, nil
 }
 
-func (db *DB) stamp() string { return db.now().Format(time.RFC3339Nano) }
+const timeFormat = time.RFC3339Nano
+
+func (db *DB) stamp() string { return db.now().Format(timeFormat) }
 
 func parseTime(s string) time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, s)

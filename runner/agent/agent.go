@@ -1,0 +1,40 @@
+// Package agent runs the system under test: an OpenAI-compatible model (with a
+// tool loop over the condition's MCP servers) or an external command.
+package agent
+
+import (
+	"context"
+	"time"
+
+	"assay/store"
+)
+
+// Task is one question put to the agent under one condition.
+type Task struct {
+	// Condition is the run's snapshot; its MCP server values may hold ${ENV}
+	// references, resolved when the servers start.
+	Condition store.Condition
+	// Prompt is the user message: the sample's input, formatted for its kind.
+	Prompt string
+}
+
+// Answer is the agent's final response and what it took to get it.
+type Answer struct {
+	Content   string
+	TokensIn  int
+	TokensOut int
+	Latency   time.Duration
+	// Attempts counts model calls or command starts, retries included.
+	Attempts  int
+	Retries   []string
+	ToolCalls []store.ToolCall
+	// Model is the model that answered, for pricing; empty for a command agent.
+	Model string
+}
+
+// Agent answers tasks. Implementations are safe for concurrent use.
+type Agent interface {
+	Answer(ctx context.Context, t Task) (*Answer, error)
+	// Close releases what the agent holds (MCP servers, processes).
+	Close() error
+}

@@ -1,0 +1,251 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+)
+
+// TaskKey names one task of a run: a sample under a condition, one repetition.
+type TaskKey struct {
+	SampleID   int64
+	Condition  string
+	Repetition int
+}
+
+// SaveResult stores a result with its judgements and scores in one transaction.
+// A result for a task that already has one is not stored again: saved is false.
+func (db *DB) SaveResult(ctx context.Context, r *Result) (saved bool, err error) {
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	calls, _ := json.Marshal(nonNilCalls(r.ToolCalls))
+	r.CreatedAt = parseTime(db.stamp())
+	res, err := tx.ExecContext(ctx, `INSERT INTO results (run_id, sample_id, condition, repetition, response, error,
+		tokens_in, tokens_out, cost_usd, latency_ms, attempts, tool_calls, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (run_id, sample_id, condition, repetition) DO NOTHING`,
+		r.RunID, r.SampleID, r.Condition, r.Repetition, r.Response, r.Error, r.TokensIn, r.TokensOut,
+		r.CostUSD, r.LatencyMS, r.Attempts, string(calls), r.CreatedAt.Format(timeFormat))
+	if err != nil {
+		return false, fmt.Errorf("insert result: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false, nil
+	}
+	if r.ID, err = res.LastInsertId(); err != nil {
+		return false, fmt.Errorf("insert result: %w", err)
+	}
+	for i := range r.Judgements {
+		if err := insertJudgement(ctx, tx, r, &r.Judgements[i]); err != nil {
+			return false, err
+		}
+	}
+	return true, tx.Commit()
+}
+
+func insertJudgement(ctx context.Context, tx *sql.Tx, r *Result, j *Judgement) error {
+	claims, _ := json.Marshal(nonNil(j.UnverifiedClaims))
+	res, err := tx.ExecContext(ctx, `INSERT INTO judgements (result_id, run_id, evaluator, judge_repetition, error, raw,
+		detail, unverified_claims, tokens_in, tokens_out, cost_usd, latency_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.RunID, j.Evaluator, j.JudgeRepetition, j.Error, j.Raw, j.Detail, string(claims),
+		j.TokensIn, j.TokensOut, j.CostUSD, j.LatencyMS)
+	if err != nil {
+		return fmt.Errorf("insert judgement %s: %w", j.Evaluator, err)
+	}
+	if j.ID, err = res.LastInsertId(); err != nil {
+		return fmt.Errorf("insert judgement: %w", err)
+	}
+	for i := range j.Scores {
+		s := &j.Scores[i]
+		res, err := tx.ExecContext(ctx, `INSERT INTO scores (judgement_id, result_id, run_id, metric, value, reasoning)
+			VALUES (?, ?, ?, ?, ?, ?)`, j.ID, r.ID, r.RunID, s.Metric, s.Value, s.Reasoning)
+		if err != nil {
+			return fmt.Errorf("insert score %s: %w", s.Metric, err)
+		}
+		if s.ID, err = res.LastInsertId(); err != nil {
+			return fmt.Errorf("insert score: %w", err)
+		}
+	}
+	return nil
+}
+
+// DoneTasks returns the tasks of a run that already have a result.
+func (db *DB) DoneTasks(ctx context.Context, runID int64) (map[TaskKey]bool, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT sample_id, condition, repetition FROM results WHERE run_id = ?`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("done tasks: %w", err)
+	}
+	defer rows.Close()
+	done := map[TaskKey]bool{}
+	for rows.Next() {
+		var k TaskKey
+		if err := rows.Scan(&k.SampleID, &k.Condition, &k.Repetition); err != nil {
+			return nil, fmt.Errorf("done tasks: %w", err)
+		}
+		done[k] = true
+	}
+	return done, rows.Err()
+}
+
+// ConditionProgress is how far a run has come under one condition.
+type ConditionProgress struct {
+	Condition   string
+	Done        int
+	Errors      int
+	JudgeErrors int
+	TokensIn    int
+	TokensOut   int
+	CostUSD     float64 // agent and judge calls
+	LatencyMS   float64 // mean agent latency
+	Retries     int     // agent calls that needed more than one attempt
+}
+
+// RunProgress returns per-condition progress of a run, in no particular order.
+func (db *DB) RunProgress(ctx context.Context, runID int64) ([]ConditionProgress, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT r.condition, count(*), sum(r.error != ''),
+		coalesce(sum(r.tokens_in), 0) + coalesce(sum(j.tin), 0), coalesce(sum(r.tokens_out), 0) + coalesce(sum(j.tout), 0),
+		coalesce(sum(r.cost_usd), 0) + coalesce(sum(j.cost), 0), coalesce(avg(r.latency_ms), 0),
+		sum(r.attempts > 1), coalesce(sum(j.errs), 0)
+		FROM results r LEFT JOIN (SELECT result_id, sum(tokens_in) tin, sum(tokens_out) tout, sum(cost_usd) cost,
+			sum(error != '') errs FROM judgements WHERE run_id = ? GROUP BY result_id) j ON j.result_id = r.id
+		WHERE r.run_id = ? GROUP BY r.condition`, runID, runID)
+	if err != nil {
+		return nil, fmt.Errorf("run progress: %w", err)
+	}
+	defer rows.Close()
+	var out []ConditionProgress
+	for rows.Next() {
+		var p ConditionProgress
+		if err := rows.Scan(&p.Condition, &p.Done, &p.Errors, &p.TokensIn, &p.TokensOut, &p.CostUSD, &p.LatencyMS,
+			&p.Retries, &p.JudgeErrors); err != nil {
+			return nil, fmt.Errorf("run progress: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// RunCost is the recorded cost of a run's agent and judge calls.
+func (db *DB) RunCost(ctx context.Context, runID int64) (float64, error) {
+	var cost float64
+	err := db.read.QueryRowContext(ctx, `SELECT (SELECT coalesce(sum(cost_usd), 0) FROM results WHERE run_id = ?) +
+		(SELECT coalesce(sum(cost_usd), 0) FROM judgements WHERE run_id = ?)`, runID, runID).Scan(&cost)
+	if err != nil {
+		return 0, fmt.Errorf("run cost: %w", err)
+	}
+	return cost, nil
+}
+
+// ScoreRow is one score with the task it belongs to, for statistics.
+type ScoreRow struct {
+	SampleID   int64
+	Condition  string
+	Repetition int
+	Evaluator  string
+	Metric     string
+	Value      float64
+}
+
+// RunScores returns every score of a run, ordered by condition, evaluator, metric and sample.
+func (db *DB) RunScores(ctx context.Context, runID int64) ([]ScoreRow, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT r.sample_id, r.condition, r.repetition, j.evaluator, s.metric, s.value
+		FROM scores s JOIN judgements j ON j.id = s.judgement_id JOIN results r ON r.id = s.result_id
+		WHERE s.run_id = ? ORDER BY r.condition, j.evaluator, s.metric, r.sample_id, r.repetition`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("run scores: %w", err)
+	}
+	defer rows.Close()
+	var out []ScoreRow
+	for rows.Next() {
+		var s ScoreRow
+		if err := rows.Scan(&s.SampleID, &s.Condition, &s.Repetition, &s.Evaluator, &s.Metric, &s.Value); err != nil {
+			return nil, fmt.Errorf("run scores: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// Results returns a run's results with their judgements and scores, in task order.
+func (db *DB) Results(ctx context.Context, runID int64) ([]Result, error) {
+	return db.queryResults(ctx, `WHERE r.run_id = ?`, runID)
+}
+
+// SampleResults returns a run's results for one sample.
+func (db *DB) SampleResults(ctx context.Context, runID, sampleID int64) ([]Result, error) {
+	return db.queryResults(ctx, `WHERE r.run_id = ? AND r.sample_id = ?`, runID, sampleID)
+}
+
+func (db *DB) queryResults(ctx context.Context, where string, args ...any) ([]Result, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT r.id, r.run_id, r.sample_id, r.condition, r.repetition, r.response,
+		r.error, r.tokens_in, r.tokens_out, r.cost_usd, r.latency_ms, r.attempts, r.tool_calls, r.created_at
+		FROM results r `+where+` ORDER BY r.sample_id, r.condition, r.repetition`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	defer rows.Close()
+	var out []Result
+	byID := map[int64]int{}
+	for rows.Next() {
+		var r Result
+		var calls, created string
+		if err := rows.Scan(&r.ID, &r.RunID, &r.SampleID, &r.Condition, &r.Repetition, &r.Response, &r.Error,
+			&r.TokensIn, &r.TokensOut, &r.CostUSD, &r.LatencyMS, &r.Attempts, &calls, &created); err != nil {
+			return nil, fmt.Errorf("results: %w", err)
+		}
+		_ = json.Unmarshal([]byte(calls), &r.ToolCalls)
+		r.CreatedAt = parseTime(created)
+		byID[r.ID] = len(out)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	return out, db.attachJudgements(ctx, out, byID, where, args)
+}
+
+func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[int64]int, where string, args []any) error {
+	if len(results) == 0 {
+		return nil
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT j.id, j.result_id, j.evaluator, j.judge_repetition, j.error, j.raw,
+		j.detail, j.unverified_claims, j.tokens_in, j.tokens_out, j.cost_usd, j.latency_ms,
+		coalesce(s.id, 0), coalesce(s.metric, ''), coalesce(s.value, 0), coalesce(s.reasoning, '')
+		FROM judgements j JOIN results r ON r.id = j.result_id LEFT JOIN scores s ON s.judgement_id = j.id
+		`+where+` ORDER BY j.id, s.id`, args...)
+	if err != nil {
+		return fmt.Errorf("judgements: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var j Judgement
+		var resultID int64
+		var claims string
+		var s Score
+		if err := rows.Scan(&j.ID, &resultID, &j.Evaluator, &j.JudgeRepetition, &j.Error, &j.Raw, &j.Detail, &claims,
+			&j.TokensIn, &j.TokensOut, &j.CostUSD, &j.LatencyMS, &s.ID, &s.Metric, &s.Value, &s.Reasoning); err != nil {
+			return fmt.Errorf("judgements: %w", err)
+		}
+		r := &results[byID[resultID]]
+		if n := len(r.Judgements); n == 0 || r.Judgements[n-1].ID != j.ID {
+			_ = json.Unmarshal([]byte(claims), &j.UnverifiedClaims)
+			r.Judgements = append(r.Judgements, j)
+		}
+		if s.ID != 0 {
+			last := &r.Judgements[len(r.Judgements)-1]
+			last.Scores = append(last.Scores, s)
+		}
+	}
+	return rows.Err()
+}
+
+func nonNilCalls(c []ToolCall) []ToolCall {
+	if c == nil {
+		return []ToolCall{}
+	}
+	return c
+}

@@ -1,0 +1,153 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// RunSummary is a run with its progress, for lists.
+type RunSummary struct {
+	Run
+	DatasetName string
+	Done        int
+	Errors      int
+	CostUSD     float64
+}
+
+// CreateRun stores a pending run with a snapshot of each of its conditions.
+func (db *DB) CreateRun(ctx context.Context, r *Run) error {
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	r.Status = RunPending
+	r.CreatedAt = parseTime(db.stamp())
+	res, err := tx.ExecContext(ctx, `INSERT INTO runs (name, dataset_id, status, config, repetitions, total_tasks, budget_usd, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, r.Name, r.DatasetID, r.Status, string(r.Config), r.Repetitions, r.TotalTasks,
+		r.BudgetUSD, r.CreatedAt.Format(timeFormat))
+	if err != nil {
+		return fmt.Errorf("insert run: %w", err)
+	}
+	if r.ID, err = res.LastInsertId(); err != nil {
+		return fmt.Errorf("insert run: %w", err)
+	}
+	for i, c := range r.Conditions {
+		snap, _ := json.Marshal(c)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO run_conditions (run_id, position, name, snapshot) VALUES (?, ?, ?, ?)`,
+			r.ID, i, c.Name, string(snap)); err != nil {
+			return fmt.Errorf("insert run condition %q: %w", c.Name, err)
+		}
+	}
+	return tx.Commit()
+}
+
+const runColumns = `r.id, r.name, r.dataset_id, r.status, r.config, r.repetitions, r.total_tasks, r.budget_usd,
+	r.error, r.created_at, r.started_at, r.finished_at`
+
+func scanRun(row interface{ Scan(...any) error }, extra ...any) (*Run, error) {
+	var r Run
+	var config, created string
+	var started, finished sql.NullString
+	dest := append([]any{&r.ID, &r.Name, &r.DatasetID, &r.Status, &config, &r.Repetitions, &r.TotalTasks,
+		&r.BudgetUSD, &r.Error, &created, &started, &finished}, extra...)
+	if err := row.Scan(dest...); errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("run: %w", ErrNotFound)
+	} else if err != nil {
+		return nil, fmt.Errorf("scan run: %w", err)
+	}
+	r.Config = json.RawMessage(config)
+	r.CreatedAt, r.StartedAt, r.FinishedAt = parseTime(created), parseTimePtr(started), parseTimePtr(finished)
+	return &r, nil
+}
+
+// Run returns one run with its condition snapshots.
+func (db *DB) Run(ctx context.Context, id int64) (*Run, error) {
+	r, err := scanRun(db.read.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.id = ?`, id))
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT snapshot FROM run_conditions WHERE run_id = ? ORDER BY position`, id)
+	if err != nil {
+		return nil, fmt.Errorf("run conditions: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var snap string
+		var c Condition
+		if err := rows.Scan(&snap); err != nil {
+			return nil, fmt.Errorf("run conditions: %w", err)
+		}
+		if err := json.Unmarshal([]byte(snap), &c); err != nil {
+			return nil, fmt.Errorf("run condition snapshot: %w", err)
+		}
+		r.Conditions = append(r.Conditions, c)
+	}
+	return r, rows.Err()
+}
+
+// Runs lists runs, newest first, with their progress.
+func (db *DB) Runs(ctx context.Context) ([]RunSummary, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT `+runColumns+`, d.name,
+		(SELECT count(*) FROM results x WHERE x.run_id = r.id),
+		(SELECT count(*) FROM results x WHERE x.run_id = r.id AND x.error != ''),
+		(SELECT coalesce(sum(x.cost_usd), 0) FROM results x WHERE x.run_id = r.id) +
+		(SELECT coalesce(sum(j.cost_usd), 0) FROM judgements j WHERE j.run_id = r.id)
+		FROM runs r JOIN datasets d ON d.id = r.dataset_id ORDER BY r.id DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	defer rows.Close()
+	var out []RunSummary
+	for rows.Next() {
+		var s RunSummary
+		r, err := scanRun(rows, &s.DatasetName, &s.Done, &s.Errors, &s.CostUSD)
+		if err != nil {
+			return nil, err
+		}
+		s.Run = *r
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// UnfinishedRuns returns the ids of runs that are pending or running, oldest first.
+func (db *DB) UnfinishedRuns(ctx context.Context) ([]int64, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT id FROM runs WHERE status IN (?, ?) ORDER BY id`, RunPending, RunRunning)
+	if err != nil {
+		return nil, fmt.Errorf("unfinished runs: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("unfinished runs: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// SetRunStatus records a run's status. Running stamps the start once; a finished
+// status stamps the end; running again clears the end.
+func (db *DB) SetRunStatus(ctx context.Context, id int64, status RunStatus, message string) error {
+	now := db.stamp()
+	var q string
+	if status.Finished() {
+		q = `UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?`
+	} else {
+		q = `UPDATE runs SET status = ?, error = ?, started_at = coalesce(started_at, ?), finished_at = NULL WHERE id = ?`
+	}
+	res, err := db.write.ExecContext(ctx, q, status, message, now, id)
+	if err != nil {
+		return fmt.Errorf("set run status: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("run %d: %w", id, ErrNotFound)
+	}
+	return nil
+}
