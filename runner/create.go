@@ -1,0 +1,76 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"assay/runner/config"
+	"assay/store"
+)
+
+// Create stores a pending run of cfg over a dataset and conditions, with a
+// frozen snapshot of the config (no secrets, ${ENV} references kept), the
+// evaluators chosen for the dataset's kind, and the price table as it is now.
+// It does not start the run.
+func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int64, conditions []store.Condition) (*store.Run, error) {
+	ds, err := m.db.Dataset(ctx, datasetID)
+	if err != nil {
+		return nil, err
+	}
+	if len(conditions) == 0 {
+		return nil, store.Errorf(store.EINVALID, "conditions: choose at least one")
+	}
+	spec, err := snapshot(cfg)
+	if err != nil {
+		return nil, err
+	}
+	spec.Evaluators = cfg.EvaluatorsFor(ds.Kind)
+	if err := checkEvaluators(spec.Evaluators, ds.Kind); err != nil {
+		return nil, err
+	}
+	stored, err := m.db.Prices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	spec.Prices = snapshotPrices(stored, cfg.Prices)
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		return nil, fmt.Errorf("encode run config: %w", err)
+	}
+	reps := max(spec.Execution.NumRepetitions, 1)
+	run := &store.Run{Name: spec.Name, DatasetID: ds.ID, Config: raw, Conditions: conditions, Repetitions: reps,
+		TotalTasks: ds.Samples * len(conditions) * reps, BudgetUSD: spec.BudgetUSD}
+	if err := m.db.CreateRun(ctx, run); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// snapshot returns the redacted copy of cfg that a run keeps.
+func snapshot(cfg *config.Config) (*config.Config, error) {
+	raw, err := cfg.Redacted()
+	if err != nil {
+		return nil, err
+	}
+	var spec config.Config
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		return nil, fmt.Errorf("decode run config: %w", err)
+	}
+	return &spec, nil
+}
+
+// checkEvaluators refuses evaluators that cannot score a dataset of this kind.
+func checkEvaluators(list []config.Evaluator, kind store.Kind) error {
+	need := map[config.Evaluator]store.Kind{config.EvalExactMatch: store.KindMCQ,
+		config.EvalNumericMatch: store.KindMath, config.EvalCodeExecution: store.KindCode}
+	for _, ev := range list {
+		if k, ok := need[ev]; ok && k != kind {
+			return store.Errorf(store.EINVALID, "evaluators: %s scores %s datasets, and this dataset is %s", ev, k, kind)
+		}
+	}
+	if len(list) == 0 {
+		return store.Errorf(store.EINVALID, "evaluators: choose at least one")
+	}
+	return nil
+}

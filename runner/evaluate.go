@@ -1,0 +1,115 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+
+	"assay/runner/config"
+	"assay/runner/judge"
+	"assay/runner/scoring"
+	"assay/store"
+)
+
+// judgeFunc is one LLM judge: rubric or arbiter.
+type judgeFunc func(ctx context.Context, in judge.Input) (*judge.Verdict, error)
+
+// evaluators scores responses for one run.
+type evaluators struct {
+	list       []config.Evaluator
+	kind       store.Kind
+	judges     map[config.Evaluator]judgeFunc
+	judgeModel string
+	code       *scoring.CodeEvaluator
+	sampleRate float64
+	judgeReps  int
+	prices     prices
+}
+
+// evaluate returns one judgement per evaluator (and judge repetition) for a response.
+func (e *evaluators) evaluate(ctx context.Context, t task, response string) []store.Judgement {
+	var out []store.Judgement
+	for _, ev := range e.list {
+		if ev.UsesJudge() {
+			if judged(e.sampleRate, t.key(), t.sample.SampleID) {
+				for rep := 0; rep < e.judgeReps; rep++ {
+					out = append(out, e.judge(ctx, ev, t, response, rep))
+				}
+			}
+			continue
+		}
+		out = append(out, e.deterministic(ctx, ev, t.sample, response))
+	}
+	return out
+}
+
+func (e *evaluators) judge(ctx context.Context, ev config.Evaluator, t task, response string, rep int) store.Judgement {
+	j := store.Judgement{Evaluator: string(ev), JudgeRepetition: rep}
+	in := judge.Input{Question: t.sample.Input, Reference: judgeReference(e.kind, t.sample), Response: response}
+	v, err := e.judges[ev](ctx, in)
+	if v != nil {
+		j.Raw, j.UnverifiedClaims = v.Raw, v.UnverifiedClaims
+		j.TokensIn, j.TokensOut, j.LatencyMS = v.TokensIn, v.TokensOut, v.Latency.Milliseconds()
+		j.CostUSD = e.prices.cost(e.judgeModel, v.TokensIn, v.TokensOut)
+		if !v.Structured {
+			j.Detail = "structured output was refused; the schema went in the prompt"
+		}
+	}
+	if err != nil {
+		j.Error = err.Error()
+		return j
+	}
+	for _, m := range v.Metrics {
+		j.Scores = append(j.Scores, store.Score{Metric: m.Name, Value: m.Value, Reasoning: m.Reasoning})
+	}
+	return j
+}
+
+func (e *evaluators) deterministic(ctx context.Context, ev config.Evaluator, s *store.Sample, response string) store.Judgement {
+	j := store.Judgement{Evaluator: string(ev)}
+	var out scoring.Outcome
+	switch ev {
+	case config.EvalExactMatch:
+		out = scoring.ExactMatch(response, s.Choices, s.Reference)
+	case config.EvalNumericMatch:
+		out = scoring.NumericMatch(response, s.Reference)
+	case config.EvalCodeExecution:
+		var err error
+		if out, err = e.code.Evaluate(ctx, s.Input, response, s.Test, s.EntryPoint); err != nil {
+			j.Error = err.Error()
+			return j
+		}
+	default:
+		j.Error = fmt.Sprintf("unknown evaluator %q", ev)
+		return j
+	}
+	j.Raw, j.Detail = out.Extracted, out.Detail
+	j.Scores = []store.Score{{Metric: out.Metric, Value: out.Value, Reasoning: explain(ev, out, s)}}
+	return j
+}
+
+// explain says in one line why a deterministic evaluator scored as it did.
+func explain(ev config.Evaluator, out scoring.Outcome, s *store.Sample) string {
+	verdict := "fail"
+	if out.Value == 1 {
+		verdict = "pass"
+	}
+	switch ev {
+	case config.EvalExactMatch:
+		return fmt.Sprintf("%s: extracted %q, reference %q", verdict, out.Extracted, s.Reference)
+	case config.EvalNumericMatch:
+		return fmt.Sprintf("%s: extracted %q", verdict, out.Extracted)
+	}
+	if out.Detail != "" {
+		return verdict + ": " + firstLine(out.Detail)
+	}
+	return verdict
+}
+
+func firstLine(s string) string {
+	for i, r := range s {
+		if r == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}

@@ -1,0 +1,197 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"assay/runner/agent"
+	"assay/store"
+)
+
+// execute runs one run to its end (or until ctx is done) and records its status.
+func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunStatus, error) {
+	run, err := m.db.Run(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	ds, err := m.db.Dataset(ctx, run.DatasetID)
+	if err != nil {
+		return "", err
+	}
+	samples, err := m.db.Samples(ctx, ds.ID, 0, 0)
+	if err != nil {
+		return "", err
+	}
+	ex, err := m.prepare(run, ds, samples)
+	if err != nil {
+		return store.RunFailed, m.finish(id, store.RunFailed, err.Error())
+	}
+	defer ex.agent.Close()
+	if err := m.db.SetRunStatus(ctx, id, store.RunRunning, ""); err != nil {
+		return "", err
+	}
+	m.log.Info("run started", "run_id", id, "dataset", ds.Name, "tasks", run.TotalTasks)
+	status, msg, err := ex.loop(ctx)
+	switch {
+	case err != nil:
+		status, msg = store.RunFailed, err.Error()
+	case h.cancelled.Load():
+		status, msg = store.RunCancelled, "cancelled"
+	case ctx.Err() != nil:
+		m.log.Info("run paused, resumable", "run_id", id)
+		return store.RunRunning, nil
+	}
+	return status, m.finish(id, status, msg)
+}
+
+func (m *Manager) finish(id int64, status store.RunStatus, msg string) error {
+	m.log.Info("run ended", "run_id", id, "status", status, "message", msg)
+	return m.db.SetRunStatus(context.Background(), id, status, msg)
+}
+
+// loop feeds the tasks still to do to the run's workers and returns how the run ended.
+func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) {
+	done, err := ex.m.db.DoneTasks(ctx, ex.run.ID)
+	if err != nil {
+		return "", "", err
+	}
+	cost, err := ex.m.db.RunCost(ctx, ex.run.ID)
+	if err != nil {
+		return "", "", err
+	}
+	tasks := plan(ex.samples, ex.run.Conditions, ex.run.Repetitions, done)
+	w := &workers{ex: ex, cost: cost}
+	budgetHit := w.run(ctx, tasks, max(ex.spec.Execution.MaxConcurrent, 1))
+	if err := w.err(); err != nil {
+		return "", "", err
+	}
+	if ctx.Err() != nil {
+		return "", "", nil
+	}
+	if budgetHit {
+		return store.RunBudgetExhausted, fmt.Sprintf("budget of $%.4g reached: $%.4g spent", ex.run.BudgetUSD, w.spent()), nil
+	}
+	return ex.outcome(ctx)
+}
+
+// outcome is completed when every task has a result; failed when every result is an error.
+func (ex *execution) outcome(ctx context.Context) (store.RunStatus, string, error) {
+	progress, err := ex.m.db.RunProgress(ctx, ex.run.ID)
+	if err != nil {
+		return "", "", err
+	}
+	var results, errs int
+	for _, p := range progress {
+		results += p.Done
+		errs += p.Errors
+	}
+	if results > 0 && errs == results {
+		return store.RunFailed, fmt.Sprintf("every one of %d agent calls failed; see the results for the messages", results), nil
+	}
+	return store.RunCompleted, "", nil
+}
+
+// workers execute tasks concurrently and keep the run's cost.
+type workers struct {
+	ex      *execution
+	mu      sync.Mutex
+	cost    float64
+	saveErr error
+}
+
+func (w *workers) spent() float64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cost
+}
+
+func (w *workers) err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.saveErr
+}
+
+// run starts n workers, feeds them until the tasks, the budget or ctx run out,
+// and waits. It reports whether the budget stopped it.
+func (w *workers) run(ctx context.Context, tasks []task, n int) bool {
+	work := make(chan task)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range work {
+				w.do(ctx, t)
+			}
+		}()
+	}
+	var budgetHit atomic.Bool
+	budget := w.ex.run.BudgetUSD
+	for _, t := range tasks {
+		if budget > 0 && w.spent() >= budget {
+			budgetHit.Store(true)
+			break
+		}
+		if w.err() != nil {
+			break
+		}
+		select {
+		case work <- t:
+			continue
+		case <-ctx.Done():
+		}
+		break
+	}
+	close(work)
+	wg.Wait()
+	return budgetHit.Load()
+}
+
+// do executes one task and commits its result. A task cut short by
+// cancellation is not recorded, so a resumed run does it again.
+func (w *workers) do(ctx context.Context, t task) {
+	ex := w.ex
+	res := &store.Result{RunID: ex.run.ID, SampleID: t.sample.ID, Condition: t.condition.Name, Repetition: t.repetition}
+	actx, cancel := context.WithTimeout(ctx, ex.timeout)
+	ans, err := ex.agent.Answer(actx, agent.Task{Condition: *t.condition, Prompt: Prompt(ex.spec.Prompts, ex.dataset.Kind, t.sample)})
+	cancel()
+	if ctx.Err() != nil {
+		return
+	}
+	if ans != nil {
+		res.TokensIn, res.TokensOut, res.LatencyMS, res.Attempts = ans.TokensIn, ans.TokensOut, ans.Latency.Milliseconds(), ans.Attempts
+		res.ToolCalls = ans.ToolCalls
+		res.CostUSD = ex.prices.cost(firstNonEmpty(ans.Model, ex.agentModel), ans.TokensIn, ans.TokensOut)
+	}
+	if err != nil {
+		res.Error = err.Error()
+	} else {
+		res.Response = ans.Content
+		res.Judgements = ex.eval.evaluate(ctx, t, ans.Content)
+		if ctx.Err() != nil {
+			return
+		}
+	}
+	w.save(ctx, res)
+}
+
+func (w *workers) save(ctx context.Context, res *store.Result) {
+	saved, err := w.ex.m.db.SaveResult(context.WithoutCancel(ctx), res)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err != nil {
+		if w.saveErr == nil {
+			w.saveErr = fmt.Errorf("save result: %w", err)
+		}
+		return
+	}
+	if !saved {
+		return
+	}
+	w.cost += res.CostUSD
+	for _, j := range res.Judgements {
+		w.cost += j.CostUSD
+	}
+}

@@ -1,0 +1,51 @@
+package runner
+
+import (
+	"hash/fnv"
+	"math"
+	"strconv"
+
+	"assay/store"
+)
+
+// task is one (sample, condition, repetition) of a run.
+type task struct {
+	sample     *store.Sample
+	condition  *store.Condition
+	repetition int
+}
+
+func (t task) key() store.TaskKey {
+	return store.TaskKey{SampleID: t.sample.ID, Condition: t.condition.Name, Repetition: t.repetition}
+}
+
+// plan lists the tasks not yet done, interleaved so that a partial run is
+// balanced: repetition by repetition, sample by sample, every condition in turn.
+func plan(samples []store.Sample, conditions []store.Condition, repetitions int, done map[store.TaskKey]bool) []task {
+	var out []task
+	for rep := 1; rep <= repetitions; rep++ {
+		for i := range samples {
+			for j := range conditions {
+				t := task{sample: &samples[i], condition: &conditions[j], repetition: rep}
+				if !done[t.key()] {
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// judged reports whether a result is in the judge sample. The choice hashes the
+// task, so a resumed run makes the same choice.
+func judged(rate float64, k store.TaskKey, sampleID string) bool {
+	if rate >= 1 {
+		return true
+	}
+	if rate <= 0 {
+		return false
+	}
+	h := fnv.New64a()
+	h.Write([]byte(sampleID + "\x00" + k.Condition + "\x00" + strconv.Itoa(k.Repetition)))
+	return float64(h.Sum64())/math.MaxUint64 < rate
+}

@@ -1,0 +1,153 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"assay/runner/agent"
+	"assay/runner/config"
+	"assay/runner/judge"
+	"assay/runner/llm"
+	"assay/runner/sandbox"
+	"assay/runner/scoring"
+	"assay/store"
+)
+
+// execution is one run being executed, with its agent and evaluators.
+type execution struct {
+	m          *Manager
+	run        *store.Run
+	spec       *config.Config
+	dataset    *store.Dataset
+	samples    []store.Sample
+	agent      agent.Agent
+	agentModel string
+	eval       *evaluators
+	prices     prices
+	timeout    time.Duration // one answer, every turn and retry
+}
+
+// prepare decodes a run's snapshot and builds what executing it needs. Its
+// errors are the run's fault (a missing key, no sandbox) and fail the run.
+func (m *Manager) prepare(run *store.Run, ds *store.Dataset, samples []store.Sample) (*execution, error) {
+	var spec config.Config
+	if err := json.Unmarshal(run.Config, &spec); err != nil {
+		return nil, fmt.Errorf("run config: %w", err)
+	}
+	if err := m.expand(&spec); err != nil {
+		return nil, err
+	}
+	ex := &execution{m: m, run: run, spec: &spec, dataset: ds, samples: samples, prices: spec.Prices,
+		agentModel: spec.Agent.Model, timeout: seconds(spec.Agent.TimeoutSeconds, 300)}
+	a, err := m.newAgent(&spec)
+	if err != nil {
+		return nil, err
+	}
+	ex.agent = a
+	if ex.eval, err = m.newEvaluators(&spec, ds.Kind); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return ex, nil
+}
+
+// expand resolves ${ENV} references that the snapshot kept, for this process.
+func (m *Manager) expand(spec *config.Config) error {
+	fields := map[string]*string{"agent.model": &spec.Agent.Model, "agent.base_url": &spec.Agent.BaseURL,
+		"judge.model": &spec.Judge.Model, "judge.base_url": &spec.Judge.BaseURL}
+	for name, p := range fields {
+		v, err := config.Expand(*p, m.opts.Getenv)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		*p = v
+	}
+	for i, arg := range spec.Agent.Command {
+		v, err := config.Expand(arg, m.opts.Getenv)
+		if err != nil {
+			return fmt.Errorf("agent.command[%d]: %w", i, err)
+		}
+		spec.Agent.Command[i] = v
+	}
+	return nil
+}
+
+// apiKey reads the key from the environment variable the config names.
+func (m *Manager) apiKey(field, env string) (string, error) {
+	if env == "" {
+		return "", nil
+	}
+	key := m.opts.Getenv(env)
+	if key == "" {
+		return "", fmt.Errorf("%s: environment variable %s is not set", field, env)
+	}
+	return key, nil
+}
+
+func (m *Manager) retry(spec *config.Config) llm.RetryPolicy {
+	r := spec.Execution.Retry
+	return llm.RetryPolicy{MaxAttempts: r.MaxAttempts, InitialBackoff: time.Duration(r.InitialBackoffSeconds * float64(time.Second)),
+		Multiplier: r.BackoffMultiplier, Sleep: m.opts.Sleep}
+}
+
+func (m *Manager) newAgent(spec *config.Config) (agent.Agent, error) {
+	if spec.Agent.Type != config.AgentOpenAI {
+		return nil, fmt.Errorf("agent.type %s: not available in this build", spec.Agent.Type)
+	}
+	key, err := m.apiKey("agent.api_key_env", spec.Agent.APIKeyEnv)
+	if err != nil {
+		return nil, err
+	}
+	timeout := seconds(spec.Agent.TimeoutSeconds, 300)
+	client := llm.New(llm.Config{BaseURL: spec.Agent.BaseURL, Model: spec.Agent.Model, APIKey: key,
+		Temperature: spec.Agent.Temperature, MaxTokens: spec.Agent.MaxTokens, CallTimeout: min(timeout, 120*time.Second),
+		Retry: m.retry(spec)}, m.opts.HTTPClient)
+	return &agent.Chat{Client: client}, nil
+}
+
+func (m *Manager) newEvaluators(spec *config.Config, kind store.Kind) (*evaluators, error) {
+	e := &evaluators{list: spec.Evaluators, kind: kind, judges: map[config.Evaluator]judgeFunc{},
+		judgeModel: spec.Judge.Model, sampleRate: spec.JudgeSampleRate, judgeReps: max(spec.JudgeRepetitions, 1), prices: spec.Prices}
+	for _, ev := range spec.Evaluators {
+		switch {
+		case ev.UsesJudge():
+			client, err := m.judgeClient(spec)
+			if err != nil {
+				return nil, err
+			}
+			if ev == config.EvalRubric {
+				e.judges[ev] = (&judge.Rubric{Client: client}).Judge
+			} else {
+				e.judges[ev] = (&judge.Arbiter{Client: client}).Judge
+			}
+		case ev == config.EvalCodeExecution:
+			if err := sandbox.Available(); err != nil && !spec.CodeExecution.Unsandboxed {
+				return nil, fmt.Errorf("code_execution: %w; or set code_execution.unsandboxed to run generated code without a sandbox", err)
+			}
+			e.code = &scoring.CodeEvaluator{Runner: &sandbox.Runner{Unsandboxed: spec.CodeExecution.Unsandboxed},
+				Timeout: seconds(spec.CodeExecution.TimeoutSeconds, 10)}
+		}
+	}
+	return e, nil
+}
+
+func (m *Manager) judgeClient(spec *config.Config) (*llm.Client, error) {
+	if spec.Judge.Model == "" {
+		return nil, fmt.Errorf("judge.model: required by the %v evaluators", spec.Evaluators)
+	}
+	key, err := m.apiKey("judge.api_key_env", spec.Judge.APIKeyEnv)
+	if err != nil {
+		return nil, err
+	}
+	t, seed := spec.Judge.Temperature, spec.Judge.Seed
+	return llm.New(llm.Config{BaseURL: spec.Judge.BaseURL, Model: spec.Judge.Model, APIKey: key, Temperature: &t, Seed: &seed,
+		CallTimeout: seconds(spec.Judge.TimeoutSeconds, 120), Retry: m.retry(spec)}, m.opts.HTTPClient), nil
+}
+
+func seconds(n, def int) time.Duration {
+	if n <= 0 {
+		n = def
+	}
+	return time.Duration(n) * time.Second
+}

@@ -1,0 +1,57 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+
+	"assay/runner/config"
+	"assay/store"
+)
+
+// The built-in prompt templates. {question} is the sample's input; for mcq,
+// {choices} is the lettered list. A run's config may override each.
+const (
+	DefaultMCQPrompt  = "{question}\n\n{choices}\n\nAnswer with the letter of the correct option (A, B, C or D). End with a line of the form \"Answer: X\"."
+	DefaultMathPrompt = "{question}\n\nSolve the problem step by step. End your answer with a final line of the form \"#### N\", where N is the final number."
+	DefaultCodePrompt = "Complete the following Python function. Reply with the whole function in one ```python code block.\n\n```python\n{question}```"
+)
+
+// PromptTemplate returns the template a run uses for a kind.
+func PromptTemplate(p config.Prompts, kind store.Kind) string {
+	switch kind {
+	case store.KindMCQ:
+		return firstNonEmpty(p.MCQ, DefaultMCQPrompt)
+	case store.KindMath:
+		return firstNonEmpty(p.Math, DefaultMathPrompt)
+	case store.KindCode:
+		return firstNonEmpty(p.Code, DefaultCodePrompt)
+	}
+	return "{question}"
+}
+
+// Prompt builds the user message for a sample.
+func Prompt(p config.Prompts, kind store.Kind, s *store.Sample) string {
+	var choices strings.Builder
+	for i, c := range s.Choices {
+		fmt.Fprintf(&choices, "(%c) %s\n", 'A'+i, c)
+	}
+	r := strings.NewReplacer("{question}", s.Input, "{choices}", strings.TrimSuffix(choices.String(), "\n"))
+	return r.Replace(PromptTemplate(p, kind))
+}
+
+// judgeReference is the golden answer as a judge should see it.
+func judgeReference(kind store.Kind, s *store.Sample) string {
+	if kind == store.KindMCQ && len(s.Reference) == 1 {
+		if i := int(s.Reference[0] - 'A'); i >= 0 && i < len(s.Choices) {
+			return fmt.Sprintf("(%s) %s", s.Reference, s.Choices[i])
+		}
+	}
+	return s.Reference
+}
+
+func firstNonEmpty(a, b string) string {
+	if strings.TrimSpace(a) != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,194 @@
+// Package runner executes runs: every sample under every condition, N times,
+// each result and its scores committed the moment they exist.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"assay/store"
+)
+
+// Options configures a Manager.
+type Options struct {
+	Logger     *slog.Logger
+	HTTPClient *http.Client // for model and judge calls; nil: a fresh client
+	Getenv     func(string) string
+	// Sleep waits between retries; nil uses a timer. Tests inject one.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Manager owns the runs executing in this process: it starts, cancels and
+// resumes them, and stops them all on Close.
+type Manager struct {
+	db   *store.DB
+	opts Options
+	log  *slog.Logger
+
+	base   context.Context
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	active map[int64]*handle
+}
+
+// handle is one executing run.
+type handle struct {
+	cancel    context.CancelFunc
+	cancelled atomic.Bool // by a user, not by shutdown
+	done      chan struct{}
+}
+
+// New returns a manager over db.
+func New(db *store.DB, opts Options) *Manager {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	base, stop := context.WithCancel(context.Background())
+	return &Manager{db: db, opts: opts, log: opts.Logger, base: base, stop: stop, active: map[int64]*handle{}}
+}
+
+// ErrClosed is returned when a run is started on a closed manager.
+var ErrClosed = errors.New("runner: closed")
+
+// register marks a run as executing here; false when it already is.
+func (m *Manager) register(id int64, cancel context.CancelFunc) (*handle, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.base.Err() != nil {
+		return nil, false, ErrClosed
+	}
+	if _, ok := m.active[id]; ok {
+		return nil, false, nil
+	}
+	h := &handle{cancel: cancel, done: make(chan struct{})}
+	m.active[id] = h
+	m.wg.Add(1)
+	return h, true, nil
+}
+
+func (m *Manager) unregister(id int64, h *handle) {
+	m.mu.Lock()
+	delete(m.active, id)
+	m.mu.Unlock()
+	close(h.done)
+	m.wg.Done()
+}
+
+// Active reports whether a run is executing in this process.
+func (m *Manager) Active(id int64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.active[id]
+	return ok
+}
+
+// Start executes a run in the background. Starting a run that is already
+// executing does nothing.
+func (m *Manager) Start(id int64) error {
+	ctx, cancel := context.WithCancel(m.base)
+	h, ok, err := m.register(id, cancel)
+	if err != nil || !ok {
+		cancel()
+		return err
+	}
+	go func() {
+		defer m.unregister(id, h)
+		defer cancel()
+		if _, err := m.execute(ctx, id, h); err != nil {
+			m.log.Error("run failed", "run_id", id, "err", err)
+		}
+	}()
+	return nil
+}
+
+// Execute runs a run in the foreground until it ends or ctx is done. When ctx
+// ends first the run stays resumable and its status is returned as running.
+func (m *Manager) Execute(ctx context.Context, id int64) (store.RunStatus, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopOnClose := context.AfterFunc(m.base, cancel)
+	defer stopOnClose()
+	h, ok, err := m.register(id, cancel)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", store.Errorf(store.ECONFLICT, "run %d is already executing", id)
+	}
+	defer m.unregister(id, h)
+	return m.execute(ctx, id, h)
+}
+
+// Cancel stops a run. A run not executing here is marked cancelled directly.
+func (m *Manager) Cancel(ctx context.Context, id int64) error {
+	m.mu.Lock()
+	h, ok := m.active[id]
+	m.mu.Unlock()
+	if ok {
+		h.cancelled.Store(true)
+		h.cancel()
+		<-h.done
+		return nil
+	}
+	r, err := m.db.Run(ctx, id)
+	if err != nil {
+		return err
+	}
+	if r.Status.Finished() {
+		return nil
+	}
+	return m.db.SetRunStatus(ctx, id, store.RunCancelled, "cancelled")
+}
+
+// Resume starts a cancelled, failed or budget-stopped run again; finished tasks
+// are not redone.
+func (m *Manager) Resume(ctx context.Context, id int64) error {
+	if _, err := m.db.Run(ctx, id); err != nil {
+		return err
+	}
+	if err := m.db.SetRunStatus(ctx, id, store.RunPending, ""); err != nil {
+		return err
+	}
+	return m.Start(id)
+}
+
+// ResumeUnfinished starts every pending or running run, as after a restart.
+func (m *Manager) ResumeUnfinished(ctx context.Context) ([]int64, error) {
+	ids, err := m.db.UnfinishedRuns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if err := m.Start(id); err != nil {
+			return nil, fmt.Errorf("resume run %d: %w", id, err)
+		}
+		m.log.Info("resuming run", "run_id", id)
+	}
+	return ids, nil
+}
+
+// Close stops every executing run, leaving each resumable, and waits for them.
+func (m *Manager) Close(ctx context.Context) error {
+	m.mu.Lock()
+	m.stop()
+	m.mu.Unlock()
+	done := make(chan struct{})
+	go func() { m.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("close runner: %w", ctx.Err())
+	}
+}
