@@ -13,6 +13,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"assay/runner"
 	"assay/store"
 	"assay/templates"
 )
@@ -26,14 +27,16 @@ type Config struct {
 	Token     string // access token; required unless Addr is loopback
 	MaxUpload int64  // bytes; 0 = DefaultMaxUpload
 	Logger    *slog.Logger
+	Runner    *runner.Manager // executes runs; nil: a manager of the server's own
 }
 
 // Server is assay's HTTP server.
 type Server struct {
-	db   *store.DB
-	cfg  Config
-	log  *slog.Logger
-	echo *echo.Echo
+	db     *store.DB
+	cfg    Config
+	log    *slog.Logger
+	echo   *echo.Echo
+	runner *runner.Manager
 }
 
 // New builds a server over db. It refuses a non-loopback address without a token.
@@ -47,7 +50,10 @@ func New(db *store.DB, cfg Config) (*Server, error) {
 	if cfg.Addr != "" && cfg.Token == "" && !IsLoopback(cfg.Addr) {
 		return nil, fmt.Errorf("listening on %s needs an access token: pass --token or set ASSAY_TOKEN", cfg.Addr)
 	}
-	s := &Server{db: db, cfg: cfg, log: cfg.Logger, echo: echo.New()}
+	if cfg.Runner == nil {
+		cfg.Runner = runner.New(db, runner.Options{Logger: cfg.Logger})
+	}
+	s := &Server{db: db, cfg: cfg, log: cfg.Logger, echo: echo.New(), runner: cfg.Runner}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError
 	s.routes()

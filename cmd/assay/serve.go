@@ -6,7 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"time"
 
+	"assay/runner"
 	"assay/store"
 	"assay/web"
 )
@@ -26,7 +28,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer db.Close()
-	srv, err := web.New(db, web.Config{Addr: *addr, Token: *token, MaxUpload: *maxUpload << 20, Logger: logger})
+	runs := runner.New(db, runner.Options{Logger: logger})
+	srv, err := web.New(db, web.Config{Addr: *addr, Token: *token, MaxUpload: *maxUpload << 20, Logger: logger, Runner: runs})
 	if err != nil {
 		return err
 	}
@@ -34,8 +37,21 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	resumed, err := runs.ResumeUnfinished(ctx)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "assay %s serving http://%s (database %s)\n", version, ln.Addr(), *dbPath)
+	if len(resumed) > 0 {
+		fmt.Fprintf(stdout, "resumed unfinished runs %v\n", resumed)
+	}
+	// Stop in order: the HTTP server, then the runs (left resumable), then the database.
 	err = srv.ListenAndServe(ctx, ln)
+	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if cerr := runs.Close(closeCtx); cerr != nil && err == nil {
+		err = cerr
+	}
 	logger.Info("stopped")
 	return err
 }
