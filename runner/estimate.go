@@ -1,0 +1,108 @@
+package runner
+
+import (
+	"slices"
+	"unicode/utf8"
+
+	"assay/runner/config"
+	"assay/store"
+)
+
+// Estimate is a forecast of a run's calls, tokens and cost, made before it is launched.
+type Estimate struct {
+	AgentCalls int
+	JudgeCalls int
+	TokensIn   int // agent and judge calls
+	TokensOut  int
+	CostUSD    float64
+	Unpriced   []string // models the run would call that have no price: their calls count as free
+}
+
+// The guesses an estimate rests on.
+const (
+	charsPerToken     = 4
+	messageOverhead   = 8   // role markers and framing of one chat message
+	minAgentOutput    = 64  // tokens of the shortest answer we expect
+	judgeInstructions = 700 // the rubric or arbiter instructions and answer schema
+	judgeOutput       = 250 // scores, reasoning and claims
+)
+
+// EstimateRun forecasts a run of cfg over samples and conditions. It is a
+// rough estimate. Call counts are exact unless calls fail, since the judge
+// sample is the same deterministic choice the run makes; tokens are guessed:
+// four characters a token; the agent reads the condition's system prompt and
+// the sample's prompt and answers twice the reference's length (at least 64
+// tokens, at most agent.max_tokens); a judge reads the question, reference and
+// that answer plus about 700 tokens of instructions and writes about 250. MCP
+// tool definitions, further tool-loop turns and retries are not counted.
+func EstimateRun(cfg *config.Config, kind store.Kind, samples []store.Sample, conditions []store.Condition, prices map[string]config.Price) Estimate {
+	var e Estimate
+	judges := 0
+	for _, ev := range cfg.EvaluatorsFor(kind) {
+		if ev.UsesJudge() {
+			judges++
+		}
+	}
+	perJudged := judges * max(cfg.JudgeRepetitions, 1)
+	var agentIn, agentOut, judgeIn int
+	for i := range samples {
+		s := &samples[i]
+		prompt := tokens(Prompt(cfg.Prompts, kind, s)) + messageOverhead
+		answer := answerTokens(cfg.Agent.MaxTokens, s.Reference)
+		judgeRead := tokens(s.Input) + tokens(judgeReference(kind, s)) + answer + judgeInstructions
+		for _, c := range conditions {
+			in := prompt + systemTokens(c.SystemPrompt)
+			for rep := 1; rep <= max(cfg.Execution.NumRepetitions, 1); rep++ {
+				e.AgentCalls++
+				agentIn += in
+				agentOut += answer
+				if perJudged > 0 && judged(cfg.JudgeSampleRate, store.TaskKey{Condition: c.Name, Repetition: rep}, s.SampleID) {
+					e.JudgeCalls += perJudged
+					judgeIn += perJudged * judgeRead
+				}
+			}
+		}
+	}
+	judgeOut := e.JudgeCalls * judgeOutput
+	e.TokensIn, e.TokensOut = agentIn+judgeIn, agentOut+judgeOut
+	e.CostUSD += e.price(prices, cfg.Agent.Model, e.AgentCalls, agentIn, agentOut)
+	e.CostUSD += e.price(prices, cfg.Judge.Model, e.JudgeCalls, judgeIn, judgeOut)
+	return e
+}
+
+// price is what calls to a model cost; a called model without a price is
+// noted as unpriced.
+func (e *Estimate) price(prices map[string]config.Price, model string, calls, in, out int) float64 {
+	if calls == 0 {
+		return 0
+	}
+	p, ok := prices[model]
+	if !ok {
+		if !slices.Contains(e.Unpriced, model) {
+			e.Unpriced = append(e.Unpriced, model)
+			slices.Sort(e.Unpriced)
+		}
+		return 0
+	}
+	return (float64(in)*p.InputPerMTok + float64(out)*p.OutputPerMTok) / 1e6
+}
+
+func tokens(s string) int {
+	return (utf8.RuneCountInString(s) + charsPerToken - 1) / charsPerToken
+}
+
+func systemTokens(prompt string) int {
+	if prompt == "" {
+		return 0
+	}
+	return tokens(prompt) + messageOverhead
+}
+
+// answerTokens guesses the length of the agent's answer from the reference's.
+func answerTokens(maxTokens int, reference string) int {
+	n := max(minAgentOutput, 2*tokens(reference))
+	if maxTokens > 0 {
+		n = min(n, maxTokens)
+	}
+	return n
+}
