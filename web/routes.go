@@ -35,6 +35,10 @@ func (s *Server) routes() {
 	e.POST("/conditions/:id", s.updateCondition)
 	e.POST("/conditions/:id/delete", s.deleteCondition)
 
+	e.GET("/settings", s.settingsPage)
+	e.POST("/settings/prices", s.setPrice)
+	e.POST("/settings/prices/delete", s.deletePrice)
+
 	api := e.Group("/api")
 	api.GET("/datasets", s.apiDatasets)
 	api.POST("/datasets", s.apiUploadDataset)

@@ -1,0 +1,98 @@
+package web
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"assay/store"
+	"assay/templates"
+)
+
+// settingsPage handles GET /settings; ?model= fills the price form with that model.
+func (s *Server) settingsPage(c echo.Context) error {
+	form := templates.PriceForm{Model: c.QueryParam("model")}
+	if form.Model != "" {
+		prices, err := s.db.Prices(c.Request().Context())
+		if err != nil {
+			return err
+		}
+		for _, p := range prices {
+			if p.Model == form.Model {
+				form.Input, form.Output, form.Edit = price(p.InputPerMTok), price(p.OutputPerMTok), true
+			}
+		}
+	}
+	return s.renderSettings(c, http.StatusOK, form)
+}
+
+func (s *Server) renderSettings(c echo.Context, status int, form templates.PriceForm) error {
+	prices, err := s.db.Prices(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	v := templates.SettingsView{Page: s.page(c, "Settings", "settings"), Form: form}
+	for _, p := range prices {
+		v.Prices = append(v.Prices, templates.PriceRow{Model: p.Model, InputPerMTok: p.InputPerMTok,
+			OutputPerMTok: p.OutputPerMTok, UpdatedAt: templates.Stamp(p.UpdatedAt)})
+	}
+	return render(c, status, templates.Settings(v))
+}
+
+// setPrice handles POST /settings/prices: adds a price or changes an existing model's.
+func (s *Server) setPrice(c echo.Context) error {
+	form := templates.PriceForm{Model: strings.TrimSpace(c.FormValue("model")), Input: c.FormValue("input"), Output: c.FormValue("output")}
+	p, err := priceFromForm(form)
+	if err == nil {
+		err = s.db.SetPrice(c.Request().Context(), p)
+	}
+	if err != nil {
+		if store.ErrorCode(err) != store.EINVALID {
+			return err
+		}
+		form.Error = store.ErrorMessage(err)
+		return s.renderSettings(c, statusFor(err), form)
+	}
+	setFlash(c, "ok", fmt.Sprintf("Saved the price of %s. Runs launched from now on use it.", p.Model))
+	return redirect(c, "/settings")
+}
+
+// deletePrice handles POST /settings/prices/delete.
+func (s *Server) deletePrice(c echo.Context) error {
+	model := c.FormValue("model")
+	if err := s.db.DeletePrice(c.Request().Context(), model); err != nil {
+		return err
+	}
+	setFlash(c, "ok", fmt.Sprintf("Deleted the price of %s. Past runs keep the prices they were launched with.", model))
+	return redirect(c, "/settings")
+}
+
+func priceFromForm(f templates.PriceForm) (store.Price, error) {
+	if f.Model == "" {
+		return store.Price{}, store.Errorf(store.EINVALID, "Model: enter the model's name as the API knows it.")
+	}
+	in, err := parseUSD("Input price", f.Input)
+	if err != nil {
+		return store.Price{}, err
+	}
+	out, err := parseUSD("Output price", f.Output)
+	if err != nil {
+		return store.Price{}, err
+	}
+	return store.Price{Model: f.Model, InputPerMTok: in, OutputPerMTok: out}, nil
+}
+
+// parseUSD reads an amount of dollars, with or without a leading $.
+func parseUSD(field, text string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(text), "$"), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return 0, store.Errorf(store.EINVALID, "%s: %q is not an amount of USD per million tokens; enter a number such as 0.15 (0 for a free model).", field, text)
+	}
+	return v, nil
+}
+
+func price(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
