@@ -1,8 +1,10 @@
 package templates
 
 import (
+	"math"
 	"net/url"
 	"strconv"
+	"strings"
 )
 
 // PriceRow is one model's price in the settings table.
@@ -29,22 +31,25 @@ type SettingsView struct {
 	Form   PriceForm
 }
 
-// USD formats an amount in dollars with as many decimals as small amounts need.
+// USD formats an amount in dollars: cents from $1, two significant digits below.
 func USD(v float64) string {
 	switch {
 	case v == 0:
 		return "$0"
-	case v >= 100:
+	case v >= 1:
 		return "$" + strconv.FormatFloat(v, 'f', 2, 64)
-	case v >= 0.01:
-		return "$" + strconv.FormatFloat(v, 'f', 4, 64)
 	}
-	return "$" + strconv.FormatFloat(v, 'g', 3, 64)
+	decimals := min(int(-math.Floor(math.Log10(v)))+1, 8)
+	return "$" + strconv.FormatFloat(v, 'f', decimals, 64)
 }
 
-// PerMTok formats a price per million tokens as the user typed it.
+// PerMTok formats a price per million tokens: cents always, more digits when set.
 func PerMTok(v float64) string {
-	return "$" + strconv.FormatFloat(v, 'f', -1, 64)
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if i := strings.IndexByte(s, '.'); i < 0 || len(s)-i < 3 {
+		s = strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return "$" + s
 }
 
 func queryEscape(s string) string { return url.QueryEscape(s) }

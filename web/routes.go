@@ -19,7 +19,7 @@ func (s *Server) routes() {
 
 	e.StaticFS("/static", static.FS)
 	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok") })
-	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/datasets") })
+	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/runs") })
 	e.GET("/login", s.loginPage)
 	e.POST("/login", s.login)
 	e.POST("/logout", s.logout)
@@ -35,6 +35,15 @@ func (s *Server) routes() {
 	e.POST("/conditions/:id", s.updateCondition)
 	e.POST("/conditions/:id/delete", s.deleteCondition)
 
+	e.GET("/runs", s.runsPage)
+	e.GET("/runs/new", s.newRunPage)
+	e.POST("/runs", s.createRun)
+	e.POST("/runs/estimate", s.estimateRun)
+	e.GET("/runs/:id", s.runPage)
+	e.GET("/runs/:id/progress", s.runProgress)
+	e.POST("/runs/:id/cancel", s.cancelRun)
+	e.POST("/runs/:id/resume", s.resumeRun)
+
 	e.GET("/settings", s.settingsPage)
 	e.POST("/settings/prices", s.setPrice)
 	e.POST("/settings/prices/delete", s.deletePrice)
@@ -49,6 +58,9 @@ func (s *Server) routes() {
 	api.GET("/conditions/:id", s.apiCondition)
 	api.PUT("/conditions/:id", s.apiUpdateCondition)
 	api.DELETE("/conditions/:id", s.apiDeleteCondition)
+	api.GET("/runs", s.apiRuns)
+	api.GET("/runs/:id", s.apiRun)
+	api.POST("/runs/:id/cancel", s.apiCancelRun)
 }
 
 // secureHeaders keeps pages from loading anything from elsewhere or being framed.

@@ -1,0 +1,152 @@
+package templates
+
+import (
+	"fmt"
+	"strings"
+)
+
+// RunForm is the new run form as the user typed it: every field is kept as
+// text so a refused form comes back unchanged.
+type RunForm struct {
+	DatasetID  string
+	Name       string
+	Conditions []string // ids of the chosen conditions
+	Evaluators []string // names of the chosen evaluators
+	Prompt     string   // the kind's prompt template, perhaps edited
+
+	Repetitions string
+	Concurrency string
+	BudgetUSD   string
+
+	AgentBaseURL     string
+	AgentModel       string
+	AgentKeyEnv      string
+	AgentTemperature string
+	AgentMaxTokens   string
+
+	JudgeBaseURL     string
+	JudgeModel       string
+	JudgeKeyEnv      string
+	JudgeTemperature string
+	JudgeSeed        string
+	SampleRate       string
+	JudgeRepetitions string
+
+	Error   string
+	FromRun int64 // the run the defaults were taken from, if any
+}
+
+// DatasetOption is one dataset a run can use.
+type DatasetOption struct {
+	ID      int64
+	Name    string
+	Kind    string
+	Samples int
+}
+
+// ConditionOption is one condition the form offers.
+type ConditionOption struct {
+	ID           int64
+	Name         string
+	SystemPrompt string
+	Servers      int
+	Checked      bool
+}
+
+// EvaluatorOption is one evaluator the form offers.
+type EvaluatorOption struct {
+	Name    string
+	About   string
+	ForKind string // the only kind it scores; "" for every kind
+	Judge   bool
+	Checked bool
+}
+
+// RunFormView is the new run page.
+type RunFormView struct {
+	Page          Page
+	Form          RunForm
+	Datasets      []DatasetOption
+	Kind          string // of the chosen dataset
+	Conditions    []ConditionOption
+	Evaluators    []EvaluatorOption
+	DefaultPrompt string // of the kind; "" for qa, whose samples are sent as they are
+	Estimate      EstimateView
+}
+
+// EstimateView is the forecast shown before launch, or why there is none yet.
+type EstimateView struct {
+	Problem     string
+	Samples     int
+	Conditions  int
+	Repetitions int
+	Judges      []string // the judge evaluators
+	SampleRate  float64
+	JudgeReps   int
+	AgentCalls  int
+	JudgeCalls  int
+	TokensIn    int
+	TokensOut   int
+	CostUSD     float64
+	Unpriced    []string // models without a price
+	UnsetEnv    []string // key variables not set in the server's environment
+}
+
+// Tokens formats a token count for people: 950, 12.3k, 1.2M.
+func Tokens(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.0fk", float64(n)/1e3)
+	case n >= 1_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}
+
+// firstLine is the first non-blank line of s, or empty when there is none.
+func firstLine(s, empty string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return empty
+}
+
+// Count writes n with a noun, plural when n is not 1: "1 sample", "3 samples".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// listSep is what follows item i of n in a list written out: ", " or "".
+func listSep(i, n int) string {
+	if i < n-1 {
+		return ", "
+	}
+	return ""
+}
+
+// judgeNote says which judges score which share of the answers, how often.
+func judgeNote(e EstimateView) string {
+	if len(e.Judges) == 0 {
+		return "no judge evaluator"
+	}
+	return strings.Join(e.Judges, " and ") + " " + judgeShare(e.SampleRate, e.JudgeReps)
+}
+
+// judgeShare says which share of the answers a judge scores, how often.
+func judgeShare(rate float64, reps int) string {
+	share := "on every answer"
+	if rate < 1 {
+		share = fmt.Sprintf("on %.4g%% of answers", rate*100)
+	}
+	if reps > 1 {
+		share += fmt.Sprintf(", %d times each", reps)
+	}
+	return share
+}

@@ -1,0 +1,132 @@
+package templates
+
+// RunRow is one run in the list.
+type RunRow struct {
+	ID         int64
+	Name       string
+	Status     string
+	DatasetID  int64
+	Dataset    string
+	Conditions []string
+	Done       int
+	Total      int
+	Errors     int
+	CostUSD    float64
+	Started    string
+	Finished   string
+}
+
+// RunsView is the list of runs, newest first.
+type RunsView struct {
+	Page Page
+	Runs []RunRow
+}
+
+// RunView is one run's page: its frozen settings, then its live part.
+type RunView struct {
+	Page     Page
+	Run      RunFacts
+	Progress RunProgress
+}
+
+// RunFacts are a run's settings, frozen at launch.
+type RunFacts struct {
+	ID               int64
+	Name             string
+	Dataset          DatasetRow
+	Conditions       []string
+	Repetitions      int
+	AgentModel       string
+	AgentBaseURL     string
+	AgentKeyEnv      string // the variable's name; keys are never shown
+	AgentTemperature string // "" when the server's default
+	AgentMaxTokens   int
+	JudgeModel       string
+	JudgeBaseURL     string
+	JudgeTemperature float64
+	JudgeSeed        int
+	Evaluators       []string
+	SampleRate       float64
+	JudgeRepetitions int
+	Concurrency      int
+	BudgetUSD        float64
+	Prices           []RunPrice // of the models the run calls, from its snapshot
+	Created          string
+}
+
+// RunPrice is what a run's model costs, as the run was launched with.
+type RunPrice struct {
+	Model         string
+	Priced        bool
+	InputPerMTok  float64
+	OutputPerMTok float64
+}
+
+// RunProgress is the live part of a run page, polled while the run works.
+type RunProgress struct {
+	ID          int64
+	Status      string
+	Polling     bool // pending or running: the fragment asks to be fetched again
+	CanCancel   bool
+	CanResume   bool
+	Message     string // the run's error, or why it stopped
+	CSRF        string
+	Done        int
+	Total       int
+	Errors      int
+	JudgeErrors int
+	Retried     int
+	CostUSD     float64
+	Started     string
+	Finished    string
+	Elapsed     string
+	ETA         string // "" when unknown or finished
+	Conditions  []ConditionProgress
+	Summary     RunSummary
+}
+
+// ConditionProgress is how far one condition of a run has come.
+type ConditionProgress struct {
+	Name        string
+	Done        int
+	Total       int
+	Errors      int
+	JudgeErrors int
+	Retried     int
+	CostUSD     float64
+}
+
+// RunSummary is the basic table of a run's metrics per condition.
+type RunSummary struct {
+	Conditions []SummaryCondition
+}
+
+// SummaryCondition is one condition's metrics in the summary.
+type SummaryCondition struct {
+	Name        string
+	Results     int
+	Errors      int
+	JudgeErrors int
+	CostUSD     float64
+	Metrics     []SummaryMetric
+}
+
+// SummaryMetric is one metric's statistics under one condition.
+type SummaryMetric struct {
+	Evaluator string
+	Name      string
+	Mean      float64
+	Std       float64
+	CILo      float64
+	CIHi      float64
+	N         int
+	Samples   int
+}
+
+// Percent is done/total as a whole percentage, for progress bars.
+func Percent(done, total int) int {
+	if total <= 0 {
+		return 0
+	}
+	return min(100, done*100/total)
+}

@@ -1,0 +1,82 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"assay/runner"
+)
+
+// RunJSON is a run as the API lists it.
+type RunJSON struct {
+	ID         int64      `json:"run_id"`
+	Name       string     `json:"name"`
+	Status     string     `json:"status"`
+	DatasetID  int64      `json:"dataset_id"`
+	Dataset    string     `json:"dataset"`
+	Conditions []string   `json:"conditions"`
+	TotalTasks int        `json:"total_tasks"`
+	Results    int        `json:"results"`
+	Errors     int        `json:"errors"`
+	CostUSD    float64    `json:"cost_usd"`
+	CreatedAt  time.Time  `json:"created_at"`
+	StartedAt  *time.Time `json:"started_at"`
+	FinishedAt *time.Time `json:"finished_at"`
+}
+
+// apiRuns handles GET /api/runs: every run, newest first.
+func (s *Server) apiRuns(c echo.Context) error {
+	ctx := c.Request().Context()
+	list, err := s.db.Runs(ctx)
+	if err != nil {
+		return err
+	}
+	out := []RunJSON{}
+	for _, r := range list {
+		run, err := s.db.Run(ctx, r.ID)
+		if err != nil {
+			return err
+		}
+		j := RunJSON{ID: r.ID, Name: r.Name, Status: string(r.Status), DatasetID: r.DatasetID, Dataset: r.DatasetName,
+			Conditions: []string{}, TotalTasks: r.TotalTasks, Results: r.Done, Errors: r.Errors, CostUSD: r.CostUSD,
+			CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
+		for _, c := range run.Conditions {
+			j.Conditions = append(j.Conditions, c.Name)
+		}
+		out = append(out, j)
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// apiRun handles GET /api/runs/:id: the run's summary, as `assay run --json` prints it.
+func (s *Server) apiRun(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	sum, err := runner.Summarize(c.Request().Context(), s.db, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, sum)
+}
+
+// apiCancelRun handles POST /api/runs/:id/cancel: stops the run and answers
+// its summary. Cancelling a run that has ended changes nothing.
+func (s *Server) apiCancelRun(c echo.Context) error {
+	ctx := c.Request().Context()
+	run, err := s.pathRun(c)
+	if err != nil {
+		return err
+	}
+	if err := s.runner.Cancel(ctx, run.ID); err != nil {
+		return err
+	}
+	sum, err := runner.Summarize(ctx, s.db, run.ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, sum)
+}

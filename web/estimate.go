@@ -1,0 +1,86 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"os"
+
+	"github.com/labstack/echo/v4"
+
+	"assay/runner"
+	"assay/runner/config"
+	"assay/store"
+	"assay/templates"
+)
+
+// estimateRun handles POST /runs/estimate: the estimate panel for the form as it stands.
+func (s *Server) estimateRun(c echo.Context) error {
+	form, err := c.FormParams()
+	if err != nil {
+		return store.Errorf(store.EINVALID, "The form could not be read: %v", err)
+	}
+	e, err := s.estimate(c.Request().Context(), readRunForm(form))
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, templates.EstimateBody(e))
+}
+
+// estimate forecasts the run a form describes, or says what keeps it from one.
+func (s *Server) estimate(ctx context.Context, f templates.RunForm) (templates.EstimateView, error) {
+	spec, err := s.runSpec(ctx, f)
+	if err != nil {
+		if store.ErrorCode(err) != store.EINVALID {
+			return templates.EstimateView{}, err
+		}
+		return templates.EstimateView{Problem: store.ErrorMessage(err)}, nil
+	}
+	samples, err := s.db.Samples(ctx, spec.dataset.ID, 0, 0)
+	if err != nil {
+		return templates.EstimateView{}, err
+	}
+	prices, err := s.priceTable(ctx)
+	if err != nil {
+		return templates.EstimateView{}, err
+	}
+	cfg := spec.cfg
+	e := runner.EstimateRun(cfg, spec.dataset.Kind, samples, spec.conditions, prices)
+	v := templates.EstimateView{Samples: len(samples), Conditions: len(spec.conditions),
+		Repetitions: cfg.Execution.NumRepetitions, SampleRate: cfg.JudgeSampleRate, JudgeReps: cfg.JudgeRepetitions,
+		AgentCalls: e.AgentCalls, JudgeCalls: e.JudgeCalls, TokensIn: e.TokensIn, TokensOut: e.TokensOut,
+		CostUSD: e.CostUSD, Unpriced: e.Unpriced, UnsetEnv: unsetKeys(cfg)}
+	for _, ev := range cfg.Evaluators {
+		if ev.UsesJudge() {
+			v.Judges = append(v.Judges, string(ev))
+		}
+	}
+	return v, nil
+}
+
+func (s *Server) priceTable(ctx context.Context) (map[string]config.Price, error) {
+	list, err := s.db.Prices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]config.Price, len(list))
+	for _, p := range list {
+		out[p.Model] = config.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok}
+	}
+	return out, nil
+}
+
+// unsetKeys names the key variables the run needs that this server's
+// environment lacks: the run would fail at its start. Values are never read out.
+func unsetKeys(cfg *config.Config) []string {
+	var out []string
+	needJudge := false
+	for _, ev := range cfg.Evaluators {
+		needJudge = needJudge || ev.UsesJudge()
+	}
+	for i, env := range []string{cfg.Agent.APIKeyEnv, cfg.Judge.APIKeyEnv} {
+		if env != "" && (i == 0 || needJudge) && os.Getenv(env) == "" && (len(out) == 0 || out[0] != env) {
+			out = append(out, env)
+		}
+	}
+	return out
+}

@@ -1,0 +1,161 @@
+package web
+
+import (
+	"math"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"assay/runner"
+	"assay/runner/config"
+	"assay/store"
+	"assay/templates"
+)
+
+// This file reads the fields of the new run form into a config, naming the
+// field of each problem.
+
+// fieldParser reads form fields, keeping the first problem.
+type fieldParser struct{ err error }
+
+func (p *fieldParser) fail(format string, args ...any) {
+	if p.err == nil {
+		p.err = store.Errorf(store.EINVALID, format, args...)
+	}
+}
+
+func (p *fieldParser) integer(field, text string, lo, hi int) int {
+	n, err := strconv.Atoi(strings.TrimSpace(text))
+	if err != nil || n < lo || n > hi {
+		p.fail("%s: enter a whole number from %d to %d.", field, lo, hi)
+	}
+	return n
+}
+
+// optFloat reads a number that may be left empty, which gives def.
+func (p *fieldParser) optFloat(field, text string, lo, hi, def float64) float64 {
+	text = strings.TrimPrefix(strings.TrimSpace(text), "$")
+	if text == "" {
+		return def
+	}
+	v, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsNaN(v) || v < lo || v > hi {
+		if hi == math.MaxFloat64 {
+			p.fail("%s: enter a number of at least %v, or leave it empty.", field, lo)
+		} else {
+			p.fail("%s: enter a number from %v to %v.", field, lo, hi)
+		}
+	}
+	return v
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// endpoint reads a base URL and the name of the variable holding its key.
+func (p *fieldParser) endpoint(who, baseURL, keyEnv string) (string, string) {
+	baseURL, keyEnv = strings.TrimSpace(baseURL), strings.TrimSpace(keyEnv)
+	if baseURL != "" {
+		if u, err := url.Parse(baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			p.fail("%s base URL: %q is not an http(s) URL such as http://127.0.0.1:11434/v1.", who, baseURL)
+		}
+	}
+	if keyEnv != "" && !envName.MatchString(keyEnv) {
+		p.fail("%s API key variable: enter the name of the environment variable that holds the key (such as OPENAI_API_KEY), never the key itself.", who)
+	}
+	if baseURL == "" && keyEnv == "" {
+		keyEnv = "OPENAI_API_KEY" // OpenAI's API needs its key; other servers may need none
+	}
+	return baseURL, keyEnv
+}
+
+func (p *fieldParser) agent(a *config.Agent, f templates.RunForm) {
+	a.BaseURL, a.APIKeyEnv = p.endpoint("Agent", f.AgentBaseURL, f.AgentKeyEnv)
+	if a.Model = strings.TrimSpace(f.AgentModel); a.Model == "" {
+		p.fail("Agent model: enter the model the agent uses, such as gpt-4o-mini.")
+	}
+	if strings.TrimSpace(f.AgentTemperature) != "" {
+		t := p.optFloat("Agent temperature", f.AgentTemperature, 0, 2, 0)
+		a.Temperature = &t
+	}
+	if strings.TrimSpace(f.AgentMaxTokens) != "" {
+		a.MaxTokens = p.integer("Agent max tokens", f.AgentMaxTokens, 1, 1_000_000)
+	}
+}
+
+func (p *fieldParser) judge(cfg *config.Config, f templates.RunForm) {
+	j := &cfg.Judge
+	j.BaseURL, j.APIKeyEnv = p.endpoint("Judge", f.JudgeBaseURL, f.JudgeKeyEnv)
+	j.Model = strings.TrimSpace(f.JudgeModel)
+	j.Temperature = p.optFloat("Judge temperature", f.JudgeTemperature, 0, 2, 0)
+	if strings.TrimSpace(f.JudgeSeed) != "" {
+		j.Seed = p.integer("Judge seed", f.JudgeSeed, math.MinInt32, math.MaxInt32)
+	}
+	cfg.JudgeSampleRate = p.optFloat("Judge sample rate", f.SampleRate, 0, 1, 1)
+	if strings.TrimSpace(f.JudgeRepetitions) != "" {
+		cfg.JudgeRepetitions = p.integer("Judge repetitions", f.JudgeRepetitions, 1, 20)
+	}
+}
+
+// evaluators checks the chosen evaluators against the dataset's kind.
+func (p *fieldParser) evaluators(cfg *config.Config, names []string, kind store.Kind) {
+	if len(names) == 0 {
+		p.fail("Evaluators: choose at least one.")
+	}
+	for _, name := range names {
+		ev := config.Evaluator(name)
+		fits := evaluatorKind(ev)
+		switch {
+		case !isEvaluator(ev):
+			p.fail("Evaluators: unknown evaluator %q.", name)
+		case fits != "" && fits != kind:
+			p.fail("Evaluators: %s scores %s datasets, and this dataset is %s.", ev, fits, kind)
+		case ev.UsesJudge() && cfg.Judge.Model == "":
+			p.fail("Judge model: the %s evaluator needs a judge; enter its model.", ev)
+		}
+		cfg.Evaluators = append(cfg.Evaluators, ev)
+	}
+}
+
+// prompt keeps an edited prompt template as the run's override.
+func (p *fieldParser) prompt(cfg *config.Config, text string, kind store.Kind) {
+	if kind == store.KindQA || strings.TrimSpace(text) == "" || text == runner.PromptTemplate(config.Prompts{}, kind) {
+		return
+	}
+	if !strings.Contains(text, "{question}") {
+		p.fail("Prompt template: keep {question} where the sample's input goes.")
+	}
+	if kind == store.KindMCQ && !strings.Contains(text, "{choices}") {
+		p.fail("Prompt template: keep {choices} where the lettered options go.")
+	}
+	switch kind {
+	case store.KindMCQ:
+		cfg.Prompts.MCQ = text
+	case store.KindMath:
+		cfg.Prompts.Math = text
+	case store.KindCode:
+		cfg.Prompts.Code = text
+	}
+}
+
+func isEvaluator(ev config.Evaluator) bool {
+	for _, e := range config.Evaluators {
+		if e == ev {
+			return true
+		}
+	}
+	return false
+}
+
+// evaluatorKind is the only kind an evaluator scores, or "" for every kind.
+func evaluatorKind(ev config.Evaluator) store.Kind {
+	switch ev {
+	case config.EvalExactMatch:
+		return store.KindMCQ
+	case config.EvalNumericMatch:
+		return store.KindMath
+	case config.EvalCodeExecution:
+		return store.KindCode
+	}
+	return ""
+}

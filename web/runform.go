@@ -1,0 +1,196 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"assay/runner"
+	"assay/runner/config"
+	"assay/store"
+	"assay/templates"
+)
+
+// newRunPage handles GET /runs/new. ?dataset= picks the dataset; when the
+// form itself asks (filled=1, on a change of dataset) its fields are kept and
+// the evaluators and prompt follow the new dataset's kind.
+func (s *Server) newRunPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	q := c.QueryParams()
+	var f templates.RunForm
+	if q.Get("filled") != "" {
+		f = readRunForm(q)
+	} else {
+		var err error
+		if f, err = s.lastRunForm(ctx); err != nil {
+			return err
+		}
+		f.DatasetID = q.Get("dataset")
+	}
+	return s.renderRunForm(c, http.StatusOK, f)
+}
+
+// lastRunForm starts the form from the newest run's settings and conditions,
+// so a user does not type the agent and judge again; without a run, from the
+// defaults, with the only condition chosen if there is just one.
+func (s *Server) lastRunForm(ctx context.Context) (templates.RunForm, error) {
+	f := formFromConfig(defaultConfig())
+	conds, err := s.db.Conditions(ctx)
+	if err != nil {
+		return f, err
+	}
+	chosen := map[string]bool{}
+	if len(conds) == 1 {
+		chosen[conds[0].Name] = true
+	}
+	runs, err := s.db.Runs(ctx)
+	if err != nil {
+		return f, err
+	}
+	if len(runs) > 0 {
+		last, err := s.db.Run(ctx, runs[0].ID)
+		if err != nil {
+			return f, err
+		}
+		cfg := defaultConfig()
+		if json.Unmarshal(last.Config, cfg) == nil {
+			f, f.FromRun = formFromConfig(cfg), last.ID
+		}
+		for _, c := range last.Conditions {
+			chosen[c.Name] = true
+		}
+	}
+	for _, c := range conds {
+		if chosen[c.Name] {
+			f.Conditions = append(f.Conditions, strconv.FormatInt(c.ID, 10))
+		}
+	}
+	return f, nil
+}
+
+// createRun handles POST /runs: creates the run, starts it and shows it.
+func (s *Server) createRun(c echo.Context) error {
+	ctx := c.Request().Context()
+	form, err := c.FormParams()
+	if err != nil {
+		return store.Errorf(store.EINVALID, "The form could not be read: %v", err)
+	}
+	f := readRunForm(form)
+	spec, err := s.runSpec(ctx, f)
+	var run *store.Run
+	if err == nil {
+		run, err = s.runner.Create(ctx, spec.cfg, spec.dataset.ID, spec.conditions)
+	}
+	if err != nil {
+		if store.ErrorCode(err) != store.EINVALID {
+			return err
+		}
+		f.Error = store.ErrorMessage(err)
+		return s.renderRunForm(c, http.StatusUnprocessableEntity, forgetKeys(f))
+	}
+	if err := s.runner.Start(run.ID); err != nil {
+		return fmt.Errorf("start run %d: %w", run.ID, err)
+	}
+	setFlash(c, "ok", fmt.Sprintf("Launched run %d: %d tasks.", run.ID, run.TotalTasks))
+	return redirect(c, fmt.Sprintf("/runs/%d", run.ID))
+}
+
+// forgetKeys clears a key variable field that does not hold a variable's
+// name, and says so: it may hold the key itself, which a page never shows.
+func forgetKeys(f templates.RunForm) templates.RunForm {
+	cleared := false
+	for _, field := range []*string{&f.AgentKeyEnv, &f.JudgeKeyEnv} {
+		if v := strings.TrimSpace(*field); v != "" && !envName.MatchString(v) {
+			*field, cleared = "", true
+		}
+	}
+	if cleared {
+		f.Error += " The field was cleared so that this page does not show it."
+	}
+	return f
+}
+
+// renderRunForm shows the new run form with its options and estimate.
+func (s *Server) renderRunForm(c echo.Context, status int, f templates.RunForm) error {
+	ctx := c.Request().Context()
+	v := templates.RunFormView{Page: s.page(c, "New run", "runs")}
+	datasets, err := s.db.Datasets(ctx)
+	if err != nil {
+		return err
+	}
+	for _, d := range datasets {
+		v.Datasets = append(v.Datasets, templates.DatasetOption{ID: d.ID, Name: d.Name, Kind: string(d.Kind), Samples: d.Samples})
+		if f.DatasetID == strconv.FormatInt(d.ID, 10) {
+			v.Kind = string(d.Kind)
+		}
+	}
+	if v.Kind == "" && len(datasets) > 0 {
+		f.DatasetID, v.Kind = strconv.FormatInt(datasets[0].ID, 10), string(datasets[0].Kind)
+	}
+	kind := store.Kind(v.Kind)
+	if len(f.Evaluators) == 0 && f.Error == "" {
+		for _, ev := range config.DefaultEvaluators(kind) {
+			f.Evaluators = append(f.Evaluators, string(ev))
+		}
+	}
+	if kind != store.KindQA {
+		v.DefaultPrompt = runner.PromptTemplate(config.Prompts{}, kind)
+		if f.Prompt == "" {
+			f.Prompt = v.DefaultPrompt
+		}
+	}
+	if v.Conditions, err = s.conditionOptions(ctx, f.Conditions); err != nil {
+		return err
+	}
+	v.Evaluators = evaluatorOptions(f.Evaluators)
+	v.Form = f
+	if v.Estimate, err = s.estimate(ctx, f); err != nil {
+		return err
+	}
+	return render(c, status, templates.NewRun(v))
+}
+
+func (s *Server) conditionOptions(ctx context.Context, chosen []string) ([]templates.ConditionOption, error) {
+	list, err := s.db.Conditions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []templates.ConditionOption
+	for _, c := range list {
+		id := strconv.FormatInt(c.ID, 10)
+		out = append(out, templates.ConditionOption{ID: c.ID, Name: c.Name, SystemPrompt: c.SystemPrompt,
+			Servers: len(c.MCPServers), Checked: contains(chosen, id)})
+	}
+	return out, nil
+}
+
+var evaluatorAbout = map[config.Evaluator]string{
+	config.EvalRubric:        "LLM judge: factual adherence, completeness, helpfulness & clarity, each 1–5",
+	config.EvalArbiter:       "LLM judge: semantic match and factuality, each 0–1",
+	config.EvalExactMatch:    "the chosen letter against the reference",
+	config.EvalNumericMatch:  "the final number against the reference",
+	config.EvalCodeExecution: "runs the completion against the tests in a sandbox",
+}
+
+func evaluatorOptions(chosen []string) []templates.EvaluatorOption {
+	var out []templates.EvaluatorOption
+	for _, ev := range config.Evaluators {
+		out = append(out, templates.EvaluatorOption{Name: string(ev), About: evaluatorAbout[ev],
+			ForKind: string(evaluatorKind(ev)), Judge: ev.UsesJudge(), Checked: contains(chosen, string(ev))})
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

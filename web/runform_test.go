@@ -1,0 +1,163 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestEstimateFragmentCountsCalls(t *testing.T) {
+	f := newRunServer(t, rubricAgent("4"))
+	ds := f.qaDataset(3)
+	conds := f.conditions("baseline", "careful")
+	_, doc := f.get(fmt.Sprintf("/runs/new?dataset=%d", ds))
+	if post, _ := doc.Find("#estimate").Attr("hx-post"); post != "/runs/estimate" {
+		t.Fatalf("the estimate panel should update itself with hx-post, got %q", post)
+	}
+	f.postForm("/settings/prices", url.Values{"model": {"agent-model"}, "input": {"1"}, "output": {"2"}})
+
+	cases := []struct {
+		name         string
+		edit         func(url.Values)
+		agent, judge string
+		problem      string
+	}{
+		{"rubric", func(url.Values) {}, "18", "18", ""},
+		{"rubric and arbiter at half rate", func(v url.Values) {
+			v["evaluator"] = []string{"rubric", "arbiter"}
+			v.Set("judge_sample_rate", "0")
+		}, "18", "0", ""},
+		{"one repetition, judged twice", func(v url.Values) {
+			v.Set("repetitions", "1")
+			v.Set("judge_repetitions", "2")
+		}, "6", "12", ""},
+		{"exact_match on qa", func(v url.Values) { v["evaluator"] = []string{"exact_match"} }, "", "", "exact_match scores mcq datasets"},
+		{"no condition", func(v url.Values) { v.Del("condition") }, "", "", "Conditions: choose at least one"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			form := f.runForm(ds, conds)
+			tc.edit(form)
+			resp, doc := f.postForm("/runs/estimate", form)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("status %d", resp.StatusCode)
+			}
+			if got := text(doc, "#estimate-problem"); !strings.Contains(got, tc.problem) || (tc.problem == "") != (got == "") {
+				t.Fatalf("problem %q, want %q", got, tc.problem)
+			}
+			if tc.problem != "" {
+				return
+			}
+			if a, j := text(doc, "#agent-calls"), text(doc, "#judge-calls"); a != tc.agent || j != tc.judge {
+				t.Errorf("agent %s judge %s calls, want %s and %s", a, j, tc.agent, tc.judge)
+			}
+			if tc.judge != "0" && !strings.Contains(text(doc, "#unpriced"), "judge-model") {
+				t.Errorf("the judge model has no price: %q", text(doc, "#unpriced"))
+			}
+			if got := text(doc, "#estimate-cost"); got == "$0" {
+				t.Errorf("the agent model is priced, cost %q", got)
+			}
+		})
+	}
+}
+
+func TestRunFormErrorsKeepTheInput(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(url.Values)
+		want string
+	}{
+		{"no condition", func(v url.Values) { v.Del("condition") }, "Conditions: choose at least one condition."},
+		{"exact_match on qa", func(v url.Values) { v["evaluator"] = []string{"exact_match"} }, "exact_match scores mcq datasets, and this dataset is qa"},
+		{"no agent model", func(v url.Values) { v.Set("agent_model", " ") }, "Agent model:"},
+		{"repetitions", func(v url.Values) { v.Set("repetitions", "three") }, "Repetitions: enter a whole number"},
+		{"sample rate", func(v url.Values) { v.Set("judge_sample_rate", "2") }, "Judge sample rate: enter a number from 0 to 1"},
+		{"a key instead of its variable", func(v url.Values) { v.Set("agent_key_env", "sk-proj-abc123") }, "never the key itself"},
+		{"bad base URL", func(v url.Values) { v.Set("judge_base_url", "localhost:8080") }, "Judge base URL"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newRunServer(t, rubricAgent("4"))
+			form := f.runForm(f.qaDataset(2), f.conditions("baseline", "careful"))
+			form.Set("name", "my run")
+			form.Set("budget_usd", "2.5")
+			tc.edit(form)
+			f.get("/runs/new")
+			resp, doc := f.postForm("/runs", form)
+			if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(text(doc, "#form-error"), tc.want) {
+				t.Fatalf("got %d %q, want 422 %q", resp.StatusCode, text(doc, "#form-error"), tc.want)
+			}
+			for field, want := range map[string]string{"name": "my run", "budget_usd": "2.5", "repetitions": form.Get("repetitions"),
+				"agent_base_url": form.Get("agent_base_url")} {
+				if got, _ := doc.Find("#" + field).Attr("value"); got != want {
+					t.Errorf("field %s kept as %q, want %q", field, got, want)
+				}
+			}
+			checked := doc.Find("input[name=condition]:checked").Length()
+			if checked != len(form["condition"]) {
+				t.Errorf("%d conditions checked, want %d", checked, len(form["condition"]))
+			}
+			if got := doc.Find("input[name=evaluator]:checked").AttrOr("value", ""); got != form.Get("evaluator") {
+				t.Errorf("evaluator %q checked, want %q", got, form.Get("evaluator"))
+			}
+			if strings.Contains(doc.Text(), "sk-proj-abc123") || doc.Find("#agent_key_env").AttrOr("value", "") == "sk-proj-abc123" {
+				t.Error("the page shows what looks like a key")
+			}
+			if runs, _ := f.db.Runs(context.Background()); len(runs) != 0 {
+				t.Errorf("a refused form created %d runs", len(runs))
+			}
+		})
+	}
+}
+
+func TestNewRunFormFollowsTheDatasetKind(t *testing.T) {
+	f := newRunServer(t, rubricAgent("4"))
+	f.qaDataset(2)
+	mcq := f.dataset("mmlu.jsonl", `{"question": "2 + 2?", "choices": ["3", "4", "5", "6"], "answer": "B"}`+"\n")
+	f.conditions("baseline")
+
+	_, doc := f.get(fmt.Sprintf("/runs/new?dataset=%d", mcq))
+	if got := doc.Find("#dataset option[selected]").AttrOr("value", ""); got != fmt.Sprint(mcq) {
+		t.Errorf("dataset %q selected, want %d", got, mcq)
+	}
+	if got := doc.Find("input[name=evaluator]:checked").AttrOr("value", ""); got != "exact_match" {
+		t.Errorf("evaluator %q checked for mcq, want exact_match", got)
+	}
+	if got := doc.Find("#prompt").Text(); !strings.Contains(got, "{choices}") {
+		t.Errorf("the mcq prompt template should be shown: %q", got)
+	}
+	if doc.Find("input[name=condition]:checked").Length() != 1 {
+		t.Error("the only condition should be chosen")
+	}
+	if sel, _ := doc.Find("#dataset").Attr("hx-params"); !strings.Contains(sel, "evaluator") {
+		t.Errorf("a change of dataset should reset the evaluators, hx-params %q", sel)
+	}
+
+	// The form asks again after a change of dataset: its fields are kept.
+	q := url.Values{"filled": {"1"}, "dataset": {fmt.Sprint(mcq)}, "agent_model": {"my-model"}, "repetitions": {"5"}}
+	_, doc = f.get("/runs/new?" + q.Encode())
+	if got := doc.Find("#agent_model").AttrOr("value", ""); got != "my-model" {
+		t.Errorf("agent model %q after the change of dataset", got)
+	}
+	if doc.Find("input[name=condition]:checked").Length() != 0 {
+		t.Error("the user's choice of no condition should be kept")
+	}
+}
+
+func TestEditedPromptOverridesTheTemplate(t *testing.T) {
+	f := newRunServer(t, rubricAgent("Answer: B"))
+	mcq := f.dataset("mmlu.jsonl", `{"question": "2 + 2?", "choices": ["3", "4", "5", "6"], "answer": "B"}`+"\n")
+	form := f.runForm(mcq, f.conditions("baseline"))
+	form["evaluator"] = []string{"exact_match"}
+	form.Set("prompt", "Q: {question}\r\n{choices}\r\nReply with one letter.")
+	id := f.launch(form)
+	f.waitFor(id, "completed")
+	for _, req := range f.fake.Requests() {
+		if !strings.Contains(string(req.Body), `Q: 2 + 2?\n(A) 3\n(B) 4\n(C) 5\n(D) 6\nReply with one letter.`) {
+			t.Fatalf("the agent was not sent the edited prompt: %s", req.Body)
+		}
+	}
+}

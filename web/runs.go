@@ -1,0 +1,118 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"assay/runner"
+	"assay/store"
+	"assay/templates"
+)
+
+// runsPage handles GET /runs.
+func (s *Server) runsPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	list, err := s.db.Runs(ctx)
+	if err != nil {
+		return err
+	}
+	v := templates.RunsView{Page: s.page(c, "Runs", "runs")}
+	for _, r := range list {
+		run, err := s.db.Run(ctx, r.ID) // for its conditions
+		if err != nil {
+			return err
+		}
+		v.Runs = append(v.Runs, runRow(r, run.Conditions))
+	}
+	return render(c, http.StatusOK, templates.Runs(v))
+}
+
+// runPage handles GET /runs/:id.
+func (s *Server) runPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	run, err := s.pathRun(c)
+	if err != nil {
+		return err
+	}
+	ds, err := s.db.Dataset(ctx, run.DatasetID)
+	if err != nil {
+		return err
+	}
+	live, err := s.liveProgress(c, run)
+	if err != nil {
+		return err
+	}
+	v := templates.RunView{Page: s.page(c, run.Name, "runs"), Run: runFacts(run, ds), Progress: live}
+	return render(c, http.StatusOK, templates.Run(v))
+}
+
+// runProgress handles GET /runs/:id/progress: the live fragment of the run page.
+func (s *Server) runProgress(c echo.Context) error {
+	run, err := s.pathRun(c)
+	if err != nil {
+		return err
+	}
+	live, err := s.liveProgress(c, run)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, templates.RunLive(live))
+}
+
+// cancelRun handles POST /runs/:id/cancel.
+func (s *Server) cancelRun(c echo.Context) error {
+	run, err := s.pathRun(c)
+	if err != nil {
+		return err
+	}
+	if run.Status.Finished() {
+		setFlash(c, "info", fmt.Sprintf("Run %d had already ended (%s).", run.ID, run.Status))
+	} else if err := s.runner.Cancel(c.Request().Context(), run.ID); err != nil {
+		return err
+	} else {
+		setFlash(c, "ok", fmt.Sprintf("Cancelled run %d. Its finished tasks are kept; resume it to do the rest.", run.ID))
+	}
+	return redirect(c, fmt.Sprintf("/runs/%d", run.ID))
+}
+
+// resumeRun handles POST /runs/:id/resume.
+func (s *Server) resumeRun(c echo.Context) error {
+	run, err := s.pathRun(c)
+	if err != nil {
+		return err
+	}
+	if !resumable(run.Status) {
+		setFlash(c, "error", fmt.Sprintf("Run %d is %s: only a cancelled, failed or budget-stopped run can be resumed.", run.ID, run.Status))
+	} else if err := s.runner.Resume(c.Request().Context(), run.ID); err != nil {
+		return err
+	} else {
+		setFlash(c, "ok", fmt.Sprintf("Resumed run %d: finished tasks are not done again.", run.ID))
+	}
+	return redirect(c, fmt.Sprintf("/runs/%d", run.ID))
+}
+
+func resumable(st store.RunStatus) bool {
+	return st == store.RunCancelled || st == store.RunFailed || st == store.RunBudgetExhausted
+}
+
+func (s *Server) pathRun(c echo.Context) (*store.Run, error) {
+	id, err := pathID(c)
+	if err != nil {
+		return nil, err
+	}
+	return s.db.Run(c.Request().Context(), id)
+}
+
+// liveProgress gathers the live part of a run page.
+func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProgress, error) {
+	sum, err := runner.Summarize(c.Request().Context(), s.db, run.ID)
+	if err != nil {
+		return templates.RunProgress{}, err
+	}
+	p := runProgress(run, sum, time.Now())
+	p.CSRF, _ = c.Get("csrf").(string)
+	return p, nil
+}

@@ -1,0 +1,133 @@
+package web
+
+import (
+	"context"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"assay/runner/config"
+	"assay/store"
+	"assay/templates"
+)
+
+// runSpec is a checked new run form: what runner.Manager.Create takes.
+type runSpec struct {
+	cfg        *config.Config
+	dataset    *store.Dataset
+	conditions []store.Condition
+}
+
+// readRunForm takes the new run form's fields as typed.
+func readRunForm(v url.Values) templates.RunForm {
+	return templates.RunForm{DatasetID: v.Get("dataset"), Name: v.Get("name"), Conditions: v["condition"],
+		Evaluators: v["evaluator"], Prompt: strings.ReplaceAll(v.Get("prompt"), "\r\n", "\n"),
+		Repetitions: v.Get("repetitions"), Concurrency: v.Get("concurrency"), BudgetUSD: v.Get("budget_usd"),
+		AgentBaseURL: v.Get("agent_base_url"), AgentModel: v.Get("agent_model"), AgentKeyEnv: v.Get("agent_key_env"),
+		AgentTemperature: v.Get("agent_temperature"), AgentMaxTokens: v.Get("agent_max_tokens"),
+		JudgeBaseURL: v.Get("judge_base_url"), JudgeModel: v.Get("judge_model"), JudgeKeyEnv: v.Get("judge_key_env"),
+		JudgeTemperature: v.Get("judge_temperature"), JudgeSeed: v.Get("judge_seed"),
+		SampleRate: v.Get("judge_sample_rate"), JudgeRepetitions: v.Get("judge_repetitions")}
+}
+
+// defaultConfig is what a run file that says nothing gets (see runner/config):
+// the form starts from it.
+func defaultConfig() *config.Config {
+	return &config.Config{
+		Agent: config.Agent{Type: config.AgentOpenAI, MaxTurns: 20, TimeoutSeconds: 300, APIKeyEnv: "OPENAI_API_KEY"},
+		Judge: config.Judge{Seed: 42, TimeoutSeconds: 120, APIKeyEnv: "OPENAI_API_KEY"},
+		Execution: config.Execution{NumRepetitions: 3, MaxConcurrent: 5,
+			Retry: config.Retry{MaxAttempts: 3, InitialBackoffSeconds: 1, BackoffMultiplier: 2}},
+		JudgeSampleRate: 1, JudgeRepetitions: 1, CodeExecution: config.CodeExecution{TimeoutSeconds: 10},
+	}
+}
+
+// formFromConfig fills the form's fields from a run's config.
+func formFromConfig(cfg *config.Config) templates.RunForm {
+	f := templates.RunForm{Repetitions: strconv.Itoa(cfg.Execution.NumRepetitions),
+		Concurrency: strconv.Itoa(cfg.Execution.MaxConcurrent), AgentBaseURL: cfg.Agent.BaseURL,
+		AgentModel: cfg.Agent.Model, AgentKeyEnv: cfg.Agent.APIKeyEnv, JudgeBaseURL: cfg.Judge.BaseURL,
+		JudgeModel: cfg.Judge.Model, JudgeKeyEnv: cfg.Judge.APIKeyEnv, JudgeTemperature: number(cfg.Judge.Temperature),
+		JudgeSeed: strconv.Itoa(cfg.Judge.Seed), SampleRate: number(cfg.JudgeSampleRate),
+		JudgeRepetitions: strconv.Itoa(cfg.JudgeRepetitions)}
+	if cfg.Agent.Temperature != nil {
+		f.AgentTemperature = number(*cfg.Agent.Temperature)
+	}
+	if cfg.Agent.MaxTokens > 0 {
+		f.AgentMaxTokens = strconv.Itoa(cfg.Agent.MaxTokens)
+	}
+	if cfg.BudgetUSD > 0 {
+		f.BudgetUSD = number(cfg.BudgetUSD)
+	}
+	return f
+}
+
+func number(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// runSpec checks the form and builds the run it describes. Its errors are
+// EINVALID with a message naming the field.
+func (s *Server) runSpec(ctx context.Context, f templates.RunForm) (*runSpec, error) {
+	ds, err := s.formDataset(ctx, f.DatasetID)
+	if err != nil {
+		return nil, err
+	}
+	conds, err := s.formConditions(ctx, f.Conditions)
+	if err != nil {
+		return nil, err
+	}
+	cfg := defaultConfig()
+	p := &fieldParser{}
+	cfg.Execution.NumRepetitions = p.integer("Repetitions", f.Repetitions, 1, 100)
+	cfg.Execution.MaxConcurrent = p.integer("Concurrency", f.Concurrency, 1, 200)
+	cfg.BudgetUSD = p.optFloat("Budget", f.BudgetUSD, 0, math.MaxFloat64, 0)
+	p.agent(&cfg.Agent, f)
+	p.judge(cfg, f)
+	p.evaluators(cfg, f.Evaluators, ds.Kind)
+	p.prompt(cfg, f.Prompt, ds.Kind)
+	if p.err != nil {
+		return nil, p.err
+	}
+	cfg.Name = strings.TrimSpace(f.Name)
+	if cfg.Name == "" {
+		cfg.Name = ds.Name + " · " + cfg.Agent.Model
+	}
+	cfg.Dataset = config.Dataset{Kind: ds.Kind}
+	return &runSpec{cfg: cfg, dataset: ds, conditions: conds}, nil
+}
+
+func (s *Server) formDataset(ctx context.Context, id string) (*store.Dataset, error) {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return nil, store.Errorf(store.EINVALID, "Dataset: choose the dataset to run.")
+	}
+	ds, err := s.db.Dataset(ctx, n)
+	if store.ErrorCode(err) == store.ENOTFOUND {
+		return nil, store.Errorf(store.EINVALID, "Dataset: that dataset no longer exists; choose another.")
+	}
+	return ds, err
+}
+
+// formConditions returns the chosen conditions in the order of the list.
+func (s *Server) formConditions(ctx context.Context, ids []string) ([]store.Condition, error) {
+	if len(ids) == 0 {
+		return nil, store.Errorf(store.EINVALID, "Conditions: choose at least one condition.")
+	}
+	all, err := s.db.Conditions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []store.Condition
+	for _, c := range all {
+		for _, id := range ids {
+			if id == strconv.FormatInt(c.ID, 10) {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	if len(out) != len(ids) {
+		return nil, store.Errorf(store.EINVALID, "Conditions: a chosen condition no longer exists; reload the page.")
+	}
+	return out, nil
+}

@@ -1,0 +1,144 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"assay/runner"
+	"assay/runner/config"
+	"assay/store"
+	"assay/templates"
+)
+
+// This file turns runs into the plain view data of the run pages.
+
+func runRow(r store.RunSummary, conditions []store.Condition) templates.RunRow {
+	row := templates.RunRow{ID: r.ID, Name: r.Name, Status: string(r.Status), DatasetID: r.DatasetID,
+		Dataset: r.DatasetName, Done: r.Done, Total: r.TotalTasks, Errors: r.Errors, CostUSD: r.CostUSD,
+		Started: "—", Finished: "—"}
+	if r.StartedAt != nil {
+		row.Started = r.StartedAt.UTC().Format("2006-01-02 15:04")
+	}
+	if r.FinishedAt != nil {
+		row.Finished = r.FinishedAt.UTC().Format("2006-01-02 15:04")
+		if r.StartedAt != nil && row.Finished[:10] == row.Started[:10] {
+			row.Finished = row.Finished[11:] // the same day: the time says it
+		}
+	}
+	for _, c := range conditions {
+		row.Conditions = append(row.Conditions, c.Name)
+	}
+	return row
+}
+
+func stampPtr(t *time.Time) string {
+	if t == nil {
+		return "—"
+	}
+	return templates.Stamp(*t)
+}
+
+// runFacts describes a run's frozen settings. The snapshot holds the names of
+// key variables, never keys.
+func runFacts(run *store.Run, ds *store.Dataset) templates.RunFacts {
+	var cfg config.Config
+	_ = json.Unmarshal(run.Config, &cfg)
+	f := templates.RunFacts{ID: run.ID, Name: run.Name, Dataset: datasetRow(*ds), Repetitions: run.Repetitions,
+		AgentModel: cfg.Agent.Model, AgentBaseURL: cfg.Agent.BaseURL, AgentKeyEnv: cfg.Agent.APIKeyEnv,
+		AgentMaxTokens: cfg.Agent.MaxTokens, JudgeBaseURL: cfg.Judge.BaseURL, JudgeTemperature: cfg.Judge.Temperature,
+		JudgeSeed: cfg.Judge.Seed, SampleRate: cfg.JudgeSampleRate, JudgeRepetitions: max(cfg.JudgeRepetitions, 1),
+		Concurrency: cfg.Execution.MaxConcurrent, BudgetUSD: run.BudgetUSD, Created: templates.Stamp(run.CreatedAt)}
+	if cfg.Agent.Temperature != nil {
+		f.AgentTemperature = number(*cfg.Agent.Temperature)
+	}
+	for _, c := range run.Conditions {
+		f.Conditions = append(f.Conditions, c.Name)
+	}
+	models := []string{cfg.Agent.Model}
+	for _, ev := range cfg.Evaluators {
+		f.Evaluators = append(f.Evaluators, string(ev))
+		if ev.UsesJudge() {
+			f.JudgeModel = cfg.Judge.Model // a judge that is never called is not worth showing
+		}
+	}
+	if f.JudgeModel != "" && f.JudgeModel != cfg.Agent.Model {
+		models = append(models, f.JudgeModel)
+	}
+	for _, m := range models {
+		p, ok := cfg.Prices[m]
+		f.Prices = append(f.Prices, templates.RunPrice{Model: m, Priced: ok, InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok})
+	}
+	return f
+}
+
+// runProgress is the live part of a run page at time now.
+func runProgress(run *store.Run, sum *runner.Summary, now time.Time) templates.RunProgress {
+	p := templates.RunProgress{ID: run.ID, Status: string(run.Status), Polling: !run.Status.Finished(),
+		CanCancel: !run.Status.Finished(), CanResume: resumable(run.Status), Message: runMessage(run, sum),
+		Done: sum.Results, Total: run.TotalTasks, Errors: sum.Errors, CostUSD: sum.CostUSD,
+		Started: stampPtr(run.StartedAt), Finished: stampPtr(run.FinishedAt)}
+	if run.StartedAt == nil {
+		p.Started = ""
+	}
+	if run.FinishedAt == nil {
+		p.Finished = ""
+	}
+	perCondition := run.TotalTasks / max(len(run.Conditions), 1)
+	for _, c := range sum.Conditions {
+		p.JudgeErrors += c.JudgeErrors
+		p.Retried += c.Retried
+		p.Conditions = append(p.Conditions, templates.ConditionProgress{Name: c.Name, Done: c.Results, Total: perCondition,
+			Errors: c.Errors, JudgeErrors: c.JudgeErrors, Retried: c.Retried, CostUSD: c.CostUSD})
+		p.Summary.Conditions = append(p.Summary.Conditions, summaryCondition(c))
+	}
+	if run.StartedAt != nil {
+		end := now
+		if run.FinishedAt != nil {
+			end = *run.FinishedAt
+		}
+		elapsed := end.Sub(*run.StartedAt)
+		p.Elapsed = duration(elapsed)
+		if run.Status == store.RunRunning && p.Done > 0 && p.Done < p.Total {
+			p.ETA = duration(time.Duration(float64(elapsed) * float64(p.Total-p.Done) / float64(p.Done)))
+		}
+	}
+	return p
+}
+
+func summaryCondition(c runner.ConditionSummary) templates.SummaryCondition {
+	out := templates.SummaryCondition{Name: c.Name, Results: c.Results, Errors: c.Errors, JudgeErrors: c.JudgeErrors, CostUSD: c.CostUSD}
+	for _, m := range c.Metrics {
+		out.Metrics = append(out.Metrics, templates.SummaryMetric{Evaluator: m.Evaluator, Name: m.Name, Mean: m.Mean,
+			Std: m.Std, CILo: m.CI95[0], CIHi: m.CI95[1], N: m.N, Samples: m.Samples})
+	}
+	return out
+}
+
+// runMessage says why a run stopped, or what its error was.
+func runMessage(run *store.Run, sum *runner.Summary) string {
+	switch run.Status {
+	case store.RunCancelled:
+		return fmt.Sprintf("Cancelled with %d of %d tasks done. Resume to do the rest; finished tasks are kept.", sum.Results, run.TotalTasks)
+	case store.RunBudgetExhausted:
+		return "Stopped: " + run.Error + ". No new task was started."
+	case store.RunCompleted:
+		if sum.Errors > 0 {
+			return fmt.Sprintf("Completed; %d of %d agent calls ended in an error, counted apart from the scores.", sum.Errors, sum.Results)
+		}
+		return ""
+	}
+	return run.Error
+}
+
+// duration formats an interval for people: 45s, 3m 12s, 1h 05m.
+func duration(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh %02dm", int(d.Hours()), int(d.Minutes())%60)
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%ds", int(d.Seconds()))
+}
