@@ -55,6 +55,8 @@ const usage = `assay measures how well an LLM agent or model answers a golden da
 Usage:
   assay serve   [--addr 127.0.0.1:8080] [--db assay.db] [--token T] [--max-upload MiB]
   assay import  --file F [--kind qa|mcq|math|code] [--name N] [--question-key K] [--answer-key K] [--db F] [--json]
+  assay run     --config run.yaml [--db F] [--json] [--quiet]
+  assay run     --resume RUN_ID [--db F] [--json]
   assay version
 
 Run 'assay <command> --help' for a command's flags.
@@ -71,6 +73,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdServe(ctx, args[1:], stdout, stderr)
 	case "import":
 		return cmdImport(ctx, args[1:], stdout, stderr)
+	case "run":
+		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "assay", version)
 		return nil

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"assay/runner/llm/llmtest"
+	"assay/store"
+)
+
+// buildBinary builds assay once per test binary into a temporary folder.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "assay")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// crashFixture is a run file over 10 samples × 2 conditions × 3 repetitions
+// whose model answers slowly enough to be killed midway.
+func crashFixture(t *testing.T) (dir, cfgPath, dbPath string) {
+	t.Helper()
+	srv := llmtest.New(llmtest.JudgeAndAgent(llmtest.Judge(nil), llmtest.Text("The answer is 4.")), llmtest.WithLatency(40*time.Millisecond))
+	t.Cleanup(srv.Close)
+	dir = t.TempDir()
+	var data strings.Builder
+	for i := 1; i <= 10; i++ {
+		fmt.Fprintf(&data, "{\"question\": \"Q%d?\", \"answer\": \"A%d\"}\n", i, i)
+	}
+	os.WriteFile(filepath.Join(dir, "questions.jsonl"), []byte(data.String()), 0o644)
+	cfg := fmt.Sprintf(`name: crash
+dataset: {path: ./questions.jsonl}
+agent: {type: openai, model: m, base_url: %q}
+judge: {model: j, base_url: %q}
+conditions:
+  a: {system_prompt: "A"}
+  b: {system_prompt: "B"}
+execution: {num_repetitions: 3, max_concurrent: 2}
+`, srv.URL, srv.URL)
+	cfgPath = filepath.Join(dir, "run.yaml")
+	os.WriteFile(cfgPath, []byte(cfg), 0o644)
+	return dir, cfgPath, filepath.Join(dir, "assay.db")
+}
+
+// killMidway starts `assay run`, waits for some results, and SIGKILLs it.
+func killMidway(t *testing.T, bin string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	dbPath := args[len(args)-1]
+	deadline := time.Now().Add(60 * time.Second)
+	for countResults(t, dbPath) < 8 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no progress before the kill")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+}
+
+func countResults(t *testing.T, dbPath string) int {
+	if _, err := os.Stat(dbPath); err != nil {
+		return 0
+	}
+	db, err := store.Open(context.Background(), dbPath)
+	if err != nil {
+		return 0
+	}
+	defer db.Close()
+	done, _ := db.DoneTasks(context.Background(), 1)
+	return len(done)
+}
+
+// checkExactlyOnce asserts every task of run 1 has one result and the run completed.
+func checkExactlyOnce(t *testing.T, dbPath string) {
+	t.Helper()
+	db, err := store.Open(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	results, _ := db.Results(context.Background(), 1)
+	seen := map[store.TaskKey]int{}
+	for _, r := range results {
+		seen[store.TaskKey{SampleID: r.SampleID, Condition: r.Condition, Repetition: r.Repetition}]++
+		if len(r.Judgements) != 1 {
+			t.Errorf("result %d has %d judgements", r.ID, len(r.Judgements))
+		}
+	}
+	if len(results) != 60 || len(seen) != 60 {
+		t.Fatalf("want 60 tasks exactly once, got %d results for %d tasks", len(results), len(seen))
+	}
+	run, _ := db.Run(context.Background(), 1)
+	if run.Status != store.RunCompleted {
+		t.Fatalf("run status %s", run.Status)
+	}
+}
+
+func TestKilledRunResumesFromCommandLine(t *testing.T) {
+	bin := buildBinary(t)
+	_, cfgPath, dbPath := crashFixture(t)
+	killMidway(t, bin, "run", "--quiet", "--config", cfgPath, "--db", dbPath)
+	before := countResults(t, dbPath)
+	if before >= 60 {
+		t.Fatalf("the kill came too late: %d results", before)
+	}
+	out, err := exec.Command(bin, "run", "--resume", "1", "--json", "--db", dbPath).CombinedOutput()
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), `"status":"completed"`) {
+		t.Fatalf("resume output %s", out)
+	}
+	checkExactlyOnce(t, dbPath)
+}
+
+func TestKilledRunResumesWhenServing(t *testing.T) {
+	bin := buildBinary(t)
+	_, cfgPath, dbPath := crashFixture(t)
+	killMidway(t, bin, "run", "--quiet", "--config", cfgPath, "--db", dbPath)
+	serve := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", dbPath)
+	stdout, _ := serve.StdoutPipe()
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { serve.Process.Signal(syscall.SIGTERM); serve.Wait() }()
+	lines := bufio.NewScanner(stdout)
+	var said []string
+	for len(said) < 2 && lines.Scan() {
+		said = append(said, lines.Text())
+	}
+	if len(said) < 2 || !strings.Contains(said[1], "resumed unfinished runs [1]") {
+		t.Fatalf("serve should say it resumed run 1: %q", said)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for countResults(t, dbPath) < 60 {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not finish the run: %d results", countResults(t, dbPath))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	serve.Process.Signal(syscall.SIGTERM)
+	serve.Wait()
+	checkExactlyOnce(t, dbPath)
+}
