@@ -40,7 +40,11 @@ func USD(v float64) string {
 		return "$" + strconv.FormatFloat(v, 'f', 2, 64)
 	}
 	decimals := min(int(-math.Floor(math.Log10(v)))+1, 8)
-	return "$" + strconv.FormatFloat(v, 'f', decimals, 64)
+	s := strconv.FormatFloat(v, 'f', decimals, 64)
+	if decimals > 2 {
+		s = strings.TrimRight(s, "0")
+	}
+	return "$" + s
 }
 
 // PerMTok formats a price per million tokens: cents always, more digits when set.

@@ -146,4 +146,3 @@ func printSummary(w io.Writer, s *runner.Summary) {
 	tw.Flush()
 	fmt.Fprintln(w, "\nstd is over samples; stderr and CI treat a sample's repetitions as one cluster; errors are counted apart, never as zero scores.")
 }
-
