@@ -131,6 +131,14 @@ func listSep(i, n int) string {
 	return ""
 }
 
+// freeNote ends the warning about models without a price.
+func freeNote(models int) string {
+	if models == 1 {
+		return "— its calls are counted as free."
+	}
+	return "— their calls are counted as free."
+}
+
 // judgeNote says which judges score which share of the answers, how often.
 func judgeNote(e EstimateView) string {
 	if len(e.Judges) == 0 {

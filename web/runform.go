@@ -60,6 +60,7 @@ func (s *Server) lastRunForm(ctx context.Context) (templates.RunForm, error) {
 		cfg := defaultConfig()
 		if json.Unmarshal(last.Config, cfg) == nil {
 			f, f.FromRun = formFromConfig(cfg), last.ID
+			f.BudgetUSD = "" // a budget belongs to one run
 		}
 		for _, c := range last.Conditions {
 			chosen[c.Name] = true

@@ -161,3 +161,27 @@ func TestEditedPromptOverridesTheTemplate(t *testing.T) {
 		}
 	}
 }
+
+func TestNewRunFormStartsFromTheLastRun(t *testing.T) {
+	f := newRunServer(t, rubricAgent("4"))
+	ds := f.qaDataset(1)
+	conds := f.conditions("baseline", "careful", "other")
+	form := f.runForm(ds, conds[:2])
+	form.Set("budget_usd", "5")
+	id := f.launch(form)
+	f.waitFor(id, "completed")
+
+	_, doc := f.get("/runs/new")
+	if got := doc.Find("#agent_base_url").AttrOr("value", ""); got != f.fake.URL {
+		t.Errorf("agent base URL %q, want the last run's %q", got, f.fake.URL)
+	}
+	if got := doc.Find("input[name=condition]:checked").Length(); got != 2 {
+		t.Errorf("%d conditions chosen, want the last run's 2", got)
+	}
+	if got := doc.Find("#budget_usd").AttrOr("value", "?"); got != "" {
+		t.Errorf("budget %q: a budget belongs to one run", got)
+	}
+	if href := doc.Find("#from-run a").AttrOr("href", ""); href != fmt.Sprintf("/runs/%d", id) {
+		t.Errorf("the form should say which run it starts from: %q", href)
+	}
+}
