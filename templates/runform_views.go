@@ -32,6 +32,9 @@ type RunForm struct {
 	SampleRate       string
 	JudgeRepetitions string
 
+	CodeTimeout string // seconds, code datasets
+	Unsandboxed bool   // run generated code without the sandbox: an explicit opt-in
+
 	Error   string
 	FromRun int64 // the run the defaults were taken from, if any
 }

@@ -28,7 +28,8 @@ func readRunForm(v url.Values) templates.RunForm {
 		AgentTemperature: v.Get("agent_temperature"), AgentMaxTokens: v.Get("agent_max_tokens"),
 		JudgeBaseURL: v.Get("judge_base_url"), JudgeModel: v.Get("judge_model"), JudgeKeyEnv: v.Get("judge_key_env"),
 		JudgeTemperature: v.Get("judge_temperature"), JudgeSeed: v.Get("judge_seed"),
-		SampleRate: v.Get("judge_sample_rate"), JudgeRepetitions: v.Get("judge_repetitions")}
+		SampleRate: v.Get("judge_sample_rate"), JudgeRepetitions: v.Get("judge_repetitions"),
+		CodeTimeout: v.Get("code_timeout"), Unsandboxed: v.Get("unsandboxed") != ""}
 }
 
 // defaultConfig is what a run file that says nothing gets (see runner/config):
@@ -50,7 +51,8 @@ func formFromConfig(cfg *config.Config) templates.RunForm {
 		AgentModel: cfg.Agent.Model, AgentKeyEnv: cfg.Agent.APIKeyEnv, JudgeBaseURL: cfg.Judge.BaseURL,
 		JudgeModel: cfg.Judge.Model, JudgeKeyEnv: cfg.Judge.APIKeyEnv, JudgeTemperature: number(cfg.Judge.Temperature),
 		JudgeSeed: strconv.Itoa(cfg.Judge.Seed), SampleRate: number(cfg.JudgeSampleRate),
-		JudgeRepetitions: strconv.Itoa(cfg.JudgeRepetitions)}
+		JudgeRepetitions: strconv.Itoa(cfg.JudgeRepetitions), CodeTimeout: strconv.Itoa(cfg.CodeExecution.TimeoutSeconds),
+		Unsandboxed: cfg.CodeExecution.Unsandboxed}
 	if cfg.Agent.Temperature != nil {
 		f.AgentTemperature = number(*cfg.Agent.Temperature)
 	}
@@ -85,6 +87,10 @@ func (s *Server) runSpec(ctx context.Context, f templates.RunForm) (*runSpec, er
 	p.judge(cfg, f)
 	p.evaluators(cfg, f.Evaluators, ds.Kind)
 	p.prompt(cfg, f.Prompt, ds.Kind)
+	if ds.Kind == store.KindCode {
+		cfg.CodeExecution.TimeoutSeconds = p.integer("Code timeout", orText(f.CodeTimeout, "10"), 1, 600)
+		cfg.CodeExecution.Unsandboxed = f.Unsandboxed
+	}
 	if p.err != nil {
 		return nil, p.err
 	}
@@ -130,4 +136,11 @@ func (s *Server) formConditions(ctx context.Context, ids []string) ([]store.Cond
 		return nil, store.Errorf(store.EINVALID, "Conditions: a chosen condition no longer exists; reload the page.")
 	}
 	return out, nil
+}
+
+func orText(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
 }

@@ -48,7 +48,7 @@ func runFacts(run *store.Run, ds *store.Dataset) templates.RunFacts {
 		AgentModel: cfg.Agent.Model, AgentBaseURL: cfg.Agent.BaseURL, AgentKeyEnv: cfg.Agent.APIKeyEnv,
 		AgentMaxTokens: cfg.Agent.MaxTokens, JudgeBaseURL: cfg.Judge.BaseURL, JudgeTemperature: cfg.Judge.Temperature,
 		JudgeSeed: cfg.Judge.Seed, SampleRate: cfg.JudgeSampleRate, JudgeRepetitions: max(cfg.JudgeRepetitions, 1),
-		Concurrency: cfg.Execution.MaxConcurrent, BudgetUSD: run.BudgetUSD, Created: templates.Stamp(run.CreatedAt)}
+		Concurrency: cfg.Execution.MaxConcurrent, BudgetUSD: run.BudgetUSD, Unsandboxed: cfg.CodeExecution.Unsandboxed, Created: templates.Stamp(run.CreatedAt)}
 	if cfg.Agent.Temperature != nil {
 		f.AgentTemperature = number(*cfg.Agent.Temperature)
 	}
