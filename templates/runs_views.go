@@ -50,7 +50,7 @@ type RunFacts struct {
 	JudgeRepetitions int
 	Concurrency      int
 	BudgetUSD        float64
-	Unsandboxed      bool // generated code may run without the sandbox
+	Unsandboxed      bool       // generated code may run without the sandbox
 	Prices           []RunPrice // of the models the run calls, from its snapshot
 	Created          string
 }
