@@ -158,3 +158,37 @@ func TestReopenKeepsDataAndMigratesOnce(t *testing.T) {
 		t.Fatalf("want the condition after reopening, got %d", len(list))
 	}
 }
+
+func TestShareLinks(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	d := &store.Dataset{Name: "d", Kind: store.KindQA, SHA256: "s", Format: "jsonl"}
+	db.CreateDataset(ctx, d, testSamples(1))
+	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 1}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	a, err := db.CreateShare(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := db.CreateShare(ctx, run.ID)
+	if len(a.Token) < 43 || a.Token == b.Token {
+		t.Fatalf("tokens must be long and distinct: %q %q", a.Token, b.Token)
+	}
+	if id, err := db.SharedRun(ctx, a.Token); err != nil || id != run.ID {
+		t.Fatalf("shared run: %d %v", id, err)
+	}
+	if err := db.RevokeShare(ctx, run.ID, a.Token); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SharedRun(ctx, a.Token); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a revoked link must lead nowhere, got %v", err)
+	}
+	if _, err := db.SharedRun(ctx, b.Token); err != nil {
+		t.Fatalf("revoking one link keeps the other: %v", err)
+	}
+	if list, _ := db.Shares(ctx, run.ID); len(list) != 2 || list[0].RevokedAt == nil && list[1].RevokedAt == nil {
+		t.Fatalf("shares %+v", list)
+	}
+}

@@ -13,6 +13,8 @@ type Page struct {
 	CSRF  string
 	Flash Flash
 	Auth  bool // an access token is in force: show the sign-out link
+	// Shared marks a page reached by a share link: no navigation, no forms.
+	Shared bool
 }
 
 // Flash is a one-line message shown above a page's content.

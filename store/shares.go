@@ -1,0 +1,83 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Share is a read-only link to one run's report.
+type Share struct {
+	Token     string
+	RunID     int64
+	CreatedAt time.Time
+	RevokedAt *time.Time
+}
+
+// CreateShare makes an unguessable token (256 random bits) for a run.
+func (db *DB) CreateShare(ctx context.Context, runID int64) (*Share, error) {
+	if _, err := db.Run(ctx, runID); err != nil {
+		return nil, err
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return nil, fmt.Errorf("share token: %w", err)
+	}
+	s := &Share{Token: base64.RawURLEncoding.EncodeToString(b), RunID: runID, CreatedAt: parseTime(db.stamp())}
+	if _, err := db.write.ExecContext(ctx, `INSERT INTO share_links (token, run_id, created_at) VALUES (?, ?, ?)`,
+		s.Token, runID, s.CreatedAt.Format(timeFormat)); err != nil {
+		return nil, fmt.Errorf("create share: %w", err)
+	}
+	return s, nil
+}
+
+// SharedRun returns the run a live (not revoked) token shares, or ErrNotFound.
+func (db *DB) SharedRun(ctx context.Context, token string) (int64, error) {
+	var id int64
+	err := db.read.QueryRowContext(ctx, `SELECT run_id FROM share_links WHERE token = ? AND revoked_at IS NULL`, token).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("share: %w", ErrNotFound)
+	} else if err != nil {
+		return 0, fmt.Errorf("share: %w", err)
+	}
+	return id, nil
+}
+
+// Shares lists a run's links, newest first, revoked ones included.
+func (db *DB) Shares(ctx context.Context, runID int64) ([]Share, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT token, run_id, created_at, revoked_at FROM share_links
+		WHERE run_id = ? ORDER BY created_at DESC`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("shares: %w", err)
+	}
+	defer rows.Close()
+	var out []Share
+	for rows.Next() {
+		var s Share
+		var created string
+		var revoked sql.NullString
+		if err := rows.Scan(&s.Token, &s.RunID, &created, &revoked); err != nil {
+			return nil, fmt.Errorf("shares: %w", err)
+		}
+		s.CreatedAt, s.RevokedAt = parseTime(created), parseTimePtr(revoked)
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// RevokeShare ends a link of a run; it then leads nowhere.
+func (db *DB) RevokeShare(ctx context.Context, runID int64, token string) error {
+	res, err := db.write.ExecContext(ctx, `UPDATE share_links SET revoked_at = ? WHERE token = ? AND run_id = ? AND revoked_at IS NULL`,
+		db.stamp(), token, runID)
+	if err != nil {
+		return fmt.Errorf("revoke share: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("share: %w", ErrNotFound)
+	}
+	return nil
+}
