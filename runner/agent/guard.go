@@ -1,0 +1,100 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"assay/store"
+)
+
+// The guards a condition may set, named as in the run configuration.
+const (
+	GuardToolUse     = "require_mcp_tool_use"
+	GuardToolSuccess = "require_mcp_tool_success"
+)
+
+// GuardError says that every attempt at an answer broke a guard of the
+// condition. Answer is the last attempt's, with the tokens and model calls
+// of all attempts summed, so the caller can record what was spent.
+type GuardError struct {
+	Guard    string
+	Attempts int
+	Answer   *Answer
+}
+
+func (e *GuardError) Error() string {
+	what := "the agent made no MCP tool call"
+	if e.Guard == GuardToolSuccess {
+		what = "no MCP tool call of the agent succeeded"
+	}
+	return fmt.Sprintf("guard %s: %s in %d attempts", e.Guard, what, e.Attempts)
+}
+
+func (e *GuardError) partial() *Answer { return e.Answer }
+
+// Guarded wraps a so that, under a condition with require_mcp_tool_use or
+// require_mcp_tool_success, an answer that breaks the guard is asked again,
+// up to maxAttempts answers in all (as k-eval does), and then becomes a
+// *GuardError. Other errors are returned at once. Tokens and model calls of
+// discarded attempts are added to the answer returned, since they were
+// paid for; its tool calls are the last attempt's.
+func Guarded(a Agent, maxAttempts int) Agent {
+	return &guarded{inner: a, maxAttempts: max(maxAttempts, 1)}
+}
+
+type guarded struct {
+	inner       Agent
+	maxAttempts int
+}
+
+// Answer asks the inner agent until an answer keeps the condition's guards.
+func (g *guarded) Answer(ctx context.Context, t Task) (*Answer, error) {
+	if !t.Condition.RequireMCPToolUse && !t.Condition.RequireMCPToolSuccess {
+		return g.inner.Answer(ctx, t)
+	}
+	var spent Answer
+	for n := 1; ; n++ {
+		ans, err := g.inner.Answer(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		ans.TokensIn += spent.TokensIn
+		ans.TokensOut += spent.TokensOut
+		ans.Attempts += spent.Attempts
+		ans.Latency += spent.Latency
+		ans.Retries = slices.Concat(spent.Retries, ans.Retries)
+		broken := brokenGuard(t.Condition, ans.ToolCalls)
+		if broken == "" {
+			return ans, nil
+		}
+		if n >= g.maxAttempts {
+			return nil, &GuardError{Guard: broken, Attempts: n, Answer: ans}
+		}
+		spent = *ans
+		spent.Retries = append(spent.Retries, fmt.Sprintf("guard %s broken by answer %d; asking again", broken, n))
+	}
+}
+
+// Close closes the inner agent.
+func (g *guarded) Close() error { return g.inner.Close() }
+
+// brokenGuard names the first guard of c that calls break, or "".
+// A call to a tool no server offers (Server empty) is no MCP tool call.
+func brokenGuard(c store.Condition, calls []store.ToolCall) string {
+	used, succeeded := false, false
+	for _, tc := range calls {
+		if tc.Server == "" {
+			continue
+		}
+		used = true
+		succeeded = succeeded || !tc.IsError
+	}
+	switch {
+	case c.RequireMCPToolUse && !used:
+		return GuardToolUse
+	case c.RequireMCPToolSuccess && !succeeded:
+		return GuardToolSuccess
+	}
+	return ""
+}

@@ -1,0 +1,174 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"assay/runner/agent/mcptool"
+	"assay/runner/llm"
+)
+
+// DefaultMaxTurns is how many model calls one answer may take when
+// OpenAIOptions.MaxTurns is zero.
+const DefaultMaxTurns = 20
+
+// OpenAIOptions configure an OpenAI agent. Zero fields take defaults.
+type OpenAIOptions struct {
+	// MaxTurns bounds the model calls of one answer (default 20).
+	MaxTurns int
+	// Getenv resolves ${ENV} in MCP server values; nil uses os.Getenv.
+	Getenv func(string) string
+	// ToolTimeout is the deadline of one tool call (default 60s).
+	ToolTimeout time.Duration
+	// StartTimeout bounds starting one MCP server (default 60s).
+	StartTimeout time.Duration
+	Logger       *slog.Logger
+}
+
+// OpenAI is an OpenAI-compatible model in a tool loop over the MCP servers
+// of the task's condition. Servers start on first use and are shared by
+// the tasks of a condition until Close.
+type OpenAI struct {
+	client *llm.Client
+	opts   OpenAIOptions
+	pool   *mcptool.Pool
+}
+
+var _ Agent = (*OpenAI)(nil)
+
+// NewOpenAI returns an agent asking client. Close it to stop its servers.
+func NewOpenAI(client *llm.Client, opts OpenAIOptions) *OpenAI {
+	if opts.MaxTurns <= 0 {
+		opts.MaxTurns = DefaultMaxTurns
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	pool := mcptool.NewPool(mcptool.Options{Getenv: opts.Getenv, StartTimeout: opts.StartTimeout,
+		CallTimeout: opts.ToolTimeout, Logger: opts.Logger})
+	return &OpenAI{client: client, opts: opts, pool: pool}
+}
+
+// Answer offers the model the tools of the condition's servers and runs
+// the calls it makes, turn after turn, until it answers without calling a
+// tool. Tool failures go back to the model; a server that cannot start is
+// an error, and so is reaching MaxTurns (a *TurnLimitError carrying what
+// was spent).
+func (a *OpenAI) Answer(ctx context.Context, t Task) (*Answer, error) {
+	start := time.Now()
+	tools, err := a.pool.Toolset(ctx, t.Condition)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	msgs := firstMessages(t)
+	ans := &Answer{Model: a.client.Model()}
+	for turn := 1; turn <= a.opts.MaxTurns; turn++ {
+		resp, err := a.client.Chat(ctx, llm.Request{Messages: msgs, Tools: tools.Tools()})
+		if err != nil {
+			return nil, spent(fmt.Errorf("agent: turn %d: %w", turn, err), ans, start)
+		}
+		ans.add(resp)
+		if len(resp.Message.ToolCalls) == 0 {
+			ans.Content = resp.Content
+			ans.Latency = time.Since(start)
+			return ans, nil
+		}
+		msgs = append(msgs, resp.Message)
+		for _, tc := range resp.Message.ToolCalls {
+			msg, err := a.call(ctx, tools, ans, turn, tc, t.Condition.Name)
+			if err != nil {
+				return nil, spent(fmt.Errorf("agent: turn %d: %w", turn, err), ans, start)
+			}
+			msgs = append(msgs, msg)
+		}
+	}
+	ans.Latency = time.Since(start)
+	return nil, &TurnLimitError{Turns: a.opts.MaxTurns, Answer: ans}
+}
+
+// call runs one tool call, records it in ans and returns the tool message
+// for the model.
+func (a *OpenAI) call(ctx context.Context, tools *mcptool.Toolset, ans *Answer, turn int, tc openai.ToolCall, condition string) (openai.ChatCompletionMessage, error) {
+	c, err := tools.Call(ctx, tc.Function.Name, tc.Function.Arguments)
+	if err != nil {
+		return openai.ChatCompletionMessage{}, err
+	}
+	c.Trace.Turn = turn
+	ans.ToolCalls = append(ans.ToolCalls, c.Trace)
+	a.opts.Logger.Debug("tool call", "condition", condition, "turn", turn, "server", c.Trace.Server,
+		"tool", c.Trace.Tool, "is_error", c.Trace.IsError, "duration_ms", c.Trace.DurationMS)
+	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, Content: c.Content, ToolCallID: tc.ID}, nil
+}
+
+// firstMessages are the condition's system prompt and the task's prompt.
+func firstMessages(t Task) []openai.ChatCompletionMessage {
+	var msgs []openai.ChatCompletionMessage
+	if t.Condition.SystemPrompt != "" {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: t.Condition.SystemPrompt})
+	}
+	return append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: t.Prompt})
+}
+
+// add counts one model call's usage into a.
+func (a *Answer) add(resp *llm.Response) {
+	a.TokensIn += resp.TokensIn
+	a.TokensOut += resp.TokensOut
+	a.Attempts += resp.Attempts
+	a.Retries = append(a.Retries, resp.Retries...)
+}
+
+// Close stops every MCP server the agent started and waits for them.
+func (a *OpenAI) Close() error {
+	if err := a.pool.Close(); err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	return nil
+}
+
+// TurnLimitError is returned when the model still calls tools after
+// MaxTurns turns. Answer holds the tokens and tool calls spent.
+type TurnLimitError struct {
+	Turns  int
+	Answer *Answer
+}
+
+func (e *TurnLimitError) Error() string {
+	return fmt.Sprintf("agent: no final answer after %d turns", e.Turns)
+}
+
+func (e *TurnLimitError) partial() *Answer { return e.Answer }
+
+// partialError is an error that carries what the failed answer spent.
+type partialError struct {
+	err error
+	ans *Answer
+}
+
+func (e *partialError) Error() string    { return e.err.Error() }
+func (e *partialError) Unwrap() error    { return e.err }
+func (e *partialError) partial() *Answer { return e.ans }
+
+// spent wraps err with the work ans records, if there was any.
+func spent(err error, ans *Answer, start time.Time) error {
+	if ans.Attempts == 0 && len(ans.ToolCalls) == 0 {
+		return err
+	}
+	ans.Latency = time.Since(start)
+	return &partialError{err: err, ans: ans}
+}
+
+// PartialAnswer returns what a failed answer spent — tokens, attempts,
+// tool calls — when err carries it (a *TurnLimitError, a *GuardError, or
+// a model or server failure after the first turn), so the caller can record it with the error; nil otherwise.
+func PartialAnswer(err error) *Answer {
+	var p interface{ partial() *Answer }
+	if errors.As(err, &p) {
+		return p.partial()
+	}
+	return nil
+}
