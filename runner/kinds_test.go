@@ -59,7 +59,9 @@ func TestEachKindScoresWithItsEvaluator(t *testing.T) {
 			func(r map[string]any) string { return r["answer"].(string) },
 			func(r map[string]any) string { return "I think it is 123456789." }},
 		{"humaneval_sample.jsonl", "prompt", "code_execution",
-			func(r map[string]any) string { return "```python\n" + r["prompt"].(string) + r["canonical_solution"].(string) + "```" },
+			func(r map[string]any) string {
+				return "```python\n" + r["prompt"].(string) + r["canonical_solution"].(string) + "```"
+			},
 			func(r map[string]any) string { return "```python\n" + r["prompt"].(string) + "    pass\n```" }},
 	}
 	for _, tc := range cases {
