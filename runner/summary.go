@@ -73,6 +73,12 @@ func Summarize(ctx context.Context, db *store.DB, runID int64) (*Summary, error)
 	if err != nil {
 		return nil, err
 	}
+	return SummaryOf(run, ds, progress, scores), nil
+}
+
+// SummaryOf computes a run's summary from data already loaded: the run, its
+// dataset, its per-condition progress and its scores as RunScores orders them.
+func SummaryOf(run *store.Run, ds *store.Dataset, progress []store.ConditionProgress, scores []store.ScoreRow) *Summary {
 	s := &Summary{RunID: run.ID, Name: run.Name, Status: run.Status, Message: run.Error, DatasetSHA256: ds.SHA256,
 		TotalTasks: run.TotalTasks}
 	byName := map[string]store.ConditionProgress{}
@@ -95,7 +101,7 @@ func Summarize(ctx context.Context, db *store.DB, runID int64) (*Summary, error)
 		s.CostUSD += p.CostUSD
 		s.Conditions = append(s.Conditions, cs)
 	}
-	return s, nil
+	return s
 }
 
 // metricKey names a metric of an evaluator.

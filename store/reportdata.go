@@ -1,0 +1,204 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// This file holds the queries of reports and exports: whole-run scans that
+// read through the covering indexes of migration 0002 and join in memory.
+
+// ReportData is what a run's report is computed from.
+type ReportData struct {
+	Scores     []ScoreRow          // the rows RunScores returns, in its order
+	Conditions []ConditionProgress // the rows RunProgress returns, ordered by condition
+}
+
+// resultKey is what a score needs of its result.
+type resultKey struct {
+	sample     int64
+	condition  string
+	repetition int
+}
+
+// ReportData returns every score of a run and its per-condition totals: the
+// same figures as RunScores and RunProgress, in three index-only scans
+// instead of joins over the wide rows. A result saved while the scans run
+// may be counted in the totals and not in the scores, never the reverse
+// half of one result.
+func (db *DB) ReportData(ctx context.Context, runID int64) (*ReportData, error) {
+	results, totals, err := db.reportResults(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	evaluators, err := db.reportJudgements(ctx, runID, results, totals)
+	if err != nil {
+		return nil, err
+	}
+	scores, err := db.reportScores(ctx, runID, results, evaluators)
+	if err != nil {
+		return nil, err
+	}
+	out := &ReportData{Scores: scores}
+	for _, name := range slices.Sorted(maps.Keys(totals)) {
+		out.Conditions = append(out.Conditions, *totals[name])
+	}
+	return out, nil
+}
+
+func (db *DB) reportResults(ctx context.Context, runID int64) (map[int64]resultKey, map[string]*ConditionProgress, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT id, sample_id, condition, repetition, error != '', tokens_in,
+		tokens_out, cost_usd, latency_ms, attempts > 1 FROM results INDEXED BY results_report WHERE run_id = ?`, runID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("report results: %w", err)
+	}
+	defer rows.Close()
+	results := map[int64]resultKey{}
+	totals := map[string]*ConditionProgress{}
+	latency := map[string]int64{}
+	for rows.Next() {
+		var id, lat int64
+		var k resultKey
+		var failed, retried bool
+		var tin, tout int
+		var cost float64
+		if err := rows.Scan(&id, &k.sample, &k.condition, &k.repetition, &failed, &tin, &tout, &cost, &lat, &retried); err != nil {
+			return nil, nil, fmt.Errorf("report results: %w", err)
+		}
+		results[id] = k
+		t := totals[k.condition]
+		if t == nil {
+			t = &ConditionProgress{Condition: k.condition}
+			totals[k.condition] = t
+		}
+		t.Done++
+		t.Errors += b2i(failed)
+		t.Retries += b2i(retried)
+		t.TokensIn += tin
+		t.TokensOut += tout
+		t.CostUSD += cost
+		latency[k.condition] += lat
+	}
+	for name, t := range totals {
+		t.LatencyMS = float64(latency[name]) / float64(t.Done)
+	}
+	return results, totals, rows.Err()
+}
+
+// reportJudgements adds the judges' tokens, cost and errors to the totals and
+// returns the evaluator of each judgement.
+func (db *DB) reportJudgements(ctx context.Context, runID int64, results map[int64]resultKey,
+	totals map[string]*ConditionProgress) (map[int64]string, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT id, result_id, evaluator, error != '', tokens_in, tokens_out, cost_usd
+		FROM judgements INDEXED BY judgements_report WHERE run_id = ?`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("report judgements: %w", err)
+	}
+	defer rows.Close()
+	evaluators := map[int64]string{}
+	for rows.Next() {
+		var id, resultID int64
+		var evaluator string
+		var failed bool
+		var tin, tout int
+		var cost float64
+		if err := rows.Scan(&id, &resultID, &evaluator, &failed, &tin, &tout, &cost); err != nil {
+			return nil, fmt.Errorf("report judgements: %w", err)
+		}
+		r, ok := results[resultID]
+		if !ok {
+			continue // saved after the scan of results
+		}
+		evaluators[id] = evaluator
+		t := totals[r.condition]
+		t.JudgeErrors += b2i(failed)
+		t.TokensIn += tin
+		t.TokensOut += tout
+		t.CostUSD += cost
+	}
+	return evaluators, rows.Err()
+}
+
+func (db *DB) reportScores(ctx context.Context, runID int64, results map[int64]resultKey,
+	evaluators map[int64]string) ([]ScoreRow, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT result_id, judgement_id, metric, value
+		FROM scores INDEXED BY scores_report WHERE run_id = ?`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("report scores: %w", err)
+	}
+	defer rows.Close()
+	out := make([]ScoreRow, 0, len(results)*2)
+	for rows.Next() {
+		var resultID, judgementID int64
+		var s ScoreRow
+		if err := rows.Scan(&resultID, &judgementID, &s.Metric, &s.Value); err != nil {
+			return nil, fmt.Errorf("report scores: %w", err)
+		}
+		r, ok := results[resultID]
+		evaluator, judged := evaluators[judgementID]
+		if !ok || !judged {
+			continue
+		}
+		s.SampleID, s.Condition, s.Repetition, s.Evaluator = r.sample, r.condition, r.repetition, evaluator
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("report scores: %w", err)
+	}
+	slices.SortFunc(out, compareScoreRows)
+	return out, nil
+}
+
+// compareScoreRows orders scores as RunScores does.
+func compareScoreRows(a, b ScoreRow) int {
+	return cmp.Or(cmp.Compare(a.Condition, b.Condition), cmp.Compare(a.Evaluator, b.Evaluator),
+		cmp.Compare(a.Metric, b.Metric), cmp.Compare(a.SampleID, b.SampleID), cmp.Compare(a.Repetition, b.Repetition))
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// DatasetRuns lists the runs of a dataset, newest first, without their conditions.
+func (db *DB) DatasetRuns(ctx context.Context, datasetID int64) ([]Run, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.dataset_id = ? ORDER BY r.id DESC`,
+		datasetID)
+	if err != nil {
+		return nil, fmt.Errorf("dataset runs: %w", err)
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *r)
+	}
+	return out, rows.Err()
+}
+
+// SampleNames maps the row ids of a dataset's samples to the dataset's own ids.
+func (db *DB) SampleNames(ctx context.Context, datasetID int64) (map[int64]string, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT id, sample_id FROM samples WHERE dataset_id = ?`, datasetID)
+	if err != nil {
+		return nil, fmt.Errorf("sample names: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, fmt.Errorf("sample names: %w", err)
+		}
+		out[id] = name
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,128 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"assay/store"
+)
+
+// seedRun stores a run of n samples × conditions × reps with rubric scores,
+// some agent errors and some judge errors.
+func seedRun(t *testing.T, db *store.DB, n, reps int, conditions ...string) *store.Run {
+	t.Helper()
+	ctx := context.Background()
+	d := &store.Dataset{Name: "d", Kind: store.KindQA, SHA256: fmt.Sprint("sha-", n, reps, conditions), Format: "jsonl"}
+	if _, err := db.CreateDataset(ctx, d, testSamples(n)); err != nil {
+		t.Fatal(err)
+	}
+	samples, _ := db.Samples(ctx, d.ID, 0, 0)
+	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: reps, TotalTasks: n * reps * len(conditions)}
+	for _, c := range conditions {
+		run.Conditions = append(run.Conditions, store.Condition{Name: c})
+	}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, s := range samples {
+		for _, c := range conditions {
+			for rep := 1; rep <= reps; rep++ {
+				r := &store.Result{RunID: run.ID, SampleID: s.ID, Condition: c, Repetition: rep, Response: "answer",
+					TokensIn: rng.IntN(100), TokensOut: rng.IntN(50), CostUSD: rng.Float64() / 100, LatencyMS: int64(rng.IntN(900)),
+					Attempts: 1 + rng.IntN(2)}
+				switch rng.IntN(10) {
+				case 0:
+					r.Error = "agent: timeout"
+				case 1:
+					r.Judgements = []store.Judgement{{Evaluator: "rubric", Error: "judge: malformed", TokensIn: 7, CostUSD: 0.001}}
+				default:
+					r.Judgements = []store.Judgement{{Evaluator: "rubric", TokensIn: 30, TokensOut: 9, CostUSD: 0.002, Scores: []store.Score{
+						{Metric: "factual_adherence", Value: float64(1 + rng.IntN(5)), Reasoning: strings.Repeat("why ", 20)},
+						{Metric: "completeness", Value: float64(1 + rng.IntN(5))}}},
+						{Evaluator: "exact_match", Scores: []store.Score{{Metric: "exact_match", Value: float64(rng.IntN(2))}}}}
+				}
+				if _, err := db.SaveResult(ctx, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	return run
+}
+
+func TestReportDataMatchesRunScoresAndProgress(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	run := seedRun(t, db, 12, 3, "with-docs", "baseline")
+	seedRun(t, db, 3, 2, "other-run") // must not leak into the first
+
+	got, err := db.ReportData(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scores, _ := db.RunScores(ctx, run.ID)
+	if !reflect.DeepEqual(got.Scores, scores) {
+		t.Errorf("ReportData has %d scores, RunScores %d, or their order differs", len(got.Scores), len(scores))
+	}
+	progress, _ := db.RunProgress(ctx, run.ID)
+	slices.SortFunc(progress, func(a, b store.ConditionProgress) int { return strings.Compare(a.Condition, b.Condition) })
+	if len(got.Conditions) != len(progress) {
+		t.Fatalf("conditions %+v, want %+v", got.Conditions, progress)
+	}
+	for i, p := range progress {
+		g := got.Conditions[i]
+		if g.Condition != p.Condition || g.Done != p.Done || g.Errors != p.Errors || g.JudgeErrors != p.JudgeErrors ||
+			g.TokensIn != p.TokensIn || g.TokensOut != p.TokensOut || g.Retries != p.Retries ||
+			!near(g.CostUSD, p.CostUSD) || !near(g.LatencyMS, p.LatencyMS) {
+			t.Errorf("condition totals\n got %+v\nwant %+v", g, p)
+		}
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+func TestEachResultWalksEveryResultInTaskOrder(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	run := seedRun(t, db, 450, 1, "a", "b") // more samples than one batch
+	want, _ := db.Results(ctx, run.ID)
+	var got []store.Result
+	err := db.EachResult(ctx, run.ID, func(r *store.Result) error { got = append(got, *r); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("EachResult gave %d results, Results %d, or they differ", len(got), len(want))
+	}
+	stop := fmt.Errorf("stop")
+	n := 0
+	if err := db.EachResult(ctx, run.ID, func(*store.Result) error { n++; return stop }); err != stop || n != 1 {
+		t.Errorf("an error from fn should stop the walk: %v after %d", err, n)
+	}
+}
+
+func TestDatasetRunsAndSampleNames(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	first := seedRun(t, db, 2, 1, "a")
+	second := &store.Run{DatasetID: first.DatasetID, Config: []byte(`{}`), Repetitions: 1,
+		Conditions: []store.Condition{{Name: "a"}}}
+	if err := db.CreateRun(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := db.DatasetRuns(ctx, first.DatasetID)
+	if err != nil || len(runs) != 2 || runs[0].ID != second.ID || runs[1].ID != first.ID {
+		t.Fatalf("dataset runs %v %+v", err, runs)
+	}
+	names, err := db.SampleNames(ctx, first.DatasetID)
+	samples, _ := db.Samples(ctx, first.DatasetID, 0, 0)
+	if err != nil || len(names) != 2 || names[samples[1].ID] != samples[1].SampleID {
+		t.Fatalf("sample names %v %v", err, names)
+	}
+}
