@@ -173,6 +173,7 @@ func (h *headBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// String returns what was kept.
 func (h *headBuffer) String() string { return h.b.String() }
 
 // Close does nothing: each answer's process group is gone when it returns.

@@ -23,6 +23,7 @@ type GuardError struct {
 	Answer   *Answer
 }
 
+// Error names the guard and how many answers broke it.
 func (e *GuardError) Error() string {
 	what := "the agent made no MCP tool call"
 	if e.Guard == GuardToolSuccess {
@@ -57,13 +58,18 @@ func (g *guarded) Answer(ctx context.Context, t Task) (*Answer, error) {
 	for n := 1; ; n++ {
 		ans, err := g.inner.Answer(ctx, t)
 		if err != nil {
+			if n == 1 {
+				return nil, err
+			}
+			// Keep the discarded attempts' cost with the error.
+			ans = PartialAnswer(err)
+			if ans == nil {
+				return nil, &partialError{err: err, ans: &spent}
+			}
+			addSpent(ans, spent)
 			return nil, err
 		}
-		ans.TokensIn += spent.TokensIn
-		ans.TokensOut += spent.TokensOut
-		ans.Attempts += spent.Attempts
-		ans.Latency += spent.Latency
-		ans.Retries = slices.Concat(spent.Retries, ans.Retries)
+		addSpent(ans, spent)
 		broken := brokenGuard(t.Condition, ans.ToolCalls)
 		if broken == "" {
 			return ans, nil
@@ -74,6 +80,15 @@ func (g *guarded) Answer(ctx context.Context, t Task) (*Answer, error) {
 		spent = *ans
 		spent.Retries = append(spent.Retries, fmt.Sprintf("guard %s broken by answer %d; asking again", broken, n))
 	}
+}
+
+// addSpent counts what earlier attempts spent into ans.
+func addSpent(ans *Answer, spent Answer) {
+	ans.TokensIn += spent.TokensIn
+	ans.TokensOut += spent.TokensOut
+	ans.Attempts += spent.Attempts
+	ans.Latency += spent.Latency
+	ans.Retries = slices.Concat(spent.Retries, ans.Retries)
 }
 
 // Close closes the inner agent.

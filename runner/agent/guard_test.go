@@ -12,15 +12,21 @@ import (
 	"assay/store"
 )
 
-// scripted answers with its answers in order, then repeats the last.
+// scripted answers with its answers in order, then repeats the last, or
+// fails with err when set.
 type scripted struct {
 	answers []agent.Answer
+	err     error
 	calls   int
 }
 
 var _ agent.Agent = (*scripted)(nil)
 
 func (s *scripted) Answer(context.Context, agent.Task) (*agent.Answer, error) {
+	if s.err != nil && s.calls >= len(s.answers) {
+		s.calls++
+		return nil, s.err
+	}
 	a := s.answers[min(s.calls, len(s.answers)-1)]
 	s.calls++
 	return &a, nil
@@ -103,5 +109,18 @@ func TestGuardOverAModelThatNeverCallsATool(t *testing.T) {
 	}
 	if spent := agent.PartialAnswer(err); spent == nil || spent.Attempts != 3 || spent.Content != "I know this one." {
 		t.Errorf("partial answer = %+v", spent)
+	}
+}
+
+func TestGuardKeepsWhatFailedAttemptsSpent(t *testing.T) {
+	boom := errors.New("agent: turn 1: model unavailable")
+	inner := &scripted{answers: []agent.Answer{{Content: "from memory", TokensIn: 10, TokensOut: 2, Attempts: 1}}, err: boom}
+	cond := store.Condition{Name: "with_graph", RequireMCPToolUse: true}
+	_, err := agent.Guarded(inner, 3).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want the second attempt's error", err)
+	}
+	if spent := agent.PartialAnswer(err); spent == nil || spent.TokensIn != 10 || spent.Attempts != 1 {
+		t.Errorf("partial answer = %+v, want the first attempt's tokens", spent)
 	}
 }

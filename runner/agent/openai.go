@@ -137,6 +137,7 @@ type TurnLimitError struct {
 	Answer *Answer
 }
 
+// Error says how many turns passed without a final answer.
 func (e *TurnLimitError) Error() string {
 	return fmt.Sprintf("agent: no final answer after %d turns", e.Turns)
 }
@@ -149,8 +150,12 @@ type partialError struct {
 	ans *Answer
 }
 
-func (e *partialError) Error() string    { return e.err.Error() }
-func (e *partialError) Unwrap() error    { return e.err }
+// Error is the wrapped error's message.
+func (e *partialError) Error() string { return e.err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *partialError) Unwrap() error { return e.err }
+
 func (e *partialError) partial() *Answer { return e.ans }
 
 // spent wraps err with the work ans records, if there was any.
@@ -164,7 +169,8 @@ func spent(err error, ans *Answer, start time.Time) error {
 
 // PartialAnswer returns what a failed answer spent — tokens, attempts,
 // tool calls — when err carries it (a *TurnLimitError, a *GuardError, or
-// a model or server failure after the first turn), so the caller can record it with the error; nil otherwise.
+// a failure after some work was done), so the caller can record it with
+// the error; nil otherwise.
 func PartialAnswer(err error) *Answer {
 	var p interface{ partial() *Answer }
 	if errors.As(err, &p) {

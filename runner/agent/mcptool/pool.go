@@ -6,6 +6,8 @@ package mcptool
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -53,8 +55,17 @@ type Pool struct {
 	conns  map[connKey]*conn
 }
 
-// connKey identifies a session: one server of one condition.
-type connKey struct{ condition, server string }
+// connKey identifies a session: one server of one condition. The server's
+// resolved configuration is part of it, so that two runs sharing an agent
+// with a condition of the same name never share a server set up otherwise.
+type connKey struct{ condition, server, config string }
+
+// keyOf is the key of srv (resolved) under condition.
+func keyOf(condition string, srv store.MCPServer) connKey {
+	b, _ := json.Marshal(srv)
+	sum := sha256.Sum256(b)
+	return connKey{condition, srv.Name, string(sum[:])}
+}
 
 // NewPool returns an empty pool; servers start on first use.
 func NewPool(opts Options) *Pool {
@@ -78,7 +89,7 @@ func NewPool(opts Options) *Pool {
 // starting it, or restarting it if it died, and waits for it to be ready
 // or for ctx to end.
 func (p *Pool) get(ctx context.Context, condition string, srv store.MCPServer) (*conn, error) {
-	k := connKey{condition, srv.Name}
+	k := keyOf(condition, srv)
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()

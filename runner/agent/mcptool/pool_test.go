@@ -240,6 +240,22 @@ func TestConcurrentTasksShareOneSession(t *testing.T) {
 	}
 }
 
+func TestServersSetUpDifferentlyAreNotShared(t *testing.T) {
+	mcptest.NoOrphans(t)
+	p := newPool(t, mcptool.Options{})
+	for _, flavour := range []string{"salty", "sweet"} {
+		srv := mcptest.StdioServer(t, "local")
+		srv.Env["FLAVOUR"] = flavour
+		ts, err := p.Toolset(context.Background(), store.Condition{Name: "c", MCPServers: []store.MCPServer{srv}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := call(t, ts, "getenv", `{"name":"FLAVOUR"}`); c.Content != "FLAVOUR="+flavour {
+			t.Errorf("getenv = %q, want FLAVOUR=%s from a server of its own", c.Content, flavour)
+		}
+	}
+}
+
 func TestDeadServerIsRestartedOnNextUse(t *testing.T) {
 	mcptest.NoOrphans(t)
 	p := newPool(t, mcptool.Options{})
