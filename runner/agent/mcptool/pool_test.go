@@ -192,7 +192,11 @@ func TestServerThatCannotStartIsNamed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			mcptest.NoOrphans(t)
-			p := newPool(t, mcptool.Options{StartTimeout: 500 * time.Millisecond})
+			timeout := 10 * time.Second
+			if tt.server.Name == "mute" {
+				timeout = 500 * time.Millisecond
+			}
+			p := newPool(t, mcptool.Options{StartTimeout: timeout})
 			_, err := p.Toolset(context.Background(), store.Condition{Name: "c", MCPServers: []store.MCPServer{tt.server}})
 			for _, w := range tt.want {
 				if err == nil || !strings.Contains(err.Error(), w) {
