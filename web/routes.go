@@ -43,6 +43,10 @@ func (s *Server) routes() {
 	e.GET("/runs/:id/progress", s.runProgress)
 	e.POST("/runs/:id/cancel", s.cancelRun)
 	e.POST("/runs/:id/resume", s.resumeRun)
+	e.GET("/runs/:id/samples", s.samplesPage)
+	e.GET("/runs/:id/samples/:sample", s.samplePage)
+	e.GET("/r/:token/samples", s.samplesPage)
+	e.GET("/r/:token/samples/:sample", s.samplePage)
 
 	e.GET("/settings", s.settingsPage)
 	e.POST("/settings/prices", s.setPrice)

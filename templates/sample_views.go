@@ -1,0 +1,89 @@
+package templates
+
+// SampleView is one sample of a run: the question, the golden answer, and
+// every response with its judgements, condition by condition.
+type SampleView struct {
+	Page       Page
+	Report     ReportNav
+	Kind       string
+	Sample     SampleRow
+	Nav        SampleNav
+	Conditions []SampleConditionView
+}
+
+// SampleNav leads back to the samples table and to the samples around this one.
+type SampleNav struct {
+	BackURL  string
+	PrevURL  string // "" at the first
+	NextURL  string // "" at the last
+	Position int    // from 1, in the order the links follow
+	Total    int
+	Filtered bool // the order is the samples table's filter and sort
+}
+
+// SampleConditionView is a sample under one condition: its repetitions.
+type SampleConditionView struct {
+	Name    string
+	Anchor  string
+	Metrics []SampleMetric
+	Results []ResultView
+}
+
+// SampleMetric is one metric's mean ± standard deviation over a condition's repetitions.
+type SampleMetric struct {
+	Label string
+	Mean  string
+	Std   string
+	N     int
+}
+
+// ResultView is one repetition: the response or the error, what it cost, and how it was judged.
+type ResultView struct {
+	Repetition int
+	Response   string // HTML rendered from markdown and sanitized
+	Source     string // the response as the agent wrote it
+	Empty      bool   // no response text
+	Error      string
+	TokensIn   int
+	TokensOut  int
+	Cost       string
+	Latency    string
+	Attempts   int
+	ToolCalls  []ToolCallView
+	Judgements []JudgementView
+}
+
+// ToolCallView is one call to an MCP tool, in turn order.
+type ToolCallView struct {
+	Turn      int
+	Server    string
+	Tool      string
+	Arguments string
+	Result    string // an excerpt
+	Clipped   bool
+	IsError   bool
+	Duration  string
+}
+
+// JudgementView is one evaluator's verdict on a response.
+type JudgementView struct {
+	Evaluator  string
+	Repetition int  // from 1
+	ShowRep    bool // the run asked the judge more than once
+	Judge      bool // an LLM judge: Raw is its output; else Raw is what was extracted
+	Error      string
+	Raw        string
+	Detail     string
+	Claims     []string
+	Scores     []ScoreView
+	Tokens     string
+	Cost       string
+	Latency    string
+}
+
+// ScoreView is one metric a judgement gave, with its reasoning.
+type ScoreView struct {
+	Metric    string
+	Value     string
+	Reasoning string
+}

@@ -1,0 +1,168 @@
+package web
+
+import (
+	"cmp"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"assay/store"
+)
+
+// sampleFilter is the samples table's filter, sort and page. It lives in the
+// URL query, so a link reproduces the view.
+type sampleFilter struct {
+	Condition string // only this condition
+	Metric    string // metricKey the thresholds look at; "" = any metric
+	Below     string // mean of the metric under this value
+	Spread    string // standard deviation over repetitions above this value
+	Claims    bool   // has unverified claims
+	Errors    bool   // has an agent or judge error
+	Search    string // text in the question, golden answer or a response
+	Sort      string // sample, condition, spread, errors, claims, or a metricKey
+	Desc      bool
+	Page      int
+}
+
+// metricKey names a metric in URLs: "rubric.completeness".
+func metricKey(m store.MetricName) string { return m.Evaluator + "." + m.Metric }
+
+// parseSampleFilter reads a filter from a URL query. Numbers that do not
+// parse are kept as typed, so the form shows them, and ignored.
+func parseSampleFilter(q url.Values) sampleFilter {
+	page, _ := strconv.Atoi(q.Get("page"))
+	return sampleFilter{Condition: q.Get("condition"), Metric: q.Get("metric"),
+		Below: strings.TrimSpace(q.Get("below")), Spread: strings.TrimSpace(q.Get("spread")),
+		Claims: q.Get("claims") != "", Errors: q.Get("errors") != "", Search: strings.TrimSpace(q.Get("q")),
+		Sort: q.Get("sort"), Desc: q.Get("dir") == "desc", Page: max(page, 1)}
+}
+
+// query writes the filter back as a URL query, leaving out what is unset.
+// Without the page, it is the view's identity: sort links and the pager add theirs.
+func (f sampleFilter) query(withPage bool) url.Values {
+	q := url.Values{}
+	set := func(k, v string) {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	set("condition", f.Condition)
+	set("metric", f.Metric)
+	set("below", f.Below)
+	set("spread", f.Spread)
+	set("q", f.Search)
+	if f.Claims {
+		q.Set("claims", "1")
+	}
+	if f.Errors {
+		q.Set("errors", "1")
+	}
+	set("sort", f.Sort)
+	if f.Desc {
+		q.Set("dir", "desc")
+	}
+	if withPage && f.Page > 1 {
+		q.Set("page", strconv.Itoa(f.Page))
+	}
+	return q
+}
+
+// filtering reports whether the filter leaves any row out.
+func (f sampleFilter) filtering() bool {
+	return f.Condition != "" || threshold(f.Below) != nil || threshold(f.Spread) != nil || f.Claims || f.Errors || f.Search != ""
+}
+
+// threshold parses a number typed in the filter form; nil when empty or not a number.
+func threshold(s string) *float64 {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return nil
+	}
+	return &v
+}
+
+// keep reports whether a row passes the filter. matches is the text search's
+// result, nil when there is no search.
+func (f sampleFilter) keep(r *store.SampleCondition, matches *store.SampleMatches) bool {
+	switch {
+	case f.Condition != "" && r.Condition != f.Condition,
+		f.Claims && r.Claims == 0,
+		f.Errors && r.Errors+r.JudgeErrors == 0,
+		matches != nil && !matches.Samples[r.SampleID] && !matches.Responses[r.SampleKey]:
+		return false
+	}
+	below, spread := threshold(f.Below), threshold(f.Spread)
+	if below == nil && spread == nil {
+		return true
+	}
+	for _, m := range r.Metrics {
+		if f.Metric != "" && metricKey(m.MetricName) != f.Metric {
+			continue
+		}
+		if (below == nil || m.Mean < *below) && (spread == nil || m.Std > *spread) {
+			return true
+		}
+	}
+	return false
+}
+
+// sortRows orders rows by the filter's column; rows without a value for a
+// metric come last either way; ties keep dataset and condition order.
+func (f sampleFilter) sortRows(rows []*store.SampleCondition, condOrder map[string]int) {
+	natural := func(a, b *store.SampleCondition) int {
+		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(condOrder[a.Condition], condOrder[b.Condition]))
+	}
+	value := f.sortValue(condOrder)
+	slices.SortStableFunc(rows, func(a, b *store.SampleCondition) int {
+		va, oka := value(a)
+		vb, okb := value(b)
+		if oka != okb {
+			if oka {
+				return -1
+			}
+			return 1
+		}
+		c := cmp.Compare(va, vb)
+		if f.Desc {
+			c = -c
+		}
+		return cmp.Or(c, natural(a, b))
+	})
+}
+
+// sortValue returns what a row is sorted by, and whether it has it.
+func (f sampleFilter) sortValue(condOrder map[string]int) func(*store.SampleCondition) (float64, bool) {
+	switch f.Sort {
+	case "", "sample":
+		return func(r *store.SampleCondition) (float64, bool) { return float64(r.Ordinal), true }
+	case "condition":
+		return func(r *store.SampleCondition) (float64, bool) { return float64(condOrder[r.Condition]), true }
+	case "errors":
+		return func(r *store.SampleCondition) (float64, bool) { return float64(r.Errors + r.JudgeErrors), true }
+	case "claims":
+		return func(r *store.SampleCondition) (float64, bool) { return float64(r.Claims), true }
+	case "spread":
+		return func(r *store.SampleCondition) (float64, bool) { return spreadOf(r) }
+	}
+	return func(r *store.SampleCondition) (float64, bool) {
+		for _, m := range r.Metrics {
+			if metricKey(m.MetricName) == f.Sort {
+				return m.Mean, true
+			}
+		}
+		return 0, false
+	}
+}
+
+// spreadOf is a row's largest standard deviation over repetitions, of any metric.
+func spreadOf(r *store.SampleCondition) (float64, bool) {
+	if len(r.Metrics) == 0 {
+		return 0, false
+	}
+	var s float64
+	for _, m := range r.Metrics {
+		s = max(s, m.Std)
+	}
+	return s, true
+}

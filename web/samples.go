@@ -1,0 +1,131 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"assay/store"
+	"assay/templates"
+)
+
+const (
+	sampleRowsPerPage = 50
+	questionChars     = 160 // of a question in the samples table
+	answerChars       = 90  // of a golden answer in the samples table
+)
+
+// samplesPage handles GET /runs/:id/samples and GET /r/:token/samples: one
+// row per sample and condition, filtered, sorted and paged as the query says.
+func (s *Server) samplesPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	sc, err := s.scope(c)
+	if err != nil {
+		return err
+	}
+	f := parseSampleFilter(c.QueryParams())
+	stats, err := s.db.SampleStats(ctx, sc.Run.ID)
+	if err != nil {
+		return err
+	}
+	rows, err := s.filterSamples(c, sc, f, stats)
+	if err != nil {
+		return err
+	}
+	v := samplesView(sc, f, stats, len(rows))
+	v.Page = s.reportPage(c, sc, "Samples · "+runTitle(sc.Run))
+	v.Pager = newPager(c.QueryParam("page"), sampleRowsPerPage, len(rows), pageURL(sc.Base+"/samples", f.query(false)))
+	first := (v.Pager.Page - 1) * sampleRowsPerPage
+	page := rows[first:min(first+sampleRowsPerPage, len(rows))]
+	if v.Rows, err = s.sampleTableRows(c, sc, f, stats.Metrics, page); err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, templates.Samples(v))
+}
+
+// filterSamples returns the rows of stats that pass the filter, in its order.
+func (s *Server) filterSamples(c echo.Context, sc *reportScope, f sampleFilter, stats *store.SampleStats) ([]*store.SampleCondition, error) {
+	var matches *store.SampleMatches
+	if f.Search != "" {
+		var err error
+		if matches, err = s.db.SearchSamples(c.Request().Context(), sc.Run.ID, sc.Run.DatasetID, f.Search); err != nil {
+			return nil, err
+		}
+	}
+	rows := make([]*store.SampleCondition, 0, len(stats.Rows))
+	for i := range stats.Rows {
+		if f.keep(&stats.Rows[i], matches) {
+			rows = append(rows, &stats.Rows[i])
+		}
+	}
+	f.sortRows(rows, conditionOrder(sc.Run))
+	return rows, nil
+}
+
+// conditionOrder maps each condition of a run to its position at launch.
+func conditionOrder(run *store.Run) map[string]int {
+	order := make(map[string]int, len(run.Conditions))
+	for i, c := range run.Conditions {
+		order[c.Name] = i
+	}
+	return order
+}
+
+// sampleTableRows turns a page of rows into the table's view, with the
+// beginning of each sample's question and golden answer.
+func (s *Server) sampleTableRows(c echo.Context, sc *reportScope, f sampleFilter, metrics []store.MetricName,
+	page []*store.SampleCondition) ([]templates.SampleTableRow, error) {
+	ids := make([]int64, 0, len(page))
+	for _, r := range page {
+		ids = append(ids, r.SampleID)
+	}
+	heads, err := s.db.SampleHeads(c.Request().Context(), ids, 2*questionChars) // room for collapsed whitespace
+	if err != nil {
+		return nil, err
+	}
+	query := f.query(true).Encode()
+	out := make([]templates.SampleTableRow, 0, len(page))
+	for _, r := range page {
+		row := sampleTableRow(r, metrics)
+		h := heads[r.SampleID]
+		row.Question, row.Answer = clip(h.Input, questionChars), clip(h.Reference, answerChars)
+		row.URL = sampleURL(sc.Base, r.SampleID, query) + "#" + conditionAnchor(r.Condition)
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+// sampleURL is a sample's page in a report, keeping the samples table's query.
+func sampleURL(base string, sampleID int64, query string) string {
+	u := fmt.Sprintf("%s/samples/%d", base, sampleID)
+	if query != "" {
+		u += "?" + query
+	}
+	return u
+}
+
+// pageURL is a list's URL to which a page number is appended.
+func pageURL(path string, q interface{ Encode() string }) string {
+	if enc := q.Encode(); enc != "" {
+		return path + "?" + enc + "&page="
+	}
+	return path + "?page="
+}
+
+// clip shortens text to n characters on one line, marking the cut with "…".
+func clip(text string, n int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if r := []rune(text); len(r) > n {
+		return strings.TrimSpace(string(r[:n])) + "…"
+	}
+	return text
+}
+
+func runTitle(run *store.Run) string {
+	if run.Name != "" {
+		return run.Name
+	}
+	return fmt.Sprintf("run %d", run.ID)
+}

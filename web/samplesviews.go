@@ -1,0 +1,103 @@
+package web
+
+import (
+	"fmt"
+	"strings"
+
+	"assay/store"
+	"assay/templates"
+)
+
+// This file turns the samples table's data into its plain view.
+
+// samplesView is the table's frame: the filter form, the sortable columns and the counts.
+func samplesView(sc *reportScope, f sampleFilter, stats *store.SampleStats, matching int) templates.SamplesView {
+	v := templates.SamplesView{Report: reportNav(sc), Matching: matching, All: len(stats.Rows),
+		ClearURL: sc.Base + "/samples",
+		Filter: templates.SampleFilterForm{Condition: f.Condition, Metric: f.Metric, Below: f.Below, Spread: f.Spread,
+			Claims: f.Claims, Errors: f.Errors, Search: f.Search, Sort: f.Sort}}
+	if f.Desc {
+		v.Filter.Dir = "desc"
+	}
+	for _, c := range sc.Run.Conditions {
+		v.Conditions = append(v.Conditions, c.Name)
+	}
+	path := sc.Base + "/samples"
+	v.Sample = sortColumn(path, f, "sample", "Sample", "dataset order", false)
+	v.Condition = sortColumn(path, f, "condition", "Condition", "the run's condition order", false)
+	for _, m := range stats.Metrics {
+		key := metricKey(m)
+		v.Metrics = append(v.Metrics, templates.MetricOption{Key: key, Label: sampleMetricLabel(m)})
+		v.Columns = append(v.Columns, sortColumn(path, f, key, strings.ReplaceAll(m.Metric, "_", " "),
+			sampleMetricLabel(m)+": mean ± standard deviation over repetitions", true))
+	}
+	v.Columns = append(v.Columns,
+		sortColumn(path, f, "spread", "Spread", "the largest standard deviation over repetitions, of any metric", true),
+		sortColumn(path, f, "errors", "Errors", "agent errors, and judge errors below them", true),
+		sortColumn(path, f, "claims", "Claims", "unverified claims the judges listed", true))
+	return v
+}
+
+// sampleMetricLabel names a metric with its evaluator when they differ: "rubric · completeness".
+func sampleMetricLabel(m store.MetricName) string {
+	if m.Metric == m.Evaluator {
+		return m.Metric
+	}
+	return m.Evaluator + " · " + m.Metric
+}
+
+// sortColumn is a header that sorts by key: ascending first, the other way
+// when it is already the sort. The page goes back to the first.
+func sortColumn(path string, f sampleFilter, key, label, title string, num bool) templates.SortColumn {
+	active := f.Sort == key || (key == "sample" && f.Sort == "")
+	next := f
+	next.Sort, next.Page = key, 1
+	if active {
+		next.Desc = !f.Desc
+	} else {
+		// First the lowest scores, but the largest spread and the most errors and claims.
+		next.Desc = key == "spread" || key == "errors" || key == "claims"
+	}
+	return templates.SortColumn{Label: label, Title: "Sort by " + title, URL: path + "?" + next.query(false).Encode(),
+		Active: active, Desc: active && f.Desc, Num: num}
+}
+
+// sampleTableRow is one row of the table, without its texts and link.
+func sampleTableRow(r *store.SampleCondition, metrics []store.MetricName) templates.SampleTableRow {
+	row := templates.SampleTableRow{Name: r.Name, Ordinal: r.Ordinal, Condition: r.Condition, Results: r.Results,
+		Errors: r.Errors, JudgeErrors: r.JudgeErrors, Claims: r.Claims, Spread: "—"}
+	if s, ok := spreadOf(r); ok {
+		row.Spread = fmt.Sprintf("%.2f", s)
+	}
+	for _, m := range metrics {
+		row.Metrics = append(row.Metrics, metricCell(r.Metrics, m))
+	}
+	return row
+}
+
+// metricCell finds metric m among a row's statistics.
+func metricCell(stats []store.MetricStat, m store.MetricName) templates.MetricCell {
+	for _, st := range stats {
+		if st.MetricName == m {
+			return templates.MetricCell{Mean: fmt.Sprintf("%.2f", st.Mean), Std: fmt.Sprintf("%.2f", st.Std),
+				Title: fmt.Sprintf("%s: %d scores", sampleMetricLabel(m), st.N)}
+		}
+	}
+	return templates.MetricCell{Title: sampleMetricLabel(m) + ": no score"}
+}
+
+// reportNav is the head of a report's sub-pages.
+func reportNav(sc *reportScope) templates.ReportNav {
+	return templates.ReportNav{RunID: sc.Run.ID, RunName: sc.Run.Name, Dataset: sc.Dataset.Name,
+		Kind: string(sc.Dataset.Kind), Base: sc.Base}
+}
+
+// conditionAnchor is the id of a condition's section on a sample page.
+func conditionAnchor(condition string) string {
+	return "c-" + strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '-'
+	}, condition)
+}

@@ -1,0 +1,128 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"assay/runner/config"
+	"assay/runner/stats"
+	"assay/store"
+	"assay/templates"
+)
+
+// This file turns one sample's results into the plain view of its page.
+
+const toolResultChars = 1200 // of a tool call's result on a sample page
+
+// sampleConditions groups a sample's results by condition, in the run's order.
+func sampleConditions(run *store.Run, results []store.Result) []templates.SampleConditionView {
+	judgeReps := 1
+	var cfg config.Config
+	if json.Unmarshal(run.Config, &cfg) == nil {
+		judgeReps = max(cfg.JudgeRepetitions, 1)
+	}
+	var out []templates.SampleConditionView
+	for _, c := range run.Conditions {
+		v := templates.SampleConditionView{Name: c.Name, Anchor: conditionAnchor(c.Name)}
+		var mine []store.Result
+		for _, r := range results {
+			if r.Condition == c.Name {
+				mine = append(mine, r)
+				v.Results = append(v.Results, resultView(r, judgeReps))
+			}
+		}
+		if len(mine) > 0 {
+			v.Metrics = sampleMetrics(mine)
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// sampleMetrics is each metric's mean ± standard deviation over the results,
+// in the order the judgements give them.
+func sampleMetrics(results []store.Result) []templates.SampleMetric {
+	var order []store.MetricName
+	values := map[store.MetricName][]float64{}
+	for _, r := range results {
+		for _, j := range r.Judgements {
+			for _, s := range j.Scores {
+				m := store.MetricName{Evaluator: j.Evaluator, Metric: s.Metric}
+				if _, ok := values[m]; !ok {
+					order = append(order, m)
+				}
+				values[m] = append(values[m], s.Value)
+			}
+		}
+	}
+	out := make([]templates.SampleMetric, 0, len(order))
+	for _, m := range order {
+		mean, std := stats.Describe(values[m])
+		out = append(out, templates.SampleMetric{Label: sampleMetricLabel(m), Mean: fmt.Sprintf("%.2f", mean),
+			Std: fmt.Sprintf("%.2f", std), N: len(values[m])})
+	}
+	return out
+}
+
+func resultView(r store.Result, judgeReps int) templates.ResultView {
+	v := templates.ResultView{Repetition: r.Repetition, Empty: strings.TrimSpace(r.Response) == "", Error: r.Error,
+		TokensIn: r.TokensIn, TokensOut: r.TokensOut, Cost: templates.USD(r.CostUSD), Latency: millis(r.LatencyMS),
+		Attempts: r.Attempts}
+	if !v.Empty {
+		v.Response, v.Source = responseMarkdown.render(r.Response), r.Response
+	}
+	for _, t := range r.ToolCalls {
+		v.ToolCalls = append(v.ToolCalls, toolCallView(t))
+	}
+	for _, j := range r.Judgements {
+		v.Judgements = append(v.Judgements, judgementView(j, judgeReps))
+	}
+	return v
+}
+
+func toolCallView(t store.ToolCall) templates.ToolCallView {
+	v := templates.ToolCallView{Turn: t.Turn, Server: t.Server, Tool: t.Tool, IsError: t.IsError,
+		Duration: millis(t.DurationMS), Result: t.Result}
+	if len(t.Arguments) > 0 && string(t.Arguments) != "null" && string(t.Arguments) != "{}" {
+		var buf bytes.Buffer
+		if json.Indent(&buf, t.Arguments, "", "  ") == nil {
+			v.Arguments = buf.String()
+		} else {
+			v.Arguments = string(t.Arguments)
+		}
+	}
+	if r := []rune(t.Result); len(r) > toolResultChars {
+		v.Result, v.Clipped = string(r[:toolResultChars]), true
+	}
+	return v
+}
+
+func judgementView(j store.Judgement, judgeReps int) templates.JudgementView {
+	v := templates.JudgementView{Evaluator: j.Evaluator, Repetition: j.JudgeRepetition + 1, ShowRep: judgeReps > 1,
+		Judge: config.Evaluator(j.Evaluator).UsesJudge(), Error: j.Error, Raw: j.Raw, Detail: j.Detail,
+		Claims: j.UnverifiedClaims, Cost: templates.USD(j.CostUSD), Latency: millis(j.LatencyMS),
+		Tokens: templates.Tokens(j.TokensIn) + " in / " + templates.Tokens(j.TokensOut) + " out"}
+	for _, s := range j.Scores {
+		v.Scores = append(v.Scores, templates.ScoreView{Metric: s.Metric, Value: score(s.Value), Reasoning: s.Reasoning})
+	}
+	return v
+}
+
+// score formats a score: whole numbers as such, others with two decimals.
+func score(v float64) string {
+	if v == float64(int64(v)) {
+		return fmt.Sprint(int64(v))
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// millis formats a duration in milliseconds: 840 ms, 2.4 s.
+func millis(ms int64) string {
+	if ms < 1000 {
+		return fmt.Sprintf("%d ms", ms)
+	}
+	return fmt.Sprintf("%.1f s", time.Duration(ms*int64(time.Millisecond)).Seconds())
+}
