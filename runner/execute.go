@@ -160,6 +160,9 @@ func (w *workers) do(ctx context.Context, t task) {
 	if ctx.Err() != nil {
 		return
 	}
+	if err != nil {
+		ans = agent.PartialAnswer(err)
+	}
 	if ans != nil {
 		res.TokensIn, res.TokensOut, res.LatencyMS, res.Attempts = ans.TokensIn, ans.TokensOut, ans.Latency.Milliseconds(), ans.Attempts
 		res.ToolCalls = ans.ToolCalls

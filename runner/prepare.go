@@ -91,19 +91,36 @@ func (m *Manager) retry(spec *config.Config) llm.RetryPolicy {
 		Multiplier: r.BackoffMultiplier, Sleep: m.opts.Sleep}
 }
 
+// newAgent builds the run's agent, wrapped in the condition guards, which
+// retry as many times as the run's retry policy allows.
 func (m *Manager) newAgent(spec *config.Config) (agent.Agent, error) {
-	if spec.Agent.Type != config.AgentOpenAI {
-		return nil, fmt.Errorf("agent.type %s: not available in this build", spec.Agent.Type)
+	a, err := m.baseAgent(spec)
+	if err != nil {
+		return nil, err
+	}
+	return agent.Guarded(a, max(spec.Execution.Retry.MaxAttempts, 1)), nil
+}
+
+func (m *Manager) baseAgent(spec *config.Config) (agent.Agent, error) {
+	timeout := seconds(spec.Agent.TimeoutSeconds, 300)
+	switch spec.Agent.Type {
+	case config.AgentCommand:
+		if len(spec.Agent.Command) == 0 {
+			return nil, fmt.Errorf("agent.command: required for agent.type command")
+		}
+		return agent.NewCommand(agent.CommandOptions{Argv: spec.Agent.Command, Timeout: timeout, Getenv: m.opts.Getenv}), nil
+	case config.AgentOpenAI:
+	default:
+		return nil, fmt.Errorf("agent.type %q: want openai or command", spec.Agent.Type)
 	}
 	key, err := m.apiKey("agent.api_key_env", spec.Agent.APIKeyEnv)
 	if err != nil {
 		return nil, err
 	}
-	timeout := seconds(spec.Agent.TimeoutSeconds, 300)
 	client := llm.New(llm.Config{BaseURL: spec.Agent.BaseURL, Model: spec.Agent.Model, APIKey: key,
 		Temperature: spec.Agent.Temperature, MaxTokens: spec.Agent.MaxTokens, CallTimeout: min(timeout, 120*time.Second),
 		Retry: m.retry(spec)}, m.opts.HTTPClient)
-	return &agent.Chat{Client: client}, nil
+	return agent.NewOpenAI(client, agent.OpenAIOptions{MaxTurns: spec.Agent.MaxTurns, Getenv: m.opts.Getenv, Logger: m.log}), nil
 }
 
 func (m *Manager) newEvaluators(spec *config.Config, kind store.Kind) (*evaluators, error) {

@@ -253,3 +253,20 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func TestChangesAfterParsingReachTheRun(t *testing.T) {
+	f := newFixture(t, rubricJudge())
+	cfg := f.config(f.qaDataset(2), "")
+	cfg.Execution.NumRepetitions, cfg.JudgeSampleRate = 1, 0
+	run := f.launch(cfg)
+	if run.TotalTasks != 4 {
+		t.Fatalf("2 samples × 2 conditions × 1 repetition: want 4 tasks, got %d", run.TotalTasks)
+	}
+	if _, err := f.m.Execute(context.Background(), run.ID); err != nil {
+		t.Fatal(err)
+	}
+	results, _ := f.db.Results(context.Background(), run.ID)
+	if len(results) != 4 || len(results[0].Judgements) != 0 {
+		t.Fatalf("want 4 unjudged results, got %d (judgements %d)", len(results), len(results[0].Judgements))
+	}
+}

@@ -32,6 +32,8 @@ type ConditionSummary struct {
 	Errors      int             `json:"errors"`
 	JudgeErrors int             `json:"judge_errors"`
 	Retried     int             `json:"retried"`
+	ToolCalls   int             `json:"tool_calls"`
+	ToolErrors  int             `json:"tool_errors"`
 	CostUSD     float64         `json:"cost_usd"`
 	TokensIn    int             `json:"tokens_in"`
 	TokensOut   int             `json:"tokens_out"`
@@ -90,6 +92,7 @@ func SummaryOf(run *store.Run, ds *store.Dataset, progress []store.ConditionProg
 	for _, c := range run.Conditions {
 		p := byName[c.Name]
 		cs := ConditionSummary{Name: c.Name, Results: p.Done, Errors: p.Errors, JudgeErrors: p.JudgeErrors, Retried: p.Retries,
+			ToolCalls: p.ToolCalls, ToolErrors: p.ToolErrors,
 			CostUSD: p.CostUSD, TokensIn: p.TokensIn, TokensOut: p.TokensOut, LatencyMS: p.LatencyMS, Metrics: []MetricSummary{}}
 		for _, mk := range order {
 			if groups, ok := grouped[c.Name][mk]; ok {

@@ -102,6 +102,8 @@ type ConditionProgress struct {
 	CostUSD     float64 // agent and judge calls
 	LatencyMS   float64 // mean agent latency
 	Retries     int     // agent calls that needed more than one attempt
+	ToolCalls   int     // MCP tool calls the agent made
+	ToolErrors  int     // of which failed
 }
 
 // RunProgress returns per-condition progress of a run, in no particular order.
@@ -109,7 +111,8 @@ func (db *DB) RunProgress(ctx context.Context, runID int64) ([]ConditionProgress
 	rows, err := db.read.QueryContext(ctx, `SELECT r.condition, count(*), sum(r.error != ''),
 		coalesce(sum(r.tokens_in), 0) + coalesce(sum(j.tin), 0), coalesce(sum(r.tokens_out), 0) + coalesce(sum(j.tout), 0),
 		coalesce(sum(r.cost_usd), 0) + coalesce(sum(j.cost), 0), coalesce(avg(r.latency_ms), 0),
-		sum(r.attempts > 1), coalesce(sum(j.errs), 0)
+		sum(r.attempts > 1), coalesce(sum(j.errs), 0), coalesce(sum(json_array_length(r.tool_calls)), 0),
+		coalesce(sum((SELECT count(*) FROM json_each(r.tool_calls) WHERE json_extract(value, '$.is_error'))), 0)
 		FROM results r LEFT JOIN (SELECT result_id, sum(tokens_in) tin, sum(tokens_out) tout, sum(cost_usd) cost,
 			sum(error != '') errs FROM judgements WHERE run_id = ? GROUP BY result_id) j ON j.result_id = r.id
 		WHERE r.run_id = ? GROUP BY r.condition`, runID, runID)
@@ -121,7 +124,7 @@ func (db *DB) RunProgress(ctx context.Context, runID int64) ([]ConditionProgress
 	for rows.Next() {
 		var p ConditionProgress
 		if err := rows.Scan(&p.Condition, &p.Done, &p.Errors, &p.TokensIn, &p.TokensOut, &p.CostUSD, &p.LatencyMS,
-			&p.Retries, &p.JudgeErrors); err != nil {
+			&p.Retries, &p.JudgeErrors, &p.ToolCalls, &p.ToolErrors); err != nil {
 			return nil, fmt.Errorf("run progress: %w", err)
 		}
 		out = append(out, p)
