@@ -72,7 +72,8 @@ func createRun(ctx context.Context, m *runner.Manager, path string, stderr io.Wr
 	if err != nil {
 		return 0, err
 	}
-	fmt.Fprintf(stderr, "run %d: %d tasks (%d conditions × %d repetitions)\n", run.ID, run.TotalTasks, len(run.Conditions), run.Repetitions)
+	fmt.Fprintf(stderr, "run %d: %d tasks (%s × %s)\n", run.ID, run.TotalTasks,
+		plural(len(run.Conditions), "condition"), plural(run.Repetitions, "repetition"))
 	return run.ID, nil
 }
 
@@ -144,5 +145,17 @@ func printSummary(w io.Writer, s *runner.Summary) {
 		}
 	}
 	tw.Flush()
+	for _, c := range s.Conditions {
+		if c.ToolCalls > 0 {
+			fmt.Fprintf(w, "%s: %s, %d failed\n", c.Name, plural(c.ToolCalls, "MCP tool call"), c.ToolErrors)
+		}
+	}
 	fmt.Fprintln(w, "\nstd is over samples; stderr and CI treat a sample's repetitions as one cluster; errors are counted apart, never as zero scores.")
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
