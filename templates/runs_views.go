@@ -22,10 +22,11 @@ type RunsView struct {
 	Runs []RunRow
 }
 
-// RunView is one run's page: its frozen settings, then its live part.
+// RunView is one run's page: its live progress, then its report.
 type RunView struct {
 	Page     Page
-	Run      RunFacts
+	Report   ReportView
+	Owner    ReportOwner
 	Progress RunProgress
 }
 
@@ -83,7 +84,6 @@ type RunProgress struct {
 	Elapsed     string
 	ETA         string // "" when unknown or finished
 	Conditions  []ConditionProgress
-	Summary     RunSummary
 }
 
 // ConditionProgress is how far one condition of a run has come.
@@ -95,33 +95,6 @@ type ConditionProgress struct {
 	JudgeErrors int
 	Retried     int
 	CostUSD     float64
-}
-
-// RunSummary is the basic table of a run's metrics per condition.
-type RunSummary struct {
-	Conditions []SummaryCondition
-}
-
-// SummaryCondition is one condition's metrics in the summary.
-type SummaryCondition struct {
-	Name        string
-	Results     int
-	Errors      int
-	JudgeErrors int
-	CostUSD     float64
-	Metrics     []SummaryMetric
-}
-
-// SummaryMetric is one metric's statistics under one condition.
-type SummaryMetric struct {
-	Evaluator string
-	Name      string
-	Mean      float64
-	Std       float64
-	CILo      float64
-	CIHi      float64
-	N         int
-	Samples   int
 }
 
 // Percent is done/total as a whole percentage, for progress bars.

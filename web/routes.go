@@ -52,6 +52,17 @@ func (s *Server) routes() {
 	e.POST("/settings/prices", s.setPrice)
 	e.POST("/settings/prices/delete", s.deletePrice)
 
+	e.GET("/runs/:id/report", s.reportFragment)
+	e.POST("/runs/:id/shares", s.createShare)
+	e.POST("/runs/:id/shares/:token/revoke", s.revokeShare)
+	e.GET("/runs/:id/export.json", s.exportJSON)
+	e.GET("/runs/:id/export.csv", s.exportCSV)
+	e.GET("/runs/:id/export.html", s.exportHTML)
+	e.GET("/r/:token", s.sharedReport)
+	e.GET("/r/:token/report", s.reportFragment)
+	e.GET("/r/:token/export.html", s.exportHTML)
+	e.GET("/compare", s.comparePage)
+
 	api := e.Group("/api")
 	api.GET("/datasets", s.apiDatasets)
 	api.POST("/datasets", s.apiUploadDataset)

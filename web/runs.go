@@ -30,25 +30,6 @@ func (s *Server) runsPage(c echo.Context) error {
 	return render(c, http.StatusOK, templates.Runs(v))
 }
 
-// runPage handles GET /runs/:id.
-func (s *Server) runPage(c echo.Context) error {
-	ctx := c.Request().Context()
-	run, err := s.pathRun(c)
-	if err != nil {
-		return err
-	}
-	ds, err := s.db.Dataset(ctx, run.DatasetID)
-	if err != nil {
-		return err
-	}
-	live, err := s.liveProgress(c, run)
-	if err != nil {
-		return err
-	}
-	v := templates.RunView{Page: s.page(c, run.Name, "runs"), Run: runFacts(run, ds), Progress: live}
-	return render(c, http.StatusOK, templates.Run(v))
-}
-
 // runProgress handles GET /runs/:id/progress: the live fragment of the run page.
 func (s *Server) runProgress(c echo.Context) error {
 	run, err := s.pathRun(c)

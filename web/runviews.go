@@ -90,7 +90,6 @@ func runProgress(run *store.Run, sum *runner.Summary, now time.Time) templates.R
 		p.Retried += c.Retried
 		p.Conditions = append(p.Conditions, templates.ConditionProgress{Name: c.Name, Done: c.Results, Total: perCondition,
 			Errors: c.Errors, JudgeErrors: c.JudgeErrors, Retried: c.Retried, CostUSD: c.CostUSD})
-		p.Summary.Conditions = append(p.Summary.Conditions, summaryCondition(c))
 	}
 	if run.StartedAt != nil {
 		end := now
@@ -104,15 +103,6 @@ func runProgress(run *store.Run, sum *runner.Summary, now time.Time) templates.R
 		}
 	}
 	return p
-}
-
-func summaryCondition(c runner.ConditionSummary) templates.SummaryCondition {
-	out := templates.SummaryCondition{Name: c.Name, Results: c.Results, Errors: c.Errors, JudgeErrors: c.JudgeErrors, CostUSD: c.CostUSD}
-	for _, m := range c.Metrics {
-		out.Metrics = append(out.Metrics, templates.SummaryMetric{Evaluator: m.Evaluator, Name: m.Name, Mean: m.Mean,
-			Std: m.Std, CILo: m.CI95[0], CIHi: m.CI95[1], N: m.N, Samples: m.Samples})
-	}
-	return out
 }
 
 // runMessage says why a run stopped, or what its error was.

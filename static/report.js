@@ -1,0 +1,72 @@
+// report.js draws a report's charts from the ECharts options the server put
+// in their data-option attributes, follows the paired-comparison selects, and
+// copies share links. It runs on the run page, a share link's page and in an
+// exported file, with the embedded echarts.min.js; it loads nothing.
+(function () {
+  "use strict";
+
+  function initCharts(root) {
+    root.querySelectorAll(".chart[data-option]").forEach(function (el) {
+      if (echarts.getInstanceByDom(el)) return;
+      var chart = echarts.init(el, null, { renderer: "canvas" });
+      chart.setOption(JSON.parse(el.getAttribute("data-option")));
+    });
+  }
+
+  function disposeCharts(root) {
+    root.querySelectorAll(".chart[data-option]").forEach(function (el) {
+      var chart = echarts.getInstanceByDom(el);
+      if (chart) chart.dispose();
+    });
+  }
+
+  function resizeCharts() {
+    document.querySelectorAll(".chart[data-option]").forEach(function (el) {
+      var chart = echarts.getInstanceByDom(el);
+      if (chart) chart.resize();
+    });
+  }
+
+  // The paired comparison lives in the URL, so that a link reproduces it.
+  function followPair(event) {
+    var sel = event.target.closest("select[data-pair]");
+    if (!sel) return;
+    var params = new URLSearchParams(location.search);
+    document.querySelectorAll("select[data-pair]").forEach(function (s) {
+      params.set(s.getAttribute("data-pair"), s.value);
+    });
+    location.href = location.pathname + "?" + params.toString() + "#paired";
+  }
+
+  function copy(event) {
+    var btn = event.target.closest("button[data-copy]");
+    if (!btn) return;
+    var text = btn.getAttribute("data-copy");
+    var done = function () {
+      btn.textContent = "Copied";
+      setTimeout(function () { btn.textContent = "Copy"; }, 1500);
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done);
+      return;
+    }
+    var input = btn.parentElement.querySelector("input");
+    input.select();
+    if (document.execCommand("copy")) done();
+  }
+
+  function start() {
+    initCharts(document);
+    window.addEventListener("resize", resizeCharts);
+    document.addEventListener("change", followPair);
+    document.addEventListener("click", copy);
+    document.body.addEventListener("htmx:beforeSwap", function (e) { disposeCharts(e.detail.target); });
+    document.body.addEventListener("htmx:load", function (e) { initCharts(e.detail.elt); });
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();

@@ -1,0 +1,242 @@
+package templates
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+)
+
+// ReportView is a run's report: the run page once it has results, the page
+// of a share link, and the self-contained HTML export.
+type ReportView struct {
+	Base string // prefixes the report's URLs: "/runs/7" or "/r/<token>"
+	// Shared is true through a share link and in the export: no forms, no
+	// key variable names or base URLs, no links to owner-only pages.
+	Shared bool
+	// Static is true in the exported file: no link leaves the file.
+	Static  bool
+	Polling bool   // the run is still working: the report fetches itself again
+	Query   string // the report's query string ("?a=x&b=y"), kept when it refreshes
+	Facts   ReportFacts
+	Summary ReportSummary
+	Charts  []ChartView
+	Paired  PairedView
+}
+
+// ReportFacts are the header of a report: the run's settings and totals.
+type ReportFacts struct {
+	Run         RunFacts
+	Status      string
+	Message     string // why the run stopped, or its error
+	Started     string
+	Duration    string // "" before the run starts
+	Done        int
+	Total       int
+	Errors      int
+	JudgeErrors int
+	TokensIn    int
+	TokensOut   int
+	CostUSD     float64
+}
+
+// ReportSummary is the summary of a run: one row per condition.
+type ReportSummary struct {
+	Metrics []ReportMetric
+	Rows    []ReportRow
+}
+
+// ReportMetric heads a column group of the summary.
+type ReportMetric struct {
+	Evaluator string
+	Name      string
+	Scale     string // 1–5, 0–1 or pass/fail
+	Digits    int    // decimals its values are shown with
+}
+
+// Label names the metric, with its evaluator when the two differ.
+func (m ReportMetric) Label() string {
+	if m.Name == m.Evaluator {
+		return m.Name
+	}
+	return m.Evaluator + " · " + m.Name
+}
+
+// ReportRow is one condition of the summary.
+type ReportRow struct {
+	Condition   string
+	Results     int
+	Errors      int
+	JudgeErrors int
+	Retried     int
+	Cells       []ReportCell // one per ReportSummary.Metrics
+	CostUSD     float64
+	TokensIn    int
+	TokensOut   int
+	LatencyMS   float64
+	Quality     string // "" without scores
+	PerDollar   string // "" when the condition cost nothing recorded
+}
+
+// ReportCell is one metric under one condition.
+type ReportCell struct {
+	Has          bool // false: no score of this metric under the condition
+	Mean         float64
+	Std          float64 // over per-sample means
+	Stderr       float64
+	CILo         float64
+	CIHi         float64
+	N            int // scores
+	Samples      int
+	Spread       float64 // mean per-sample std over repetitions
+	Disagreement float64 // share of samples whose repetitions differ
+}
+
+// ChartView is one chart: an ECharts option as JSON, drawn by report.js.
+type ChartView struct {
+	ID      string
+	Option  string // JSON; attributes escape it, JSON.parse reads it back
+	Height  int    // pixels
+	Caption string // how to read the chart
+}
+
+// PairedView compares condition B with condition A, sample by sample.
+type PairedView struct {
+	Conditions []string // to choose from
+	A          string
+	B          string
+	Message    string // why there is no comparison
+	Rows       []PairedRow
+	Gaps       []GapRow
+	Metrics    []ReportMetric // heads of the gap columns
+}
+
+// PairedRow is one metric of a paired comparison (B − A).
+type PairedRow struct {
+	Metric ReportMetric
+	MeanA  float64
+	MeanB  float64
+	Diff   float64
+	CILo   float64
+	CIHi   float64
+	Wins   int // samples where B scored higher
+	Ties   int
+	Losses int // samples where A scored higher
+	N      int
+}
+
+// Verdict says whether the interval excludes zero: "better", "worse" or "".
+func (r PairedRow) Verdict() string {
+	switch {
+	case r.N > 1 && r.CILo > 0:
+		return "better"
+	case r.N > 1 && r.CIHi < 0:
+		return "worse"
+	}
+	return ""
+}
+
+// GapRow is a sample whose scores differ between the two sides.
+type GapRow struct {
+	URL      string // the sample page; "" in the exported file
+	Name     string // the dataset's own id
+	Question string // truncated
+	A        []string
+	B        []string
+	Gap      float64 // mean B − A over the metrics, each rescaled to 0–1
+}
+
+// Num formats a score with d decimals.
+func Num(v float64, d int) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return fmt.Sprintf("%.*f", d, v)
+}
+
+// Signed formats a difference with its sign.
+func Signed(v float64, d int) string {
+	return fmt.Sprintf("%+.*f", d, v)
+}
+
+// Pct formats a share as a whole percentage.
+func Pct(v float64) string {
+	return fmt.Sprintf("%.0f%%", 100*v)
+}
+
+// Millis formats a latency: 850 ms, 2.4 s.
+func Millis(ms float64) string {
+	if ms >= 1000 {
+		return fmt.Sprintf("%.1f s", ms/1000)
+	}
+	return fmt.Sprintf("%.0f ms", ms)
+}
+
+func pairURL(a, b string) string {
+	return "?" + url.Values{"a": {a}, "b": {b}}.Encode() + "#paired"
+}
+
+// ReportOwner is what only the run's owner sees on its report: exports,
+// share links and the other runs of the dataset.
+type ReportOwner struct {
+	RunID     int64
+	CSRF      string
+	Query     string // the report's query string, for the HTML export
+	Shares    []ShareRow
+	OtherRuns []OtherRun
+}
+
+// ShareRow is one share link of a run.
+type ShareRow struct {
+	Token   string
+	URL     string // absolute, to copy
+	Created string
+	Revoked string // "" while the link works
+}
+
+// OtherRun is another run of the same dataset, to compare with.
+type OtherRun struct {
+	ID         int64
+	Name       string
+	Status     string
+	Created    string
+	Conditions string
+	CompareURL string
+}
+
+// SharedReportView is the page of a share link.
+type SharedReportView struct {
+	Page   Page
+	Report ReportView
+}
+
+// InlineAssets are the stylesheets and scripts an exported report carries inline.
+type InlineAssets struct {
+	CSS string
+	JS  []string
+}
+
+// CompareView compares two runs of the same dataset, condition by condition.
+type CompareView struct {
+	Page       Page
+	A          CompareRun
+	B          CompareRun
+	Dataset    DatasetRow
+	SwapURL    string
+	Conditions []CompareCondition
+	Unmatched  []string // conditions in only one of the runs
+}
+
+// CompareRun is one of the compared runs.
+type CompareRun struct {
+	ID      int64
+	Name    string
+	Status  string
+	Created string
+}
+
+// CompareCondition is one condition of both runs: per metric run A against
+// run B, and the samples that regressed in B.
+type CompareCondition struct {
+	Name   string
+	Paired PairedView
+}

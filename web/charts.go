@@ -1,0 +1,134 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"assay/templates"
+)
+
+// Charts are built with go-echarts, but only their option leaves the server:
+// it goes into a data attribute as JSON, and static/report.js draws it with
+// the embedded echarts.min.js. go-echarts' own page templates, which load
+// ECharts from a remote asset host, are never rendered, so a report loads
+// nothing from elsewhere.
+
+// chartHeight is the height of a chart, in pixels.
+const chartHeight = 340
+
+// option is a go-echarts chart, ready to give its ECharts option.
+type option interface {
+	Validate()
+	JSON() map[string]any
+}
+
+// chartView finishes a chart and wraps its option for a page. json.Marshal
+// escapes <, > and &, so the option is safe in an attribute or a script.
+func chartView(id, caption string, c option) templates.ChartView {
+	c.Validate()
+	b, err := json.Marshal(c.JSON())
+	if err != nil {
+		b = []byte("{}") // unreachable: the option is made of plain values
+	}
+	return templates.ChartView{ID: id, Option: string(b), Height: chartHeight, Caption: caption}
+}
+
+// common are the options every chart shares: a title that says what is
+// plotted, a legend under it, a tooltip, and room for the axis labels.
+func common(title, subtitle, trigger string) []charts.GlobalOpts {
+	return []charts.GlobalOpts{
+		charts.WithInitializationOpts(opts.Initialization{AssetsHost: "/static/"}),
+		charts.WithTitleOpts(opts.Title{Title: title, Subtitle: subtitle, Left: "center",
+			TitleStyle: &opts.TextStyle{FontSize: 14, Color: "#1d2330"}, SubtitleStyle: &opts.TextStyle{FontSize: 12, Color: "#5d6678"}}),
+		charts.WithLegendOpts(opts.Legend{Type: "scroll", Top: "48", TextStyle: &opts.TextStyle{FontSize: 12}}),
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: trigger}),
+		charts.WithGridOpts(opts.Grid{Top: "86", Left: "52", Right: "28", Bottom: "34", ContainLabel: opts.Bool(true)}),
+	}
+}
+
+// axis names an axis in the middle of its side.
+func xAxis(name string, extra opts.XAxis) opts.XAxis {
+	extra.Name, extra.NameLocation, extra.NameGap = name, "middle", 28
+	return extra
+}
+
+func yAxis(name string, extra opts.YAxis) opts.YAxis {
+	extra.Name, extra.NameLocation, extra.NameGap = name, "middle", 42
+	return extra
+}
+
+// distributionChart shows one metric's scores, conditions side by side.
+func (r *report) distributionChart(i int) templates.ChartView {
+	m := r.metrics[i]
+	bar := charts.NewBar()
+	title := fmt.Sprintf("%s: share of scores at each value", metricLabel(m))
+	caption := "Bars: the share of a condition's scores (every repetition) at each value; conditions side by side."
+	if m.Scale == scaleUnit {
+		title = fmt.Sprintf("%s: histogram of scores", metricLabel(m))
+		caption = "Each bar: the share of a condition's scores (every repetition) in a tenth of the 0–1 range."
+	}
+	bar.SetGlobalOptions(append(common(title, m.Scale.String()+" scale", "axis"),
+		charts.WithXAxisOpts(xAxis("score", opts.XAxis{})),
+		charts.WithYAxisOpts(yAxis("% of scores", opts.YAxis{Min: 0})))...)
+	var bins []string
+	for _, c := range r.conditions {
+		b, shares := distribution(m.Scale, r.samples[i][c])
+		bins = b
+		bar.AddSeries(c, barData(shares), charts.WithSeriesOpts(narrowBars))
+	}
+	bar.SetXAxis(bins)
+	return chartView(fmt.Sprintf("chart-distribution-%d", i), caption, bar)
+}
+
+// passRateChart shows every pass/fail metric's pass rate, conditions side by side.
+func (r *report) passRateChart(metrics []int) templates.ChartView {
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(append(common("Pass rate per condition", "share of results that passed", "axis"),
+		charts.WithXAxisOpts(xAxis("", opts.XAxis{})),
+		charts.WithYAxisOpts(yAxis("% passed", opts.YAxis{Min: 0, Max: 100})))...)
+	var labels []string
+	for _, i := range metrics {
+		labels = append(labels, metricLabel(r.metrics[i]))
+	}
+	for _, c := range r.conditions {
+		rates := make([]float64, len(metrics))
+		for j, i := range metrics {
+			_, shares := distribution(scalePass, r.samples[i][c])
+			rates[j] = shares[1]
+		}
+		bar.AddSeries(c, barData(rates), charts.WithSeriesOpts(narrowBars))
+	}
+	bar.SetXAxis(labels)
+	return chartView("chart-pass-rate", "Each bar: the share of a condition's scored results (every repetition) that passed.", bar)
+}
+
+// narrowBars keeps a bar readable when a chart has few of them.
+func narrowBars(s *charts.SingleSeries) { s.BarMaxWidth = "44" }
+
+func barData(values []float64) []opts.BarData {
+	out := make([]opts.BarData, len(values))
+	for i, v := range values {
+		out[i] = opts.BarData{Value: v}
+	}
+	return out
+}
+
+func metricLabel(m metricInfo) string {
+	if m.Name == m.Evaluator {
+		return m.Name
+	}
+	return m.Evaluator + " · " + m.Name
+}
+
+// niceMax rounds a chart's upper bound up to a readable value.
+func niceMax(v float64) float64 {
+	if v <= 0 {
+		return 1
+	}
+	step := math.Pow(10, math.Floor(math.Log10(v)))
+	return math.Ceil(v/step*2) * step / 2
+}

@@ -1,0 +1,96 @@
+package web
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"assay/templates"
+)
+
+// pairedCharts plot each sample's mean score under b against a: one chart
+// per scale, a series per metric, and the diagonal where they are equal.
+func (r *report) pairedCharts(a, b string) []templates.ChartView {
+	var out []templates.ChartView
+	for _, sc := range []scale{scaleLikert, scaleUnit, scalePass} {
+		sp := charts.NewScatter()
+		lo, hi := 0.0, 1.0
+		if sc == scaleLikert {
+			lo, hi = 1, 5
+		}
+		sp.SetGlobalOptions(append(common(fmt.Sprintf("Per-sample mean score: %s against %s", b, a),
+			"above the diagonal "+b+" scored higher · "+sc.String()+" scale", "item"),
+			charts.WithXAxisOpts(xAxis("A: "+a, opts.XAxis{Type: "value", Min: lo, Max: hi})),
+			charts.WithYAxisOpts(yAxis("B: "+b, opts.YAxis{Type: "value", Min: lo, Max: hi})),
+			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: "{a}<br/>A {@[0]} · B {@[1]}<br/>{@[2]} sample(s)"}))...)
+		for i, m := range r.metrics {
+			if m.Scale != sc {
+				continue
+			}
+			pts := pairedPoints(r.means(i, a), r.means(i, b))
+			var opt []charts.SeriesOpts
+			if len(sp.MultiSeries) == 0 {
+				opt = append(opt, diagonal(lo, hi))
+			}
+			sp.AddSeries(metricLabel(m), scatterData(pts), opt...)
+		}
+		if len(sp.MultiSeries) > 0 {
+			out = append(out, chartView(fmt.Sprintf("chart-paired-%d", sc),
+				"Each dot is a sample at (its mean under A, its mean under B); a bigger dot holds several samples at the same place.", sp))
+		}
+	}
+	return out
+}
+
+// diagonal marks the line where both conditions score the same.
+func diagonal(lo, hi float64) charts.SeriesOpts {
+	return func(s *charts.SingleSeries) {
+		charts.WithMarkLineNameCoordItemOpts(opts.MarkLineNameCoordItem{Name: "A = B",
+			Coordinate0: []any{lo, lo}, Coordinate1: []any{hi, hi}})(s)
+		charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"},
+			LineStyle: &opts.LineStyle{Color: "#8a93a6", Type: "dashed"}, Label: &opts.Label{Show: opts.Bool(false)}})(s)
+	}
+}
+
+func scatterData(pts []point) []opts.ScatterData {
+	out := make([]opts.ScatterData, len(pts))
+	for i, p := range pts {
+		out[i] = opts.ScatterData{Value: []any{p.X, p.Y, p.Count}, SymbolSize: dotSize(p.Count)}
+	}
+	return out
+}
+
+// dotSize grows a dot's area with the number of samples it holds.
+func dotSize(n int) int {
+	return min(6+int(math.Round(4*math.Sqrt(float64(n)))), 44)
+}
+
+// costChart places each condition at (its cost, its quality).
+func (r *report) costChart() templates.ChartView {
+	sp := charts.NewScatter()
+	maxCost := 0.0
+	for _, c := range r.summary.Conditions {
+		maxCost = max(maxCost, c.CostUSD)
+	}
+	sp.SetGlobalOptions(append(common("Cost against quality per condition",
+		"quality: mean of the metric means rescaled to 0–1 · up and to the left is better", "item"),
+		charts.WithXAxisOpts(xAxis("cost, USD (agent and judge)", opts.XAxis{Type: "value", Min: 0, Max: niceMax(maxCost)})),
+		charts.WithYAxisOpts(yAxis("quality (0–1)", opts.YAxis{Type: "value", Min: 0, Max: 1})),
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: "{a}<br/>cost ${@[0]} · quality {@[1]}"}))...)
+	for _, c := range r.summary.Conditions {
+		q, ok := r.quality(c)
+		if !ok {
+			continue
+		}
+		sp.AddSeries(c.Name, []opts.ScatterData{{Value: []any{round(c.CostUSD, 6), round(q, 3)}, SymbolSize: 16}},
+			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "{a}"}),
+			charts.WithLabelLayoutOpts(opts.LabelLayout{MoveOverlap: "shiftY"}))
+	}
+	caption := "Each dot is a condition: what it cost against what it scored."
+	if maxCost == 0 {
+		caption += " No cost was recorded (the models have no price), so every dot sits at $0."
+	}
+	return chartView("chart-cost", caption, sp)
+}

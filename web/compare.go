@@ -1,0 +1,93 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"assay/store"
+	"assay/templates"
+)
+
+// comparePage handles GET /compare?a=RUN&b=RUN: two runs of the same dataset,
+// condition by condition, paired by sample.
+func (s *Server) comparePage(c echo.Context) error {
+	ctx := c.Request().Context()
+	ra, err := s.compareSide(ctx, c.QueryParam("a"))
+	if err != nil {
+		return err
+	}
+	rb, err := s.compareSide(ctx, c.QueryParam("b"))
+	if err != nil {
+		return err
+	}
+	if ra.sc.Dataset.SHA256 != rb.sc.Dataset.SHA256 {
+		return store.Errorf(store.EINVALID, "Runs #%d and #%d are on different datasets: only runs of the same dataset bytes (same SHA-256) can be compared.",
+			ra.sc.Run.ID, rb.sc.Run.ID)
+	}
+	v := templates.CompareView{Page: s.page(c, "Compare runs", "runs"), A: compareRun(ra.sc.Run), B: compareRun(rb.sc.Run),
+		Dataset: datasetRow(*ra.sc.Dataset), SwapURL: fmt.Sprintf("/compare?a=%d&b=%d", rb.sc.Run.ID, ra.sc.Run.ID)}
+	if err := compareConditions(ctx, s.db, ra, rb, &v); err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, templates.Compare(v))
+}
+
+// compareSide loads the report of the run a query parameter names.
+func (s *Server) compareSide(ctx context.Context, param string) (*report, error) {
+	id, err := strconv.ParseInt(param, 10, 64)
+	if err != nil || id <= 0 {
+		return nil, store.Errorf(store.EINVALID, "Name two runs to compare: /compare?a=RUN&b=RUN.")
+	}
+	sc, err := ownerScope(ctx, s.db, id)
+	if err != nil {
+		return nil, err
+	}
+	return buildReport(ctx, s.db, sc)
+}
+
+func compareRun(r *store.Run) templates.CompareRun {
+	return templates.CompareRun{ID: r.ID, Name: r.Name, Status: string(r.Status), Created: templates.Stamp(r.CreatedAt)}
+}
+
+// compareConditions compares each condition the runs share on the metrics
+// both have, and lists the samples that regressed in run B.
+func compareConditions(ctx context.Context, db *store.DB, ra, rb *report, v *templates.CompareView) error {
+	var metrics []metricInfo
+	for _, m := range ra.metrics {
+		if rb.metricIndex(m.Evaluator, m.Name) >= 0 {
+			metrics = append(metrics, m)
+		}
+	}
+	for _, name := range ra.conditions {
+		if !rb.hasCondition(name) {
+			v.Unmatched = append(v.Unmatched, name+" (only in A)")
+			continue
+		}
+		cc := templates.CompareCondition{Name: name, Paired: templates.PairedView{A: "run A", B: "run B"}}
+		if len(metrics) == 0 {
+			cc.Paired.Message = "The runs share no metric."
+		} else {
+			sa, sb := ra.sideFor(name, metrics), rb.sideFor(name, metrics)
+			cc.Paired.Rows = comparePaired(metrics, sa, sb)
+			for _, m := range metrics {
+				cc.Paired.Metrics = append(cc.Paired.Metrics, metricHead(m))
+			}
+			var err error
+			cc.Paired.Gaps, err = gapRows(ctx, db, metrics, gaps(metrics, sa, sb, maxGaps, true), rb.sc.Base)
+			if err != nil {
+				return err
+			}
+		}
+		v.Conditions = append(v.Conditions, cc)
+	}
+	for _, name := range rb.conditions {
+		if !ra.hasCondition(name) {
+			v.Unmatched = append(v.Unmatched, name+" (only in B)")
+		}
+	}
+	return nil
+}

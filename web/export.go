@@ -1,0 +1,175 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"assay/runner"
+	"assay/store"
+)
+
+// ExportFormats are the formats Export writes.
+func ExportFormats() []string { return []string{"json", "csv", "html"} }
+
+// Export writes a run as JSON (the run, its config snapshot and every result
+// with its scores), CSV (one row per result and metric) or a self-contained
+// HTML report. JSON and CSV are streamed a few hundred samples at a time.
+// None of them holds a secret: the config snapshot names key variables,
+// never keys, and URLs lose their credentials.
+func Export(ctx context.Context, db *store.DB, runID int64, format string, w io.Writer) error {
+	sc, err := ownerScope(ctx, db, runID)
+	if err != nil {
+		return err
+	}
+	switch format {
+	case "json":
+		return exportJSON(ctx, db, sc, w)
+	case "csv":
+		return exportCSV(ctx, db, sc, w)
+	case "html":
+		return exportHTML(ctx, db, sc, reportQuery{}, w)
+	}
+	return store.Errorf(store.EINVALID, "unknown export format %q: use json, csv or html", format)
+}
+
+// ownerScope is the scope of a report read by its owner, outside a request.
+func ownerScope(ctx context.Context, db *store.DB, runID int64) (*reportScope, error) {
+	run, err := db.Run(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := db.Dataset(ctx, run.DatasetID)
+	if err != nil {
+		return nil, err
+	}
+	return &reportScope{Run: run, Dataset: ds, Base: fmt.Sprintf("/runs/%d", run.ID)}, nil
+}
+
+// exportJSON handles GET /runs/:id/export.json.
+func (s *Server) exportJSON(c echo.Context) error {
+	return s.export(c, "json", "application/json")
+}
+
+// exportCSV handles GET /runs/:id/export.csv.
+func (s *Server) exportCSV(c echo.Context) error {
+	return s.export(c, "csv", "text/csv; charset=utf-8")
+}
+
+// exportHTML handles GET /runs/:id/export.html and GET /r/:token/export.html:
+// the report as one file that opens with no network.
+func (s *Server) exportHTML(c echo.Context) error {
+	sc, err := s.scope(c)
+	if err != nil {
+		return err
+	}
+	attach(c, sc.Run.ID, "html", "text/html; charset=utf-8")
+	return exportHTML(c.Request().Context(), s.db, sc, queryOf(c), c.Response())
+}
+
+func (s *Server) export(c echo.Context, format, contentType string) error {
+	sc, err := s.scope(c)
+	if err != nil {
+		return err
+	}
+	attach(c, sc.Run.ID, format, contentType)
+	ctx := c.Request().Context()
+	if format == "json" {
+		return exportJSON(ctx, s.db, sc, c.Response())
+	}
+	return exportCSV(ctx, s.db, sc, c.Response())
+}
+
+// attach starts a download named after the run.
+func attach(c echo.Context, runID int64, ext, contentType string) {
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentType, contentType)
+	h.Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="assay-run-%d.%s"`, runID, ext))
+	c.Response().WriteHeader(http.StatusOK)
+}
+
+// exportRunHead is the "run" object of the JSON export.
+type exportRunHead struct {
+	ID            int64             `json:"id"`
+	Name          string            `json:"name"`
+	Status        store.RunStatus   `json:"status"`
+	Error         string            `json:"error,omitempty"`
+	DatasetSHA256 string            `json:"dataset_sha256"`
+	Dataset       string            `json:"dataset"`
+	Kind          store.Kind        `json:"kind"`
+	Repetitions   int               `json:"repetitions"`
+	Conditions    []exportCondition `json:"conditions"`
+	Config        json.RawMessage   `json:"config"`
+	CreatedAt     time.Time         `json:"created_at"`
+	StartedAt     *time.Time        `json:"started_at"`
+	FinishedAt    *time.Time        `json:"finished_at"`
+	Summary       *runner.Summary   `json:"summary"`
+}
+
+// exportCondition is a condition's snapshot without the env and headers of
+// its MCP servers, where secrets live.
+type exportCondition struct {
+	Name                  string         `json:"name"`
+	SystemPrompt          string         `json:"system_prompt"`
+	MCPServers            []exportServer `json:"mcp_servers"`
+	RequireMCPToolUse     bool           `json:"require_mcp_tool_use"`
+	RequireMCPToolSuccess bool           `json:"require_mcp_tool_success"`
+}
+
+type exportServer struct {
+	Name      string          `json:"name"`
+	Transport store.Transport `json:"transport"`
+	Command   string          `json:"command,omitempty"`
+	Args      []string        `json:"args,omitempty"`
+	URL       string          `json:"url,omitempty"`
+}
+
+func runHead(sc *reportScope, sum *runner.Summary) exportRunHead {
+	run := sc.Run
+	h := exportRunHead{ID: run.ID, Name: run.Name, Status: run.Status, Error: run.Error, DatasetSHA256: sc.Dataset.SHA256,
+		Dataset: sc.Dataset.Name, Kind: sc.Dataset.Kind, Repetitions: run.Repetitions, Config: redactConfig(run.Config),
+		CreatedAt: run.CreatedAt, StartedAt: run.StartedAt, FinishedAt: run.FinishedAt, Summary: sum,
+		Conditions: []exportCondition{}}
+	for _, c := range run.Conditions {
+		ec := exportCondition{Name: c.Name, SystemPrompt: c.SystemPrompt, MCPServers: []exportServer{},
+			RequireMCPToolUse: c.RequireMCPToolUse, RequireMCPToolSuccess: c.RequireMCPToolSuccess}
+		for _, srv := range c.MCPServers {
+			ec.MCPServers = append(ec.MCPServers, exportServer{Name: srv.Name, Transport: srv.Transport,
+				Command: srv.Command, Args: srv.Args, URL: withoutCredentials(srv.URL)})
+		}
+		h.Conditions = append(h.Conditions, ec)
+	}
+	return h
+}
+
+// redactConfig returns the config snapshot with the credentials of every URL
+// in it removed. The snapshot already names key variables rather than keys.
+func redactConfig(raw json.RawMessage) json.RawMessage {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return json.RawMessage("null")
+	}
+	out, _ := json.Marshal(redactURLs(v))
+	return out
+}
+
+func redactURLs(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			t[k] = redactURLs(x)
+		}
+	case []any:
+		for i, x := range t {
+			t[i] = redactURLs(x)
+		}
+	case string:
+		return withoutCredentials(t)
+	}
+	return v
+}

@@ -1,0 +1,184 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"assay/store"
+)
+
+// exportResult is one result in the JSON export.
+type exportResult struct {
+	SampleID         string            `json:"sample_id"`     // the dataset's own id
+	SampleRowID      int64             `json:"sample_row_id"` // as in /runs/:id/samples/:sample
+	Condition        string            `json:"condition"`
+	Repetition       int               `json:"repetition"`
+	Response         string            `json:"response"`
+	Error            string            `json:"error"`
+	TokensIn         int               `json:"tokens_in"`
+	TokensOut        int               `json:"tokens_out"`
+	CostUSD          float64           `json:"cost_usd"`
+	LatencyMS        int64             `json:"latency_ms"`
+	Attempts         int               `json:"attempts"`
+	ToolCalls        []store.ToolCall  `json:"tool_calls"`
+	UnverifiedClaims []string          `json:"unverified_claims"`
+	Scores           []exportScore     `json:"scores"`
+	Judgements       []exportJudgement `json:"judgements"`
+}
+
+type exportScore struct {
+	Evaluator       string  `json:"evaluator"`
+	Metric          string  `json:"metric"`
+	Value           float64 `json:"value"`
+	Reasoning       string  `json:"reasoning"`
+	JudgeRepetition int     `json:"judge_repetition"`
+}
+
+// exportJudgement is one evaluator's verdict: its cost, its error, its raw output.
+type exportJudgement struct {
+	Evaluator        string   `json:"evaluator"`
+	JudgeRepetition  int      `json:"judge_repetition"`
+	Error            string   `json:"error"`
+	Detail           string   `json:"detail"`
+	Raw              string   `json:"raw"`
+	UnverifiedClaims []string `json:"unverified_claims"`
+	TokensIn         int      `json:"tokens_in"`
+	TokensOut        int      `json:"tokens_out"`
+	CostUSD          float64  `json:"cost_usd"`
+	LatencyMS        int64    `json:"latency_ms"`
+}
+
+func toExport(r *store.Result, name string) exportResult {
+	e := exportResult{SampleID: name, SampleRowID: r.SampleID, Condition: r.Condition, Repetition: r.Repetition,
+		Response: r.Response, Error: r.Error, TokensIn: r.TokensIn, TokensOut: r.TokensOut, CostUSD: r.CostUSD,
+		LatencyMS: r.LatencyMS, Attempts: r.Attempts, ToolCalls: r.ToolCalls, UnverifiedClaims: []string{},
+		Scores: []exportScore{}, Judgements: []exportJudgement{}}
+	if e.ToolCalls == nil {
+		e.ToolCalls = []store.ToolCall{}
+	}
+	for _, j := range r.Judgements {
+		claims := j.UnverifiedClaims
+		if claims == nil {
+			claims = []string{}
+		}
+		e.UnverifiedClaims = append(e.UnverifiedClaims, claims...)
+		e.Judgements = append(e.Judgements, exportJudgement{Evaluator: j.Evaluator, JudgeRepetition: j.JudgeRepetition,
+			Error: j.Error, Detail: j.Detail, Raw: j.Raw, UnverifiedClaims: claims, TokensIn: j.TokensIn,
+			TokensOut: j.TokensOut, CostUSD: j.CostUSD, LatencyMS: j.LatencyMS})
+		for _, s := range j.Scores {
+			e.Scores = append(e.Scores, exportScore{Evaluator: j.Evaluator, Metric: s.Metric, Value: s.Value,
+				Reasoning: s.Reasoning, JudgeRepetition: j.JudgeRepetition})
+		}
+	}
+	return e
+}
+
+// exportJSON writes {"run": {...}, "results": [...]}, one result per line,
+// as the results are read.
+func exportJSON(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer) error {
+	r, err := buildReport(ctx, db, sc)
+	if err != nil {
+		return err
+	}
+	names, err := db.SampleNames(ctx, sc.Dataset.ID)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	head, err := json.MarshalIndent(runHead(sc, r.summary), "", "  ")
+	if err != nil {
+		return fmt.Errorf("export run: %w", err)
+	}
+	fmt.Fprintf(bw, "{\"run\": %s,\n\"results\": [", head)
+	enc := json.NewEncoder(bw)
+	first := true
+	err = db.EachResult(ctx, sc.Run.ID, func(res *store.Result) error {
+		if !first {
+			bw.WriteString(",")
+		}
+		first = false
+		bw.WriteString("\n")
+		return enc.Encode(toExport(res, names[res.SampleID]))
+	})
+	if err != nil {
+		return fmt.Errorf("export results: %w", err)
+	}
+	bw.WriteString("]}\n")
+	return bw.Flush()
+}
+
+// csvHeader names the columns of the CSV export.
+var csvHeader = []string{"run_id", "sample_id", "sample_row_id", "condition", "repetition", "evaluator", "metric",
+	"judge_repetition", "value", "reasoning", "error", "unverified_claims", "tokens_in", "tokens_out", "cost_usd",
+	"latency_ms", "attempts", "tool_calls"}
+
+// exportCSV writes one row per result and metric of the run. A metric a
+// result has no score for (an agent or judge error, or a result the judge
+// did not sample) still gets its row, with an empty value and the error.
+func exportCSV(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer) error {
+	r, err := buildReport(ctx, db, sc)
+	if err != nil {
+		return err
+	}
+	names, err := db.SampleNames(ctx, sc.Dataset.ID)
+	if err != nil {
+		return err
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvHeader); err != nil {
+		return fmt.Errorf("export csv: %w", err)
+	}
+	err = db.EachResult(ctx, sc.Run.ID, func(res *store.Result) error {
+		for _, row := range csvRows(r.metrics, res, names[res.SampleID]) {
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("export csv: %w", err)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// csvRows are a result's rows: one per score of each metric, or one with the
+// reason it has none.
+func csvRows(metrics []metricInfo, res *store.Result, name string) [][]string {
+	claims, _ := json.Marshal(toExport(res, name).UnverifiedClaims)
+	base := func(m metricInfo, judgeRep int, value, reasoning, errText string) []string {
+		return []string{strconv.FormatInt(res.RunID, 10), name, strconv.FormatInt(res.SampleID, 10), res.Condition,
+			strconv.Itoa(res.Repetition), m.Evaluator, m.Name, strconv.Itoa(judgeRep), value, reasoning, errText,
+			string(claims), strconv.Itoa(res.TokensIn), strconv.Itoa(res.TokensOut),
+			strconv.FormatFloat(res.CostUSD, 'f', -1, 64), strconv.FormatInt(res.LatencyMS, 10),
+			strconv.Itoa(res.Attempts), strconv.Itoa(len(res.ToolCalls))}
+	}
+	var rows [][]string
+	for _, m := range metrics {
+		found, reason := false, res.Error
+		for _, j := range res.Judgements {
+			if j.Evaluator != m.Evaluator {
+				continue
+			}
+			if reason == "" {
+				reason = j.Error
+			}
+			for _, s := range j.Scores {
+				if s.Metric == m.Name {
+					found = true
+					rows = append(rows, base(m, j.JudgeRepetition, strconv.FormatFloat(s.Value, 'f', -1, 64), s.Reasoning, res.Error))
+				}
+			}
+		}
+		if !found {
+			rows = append(rows, base(m, 0, "", "", reason))
+		}
+	}
+	return rows
+}

@@ -1,0 +1,133 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"assay/store"
+	"assay/templates"
+)
+
+// maxOtherRuns is how many other runs of the dataset a run page lists.
+const maxOtherRuns = 20
+
+// runPage handles GET /runs/:id: the run's report under its live progress.
+func (s *Server) runPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	sc, err := s.scope(c)
+	if err != nil {
+		return err
+	}
+	r, err := s.loadReport(ctx, sc)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	v, err := r.view(ctx, s.db, queryOf(c), false, now)
+	if err != nil {
+		return err
+	}
+	owner, err := s.reportOwner(c, sc, v.Query)
+	if err != nil {
+		return err
+	}
+	live := runProgress(sc.Run, r.summary, now)
+	live.CSRF = owner.CSRF
+	page := templates.RunView{Page: s.reportPage(c, sc, sc.Run.Name), Report: v, Owner: owner, Progress: live}
+	return render(c, http.StatusOK, templates.Run(page))
+}
+
+// sharedReport handles GET /r/:token: the report, read-only, to whoever has the link.
+func (s *Server) sharedReport(c echo.Context) error {
+	ctx := c.Request().Context()
+	sc, err := s.scope(c)
+	if err != nil {
+		return err
+	}
+	r, err := s.loadReport(ctx, sc)
+	if err != nil {
+		return err
+	}
+	v, err := r.view(ctx, s.db, queryOf(c), false, time.Now())
+	if err != nil {
+		return err
+	}
+	page := templates.SharedReportView{Page: s.reportPage(c, sc, sc.Run.Name), Report: v}
+	return render(c, http.StatusOK, templates.SharedReport(page))
+}
+
+// reportFragment handles GET /runs/:id/report and GET /r/:token/report: the
+// report alone, which fetches itself again while the run works.
+func (s *Server) reportFragment(c echo.Context) error {
+	ctx := c.Request().Context()
+	sc, err := s.scope(c)
+	if err != nil {
+		return err
+	}
+	r, err := s.loadReport(ctx, sc)
+	if err != nil {
+		return err
+	}
+	v, err := r.view(ctx, s.db, queryOf(c), false, time.Now())
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, templates.Report(v))
+}
+
+func queryOf(c echo.Context) reportQuery {
+	return reportQuery{A: c.QueryParam("a"), B: c.QueryParam("b")}
+}
+
+// reportOwner gathers what only the owner sees: share links and the other
+// runs of the dataset.
+func (s *Server) reportOwner(c echo.Context, sc *reportScope, query string) (templates.ReportOwner, error) {
+	ctx := c.Request().Context()
+	o := templates.ReportOwner{RunID: sc.Run.ID, Query: query}
+	o.CSRF, _ = c.Get("csrf").(string)
+	shares, err := s.db.Shares(ctx, sc.Run.ID)
+	if err != nil {
+		return o, err
+	}
+	for _, sh := range shares {
+		row := templates.ShareRow{Token: sh.Token, URL: origin(c) + "/r/" + sh.Token, Created: templates.Stamp(sh.CreatedAt)}
+		if sh.RevokedAt != nil {
+			row.Revoked = templates.Stamp(*sh.RevokedAt)
+		}
+		o.Shares = append(o.Shares, row)
+	}
+	runs, err := s.db.DatasetRuns(ctx, sc.Dataset.ID)
+	if err != nil {
+		return o, err
+	}
+	for _, other := range runs {
+		if other.ID == sc.Run.ID || len(o.OtherRuns) == maxOtherRuns {
+			continue
+		}
+		full, err := s.db.Run(ctx, other.ID)
+		if err != nil {
+			return o, err
+		}
+		o.OtherRuns = append(o.OtherRuns, templates.OtherRun{ID: other.ID, Name: other.Name, Status: string(other.Status),
+			Created: templates.Stamp(other.CreatedAt), Conditions: conditionNames(full.Conditions),
+			CompareURL: fmt.Sprintf("/compare?a=%d&b=%d", sc.Run.ID, other.ID)})
+	}
+	return o, nil
+}
+
+// origin is the scheme and host the request came to, for links to copy.
+func origin(c echo.Context) string {
+	return c.Scheme() + "://" + c.Request().Host
+}
+
+func conditionNames(cs []store.Condition) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,158 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"assay/store"
+	"assay/templates"
+)
+
+// This file turns a report into the plain view data of its templates.
+
+// reportQuery is what the URL of a report chooses: the two conditions of
+// its paired comparison (?a=…&b=…).
+type reportQuery struct{ A, B string }
+
+// pair resolves the compared conditions: the ones asked for when the run has
+// them, else its first two. It returns a reason when there is no comparison.
+func (r *report) pair(q reportQuery) (a, b, reason string) {
+	a, b = q.A, q.B
+	if !r.hasCondition(a) {
+		a = ""
+	}
+	if !r.hasCondition(b) {
+		b = ""
+	}
+	if len(r.conditions) < 2 {
+		return "", "", "This run has one condition: there is nothing to compare it with."
+	}
+	if a == "" {
+		a = firstOther(r.conditions, b)
+	}
+	if b == "" {
+		b = firstOther(r.conditions, a)
+	}
+	if a == b {
+		return a, b, "Choose two different conditions."
+	}
+	return a, b, ""
+}
+
+func firstOther(names []string, not string) string {
+	for _, n := range names {
+		if n != not {
+			return n
+		}
+	}
+	return ""
+}
+
+// view builds the report's view. static is for the exported file: no links
+// leave it.
+func (r *report) view(ctx context.Context, db *store.DB, q reportQuery, static bool, now time.Time) (templates.ReportView, error) {
+	v := templates.ReportView{Base: r.sc.Base, Shared: r.sc.Shared || static, Static: static,
+		Polling: !r.sc.Run.Status.Finished(), Facts: r.facts(now, r.sc.Shared || static), Summary: r.summaryView()}
+	a, b, reason := r.pair(q)
+	if a != "" && b != "" {
+		v.Query = "?" + url.Values{"a": {a}, "b": {b}}.Encode()
+	}
+	v.Paired = templates.PairedView{Conditions: r.conditions, A: a, B: b, Message: reason}
+	if reason != "" {
+		a, b = "", ""
+	} else if err := r.pairedView(ctx, db, &v.Paired, static); err != nil {
+		return v, err
+	}
+	v.Charts = r.charts(a, b)
+	return v, nil
+}
+
+// pairedView fills the comparison of B with A and the samples with the largest gaps.
+func (r *report) pairedView(ctx context.Context, db *store.DB, p *templates.PairedView, static bool) error {
+	sa, sb := r.side(p.A), r.side(p.B)
+	p.Rows = comparePaired(r.metrics, sa, sb)
+	for _, m := range r.metrics {
+		p.Metrics = append(p.Metrics, metricHead(m))
+	}
+	base := r.sc.Base
+	if static {
+		base = ""
+	}
+	var err error
+	p.Gaps, err = gapRows(ctx, db, r.metrics, gaps(r.metrics, sa, sb, maxGaps, false), base)
+	return err
+}
+
+// facts is the report's header; a shared one names no key variable or base URL.
+func (r *report) facts(now time.Time, shared bool) templates.ReportFacts {
+	run, sum := r.sc.Run, r.summary
+	f := templates.ReportFacts{Run: runFacts(run, r.sc.Dataset), Status: string(run.Status), Message: runMessage(run, sum),
+		Done: sum.Results, Total: run.TotalTasks, Errors: sum.Errors, CostUSD: sum.CostUSD}
+	f.Run.AgentBaseURL, f.Run.JudgeBaseURL = withoutCredentials(f.Run.AgentBaseURL), withoutCredentials(f.Run.JudgeBaseURL)
+	if shared {
+		f.Run.AgentBaseURL, f.Run.AgentKeyEnv, f.Run.JudgeBaseURL = "", "", ""
+	}
+	for _, c := range sum.Conditions {
+		f.JudgeErrors += c.JudgeErrors
+		f.TokensIn += c.TokensIn
+		f.TokensOut += c.TokensOut
+	}
+	if run.StartedAt != nil {
+		end := now
+		if run.FinishedAt != nil {
+			end = *run.FinishedAt
+		}
+		f.Started, f.Duration = templates.Stamp(*run.StartedAt), duration(end.Sub(*run.StartedAt))
+	}
+	return f
+}
+
+// withoutCredentials drops the user and password from a URL, if it has them.
+func withoutCredentials(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = nil
+	return u.String()
+}
+
+// summaryView is one row per condition with a cell per metric.
+func (r *report) summaryView() templates.ReportSummary {
+	var s templates.ReportSummary
+	for _, m := range r.metrics {
+		s.Metrics = append(s.Metrics, metricHead(m))
+	}
+	for _, c := range r.summary.Conditions {
+		row := templates.ReportRow{Condition: c.Name, Results: c.Results, Errors: c.Errors, JudgeErrors: c.JudgeErrors,
+			Retried: c.Retried, CostUSD: c.CostUSD, TokensIn: c.TokensIn, TokensOut: c.TokensOut, LatencyMS: c.LatencyMS,
+			Cells: make([]templates.ReportCell, len(r.metrics))}
+		for _, m := range c.Metrics {
+			i := r.metricIndex(m.Evaluator, m.Name)
+			lo, hi := r.metrics[i].Scale.bounds()
+			row.Cells[i] = templates.ReportCell{Has: true, Mean: m.Mean, Std: m.Std, Stderr: m.Stderr,
+				CILo: max(m.CI95[0], lo), CIHi: min(m.CI95[1], hi), N: m.N, Samples: m.Samples,
+				Spread: m.RepetitionSpread, Disagreement: m.Disagreement}
+		}
+		if q, ok := r.quality(c); ok {
+			row.Quality = fmt.Sprintf("%.3f", q)
+			if c.CostUSD > 0 {
+				row.PerDollar = fmt.Sprintf("%.3g", q/c.CostUSD)
+			}
+		}
+		s.Rows = append(s.Rows, row)
+	}
+	return s
+}
+
+// metricHead describes a metric for a table head: 1–5 scores with two
+// decimals, 0–1 and pass rates with three.
+func metricHead(m metricInfo) templates.ReportMetric {
+	digits := 3
+	if m.Scale == scaleLikert {
+		digits = 2
+	}
+	return templates.ReportMetric{Evaluator: m.Evaluator, Name: m.Name, Scale: m.Scale.String(), Digits: digits}
+}
