@@ -57,6 +57,7 @@ Usage:
   assay import  --file F [--kind qa|mcq|math|code] [--name N] [--question-key K] [--answer-key K] [--db F] [--json]
   assay run     --config run.yaml [--db F] [--json] [--quiet]
   assay run     --resume RUN_ID [--db F] [--json]
+  assay export  --run ID --format json|csv|html [--db F] [-o F]
   assay version
 
 Run 'assay <command> --help' for a command's flags.
@@ -75,6 +76,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdImport(ctx, args[1:], stdout, stderr)
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
+	case "export":
+		return cmdExport(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "assay", version)
 		return nil

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"assay/store"
+	"assay/web"
+)
+
+func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("export", stderr)
+	runID := fs.Int64("run", 0, "the run to export (required)")
+	format := fs.String("format", "json", "json (every result with its scores), csv (a row per result and metric) or html (a self-contained report)")
+	dbPath := fs.String("db", "assay.db", "SQLite database file")
+	out := fs.String("o", "", "file to write (default: standard output)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *runID <= 0 {
+		return &exitError{code: 2, err: fmt.Errorf("export: --run is required")}
+	}
+	if !slices.Contains(web.ExportFormats(), *format) {
+		return &exitError{code: 2, err: fmt.Errorf("export: --format must be json, csv or html, not %q", *format)}
+	}
+	db, err := store.Open(ctx, *dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.Run(ctx, *runID); err != nil {
+		return fmt.Errorf("export: run %d: %w", *runID, err)
+	}
+	if *out == "" {
+		w := bufio.NewWriter(stdout)
+		if err := web.Export(ctx, db, *runID, *format, w); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		return w.Flush()
+	}
+	return exportFile(ctx, db, *runID, *format, *out)
+}
+
+// exportFile writes the export next to its destination and renames it into
+// place, so that a failed export never leaves half a file under that name.
+func exportFile(ctx context.Context, db *store.DB, runID int64, format, path string) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".assay-export-*")
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer os.Remove(f.Name())
+	w := bufio.NewWriter(f)
+	if err := web.Export(ctx, db, runID, format, w); err != nil {
+		f.Close()
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return nil
+}
