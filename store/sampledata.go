@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 )
 
 // SampleKey names one sample (its row id) under one condition of a run.
@@ -47,184 +46,212 @@ type SampleStats struct {
 	Rows    []SampleCondition // in dataset order, then by condition name
 }
 
-// SampleStats folds a run's results, judgements and scores per sample and
-// condition, in SQL: three grouped scans, however many samples the run has.
-func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error) {
-	st := &SampleStats{}
-	index := map[SampleKey]int{}
-	if err := db.sampleResultCounts(ctx, runID, st, index); err != nil {
-		return nil, err
-	}
-	if err := db.sampleScoreStats(ctx, runID, st, index); err != nil {
-		return nil, err
-	}
-	return st, nil
+// sampleFold is the state of SampleStats between its scans.
+type sampleFold struct {
+	stats      *SampleStats
+	byResult   map[int64]int32    // result id → row
+	evaluators map[int64]string   // judgement id → evaluator
+	sums       [][]metricSum      // row → metric index → sums
+	metrics    map[MetricName]int // metric → index in names
+	names      []MetricName
+	first      []int64 // metric index → id of its first score
 }
 
-// sampleResultCounts adds one row per (sample, condition) with its result,
-// error and unverified-claim counts.
-func (db *DB) sampleResultCounts(ctx context.Context, runID int64, st *SampleStats, index map[SampleKey]int) error {
-	rows, err := db.read.QueryContext(ctx, `SELECT r.sample_id, r.condition, sm.ordinal, sm.sample_id, count(*),
-		sum(r.error != ''), coalesce(sum(j.errs), 0), coalesce(sum(j.claims), 0)
-		FROM results r JOIN samples sm ON sm.id = r.sample_id
-		LEFT JOIN (SELECT result_id, sum(error != '') errs, sum(json_array_length(unverified_claims)) claims
-			FROM judgements WHERE run_id = ? GROUP BY result_id) j ON j.result_id = r.id
-		WHERE r.run_id = ? GROUP BY r.sample_id, r.condition ORDER BY sm.ordinal, r.condition`, runID, runID)
+type metricSum struct {
+	n          int
+	sum, sumSq float64
+}
+
+// SampleStats folds a run's results, judgements and scores per sample and
+// condition: scans of the covering indexes of migration 0002, and of the
+// judgements with claims (0003), folded in memory, however many samples the
+// run has. As with ReportData, a result saved during the scans may lack
+// its judgements here, never the reverse.
+func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error) {
+	f := &sampleFold{stats: &SampleStats{}, byResult: map[int64]int32{}, evaluators: map[int64]string{},
+		metrics: map[MetricName]int{}}
+	if err := db.foldResults(ctx, runID, f); err != nil {
+		return nil, err
+	}
+	if err := db.foldJudgements(ctx, runID, f); err != nil {
+		return nil, err
+	}
+	if err := db.foldScores(ctx, runID, f); err != nil {
+		return nil, err
+	}
+	f.finish()
+	return f.stats, nil
+}
+
+// foldResults makes one row per (sample, condition) and counts its results and errors.
+func (db *DB) foldResults(ctx context.Context, runID int64, f *sampleFold) error {
+	names, err := db.sampleNames(ctx, runID)
+	if err != nil {
+		return err
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT id, sample_id, condition, error != ''
+		FROM results INDEXED BY results_report WHERE run_id = ?`, runID)
 	if err != nil {
 		return fmt.Errorf("sample stats: %w", err)
 	}
 	defer rows.Close()
+	index := map[SampleKey]int32{}
 	for rows.Next() {
-		var sc SampleCondition
-		if err := rows.Scan(&sc.SampleID, &sc.Condition, &sc.Ordinal, &sc.Name, &sc.Results, &sc.Errors,
-			&sc.JudgeErrors, &sc.Claims); err != nil {
+		var id int64
+		var k SampleKey
+		var failed bool
+		if err := rows.Scan(&id, &k.SampleID, &k.Condition, &failed); err != nil {
 			return fmt.Errorf("sample stats: %w", err)
 		}
-		index[sc.SampleKey] = len(st.Rows)
-		st.Rows = append(st.Rows, sc)
+		i, ok := index[k]
+		if !ok {
+			i = int32(len(f.stats.Rows))
+			index[k] = i
+			n := names[k.SampleID]
+			f.stats.Rows = append(f.stats.Rows, SampleCondition{SampleKey: k, Ordinal: n.ordinal, Name: n.name})
+		}
+		f.byResult[id] = i
+		f.stats.Rows[i].Results++
+		f.stats.Rows[i].Errors += b2i(failed)
 	}
 	return rows.Err()
 }
 
-// sampleScoreStats adds each metric's mean and standard deviation to the rows.
-func (db *DB) sampleScoreStats(ctx context.Context, runID int64, st *SampleStats, index map[SampleKey]int) error {
-	rows, err := db.read.QueryContext(ctx, `SELECT r.sample_id, r.condition, j.evaluator, s.metric,
-		count(*), avg(s.value), sum(s.value * s.value), min(s.id)
-		FROM scores s JOIN judgements j ON j.id = s.judgement_id JOIN results r ON r.id = s.result_id
-		WHERE s.run_id = ? GROUP BY r.sample_id, r.condition, j.evaluator, s.metric`, runID)
+type sampleName struct {
+	ordinal int
+	name    string
+}
+
+// sampleNames returns the position and the dataset's own id of every sample of a run's dataset.
+func (db *DB) sampleNames(ctx context.Context, runID int64) (map[int64]sampleName, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT id, ordinal, sample_id FROM samples
+		WHERE dataset_id = (SELECT dataset_id FROM runs WHERE id = ?)`, runID)
 	if err != nil {
-		return fmt.Errorf("sample scores: %w", err)
+		return nil, fmt.Errorf("sample names: %w", err)
 	}
 	defer rows.Close()
-	first := map[MetricName]int64{}
-	for rows.Next() {
-		var k SampleKey
-		var m MetricStat
-		var sumSq float64
-		var minID int64
-		if err := rows.Scan(&k.SampleID, &k.Condition, &m.Evaluator, &m.Metric, &m.N, &m.Mean, &sumSq, &minID); err != nil {
-			return fmt.Errorf("sample scores: %w", err)
-		}
-		if m.N > 1 {
-			m.Std = math.Sqrt(max(0, (sumSq-float64(m.N)*m.Mean*m.Mean)/float64(m.N-1)))
-		}
-		if id, ok := first[m.MetricName]; !ok || minID < id {
-			first[m.MetricName] = minID
-		}
-		if i, ok := index[k]; ok {
-			st.Rows[i].Metrics = append(st.Rows[i].Metrics, m)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("sample scores: %w", err)
-	}
-	st.Metrics = metricsInOrder(first)
-	return nil
-}
-
-// metricsInOrder sorts metrics by the first score each received, which is
-// the order a run's evaluators and each judge's rubric give them.
-func metricsInOrder(first map[MetricName]int64) []MetricName {
-	out := make([]MetricName, 0, len(first))
-	for m := range first {
-		out = append(out, m)
-	}
-	slices.SortFunc(out, func(a, b MetricName) int { return cmp.Compare(first[a], first[b]) })
-	return out
-}
-
-// SampleMatches are what a text search found in a run.
-type SampleMatches struct {
-	Samples   map[int64]bool     // samples whose input or reference holds the text
-	Responses map[SampleKey]bool // samples whose response under a condition holds it
-}
-
-// SearchSamples finds text, ignoring ASCII case, in the input and reference of
-// a run's samples and in the run's responses.
-func (db *DB) SearchSamples(ctx context.Context, runID, datasetID int64, text string) (*SampleMatches, error) {
-	pattern := "%" + likeEscaper.Replace(text) + "%"
-	m := &SampleMatches{Samples: map[int64]bool{}, Responses: map[SampleKey]bool{}}
-	rows, err := db.read.QueryContext(ctx, `SELECT id FROM samples WHERE dataset_id = ?1
-		AND (input LIKE ?2 ESCAPE '\' OR reference LIKE ?2 ESCAPE '\')`, datasetID, pattern)
-	if err != nil {
-		return nil, fmt.Errorf("search samples: %w", err)
-	}
-	defer rows.Close()
+	out := map[int64]sampleName{}
 	for rows.Next() {
 		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("search samples: %w", err)
+		var n sampleName
+		if err := rows.Scan(&id, &n.ordinal, &n.name); err != nil {
+			return nil, fmt.Errorf("sample names: %w", err)
 		}
-		m.Samples[id] = true
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search samples: %w", err)
-	}
-	return m, db.searchResponses(ctx, runID, pattern, m)
-}
-
-var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-
-func (db *DB) searchResponses(ctx context.Context, runID int64, pattern string, m *SampleMatches) error {
-	rows, err := db.read.QueryContext(ctx, `SELECT DISTINCT sample_id, condition FROM results
-		WHERE run_id = ? AND response LIKE ? ESCAPE '\'`, runID, pattern)
-	if err != nil {
-		return fmt.Errorf("search responses: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k SampleKey
-		if err := rows.Scan(&k.SampleID, &k.Condition); err != nil {
-			return fmt.Errorf("search responses: %w", err)
-		}
-		m.Responses[k] = true
-	}
-	return rows.Err()
-}
-
-// SampleHead is the beginning of a sample's texts, for tables.
-type SampleHead struct {
-	Input     string
-	Reference string
-}
-
-// SampleHeads returns the first n characters (n+1 when there are more) of the
-// input and reference of the samples with the given row ids.
-func (db *DB) SampleHeads(ctx context.Context, ids []int64, n int) (map[int64]SampleHead, error) {
-	out := make(map[int64]SampleHead, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	args := []any{n + 1}
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	rows, err := db.read.QueryContext(ctx, `SELECT id, substr(input, 1, ?1), substr(reference, 1, ?1) FROM samples
-		WHERE id IN (`+strings.Repeat("?, ", len(ids)-1)+`?)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("sample heads: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var h SampleHead
-		if err := rows.Scan(&id, &h.Input, &h.Reference); err != nil {
-			return nil, fmt.Errorf("sample heads: %w", err)
-		}
-		out[id] = h
+		out[id] = n
 	}
 	return out, rows.Err()
 }
 
-// SampleNeighbours returns the row ids of the samples before and after the
-// one at ordinal in a dataset's order; 0 where there is none.
-func (db *DB) SampleNeighbours(ctx context.Context, datasetID int64, ordinal int) (prev, next int64, err error) {
-	err = db.read.QueryRowContext(ctx, `SELECT
-		coalesce((SELECT id FROM samples WHERE dataset_id = ?1 AND ordinal < ?2 ORDER BY ordinal DESC LIMIT 1), 0),
-		coalesce((SELECT id FROM samples WHERE dataset_id = ?1 AND ordinal > ?2 ORDER BY ordinal LIMIT 1), 0)`,
-		datasetID, ordinal).Scan(&prev, &next)
+// foldJudgements counts judge errors and notes each judgement's evaluator.
+func (db *DB) foldJudgements(ctx context.Context, runID int64, f *sampleFold) error {
+	rows, err := db.read.QueryContext(ctx, `SELECT id, result_id, evaluator, error != ''
+		FROM judgements INDEXED BY judgements_report WHERE run_id = ?`, runID)
 	if err != nil {
-		return 0, 0, fmt.Errorf("sample neighbours: %w", err)
+		return fmt.Errorf("sample judgements: %w", err)
 	}
-	return prev, next, nil
+	defer rows.Close()
+	for rows.Next() {
+		var id, resultID int64
+		var evaluator string
+		var failed bool
+		if err := rows.Scan(&id, &resultID, &evaluator, &failed); err != nil {
+			return fmt.Errorf("sample judgements: %w", err)
+		}
+		if i, ok := f.byResult[resultID]; ok { // else saved after the scan of results
+			f.evaluators[id] = evaluator
+			f.stats.Rows[i].JudgeErrors += b2i(failed)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("sample judgements: %w", err)
+	}
+	return db.foldClaims(ctx, runID, f)
+}
+
+// foldClaims counts unverified claims, reading only the judgements that have some.
+func (db *DB) foldClaims(ctx context.Context, runID int64, f *sampleFold) error {
+	rows, err := db.read.QueryContext(ctx, `SELECT result_id, json_array_length(unverified_claims)
+		FROM judgements INDEXED BY judgements_claims WHERE run_id = ? AND unverified_claims != '[]'`, runID)
+	if err != nil {
+		return fmt.Errorf("sample claims: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var resultID int64
+		var claims int
+		if err := rows.Scan(&resultID, &claims); err != nil {
+			return fmt.Errorf("sample claims: %w", err)
+		}
+		if i, ok := f.byResult[resultID]; ok {
+			f.stats.Rows[i].Claims += claims
+		}
+	}
+	return rows.Err()
+}
+
+// foldScores sums each metric's scores per row.
+func (db *DB) foldScores(ctx context.Context, runID int64, f *sampleFold) error {
+	rows, err := db.read.QueryContext(ctx, `SELECT id, result_id, judgement_id, metric, value
+		FROM scores INDEXED BY scores_report WHERE run_id = ?`, runID)
+	if err != nil {
+		return fmt.Errorf("sample scores: %w", err)
+	}
+	defer rows.Close()
+	f.sums = make([][]metricSum, len(f.stats.Rows))
+	for rows.Next() {
+		var id, resultID, judgementID int64
+		var m MetricName
+		var v float64
+		if err := rows.Scan(&id, &resultID, &judgementID, &m.Metric, &v); err != nil {
+			return fmt.Errorf("sample scores: %w", err)
+		}
+		var ok bool
+		if m.Evaluator, ok = f.evaluators[judgementID]; !ok {
+			continue // its judgement was saved after the scan of judgements
+		}
+		f.add(f.byResult[resultID], m, id, v)
+	}
+	return rows.Err()
+}
+
+func (f *sampleFold) add(row int32, m MetricName, scoreID int64, v float64) {
+	k, ok := f.metrics[m]
+	if !ok {
+		k = len(f.metrics)
+		f.metrics[m] = k
+		f.first = append(f.first, scoreID)
+		f.names = append(f.names, m)
+	}
+	f.first[k] = min(f.first[k], scoreID)
+	sums := f.sums[row]
+	for len(sums) <= k {
+		sums = append(sums, metricSum{})
+	}
+	sums[k].n++
+	sums[k].sum += v
+	sums[k].sumSq += v * v
+	f.sums[row] = sums
+}
+
+// finish turns the sums into means and standard deviations, and puts the rows
+// in dataset order and the metrics in the order of their first scores, which
+// is the order of the run's evaluators and of each judge's rubric.
+func (f *sampleFold) finish() {
+	for i, sums := range f.sums {
+		for k, s := range sums {
+			if s.n == 0 {
+				continue
+			}
+			m := MetricStat{MetricName: f.names[k], N: s.n, Mean: s.sum / float64(s.n)}
+			if s.n > 1 {
+				m.Std = math.Sqrt(max(0, (s.sumSq-float64(s.n)*m.Mean*m.Mean)/float64(s.n-1)))
+			}
+			f.stats.Rows[i].Metrics = append(f.stats.Rows[i].Metrics, m)
+		}
+	}
+	slices.SortFunc(f.stats.Rows, func(a, b SampleCondition) int {
+		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Condition, b.Condition))
+	})
+	f.stats.Metrics = slices.Clone(f.names)
+	slices.SortFunc(f.stats.Metrics, func(a, b MetricName) int { return cmp.Compare(f.first[f.metrics[a]], f.first[f.metrics[b]]) })
 }

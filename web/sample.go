@@ -93,11 +93,7 @@ func (s *Server) sampleNav(c echo.Context, sc *reportScope, smp *store.Sample) (
 
 // tableOrder lists the samples of the filtered, sorted table, each once, where it first appears.
 func (s *Server) tableOrder(c echo.Context, sc *reportScope, f sampleFilter) ([]int64, error) {
-	stats, err := s.db.SampleStats(c.Request().Context(), sc.Run.ID)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.filterSamples(c, sc, f, stats)
+	_, rows, err := s.sampleTable(c.Request().Context(), sc, f)
 	if err != nil {
 		return nil, err
 	}

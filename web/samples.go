@@ -1,11 +1,13 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"golang.org/x/sync/errgroup"
 
 	"assay/store"
 	"assay/templates"
@@ -26,11 +28,7 @@ func (s *Server) samplesPage(c echo.Context) error {
 		return err
 	}
 	f := parseSampleFilter(c.QueryParams())
-	stats, err := s.db.SampleStats(ctx, sc.Run.ID)
-	if err != nil {
-		return err
-	}
-	rows, err := s.filterSamples(c, sc, f, stats)
+	stats, rows, err := s.sampleTable(ctx, sc, f)
 	if err != nil {
 		return err
 	}
@@ -45,14 +43,25 @@ func (s *Server) samplesPage(c echo.Context) error {
 	return render(c, http.StatusOK, templates.Samples(v))
 }
 
-// filterSamples returns the rows of stats that pass the filter, in its order.
-func (s *Server) filterSamples(c echo.Context, sc *reportScope, f sampleFilter, stats *store.SampleStats) ([]*store.SampleCondition, error) {
+// sampleTable returns the run's rows per sample and condition, and those
+// that pass the filter in its order. The text search, a scan of every
+// response, runs beside the statistics' scans.
+func (s *Server) sampleTable(ctx context.Context, sc *reportScope, f sampleFilter) (*store.SampleStats, []*store.SampleCondition, error) {
+	var stats *store.SampleStats
 	var matches *store.SampleMatches
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		stats, err = s.db.SampleStats(gctx, sc.Run.ID)
+		return err
+	})
 	if f.Search != "" {
-		var err error
-		if matches, err = s.db.SearchSamples(c.Request().Context(), sc.Run.ID, sc.Run.DatasetID, f.Search); err != nil {
-			return nil, err
-		}
+		g.Go(func() (err error) {
+			matches, err = s.db.SearchSamples(gctx, sc.Run.ID, sc.Run.DatasetID, f.Search)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
 	}
 	rows := make([]*store.SampleCondition, 0, len(stats.Rows))
 	for i := range stats.Rows {
@@ -61,7 +70,7 @@ func (s *Server) filterSamples(c echo.Context, sc *reportScope, f sampleFilter, 
 		}
 	}
 	f.sortRows(rows, conditionOrder(sc.Run))
-	return rows, nil
+	return stats, rows, nil
 }
 
 // conditionOrder maps each condition of a run to its position at launch.

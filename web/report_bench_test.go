@@ -1,0 +1,222 @@
+package web_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"assay/store"
+	"assay/web"
+)
+
+// Sizes of the large run: 1,000 samples × 5 conditions × 3 repetitions.
+const (
+	benchSamples    = 1000
+	benchConditions = 5
+	benchReps       = 3
+)
+
+// BenchmarkReportPages builds a run of 15,000 results and 45,000 rubric scores
+// straight in the store, then serves the report page, the samples table with
+// a filter and with a search, and a sample page through the real handler.
+// It prints the server time per request (the median of benchRequests), the
+// HTML size and the process's peak memory (VmHWM, reset before each page). Targets: under 150 ms, under 1 MB
+// of HTML, under 150 MB.
+func BenchmarkReportPages(b *testing.B) {
+	db, run, sample := buildLargeRun(b)
+	s, err := web.New(db, web.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	base := fmt.Sprintf("/runs/%d", run)
+	for _, p := range []struct{ name, path string }{
+		{"report", base},
+		{"samples-filtered", base + "/samples?metric=rubric.factual_adherence&below=3&sort=spread&dir=desc"},
+		{"samples-search", base + "/samples?q=photosynthesis&sort=rubric.completeness"},
+		{"sample", fmt.Sprintf("%s/samples/%d", base, sample)},
+		{"sample-in-filtered-table", fmt.Sprintf("%s/samples/%d?metric=rubric.factual_adherence&below=3&sort=spread&dir=desc", base, sample)},
+	} {
+		b.Run(p.name, func(b *testing.B) { benchPage(b, s.Handler(), p.path) })
+	}
+}
+
+// benchRequests is how many timed requests each page gets; the median is printed.
+const benchRequests = 7
+
+func benchPage(b *testing.B, h http.Handler, path string) {
+	serve(b, h, path) // the first request warms the caches a server would have warm
+	runtime.GC()
+	debug.FreeOSMemory()
+	resetPeakRSS()
+	rss := memoryMB("VmRSS")
+	b.ResetTimer()
+	var size int
+	times := make([]time.Duration, 0, benchRequests*b.N)
+	for range b.N {
+		for range benchRequests {
+			start := time.Now()
+			size = serve(b, h, path)
+			times = append(times, time.Since(start))
+		}
+	}
+	b.StopTimer()
+	slices.Sort(times)
+	median, slowest := ms(times[len(times)/2]), ms(times[len(times)-1])
+	peak := memoryMB("VmHWM")
+	b.ReportMetric(median, "ms/req")
+	b.ReportMetric(float64(size)/1024, "html-KiB")
+	b.ReportMetric(peak, "peak-MB")
+	fmt.Printf("%-58s %6.1f ms (slowest %6.1f)  %6.1f KiB HTML  peak %5.1f MB (%.1f before)\n",
+		path, median, slowest, float64(size)/1024, peak, rss)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// serve makes one request through the handler and returns the body's size.
+func serve(b *testing.B, h http.Handler, path string) int {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	if rec.Code != http.StatusOK {
+		b.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body.String()[:min(rec.Body.Len(), 300)])
+	}
+	return rec.Body.Len()
+}
+
+// resetPeakRSS makes VmHWM start again from the current RSS.
+func resetPeakRSS() {
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+}
+
+// memoryMB reads a field of /proc/self/status in megabytes.
+func memoryMB(field string) float64 {
+	data, _ := os.ReadFile("/proc/self/status")
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// buildLargeRun stores the dataset and the run through the store, then writes
+// the results, judgements and scores in one transaction of prepared inserts.
+// It returns the database, the run's id and the row id of a sample in the middle.
+func buildLargeRun(b *testing.B) (*store.DB, int64, int64) {
+	b.Helper()
+	start := time.Now()
+	path := filepath.Join(b.TempDir(), "assay.db")
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	var rows []map[string]any
+	for i := 1; i <= benchSamples; i++ {
+		topic := []string{"photosynthesis", "the French revolution", "prime numbers", "plate tectonics"}[i%4]
+		rows = append(rows, map[string]any{"id": fmt.Sprintf("q%04d", i),
+			"question": fmt.Sprintf("Question %d: explain the role of %s in two paragraphs, with one example.", i, topic),
+			"answer":   fmt.Sprintf("A reference answer about %s. %s", topic, strings.Repeat("It states the key facts. ", 8))})
+	}
+	conditions := make([]string, benchConditions)
+	for i := range conditions {
+		conditions[i] = fmt.Sprintf("condition-%d", i+1)
+	}
+	sr := storeRun(b, db, "large.jsonl", jsonl(rows...), conditions, benchReps, func(store.Sample, string, int) store.Result {
+		return store.Result{} // left out: the bulk insert below writes them
+	})
+	if err := bulkResults(path, sr); err != nil {
+		b.Fatal(err)
+	}
+	fmt.Printf("built %d results and %d scores in %s\n", benchSamples*benchConditions*benchReps,
+		3*benchSamples*benchConditions*benchReps, time.Since(start).Round(time.Millisecond))
+	return db, sr.Run.ID, sr.Samples["q0500"].ID
+}
+
+// bulkResults writes every result of a stored run with a rubric judgement of
+// three scores, each with a reasoning of about 300 characters, and responses
+// of about 800 characters; one result in ten has unverified claims, one
+// condition in five calls tools.
+func bulkResults(path string, sr *storedRun) error {
+	conn, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)")
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	tx, err := conn.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	insResult, _ := tx.Prepare(`INSERT INTO results (id, run_id, sample_id, condition, repetition, response, tokens_in,
+		tokens_out, cost_usd, latency_ms, attempts, tool_calls, created_at) VALUES (?, ?, ?, ?, ?, ?, 420, 210, 0.00063, 2300, 1, ?, ?)`)
+	insJudgement, _ := tx.Prepare(`INSERT INTO judgements (id, result_id, run_id, evaluator, raw, unverified_claims, tokens_in,
+		tokens_out, cost_usd, latency_ms) VALUES (?, ?, ?, 'rubric', ?, ?, 900, 260, 0.0012, 1800)`)
+	insScore, err := tx.Prepare(`INSERT INTO scores (judgement_id, result_id, run_id, metric, value, reasoning) VALUES (?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	response := "**Short answer.** " + strings.Repeat("The response explains the idea step by step, cites the mechanism, and gives an example. ", 9)
+	id := int64(0)
+	for _, smp := range sr.Samples {
+		for _, c := range sr.Run.Conditions {
+			for rep := 1; rep <= sr.Run.Repetitions; rep++ {
+				id++
+				if err := bulkResult(insResult, insJudgement, insScore, sr.Run.ID, id, smp, c.Name, rep, response); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return tx.Commit()
+}
+
+func bulkResult(insResult, insJudgement, insScore *sql.Stmt, run, id int64, smp store.Sample, cond string, rep int, response string) error {
+	calls := "[]"
+	if cond == "condition-2" {
+		calls = `[{"turn":1,"server":"docs","tool":"search","arguments":{"query":"` + smp.SampleID + `"},"result":"Three passages found.","is_error":false,"duration_ms":140}]`
+	}
+	if _, err := insResult.Exec(id, run, smp.ID, cond, rep, response, calls, "2026-01-02T03:04:05Z"); err != nil {
+		return fmt.Errorf("result: %w", err)
+	}
+	claims := "[]"
+	if id%10 == 0 {
+		claims = `["The response cites a study the reference does not mention."]`
+	}
+	metrics := []string{"factual_adherence", "completeness", "helpfulness_and_clarity"}
+	var raw strings.Builder
+	raw.WriteString("{")
+	values := make([]float64, len(metrics))
+	for k := range metrics {
+		values[k] = float64(1 + (int(smp.ID)*7+len(cond)*3+rep*(k+1)+int(id%5))%5)
+		fmt.Fprintf(&raw, "%q: %g, %q: %q, ", metrics[k], values[k], metrics[k]+"_reasoning", benchReasoning)
+	}
+	raw.WriteString(`"unverified_claims": ` + claims + "}")
+	if _, err := insJudgement.Exec(id, id, run, raw.String(), claims); err != nil {
+		return fmt.Errorf("judgement: %w", err)
+	}
+	for k, m := range metrics {
+		if _, err := insScore.Exec(id, id, run, m, values[k], benchReasoning); err != nil {
+			return fmt.Errorf("score: %w", err)
+		}
+	}
+	return nil
+}
+
+// benchReasoning is a judge's reasoning of a realistic length (about 300 characters).
+var benchReasoning = "The response states the main facts of the reference correctly and in the right order, " +
+	"but it adds a detail about the mechanism that the reference does not support, and it leaves out the " +
+	"second example the question asked for. The wording is clear and the structure helps the reader follow it."
