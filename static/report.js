@@ -5,11 +5,37 @@
 (function () {
   "use strict";
 
+  function escapeHTML(s) {
+    return String(s).replace(/[&<>"']/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    });
+  }
+
+  // The server writes tooltips as templates, since JSON holds no functions:
+  // {a} is the series, {@[n]} the n-th value of a point, {v} a value.
+  function withTooltips(opt) {
+    var t = opt.tooltip;
+    if (!t) return opt;
+    if (typeof t.formatter === "string" && t.formatter.indexOf("{@[") >= 0) {
+      var tpl = t.formatter;
+      t.formatter = function (p) {
+        return tpl.replace("{a}", escapeHTML(p.seriesName)).replace(/\{@\[(\d+)\]\}/g, function (_, i) {
+          return escapeHTML(p.value[+i]);
+        });
+      };
+    }
+    if (typeof t.valueFormatter === "string") {
+      var unit = t.valueFormatter;
+      t.valueFormatter = function (v) { return unit.replace("{v}", v); };
+    }
+    return opt;
+  }
+
   function initCharts(root) {
     root.querySelectorAll(".chart[data-option]").forEach(function (el) {
       if (echarts.getInstanceByDom(el)) return;
       var chart = echarts.init(el, null, { renderer: "canvas" });
-      chart.setOption(JSON.parse(el.getAttribute("data-option")));
+      chart.setOption(withTooltips(JSON.parse(el.getAttribute("data-option"))));
     });
   }
 
@@ -28,11 +54,13 @@
   }
 
   // The paired comparison lives in the URL, so that a link reproduces it.
+  // Choosing for one side the condition of the other swaps them.
   function followPair(event) {
     var sel = event.target.closest("select[data-pair]");
     if (!sel) return;
     var params = new URLSearchParams(location.search);
     document.querySelectorAll("select[data-pair]").forEach(function (s) {
+      if (s !== sel && s.value === sel.value) s.value = sel.getAttribute("data-was");
       params.set(s.getAttribute("data-pair"), s.value);
     });
     location.href = location.pathname + "?" + params.toString() + "#paired";

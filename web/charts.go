@@ -40,14 +40,23 @@ func chartView(id, caption string, c option) templates.ChartView {
 // common are the options every chart shares: a title that says what is
 // plotted, a legend under it, a tooltip, and room for the axis labels.
 func common(title, subtitle, trigger string) []charts.GlobalOpts {
+	tooltip := opts.Tooltip{Trigger: trigger}
+	if trigger == "axis" {
+		tooltip.ValueFormatter = "{v}%" // every axis chart plots shares
+	}
 	return []charts.GlobalOpts{
 		charts.WithInitializationOpts(opts.Initialization{AssetsHost: "/static/"}),
 		charts.WithTitleOpts(opts.Title{Title: title, Subtitle: subtitle, Left: "center",
 			TitleStyle: &opts.TextStyle{FontSize: 14, Color: "#1d2330"}, SubtitleStyle: &opts.TextStyle{FontSize: 12, Color: "#5d6678"}}),
-		charts.WithLegendOpts(opts.Legend{Type: "scroll", Top: "48", TextStyle: &opts.TextStyle{FontSize: 12}}),
-		charts.WithTooltipOpts(opts.Tooltip{Trigger: trigger}),
+		charts.WithLegendOpts(legend(nil)),
+		charts.WithTooltipOpts(tooltip),
 		charts.WithGridOpts(opts.Grid{Top: "86", Left: "52", Right: "28", Bottom: "34", ContainLabel: opts.Bool(true)}),
 	}
+}
+
+// legend lists the series under the title; selected hides those set false.
+func legend(selected map[string]bool) opts.Legend {
+	return opts.Legend{Type: "scroll", Top: "48", Selected: selected, TextStyle: &opts.TextStyle{FontSize: 12}}
 }
 
 // axis names an axis in the middle of its side.
@@ -88,11 +97,12 @@ func (r *report) distributionChart(i int) templates.ChartView {
 func (r *report) passRateChart(metrics []int) templates.ChartView {
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(common("Pass rate per condition", "share of results that passed", "axis"),
-		charts.WithXAxisOpts(xAxis("", opts.XAxis{})),
+		charts.WithXAxisOpts(metricAxis()),
 		charts.WithYAxisOpts(yAxis("% passed", opts.YAxis{Min: 0, Max: 100})))...)
+	names := r.axisLabels()
 	var labels []string
 	for _, i := range metrics {
-		labels = append(labels, metricLabel(r.metrics[i]))
+		labels = append(labels, names[i])
 	}
 	for _, c := range r.conditions {
 		rates := make([]float64, len(metrics))
@@ -122,6 +132,28 @@ func metricLabel(m metricInfo) string {
 		return m.Name
 	}
 	return m.Evaluator + " · " + m.Name
+}
+
+// axisLabels names the metrics along an axis: by metric name alone unless
+// two evaluators give metrics of the same name.
+func (r *report) axisLabels() []string {
+	seen := map[string]int{}
+	for _, m := range r.metrics {
+		seen[m.Name]++
+	}
+	out := make([]string, len(r.metrics))
+	for i, m := range r.metrics {
+		out[i] = m.Name
+		if seen[m.Name] > 1 {
+			out[i] = metricLabel(m)
+		}
+	}
+	return out
+}
+
+// metricAxis shows every metric's name under its group, wrapped when long.
+func metricAxis() opts.XAxis {
+	return opts.XAxis{AxisLabel: &opts.AxisLabel{Interval: "0", Width: 150, Overflow: "break"}}
 }
 
 // niceMax rounds a chart's upper bound up to a readable value.

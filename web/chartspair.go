@@ -24,25 +24,37 @@ func (r *report) pairedCharts(a, b string) []templates.ChartView {
 			"above the diagonal "+b+" scored higher · "+sc.String()+" scale", "item"),
 			charts.WithXAxisOpts(xAxis("A: "+a, opts.XAxis{Type: "value", Min: lo, Max: hi})),
 			charts.WithYAxisOpts(yAxis("B: "+b, opts.YAxis{Type: "value", Min: lo, Max: hi})),
-			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: "{a}<br/>A {@[0]} · B {@[1]}<br/>{@[2]} sample(s)"}))...)
+			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: "{a}<br/>A {@[0]} · B {@[1]}<br/>samples here: {@[2]}"}))...)
+		shown := map[string]bool{}
 		for i, m := range r.metrics {
 			if m.Scale != sc {
 				continue
 			}
 			pts := pairedPoints(r.means(i, a), r.means(i, b))
-			var opt []charts.SeriesOpts
-			if len(sp.MultiSeries) == 0 {
+			opt := []charts.SeriesOpts{charts.WithItemStyleOpts(opts.ItemStyle{Color: metricColors[len(shown)%len(metricColors)], Opacity: opts.Float(0.8)})}
+			if len(shown) == 0 {
 				opt = append(opt, diagonal(lo, hi))
 			}
+			shown[metricLabel(m)] = len(shown) == 0
 			sp.AddSeries(metricLabel(m), scatterData(pts), opt...)
 		}
-		if len(sp.MultiSeries) > 0 {
-			out = append(out, chartView(fmt.Sprintf("chart-paired-%d", sc),
-				"Each dot is a sample at (its mean under A, its mean under B); a bigger dot holds several samples at the same place.", sp))
+		if len(shown) == 0 {
+			continue
 		}
+		caption := "Each dot is a sample at (its mean under A, its mean under B); a bigger dot holds several samples at the same place."
+		if len(shown) > 1 {
+			// Metrics of one scale fall on the same places: one at a time reads better.
+			sp.SetGlobalOptions(charts.WithLegendOpts(legend(shown)))
+			caption += " One metric at a time: click another in the legend to show it."
+		}
+		out = append(out, chartView(fmt.Sprintf("chart-paired-%d", sc), caption, sp))
 	}
 	return out
 }
+
+// metricColors tell metrics apart on the paired scatter; the conditions'
+// colours (ECharts' palette) would read as conditions.
+var metricColors = []string{"#7b3fa0", "#d9730d", "#0f8a7e", "#b5367b", "#5a6b00"}
 
 // diagonal marks the line where both conditions score the same.
 func diagonal(lo, hi float64) charts.SeriesOpts {
@@ -76,9 +88,9 @@ func (r *report) costChart() templates.ChartView {
 	}
 	sp.SetGlobalOptions(append(common("Cost against quality per condition",
 		"quality: mean of the metric means rescaled to 0–1 · up and to the left is better", "item"),
-		charts.WithXAxisOpts(xAxis("cost, USD (agent and judge)", opts.XAxis{Type: "value", Min: 0, Max: niceMax(maxCost)})),
+		charts.WithXAxisOpts(xAxis("cost, USD (agent and judge)", opts.XAxis{Type: "value", Min: 0, Max: niceMax(1.25 * maxCost)})),
 		charts.WithYAxisOpts(yAxis("quality (0–1)", opts.YAxis{Type: "value", Min: 0, Max: 1})),
-		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: "{a}<br/>cost ${@[0]} · quality {@[1]}"}))...)
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: "{a}<br/>cost ${@[0]}<br/>quality {@[1]}"}))...)
 	for _, c := range r.summary.Conditions {
 		q, ok := r.quality(c)
 		if !ok {

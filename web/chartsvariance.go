@@ -52,12 +52,8 @@ func (r *report) spreadChart() templates.ChartView {
 	box := charts.NewBoxPlot()
 	box.SetGlobalOptions(append(common("Per-sample standard deviation over repetitions",
 		"box: quartiles over samples · whiskers: min and max", "item"),
-		charts.WithXAxisOpts(xAxis("", opts.XAxis{})),
+		charts.WithXAxisOpts(metricAxis()),
 		charts.WithYAxisOpts(yAxis("std over repetitions", opts.YAxis{Min: 0})))...)
-	var labels []string
-	for _, m := range r.metrics {
-		labels = append(labels, metricLabel(m))
-	}
 	for _, c := range r.conditions {
 		data := make([]opts.BoxPlotData, len(r.metrics))
 		for i := range r.metrics {
@@ -65,7 +61,7 @@ func (r *report) spreadChart() templates.ChartView {
 		}
 		box.AddSeries(c, data)
 	}
-	box.SetXAxis(labels)
+	box.SetXAxis(r.axisLabels())
 	return chartView("chart-spread",
 		"How much the same question's score moves between repetitions; 0 means every repetition got the same score.", box)
 }
@@ -75,12 +71,8 @@ func (r *report) spreadChart() templates.ChartView {
 func (r *report) disagreementChart() templates.ChartView {
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(common("Samples whose repetitions disagree", "share of samples with more than one distinct score", "axis"),
-		charts.WithXAxisOpts(xAxis("", opts.XAxis{})),
+		charts.WithXAxisOpts(metricAxis()),
 		charts.WithYAxisOpts(yAxis("% of samples", opts.YAxis{Min: 0, Max: 100})))...)
-	var labels []string
-	for _, m := range r.metrics {
-		labels = append(labels, metricLabel(m))
-	}
 	for _, c := range r.conditions {
 		shares := make([]float64, len(r.metrics))
 		for i := range r.metrics {
@@ -88,7 +80,7 @@ func (r *report) disagreementChart() templates.ChartView {
 		}
 		bar.AddSeries(c, barData(shares), charts.WithSeriesOpts(narrowBars))
 	}
-	bar.SetXAxis(labels)
+	bar.SetXAxis(r.axisLabels())
 	return chartView("chart-disagreement", "A sample disagrees when its repetitions did not all get the same score.", bar)
 }
 

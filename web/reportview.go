@@ -104,7 +104,10 @@ func (r *report) facts(now time.Time, shared bool) templates.ReportFacts {
 		if run.FinishedAt != nil {
 			end = *run.FinishedAt
 		}
-		f.Started, f.Duration = templates.Stamp(*run.StartedAt), duration(end.Sub(*run.StartedAt))
+		f.Started, f.Duration = templates.Stamp(*run.StartedAt), "took "+duration(end.Sub(*run.StartedAt))
+		if run.FinishedAt == nil {
+			f.Duration = "running for " + duration(end.Sub(*run.StartedAt))
+		}
 	}
 	return f
 }

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"assay/runner"
+	"assay/store"
+)
+
+// chartData is, for each chart container of the page, the number of data
+// points of its first series once ECharts has drawn it (-1: not drawn).
+const chartData = `Array.from(document.querySelectorAll('.chart')).map(el => {
+	const c = echarts.getInstanceByDom(el);
+	return c ? c.getOption().series[0].data.length : -1;
+})`
+
+// checkCharts fails unless the page has charts and each has been drawn with data.
+func checkCharts(t *testing.T, ctx context.Context, page string) {
+	t.Helper()
+	counts, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](chartData))
+	if err != nil {
+		t.Fatalf("%s: charts: %v", page, err)
+	}
+	if len(counts) < 6 {
+		t.Errorf("%s: %d charts, want distributions, spread, disagreement, paired and cost", page, len(counts))
+	}
+	for i, n := range counts {
+		if n <= 0 {
+			t.Errorf("%s: chart %d has %d data points", page, i, n)
+		}
+	}
+}
+
+func summaryOf(t *testing.T, dbPath string, id int64) *runner.Summary {
+	t.Helper()
+	db, err := store.Open(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sum, err := runner.Summarize(context.Background(), db, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
+func TestBrowserReportShareAndRevoke(t *testing.T) {
+	dbPath, id := finishedRun(t, 12)
+	want := summaryOf(t, dbPath, id)
+	base := startServer(t, "--db", dbPath, "--token", "x")
+	owner := newBrowser(t)
+	report := fmt.Sprintf("%s/runs/%d", base, id)
+
+	err := chromedp.Do(owner,
+		chromedp.Navigate(report),
+		chromedp.WaitVisible(chromedp.CSS("#token")),
+		chromedp.SendKeys(chromedp.CSS("#token"), "x"),
+		chromedp.Click(chromedp.CSS(`form[action="/login"] button`)),
+		chromedp.WaitVisible(chromedp.CSS("#summary")),
+	)
+	if err != nil {
+		t.Fatalf("open the report: %v", err)
+	}
+	screenshot(t, owner, "report")
+	for i, c := range want.Conditions {
+		row := fmt.Sprintf("#summary tbody tr:nth-child(%d) ", i+1)
+		mean := fmt.Sprintf("%.2f", c.Metrics[0].Mean)
+		if got := textOf(t, owner, row+"td:nth-child(1)") + " " + textOf(t, owner, row+"td:nth-child(2)"); got != c.Name+" "+mean {
+			t.Errorf("summary row %d: %q, want %s %s", i+1, got, c.Name, mean)
+		}
+	}
+	checkCharts(t, owner, "report")
+
+	err = chromedp.Do(owner,
+		chromedp.SetValue(chromedp.CSS("#pair-a"), "with-docs"), // B was with-docs: they swap
+		chromedp.Sleep(500*time.Millisecond),                    // while the page follows the select
+		chromedp.WaitVisible(chromedp.CSS("#paired-table")),
+	)
+	if err != nil {
+		t.Fatalf("choose the pair: %v", err)
+	}
+	if loc, _ := chromedp.Run(owner, chromedp.Location()); !strings.Contains(loc, "?a=with-docs&b=baseline#paired") {
+		t.Errorf("after choosing A the page is %s", loc)
+	}
+	if b, _ := chromedp.Run(owner, chromedp.Value(chromedp.CSS("#pair-b"))); b != "baseline" {
+		t.Errorf("after choosing A = with-docs, B is %q", b)
+	}
+	screenshot(t, owner, "report-paired")
+
+	err = chromedp.Do(owner,
+		chromedp.Click(chromedp.CSS("#share")),
+		chromedp.WaitVisible(chromedp.CSS("#shares input")),
+	)
+	if err != nil {
+		t.Fatalf("share: %v", err)
+	}
+	link, err := chromedp.Run(owner, chromedp.Evaluate[string](`document.querySelector('#shares input').value`))
+	if err != nil || !strings.HasPrefix(link, base+"/r/") {
+		t.Fatalf("share link %q: %v", link, err)
+	}
+
+	guest := newBrowser(t) // its own profile: no session cookie
+	err = chromedp.Do(guest, chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("#summary")))
+	if err != nil {
+		t.Fatalf("open the share link without the token: %v", err)
+	}
+	screenshot(t, guest, "shared")
+	forms, _ := chromedp.Run(guest, chromedp.Evaluate[int](`document.querySelectorAll('form').length`))
+	if forms != 0 || !strings.Contains(textOf(t, guest, "header"), "read-only") {
+		t.Errorf("the shared page has %d forms; header %q", forms, textOf(t, guest, "header"))
+	}
+	checkCharts(t, guest, "shared report")
+
+	err = chromedp.Do(owner,
+		chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`),
+		chromedp.Click(chromedp.CSS("#shares .revoke")),
+		chromedp.WaitVisible(chromedp.CSS("#shares tr.revoked")),
+	)
+	if err != nil {
+		t.Fatalf("revoke: %v", err)
+	}
+	err = chromedp.Do(guest, chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("main h1")))
+	if err != nil {
+		t.Fatalf("reload the revoked link: %v", err)
+	}
+	if h1 := textOf(t, guest, "main h1"); h1 != "Not Found" {
+		t.Errorf("a revoked link shows %q, want Not Found", h1)
+	}
+}
