@@ -87,9 +87,9 @@ func SortArrow(c SortColumn) string {
 	case !c.Active:
 		return ""
 	case c.Desc:
-		return " ▼"
+		return "\u00a0▼"
 	}
-	return " ▲"
+	return "\u00a0▲"
 }
 
 // AriaSort is a column's aria-sort attribute.

@@ -42,7 +42,7 @@ func TestSamplePageShowsResponsesAndJudgements(t *testing.T) {
 	if n := doc.Find(".condition-block").Length(); n != 2 {
 		t.Errorf("%d condition sections, want 2", n)
 	}
-	if s := squash(doc.Find("#sample-summary tbody tr").First().Find(".chip").First().Text()); s != "rubric · factual_adherence 4.33 ± 1.15" {
+	if s := squash(doc.Find("#sample-summary tbody tr").First().Find(".chip").First().Text()); s != "factual adherence 4.33 ± 1.15" {
 		t.Errorf("summary of baseline begins %q", s)
 	}
 	card := result(doc, "baseline", 2)

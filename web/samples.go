@@ -94,10 +94,10 @@ func (s *Server) sampleTableRows(c echo.Context, sc *reportScope, f sampleFilter
 	if err != nil {
 		return nil, err
 	}
-	query := f.query(true).Encode()
+	query, name := f.query(true).Encode(), metricNamer(metrics)
 	out := make([]templates.SampleTableRow, 0, len(page))
 	for _, r := range page {
-		row := sampleTableRow(r, metrics)
+		row := sampleTableRow(r, metrics, name)
 		h := heads[r.SampleID]
 		row.Question, row.Answer = clip(h.Input, questionChars), clip(h.Reference, answerChars)
 		row.URL = sampleURL(sc.Base, r.SampleID, query) + "#" + conditionAnchor(r.Condition)

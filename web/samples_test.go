@@ -282,3 +282,17 @@ func TestSamplesURLRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+func TestSamplesOfRunWithoutResults(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	sr := storeRun(t, db, "none.jsonl", jsonl(map[string]any{"id": "n1", "question": "Q?", "answer": "A"}), []string{"c"}, 1,
+		func(store.Sample, string, int) store.Result { return store.Result{} })
+	_, doc := b.get(samplesPath(sr, ""))
+	if e := text(doc, ".empty"); e != "This run has no result yet." {
+		t.Errorf("samples table of an empty run: %q", e)
+	}
+	_, doc = b.get(fmt.Sprintf("/runs/%d/samples/%d", sr.Run.ID, sr.Samples["n1"].ID))
+	if e := text(doc, ".empty"); e != "This run has no result for this sample yet." || text(doc, "#question .text") != "Q?" {
+		t.Errorf("sample page of an empty run: %q, question %q", e, text(doc, "#question"))
+	}
+}

@@ -25,11 +25,11 @@ func samplesView(sc *reportScope, f sampleFilter, stats *store.SampleStats, matc
 	path := sc.Base + "/samples"
 	v.Sample = sortColumn(path, f, "sample", "Sample", "dataset order", false)
 	v.Condition = sortColumn(path, f, "condition", "Condition", "the run's condition order", false)
+	name := metricNamer(stats.Metrics)
 	for _, m := range stats.Metrics {
 		key := metricKey(m)
-		v.Metrics = append(v.Metrics, templates.MetricOption{Key: key, Label: sampleMetricLabel(m)})
-		v.Columns = append(v.Columns, sortColumn(path, f, key, strings.ReplaceAll(m.Metric, "_", " "),
-			sampleMetricLabel(m)+": mean ± standard deviation over repetitions", true))
+		v.Metrics = append(v.Metrics, templates.MetricOption{Key: key, Label: name(m)})
+		v.Columns = append(v.Columns, sortColumn(path, f, key, name(m), name(m)+": mean ± standard deviation over repetitions", true))
 	}
 	v.Columns = append(v.Columns,
 		sortColumn(path, f, "spread", "Spread", "the largest standard deviation over repetitions, of any metric", true),
@@ -38,12 +38,20 @@ func samplesView(sc *reportScope, f sampleFilter, stats *store.SampleStats, matc
 	return v
 }
 
-// sampleMetricLabel names a metric with its evaluator when they differ: "rubric · completeness".
-func sampleMetricLabel(m store.MetricName) string {
-	if m.Metric == m.Evaluator {
-		return m.Metric
+// metricNamer names metrics for people: "factual adherence", after its
+// evaluator only when the run has several ("arbiter · semantic").
+func metricNamer(metrics []store.MetricName) func(store.MetricName) string {
+	evaluators := map[string]bool{}
+	for _, m := range metrics {
+		evaluators[m.Evaluator] = true
 	}
-	return m.Evaluator + " · " + m.Metric
+	return func(m store.MetricName) string {
+		name := strings.ReplaceAll(m.Metric, "_", " ")
+		if len(evaluators) > 1 && m.Metric != m.Evaluator {
+			return m.Evaluator + " · " + name
+		}
+		return name
+	}
 }
 
 // sortColumn is a header that sorts by key: ascending first, the other way
@@ -63,27 +71,27 @@ func sortColumn(path string, f sampleFilter, key, label, title string, num bool)
 }
 
 // sampleTableRow is one row of the table, without its texts and link.
-func sampleTableRow(r *store.SampleCondition, metrics []store.MetricName) templates.SampleTableRow {
+func sampleTableRow(r *store.SampleCondition, metrics []store.MetricName, name func(store.MetricName) string) templates.SampleTableRow {
 	row := templates.SampleTableRow{Name: r.Name, Ordinal: r.Ordinal, Condition: r.Condition, Results: r.Results,
 		Errors: r.Errors, JudgeErrors: r.JudgeErrors, Claims: r.Claims, Spread: "—"}
 	if s, ok := spreadOf(r); ok {
 		row.Spread = fmt.Sprintf("%.2f", s)
 	}
 	for _, m := range metrics {
-		row.Metrics = append(row.Metrics, metricCell(r.Metrics, m))
+		row.Metrics = append(row.Metrics, metricCell(r.Metrics, m, name(m)))
 	}
 	return row
 }
 
 // metricCell finds metric m among a row's statistics.
-func metricCell(stats []store.MetricStat, m store.MetricName) templates.MetricCell {
+func metricCell(stats []store.MetricStat, m store.MetricName, label string) templates.MetricCell {
 	for _, st := range stats {
 		if st.MetricName == m {
 			return templates.MetricCell{Mean: fmt.Sprintf("%.2f", st.Mean), Std: fmt.Sprintf("%.2f", st.Std),
-				Title: fmt.Sprintf("%s: %d scores", sampleMetricLabel(m), st.N)}
+				Title: fmt.Sprintf("%s: %d scores", label, st.N)}
 		}
 	}
-	return templates.MetricCell{Title: sampleMetricLabel(m) + ": no score"}
+	return templates.MetricCell{Title: label + ": no score"}
 }
 
 // reportNav is the head of a report's sub-pages.

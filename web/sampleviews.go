@@ -59,9 +59,10 @@ func sampleMetrics(results []store.Result) []templates.SampleMetric {
 		}
 	}
 	out := make([]templates.SampleMetric, 0, len(order))
+	name := metricNamer(order)
 	for _, m := range order {
 		mean, std := stats.Describe(values[m])
-		out = append(out, templates.SampleMetric{Label: sampleMetricLabel(m), Mean: fmt.Sprintf("%.2f", mean),
+		out = append(out, templates.SampleMetric{Label: name(m), Mean: fmt.Sprintf("%.2f", mean),
 			Std: fmt.Sprintf("%.2f", std), N: len(values[m])})
 	}
 	return out
@@ -105,6 +106,12 @@ func judgementView(j store.Judgement, judgeReps int) templates.JudgementView {
 		Judge: config.Evaluator(j.Evaluator).UsesJudge(), Error: j.Error, Raw: j.Raw, Detail: j.Detail,
 		Claims: j.UnverifiedClaims, Cost: templates.USD(j.CostUSD), Latency: millis(j.LatencyMS),
 		Tokens: templates.Tokens(j.TokensIn) + " in / " + templates.Tokens(j.TokensOut) + " out"}
+	if v.Judge && json.Valid([]byte(j.Raw)) {
+		var buf bytes.Buffer
+		if json.Indent(&buf, []byte(j.Raw), "", "  ") == nil {
+			v.Raw = buf.String() // a judge's JSON reads better indented
+		}
+	}
 	for _, s := range j.Scores {
 		v.Scores = append(v.Scores, templates.ScoreView{Metric: s.Metric, Value: score(s.Value), Reasoning: s.Reasoning})
 	}
