@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"maps"
 	"slices"
@@ -130,11 +131,15 @@ func (db *DB) reportScores(ctx context.Context, runID int64, results map[int64]r
 		return nil, fmt.Errorf("report scores: %w", err)
 	}
 	defer rows.Close()
-	out := make([]ScoreRow, 0, len(results)*2)
+	// Scores come in result order; they are bucketed by condition and metric,
+	// then each bucket is sorted by sample: cheaper than one sort of them all.
+	buckets := map[scoreBucket][]ScoreRow{}
+	metrics := map[string]string{} // one copy of each metric name
 	for rows.Next() {
 		var resultID, judgementID int64
-		var s ScoreRow
-		if err := rows.Scan(&resultID, &judgementID, &s.Metric, &s.Value); err != nil {
+		var metric sql.RawBytes
+		var value float64
+		if err := rows.Scan(&resultID, &judgementID, &metric, &value); err != nil {
 			return nil, fmt.Errorf("report scores: %w", err)
 		}
 		r, ok := results[resultID]
@@ -142,20 +147,43 @@ func (db *DB) reportScores(ctx context.Context, runID int64, results map[int64]r
 		if !ok || !judged {
 			continue
 		}
-		s.SampleID, s.Condition, s.Repetition, s.Evaluator = r.sample, r.condition, r.repetition, evaluator
-		out = append(out, s)
+		name, seen := metrics[string(metric)]
+		if !seen {
+			name = string(metric)
+			metrics[name] = name
+		}
+		k := scoreBucket{r.condition, evaluator, name}
+		buckets[k] = append(buckets[k], ScoreRow{SampleID: r.sample, Condition: r.condition, Repetition: r.repetition,
+			Evaluator: evaluator, Metric: name, Value: value})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("report scores: %w", err)
 	}
-	slices.SortFunc(out, compareScoreRows)
-	return out, nil
+	return flatten(buckets), nil
 }
 
-// compareScoreRows orders scores as RunScores does.
-func compareScoreRows(a, b ScoreRow) int {
-	return cmp.Or(cmp.Compare(a.Condition, b.Condition), cmp.Compare(a.Evaluator, b.Evaluator),
-		cmp.Compare(a.Metric, b.Metric), cmp.Compare(a.SampleID, b.SampleID), cmp.Compare(a.Repetition, b.Repetition))
+// scoreBucket holds the scores of one metric under one condition.
+type scoreBucket struct{ condition, evaluator, metric string }
+
+// flatten lists the buckets' scores in RunScores' order: condition,
+// evaluator, metric, then sample and repetition.
+func flatten(buckets map[scoreBucket][]ScoreRow) []ScoreRow {
+	keys := slices.SortedFunc(maps.Keys(buckets), func(a, b scoreBucket) int {
+		return cmp.Or(cmp.Compare(a.condition, b.condition), cmp.Compare(a.evaluator, b.evaluator), cmp.Compare(a.metric, b.metric))
+	})
+	n := 0
+	for _, b := range buckets {
+		n += len(b)
+	}
+	out := make([]ScoreRow, 0, n)
+	for _, k := range keys {
+		b := buckets[k]
+		slices.SortFunc(b, func(x, y ScoreRow) int {
+			return cmp.Or(cmp.Compare(x.SampleID, y.SampleID), cmp.Compare(x.Repetition, y.Repetition))
+		})
+		out = append(out, b...)
+	}
+	return out
 }
 
 func b2i(b bool) int {
@@ -201,4 +229,16 @@ func (db *DB) SampleNames(ctx context.Context, datasetID int64) (map[int64]strin
 		out[id] = name
 	}
 	return out, rows.Err()
+}
+
+// ResultsStamp counts a run's results and gives the id of its latest. Results
+// and their scores are only ever added, so an unchanged stamp means unchanged
+// scores.
+func (db *DB) ResultsStamp(ctx context.Context, runID int64) (count int, last int64, err error) {
+	err = db.read.QueryRowContext(ctx, `SELECT count(*), coalesce(max(id), 0) FROM results INDEXED BY results_report
+		WHERE run_id = ?`, runID).Scan(&count, &last)
+	if err != nil {
+		return 0, 0, fmt.Errorf("results stamp: %w", err)
+	}
+	return count, last, nil
 }

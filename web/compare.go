@@ -46,7 +46,7 @@ func (s *Server) compareSide(ctx context.Context, param string) (*report, error)
 	if err != nil {
 		return nil, err
 	}
-	return buildReport(ctx, s.db, sc)
+	return s.loadReport(ctx, sc)
 }
 
 func compareRun(r *store.Run) templates.CompareRun {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"assay/runner/stats"
@@ -43,16 +44,22 @@ func (r *report) sideFor(condition string, metrics []metricInfo) side {
 
 // comparePaired compares b with a on each metric, over the samples scored
 // under both: the mean of B − A with its paired bootstrap 95% interval.
+// The metrics are resampled in parallel: 2,000 resamples of 1,000 samples
+// take some milliseconds each.
 func comparePaired(metrics []metricInfo, a, b side) []templates.PairedRow {
 	rows := make([]templates.PairedRow, len(metrics))
+	var wg sync.WaitGroup
 	for i, m := range metrics {
-		xa, xb := pairUp(a[i], b[i])
-		p := stats.PairedBootstrap(xb, xa, 0, pairSeed)
-		meanA, _ := stats.Describe(xa)
-		meanB, _ := stats.Describe(xb)
-		rows[i] = templates.PairedRow{Metric: metricHead(m), MeanA: meanA, MeanB: meanB, Diff: p.MeanDiff,
-			CILo: p.CILo, CIHi: p.CIHi, Wins: p.Wins, Ties: p.Ties, Losses: p.Losses, N: p.N}
+		wg.Go(func() {
+			xa, xb := pairUp(a[i], b[i])
+			p := stats.PairedBootstrap(xb, xa, 0, pairSeed)
+			meanA, _ := stats.Describe(xa)
+			meanB, _ := stats.Describe(xb)
+			rows[i] = templates.PairedRow{Metric: metricHead(m), MeanA: meanA, MeanB: meanB, Diff: p.MeanDiff,
+				CILo: p.CILo, CIHi: p.CIHi, Wins: p.Wins, Ties: p.Ties, Losses: p.Losses, N: p.N}
+		})
 	}
+	wg.Wait()
 	return rows
 }
 

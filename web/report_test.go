@@ -144,3 +144,26 @@ func TestReportOfARunWithoutResults(t *testing.T) {
 		t.Errorf("empty report: %q, %d charts", text(doc, "#report-empty"), doc.Find(".chart").Length())
 	}
 }
+
+func TestReportFollowsNewResults(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	id, samples := handRunIn(t, db, store.RunRunning)
+	path := fmt.Sprintf("/runs/%d/report", id)
+	_, doc := b.get(path)
+	if got := cells(doc, "#summary", "baseline")[5]; got != "8" {
+		t.Fatalf("baseline n = %s, want 8", got)
+	}
+	// s5 gets a baseline score at last: the cached report must not hide it.
+	saveHandResult(t, db, id, samples[4], "baseline", 3, [2][]float64{{0, 0, 4}, {0, 0, 1}})
+	_, doc = b.get(path)
+	if got := cells(doc, "#summary", "baseline")[5]; got != "9" {
+		t.Errorf("after a new result baseline n = %s, want 9", got)
+	}
+	if err := db.SetRunStatus(t.Context(), id, store.RunCompleted, ""); err != nil {
+		t.Fatal(err)
+	}
+	_, doc = b.get(path)
+	if _, polling := doc.Find("#report").Attr("hx-trigger"); polling {
+		t.Error("once the run is over its report should stop refreshing")
+	}
+}

@@ -69,11 +69,7 @@ type report struct {
 	samples []map[string][]sampleScores
 }
 
-// loadReport reads a run's scores and totals and computes its report.
-func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*report, error) {
-	return buildReport(ctx, s.db, sc)
-}
-
+// buildReport reads a run's scores and totals and computes its report.
 func buildReport(ctx context.Context, db *store.DB, sc *reportScope) (*report, error) {
 	data, err := db.ReportData(ctx, sc.Run.ID)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"assay/runner"
 	"assay/store"
 	"assay/templates"
 )
@@ -87,13 +86,19 @@ func (s *Server) pathRun(c echo.Context) (*store.Run, error) {
 	return s.db.Run(c.Request().Context(), id)
 }
 
-// liveProgress gathers the live part of a run page.
+// liveProgress gathers the live part of a run page, from the run's report
+// (the same scans, cached while nothing changes).
 func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProgress, error) {
-	sum, err := runner.Summarize(c.Request().Context(), s.db, run.ID)
+	ctx := c.Request().Context()
+	ds, err := s.db.Dataset(ctx, run.DatasetID)
 	if err != nil {
 		return templates.RunProgress{}, err
 	}
-	p := runProgress(run, sum, time.Now())
+	r, err := s.loadReport(ctx, &reportScope{Run: run, Dataset: ds, Base: fmt.Sprintf("/runs/%d", run.ID)})
+	if err != nil {
+		return templates.RunProgress{}, err
+	}
+	p := runProgress(run, r.summary, time.Now())
 	p.CSRF, _ = c.Get("csrf").(string)
 	return p, nil
 }

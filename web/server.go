@@ -32,11 +32,12 @@ type Config struct {
 
 // Server is assay's HTTP server.
 type Server struct {
-	db     *store.DB
-	cfg    Config
-	log    *slog.Logger
-	echo   *echo.Echo
-	runner *runner.Manager
+	db      *store.DB
+	cfg     Config
+	log     *slog.Logger
+	echo    *echo.Echo
+	runner  *runner.Manager
+	reports *reportCache
 }
 
 // New builds a server over db. It refuses a non-loopback address without a token.
@@ -53,7 +54,7 @@ func New(db *store.DB, cfg Config) (*Server, error) {
 	if cfg.Runner == nil {
 		cfg.Runner = runner.New(db, runner.Options{Logger: cfg.Logger})
 	}
-	s := &Server{db: db, cfg: cfg, log: cfg.Logger, echo: echo.New(), runner: cfg.Runner}
+	s := &Server{db: db, cfg: cfg, log: cfg.Logger, echo: echo.New(), runner: cfg.Runner, reports: newReportCache(8)}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError
 	s.routes()

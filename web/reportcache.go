@@ -1,0 +1,96 @@
+package web
+
+import (
+	"context"
+	"sync"
+
+	"assay/store"
+)
+
+// reportCache keeps the reports of the runs viewed last. A report is computed
+// from every score of its run, a scan that takes tens of milliseconds on a
+// run of tens of thousands of scores; results and scores are only ever added,
+// so a run whose status and results are unchanged has the same report.
+type reportCache struct {
+	mu      sync.Mutex
+	max     int
+	tick    uint64
+	entries map[int64]*cachedReport
+}
+
+type cachedReport struct {
+	stamp reportStamp
+	r     *report
+	used  uint64
+}
+
+// reportStamp is what changes when a run's report may change.
+type reportStamp struct {
+	status     store.RunStatus
+	finished   string
+	results    int
+	lastResult int64
+}
+
+func newReportCache(max int) *reportCache {
+	return &reportCache{max: max, entries: map[int64]*cachedReport{}}
+}
+
+func (c *reportCache) get(runID int64, stamp reportStamp) (*report, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[runID]
+	if !ok || e.stamp != stamp {
+		return nil, false
+	}
+	c.tick++
+	e.used = c.tick
+	return e.r, true
+}
+
+// put keeps r, forgetting the report used longest ago when full.
+func (c *reportCache) put(runID int64, stamp reportStamp, r *report) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[runID]; !ok && len(c.entries) >= c.max {
+		var oldest int64
+		for id, e := range c.entries {
+			if oldest == 0 || e.used < c.entries[oldest].used {
+				oldest = id
+			}
+		}
+		delete(c.entries, oldest)
+	}
+	c.tick++
+	c.entries[runID] = &cachedReport{stamp: stamp, r: r, used: c.tick}
+}
+
+// loadReport returns the report of the scope's run, computed again only when
+// the run has changed. The report is shared between requests: nothing may
+// change it, and each request gets its own copy of the scope.
+func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*report, error) {
+	n, last, err := s.db.ResultsStamp(ctx, sc.Run.ID)
+	if err != nil {
+		return nil, err
+	}
+	stamp := reportStamp{status: sc.Run.Status, results: n, lastResult: last}
+	if sc.Run.FinishedAt != nil {
+		stamp.finished = sc.Run.FinishedAt.String()
+	}
+	if r, ok := s.reports.get(sc.Run.ID, stamp); ok {
+		return r.in(sc), nil
+	}
+	r, err := buildReport(ctx, s.db, sc)
+	if err != nil {
+		return nil, err
+	}
+	s.reports.put(sc.Run.ID, stamp, r)
+	return r, nil
+}
+
+// in returns the report as seen through another scope (owner or share link).
+func (r *report) in(sc *reportScope) *report {
+	c := *r
+	c.sc = sc
+	return &c
+}
