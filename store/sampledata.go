@@ -34,10 +34,10 @@ type SampleCondition struct {
 	Ordinal     int
 	Name        string // the dataset's own id of the sample
 	Results     int
-	Errors      int // results that ended in an agent error
-	JudgeErrors int // judgements that ended in an error
-	Claims      int // unverified claims over every judgement
-	Metrics     []MetricStat
+	Errors      int          // results that ended in an agent error
+	JudgeErrors int          // judgements that ended in an error
+	Claims      int          // unverified claims over every judgement
+	Metrics     []MetricStat // in the order of SampleStats.Metrics; a metric without a score is left out
 }
 
 // SampleStats are a run's results folded per sample and condition.
@@ -237,11 +237,20 @@ func (f *sampleFold) add(row int32, m MetricName, scoreID int64, v float64) {
 // in dataset order and the metrics in the order of their first scores, which
 // is the order of the run's evaluators and of each judge's rubric.
 func (f *sampleFold) finish() {
+	order := make([]int, len(f.names))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(f.first[a], f.first[b]) })
+	for _, k := range order {
+		f.stats.Metrics = append(f.stats.Metrics, f.names[k])
+	}
 	for i, sums := range f.sums {
-		for k, s := range sums {
-			if s.n == 0 {
+		for _, k := range order {
+			if k >= len(sums) || sums[k].n == 0 {
 				continue
 			}
+			s := sums[k]
 			m := MetricStat{MetricName: f.names[k], N: s.n, Mean: s.sum / float64(s.n)}
 			if s.n > 1 {
 				m.Std = math.Sqrt(max(0, (s.sumSq-float64(s.n)*m.Mean*m.Mean)/float64(s.n-1)))
@@ -252,6 +261,4 @@ func (f *sampleFold) finish() {
 	slices.SortFunc(f.stats.Rows, func(a, b SampleCondition) int {
 		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Condition, b.Condition))
 	})
-	f.stats.Metrics = slices.Clone(f.names)
-	slices.SortFunc(f.stats.Metrics, func(a, b MetricName) int { return cmp.Compare(f.first[f.metrics[a]], f.first[f.metrics[b]]) })
 }

@@ -1,0 +1,148 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"assay/store"
+)
+
+// sampleRun stores three samples with their own texts and a run over them
+// under two conditions, two repetitions, with the results test makes.
+func sampleRun(t *testing.T, db *store.DB, result func(s store.Sample, cond string, rep int) *store.Result) (*store.Run, []store.Sample) {
+	t.Helper()
+	ctx := context.Background()
+	texts := [][2]string{{"Is 100% sure?", "yes_no"}, {"Ünïcode question", "Ä"}, {"plain", "plain answer"}}
+	var samples []store.Sample
+	for i, tx := range texts {
+		samples = append(samples, store.Sample{Ordinal: i + 1, SampleID: fmt.Sprintf("s%d", i+1), Input: tx[0], Reference: tx[1],
+			Choices: []string{}, Metadata: map[string]any{}})
+	}
+	d := &store.Dataset{Name: "d", Kind: store.KindQA, SHA256: "sum", Format: "jsonl"}
+	if _, err := db.CreateDataset(ctx, d, samples); err != nil {
+		t.Fatal(err)
+	}
+	samples, _ = db.Samples(ctx, d.ID, 0, 0)
+	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 2,
+		Conditions: []store.Condition{{Name: "b"}, {Name: "a"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range samples {
+		for _, c := range run.Conditions {
+			for rep := 1; rep <= 2; rep++ {
+				if r := result(s, c.Name, rep); r != nil {
+					r.RunID, r.SampleID, r.Condition, r.Repetition = run.ID, s.ID, c.Name, rep
+					if _, err := db.SaveResult(ctx, r); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+	}
+	return run, samples
+}
+
+func TestSampleStatsFoldsRepetitions(t *testing.T) {
+	db := openTestDB(t)
+	run, samples := sampleRun(t, db, func(s store.Sample, cond string, rep int) *store.Result {
+		switch {
+		case s.SampleID == "s3":
+			return nil // not run yet
+		case s.SampleID == "s2" && cond == "a" && rep == 2:
+			return &store.Result{Response: "", Error: "agent failed"}
+		}
+		j := store.Judgement{Evaluator: "rubric", Scores: []store.Score{{Metric: "factual_adherence", Value: float64(rep * 2)},
+			{Metric: "completeness", Value: 3}}}
+		if cond == "b" && rep == 1 {
+			j.UnverifiedClaims = []string{"one", "two"}
+		}
+		exact := store.Judgement{Evaluator: "exact_match", Error: "no letter", Scores: []store.Score{}}
+		return &store.Result{Response: "r", Judgements: []store.Judgement{j, exact}}
+	})
+	st, err := db.SampleStats(context.Background(), run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []store.MetricName{{Evaluator: "rubric", Metric: "factual_adherence"}, {Evaluator: "rubric", Metric: "completeness"}}
+	if !slices.Equal(st.Metrics, want) {
+		t.Errorf("metrics %v, want the judge's order %v", st.Metrics, want)
+	}
+	var keys []string
+	for _, r := range st.Rows {
+		keys = append(keys, r.Name+"/"+r.Condition)
+	}
+	if !slices.Equal(keys, []string{"s1/a", "s1/b", "s2/a", "s2/b"}) {
+		t.Fatalf("rows %v", keys)
+	}
+	s1b := st.Rows[1]
+	if s1b.SampleID != samples[0].ID || s1b.Results != 2 || s1b.Claims != 2 || s1b.JudgeErrors != 2 || s1b.Errors != 0 {
+		t.Errorf("s1/b: %+v", s1b)
+	}
+	if fa := s1b.Metrics[0]; fa.Metric != "factual_adherence" || fa.N != 2 || fa.Mean != 3 || !near(fa.Std, 1.4142135623730951) {
+		t.Errorf("factual adherence over 2 and 4: %+v, want mean 3, std √2", fa)
+	}
+	s2a := st.Rows[2]
+	if s2a.Results != 2 || s2a.Errors != 1 || len(s2a.Metrics) != 2 || s2a.Metrics[0].N != 1 || s2a.Metrics[0].Std != 0 {
+		t.Errorf("s2/a with an agent error: %+v", s2a)
+	}
+}
+
+func TestSearchSamplesIsLiteral(t *testing.T) {
+	db := openTestDB(t)
+	run, samples := sampleRun(t, db, func(s store.Sample, cond string, rep int) *store.Result {
+		if s.SampleID == "s3" && cond == "a" {
+			return &store.Result{Response: "It is 50_50, SURELY."}
+		}
+		return &store.Result{Response: "no"}
+	})
+	for _, tc := range []struct {
+		text      string
+		samples   []int64
+		responses []store.SampleKey
+	}{
+		{"0%", []int64{samples[0].ID}, nil},
+		{"s_o", nil, nil}, // _ is a character, not a wildcard: "yes_no" does not match
+		{"_", []int64{samples[0].ID}, []store.SampleKey{{SampleID: samples[2].ID, Condition: "a"}}},
+		{"surely", nil, []store.SampleKey{{SampleID: samples[2].ID, Condition: "a"}}},
+		{"PLAIN", []int64{samples[2].ID}, nil},
+	} {
+		m, err := db.SearchSamples(context.Background(), run.ID, run.DatasetID, tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for id := range m.Samples {
+			got = append(got, id)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.samples) || len(m.Responses) != len(tc.responses) {
+			t.Errorf("%q: samples %v, responses %v; want %v, %v", tc.text, got, m.Responses, tc.samples, tc.responses)
+		}
+		for _, k := range tc.responses {
+			if !m.Responses[k] {
+				t.Errorf("%q: no match of %v", tc.text, k)
+			}
+		}
+	}
+}
+
+func TestSampleHeadsAndNeighbours(t *testing.T) {
+	db := openTestDB(t)
+	run, samples := sampleRun(t, db, func(store.Sample, string, int) *store.Result { return nil })
+	heads, err := db.SampleHeads(context.Background(), []int64{samples[1].ID, samples[2].ID}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := heads[samples[1].ID]; h.Input != "Ünïc" || h.Reference != "Ä" || len(heads) != 2 {
+		t.Errorf("heads %v: want n+1 characters, not bytes", heads)
+	}
+	for i, want := range [][2]int64{{0, samples[1].ID}, {samples[0].ID, samples[2].ID}, {samples[1].ID, 0}} {
+		prev, next, err := db.SampleNeighbours(context.Background(), run.DatasetID, samples[i].Ordinal)
+		if err != nil || prev != want[0] || next != want[1] {
+			t.Errorf("neighbours of %s: %d, %d (%v), want %v", samples[i].SampleID, prev, next, err, want)
+		}
+	}
+}
