@@ -67,16 +67,24 @@ func diagonal(lo, hi float64) charts.SeriesOpts {
 }
 
 func scatterData(pts []point) []opts.ScatterData {
+	most := 1
+	for _, p := range pts {
+		most = max(most, p.Count)
+	}
 	out := make([]opts.ScatterData, len(pts))
 	for i, p := range pts {
-		out[i] = opts.ScatterData{Value: []any{p.X, p.Y, p.Count}, SymbolSize: dotSize(p.Count)}
+		out[i] = opts.ScatterData{Value: []any{p.X, p.Y, p.Count}, SymbolSize: dotSize(p.Count, most)}
 	}
 	return out
 }
 
-// dotSize grows a dot's area with the number of samples it holds.
-func dotSize(n int) int {
-	return min(6+int(math.Round(4*math.Sqrt(float64(n)))), 44)
+// dotSize grows a dot's area with the number of samples it holds, from 9
+// pixels for one sample to 40 for the most crowded place of the chart.
+func dotSize(n, most int) int {
+	if most == 1 {
+		return 9
+	}
+	return 9 + int(math.Round(31*math.Sqrt(float64(n-1)/float64(most-1))))
 }
 
 // costChart places each condition at (its cost, its quality).

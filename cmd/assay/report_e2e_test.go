@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -132,5 +134,45 @@ func TestBrowserReportShareAndRevoke(t *testing.T) {
 	}
 	if h1 := textOf(t, guest, "main h1"); h1 != "Not Found" {
 		t.Errorf("a revoked link shows %q, want Not Found", h1)
+	}
+}
+
+func TestBrowserExportOpensFromFile(t *testing.T) {
+	dbPath, id := finishedRun(t, 8)
+	file := filepath.Join(t.TempDir(), "report.html")
+	args := []string{"export", "--run", fmt.Sprint(id), "--format", "html", "--db", dbPath, "-o", file}
+	if err := run(context.Background(), args, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	ctx := newBrowser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+file), chromedp.WaitVisible(chromedp.CSS("#summary"))); err != nil {
+		t.Fatalf("open the exported file: %v", err)
+	}
+	screenshot(t, ctx, "export")
+	checkCharts(t, ctx, "exported report")
+	fetched, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`performance.getEntriesByType('resource').length`))
+	if fetched != 0 {
+		t.Errorf("the exported report fetched %d resources", fetched)
+	}
+}
+
+func TestBrowserCompareRuns(t *testing.T) {
+	dbPath, ids := finishedRuns(t, 8, 2)
+	base := startServer(t, "--db", dbPath)
+	ctx := newBrowser(t)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(fmt.Sprintf("%s/runs/%d", base, ids[0])),
+		chromedp.Click(chromedp.CSS("#other-runs-table .compare-link")),
+		chromedp.WaitVisible(chromedp.CSS(".compare-condition")),
+	)
+	if err != nil {
+		t.Fatalf("compare: %v", err)
+	}
+	screenshot(t, ctx, "compare")
+	if runs := textOf(t, ctx, "#compare-runs"); !strings.Contains(runs, fmt.Sprintf("#%d", ids[0])) || !strings.Contains(runs, fmt.Sprintf("#%d", ids[1])) {
+		t.Errorf("compare page names %q", runs)
+	}
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('.compare-condition #paired-table tbody tr').length`)); n != 6 {
+		t.Errorf("%d metric rows, want 2 conditions × 3 metrics", n)
 	}
 }

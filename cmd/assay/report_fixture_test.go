@@ -41,6 +41,13 @@ func varied() llmtest.Handler {
 // database's path and the run's id.
 func finishedRun(t *testing.T, n int) (string, int64) {
 	t.Helper()
+	db, ids := finishedRuns(t, n, 1)
+	return db, ids[0]
+}
+
+// finishedRuns runs the same run file `runs` times into one database.
+func finishedRuns(t *testing.T, n, runs int) (string, []int64) {
+	t.Helper()
 	srv := llmtest.New(varied())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -64,10 +71,14 @@ prices:
 	cfgPath := filepath.Join(dir, "run.yaml")
 	os.WriteFile(cfgPath, []byte(cfg), 0o644)
 	db := filepath.Join(dir, "assay.db")
-	if err := run(context.Background(), []string{"run", "--config", cfgPath, "--db", db, "--quiet"}, io.Discard, io.Discard); err != nil {
-		t.Fatalf("assay run: %v", err)
+	var ids []int64
+	for range runs {
+		if err := run(context.Background(), []string{"run", "--config", cfgPath, "--db", db, "--quiet"}, io.Discard, io.Discard); err != nil {
+			t.Fatalf("assay run: %v", err)
+		}
+		ids = append(ids, lastRun(t, db))
 	}
-	return db, lastRun(t, db)
+	return db, ids
 }
 
 func lastRun(t *testing.T, path string) int64 {
