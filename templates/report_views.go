@@ -3,7 +3,6 @@ package templates
 import (
 	"fmt"
 	"math"
-	"net/url"
 )
 
 // ReportView is a run's report: the run page once it has results, the page
@@ -169,10 +168,6 @@ func Millis(ms float64) string {
 		return fmt.Sprintf("%.1f s", ms/1000)
 	}
 	return fmt.Sprintf("%.0f ms", ms)
-}
-
-func pairURL(a, b string) string {
-	return "?" + url.Values{"a": {a}, "b": {b}}.Encode() + "#paired"
 }
 
 // ReportOwner is what only the run's owner sees on its report: exports,

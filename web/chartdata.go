@@ -27,7 +27,7 @@ func distribution(sc scale, groups []sampleScores) (bins []string, shares []floa
 		bins = []string{"fail", "pass"}
 	default:
 		for i := range histogramBins {
-			bins = append(bins, fmt.Sprintf("%.1f–%.1f", float64(i)/histogramBins, float64(i+1)/histogramBins))
+			bins = append(bins, fmt.Sprintf("%.1f", float64(i)/histogramBins)) // the tenth's lower edge
 		}
 	}
 	counts := make([]int, len(bins))

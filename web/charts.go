@@ -80,8 +80,12 @@ func (r *report) distributionChart(i int) templates.ChartView {
 		title = fmt.Sprintf("%s: histogram of scores", metricLabel(m))
 		caption = "Each bar: the share of a condition's scores (every repetition) in a tenth of the 0–1 range."
 	}
+	axis := "score"
+	if m.Scale == scaleUnit {
+		axis = "score, by tenths (0.3: from 0.3 to under 0.4)"
+	}
 	bar.SetGlobalOptions(append(common(title, m.Scale.String()+" scale", "axis"),
-		charts.WithXAxisOpts(xAxis("score", opts.XAxis{})),
+		charts.WithXAxisOpts(xAxis(axis, opts.XAxis{AxisLabel: &opts.AxisLabel{Interval: "0"}})),
 		charts.WithYAxisOpts(yAxis("% of scores", opts.YAxis{Min: 0})))...)
 	var bins []string
 	for _, c := range r.conditions {
