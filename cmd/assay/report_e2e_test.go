@@ -103,6 +103,7 @@ func TestBrowserReportShareAndRevoke(t *testing.T) {
 	if err != nil {
 		t.Fatalf("share: %v", err)
 	}
+	screenshot(t, owner, "report-share-links")
 	link, err := chromedp.Run(owner, chromedp.Evaluate[string](`document.querySelector('#shares input').value`))
 	if err != nil || !strings.HasPrefix(link, base+"/r/") {
 		t.Fatalf("share link %q: %v", link, err)
