@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -63,15 +64,24 @@ func (s *Server) exportCSV(c echo.Context) error {
 
 // exportHTML handles GET /runs/:id/export.html and GET /r/:token/export.html:
 // the report as one file that opens with no network.
+// The file is rendered whole (about 1 MiB, most of it ECharts) before it is
+// sent, so that a failure still gets an error page.
 func (s *Server) exportHTML(c echo.Context) error {
 	sc, err := s.scope(c)
 	if err != nil {
 		return err
 	}
+	var buf bytes.Buffer
+	if err := exportHTML(c.Request().Context(), s.db, sc, queryOf(c), &buf); err != nil {
+		return err
+	}
 	attach(c, sc.Run.ID, "html", "text/html; charset=utf-8")
-	return exportHTML(c.Request().Context(), s.db, sc, queryOf(c), c.Response())
+	_, err = buf.WriteTo(c.Response())
+	return err
 }
 
+// export streams a JSON or CSV export. Once the first bytes are sent a failure
+// can only cut the file short, so it is logged.
 func (s *Server) export(c echo.Context, format, contentType string) error {
 	sc, err := s.scope(c)
 	if err != nil {
@@ -80,9 +90,14 @@ func (s *Server) export(c echo.Context, format, contentType string) error {
 	attach(c, sc.Run.ID, format, contentType)
 	ctx := c.Request().Context()
 	if format == "json" {
-		return exportJSON(ctx, s.db, sc, c.Response())
+		err = exportJSON(ctx, s.db, sc, c.Response())
+	} else {
+		err = exportCSV(ctx, s.db, sc, c.Response())
 	}
-	return exportCSV(ctx, s.db, sc, c.Response())
+	if err != nil {
+		s.log.Error("export failed", "run_id", sc.Run.ID, "format", format, "err", err)
+	}
+	return err
 }
 
 // attach starts a download named after the run.
