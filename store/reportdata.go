@@ -43,6 +43,9 @@ func (db *DB) ReportData(ctx context.Context, runID int64) (*ReportData, error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := db.reportToolCalls(ctx, runID, totals); err != nil {
+		return nil, err
+	}
 	out := &ReportData{Scores: scores}
 	for _, name := range slices.Sorted(maps.Keys(totals)) {
 		out.Conditions = append(out.Conditions, *totals[name])
@@ -241,4 +244,27 @@ func (db *DB) ResultsStamp(ctx context.Context, runID int64) (count int, last in
 		return 0, 0, fmt.Errorf("results stamp: %w", err)
 	}
 	return count, last, nil
+}
+
+// reportToolCalls adds each condition's MCP tool calls and failed calls,
+// reading only the results that have any.
+func (db *DB) reportToolCalls(ctx context.Context, runID int64, totals map[string]*ConditionProgress) error {
+	rows, err := db.read.QueryContext(ctx, `SELECT condition, sum(json_array_length(tool_calls)),
+		sum((SELECT count(*) FROM json_each(tool_calls) WHERE json_extract(value, '$.is_error')))
+		FROM results INDEXED BY results_with_tools WHERE run_id = ? AND tool_calls != '[]' GROUP BY condition`, runID)
+	if err != nil {
+		return fmt.Errorf("report tool calls: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var calls, failed int
+		if err := rows.Scan(&name, &calls, &failed); err != nil {
+			return fmt.Errorf("report tool calls: %w", err)
+		}
+		if t := totals[name]; t != nil {
+			t.ToolCalls, t.ToolErrors = calls, failed
+		}
+	}
+	return rows.Err()
 }

@@ -67,6 +67,8 @@ type ReportRow struct {
 	Errors      int
 	JudgeErrors int
 	Retried     int
+	ToolCalls   int          // MCP tool calls the agent made
+	ToolErrors  int          // of which failed
 	Cells       []ReportCell // one per ReportSummary.Metrics
 	CostUSD     float64
 	TokensIn    int
@@ -234,4 +236,14 @@ type CompareRun struct {
 type CompareCondition struct {
 	Name   string
 	Paired PairedView
+}
+
+// HasTools reports whether any condition's agent called MCP tools.
+func (s ReportSummary) HasTools() bool {
+	for _, r := range s.Rows {
+		if r.ToolCalls > 0 {
+			return true
+		}
+	}
+	return false
 }

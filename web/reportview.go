@@ -130,7 +130,7 @@ func (r *report) summaryView() templates.ReportSummary {
 	}
 	for _, c := range r.summary.Conditions {
 		row := templates.ReportRow{Condition: c.Name, Results: c.Results, Errors: c.Errors, JudgeErrors: c.JudgeErrors,
-			Retried: c.Retried, CostUSD: c.CostUSD, TokensIn: c.TokensIn, TokensOut: c.TokensOut, LatencyMS: c.LatencyMS,
+			Retried: c.Retried, ToolCalls: c.ToolCalls, ToolErrors: c.ToolErrors, CostUSD: c.CostUSD, TokensIn: c.TokensIn, TokensOut: c.TokensOut, LatencyMS: c.LatencyMS,
 			Cells: make([]templates.ReportCell, len(r.metrics))}
 		for _, m := range c.Metrics {
 			i := r.metricIndex(m.Evaluator, m.Name)
