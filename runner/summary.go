@@ -67,15 +67,11 @@ func Summarize(ctx context.Context, db *store.DB, runID int64) (*Summary, error)
 	if err != nil {
 		return nil, err
 	}
-	progress, err := db.RunProgress(ctx, runID)
+	data, err := db.ReportData(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	scores, err := db.RunScores(ctx, runID)
-	if err != nil {
-		return nil, err
-	}
-	return SummaryOf(run, ds, progress, scores), nil
+	return SummaryOf(run, ds, data.Conditions, data.Scores), nil
 }
 
 // SummaryOf computes a run's summary from data already loaded: the run, its

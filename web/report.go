@@ -15,19 +15,25 @@ import (
 // maxOtherRuns is how many other runs of the dataset a run page lists.
 const maxOtherRuns = 20
 
-// runPage handles GET /runs/:id: the run's report under its live progress.
-func (s *Server) runPage(c echo.Context) error {
+// loadReportView resolves a report route's run and builds its report view.
+func (s *Server) loadReportView(c echo.Context, now time.Time) (*reportScope, *report, templates.ReportView, error) {
 	ctx := c.Request().Context()
 	sc, err := s.scope(c)
 	if err != nil {
-		return err
+		return nil, nil, templates.ReportView{}, err
 	}
 	r, err := s.loadReport(ctx, sc)
 	if err != nil {
-		return err
+		return nil, nil, templates.ReportView{}, err
 	}
-	now := time.Now()
 	v, err := r.view(ctx, s.db, queryOf(c), false, now)
+	return sc, r, v, err
+}
+
+// runPage handles GET /runs/:id: the run's report under its live progress.
+func (s *Server) runPage(c echo.Context) error {
+	now := time.Now()
+	sc, r, v, err := s.loadReportView(c, now)
 	if err != nil {
 		return err
 	}
@@ -43,16 +49,7 @@ func (s *Server) runPage(c echo.Context) error {
 
 // sharedReport handles GET /r/:token: the report, read-only, to whoever has the link.
 func (s *Server) sharedReport(c echo.Context) error {
-	ctx := c.Request().Context()
-	sc, err := s.scope(c)
-	if err != nil {
-		return err
-	}
-	r, err := s.loadReport(ctx, sc)
-	if err != nil {
-		return err
-	}
-	v, err := r.view(ctx, s.db, queryOf(c), false, time.Now())
+	sc, _, v, err := s.loadReportView(c, time.Now())
 	if err != nil {
 		return err
 	}
@@ -63,16 +60,7 @@ func (s *Server) sharedReport(c echo.Context) error {
 // reportFragment handles GET /runs/:id/report and GET /r/:token/report: the
 // report alone, which fetches itself again while the run works.
 func (s *Server) reportFragment(c echo.Context) error {
-	ctx := c.Request().Context()
-	sc, err := s.scope(c)
-	if err != nil {
-		return err
-	}
-	r, err := s.loadReport(ctx, sc)
-	if err != nil {
-		return err
-	}
-	v, err := r.view(ctx, s.db, queryOf(c), false, time.Now())
+	_, _, v, err := s.loadReportView(c, time.Now())
 	if err != nil {
 		return err
 	}
