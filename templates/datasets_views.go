@@ -45,6 +45,9 @@ type SampleRow struct {
 	Test       string
 	EntryPoint string
 	Metadata   []string // "key: value", sorted by key
+	// ReferenceHTML is the golden answer rendered from markdown and
+	// sanitized, where a page renders it; "" shows Reference as text.
+	ReferenceHTML string
 }
 
 // Pager is a page of a long list.

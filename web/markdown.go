@@ -11,6 +11,9 @@ import (
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/util"
+
+	"assay/store"
+	"assay/templates"
 )
 
 // markdown renders model output as HTML that is safe to put in a page.
@@ -84,4 +87,14 @@ func renderHTMLBlock(w util.BufWriter, source []byte, node ast.Node, entering bo
 	}
 	_, _ = w.WriteString("</pre>\n")
 	return ast.WalkSkipChildren, nil
+}
+
+// goldenRow is a sample as its page shows it: the golden answer of a qa or
+// math sample rendered as sanitized markdown, like the responses beside it.
+func goldenRow(s store.Sample) templates.SampleRow {
+	row := sampleRow(s)
+	if len(s.Choices) == 0 && s.Test == "" {
+		row.ReferenceHTML = responseMarkdown.render(s.Reference)
+	}
+	return row
 }

@@ -32,7 +32,7 @@ func (s *Server) samplePage(c echo.Context) error {
 		return err
 	}
 	v := templates.SampleView{Page: s.reportPage(c, sc, "Sample "+smp.SampleID+" · "+runTitle(sc.Run)),
-		Report: reportNav(sc), Kind: string(sc.Dataset.Kind), Sample: sampleRow(*smp), Nav: nav,
+		Report: reportNav(sc), Kind: string(sc.Dataset.Kind), Sample: goldenRow(*smp), Nav: nav,
 		Conditions: sampleConditions(sc.Run, results)}
 	return render(c, http.StatusOK, templates.SamplePage(v))
 }

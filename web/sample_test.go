@@ -259,3 +259,23 @@ func TestSamplesThroughShareLink(t *testing.T) {
 		}
 	}
 }
+
+func TestSamplePageRendersTheGoldenAnswerSafely(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	data := jsonl(map[string]any{"id": "g1", "question": "How do I log in?",
+		"answer": "Run `ocm login` then <script>alert(1)</script> [docs](javascript:alert(2))"})
+	sr := storeRun(t, db, "golden.jsonl", data, []string{"baseline"}, 1, func(store.Sample, string, int) store.Result {
+		return answered("ok", rubric(4, 4, 4))
+	})
+	_, doc := b.get(samplePath(sr, "g1", ""))
+	golden := doc.Find("#golden-answer")
+	if golden.Find("code").Text() != "ocm login" {
+		t.Errorf("the golden answer's markdown should render: %q", golden.Text())
+	}
+	if doc.Find("main script").Length() != 0 || doc.Find(`[href^="javascript:"]`).Length() != 0 {
+		t.Error("the golden answer must be sanitized")
+	}
+	if !strings.Contains(golden.Text(), "<script>alert(1)</script>") {
+		t.Errorf("raw HTML in the golden answer shows as text: %q", golden.Text())
+	}
+}
