@@ -270,3 +270,29 @@ func TestChangesAfterParsingReachTheRun(t *testing.T) {
 		t.Fatalf("want 4 unjudged results, got %d (judgements %d)", len(results), len(results[0].Judgements))
 	}
 }
+
+func TestConfidenceIntervalStaysOnTheScale(t *testing.T) {
+	scores := []int{1, 5, 1}
+	calls := 0
+	judge := func(req *llmtest.ChatRequest) llmtest.Reply {
+		v := scores[calls%3]
+		calls++
+		a, _ := llmtest.JudgeAnswer(req, map[string]any{"factual_adherence": v, "completeness": v, "helpfulness_and_clarity": v})
+		return llmtest.Reply{Content: a}
+	}
+	f := newFixture(t, llmtest.JudgeAndAgent(judge, llmtest.Text("4")))
+	cfg := f.config(f.qaDataset(3), "")
+	cfg.Execution.NumRepetitions, cfg.Execution.MaxConcurrent = 1, 1
+	run := f.launch(cfg)
+	if _, err := f.m.Execute(context.Background(), run.ID); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := runner.Summarize(context.Background(), f.db, run.ID)
+	for _, c := range s.Conditions {
+		for _, m := range c.Metrics {
+			if m.CI95[0] < 1 || m.CI95[1] > 5 || m.CI95[0] > m.Mean || m.CI95[1] < m.Mean {
+				t.Fatalf("%s %s: CI %v around mean %.2f must stay within 1–5", c.Name, m.Name, m.CI95, m.Mean)
+			}
+		}
+	}
+}

@@ -42,7 +42,8 @@ type ConditionSummary struct {
 }
 
 // MetricSummary is one metric under one condition. Std is over per-sample
-// means; Stderr and CI95 treat a sample's repetitions as one cluster; N counts
+// means; Stderr and CI95 treat a sample's repetitions as one cluster (CI95 clipped
+// to the evaluator's scale, see ScaleOf); N counts
 // the scores; RepetitionSpread is the mean per-sample std over repetitions.
 type MetricSummary struct {
 	Evaluator        string     `json:"evaluator"`
@@ -165,7 +166,18 @@ func metricRank(name string) int {
 
 func summarizeMetric(mk metricKey, groups [][]float64) MetricSummary {
 	c := stats.Clustered(groups)
+	lo, hi := ScaleOf(mk.evaluator)
 	return MetricSummary{Evaluator: mk.evaluator, Name: mk.metric, Mean: c.Mean, Std: c.Std, Stderr: c.Stderr,
-		CI95: [2]float64{c.CILo, c.CIHi}, N: c.N, Samples: c.Samples,
+		CI95: [2]float64{max(c.CILo, lo), min(c.CIHi, hi)}, N: c.N, Samples: c.Samples,
 		RepetitionSpread: stats.RepetitionSpread(groups), Disagreement: stats.Disagreement(groups)}
+}
+
+// ScaleOf is the range of an evaluator's scores: 1–5 for the rubric judge,
+// 0–1 for the others. A confidence interval is clipped to it, since no mean
+// can leave it.
+func ScaleOf(evaluator string) (lo, hi float64) {
+	if evaluator == string(config.EvalRubric) {
+		return 1, 5
+	}
+	return 0, 1
 }
