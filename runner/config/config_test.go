@@ -231,3 +231,25 @@ conditions:
   baseline:
     system_prompt: Answer.
 `
+
+func TestCommandAgentFoundBesideTheFile(t *testing.T) {
+	for _, tt := range []struct{ program, want string }{
+		{"./agents/my-agent.sh", "/evals/agents/my-agent.sh"},
+		{"claude", "claude"},
+		{"/usr/local/bin/agent", "/usr/local/bin/agent"},
+	} {
+		yaml := strings.Replace(minimal, "type: openai\n  model: m", `type: command
+  command: ["`+tt.program+`", "-p", "{query}"]`, 1)
+		c, err := Parse([]byte(yaml), "run.yaml", "/evals", noEnv(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Agent.Command[0] != tt.want || c.Agent.Command[2] != "{query}" {
+			t.Errorf("%s: command %q, want %q first", tt.program, c.Agent.Command, tt.want)
+		}
+		snap, _ := c.Redacted()
+		if !strings.Contains(string(snap), `"`+tt.want+`"`) {
+			t.Errorf("%s: the run's snapshot should keep the resolved program: %s", tt.program, snap)
+		}
+	}
+}

@@ -94,6 +94,11 @@ func build(doc *yaml.Node, filename, dir string, getenv func(string) string, kee
 			c.MCPServers[i].Command = resolvePath(dir, s.Command)
 		}
 	}
+	// A command agent's program, like a server's, is found beside the file
+	// when its path is relative ("./my-agent.sh"); a bare name is looked up in PATH.
+	if len(c.Agent.Command) > 0 && strings.Contains(c.Agent.Command[0], "/") {
+		c.Agent.Command[0] = resolvePath(dir, c.Agent.Command[0])
+	}
 	return c, d
 }
 
