@@ -18,6 +18,9 @@ type RunForm struct {
 	Concurrency string
 	BudgetUSD   string
 
+	AgentType        string // "openai" or "command"
+	AgentCommand     string // command agents: the program and its arguments, one per line
+	AgentTimeout     string // seconds for one answer
 	AgentBaseURL     string
 	AgentModel       string
 	AgentKeyEnv      string
@@ -161,3 +164,6 @@ func judgeShare(rate float64, reps int) string {
 	}
 	return share
 }
+
+// commandPlaceholder shows a command agent's lines: Claude Code with the condition's MCP servers.
+const commandPlaceholder = "claude\n-p\n{query}\n--system-prompt\n{system_prompt}\n--mcp-config\n{mcp_config}\n--output-format\njson"

@@ -40,6 +40,7 @@ type RunFacts struct {
 	AgentModel       string
 	AgentBaseURL     string
 	AgentKeyEnv      string // the variable's name; keys are never shown
+	AgentCommand     string // a command agent's program and arguments; "" for openai
 	AgentTemperature string // "" when the server's default
 	AgentMaxTokens   int
 	JudgeModel       string

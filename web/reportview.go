@@ -93,6 +93,9 @@ func (r *report) facts(now time.Time, shared bool) templates.ReportFacts {
 	f.Run.AgentBaseURL, f.Run.JudgeBaseURL = withoutCredentials(f.Run.AgentBaseURL), withoutCredentials(f.Run.JudgeBaseURL)
 	if shared {
 		f.Run.AgentBaseURL, f.Run.AgentKeyEnv, f.Run.JudgeBaseURL = "", "", ""
+		if f.Run.AgentCommand != "" {
+			f.Run.AgentCommand = "a command"
+		}
 	}
 	for _, c := range sum.Conditions {
 		f.JudgeErrors += c.JudgeErrors

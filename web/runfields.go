@@ -70,6 +70,13 @@ func (p *fieldParser) endpoint(who, baseURL, keyEnv string) (string, string) {
 }
 
 func (p *fieldParser) agent(a *config.Agent, f templates.RunForm) {
+	if strings.TrimSpace(f.AgentTimeout) != "" {
+		a.TimeoutSeconds = p.integer("Agent timeout", f.AgentTimeout, 1, 86400)
+	}
+	if f.AgentType == string(config.AgentCommand) {
+		p.commandAgent(a, f)
+		return
+	}
 	a.BaseURL, a.APIKeyEnv = p.endpoint("Agent", f.AgentBaseURL, f.AgentKeyEnv)
 	if a.Model = strings.TrimSpace(f.AgentModel); a.Model == "" {
 		p.fail("Agent model: enter the model the agent uses, such as gpt-4o-mini.")
@@ -158,4 +165,19 @@ func evaluatorKind(ev config.Evaluator) store.Kind {
 		return store.KindCode
 	}
 	return ""
+}
+
+// commandAgent reads a command agent: its program and arguments, one per line,
+// run without a shell; the model, when given, prices its answers.
+func (p *fieldParser) commandAgent(a *config.Agent, f templates.RunForm) {
+	a.Type, a.APIKeyEnv = config.AgentCommand, ""
+	for _, line := range strings.Split(f.AgentCommand, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			a.Command = append(a.Command, line)
+		}
+	}
+	if len(a.Command) == 0 {
+		p.fail("Agent command: enter the program and its arguments, one per line, such as claude, -p, {query}.")
+	}
+	a.Model = strings.TrimSpace(f.AgentModel)
 }

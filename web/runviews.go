@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"assay/runner"
@@ -46,6 +47,7 @@ func runFacts(run *store.Run, ds *store.Dataset) templates.RunFacts {
 	_ = json.Unmarshal(run.Config, &cfg)
 	f := templates.RunFacts{ID: run.ID, Name: run.Name, Dataset: datasetRow(*ds), Repetitions: run.Repetitions,
 		AgentModel: cfg.Agent.Model, AgentBaseURL: cfg.Agent.BaseURL, AgentKeyEnv: cfg.Agent.APIKeyEnv,
+		AgentCommand:   strings.Join(cfg.Agent.Command, " "),
 		AgentMaxTokens: cfg.Agent.MaxTokens, JudgeBaseURL: cfg.Judge.BaseURL, JudgeTemperature: cfg.Judge.Temperature,
 		JudgeSeed: cfg.Judge.Seed, SampleRate: cfg.JudgeSampleRate, JudgeRepetitions: max(cfg.JudgeRepetitions, 1),
 		Concurrency: cfg.Execution.MaxConcurrent, BudgetUSD: run.BudgetUSD, Unsandboxed: cfg.CodeExecution.Unsandboxed, Created: templates.Stamp(run.CreatedAt)}
