@@ -39,19 +39,6 @@ func Export(ctx context.Context, db *store.DB, runID int64, format string, w io.
 	return store.Errorf(store.EINVALID, "unknown export format %q: use json, csv or html", format)
 }
 
-// ownerScope is the scope of a report read by its owner, outside a request.
-func ownerScope(ctx context.Context, db *store.DB, runID int64) (*reportScope, error) {
-	run, err := db.Run(ctx, runID)
-	if err != nil {
-		return nil, err
-	}
-	ds, err := db.Dataset(ctx, run.DatasetID)
-	if err != nil {
-		return nil, err
-	}
-	return &reportScope{Run: run, Dataset: ds, Base: fmt.Sprintf("/runs/%d", run.ID)}, nil
-}
-
 // exportJSON handles GET /runs/:id/export.json.
 func (s *Server) exportJSON(c echo.Context) error {
 	return s.export(c, "json", "application/json")

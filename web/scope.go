@@ -1,6 +1,9 @@
 package web
 
 import (
+	"context"
+	"fmt"
+
 	"github.com/labstack/echo/v4"
 
 	"assay/store"
@@ -22,27 +25,38 @@ type reportScope struct {
 // scope resolves the run of a report route from its :id or :token parameter.
 func (s *Server) scope(c echo.Context) (*reportScope, error) {
 	ctx := c.Request().Context()
-	sc := &reportScope{}
-	var id int64
-	var err error
-	if token := c.Param("token"); token != "" {
-		if id, err = s.db.SharedRun(ctx, token); err != nil {
+	token := c.Param("token")
+	if token == "" {
+		id, err := pathID(c)
+		if err != nil {
 			return nil, err
 		}
-		sc.Shared, sc.Base = true, "/r/"+token
-	} else {
-		if id, err = pathID(c); err != nil {
-			return nil, err
-		}
-		sc.Base = "/runs/" + c.Param("id")
+		return ownerScope(ctx, s.db, id)
 	}
-	if sc.Run, err = s.db.Run(ctx, id); err != nil {
+	id, err := s.db.SharedRun(ctx, token)
+	if err != nil {
 		return nil, err
 	}
-	if sc.Dataset, err = s.db.Dataset(ctx, sc.Run.DatasetID); err != nil {
+	sc, err := ownerScope(ctx, s.db, id)
+	if err != nil {
 		return nil, err
 	}
+	sc.Shared, sc.Base = true, "/r/"+token
 	return sc, nil
+}
+
+// ownerScope is the scope of a report read by its owner: the run, its dataset
+// and the base /runs/:id.
+func ownerScope(ctx context.Context, db *store.DB, runID int64) (*reportScope, error) {
+	run, err := db.Run(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := db.Dataset(ctx, run.DatasetID)
+	if err != nil {
+		return nil, err
+	}
+	return &reportScope{Run: run, Dataset: ds, Base: fmt.Sprintf("/runs/%d", run.ID)}, nil
 }
 
 // reportPage is the layout data for a page of a report: read-only through a share link.
