@@ -78,6 +78,7 @@ type RunFormView struct {
 	Evaluators    []EvaluatorOption
 	DefaultPrompt string // of the kind; "" for qa, whose samples are sent as they are
 	Estimate      EstimateView
+	CommandAgents bool // the server may start a command agent from this form
 }
 
 // EstimateView is the forecast shown before launch, or why there is none yet.

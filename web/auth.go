@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 
 	"assay/templates"
 )
@@ -36,7 +35,7 @@ func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 		if s.cfg.Token == "" || public(c.Request().URL.Path) {
 			return next(c)
 		}
-		if bearer, ok := strings.CutPrefix(c.Request().Header.Get("Authorization"), "Bearer "); ok && equal(bearer, s.cfg.Token) {
+		if s.validBearer(c) {
 			return next(c)
 		}
 		if ck, err := c.Cookie(sessionCookie); err == nil && equal(ck.Value, s.sessionValue()) {
@@ -49,35 +48,14 @@ func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// csrf protects every form. A request with an Authorization header is not a browser
-// form (a form cannot set that header), so API clients skip it.
-func csrf() echo.MiddlewareFunc {
-	return middleware.CSRFWithConfig(middleware.CSRFConfig{
-		TokenLookup:    "form:_csrf,header:X-CSRF-Token",
-		CookieName:     "assay_csrf",
-		CookiePath:     "/",
-		CookieHTTPOnly: true,
-		CookieSameSite: http.SameSiteStrictMode,
-		Skipper: func(c echo.Context) bool {
-			return c.Request().Header.Get("Authorization") != ""
-		},
-		ErrorHandler: func(err error, c echo.Context) error {
-			return echo.NewHTTPError(http.StatusForbidden, "This form has expired or did not come from this site. Reload the page and try again.")
-		},
-	})
-}
-
 // loginPage handles GET /login.
 func (s *Server) loginPage(c echo.Context) error {
-	return render(c, http.StatusOK, templates.Login(s.page(c, "Sign in", ""), c.QueryParam("next"), ""))
+	return render(c, http.StatusOK, templates.Login(s.page(c, "Sign in", ""), localPath(c.QueryParam("next")), ""))
 }
 
 // login handles POST /login.
 func (s *Server) login(c echo.Context) error {
-	next := c.FormValue("next")
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
-		next = "/"
-	}
+	next := localPath(c.FormValue("next"))
 	if s.cfg.Token == "" {
 		return redirect(c, next)
 	}
@@ -93,4 +71,23 @@ func (s *Server) login(c echo.Context) error {
 func (s *Server) logout(c echo.Context) error {
 	c.SetCookie(&http.Cookie{Name: sessionCookie, Path: "/", MaxAge: -1})
 	return redirect(c, "/login")
+}
+
+// localPath returns next when it is a path on this server, else "/". A
+// browser reads a backslash as a slash and drops tabs and newlines, so
+// "/" + backslash + "evil.example", or "/", a tab and "/evil.example", would leave the site.
+func localPath(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsRune(next, '\\') {
+		return "/"
+	}
+	for _, r := range next {
+		if r < 0x20 || r == 0x7f {
+			return "/"
+		}
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
+		return "/"
+	}
+	return next
 }

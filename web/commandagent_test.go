@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"assay/store"
+	"assay/web"
 )
 
 func TestRunFormLaunchesACommandAgent(t *testing.T) {
@@ -54,5 +55,30 @@ func TestRunFormNeedsTheCommand(t *testing.T) {
 	}
 	if v, _ := doc.Find(`input[name=agent_type][value=command]`).Attr("checked"); v == "" && doc.Find(`input[name=agent_type][value=command][checked]`).Length() == 0 {
 		t.Error("the refused form keeps the command agent chosen")
+	}
+}
+
+func TestRunFormStartsNoCommandUnlessAllowed(t *testing.T) {
+	f := newRunServer(t, rubricAgent("unused"), func(c *web.Config) { c.AllowCommandAgents = false })
+	form := f.runForm(f.qaDataset(1), f.conditions("baseline"))
+	_, doc := f.get("/runs/new")
+	if !strings.Contains(text(doc, "#command-agents-off"), "--allow-command-agents") {
+		t.Errorf("the form should say how to allow command agents: %q", text(doc, "#command-agents-off"))
+	}
+	if doc.Find(`input[name=agent_type][value=command][disabled]`).Length() != 1 {
+		t.Error("the command choice should be disabled")
+	}
+	marker := filepath.Join(t.TempDir(), "ran")
+	form.Set("agent_type", "command")
+	form.Set("agent_command", "/bin/sh\n-c\ntouch "+marker)
+	resp, doc := f.postForm("/runs", form)
+	if resp.StatusCode != 422 || !strings.Contains(text(doc, "#form-error"), "--allow-command-agents") {
+		t.Fatalf("got %d %q", resp.StatusCode, text(doc, "#form-error"))
+	}
+	if runs, _ := f.db.Runs(context.Background()); len(runs) != 0 {
+		t.Errorf("%d runs made", len(runs))
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the command ran")
 	}
 }

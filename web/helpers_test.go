@@ -27,18 +27,26 @@ type browser struct {
 	csrf string
 }
 
-func newServer(t *testing.T, cfg web.Config) (*browser, *store.DB) {
+// openDB opens a new database file that the test closes at its end.
+func openDB(t *testing.T) *store.DB {
 	t.Helper()
 	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "assay.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func newServer(t *testing.T, cfg web.Config) (*browser, *store.DB) {
+	t.Helper()
+	db := openDB(t)
 	s, err := web.New(db, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(func() { srv.Close(); db.Close() })
+	t.Cleanup(srv.Close)
 	jar, _ := cookiejar.New(nil)
 	return &browser{t: t, srv: srv, http: &http.Client{Jar: jar}}, db
 }

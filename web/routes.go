@@ -13,9 +13,12 @@ import (
 func (s *Server) routes() {
 	e := s.echo
 	e.Use(middleware.Recover())
-	e.Use(s.requireToken)
-	e.Use(csrf())
 	e.Use(secureHeaders)
+	e.Use(s.checkHost)
+	e.Use(sameOrigin())
+	e.Use(s.limitBody)
+	e.Use(s.requireToken)
+	e.Use(s.csrf)
 
 	e.StaticFS("/static", static.FS)
 	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok") })
@@ -76,6 +79,16 @@ func (s *Server) routes() {
 	api.GET("/runs", s.apiRuns)
 	api.GET("/runs/:id", s.apiRun)
 	api.POST("/runs/:id/cancel", s.apiCancelRun)
+}
+
+// limitBody bounds every request body by the upload limit (and a little for
+// the other fields), before anything reads a form.
+func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		r.Body = http.MaxBytesReader(c.Response(), r.Body, s.cfg.MaxUpload+1<<20)
+		return next(c)
+	}
 }
 
 // secureHeaders keeps pages from loading anything from elsewhere or being framed.

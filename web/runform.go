@@ -83,6 +83,10 @@ func (s *Server) createRun(c echo.Context) error {
 	}
 	f := readRunForm(form)
 	spec, err := s.runSpec(ctx, f)
+	if err == nil && spec.cfg.Agent.Type == config.AgentCommand && !s.cfg.AllowCommandAgents {
+		err = store.Errorf(store.EINVALID, "Agent: this server does not start programs from the browser; "+
+			"restart it with --allow-command-agents, or run this agent from a run file with assay run.")
+	}
 	var run *store.Run
 	if err == nil {
 		run, err = s.runner.Create(ctx, spec.cfg, spec.dataset.ID, spec.conditions)
@@ -119,7 +123,10 @@ func forgetKeys(f templates.RunForm) templates.RunForm {
 // renderRunForm shows the new run form with its options and estimate.
 func (s *Server) renderRunForm(c echo.Context, status int, f templates.RunForm) error {
 	ctx := c.Request().Context()
-	v := templates.RunFormView{Page: s.page(c, "New run", "runs")}
+	v := templates.RunFormView{Page: s.page(c, "New run", "runs"), CommandAgents: s.cfg.AllowCommandAgents}
+	if !v.CommandAgents {
+		f.AgentType = string(config.AgentOpenAI)
+	}
 	datasets, err := s.db.Datasets(ctx)
 	if err != nil {
 		return err

@@ -29,7 +29,9 @@ type runFixture struct {
 	fake *llmtest.Server
 }
 
-func newRunServer(t *testing.T, h llmtest.Handler) *runFixture {
+// newRunServer serves a new database whose runs call the fake model h. The
+// server may start command agents unless an option says otherwise.
+func newRunServer(t *testing.T, h llmtest.Handler, options ...func(*web.Config)) *runFixture {
 	t.Helper()
 	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "assay.db"))
 	if err != nil {
@@ -39,7 +41,11 @@ func newRunServer(t *testing.T, h llmtest.Handler) *runFixture {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	m := runner.New(db, runner.Options{Logger: logger,
 		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }})
-	s, err := web.New(db, web.Config{Logger: logger, Runner: m})
+	cfg := web.Config{Logger: logger, Runner: m, AllowCommandAgents: true}
+	for _, o := range options {
+		o(&cfg)
+	}
+	s, err := web.New(db, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,12 @@ type Config struct {
 	MaxUpload int64  // bytes; 0 = DefaultMaxUpload
 	Logger    *slog.Logger
 	Runner    *runner.Manager // executes runs; nil: a manager of the server's own
+	// AllowedHosts are host names, besides the loopback ones, that a server
+	// without a token answers to.
+	AllowedHosts []string
+	// AllowCommandAgents lets the run form start a command agent: a program
+	// of the user's choice, run on this machine.
+	AllowCommandAgents bool
 }
 
 // Server is assay's HTTP server.
@@ -38,6 +44,7 @@ type Server struct {
 	echo    *echo.Echo
 	runner  *runner.Manager
 	reports *reportCache
+	csrfKey []byte
 }
 
 // New builds a server over db. It refuses a non-loopback address without a token.
@@ -54,7 +61,13 @@ func New(db *store.DB, cfg Config) (*Server, error) {
 	if cfg.Runner == nil {
 		cfg.Runner = runner.New(db, runner.Options{Logger: cfg.Logger})
 	}
-	s := &Server{db: db, cfg: cfg, log: cfg.Logger, echo: echo.New(), runner: cfg.Runner, reports: newReportCache(8)}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	key, err := db.ServerKey(ctx, "csrf")
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{db: db, cfg: cfg, log: cfg.Logger, echo: echo.New(), runner: cfg.Runner, reports: newReportCache(8), csrfKey: key}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError
 	s.routes()

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -45,7 +46,7 @@ func startServer(t *testing.T, args ...string) string {
 }
 
 // newBrowser starts Debian's headless Chromium. It fails, never skips, when Chromium is missing.
-func newBrowser(t *testing.T) context.Context {
+func newBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	path, err := exec.LookPath("chromium")
 	if err != nil {
@@ -61,6 +62,7 @@ func newBrowser(t *testing.T) context.Context {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1280, 900),
 	)
+	opts = append(opts, extra...)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(alloc)
 	if err := chromedp.Do(ctx); err != nil {
@@ -72,10 +74,16 @@ func newBrowser(t *testing.T) context.Context {
 	return limited
 }
 
-// textOf returns the text of the first element matching a CSS selector.
+// textOf returns the text of the first element matching a CSS selector, once
+// there is one. It reads through a script rather than a node id, which a page
+// that swaps its content (htmx) or finishes loading would invalidate.
 func textOf(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	err := chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(sel)))
+	var s string
+	if err == nil {
+		s, err = chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`document.querySelector(%q).innerText`, sel)))
+	}
 	if err != nil {
 		t.Fatalf("text of %s: %v", sel, err)
 	}

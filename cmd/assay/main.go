@@ -54,6 +54,7 @@ const usage = `assay measures how well an LLM agent or model answers a golden da
 
 Usage:
   assay serve   [--addr 127.0.0.1:8080] [--db assay.db] [--token T] [--max-upload MiB]
+                [--allowed-hosts NAME,...] [--allow-command-agents]
   assay import  --file F [--kind qa|mcq|math|code] [--name N] [--question-key K] [--answer-key K] [--db F] [--json]
   assay run     --config run.yaml [--db F] [--json] [--quiet]
   assay run     --resume RUN_ID [--db F] [--json]

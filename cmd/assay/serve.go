@@ -19,8 +19,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	dbPath := fs.String("db", "assay.db", "SQLite database file")
 	token := fs.String("token", envOr("ASSAY_TOKEN", ""), "access token for every page and API call (default $ASSAY_TOKEN)")
 	maxUpload := fs.Int64("max-upload", web.DefaultMaxUpload>>20, "largest dataset upload, in MiB")
+	allowedHosts := fs.String("allowed-hosts", "", "host names besides localhost that a server without --token answers to, comma-separated")
+	allowCommands := fs.Bool("allow-command-agents", false, "let the run form start command agents (programs run on this machine)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	hosts, err := web.AllowedHosts(*allowedHosts)
+	if err != nil {
+		return &exitError{code: 2, err: err}
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	db, err := store.Open(ctx, *dbPath)
@@ -29,7 +35,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer db.Close()
 	runs := runner.New(db, runner.Options{Logger: logger})
-	srv, err := web.New(db, web.Config{Addr: *addr, Token: *token, MaxUpload: *maxUpload << 20, Logger: logger, Runner: runs})
+	srv, err := web.New(db, web.Config{Addr: *addr, Token: *token, MaxUpload: *maxUpload << 20, Logger: logger, Runner: runs,
+		AllowedHosts: hosts, AllowCommandAgents: *allowCommands})
 	if err != nil {
 		return err
 	}
@@ -41,7 +48,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "assay %s serving http://%s (database %s)\n", version, ln.Addr(), *dbPath)
+	fmt.Fprintf(stdout, "assay %s serving %s (database %s)\n", version, serveURL(*addr, ln.Addr()), *dbPath)
+	if *allowCommands {
+		fmt.Fprintln(stdout, "the run form may start command agents (--allow-command-agents)")
+	}
 	if len(resumed) > 0 {
 		fmt.Fprintf(stdout, "resumed unfinished runs %v\n", resumed)
 	}
@@ -54,4 +64,19 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	logger.Info("stopped")
 	return err
+}
+
+// serveURL is the address to open in a browser: the one asked for, with the
+// port the listener got (for :0). A server on every interface is reached
+// through loopback here.
+func serveURL(asked string, got net.Addr) string {
+	host, _, err := net.SplitHostPort(asked)
+	_, port, perr := net.SplitHostPort(got.String())
+	if err != nil || perr != nil {
+		return "http://" + got.String()
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		return fmt.Sprintf("http://127.0.0.1:%s (every interface, port %s)", port, port)
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
