@@ -134,3 +134,36 @@ func TestExportHTMLIsSelfContained(t *testing.T) {
 		}
 	}
 }
+
+func TestExportCSVCellsAreNeverFormulas(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	id, samples := handRunIn(t, db, store.RunCompleted)
+	formulas := []string{`=HYPERLINK("http://evil.example","x")`, "+1+1", "-2+3", "@SUM(A1)", "\tTAB", "\rCR"}
+	for i, f := range formulas {
+		r := &store.Result{RunID: id, SampleID: samples[0], Condition: "baseline", Repetition: 3 + i, Attempts: 1, Error: f}
+		if _, err := db.SaveResult(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := csv.NewReader(bytes.NewReader(download(t, b, fmt.Sprintf("/runs/%d/export.csv", id)))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, r := range rows[1:] {
+		for _, f := range formulas {
+			if r[10] == f {
+				t.Errorf("error cell %q is written as it is", f)
+			}
+			if r[10] == "'"+f {
+				seen++
+			}
+		}
+	}
+	if seen != len(formulas)*2 {
+		t.Errorf("%d cells written as text, want %d", seen, len(formulas)*2)
+	}
+	if rows[1][8] == "" || strings.HasPrefix(rows[1][8], "'") {
+		t.Errorf("a number is left as it is: %q", rows[1][8])
+	}
+}

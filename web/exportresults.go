@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"assay/store"
 )
@@ -153,8 +154,8 @@ func exportCSV(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer) 
 func csvRows(metrics []metricInfo, res *store.Result, name string) [][]string {
 	claims, _ := json.Marshal(toExport(res, name).UnverifiedClaims)
 	base := func(m metricInfo, judgeRep int, value, reasoning, errText string) []string {
-		return []string{strconv.FormatInt(res.RunID, 10), name, strconv.FormatInt(res.SampleID, 10), res.Condition,
-			strconv.Itoa(res.Repetition), m.Evaluator, m.Name, strconv.Itoa(judgeRep), value, reasoning, errText,
+		return []string{strconv.FormatInt(res.RunID, 10), textCell(name), strconv.FormatInt(res.SampleID, 10), textCell(res.Condition),
+			strconv.Itoa(res.Repetition), m.Evaluator, m.Name, strconv.Itoa(judgeRep), value, textCell(reasoning), textCell(errText),
 			string(claims), strconv.Itoa(res.TokensIn), strconv.Itoa(res.TokensOut),
 			strconv.FormatFloat(res.CostUSD, 'f', -1, 64), strconv.FormatInt(res.LatencyMS, 10),
 			strconv.Itoa(res.Attempts), strconv.Itoa(len(res.ToolCalls))}
@@ -181,4 +182,14 @@ func csvRows(metrics []metricInfo, res *store.Result, name string) [][]string {
 		}
 	}
 	return rows
+}
+
+// textCell keeps a spreadsheet from reading a text cell as a formula: a cell
+// that starts with =, +, -, @, a tab or a carriage return gets a leading
+// apostrophe, which spreadsheets show as text and hide.
+func textCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }

@@ -40,7 +40,7 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	}
 	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond)), true
+			return duration(ms, time.Millisecond), true
 		}
 	}
 	v := strings.TrimSpace(h.Get("Retry-After"))
@@ -48,10 +48,26 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		return time.Duration(max(secs, 0) * float64(time.Second)), true
+		return duration(secs, time.Second), true
 	}
 	if at, err := http.ParseTime(v); err == nil {
 		return max(at.Sub(now), 0), true
 	}
 	return 0, false
+}
+
+// longestWait bounds a wait the server asks for before it becomes a Duration:
+// 1e300 seconds would overflow to a negative wait, and every retry would fire
+// at once. Callers cap it again at the policy's MaxBackoff.
+const longestWait = 24 * time.Hour
+
+// duration is n units as a Duration, within [0, longestWait]; NaN is 0.
+func duration(n float64, unit time.Duration) time.Duration {
+	if !(n > 0) {
+		return 0
+	}
+	if n >= float64(longestWait/unit) {
+		return longestWait
+	}
+	return time.Duration(n * float64(unit))
 }

@@ -67,6 +67,8 @@ func TestChatRetries(t *testing.T) {
 			attempts: 2, sleeps: exactly(7 * time.Second)},
 		{name: "429 Retry-After capped at MaxBackoff", replies: []llmtest.Reply{{Status: 429, RetryAfter: "3600"}, ok},
 			attempts: 2, sleeps: exactly(DefaultMaxBackoff)},
+		{name: "429 Retry-After past any duration capped too", replies: []llmtest.Reply{{Status: 429, RetryAfter: "1e300"}, ok},
+			attempts: 2, sleeps: exactly(DefaultMaxBackoff)},
 		{name: "429 Retry-After HTTP-date", replies: []llmtest.Reply{
 			{Status: 429, RetryAfter: time.Now().Add(20 * time.Second).UTC().Format(http.TimeFormat)}, ok},
 			attempts: 2, sleeps: within(10*time.Second, 20*time.Second)},

@@ -168,6 +168,11 @@ func TestRetryAfterParsing(t *testing.T) {
 		{name: "date in the past", header: map[string]string{"Retry-After": now.Add(-time.Hour).Format("Mon, 02 Jan 2006 15:04:05 GMT")}, want: 0, ok: true},
 		{name: "milliseconds", header: map[string]string{"Retry-After-Ms": "250", "Retry-After": "1"}, want: 250 * time.Millisecond, ok: true},
 		{name: "garbage", header: map[string]string{"Retry-After": "soon"}},
+		{name: "huge seconds", header: map[string]string{"Retry-After": "1e300"}, want: 24 * time.Hour, ok: true},
+		{name: "huge milliseconds", header: map[string]string{"Retry-After-Ms": "1e300"}, want: 24 * time.Hour, ok: true},
+		{name: "infinite", header: map[string]string{"Retry-After": "+Inf"}, want: 24 * time.Hour, ok: true},
+		{name: "not a number", header: map[string]string{"Retry-After": "NaN"}, want: 0, ok: true},
+		{name: "negative", header: map[string]string{"Retry-After": "-5"}, want: 0, ok: true},
 		{name: "absent", header: map[string]string{}},
 	}
 	for _, tt := range tests {
