@@ -39,8 +39,12 @@ func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int6
 		return nil, fmt.Errorf("encode run config: %w", err)
 	}
 	reps := max(spec.Execution.NumRepetitions, 1)
+	tasks := taskCount(ds.Samples, len(conditions), reps)
+	if err := bounded(tasks, reps, spec.Execution.MaxConcurrent); err != nil {
+		return nil, err
+	}
 	run := &store.Run{Name: spec.Name, DatasetID: ds.ID, Config: raw, Conditions: conditions, Repetitions: reps,
-		TotalTasks: ds.Samples * len(conditions) * reps, BudgetUSD: spec.BudgetUSD}
+		TotalTasks: tasks, BudgetUSD: spec.BudgetUSD}
 	if err := m.db.CreateRun(ctx, run); err != nil {
 		return nil, err
 	}

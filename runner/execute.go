@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -156,9 +157,13 @@ func (w *workers) do(ctx context.Context, t task) {
 	res := &store.Result{RunID: ex.run.ID, SampleID: t.sample.ID, Condition: t.condition.Name, Repetition: t.repetition}
 	actx, cancel := context.WithTimeout(ctx, ex.timeout)
 	ans, err := ex.agent.Answer(actx, agent.Task{Condition: *t.condition, Prompt: Prompt(ex.spec.Prompts, ex.dataset.Kind, t.sample)})
+	late := errors.Is(actx.Err(), context.DeadlineExceeded)
 	cancel()
 	if ctx.Err() != nil {
 		return
+	}
+	if err != nil && late {
+		err = fmt.Errorf("no answer within the agent's timeout of %s (agent.timeout_seconds): %w", ex.timeout, err)
 	}
 	if err != nil {
 		ans = agent.PartialAnswer(err)
@@ -181,6 +186,7 @@ func (w *workers) do(ctx context.Context, t task) {
 }
 
 func (w *workers) save(ctx context.Context, res *store.Result) {
+	w.ex.secrets.cleanResult(res)
 	saved, err := w.ex.m.db.SaveResult(context.WithoutCancel(ctx), res)
 	w.mu.Lock()
 	defer w.mu.Unlock()

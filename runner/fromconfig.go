@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"assay/runner/config"
 	"assay/store"
@@ -13,12 +12,12 @@ import (
 // CreateFromConfig imports the config's dataset (or finds it by its bytes) and
 // creates a pending run of its conditions, as `assay run` does.
 func (m *Manager) CreateFromConfig(ctx context.Context, cfg *config.Config) (*store.Run, error) {
-	data, err := os.ReadFile(cfg.Dataset.Path)
+	data, err := ingest.ReadFile(cfg.Dataset.Path)
 	if err != nil {
 		return nil, fmt.Errorf("dataset.path: %w", err)
 	}
 	opts := ingest.Options{Filename: cfg.Dataset.Path, Kind: cfg.Dataset.Kind, QuestionKey: cfg.Dataset.QuestionKey,
-		AnswerKey: cfg.Dataset.AnswerKey, MaxBytes: 1 << 40}
+		AnswerKey: cfg.Dataset.AnswerKey}
 	ds, _, err := ingest.Import(ctx, m.db, data, opts, "")
 	if err != nil {
 		return nil, err

@@ -26,6 +26,7 @@ type execution struct {
 	eval       *evaluators
 	prices     prices
 	timeout    time.Duration // one answer, every turn and retry
+	secrets    secrets       // the keys this run read: never in a stored message
 }
 
 // prepare decodes a run's snapshot and builds what executing it needs. Its
@@ -35,11 +36,14 @@ func (m *Manager) prepare(run *store.Run, ds *store.Dataset, samples []store.Sam
 	if err := json.Unmarshal(run.Config, &spec); err != nil {
 		return nil, fmt.Errorf("run config: %w", err)
 	}
+	if err := bounded(run.TotalTasks, run.Repetitions, spec.Execution.MaxConcurrent); err != nil {
+		return nil, err
+	}
 	if err := m.expand(&spec); err != nil {
 		return nil, err
 	}
 	ex := &execution{m: m, run: run, spec: &spec, dataset: ds, samples: samples, prices: spec.Prices,
-		agentModel: spec.Agent.Model, timeout: seconds(spec.Agent.TimeoutSeconds, 300)}
+		agentModel: spec.Agent.Model, timeout: seconds(spec.Agent.TimeoutSeconds, 300), secrets: m.secretsOf(&spec)}
 	a, err := m.newAgent(&spec)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package web
 import (
 	"math"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -50,8 +49,6 @@ func (p *fieldParser) optFloat(field, text string, lo, hi, def float64) float64 
 	return v
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 // endpoint reads a base URL and the name of the variable holding its key.
 func (p *fieldParser) endpoint(who, baseURL, keyEnv string) (string, string) {
 	baseURL, keyEnv = strings.TrimSpace(baseURL), strings.TrimSpace(keyEnv)
@@ -60,7 +57,7 @@ func (p *fieldParser) endpoint(who, baseURL, keyEnv string) (string, string) {
 			p.fail("%s base URL: %q is not an http(s) URL such as http://127.0.0.1:11434/v1.", who, baseURL)
 		}
 	}
-	if keyEnv != "" && !envName.MatchString(keyEnv) {
+	if keyEnv != "" && !config.IsEnvName(keyEnv) {
 		p.fail("%s API key variable: enter the name of the environment variable that holds the key (such as OPENAI_API_KEY), never the key itself.", who)
 	}
 	if baseURL == "" && keyEnv == "" {
@@ -100,7 +97,7 @@ func (p *fieldParser) judge(cfg *config.Config, f templates.RunForm) {
 	}
 	cfg.JudgeSampleRate = p.optFloat("Judge sample rate", f.SampleRate, 0, 1, 1)
 	if strings.TrimSpace(f.JudgeRepetitions) != "" {
-		cfg.JudgeRepetitions = p.integer("Judge repetitions", f.JudgeRepetitions, 1, 20)
+		cfg.JudgeRepetitions = p.integer("Judge repetitions", f.JudgeRepetitions, 1, config.MaxJudgeRepetitions)
 	}
 }
 

@@ -110,7 +110,7 @@ func (s *Server) createRun(c echo.Context) error {
 func forgetKeys(f templates.RunForm) templates.RunForm {
 	cleared := false
 	for _, field := range []*string{&f.AgentKeyEnv, &f.JudgeKeyEnv} {
-		if v := strings.TrimSpace(*field); v != "" && !envName.MatchString(v) {
+		if v := strings.TrimSpace(*field); v != "" && !config.IsEnvName(v) {
 			*field, cleared = "", true
 		}
 	}

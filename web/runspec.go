@@ -83,8 +83,8 @@ func (s *Server) runSpec(ctx context.Context, f templates.RunForm) (*runSpec, er
 	}
 	cfg := defaultConfig()
 	p := &fieldParser{}
-	cfg.Execution.NumRepetitions = p.integer("Repetitions", f.Repetitions, 1, 100)
-	cfg.Execution.MaxConcurrent = p.integer("Concurrency", f.Concurrency, 1, 200)
+	cfg.Execution.NumRepetitions = p.integer("Repetitions", f.Repetitions, 1, config.MaxRepetitions)
+	cfg.Execution.MaxConcurrent = p.integer("Concurrency", f.Concurrency, 1, config.MaxConcurrent)
 	cfg.BudgetUSD = p.optFloat("Budget", f.BudgetUSD, 0, math.MaxFloat64, 0)
 	p.agent(&cfg.Agent, f)
 	p.judge(cfg, f)

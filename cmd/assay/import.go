@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"assay/store"
 	"assay/store/ingest"
@@ -27,7 +26,7 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *file == "" {
 		return &exitError{code: 2, err: fmt.Errorf("import: --file is required")}
 	}
-	data, err := os.ReadFile(*file)
+	data, err := ingest.ReadFile(*file)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
@@ -36,7 +35,7 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer db.Close()
-	opts := ingest.Options{Filename: *file, Kind: store.Kind(*kind), QuestionKey: *qKey, AnswerKey: *aKey, MaxBytes: 1 << 40}
+	opts := ingest.Options{Filename: *file, Kind: store.Kind(*kind), QuestionKey: *qKey, AnswerKey: *aKey}
 	d, created, err := ingest.Import(ctx, db, data, opts, *name)
 	if err != nil {
 		return err

@@ -10,14 +10,15 @@ import (
 	"time"
 
 	"assay/runner/agent/internal/proc"
+	"assay/runner/llm"
 )
 
 // Limits of the command agent.
 const (
 	// DefaultCommandTimeout bounds one answer when CommandOptions.Timeout is zero.
 	DefaultCommandTimeout = 300 * time.Second
-	// maxCommandOutput bounds the stdout kept; the rest is dropped.
-	maxCommandOutput = 8 << 20
+	// maxCommandOutput bounds the stdout kept; past it the answer is an error.
+	maxCommandOutput = llm.MaxReplyBytes
 	// maxEnvEntry is Linux's limit on one NAME=value string (and on one
 	// argument): a longer query reaches the command on stdin or not at all.
 	maxEnvEntry = 128 << 10
@@ -143,6 +144,8 @@ func (c *Command) run(ctx context.Context, argv, env []string, input string) (*A
 		return nil, fmt.Errorf("agent: command %s timed out after %s, its process group killed: %w", argv[0], c.opts.Timeout, runCtx.Err())
 	case err != nil:
 		return nil, commandError(argv[0], err, pipes.stderr.String())
+	case pipes.stdout.over:
+		return nil, fmt.Errorf("agent: command %s wrote more than %d MiB on stdout; an answer may be at most that", argv[0], maxCommandOutput>>20)
 	}
 	return &Answer{Content: pipes.stdout.String(), Latency: latency, Attempts: 1}, nil
 }
@@ -159,15 +162,21 @@ func commandError(program string, err error, stderr string) error {
 	return fmt.Errorf("agent: command %s: %w", program, err)
 }
 
-// headBuffer keeps the first max bytes written to it and drops the rest.
+// headBuffer keeps the first max bytes written to it, drops the rest and
+// says whether there was more.
 type headBuffer struct {
-	max int
-	b   strings.Builder
+	max  int
+	b    strings.Builder
+	over bool
 }
 
 // Write keeps what fits.
 func (h *headBuffer) Write(p []byte) (int, error) {
-	if room := h.max - h.b.Len(); room > 0 {
+	room := h.max - h.b.Len()
+	if len(p) > room {
+		h.over = true
+	}
+	if room > 0 {
 		h.b.Write(p[:min(len(p), room)])
 	}
 	return len(p), nil

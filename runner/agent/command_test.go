@@ -176,6 +176,8 @@ func TestCommandAgentReportsFailures(t *testing.T) {
 		{"missing program", func(*testing.T) []string { return []string{"/nonexistent/agent", "{query}"} },
 			[]string{"/nonexistent/agent", "no such file"}, ""},
 		{"no program", func(*testing.T) []string { return nil }, []string{"no program"}, ""},
+		{"an answer past the bound", func(t *testing.T) []string { return []string{script(t, `head -c 9000000 /dev/zero | tr '\0' x`)} },
+			[]string{"more than 8 MiB on stdout"}, "xxxx"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

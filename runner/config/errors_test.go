@@ -69,6 +69,16 @@ func TestBadConfigs(t *testing.T) {
 			[]string{`t.yaml:18: conditions.with_docs.require_mcp_tool_use: want true or false, got "yes"`}},
 		{"negative repetitions", "num_repetitions: 2", "num_repetitions: -1",
 			[]string{"t.yaml:19: execution.num_repetitions: must be at least 1, got -1"}},
+		{"a billion repetitions", "num_repetitions: 2", "num_repetitions: 1000000000",
+			[]string{"t.yaml:19: execution.num_repetitions: must be at most 100, got 1000000000"}},
+		{"concurrency past the bound", "max_concurrent: 4", "max_concurrent: 100000",
+			[]string{"t.yaml:20: execution.max_concurrent: must be at most 200, got 100000"}},
+		{"judge repetitions past the bound", "name: t\n", "name: t\njudge_repetitions: 21\n",
+			[]string{"t.yaml:2: judge_repetitions: must be at most 20, got 21"}},
+		{"a key where its variable's name belongs", "model: m", "model: m\n  api_key_env: sk-live-abc123def456",
+			[]string{"t.yaml:7: agent.api_key_env: name the variable, not the key"}},
+		{"a judge key where its variable's name belongs", "model: j", "model: j\n  api_key_env: sk-proj-1234567890",
+			[]string{"t.yaml:9: judge.api_key_env: name the variable, not the key"}},
 		{"zero concurrency", "max_concurrent: 4", "max_concurrent: 0",
 			[]string{"t.yaml:20: execution.max_concurrent: must be at least 1, got 0"}},
 		{"undefined mcp server", "mcp_servers: [docs]", "mcp_servers: [docs, graph]",
@@ -122,6 +132,9 @@ func TestBadConfigs(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error:\n%v\nwant it to contain:\n%s", err, w)
 				}
+			}
+			if strings.Contains(err.Error(), "sk-") {
+				t.Errorf("the error repeats what may be a key: %v", err)
 			}
 		})
 	}

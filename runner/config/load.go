@@ -3,6 +3,7 @@ package config
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -33,9 +34,17 @@ const (
 // Load reads and checks the config file at path; see Parse. A nil getenv
 // means os.Getenv.
 func Load(path string, getenv func(string) string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	if len(data) > maxConfigBytes {
+		return nil, &FieldError{File: path, Err: fmt.Errorf("the file is over %d MiB: is it a run file?", maxConfigBytes>>20)}
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -43,6 +52,9 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 	}
 	return Parse(data, path, filepath.Dir(abs), getenv)
 }
+
+// maxConfigBytes bounds a run file: ten thousand conditions fit.
+const maxConfigBytes = 4 << 20
 
 // Parse decodes and checks a config file's bytes. filename names the file in
 // error messages; dir is the folder relative paths are resolved against.

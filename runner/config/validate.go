@@ -12,6 +12,22 @@ import (
 // slug is what a condition name may be: it appears in URLs, tables and files.
 var slug = regexp.MustCompile(`^[a-z0-9_-]+$`)
 
+// envName is what the name of an environment variable may be.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// IsEnvName reports whether s can name an environment variable. An
+// api_key_env that cannot is most likely the key itself, written where its
+// variable's name belongs.
+func IsEnvName(s string) bool { return envName.MatchString(s) }
+
+// keyEnv checks an api_key_env value without ever repeating it: it may be a key.
+func (k *checker) keyEnv(key, value string) {
+	if value != "" && !IsEnvName(value) {
+		k.fail(key, "name the variable, not the key: the value is not an environment variable name "+
+			"(letters, digits and _, such as OPENAI_API_KEY), and is not shown here in case it is the key itself")
+	}
+}
+
 // checker collects the problems of a decoded config, placing each on the
 // line of its key or, for a missing key, of the nearest parent in the file.
 type checker struct {
@@ -57,6 +73,14 @@ func (k *checker) atLeast(key string, got, lo int) {
 	}
 }
 
+// within checks an integer setting against its lower and upper bound.
+func (k *checker) within(key string, got, lo, hi int) {
+	k.atLeast(key, got, lo)
+	if got > hi {
+		k.fail(key, "must be at most %d, got %d", hi, got)
+	}
+}
+
 func (k *checker) between(key string, got, lo, hi float64) {
 	if got < lo || got > hi {
 		k.fail(key, "must be between %v and %v, got %v", lo, hi, got)
@@ -93,6 +117,7 @@ func (k *checker) agent(a Agent) {
 	default:
 		k.fail("agent.type", "unknown agent type %q (want openai or command)", a.Type)
 	}
+	k.keyEnv("agent.api_key_env", a.APIKeyEnv)
 	if a.Temperature != nil {
 		k.between("agent.temperature", *a.Temperature, 0, 2)
 	}
@@ -108,6 +133,7 @@ func (k *checker) judge(c *Config) {
 	if known && c.Judge.Model == "" && slices.ContainsFunc(c.EvaluatorsFor(""), Evaluator.UsesJudge) {
 		k.fail("judge.model", "required by the rubric and arbiter evaluators")
 	}
+	k.keyEnv("judge.api_key_env", c.Judge.APIKeyEnv)
 	k.between("judge.temperature", c.Judge.Temperature, 0, 2)
 	k.atLeast("judge.timeout_seconds", c.Judge.TimeoutSeconds, 1)
 }
@@ -175,8 +201,8 @@ func listDefined(names []string) string {
 }
 
 func (k *checker) execution(e Execution) {
-	k.atLeast("execution.num_repetitions", e.NumRepetitions, 1)
-	k.atLeast("execution.max_concurrent", e.MaxConcurrent, 1)
+	k.within("execution.num_repetitions", e.NumRepetitions, 1, MaxRepetitions)
+	k.within("execution.max_concurrent", e.MaxConcurrent, 1, MaxConcurrent)
 	k.atLeast("execution.retry.max_attempts", e.Retry.MaxAttempts, 1)
 	if e.Retry.InitialBackoffSeconds < 0 {
 		k.fail("execution.retry.initial_backoff_seconds", "must be at least 0, got %v", e.Retry.InitialBackoffSeconds)
@@ -200,7 +226,7 @@ func (k *checker) scoring(c *Config) {
 		k.fail("budget_usd", "must be at least 0 (0 means no budget), got %v", c.BudgetUSD)
 	}
 	k.between("judge_sample_rate", c.JudgeSampleRate, 0, 1)
-	k.atLeast("judge_repetitions", c.JudgeRepetitions, 1)
+	k.within("judge_repetitions", c.JudgeRepetitions, 1, MaxJudgeRepetitions)
 	for model, p := range c.Prices {
 		if p.InputPerMTok < 0 || p.OutputPerMTok < 0 {
 			k.fail("prices."+model, "prices must be at least 0")

@@ -187,3 +187,34 @@ func TestChatRetryLinesSayWhy(t *testing.T) {
 		}
 	}
 }
+
+func TestChatRefusesAReplyPastTheBound(t *testing.T) {
+	huge := strings.Repeat("word ", MaxReplyBytes/5+1000)
+	for name, reply := range map[string]llmtest.Reply{
+		"a completion":  {Content: huge},
+		"an error body": {Status: 500, Body: `{"error": {"message": "` + huge + `"}}`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := llmtest.New(llmtest.Script(reply, llmtest.Reply{Content: "ok"}))
+			defer srv.Close()
+			c, _ := newClient(srv, func(cfg *Config) { cfg.Retry.MaxAttempts = 3 })
+			_, err := c.Chat(context.Background(), userTurn("hi"))
+			if err == nil || !strings.Contains(err.Error(), "larger than 8 MiB") {
+				t.Fatalf("err = %v, want the reply refused as too large", err)
+			}
+			if n := srv.Stats().Requests; n != 1 {
+				t.Errorf("%d requests: a reply too large is not asked for again", n)
+			}
+		})
+	}
+}
+
+func TestChatNamesACutReply(t *testing.T) {
+	srv := llmtest.New(llmtest.Script(llmtest.Reply{Body: `{"id": "x", "choices": [{"message": {"content": "par`}))
+	defer srv.Close()
+	c, _ := newClient(srv, func(cfg *Config) { cfg.Retry.MaxAttempts = 1 })
+	_, err := c.Chat(context.Background(), userTurn("hi"))
+	if err == nil || !strings.Contains(err.Error(), "ended before its JSON did") {
+		t.Fatalf("err = %v", err)
+	}
+}

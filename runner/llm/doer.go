@@ -44,11 +44,40 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		req = patched
 	}
 	resp, err := d.hc.Do(req)
-	if a, ok := req.Context().Value(attemptKey{}).(*attempt); ok && resp != nil {
-		a.status = resp.StatusCode
-		a.header = resp.Header.Clone()
+	if resp != nil {
+		resp.Body = &boundedBody{ReadCloser: resp.Body, left: MaxReplyBytes}
+		if a, ok := req.Context().Value(attemptKey{}).(*attempt); ok {
+			a.status = resp.StatusCode
+			a.header = resp.Header.Clone()
+		}
 	}
 	return resp, err
+}
+
+// MaxReplyBytes bounds one reply of a model or judge server, and one answer
+// of a command agent: a larger one is an error on its result, not a few
+// gigabytes of memory.
+const MaxReplyBytes = 8 << 20
+
+// ErrReplyTooLarge is the read error of a reply past MaxReplyBytes.
+var ErrReplyTooLarge = fmt.Errorf("the reply is larger than %d MiB; assay stops reading there", MaxReplyBytes>>20)
+
+// boundedBody fails a read past its budget.
+type boundedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, ErrReplyTooLarge
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // patchTemperature returns a copy of req whose JSON body carries

@@ -67,6 +67,9 @@ func classify(ctx, callCtx context.Context, timeout time.Duration, status int, e
 	if errors.Is(callCtx.Err(), context.DeadlineExceeded) {
 		return &failure{retryable: true, message: fmt.Sprintf("no answer within %s", timeout), err: err}
 	}
+	if errors.Is(err, ErrReplyTooLarge) {
+		return &failure{status: status, message: ErrReplyTooLarge.Error(), err: err}
+	}
 	var apiErr *openai.APIError
 	if errors.As(err, &apiErr) {
 		return httpFailure(apiErr.HTTPStatusCode, apiErr.Message, err)
@@ -82,7 +85,11 @@ func classify(ctx, callCtx context.Context, timeout time.Duration, status int, e
 			message: "server sent a malformed body: " + err.Error(), err: err}
 	}
 	msg := err.Error()
-	if errors.Is(err, io.EOF) {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) && status/100 == 2:
+		return &failure{status: status, retryable: true, malformed: true,
+			message: "the server's reply ended before its JSON did (a cut connection, or a body that is not JSON): " + msg, err: err}
+	case errors.Is(err, io.EOF):
 		msg = "server closed the connection without answering: " + msg
 	}
 	return &failure{status: status, retryable: transient(err), message: msg, err: err}

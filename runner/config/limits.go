@@ -1,0 +1,12 @@
+package config
+
+// Bounds on what one run may ask for. Past them a run file, the run form
+// and the API get an error that names the setting; a run stored before a
+// bound existed fails with its reason instead of being planned.
+const (
+	MaxRepetitions      = 100       // execution.num_repetitions
+	MaxConcurrent       = 200       // execution.max_concurrent
+	MaxJudgeRepetitions = 20        // judge_repetitions
+	MaxTasks            = 1_000_000 // samples × conditions × repetitions of one run
+	MaxAnswerBytes      = 8 << 20   // one answer of the agent, or one reply of a model or judge
+)

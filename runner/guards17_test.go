@@ -1,0 +1,127 @@
+package runner_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"assay/runner/config"
+	"assay/runner/llm/llmtest"
+	"assay/store"
+)
+
+func TestKeysEchoedByAServerAreNotStored(t *testing.T) {
+	const key = "sk-live-0123456789abcdef"
+	t.Setenv("ASSAY_TEST_KEY", key)
+	echo := func(req *llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Status: 401, Body: `{"error": {"message": "Incorrect API key provided: ` +
+			strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ") + `"}}`}
+	}
+	f := newFixture(t, echo)
+	yaml := fmt.Sprintf(`name: keys
+dataset: {path: %q}
+agent: {type: openai, model: agent-model, base_url: %q, api_key_env: ASSAY_TEST_KEY}
+judge: {model: judge-model, base_url: %q}
+conditions: {baseline: {system_prompt: "Answer briefly."}, careful: {system_prompt: "Think."}}
+execution: {num_repetitions: 3}
+`, f.qaDataset(2), f.srv.URL, f.srv.URL)
+	cfg, err := config.Parse([]byte(yaml), "run.yaml", f.dir, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := f.launch(cfg)
+	if _, err := f.m.Execute(context.Background(), run.ID); err != nil {
+		t.Fatal(err)
+	}
+	results, _ := f.db.Results(context.Background(), run.ID)
+	if len(results) != 12 {
+		t.Fatalf("%d results", len(results))
+	}
+	for _, r := range results {
+		if !strings.Contains(r.Error, "Incorrect API key provided: [redacted]") {
+			t.Fatalf("error %q should keep the server's message with the key redacted", r.Error)
+		}
+	}
+	stored, _ := f.db.Run(context.Background(), run.ID)
+	everything, _ := json.Marshal([]any{results, stored})
+	if strings.Contains(string(everything), key) {
+		t.Error("the key was stored")
+	}
+	if req := f.srv.Requests()[0]; req.Header.Get("Authorization") != "Bearer "+key {
+		t.Errorf("the key was not sent: %q", req.Header.Get("Authorization"))
+	}
+}
+
+func TestRunsPastTheBoundsAreRefused(t *testing.T) {
+	f := newFixture(t, rubricJudge())
+	cfg := f.config(f.qaDataset(3), "")
+	cfg.Execution.NumRepetitions = 101
+	if _, err := f.m.CreateFromConfig(context.Background(), cfg); err == nil ||
+		err.Error() != "execution.num_repetitions: must be at most 100, got 101" {
+		t.Errorf("101 repetitions: %v", err)
+	}
+	cfg.Execution.NumRepetitions = 3
+	cfg.Execution.MaxConcurrent = 100000
+	if _, err := f.m.CreateFromConfig(context.Background(), cfg); err == nil ||
+		err.Error() != "execution.max_concurrent: must be at most 200, got 100000" {
+		t.Errorf("concurrency 100000: %v", err)
+	}
+	if runs, _ := f.db.Runs(context.Background()); len(runs) != 0 {
+		t.Errorf("%d runs stored", len(runs))
+	}
+}
+
+func TestAStoredRunPastTheBoundsFailsInsteadOfPlanning(t *testing.T) {
+	f := newFixture(t, rubricJudge())
+	run := f.launch(f.config(f.qaDataset(5), ""))
+	// As a database from before the bounds may hold: a billion repetitions.
+	huge := &store.Run{Name: "huge", DatasetID: run.DatasetID, Config: run.Config, Conditions: run.Conditions,
+		Repetitions: 1_000_000_000, TotalTasks: 10_000_000_000}
+	if err := f.db.CreateRun(context.Background(), huge); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := f.m.ResumeUnfinished(context.Background())
+	if err != nil || len(ids) != 2 {
+		t.Fatalf("resumed %v: %v", ids, err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, _ := f.db.Run(context.Background(), huge.ID)
+		if got.Status == store.RunFailed {
+			if got.Error != "execution.num_repetitions: must be at most 100, got 1000000000" {
+				t.Errorf("message %q", got.Error)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run is %s", got.Status)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if results, _ := f.db.Results(context.Background(), huge.ID); len(results) != 0 {
+		t.Errorf("%d results of a run that cannot be planned", len(results))
+	}
+}
+
+func TestAnAnswerPastTheDeadlineSaysSo(t *testing.T) {
+	f := newFixture(t, llmtest.JudgeAndAgent(llmtest.Judge(nil), func(*llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Hang: true}
+	}))
+	cfg := f.config(f.qaDataset(1), "")
+	cfg.Agent.TimeoutSeconds = 1
+	cfg.Execution.NumRepetitions = 1
+	run := f.launch(cfg)
+	if _, err := f.m.Execute(context.Background(), run.ID); err != nil {
+		t.Fatal(err)
+	}
+	results, _ := f.db.Results(context.Background(), run.ID)
+	for _, r := range results {
+		if !strings.Contains(r.Error, "no answer within the agent's timeout of 1s (agent.timeout_seconds)") {
+			t.Errorf("error %q", r.Error)
+		}
+	}
+}
