@@ -89,7 +89,7 @@ func judge(ctx context.Context, client *llm.Client, maxAttempts int, f *form, in
 		v.add(resp)
 		var metrics []Metric
 		var claims []string
-		if metrics, claims, problem = f.read(resp.Content, resp.FinishReason); problem == "" {
+		if metrics, claims, problem = f.read(ctx, resp.Content, resp.FinishReason); problem == "" {
 			v.Metrics, v.UnverifiedClaims = metrics, claims
 			return v, nil
 		}

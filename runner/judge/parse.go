@@ -2,6 +2,7 @@ package judge
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,15 +11,15 @@ import (
 
 // read parses and validates an answer. problem is "" for a valid answer,
 // else every fault found, e.g. "completeness: 7 is outside 1–5".
-func (f *form) read(content, finishReason string) (metrics []Metric, claims []string, problem string) {
-	obj, ok := f.extract(content)
+func (f *form) read(ctx context.Context, content, finishReason string) (metrics []Metric, claims []string, problem string) {
+	obj, keys, ok := f.extract(ctx, content)
 	if !ok {
 		if finishReason == "length" {
 			return nil, nil, "the answer was cut off at the token limit before its JSON object ended"
 		}
 		return nil, nil, "no JSON object in the answer"
 	}
-	var problems []string
+	problems := f.repeated(keys)
 	values := map[string]float64{}
 	texts := map[string]string{}
 	for _, fd := range f.fields {
@@ -52,30 +53,26 @@ func (f *form) read(content, finishReason string) (metrics []Metric, claims []st
 	return metrics, claims, ""
 }
 
-// extract finds the answer's JSON object: bare, in a ``` fence, or amid
-// prose. Of the objects found it takes the first with one of the form's
-// fields, so an example in the prose does not win over the answer.
-func (f *form) extract(content string) (map[string]json.RawMessage, bool) {
-	var first map[string]json.RawMessage
-	for i := strings.IndexByte(content, '{'); i >= 0; {
-		var obj map[string]json.RawMessage
-		if json.NewDecoder(strings.NewReader(content[i:])).Decode(&obj) == nil && obj != nil {
-			for _, fd := range f.fields {
-				if _, ok := obj[fd.name]; ok {
-					return obj, true
-				}
-			}
-			if first == nil {
-				first = obj
-			}
+// repeated names the form's fields that the answer gives more than once:
+// which of two values the judge meant cannot be known.
+func (f *form) repeated(keys []string) []string {
+	var out []string
+	for _, fd := range f.fields {
+		if n := count(keys, fd.name); n > 1 {
+			out = append(out, fmt.Sprintf("%s: given %d times", fd.name, n))
 		}
-		next := strings.IndexByte(content[i+1:], '{')
-		if next < 0 {
-			break
-		}
-		i += 1 + next
 	}
-	return first, first != nil
+	return out
+}
+
+func count(list []string, s string) int {
+	n := 0
+	for _, v := range list {
+		if v == s {
+			n++
+		}
+	}
+	return n
 }
 
 // number reads a score: a JSON number, integral and within 1–5 for score5

@@ -91,12 +91,16 @@ func TestRead(t *testing.T) {
 			problem: "unverified_claims: not an array of strings"},
 		{name: "empty reasoning", content: strings.Replace(valid, `"direct"`, `"  "`, 1),
 			problem: "helpfulness_and_clarity_reasoning: empty"},
+		{name: "a field given twice", content: strings.Replace(valid, `{`, `{"completeness": 1, `, 1),
+			problem: "completeness: given 2 times"},
+		{name: "a brace inside a string", content: `Note: "{" ` + strings.Replace(valid, `"direct"`, `"direct {not json}"`, 1)},
+		{name: "an unclosed brace before the answer", content: `{ oops ` + valid},
 		{name: "cut off", content: `{"factual_adherence_reasoning": "The resp`, finish: "length",
 			problem: "the answer was cut off at the token limit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			metrics, _, problem := rubricForm.read(tt.content, tt.finish)
+			metrics, _, problem := rubricForm.read(context.Background(), tt.content, tt.finish)
 			if tt.problem == "" && (problem != "" || len(metrics) != 3) {
 				t.Errorf("problem %q, metrics %+v; want a valid answer", problem, metrics)
 			}

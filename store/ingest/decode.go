@@ -97,14 +97,14 @@ func decodeJSONArray(name, text string) (*table, error) {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 		return nil, store.Errorf(store.EINVALID, "%s: line 1: want a JSON array of objects", name)
 	}
+	lines := &lineCounter{text: text, line: 1}
 	for i := 1; dec.More(); i++ {
-		start := lineAt(text, skipSeparators(text, int(dec.InputOffset())))
-		where := fmt.Sprintf("item %d (line %d)", i, start)
+		off := skipSeparators(text, int(dec.InputOffset()))
+		where := fmt.Sprintf("item %d (line %d)", i, lines.at(off))
 		var v any
 		if err := dec.Decode(&v); err != nil {
-			var syn *json.SyntaxError
-			if errors.As(err, &syn) {
-				where = fmt.Sprintf("item %d (line %d)", i, lineAt(text, int(syn.Offset)))
+			if line, ok := errorLine(text, off); ok {
+				where = fmt.Sprintf("item %d (line %d)", i, line)
 			}
 			return nil, store.Errorf(store.EINVALID, "%s: %s: not valid JSON: %s", name, where, describeJSONError(err))
 		}
@@ -123,6 +123,37 @@ func decodeJSONArray(name, text string) (*table, error) {
 		return nil, store.Errorf(store.EINVALID, "%s: line %d: unexpected text after the JSON array", name, line)
 	}
 	return t, nil
+}
+
+// errorLine is the line of the syntax error in the JSON value that starts
+// at off. A stream decoder's offsets leave out what its Token calls read,
+// so the value is decoded again on its own.
+func errorLine(text string, off int) (int, bool) {
+	var v any
+	var syn *json.SyntaxError
+	if err := json.NewDecoder(strings.NewReader(text[off:])).Decode(&v); !errors.As(err, &syn) {
+		return 0, false
+	}
+	return lineAt(text, off+int(syn.Offset)), true
+}
+
+// lineCounter finds the line of offsets that only grow, counting each
+// newline once: asking lineAt for every item of a JSON array went over the
+// file again for each, quadratic in its size.
+type lineCounter struct {
+	text string
+	off  int // counted up to here
+	line int // the line at off
+}
+
+func (l *lineCounter) at(off int) int {
+	off = min(off, len(l.text))
+	if off < l.off {
+		return lineAt(l.text, off)
+	}
+	l.line += strings.Count(l.text[l.off:off], "\n")
+	l.off = off
+	return l.line
 }
 
 // skipSeparators returns the offset of the first byte at or after off that is
