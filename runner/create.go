@@ -45,7 +45,7 @@ func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int6
 	}
 	run := &store.Run{Name: spec.Name, DatasetID: ds.ID, Config: raw, Conditions: conditions, Repetitions: reps,
 		TotalTasks: tasks, BudgetUSD: spec.BudgetUSD}
-	if err := m.db.CreateRun(ctx, run); err != nil {
+	if err := m.db.CreateLeasedRun(ctx, run, &m.holder, m.opts.LeaseTTL); err != nil {
 		return nil, err
 	}
 	return run, nil

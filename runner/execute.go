@@ -13,6 +13,14 @@ import (
 
 // execute runs one run to its end (or until ctx is done) and records its status.
 func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunStatus, error) {
+	if err := m.db.AcquireLease(ctx, id, m.holder, m.opts.LeaseTTL, alive); err != nil {
+		return "", err
+	}
+	defer m.db.ReleaseLease(context.WithoutCancel(ctx), id, m.holder)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopBeat := m.heartbeat(ctx, id, h, cancel)
+	defer stopBeat()
 	run, err := m.db.Run(ctx, id)
 	if err != nil {
 		return "", err
@@ -40,6 +48,9 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunSt
 		status, msg = store.RunFailed, err.Error()
 	case h.cancelled.Load():
 		status, msg = store.RunCancelled, "cancelled"
+	case h.lost.Load():
+		m.log.Info("run continues in the process that took its lease", "run_id", id)
+		return store.RunRunning, nil
 	case ctx.Err() != nil:
 		m.log.Info("run paused, resumable", "run_id", id)
 		return store.RunRunning, nil

@@ -23,14 +23,20 @@ type Options struct {
 	Getenv     func(string) string
 	// Sleep waits between retries; nil uses a timer. Tests inject one.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// LeaseTTL is how long a run's lease lasts unless renewed; 0 is 30 s.
+	LeaseTTL time.Duration
+	// Program names this process in the leases of the runs it executes,
+	// for whoever finds a run held: "assay serve", "assay run".
+	Program string
 }
 
 // Manager owns the runs executing in this process: it starts, cancels and
 // resumes them, and stops them all on Close.
 type Manager struct {
-	db   *store.DB
-	opts Options
-	log  *slog.Logger
+	db     *store.DB
+	opts   Options
+	log    *slog.Logger
+	holder store.Holder // this process, in run leases
 
 	base   context.Context
 	stop   context.CancelFunc
@@ -43,6 +49,7 @@ type Manager struct {
 type handle struct {
 	cancel    context.CancelFunc
 	cancelled atomic.Bool // by a user, not by shutdown
+	lost      atomic.Bool // the lease went to another process
 	done      chan struct{}
 }
 
@@ -54,8 +61,12 @@ func New(db *store.DB, opts Options) *Manager {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
+	if opts.LeaseTTL <= 0 {
+		opts.LeaseTTL = defaultLeaseTTL
+	}
 	base, stop := context.WithCancel(context.Background())
-	return &Manager{db: db, opts: opts, log: opts.Logger, base: base, stop: stop, active: map[int64]*handle{}}
+	return &Manager{db: db, opts: opts, log: opts.Logger, holder: newHolder(opts.Program), base: base, stop: stop,
+		active: map[int64]*handle{}}
 }
 
 // ErrClosed is returned when a run is started on a closed manager.
@@ -105,7 +116,11 @@ func (m *Manager) Start(id int64) error {
 	go func() {
 		defer m.unregister(id, h)
 		defer cancel()
-		if _, err := m.execute(ctx, id, h); err != nil {
+		_, err := m.execute(ctx, id, h)
+		switch {
+		case store.ErrorCode(err) == store.ECONFLICT:
+			m.log.Debug("run left alone", "run_id", id, "reason", store.ErrorMessage(err))
+		case err != nil:
 			m.log.Error("run failed", "run_id", id, "err", err)
 		}
 	}()
@@ -157,25 +172,69 @@ func (m *Manager) Resume(ctx context.Context, id int64) error {
 	if _, err := m.db.Run(ctx, id); err != nil {
 		return err
 	}
+	if err := m.db.AcquireLease(ctx, id, m.holder, m.opts.LeaseTTL, alive); err != nil {
+		return err
+	}
 	if err := m.db.SetRunStatus(ctx, id, store.RunPending, ""); err != nil {
 		return err
 	}
 	return m.Start(id)
 }
 
-// ResumeUnfinished starts every pending or running run, as after a restart.
+// ResumeUnfinished starts every pending or running run, as after a restart,
+// except those another live process is executing.
 func (m *Manager) ResumeUnfinished(ctx context.Context) ([]int64, error) {
+	ids, err := m.resumeIdle(ctx)
+	for _, id := range ids {
+		m.log.Info("resuming run", "run_id", id)
+	}
+	return ids, err
+}
+
+// Adopt starts, every interval until the manager closes, the unfinished
+// runs that no live process holds: a run whose `assay run` was killed, or
+// whose other server stopped, is taken over once its lease lapses.
+func (m *Manager) Adopt(every time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.base.Err() != nil {
+		return
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-m.base.Done():
+				return
+			case <-t.C:
+			}
+			if _, err := m.resumeIdle(m.base); err != nil {
+				m.log.Error("adopt unfinished runs", "err", err)
+			}
+		}
+	}()
+}
+
+// resumeIdle starts the unfinished runs that no process is executing.
+func (m *Manager) resumeIdle(ctx context.Context) ([]int64, error) {
 	ids, err := m.db.UnfinishedRuns(ctx)
 	if err != nil {
 		return nil, err
 	}
+	var started []int64
 	for _, id := range ids {
-		if err := m.Start(id); err != nil {
-			return nil, fmt.Errorf("resume run %d: %w", id, err)
+		if m.Active(id) || m.heldElsewhere(ctx, id) {
+			continue
 		}
-		m.log.Info("resuming run", "run_id", id)
+		if err := m.Start(id); err != nil {
+			return started, fmt.Errorf("start run %d: %w", id, err)
+		}
+		started = append(started, id)
 	}
-	return ids, nil
+	return started, nil
 }
 
 // Close stops every executing run, leaving each resumable, and waits for them.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // RunSummary is a run with its progress, for lists.
@@ -19,13 +20,32 @@ type RunSummary struct {
 
 // CreateRun stores a pending run with a snapshot of each of its conditions.
 func (db *DB) CreateRun(ctx context.Context, r *Run) error {
+	return db.CreateLeasedRun(ctx, r, nil, 0)
+}
+
+// CreateLeasedRun stores a pending run, leased to h for ttl in the same
+// transaction (when h is not nil): no other process can start the run
+// between its creation and its start by its creator.
+func (db *DB) CreateLeasedRun(ctx context.Context, r *Run, h *Holder, ttl time.Duration) error {
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	if err := createRun(ctx, tx, db.stamp(), r); err != nil {
+		return err
+	}
+	if h != nil {
+		if err := acquireLease(ctx, tx, r.ID, *h, db.now(), ttl, nil); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+func createRun(ctx context.Context, tx *sql.Tx, stamp string, r *Run) error {
 	r.Status = RunPending
-	r.CreatedAt = parseTime(db.stamp())
+	r.CreatedAt = parseTime(stamp)
 	res, err := tx.ExecContext(ctx, `INSERT INTO runs (name, dataset_id, status, config, repetitions, total_tasks, budget_usd, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, r.Name, r.DatasetID, r.Status, string(r.Config), r.Repetitions, r.TotalTasks,
 		r.BudgetUSD, r.CreatedAt.Format(timeFormat))
@@ -42,7 +62,7 @@ func (db *DB) CreateRun(ctx context.Context, r *Run) error {
 			return fmt.Errorf("insert run condition %q: %w", c.Name, err)
 		}
 	}
-	return tx.Commit()
+	return nil
 }
 
 const runColumns = `r.id, r.name, r.dataset_id, r.status, r.config, r.repetitions, r.total_tasks, r.budget_usd,

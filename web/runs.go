@@ -66,7 +66,9 @@ func (s *Server) resumeRun(c echo.Context) error {
 	}
 	if !resumable(run.Status) {
 		setFlash(c, "error", fmt.Sprintf("Run %d is %s: only a cancelled, failed or budget-stopped run can be resumed.", run.ID, run.Status))
-	} else if err := s.runner.Resume(c.Request().Context(), run.ID); err != nil {
+	} else if err := s.runner.Resume(c.Request().Context(), run.ID); store.ErrorCode(err) == store.ECONFLICT {
+		setFlash(c, "error", "Not resumed: "+store.ErrorMessage(err)+".")
+	} else if err != nil {
 		return err
 	} else {
 		setFlash(c, "ok", fmt.Sprintf("Resumed run %d: finished tasks are not done again.", run.ID))

@@ -29,11 +29,11 @@ func buildBinary(t *testing.T) string {
 
 // crashFixture is a run file over 10 samples × 2 conditions × 3 repetitions
 // whose model answers slowly enough to be killed midway.
-func crashFixture(t *testing.T) (dir, cfgPath, dbPath string) {
+func crashFixture(t *testing.T) (srv *llmtest.Server, cfgPath, dbPath string) {
 	t.Helper()
-	srv := llmtest.New(llmtest.JudgeAndAgent(llmtest.Judge(nil), llmtest.Text("The answer is 4.")), llmtest.WithLatency(40*time.Millisecond))
+	srv = llmtest.New(llmtest.JudgeAndAgent(llmtest.Judge(nil), llmtest.Text("The answer is 4.")), llmtest.WithLatency(40*time.Millisecond))
 	t.Cleanup(srv.Close)
-	dir = t.TempDir()
+	dir := t.TempDir()
 	var data strings.Builder
 	for i := 1; i <= 10; i++ {
 		fmt.Fprintf(&data, "{\"question\": \"Q%d?\", \"answer\": \"A%d\"}\n", i, i)
@@ -50,7 +50,7 @@ execution: {num_repetitions: 3, max_concurrent: 2}
 `, srv.URL, srv.URL)
 	cfgPath = filepath.Join(dir, "run.yaml")
 	os.WriteFile(cfgPath, []byte(cfg), 0o644)
-	return dir, cfgPath, filepath.Join(dir, "assay.db")
+	return srv, cfgPath, filepath.Join(dir, "assay.db")
 }
 
 // killMidway starts `assay run`, waits for some results, and SIGKILLs it.
@@ -157,4 +157,33 @@ func TestKilledRunResumesWhenServing(t *testing.T) {
 	serve.Process.Signal(syscall.SIGTERM)
 	serve.Wait()
 	checkExactlyOnce(t, dbPath)
+}
+
+// Two processes on one database: a run that `assay run` executes is left
+// alone by a server started meanwhile and by `assay run --resume`, which
+// says who holds it; every task's calls are made once.
+func TestTwoProcessesExecuteARunOnce(t *testing.T) {
+	bin := buildBinary(t)
+	srv, cfgPath, dbPath := crashFixture(t)
+	first := exec.Command(bin, "run", "--quiet", "--config", cfgPath, "--db", dbPath)
+	var firstOut strings.Builder
+	first.Stdout = &firstOut
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for countResults(t, dbPath) < 4 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	startServer(t, "--db", dbPath)
+	out, err := exec.Command(bin, "run", "--resume", "1", "--db", dbPath).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), fmt.Sprintf("run 1 is being executed by assay run (pid %d on ", first.Process.Pid)) {
+		t.Errorf("a second assay run on the same run: %v\n%s", err, out)
+	}
+	if err := first.Wait(); err != nil {
+		t.Fatalf("the first assay run: %v\n%s", err, firstOut.String())
+	}
+	checkExactlyOnce(t, dbPath)
+	if got := srv.Stats().Requests; got != 120 {
+		t.Errorf("the fake server saw %d calls for 60 tasks, want 60 agent and 60 judge calls", got)
+	}
 }

@@ -25,6 +25,12 @@ const chartData = `Array.from(document.querySelectorAll('.chart')).map(el => {
 // checkCharts fails unless the page has charts and each has been drawn with data.
 func checkCharts(t *testing.T, ctx context.Context, page string) {
 	t.Helper()
+	// The page's scripts draw the charts once they have loaded: wait for that.
+	drawn := `typeof echarts !== 'undefined' && document.querySelectorAll('.chart').length > 0 &&
+		Array.from(document.querySelectorAll('.chart')).every(el => echarts.getInstanceByDom(el))`
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](drawn, chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
+		t.Fatalf("%s: the charts were never drawn: %v", page, err)
+	}
 	counts, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](chartData))
 	if err != nil {
 		t.Fatalf("%s: charts: %v", page, err)

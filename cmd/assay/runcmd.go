@@ -33,7 +33,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer db.Close()
-	m := runner.New(db, runner.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	m := runner.New(db, runner.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Program: "assay run"})
 	defer m.Close(context.Background())
 	id := *resume
 	if id == 0 {

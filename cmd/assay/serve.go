@@ -13,6 +13,10 @@ import (
 	"assay/web"
 )
 
+// leaseCheck is how often a server looks for unfinished runs that no live
+// process holds (a killed assay run, a stopped server) and takes them over.
+const leaseCheck = 10 * time.Second
+
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on; anything but loopback needs --token")
@@ -34,7 +38,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer db.Close()
-	runs := runner.New(db, runner.Options{Logger: logger})
+	runs := runner.New(db, runner.Options{Logger: logger, Program: "assay serve"})
 	srv, err := web.New(db, web.Config{Addr: *addr, Token: *token, MaxUpload: *maxUpload << 20, Logger: logger, Runner: runs,
 		AllowedHosts: hosts, AllowCommandAgents: *allowCommands})
 	if err != nil {
@@ -48,6 +52,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	runs.Adopt(leaseCheck)
 	fmt.Fprintf(stdout, "assay %s serving %s (database %s)\n", version, serveURL(*addr, ln.Addr()), *dbPath)
 	if *allowCommands {
 		fmt.Fprintln(stdout, "the run form may start command agents (--allow-command-agents)")

@@ -1,0 +1,145 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Holder is a process that may execute runs: its own random id, and where
+// it runs, for people reading who holds a run.
+type Holder struct {
+	ID      string
+	Host    string
+	PID     int
+	Program string // "assay serve", "assay run"
+}
+
+// Lease is a holder's claim on one run until ExpiresAt.
+type Lease struct {
+	RunID       int64
+	Holder      Holder
+	AcquiredAt  time.Time
+	HeartbeatAt time.Time
+	ExpiresAt   time.Time
+}
+
+// ErrLeaseLost is returned when renewing a lease that another holder took.
+var ErrLeaseLost = errors.New("the run's lease was taken by another process")
+
+// Alive reports whether a holder's process still runs; a lease of a holder
+// that is gone is free before it expires.
+type Alive func(Holder) bool
+
+// AcquireLease takes run's lease for h for ttl. It succeeds when the run has
+// no lease, when h holds it, when it expired, or when alive says its holder
+// is gone; otherwise it fails with ECONFLICT naming the holder.
+func (db *DB) AcquireLease(ctx context.Context, runID int64, h Holder, ttl time.Duration, alive Alive) error {
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := acquireLease(ctx, tx, runID, h, db.now(), ttl, alive); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func acquireLease(ctx context.Context, tx *sql.Tx, runID int64, h Holder, now time.Time, ttl time.Duration, alive Alive) error {
+	held, err := findLease(ctx, tx, runID)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	if held != nil && held.Holder.ID != h.ID && now.Before(held.ExpiresAt) && (alive == nil || alive(held.Holder)) {
+		return &Error{Code: ECONFLICT, Message: held.describe(runID, now)}
+	}
+	stamp := now.Format(timeFormat)
+	_, err = tx.ExecContext(ctx, `INSERT INTO run_leases (run_id, holder, host, pid, program, acquired_at, heartbeat_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (run_id) DO UPDATE SET holder = excluded.holder, host = excluded.host, pid = excluded.pid,
+			program = excluded.program, heartbeat_at = excluded.heartbeat_at, expires_at = excluded.expires_at,
+			acquired_at = CASE WHEN run_leases.holder = excluded.holder THEN run_leases.acquired_at ELSE excluded.acquired_at END`,
+		runID, h.ID, h.Host, h.PID, h.Program, stamp, stamp, now.Add(ttl).Format(timeFormat))
+	if err != nil {
+		return fmt.Errorf("acquire lease of run %d: %w", runID, err)
+	}
+	return nil
+}
+
+// describe says who holds a run, for the person who was refused.
+func (l *Lease) describe(runID int64, now time.Time) string {
+	return fmt.Sprintf("run %d is being executed by %s (pid %d on %s), whose lease was renewed %s ago; "+
+		"stop it, or wait until its lease expires at %s", runID, l.Holder.Program, l.Holder.PID, l.Holder.Host,
+		now.Sub(l.HeartbeatAt).Round(time.Second), l.ExpiresAt.Local().Format("15:04:05"))
+}
+
+// queryRower is a transaction or a pool.
+type queryRower interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func findLease(ctx context.Context, tx queryRower, runID int64) (*Lease, error) {
+	l := &Lease{RunID: runID}
+	var acquired, beat, expires string
+	err := tx.QueryRowContext(ctx, `SELECT holder, host, pid, program, acquired_at, heartbeat_at, expires_at
+		FROM run_leases WHERE run_id = ?`, runID).Scan(&l.Holder.ID, &l.Holder.Host, &l.Holder.PID, &l.Holder.Program,
+		&acquired, &beat, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("lease of run %d: %w", runID, ErrNotFound)
+	} else if err != nil {
+		return nil, fmt.Errorf("lease of run %d: %w", runID, err)
+	}
+	l.AcquiredAt = parseTime(acquired)
+	l.HeartbeatAt = parseTime(beat)
+	l.ExpiresAt = parseTime(expires)
+	return l, nil
+}
+
+// RenewLease extends h's lease of a run by ttl and returns the run's status,
+// so that a holder learns of a cancellation made by another process. It
+// fails with ErrLeaseLost when another holder has the lease.
+func (db *DB) RenewLease(ctx context.Context, runID int64, h Holder, ttl time.Duration) (RunStatus, error) {
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer tx.Rollback()
+	now := db.now()
+	res, err := tx.ExecContext(ctx, `UPDATE run_leases SET heartbeat_at = ?, expires_at = ? WHERE run_id = ? AND holder = ?`,
+		now.Format(timeFormat), now.Add(ttl).Format(timeFormat), runID, h.ID)
+	if err != nil {
+		return "", fmt.Errorf("renew lease of run %d: %w", runID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return "", fmt.Errorf("run %d: %w", runID, ErrLeaseLost)
+	}
+	var status RunStatus
+	if err := tx.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, runID).Scan(&status); err != nil {
+		return "", fmt.Errorf("renew lease of run %d: %w", runID, err)
+	}
+	return status, tx.Commit()
+}
+
+// ReleaseLease gives up h's lease of a run; a lease another holder took is left alone.
+func (db *DB) ReleaseLease(ctx context.Context, runID int64, h Holder) error {
+	if _, err := db.write.ExecContext(ctx, `DELETE FROM run_leases WHERE run_id = ? AND holder = ?`, runID, h.ID); err != nil {
+		return fmt.Errorf("release lease of run %d: %w", runID, err)
+	}
+	return nil
+}
+
+// RunLease returns who holds a run's lease now, or ErrNotFound when nobody
+// does or the lease expired.
+func (db *DB) RunLease(ctx context.Context, runID int64) (*Lease, error) {
+	l, err := findLease(ctx, db.read, runID)
+	if err != nil {
+		return nil, err
+	}
+	if !db.now().Before(l.ExpiresAt) {
+		return nil, fmt.Errorf("lease of run %d: %w", runID, ErrNotFound)
+	}
+	return l, nil
+}
