@@ -3,6 +3,7 @@ package ingest
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -112,7 +113,7 @@ func (b *builder) sampleID(r record) (string, error) {
 		case string:
 			id = v
 		case json.Number:
-			id = v.String()
+			id = numberID(v)
 		default:
 			return "", b.errorf(r, "%q is %s, want a string or a number", b.idKey, describe(v))
 		}
@@ -125,6 +126,20 @@ func (b *builder) sampleID(r record) (string, error) {
 	}
 	b.seen[id] = r.where
 	return id, nil
+}
+
+// numberID is the id a numeric id stands for, written the shortest way:
+// 1, 1.0 and 1e0 are one id, "1", the same as the string "1". Two samples
+// whose ids differ only in how the number is written are duplicates.
+func numberID(n json.Number) string {
+	f, err := n.Float64()
+	if err != nil || math.IsInf(f, 0) {
+		return n.String()
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // fillQA reads a qa or math sample and returns the keys it used.
