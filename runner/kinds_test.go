@@ -4,19 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	files "assay/internal/fixture"
 	"assay/runner"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
 
-// sharedRows reads a JSONL file of ../shared/datasets.
-func sharedRows(t *testing.T, name string) []map[string]any {
+// jsonlRows reads a JSONL file.
+func jsonlRows(t *testing.T, path string) []map[string]any {
 	t.Helper()
-	data, err := os.ReadFile("../../shared/datasets/" + name)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,45 +49,57 @@ func answering(rows []map[string]any, key string, answer, wrong func(map[string]
 
 func TestEachKindScoresWithItsEvaluator(t *testing.T) {
 	cases := []struct {
-		file, key, evaluator string
-		answer, wrong        func(map[string]any) string
+		file, shared, key, evaluator string
+		answer, wrong                func(map[string]any) string
 	}{
-		{"mmlu_sample.jsonl", "question", "exact_match",
+		{"mmlu.jsonl", "mmlu_sample.jsonl", "question", "exact_match",
 			func(r map[string]any) string { return "Let me think. The answer is (" + r["answer"].(string) + ")." },
 			func(r map[string]any) string { return "A good answer is " + otherLetter(r["answer"].(string)) + "." }},
-		{"gsm8k_sample.jsonl", "question", "numeric_match",
+		{"gsm8k.jsonl", "gsm8k_sample.jsonl", "question", "numeric_match",
 			func(r map[string]any) string { return r["answer"].(string) },
 			func(r map[string]any) string { return "I think it is 123456789." }},
-		{"humaneval_sample.jsonl", "prompt", "code_execution",
+		{"humaneval.jsonl", "humaneval_sample.jsonl", "prompt", "code_execution",
 			func(r map[string]any) string {
 				return "```python\n" + r["prompt"].(string) + r["canonical_solution"].(string) + "```"
 			},
 			func(r map[string]any) string { return "```python\n" + r["prompt"].(string) + "    pass\n```" }},
 	}
 	for _, tc := range cases {
-		t.Run(tc.evaluator, func(t *testing.T) {
-			rows := sharedRows(t, tc.file)
-			f := newFixture(t, answering(rows, tc.key, tc.answer, tc.wrong))
-			path, _ := filepath.Abs("../../shared/datasets/" + tc.file)
-			cfg := f.config(path, "")
-			cfg.Execution.NumRepetitions = 1
-			run := f.launch(cfg)
-			status, err := f.m.Execute(context.Background(), run.ID)
-			if err != nil || status != store.RunCompleted {
-				t.Fatalf("status %s, err %v", status, err)
-			}
-			s, _ := runner.Summarize(context.Background(), f.db, run.ID)
-			want := float64((len(rows)+1)/2) / float64(len(rows))
-			for _, c := range s.Conditions {
-				if len(c.Metrics) != 1 || c.Metrics[0].Evaluator != tc.evaluator || c.Metrics[0].Mean != want {
-					t.Fatalf("%s: metrics %+v, want %s pass rate %.2f", c.Name, c.Metrics, tc.evaluator, want)
+		for _, set := range []string{"fixture", "conformance"} {
+			t.Run(tc.evaluator+"/"+set, func(t *testing.T) {
+				path := files.Path(tc.file)
+				if set == "conformance" {
+					path = files.Shared(t, tc.shared)
 				}
-			}
-			results, _ := f.db.Results(context.Background(), run.ID)
-			if d := results[0].Judgements[0]; d.Raw == "" {
-				t.Errorf("what the evaluator extracted should be kept: %+v", d)
-			}
-		})
+				scoresEachKind(t, path, tc.key, tc.evaluator, tc.answer, tc.wrong)
+			})
+		}
+	}
+}
+
+// scoresEachKind runs the dataset at path with an agent that answers every
+// other sample right, and checks the evaluator's pass rate.
+func scoresEachKind(t *testing.T, path, key, evaluator string, answer, wrong func(map[string]any) string) {
+	t.Helper()
+	rows := jsonlRows(t, path)
+	f := newFixture(t, answering(rows, key, answer, wrong))
+	cfg := f.config(path, "")
+	cfg.Execution.NumRepetitions = 1
+	run := f.launch(cfg)
+	status, err := f.m.Execute(context.Background(), run.ID)
+	if err != nil || status != store.RunCompleted {
+		t.Fatalf("status %s, err %v", status, err)
+	}
+	s, _ := runner.Summarize(context.Background(), f.db, run.ID)
+	want := float64((len(rows)+1)/2) / float64(len(rows))
+	for _, c := range s.Conditions {
+		if len(c.Metrics) != 1 || c.Metrics[0].Evaluator != evaluator || c.Metrics[0].Mean != want {
+			t.Fatalf("%s: metrics %+v, want %s pass rate %.2f", c.Name, c.Metrics, evaluator, want)
+		}
+	}
+	results, _ := f.db.Results(context.Background(), run.ID)
+	if d := results[0].Judgements[0]; d.Raw == "" {
+		t.Errorf("what the evaluator extracted should be kept: %+v", d)
 	}
 }
 

@@ -2,30 +2,53 @@ package web_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
+	"assay/internal/fixture"
 	"assay/web"
 )
 
+// mathRows is n GSM8K-shaped samples, the answer of each ending in #### N.
+func mathRows(n int) []byte {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "{\"question\": \"Ann has %d apples and buys %d more. How many has she?\", \"answer\": \"%d+%d=<<%d+%d=%d>>%d\\n#### %d\"}\n",
+			i, i, i, i, i, i, 2*i, 2*i, 2*i)
+	}
+	return []byte(b.String())
+}
+
 func TestUploadShowsCountAndHash(t *testing.T) {
+	data := mathRows(50)
+	sum := sha256.Sum256(data)
+	checkUpload(t, "math.jsonl", data, "50", hex.EncodeToString(sum[:]))
+}
+
+// The same over GSM8K's own rows, whose hash is published with the conformance set.
+func TestUploadGSM8KSample(t *testing.T) {
+	data := fixture.ReadShared(t, "gsm8k_sample.jsonl")
+	checkUpload(t, "gsm8k_sample.jsonl", data, "50", "4718cc77e7d7b11c3fc2a049d7a0dbda483fc4bd37e5432488c9f9d0f2cf181a")
+}
+
+// checkUpload uploads a file of 50 samples, then the same bytes again, and
+// reads the dataset page and its second page.
+func checkUpload(t *testing.T, name string, data []byte, count, sha string) {
 	b, db := newServer(t, web.Config{})
 	b.get("/datasets")
-	data, err := os.ReadFile("../../shared/datasets/gsm8k_sample.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, doc := b.upload("gsm8k_sample.jsonl", data, nil)
+	resp, doc := b.upload(name, data, nil)
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Request.URL.Path, "/datasets/") {
 		t.Fatalf("upload should land on the dataset page, got %d %s", resp.StatusCode, resp.Request.URL)
 	}
-	if got := text(doc, "#sample-count"); got != "50" {
+	if got := text(doc, "#sample-count"); got != count {
 		t.Errorf("sample count: got %q", got)
 	}
-	if got := text(doc, "#sha256"); got != "4718cc77e7d7b11c3fc2a049d7a0dbda483fc4bd37e5432488c9f9d0f2cf181a" {
-		t.Errorf("sha256: got %q", got)
+	if got := text(doc, "#sha256"); got != sha {
+		t.Errorf("sha256: got %q, want %s", got, sha)
 	}
 	if n := doc.Find("#samples tbody tr").Length(); n != 25 {
 		t.Errorf("first page shows %d samples, want 25", n)

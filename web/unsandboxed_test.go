@@ -1,19 +1,16 @@
 package web_test
 
 import (
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 
+	"assay/internal/fixture"
 	"assay/store"
 )
 
 func TestUnsandboxedCodeRunIsFlagged(t *testing.T) {
-	data, err := os.ReadFile("../../shared/datasets/humaneval_sample.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := fixture.Read(t, "humaneval.jsonl")
 	f := newRunServer(t, rubricAgent("```python\ndef f():\n    pass\n```"))
 	ds := f.dataset("humaneval.jsonl", string(data))
 	conds := f.conditions("baseline")

@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +16,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"assay/internal/fixture"
 )
 
 // startServer runs `assay serve` in-process on a free port and returns its base URL.
@@ -107,12 +111,11 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 func TestBrowserUploadDatasetAndCreateCondition(t *testing.T) {
 	base := startServer(t)
 	ctx := newBrowser(t)
-	file, err := filepath.Abs("../../../shared/datasets/mmlu_sample.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	file := fixture.Path("mmlu.jsonl")
+	data := fixture.Read(t, "mmlu.jsonl")
+	sum := sha256.Sum256(data)
 
-	err = chromedp.Do(ctx,
+	err := chromedp.Do(ctx,
 		chromedp.Navigate(base+"/datasets"),
 		chromedp.WaitReady(chromedp.CSS("#upload")),
 		chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{file}),
@@ -124,11 +127,11 @@ func TestBrowserUploadDatasetAndCreateCondition(t *testing.T) {
 		t.Fatalf("upload: %v", err)
 	}
 	screenshot(t, ctx, "dataset")
-	count, sum, flash := textOf(t, ctx, "#sample-count"), textOf(t, ctx, "#sha256"), textOf(t, ctx, ".flash")
-	if count != "50" || sum != "454de72ffeff09c4200abb94d9abce631c30d249370f8efbee63a154c6198908" {
-		t.Fatalf("dataset page shows %q samples, sha256 %q", count, sum)
+	count, shown, flash := textOf(t, ctx, "#sample-count"), textOf(t, ctx, "#sha256"), textOf(t, ctx, ".flash")
+	if count != "10" || shown != hex.EncodeToString(sum[:]) {
+		t.Fatalf("dataset page shows %q samples, sha256 %q", count, shown)
 	}
-	if !strings.Contains(flash, "Imported 50 samples as mcq") {
+	if !strings.Contains(flash, "Imported 10 samples as mcq") {
 		t.Errorf("flash %q", flash)
 	}
 

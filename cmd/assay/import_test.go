@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"assay/internal/fixture"
 )
 
 func TestImportJSON(t *testing.T) {
@@ -17,18 +19,29 @@ func TestImportJSON(t *testing.T) {
 		samples    int
 		args       []string
 	}{
-		{"humaneval_sample.jsonl", "code", 20, nil},
-		{"gsm8k_sample.jsonl", "math", 50, nil},
-		{"mmlu_sample.jsonl", "mcq", 50, nil},
-		{"k-eval/golden_sample.jsonl", "qa", 10, nil},
-		{"k-eval/pre_test1_questions.jsonl", "qa", 1, nil},
-		{"k-eval/fixture_simple_dataset.jsonl", "qa", 3, nil},
-		{"k-eval/fixture_custom_keys_dataset.jsonl", "qa", 3, []string{"--question-key", "prompt", "--answer-key", "response"}},
+		{"humaneval.jsonl", "code", 6, nil},
+		{"gsm8k.jsonl", "math", 10, nil},
+		{"mmlu.jsonl", "mcq", 10, nil},
+		{"keval/golden.jsonl", "qa", 5, nil},
+		{"keval/one_question.jsonl", "qa", 1, nil},
+		{"keval/simple.jsonl", "qa", 3, nil},
+		{"keval/custom_keys.jsonl", "qa", 3, []string{"--question-key", "prompt", "--answer-key", "response"}},
+		{"shared:humaneval_sample.jsonl", "code", 20, nil},
+		{"shared:gsm8k_sample.jsonl", "math", 50, nil},
+		{"shared:mmlu_sample.jsonl", "mcq", 50, nil},
+		{"shared:k-eval/golden_sample.jsonl", "qa", 10, nil},
+		{"shared:k-eval/pre_test1_questions.jsonl", "qa", 1, nil},
+		{"shared:k-eval/fixture_simple_dataset.jsonl", "qa", 3, nil},
+		{"shared:k-eval/fixture_custom_keys_dataset.jsonl", "qa", 3, []string{"--question-key", "prompt", "--answer-key", "response"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
+			path := fixture.Path(tc.file)
+			if shared, ok := strings.CutPrefix(tc.file, "shared:"); ok {
+				path = fixture.Shared(t, shared)
+			}
 			var out, errOut bytes.Buffer
-			args := append([]string{"import", "--db", db, "--json", "--file", "../../../shared/datasets/" + tc.file}, tc.args...)
+			args := append([]string{"import", "--db", db, "--json", "--file", path}, tc.args...)
 			if err := run(context.Background(), args, &out, &errOut); err != nil {
 				t.Fatalf("import: %v (%s)", err, errOut.String())
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"assay/internal/fixture"
 	"assay/store"
 )
 
@@ -18,29 +19,54 @@ func noEnv(t *testing.T) func(string) string {
 	}
 }
 
-// kEval reads a k-eval config from the shared datasets beside the repository
-// with agent.type switched to openai, the one edit assay requires.
-// kEvalDir holds the k-eval run configs, outside the repository.
-const kEvalDir = "../../../shared/datasets/k-eval"
-
+// kEval reads a k-eval run config with agent.type switched to openai, the
+// one edit assay requires: the project's fixture under testdata/keval, or,
+// for a name under "shared:", k-eval's own file in the conformance set.
 func kEval(t *testing.T, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(kEvalDir, name))
-	if err != nil {
-		t.Fatal(err)
+	var data []byte
+	if shared, ok := strings.CutPrefix(name, "shared:"); ok {
+		data = fixture.ReadShared(t, "k-eval/"+shared)
+	} else {
+		data = fixture.Read(t, "keval/"+name)
 	}
 	return []byte(strings.Replace(string(data), `type: "claude_code_sdk"`, `type: "openai"`, 1))
 }
 
-func TestKEvalFixtureLoads(t *testing.T) {
-	c, err := Parse(kEval(t, "fixture_valid_config.yaml"), "fixture_valid_config.yaml", "/evals", noEnv(t))
+// kEvalWant is what a k-eval config with three conditions over two servers reads as.
+type kEvalWant struct {
+	name, dataset string
+	conditions    []string
+	servers       []store.MCPServer // of the last condition
+}
+
+func TestKEvalConfigsLoad(t *testing.T) {
+	search := store.MCPServer{Name: "search", Transport: store.TransportSSE, URL: "http://localhost:8080/sse",
+		Headers: map[string]string{"Authorization": "Bearer ${SEARCH_API_KEY}"}}
+	tests := map[string]kEvalWant{
+		"run.yaml": {name: "ops-cli-context-eval", dataset: "/evals/golden.jsonl",
+			conditions: []string{"baseline", "with_docs", "with_docs_and_search"},
+			servers: []store.MCPServer{{Name: "docs", Transport: store.TransportStdio, Command: "python",
+				Args: []string{"-m", "opsdocs.mcp"}}, search}},
+		"shared:fixture_valid_config.yaml": {name: "kartograph-graph-context-eval", dataset: "/evals/questions.jsonl",
+			conditions: []string{"baseline", "with_graph", "with_graph_and_search"},
+			servers: []store.MCPServer{{Name: "graph", Transport: store.TransportStdio, Command: "python",
+				Args: []string{"-m", "kartograph.mcp"}}, search}},
+	}
+	for file, want := range tests {
+		t.Run(file, func(t *testing.T) { checkKEvalConfig(t, kEval(t, file), want) })
+	}
+}
+
+func checkKEvalConfig(t *testing.T, data []byte, want kEvalWant) {
+	c, err := Parse(data, "run.yaml", "/evals", noEnv(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Name != "kartograph-graph-context-eval" || c.Version != "1" {
+	if c.Name != want.name || c.Version != "1" {
 		t.Errorf("name, version = %q, %q", c.Name, c.Version)
 	}
-	wantDataset := Dataset{Path: "/evals/questions.jsonl", QuestionKey: "question", AnswerKey: "answer"}
+	wantDataset := Dataset{Path: want.dataset, QuestionKey: "question", AnswerKey: "answer"}
 	if c.Dataset != wantDataset {
 		t.Errorf("dataset = %+v, want %+v", c.Dataset, wantDataset)
 	}
@@ -51,56 +77,61 @@ func TestKEvalFixtureLoads(t *testing.T) {
 	if c.Execution != wantExec {
 		t.Errorf("execution = %+v, want %+v", c.Execution, wantExec)
 	}
-
 	conds := c.Conditions()
 	var names []string
 	for _, cond := range conds {
 		names = append(names, cond.Name)
 	}
-	if want := []string{"baseline", "with_graph", "with_graph_and_search"}; !reflect.DeepEqual(names, want) {
-		t.Fatalf("conditions = %v, want %v (file order)", names, want)
+	if !reflect.DeepEqual(names, want.conditions) {
+		t.Fatalf("conditions = %v, want %v (file order)", names, want.conditions)
 	}
 	if len(conds[0].MCPServers) != 0 || conds[0].RequireMCPToolUse {
 		t.Errorf("baseline = %+v", conds[0])
 	}
 	last := conds[2]
-	wantServers := []store.MCPServer{
-		{Name: "graph", Transport: store.TransportStdio, Command: "python", Args: []string{"-m", "kartograph.mcp"}},
-		{Name: "search", Transport: store.TransportSSE, URL: "http://localhost:8080/sse",
-			Headers: map[string]string{"Authorization": "Bearer ${SEARCH_API_KEY}"}},
+	if !reflect.DeepEqual(last.MCPServers, want.servers) {
+		t.Errorf("servers = %+v\nwant      %+v", last.MCPServers, want.servers)
 	}
-	if !reflect.DeepEqual(last.MCPServers, wantServers) {
-		t.Errorf("servers = %+v\nwant      %+v", last.MCPServers, wantServers)
-	}
-	if !last.RequireMCPToolUse || !last.RequireMCPToolSuccess || !strings.HasPrefix(last.SystemPrompt, "You have access") {
-		t.Errorf("with_graph_and_search = %+v", last)
+	if !last.RequireMCPToolUse || !last.RequireMCPToolSuccess || !strings.HasPrefix(last.SystemPrompt, "You have") {
+		t.Errorf("last condition = %+v", last)
 	}
 }
 
-func TestKEvalAskSRELoads(t *testing.T) {
-	c, err := Parse(kEval(t, "pre_test1-ask_sre.yaml"), "pre_test1-ask_sre.yaml", "/evals", noEnv(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	conds := c.Conditions()
-	if len(conds) != 1 || conds[0].Name != "ask_sre" || len(conds[0].MCPServers) != 1 ||
-		conds[0].MCPServers[0].URL != "http://127.0.0.1:8001/mcp" || conds[0].MCPServers[0].Transport != store.TransportHTTP {
-		t.Errorf("conditions = %+v", conds)
-	}
-	if c.Execution.NumRepetitions != 1 || c.Execution.Retry.MaxAttempts != 2 {
-		t.Errorf("execution = %+v", c.Execution)
+func TestKEvalOneServerConfigsLoad(t *testing.T) {
+	for file, want := range map[string][2]string{
+		"one_question.yaml":             {"ops_docs", "http://127.0.0.1:8001/mcp"},
+		"shared:pre_test1-ask_sre.yaml": {"ask_sre", "http://127.0.0.1:8001/mcp"},
+	} {
+		t.Run(file, func(t *testing.T) {
+			c, err := Parse(kEval(t, file), "run.yaml", "/evals", noEnv(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			conds := c.Conditions()
+			if len(conds) != 1 || conds[0].Name != want[0] || len(conds[0].MCPServers) != 1 ||
+				conds[0].MCPServers[0].URL != want[1] || conds[0].MCPServers[0].Transport != store.TransportHTTP {
+				t.Errorf("conditions = %+v", conds)
+			}
+			if c.Execution.NumRepetitions != 1 || c.Execution.Retry.MaxAttempts != 2 {
+				t.Errorf("execution = %+v", c.Execution)
+			}
+		})
 	}
 }
 
 func TestKEvalClaudeCodeSDKIsAClearError(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(kEvalDir, "fixture_valid_config.yaml"))
-	if err != nil {
-		t.Fatal(err)
+	read := map[string]func(t *testing.T) []byte{
+		"fixture":     func(t *testing.T) []byte { return fixture.Read(t, "keval/run.yaml") },
+		"conformance": func(t *testing.T) []byte { return fixture.ReadShared(t, "k-eval/fixture_valid_config.yaml") },
 	}
-	_, err = Parse(data, "fixture_valid_config.yaml", "/evals", noEnv(t))
-	want := `fixture_valid_config.yaml:10: agent.type: claude_code_sdk is not supported by assay: use openai`
-	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "or command") {
-		t.Errorf("err = %v\nwant it to contain %q", err, want)
+	for set, data := range read {
+		t.Run(set, func(t *testing.T) {
+			_, err := Parse(data(t), "run.yaml", "/evals", noEnv(t))
+			want := `run.yaml:10: agent.type: claude_code_sdk is not supported by assay: use openai`
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "or command") {
+				t.Errorf("err = %v\nwant it to contain %q", err, want)
+			}
+		})
 	}
 }
 

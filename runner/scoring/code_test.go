@@ -37,8 +37,16 @@ func fenced(code string) string {
 func TestCodeExecutionHumanEval(t *testing.T) {
 	requireSandbox(t)
 	eval := &CodeEvaluator{Timeout: 5 * time.Second}
+	eachDataset(t, "humaneval.jsonl", "humaneval_sample.jsonl", func(t *testing.T, rows []humanEvalSample) {
+		checkHumanEval(t, eval, rows)
+	})
+}
+
+// checkHumanEval scores each task's canonical solution, which must pass, and
+// a body of pass, which must fail, in every shape a model might answer.
+func checkHumanEval(t *testing.T, eval *CodeEvaluator, rows []humanEvalSample) {
 	const passBody = "    pass\n"
-	for _, s := range readJSONL[humanEvalSample](t, "humaneval_sample.jsonl") {
+	for _, s := range rows {
 		full := functionOnly(s.Prompt, s.EntryPoint)
 		variants := []struct {
 			name, response string

@@ -6,11 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-)
 
-// datasetDir holds the shared development samples of the public benchmarks;
-// they are read in place, never copied into the repository.
-const datasetDir = "../../../shared/datasets"
+	"assay/internal/fixture"
+)
 
 // humanEvalSample is one row of humaneval_sample.jsonl.
 type humanEvalSample struct {
@@ -35,10 +33,19 @@ type mmluSample struct {
 	Answer   string   `json:"answer"`
 }
 
-// readJSONL decodes every line of a shared dataset file.
-func readJSONL[T any](t *testing.T, name string) []T {
+// eachDataset runs check over the rows of the project's fixture, then over
+// those of the public sample in the conformance set (skipped, saying so,
+// when ../shared is not beside the repository).
+func eachDataset[T any](t *testing.T, fixtureName, sharedName string, check func(t *testing.T, rows []T)) {
+	t.Run("fixture", func(t *testing.T) { check(t, readJSONL[T](t, fixture.Path(fixtureName))) })
+	t.Run("conformance", func(t *testing.T) { check(t, readJSONL[T](t, fixture.Shared(t, sharedName))) })
+}
+
+// readJSONL decodes every line of a JSONL file.
+func readJSONL[T any](t *testing.T, path string) []T {
 	t.Helper()
-	f, err := os.Open(filepath.Join(datasetDir, name))
+	name := filepath.Base(path)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatalf("open dataset: %v", err)
 	}

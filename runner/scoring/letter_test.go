@@ -84,7 +84,12 @@ func TestExactMatchReferenceForms(t *testing.T) {
 }
 
 func TestExactMatchMMLU(t *testing.T) {
-	for i, s := range readJSONL[mmluSample](t, "mmlu_sample.jsonl") {
+	eachDataset(t, "mmlu.jsonl", "mmlu_sample.jsonl", checkExactMatch)
+}
+
+// checkExactMatch scores the right answer in many phrasings, and a wrong letter.
+func checkExactMatch(t *testing.T, rows []mmluSample) {
+	for i, s := range rows {
 		idx := int(s.Answer[0] - 'A')
 		wrong := string(rune('A' + (idx+1)%len(s.Choices)))
 		correct := []string{

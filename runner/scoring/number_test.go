@@ -92,7 +92,12 @@ func TestNumericMatch(t *testing.T) {
 }
 
 func TestNumericMatchGSM8K(t *testing.T) {
-	for i, s := range readJSONL[gsm8kSample](t, "gsm8k_sample.jsonl") {
+	eachDataset(t, "gsm8k.jsonl", "gsm8k_sample.jsonl", checkNumericMatch)
+}
+
+// checkNumericMatch scores each reference against itself, and an answer off by one.
+func checkNumericMatch(t *testing.T, rows []gsm8kSample) {
+	for i, s := range rows {
 		if out := NumericMatch(s.Answer, s.Answer); out.Value != 1 {
 			t.Errorf("row %d: its own reference answer scored %+v", i+1, out)
 		}

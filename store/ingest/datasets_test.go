@@ -6,25 +6,23 @@ import (
 	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"assay/internal/fixture"
 	"assay/store"
 )
 
-// datasets is the shared development data, read in place, never copied.
-const datasets = "../../../shared/datasets"
-
+// readDataset reads a file of the project's fixtures (testdata/) or, for
+// names under "shared:", of the conformance set in ../shared/datasets.
 func readDataset(t *testing.T, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(datasets, name))
-	if err != nil {
-		t.Fatalf("read dataset: %v", err)
+	if shared, ok := strings.CutPrefix(name, "shared:"); ok {
+		return fixture.ReadShared(t, shared)
 	}
-	return data
+	return fixture.Read(t, name)
 }
 
 func mustParse(t *testing.T, data []byte, opts Options) *Parsed {
@@ -36,7 +34,7 @@ func mustParse(t *testing.T, data []byte, opts Options) *Parsed {
 	return p
 }
 
-func TestParseSharedDatasets(t *testing.T) {
+func TestParseDatasets(t *testing.T) {
 	tests := []struct {
 		file       string
 		opts       Options
@@ -45,22 +43,40 @@ func TestParseSharedDatasets(t *testing.T) {
 		qKey, aKey string
 		first      store.Sample // the fields set here are compared with sample 1
 	}{
-		{file: "humaneval_sample.jsonl", kind: store.KindCode, count: 20,
-			first: store.Sample{SampleID: "HumanEval/0", EntryPoint: "has_close_elements"}},
-		{file: "gsm8k_sample.jsonl", kind: store.KindMath, count: 50, qKey: "question", aKey: "answer",
+		{file: "humaneval.jsonl", kind: store.KindCode, count: 6,
+			first: store.Sample{SampleID: "Synth/0", EntryPoint: "add"}},
+		{file: "gsm8k.jsonl", kind: store.KindMath, count: 10, qKey: "question", aKey: "answer",
 			first: store.Sample{SampleID: "1"}},
-		{file: "mmlu_sample.jsonl", kind: store.KindMCQ, count: 50, qKey: "question", aKey: "answer",
+		{file: "mmlu.jsonl", kind: store.KindMCQ, count: 10, qKey: "question", aKey: "answer",
+			first: store.Sample{SampleID: "1", Reference: "B", Choices: []string{"Orinoco", "Amazon", "Paraná", "Magdalena"},
+				Metadata: map[string]any{"subject": "geography"}}},
+		{file: "keval/golden.jsonl", kind: store.KindQA, count: 5, qKey: "question", aKey: "answer",
+			first: store.Sample{SampleID: "1", Input: "How do I list the pods of a namespace with the ops CLI?"}},
+		{file: "keval/one_question.jsonl", kind: store.KindQA, count: 1, qKey: "question", aKey: "answer",
+			first: store.Sample{SampleID: "1"}},
+		{file: "keval/simple.jsonl", kind: store.KindQA, count: 3, qKey: "question", aKey: "answer",
+			first: store.Sample{SampleID: "1", Input: "What is the capital of Italy?", Reference: "Rome"}},
+		{file: "keval/custom_keys.jsonl", kind: store.KindQA, count: 3, qKey: "prompt", aKey: "response",
+			first: store.Sample{SampleID: "1", Input: "What is the boiling point of ethanol at sea level?"}},
+		{file: "keval/custom_keys.jsonl", kind: store.KindQA, count: 3, qKey: "prompt", aKey: "response",
+			opts:  Options{QuestionKey: "prompt", AnswerKey: "response"},
+			first: store.Sample{SampleID: "1", Reference: "About 78 degrees Celsius."}},
+		{file: "shared:humaneval_sample.jsonl", kind: store.KindCode, count: 20,
+			first: store.Sample{SampleID: "HumanEval/0", EntryPoint: "has_close_elements"}},
+		{file: "shared:gsm8k_sample.jsonl", kind: store.KindMath, count: 50, qKey: "question", aKey: "answer",
+			first: store.Sample{SampleID: "1"}},
+		{file: "shared:mmlu_sample.jsonl", kind: store.KindMCQ, count: 50, qKey: "question", aKey: "answer",
 			first: store.Sample{SampleID: "1", Reference: "B", Choices: []string{"0", "4", "2", "6"},
 				Metadata: map[string]any{"subject": "abstract_algebra"}}},
-		{file: "k-eval/golden_sample.jsonl", kind: store.KindQA, count: 10, qKey: "question", aKey: "answer",
+		{file: "shared:k-eval/golden_sample.jsonl", kind: store.KindQA, count: 10, qKey: "question", aKey: "answer",
 			first: store.Sample{SampleID: "1", Input: "How do I login to a cluster using backplane?"}},
-		{file: "k-eval/pre_test1_questions.jsonl", kind: store.KindQA, count: 1, qKey: "question", aKey: "answer",
+		{file: "shared:k-eval/pre_test1_questions.jsonl", kind: store.KindQA, count: 1, qKey: "question", aKey: "answer",
 			first: store.Sample{SampleID: "1"}},
-		{file: "k-eval/fixture_simple_dataset.jsonl", kind: store.KindQA, count: 3, qKey: "question", aKey: "answer",
+		{file: "shared:k-eval/fixture_simple_dataset.jsonl", kind: store.KindQA, count: 3, qKey: "question", aKey: "answer",
 			first: store.Sample{SampleID: "1", Input: "What is the capital of France?", Reference: "Paris"}},
-		{file: "k-eval/fixture_custom_keys_dataset.jsonl", kind: store.KindQA, count: 3, qKey: "prompt", aKey: "response",
+		{file: "shared:k-eval/fixture_custom_keys_dataset.jsonl", kind: store.KindQA, count: 3, qKey: "prompt", aKey: "response",
 			first: store.Sample{SampleID: "1", Input: "What is the speed of light?"}},
-		{file: "k-eval/fixture_custom_keys_dataset.jsonl", kind: store.KindQA, count: 3, qKey: "prompt", aKey: "response",
+		{file: "shared:k-eval/fixture_custom_keys_dataset.jsonl", kind: store.KindQA, count: 3, qKey: "prompt", aKey: "response",
 			opts:  Options{QuestionKey: "prompt", AnswerKey: "response"},
 			first: store.Sample{SampleID: "1", Reference: "approximately 299,792,458 metres per second"}},
 	}
@@ -179,11 +195,16 @@ func TestParseVariantsGiveSameSamples(t *testing.T) {
 		file   string
 		header []string // CSV columns; nil skips the CSV variant
 	}{
-		{"k-eval/fixture_simple_dataset.jsonl", []string{"question", "answer"}},
-		{"k-eval/golden_sample.jsonl", []string{"question", "answer"}},
-		{"gsm8k_sample.jsonl", []string{"question", "answer"}},
-		{"mmlu_sample.jsonl", []string{"question", "A", "B", "C", "D", "answer", "subject"}},
-		{"humaneval_sample.jsonl", []string{"task_id", "prompt", "canonical_solution", "test", "entry_point"}},
+		{"keval/simple.jsonl", []string{"question", "answer"}},
+		{"keval/golden.jsonl", []string{"question", "answer"}},
+		{"gsm8k.jsonl", []string{"question", "answer"}},
+		{"mmlu.jsonl", []string{"question", "A", "B", "C", "D", "answer", "subject"}},
+		{"humaneval.jsonl", []string{"task_id", "prompt", "canonical_solution", "test", "entry_point"}},
+		{"shared:k-eval/fixture_simple_dataset.jsonl", []string{"question", "answer"}},
+		{"shared:k-eval/golden_sample.jsonl", []string{"question", "answer"}},
+		{"shared:gsm8k_sample.jsonl", []string{"question", "answer"}},
+		{"shared:mmlu_sample.jsonl", []string{"question", "A", "B", "C", "D", "answer", "subject"}},
+		{"shared:humaneval_sample.jsonl", []string{"task_id", "prompt", "canonical_solution", "test", "entry_point"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
