@@ -51,25 +51,14 @@ func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int6
 	return run, nil
 }
 
-// snapshot returns the copy of cfg that a run keeps. Its strings come from the
-// redacted form, so ${ENV} references stay references; its numbers and
-// switches come from cfg as it is now, which callers may have changed since
-// the file was read.
+// snapshot returns the copy of cfg that a run keeps: every value written
+// as a ${...} reference is a reference again, and no secret is in it.
 func snapshot(cfg *config.Config) (*config.Config, error) {
 	raw, err := cfg.Redacted()
 	if err != nil {
 		return nil, err
 	}
-	var spec config.Config
-	if err := json.Unmarshal(raw, &spec); err != nil {
-		return nil, fmt.Errorf("decode run config: %w", err)
-	}
-	spec.Execution, spec.BudgetUSD, spec.Evaluators = cfg.Execution, cfg.BudgetUSD, cfg.Evaluators
-	spec.JudgeSampleRate, spec.JudgeRepetitions, spec.CodeExecution = cfg.JudgeSampleRate, cfg.JudgeRepetitions, cfg.CodeExecution
-	a, j := &spec.Agent, &spec.Judge
-	a.Type, a.Temperature, a.MaxTokens, a.MaxTurns, a.TimeoutSeconds = cfg.Agent.Type, cfg.Agent.Temperature, cfg.Agent.MaxTokens, cfg.Agent.MaxTurns, cfg.Agent.TimeoutSeconds
-	j.Temperature, j.Seed, j.TimeoutSeconds = cfg.Judge.Temperature, cfg.Judge.Seed, cfg.Judge.TimeoutSeconds
-	return &spec, nil
+	return config.Stored(raw)
 }
 
 // checkEvaluators refuses evaluators that cannot score a dataset of this kind.

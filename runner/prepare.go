@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -29,52 +28,33 @@ type execution struct {
 	secrets    secrets       // the keys this run read: never in a stored message
 }
 
-// prepare decodes a run's snapshot and builds what executing it needs. Its
+// prepare decodes a run's snapshot, resolves its ${...} references in this
+// process's environment, and builds what executing it needs. Its
 // errors are the run's fault (a missing key, no sandbox) and fail the run.
 func (m *Manager) prepare(run *store.Run, ds *store.Dataset, samples []store.Sample) (*execution, error) {
-	var spec config.Config
-	if err := json.Unmarshal(run.Config, &spec); err != nil {
-		return nil, fmt.Errorf("run config: %w", err)
-	}
-	if err := bounded(run.TotalTasks, run.Repetitions, spec.Execution.MaxConcurrent); err != nil {
+	stored, err := config.Stored(run.Config)
+	if err != nil {
 		return nil, err
 	}
-	if err := m.expand(&spec); err != nil {
+	if err := bounded(run.TotalTasks, run.Repetitions, stored.Execution.MaxConcurrent); err != nil {
 		return nil, err
 	}
-	ex := &execution{m: m, run: run, spec: &spec, dataset: ds, samples: samples, prices: spec.Prices,
-		agentModel: spec.Agent.Model, timeout: seconds(spec.Agent.TimeoutSeconds, 300), secrets: m.secretsOf(&spec)}
-	a, err := m.newAgent(&spec)
+	spec, err := stored.Resolve(m.opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	ex := &execution{m: m, run: run, spec: spec, dataset: ds, samples: samples, prices: spec.Prices,
+		agentModel: spec.Agent.Model, timeout: seconds(spec.Agent.TimeoutSeconds, 300), secrets: m.secretsOf(spec)}
+	a, err := m.newAgent(spec)
 	if err != nil {
 		return nil, err
 	}
 	ex.agent = a
-	if ex.eval, err = m.newEvaluators(&spec, ds.Kind); err != nil {
+	if ex.eval, err = m.newEvaluators(spec, ds.Kind); err != nil {
 		a.Close()
 		return nil, err
 	}
 	return ex, nil
-}
-
-// expand resolves ${ENV} references that the snapshot kept, for this process.
-func (m *Manager) expand(spec *config.Config) error {
-	fields := map[string]*string{"agent.model": &spec.Agent.Model, "agent.base_url": &spec.Agent.BaseURL,
-		"judge.model": &spec.Judge.Model, "judge.base_url": &spec.Judge.BaseURL}
-	for name, p := range fields {
-		v, err := config.Expand(*p, m.opts.Getenv)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		*p = v
-	}
-	for i, arg := range spec.Agent.Command {
-		v, err := config.Expand(arg, m.opts.Getenv)
-		if err != nil {
-			return fmt.Errorf("agent.command[%d]: %w", i, err)
-		}
-		spec.Agent.Command[i] = v
-	}
-	return nil
 }
 
 // apiKey reads the key from the environment variable the config names.

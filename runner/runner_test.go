@@ -40,6 +40,15 @@ func newFixture(t *testing.T, h llmtest.Handler, opts ...llmtest.Option) *fixtur
 	return &fixture{t: t, db: db, srv: srv, m: m, dir: dir}
 }
 
+// manager is a manager of the fixture's database that reads the
+// environment through getenv.
+func (f *fixture) manager(getenv func(string) string) *runner.Manager {
+	m := runner.New(f.db, runner.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Getenv: getenv,
+		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }})
+	f.t.Cleanup(func() { m.Close(context.Background()) })
+	return m
+}
+
 // qaDataset writes n question/answer samples.
 func (f *fixture) qaDataset(n int) string {
 	var b strings.Builder

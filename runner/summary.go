@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"sort"
 
 	"assay/runner/config"
@@ -72,12 +71,17 @@ func Summarize(ctx context.Context, db *store.DB, runID int64) (*Summary, error)
 	if err != nil {
 		return nil, err
 	}
-	return SummaryOf(run, ds, data.Conditions, data.Scores), nil
+	spec, err := config.Stored(run.Config)
+	if err != nil {
+		return nil, err
+	}
+	return SummaryOf(run, ds, spec.Evaluators, data.Conditions, data.Scores), nil
 }
 
 // SummaryOf computes a run's summary from data already loaded: the run, its
-// dataset, its per-condition progress and its scores as RunScores orders them.
-func SummaryOf(run *store.Run, ds *store.Dataset, progress []store.ConditionProgress, scores []store.ScoreRow) *Summary {
+// dataset, its evaluators (which order its metrics), its per-condition
+// progress and its scores as RunScores orders them.
+func SummaryOf(run *store.Run, ds *store.Dataset, evaluators []config.Evaluator, progress []store.ConditionProgress, scores []store.ScoreRow) *Summary {
 	s := &Summary{RunID: run.ID, Name: run.Name, Status: run.Status, Message: run.Error, DatasetSHA256: ds.SHA256,
 		TotalTasks: run.TotalTasks}
 	byName := map[string]store.ConditionProgress{}
@@ -85,7 +89,7 @@ func SummaryOf(run *store.Run, ds *store.Dataset, progress []store.ConditionProg
 		byName[p.Condition] = p
 	}
 	grouped := groupScores(scores)
-	order := metricOrder(run.Config, scores)
+	order := metricOrder(evaluators, scores)
 	for _, c := range run.Conditions {
 		p := byName[c.Name]
 		cs := ConditionSummary{Name: c.Name, Results: p.Done, Errors: p.Errors, JudgeErrors: p.JudgeErrors, Retried: p.Retries,
@@ -129,11 +133,9 @@ func groupScores(scores []store.ScoreRow) map[string]map[metricKey][][]float64 {
 }
 
 // metricOrder lists metrics in the run's evaluator order, then by the order a judge gives them.
-func metricOrder(raw json.RawMessage, scores []store.ScoreRow) []metricKey {
-	var spec config.Config
-	_ = json.Unmarshal(raw, &spec)
+func metricOrder(evaluators []config.Evaluator, scores []store.ScoreRow) []metricKey {
 	rank := map[string]int{}
-	for i, ev := range spec.Evaluators {
+	for i, ev := range evaluators {
 		rank[string(ev)] = i
 	}
 	seen := map[metricKey]bool{}

@@ -167,3 +167,18 @@ func TestReportFollowsNewResults(t *testing.T) {
 		t.Error("once the run is over its report should stop refreshing")
 	}
 }
+
+func TestAStoredConfigThatCannotBeReadIsShown(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	id, _ := handRunIn(t, db, store.RunCompleted)
+	run, _ := db.Run(t.Context(), id)
+	broken := &store.Run{Name: "broken", DatasetID: run.DatasetID, Config: []byte(`{"execution": "three times"}`),
+		Conditions: run.Conditions, Repetitions: 1, TotalTasks: 1}
+	if err := db.CreateRun(t.Context(), broken); err != nil {
+		t.Fatal(err)
+	}
+	resp, doc := b.get(fmt.Sprintf("/runs/%d", broken.ID))
+	if resp.StatusCode != 500 || !strings.Contains(doc.Text(), fmt.Sprintf("Run %d's stored config cannot be read", broken.ID)) {
+		t.Errorf("%d: %q", resp.StatusCode, text(doc, "main"))
+	}
+}

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 
 	"assay/runner"
@@ -61,7 +60,6 @@ type sampleScores struct {
 // of it (page, fragment, export) draws on.
 type report struct {
 	sc         *reportScope
-	cfg        config.Config
 	summary    *runner.Summary
 	conditions []string // in the run's order
 	metrics    []metricInfo
@@ -75,8 +73,7 @@ func buildReport(ctx context.Context, db *store.DB, sc *reportScope) (*report, e
 	if err != nil {
 		return nil, err
 	}
-	r := &report{sc: sc, summary: runner.SummaryOf(sc.Run, sc.Dataset, data.Conditions, data.Scores)}
-	_ = json.Unmarshal(sc.Run.Config, &r.cfg)
+	r := &report{sc: sc, summary: runner.SummaryOf(sc.Run, sc.Dataset, sc.Config.Evaluators, data.Conditions, data.Scores)}
 	for _, c := range sc.Run.Conditions {
 		r.conditions = append(r.conditions, c.Name)
 	}

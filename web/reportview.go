@@ -88,7 +88,7 @@ func (r *report) pairedView(ctx context.Context, db *store.DB, p *templates.Pair
 // facts is the report's header; a shared one names no key variable or base URL.
 func (r *report) facts(now time.Time, shared bool) templates.ReportFacts {
 	run, sum := r.sc.Run, r.summary
-	f := templates.ReportFacts{Run: runFacts(run, r.sc.Dataset), Status: string(run.Status), Message: runMessage(run, sum),
+	f := templates.ReportFacts{Run: runFacts(r.sc), Status: string(run.Status), Message: runMessage(run, sum),
 		Done: sum.Results, Total: run.TotalTasks, Errors: sum.Errors, CostUSD: sum.CostUSD}
 	f.Run.AgentBaseURL, f.Run.JudgeBaseURL = withoutCredentials(f.Run.AgentBaseURL), withoutCredentials(f.Run.JudgeBaseURL)
 	if shared {

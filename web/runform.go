@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -57,8 +56,7 @@ func (s *Server) lastRunForm(ctx context.Context) (templates.RunForm, error) {
 		if err != nil {
 			return f, err
 		}
-		cfg := defaultConfig()
-		if json.Unmarshal(last.Config, cfg) == nil {
+		if cfg, err := config.Stored(last.Config); err == nil {
 			f, f.FromRun = formFromConfig(cfg), last.ID
 			f.BudgetUSD = "" // a budget belongs to one run
 		}

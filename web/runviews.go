@@ -1,13 +1,11 @@
 package web
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"assay/runner"
-	"assay/runner/config"
 	"assay/store"
 	"assay/templates"
 )
@@ -42,9 +40,8 @@ func stampPtr(t *time.Time) string {
 
 // runFacts describes a run's frozen settings. The snapshot holds the names of
 // key variables, never keys.
-func runFacts(run *store.Run, ds *store.Dataset) templates.RunFacts {
-	var cfg config.Config
-	_ = json.Unmarshal(run.Config, &cfg)
+func runFacts(sc *reportScope) templates.RunFacts {
+	run, ds, cfg := sc.Run, sc.Dataset, sc.Config
 	f := templates.RunFacts{ID: run.ID, Name: run.Name, Dataset: datasetRow(*ds), Repetitions: run.Repetitions,
 		AgentModel: cfg.Agent.Model, AgentBaseURL: cfg.Agent.BaseURL, AgentKeyEnv: cfg.Agent.APIKeyEnv,
 		AgentCommand:   strings.Join(cfg.Agent.Command, " "),

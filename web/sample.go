@@ -33,7 +33,7 @@ func (s *Server) samplePage(c echo.Context) error {
 	}
 	v := templates.SampleView{Page: s.reportPage(c, sc, "Sample "+smp.SampleID+" · "+runTitle(sc.Run)),
 		Report: reportNav(sc), Kind: string(sc.Dataset.Kind), Sample: goldenRow(*smp), Nav: nav,
-		Conditions: sampleConditions(sc.Run, results)}
+		Conditions: sampleConditions(sc, results)}
 	return render(c, http.StatusOK, templates.SamplePage(v))
 }
 

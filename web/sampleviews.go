@@ -18,12 +18,9 @@ import (
 const toolResultChars = 1200 // of a tool call's result on a sample page
 
 // sampleConditions groups a sample's results by condition, in the run's order.
-func sampleConditions(run *store.Run, results []store.Result) []templates.SampleConditionView {
-	judgeReps := 1
-	var cfg config.Config
-	if json.Unmarshal(run.Config, &cfg) == nil {
-		judgeReps = max(cfg.JudgeRepetitions, 1)
-	}
+func sampleConditions(sc *reportScope, results []store.Result) []templates.SampleConditionView {
+	run := sc.Run
+	judgeReps := max(sc.Config.JudgeRepetitions, 1)
 	var out []templates.SampleConditionView
 	for _, c := range run.Conditions {
 		v := templates.SampleConditionView{Name: c.Name, Anchor: conditionAnchor(c.Name)}

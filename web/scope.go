@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay/runner/config"
 	"assay/store"
 	"assay/templates"
 )
@@ -15,6 +16,7 @@ import (
 type reportScope struct {
 	Run     *store.Run
 	Dataset *store.Dataset
+	Config  *config.Config // the run's stored config, ${...} references as written
 	// Shared is true through a share link: the page is read-only, shows no
 	// forms, settings, key variable names or links outside the report.
 	Shared bool
@@ -56,7 +58,11 @@ func ownerScope(ctx context.Context, db *store.DB, runID int64) (*reportScope, e
 	if err != nil {
 		return nil, err
 	}
-	return &reportScope{Run: run, Dataset: ds, Base: fmt.Sprintf("/runs/%d", run.ID)}, nil
+	cfg, err := config.Stored(run.Config)
+	if err != nil {
+		return nil, &store.Error{Code: store.EINTERNAL, Message: fmt.Sprintf("Run %d's stored config cannot be read: %v", run.ID, err)}
+	}
+	return &reportScope{Run: run, Dataset: ds, Config: cfg, Base: fmt.Sprintf("/runs/%d", run.ID)}, nil
 }
 
 // reportPage is the layout data for a page of a report: read-only through a share link.

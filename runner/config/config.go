@@ -84,7 +84,7 @@ type Config struct {
 	// against it.
 	Dir string `yaml:"-" json:"-"`
 
-	snapshot *Config // the same file with every ${...} left as written; see Redacted
+	refs map[string]ref // values written as ${...} references, by key path; see Redacted
 }
 
 // Dataset says which file of samples to run and how to read it.

@@ -15,11 +15,11 @@ import (
 // only and type errors in Go terms; walking the nodes lets every message
 // name the full key path, and lets ${...} be expanded per value.
 type decoder struct {
-	file     string
-	getenv   func(string) string
-	keepRefs bool           // leave ${...} in string values as written (the snapshot)
-	lines    map[string]int // key path → line of its key, for later checks
-	errs     []error
+	file   string
+	getenv func(string) string
+	lines  map[string]int // key path → line of its key, for later checks
+	refs   map[string]ref // string values written as ${...} references, by key path
+	errs   []error
 }
 
 // setLine records where path is written: the line of its key, or for a list
@@ -160,11 +160,14 @@ func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string, raw b
 		return
 	}
 	s := n.Value
-	if !raw && !(d.keepRefs && v.Kind() == reflect.String) {
+	if !raw {
 		var err error
 		if s, err = Expand(s, d.getenv); err != nil {
 			d.fail(n.Line, path, "%w", err)
 			return
+		}
+		if v.Kind() == reflect.String && strings.Contains(n.Value, "${") {
+			d.refs[path] = ref{raw: n.Value, expanded: s}
 		}
 	}
 	if err := setScalar(v, s); err != nil {

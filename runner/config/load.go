@@ -73,22 +73,22 @@ func Parse(data []byte, filename, dir string, getenv func(string) string) (*Conf
 		return nil, &FieldError{File: filename, Err: fmt.Errorf("the file is empty")}
 	}
 	doc := root.Content[0]
-	c, d := build(doc, filename, dir, getenv, false)
+	c, d := build(doc, filename, dir, getenv)
 	if len(d.errs) > 0 {
 		return nil, joinSorted(d.errs)
 	}
 	if errs := check(c, filename, d.lines); len(errs) > 0 {
 		return nil, joinSorted(errs)
 	}
-	c.snapshot, _ = build(doc, filename, dir, getenv, true)
+	c.refs = d.refs
 	return c, nil
 }
 
 // build decodes doc over the defaults and completes what depends on the
-// file as a whole. With keepRefs, string values keep their ${...}.
-func build(doc *yaml.Node, filename, dir string, getenv func(string) string, keepRefs bool) (*Config, *decoder) {
+// file as a whole.
+func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*Config, *decoder) {
 	c := defaults()
-	d := &decoder{file: filename, getenv: getenv, keepRefs: keepRefs, lines: map[string]int{}}
+	d := &decoder{file: filename, getenv: getenv, lines: map[string]int{}, refs: map[string]ref{}}
 	d.decode(doc, reflect.ValueOf(c).Elem(), "", false)
 	c.Dir = dir
 	if c.Name == "" {

@@ -26,10 +26,7 @@ var secretWords = []string{"auth", "token", "key", "secret", "password", "passwd
 // A literal secret elsewhere, such as a token in agent.command, cannot be
 // recognised: write it as a ${...} reference.
 func (c *Config) Redacted() ([]byte, error) {
-	s := *c
-	if c.snapshot != nil {
-		s = *c.snapshot
-	}
+	s := *c.withReferences()
 	servers := make([]MCPServer, len(s.MCPServers))
 	for i, srv := range s.MCPServers {
 		srv.Env = redactLiterals(srv.Env)
