@@ -26,14 +26,14 @@ func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int6
 		return nil, err
 	}
 	spec.Evaluators = cfg.EvaluatorsFor(ds.Kind)
-	if err := checkEvaluators(spec.Evaluators, ds.Kind); err != nil {
+	if err := config.CheckEvaluators(spec.Evaluators, ds.Kind); err != nil {
 		return nil, err
 	}
 	stored, err := m.db.Prices(ctx)
 	if err != nil {
 		return nil, err
 	}
-	spec.Prices = snapshotPrices(stored, cfg.Prices)
+	spec.Prices = PriceTable(stored, cfg.Prices)
 	raw, err := json.Marshal(spec)
 	if err != nil {
 		return nil, fmt.Errorf("encode run config: %w", err)
@@ -59,19 +59,4 @@ func snapshot(cfg *config.Config) (*config.Config, error) {
 		return nil, err
 	}
 	return config.Stored(raw)
-}
-
-// checkEvaluators refuses evaluators that cannot score a dataset of this kind.
-func checkEvaluators(list []config.Evaluator, kind store.Kind) error {
-	need := map[config.Evaluator]store.Kind{config.EvalExactMatch: store.KindMCQ,
-		config.EvalNumericMatch: store.KindMath, config.EvalCodeExecution: store.KindCode}
-	for _, ev := range list {
-		if k, ok := need[ev]; ok && k != kind {
-			return store.Errorf(store.EINVALID, "evaluators: %s scores %s datasets, and this dataset is %s", ev, k, kind)
-		}
-	}
-	if len(list) == 0 {
-		return store.Errorf(store.EINVALID, "evaluators: choose at least one")
-	}
-	return nil
 }

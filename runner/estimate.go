@@ -84,7 +84,7 @@ func (e *Estimate) price(prices map[string]config.Price, model string, calls, in
 		}
 		return 0
 	}
-	return (float64(in)*p.InputPerMTok + float64(out)*p.OutputPerMTok) / 1e6
+	return p.Cost(in, out)
 }
 
 func tokens(s string) int {

@@ -43,9 +43,8 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunSt
 	}
 	m.log.Info("run started", "run_id", id, "dataset", ds.Name, "tasks", run.TotalTasks)
 	status, msg, err := ex.loop(ctx)
+	// A stop comes first: a query cut short by it is no failure of the run.
 	switch {
-	case err != nil:
-		status, msg = store.RunFailed, err.Error()
 	case h.cancelled.Load():
 		status, msg = store.RunCancelled, "cancelled"
 	case h.lost.Load():
@@ -54,6 +53,8 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunSt
 	case ctx.Err() != nil:
 		m.log.Info("run paused, resumable", "run_id", id)
 		return store.RunRunning, nil
+	case err != nil:
+		status, msg = store.RunFailed, err.Error()
 	}
 	return status, m.finish(id, status, msg)
 }

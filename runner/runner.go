@@ -169,8 +169,12 @@ func (m *Manager) Cancel(ctx context.Context, id int64) error {
 // Resume starts a cancelled, failed or budget-stopped run again; finished tasks
 // are not redone.
 func (m *Manager) Resume(ctx context.Context, id int64) error {
-	if _, err := m.db.Run(ctx, id); err != nil {
+	run, err := m.db.Run(ctx, id)
+	if err != nil {
 		return err
+	}
+	if !Resumable(run.Status) {
+		return store.Errorf(store.ECONFLICT, "run %d is %s: only a cancelled, failed or budget-stopped run can be resumed", id, run.Status)
 	}
 	if err := m.db.AcquireLease(ctx, id, m.holder, m.opts.LeaseTTL, alive); err != nil {
 		return err
@@ -179,6 +183,13 @@ func (m *Manager) Resume(ctx context.Context, id int64) error {
 		return err
 	}
 	return m.Start(id)
+}
+
+// Resumable reports whether a run of that status can be resumed by a user:
+// one that stopped before its end. Pending and running runs resume by
+// themselves when a process takes them up.
+func Resumable(st store.RunStatus) bool {
+	return st == store.RunCancelled || st == store.RunFailed || st == store.RunBudgetExhausted
 }
 
 // ResumeUnfinished starts every pending or running run, as after a restart,

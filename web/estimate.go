@@ -62,11 +62,7 @@ func (s *Server) priceTable(ctx context.Context) (map[string]config.Price, error
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]config.Price, len(list))
-	for _, p := range list {
-		out[p.Model] = config.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok}
-	}
-	return out, nil
+	return runner.PriceTable(list, nil), nil
 }
 
 // unsetKeys names the key variables the run needs that this server's

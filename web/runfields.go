@@ -61,7 +61,7 @@ func (p *fieldParser) endpoint(who, baseURL, keyEnv string) (string, string) {
 		p.fail("%s API key variable: enter the name of the environment variable that holds the key (such as OPENAI_API_KEY), never the key itself.", who)
 	}
 	if baseURL == "" && keyEnv == "" {
-		keyEnv = "OPENAI_API_KEY" // OpenAI's API needs its key; other servers may need none
+		keyEnv = config.DefaultKeyEnv // OpenAI's API needs its key; other servers may need none
 	}
 	return baseURL, keyEnv
 }
@@ -101,24 +101,29 @@ func (p *fieldParser) judge(cfg *config.Config, f templates.RunForm) {
 	}
 }
 
-// evaluators checks the chosen evaluators against the dataset's kind.
+// evaluators reads the chosen evaluators; config.CheckEvaluators decides
+// whether they fit the dataset.
 func (p *fieldParser) evaluators(cfg *config.Config, names []string, kind store.Kind) {
-	if len(names) == 0 {
-		p.fail("Evaluators: choose at least one.")
-	}
 	for _, name := range names {
-		ev := config.Evaluator(name)
-		fits := evaluatorKind(ev)
-		switch {
-		case !isEvaluator(ev):
-			p.fail("Evaluators: unknown evaluator %q.", name)
-		case fits != "" && fits != kind:
-			p.fail("Evaluators: %s scores %s datasets, and this dataset is %s.", ev, fits, kind)
-		case ev.UsesJudge() && cfg.Judge.Model == "":
+		cfg.Evaluators = append(cfg.Evaluators, config.Evaluator(name))
+	}
+	if err := config.CheckEvaluators(cfg.Evaluators, kind); err != nil {
+		p.fail("%s.", capitalize(store.ErrorMessage(err)))
+		return
+	}
+	for _, ev := range cfg.Evaluators {
+		if ev.UsesJudge() && cfg.Judge.Model == "" {
 			p.fail("Judge model: the %s evaluator needs a judge; enter its model.", ev)
 		}
-		cfg.Evaluators = append(cfg.Evaluators, ev)
 	}
+}
+
+// capitalize starts a message with a capital letter, as the form's do.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // prompt keeps an edited prompt template as the run's override.
@@ -140,28 +145,6 @@ func (p *fieldParser) prompt(cfg *config.Config, text string, kind store.Kind) {
 	case store.KindCode:
 		cfg.Prompts.Code = text
 	}
-}
-
-func isEvaluator(ev config.Evaluator) bool {
-	for _, e := range config.Evaluators {
-		if e == ev {
-			return true
-		}
-	}
-	return false
-}
-
-// evaluatorKind is the only kind an evaluator scores, or "" for every kind.
-func evaluatorKind(ev config.Evaluator) store.Kind {
-	switch ev {
-	case config.EvalExactMatch:
-		return store.KindMCQ
-	case config.EvalNumericMatch:
-		return store.KindMath
-	case config.EvalCodeExecution:
-		return store.KindCode
-	}
-	return ""
 }
 
 // commandAgent reads a command agent: its program and arguments, one per line,

@@ -187,7 +187,7 @@ func evaluatorOptions(chosen []string) []templates.EvaluatorOption {
 	var out []templates.EvaluatorOption
 	for _, ev := range config.Evaluators {
 		out = append(out, templates.EvaluatorOption{Name: string(ev), About: evaluatorAbout[ev],
-			ForKind: string(evaluatorKind(ev)), Judge: ev.UsesJudge(), Checked: contains(chosen, string(ev))})
+			ForKind: string(ev.Kind()), Judge: ev.UsesJudge(), Checked: contains(chosen, string(ev))})
 	}
 	return out
 }

@@ -64,9 +64,7 @@ func (s *Server) resumeRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if !resumable(run.Status) {
-		setFlash(c, "error", fmt.Sprintf("Run %d is %s: only a cancelled, failed or budget-stopped run can be resumed.", run.ID, run.Status))
-	} else if err := s.runner.Resume(c.Request().Context(), run.ID); store.ErrorCode(err) == store.ECONFLICT {
+	if err := s.runner.Resume(c.Request().Context(), run.ID); store.ErrorCode(err) == store.ECONFLICT {
 		setFlash(c, "error", "Not resumed: "+store.ErrorMessage(err)+".")
 	} else if err != nil {
 		return err
@@ -74,10 +72,6 @@ func (s *Server) resumeRun(c echo.Context) error {
 		setFlash(c, "ok", fmt.Sprintf("Resumed run %d: finished tasks are not done again.", run.ID))
 	}
 	return redirect(c, fmt.Sprintf("/runs/%d", run.ID))
-}
-
-func resumable(st store.RunStatus) bool {
-	return st == store.RunCancelled || st == store.RunFailed || st == store.RunBudgetExhausted
 }
 
 func (s *Server) pathRun(c echo.Context) (*store.Run, error) {
@@ -92,11 +86,11 @@ func (s *Server) pathRun(c echo.Context) (*store.Run, error) {
 // (the same scans, cached while nothing changes).
 func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProgress, error) {
 	ctx := c.Request().Context()
-	ds, err := s.db.Dataset(ctx, run.DatasetID)
+	sc, err := runScope(ctx, s.db, run)
 	if err != nil {
 		return templates.RunProgress{}, err
 	}
-	r, err := s.loadReport(ctx, &reportScope{Run: run, Dataset: ds, Base: fmt.Sprintf("/runs/%d", run.ID)})
+	r, err := s.loadReport(ctx, sc)
 	if err != nil {
 		return templates.RunProgress{}, err
 	}

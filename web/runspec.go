@@ -33,16 +33,14 @@ func readRunForm(v url.Values) templates.RunForm {
 		CodeTimeout: v.Get("code_timeout"), Unsandboxed: v.Get("unsandboxed") != ""}
 }
 
-// defaultConfig is what a run file that says nothing gets (see runner/config):
-// the form starts from it.
+// defaultConfig is what a run file that says nothing gets (config.Defaults)
+// with an OpenAI-compatible agent: the form starts from it.
 func defaultConfig() *config.Config {
-	return &config.Config{
-		Agent: config.Agent{Type: config.AgentOpenAI, MaxTurns: 20, TimeoutSeconds: 300, APIKeyEnv: "OPENAI_API_KEY"},
-		Judge: config.Judge{Seed: 42, TimeoutSeconds: 120, APIKeyEnv: "OPENAI_API_KEY"},
-		Execution: config.Execution{NumRepetitions: 3, MaxConcurrent: 5,
-			Retry: config.Retry{MaxAttempts: 3, InitialBackoffSeconds: 1, BackoffMultiplier: 2}},
-		JudgeSampleRate: 1, JudgeRepetitions: 1, CodeExecution: config.CodeExecution{TimeoutSeconds: 10},
-	}
+	cfg := config.Defaults()
+	cfg.Agent.Type = config.AgentOpenAI
+	cfg.Agent.APIKeyEnv = config.DefaultKeyEnv
+	cfg.Judge.APIKeyEnv = config.DefaultKeyEnv
+	return cfg
 }
 
 // formFromConfig fills the form's fields from a run's config.

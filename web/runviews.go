@@ -74,7 +74,7 @@ func runFacts(sc *reportScope) templates.RunFacts {
 // runProgress is the live part of a run page at time now.
 func runProgress(run *store.Run, sum *runner.Summary, now time.Time) templates.RunProgress {
 	p := templates.RunProgress{ID: run.ID, Status: string(run.Status), Polling: !run.Status.Finished(),
-		CanCancel: !run.Status.Finished(), CanResume: resumable(run.Status), Message: runMessage(run, sum),
+		CanCancel: !run.Status.Finished(), CanResume: runner.Resumable(run.Status), Message: runMessage(run, sum),
 		Done: sum.Results, Total: run.TotalTasks, Errors: sum.Errors, CostUSD: sum.CostUSD,
 		Started: stampPtr(run.StartedAt), Finished: stampPtr(run.FinishedAt)}
 	if run.StartedAt == nil {

@@ -54,6 +54,11 @@ func ownerScope(ctx context.Context, db *store.DB, runID int64) (*reportScope, e
 	if err != nil {
 		return nil, err
 	}
+	return runScope(ctx, db, run)
+}
+
+// runScope is the owner's scope of a run already read.
+func runScope(ctx context.Context, db *store.DB, run *store.Run) (*reportScope, error) {
 	ds, err := db.Dataset(ctx, run.DatasetID)
 	if err != nil {
 		return nil, err

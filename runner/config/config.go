@@ -15,7 +15,11 @@
 // checked on a machine that does not have the secrets.
 package config
 
-import "assay/store"
+import (
+	"slices"
+
+	"assay/store"
+)
 
 // AgentType is how assay reaches the agent under test.
 type AgentType string
@@ -43,6 +47,40 @@ var Evaluators = []Evaluator{EvalRubric, EvalArbiter, EvalExactMatch, EvalNumeri
 
 // UsesJudge reports whether e calls an LLM judge.
 func (e Evaluator) UsesJudge() bool { return e == EvalRubric || e == EvalArbiter }
+
+// Valid reports whether e is one of assay's evaluators.
+func (e Evaluator) Valid() bool { return slices.Contains(Evaluators, e) }
+
+// Kind is the only kind of dataset e scores, or "" when it scores every kind.
+func (e Evaluator) Kind() store.Kind {
+	switch e {
+	case EvalExactMatch:
+		return store.KindMCQ
+	case EvalNumericMatch:
+		return store.KindMath
+	case EvalCodeExecution:
+		return store.KindCode
+	}
+	return ""
+}
+
+// CheckEvaluators refuses a list of evaluators that cannot score a dataset
+// of kind: an empty list, an unknown evaluator, or one made for another kind.
+// Its error is a *store.Error (EINVALID) a page can show.
+func CheckEvaluators(list []Evaluator, kind store.Kind) error {
+	if len(list) == 0 {
+		return store.Errorf(store.EINVALID, "evaluators: choose at least one")
+	}
+	for _, ev := range list {
+		switch {
+		case !ev.Valid():
+			return store.Errorf(store.EINVALID, "evaluators: unknown evaluator %q (want one of %s)", ev, joinEvaluators())
+		case ev.Kind() != "" && ev.Kind() != kind:
+			return store.Errorf(store.EINVALID, "evaluators: %s scores %s datasets, and this dataset is %s", ev, ev.Kind(), kind)
+		}
+	}
+	return nil
+}
 
 // DefaultEvaluators returns the evaluators used for a dataset of kind k when
 // the config names none.
@@ -158,6 +196,11 @@ type Retry struct {
 type Price struct {
 	InputPerMTok  float64 `yaml:"input_per_mtok" json:"input_per_mtok"`
 	OutputPerMTok float64 `yaml:"output_per_mtok" json:"output_per_mtok"`
+}
+
+// Cost is what a call of in and out tokens costs at this price, in USD.
+func (p Price) Cost(in, out int) float64 {
+	return (float64(in)*p.InputPerMTok + float64(out)*p.OutputPerMTok) / 1e6
 }
 
 // CodeExecution configures the code_execution evaluator.

@@ -16,6 +16,10 @@ import (
 	"assay/store"
 )
 
+// DefaultKeyEnv names the variable of OpenAI's key, assumed for an agent or
+// judge that names neither a base_url nor a variable.
+const DefaultKeyEnv = "OPENAI_API_KEY"
+
 // The defaults of keys a file may leave out.
 const (
 	defaultRepetitions    = 3   // k-eval's default
@@ -26,7 +30,6 @@ const (
 	defaultJudgeTimeout   = 120 // seconds for one judge call
 	defaultJudgeSeed      = 42  //
 	defaultCodeTimeout    = 10  // seconds for one test run
-	defaultOpenAIKeyEnv   = "OPENAI_API_KEY"
 	defaultBackoffSeconds = 1.0
 	defaultBackoffFactor  = 2.0
 )
@@ -87,7 +90,7 @@ func Parse(data []byte, filename, dir string, getenv func(string) string) (*Conf
 // build decodes doc over the defaults and completes what depends on the
 // file as a whole.
 func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*Config, *decoder) {
-	c := defaults()
+	c := Defaults()
 	d := &decoder{file: filename, getenv: getenv, lines: map[string]int{}, refs: map[string]ref{}}
 	d.decode(doc, reflect.ValueOf(c).Elem(), "", false)
 	c.Dir = dir
@@ -95,10 +98,10 @@ func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*C
 		c.Name = strings.TrimSuffix(filepath.Base(filename), filepath.Ext(filename))
 	}
 	if c.Agent.Type == AgentOpenAI && c.Agent.BaseURL == "" && c.Agent.APIKeyEnv == "" {
-		c.Agent.APIKeyEnv = defaultOpenAIKeyEnv
+		c.Agent.APIKeyEnv = DefaultKeyEnv
 	}
 	if c.Judge.BaseURL == "" && c.Judge.APIKeyEnv == "" {
-		c.Judge.APIKeyEnv = defaultOpenAIKeyEnv
+		c.Judge.APIKeyEnv = DefaultKeyEnv
 	}
 	c.Dataset.Path = resolvePath(dir, c.Dataset.Path)
 	for i, s := range c.MCPServers {
@@ -114,10 +117,11 @@ func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*C
 	return c, d
 }
 
-// defaults returns the config of an empty file. The key of the OpenAI API
+// Defaults returns the config of an empty file: the one table of defaults,
+// which the run form starts from too. The key of the OpenAI API
 // (OPENAI_API_KEY) is only assumed for agents and judges without a base_url,
 // so that key is never sent to another server unless a file says so.
-func defaults() *Config {
+func Defaults() *Config {
 	return &Config{
 		Agent: Agent{MaxTurns: defaultMaxTurns, TimeoutSeconds: defaultAgentTimeout},
 		Judge: Judge{Seed: defaultJudgeSeed, TimeoutSeconds: defaultJudgeTimeout},

@@ -131,7 +131,7 @@ func skipResolve(path string) bool {
 // Stored decodes the config a run stored, over the defaults of an empty
 // file, so that a run stored before a setting existed gets its default.
 func Stored(raw []byte) (*Config, error) {
-	c := defaults()
+	c := Defaults()
 	if err := json.Unmarshal(raw, c); err != nil {
 		return nil, fmt.Errorf("run config: %w", err)
 	}
