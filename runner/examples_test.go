@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"assay/runner"
+	"assay/report"
 	"assay/runner/config"
 	"assay/store"
 	"assay/store/ingest"
@@ -25,7 +25,7 @@ func TestShippedExamplesLoadAndRun(t *testing.T) {
 		r, _ := f.db.Run(context.Background(), run.ID)
 		t.Fatalf("status %s, err %v: %s", status, err, r.Error)
 	}
-	s, _ := runner.Summarize(context.Background(), f.db, run.ID)
+	s, _ := report.Summarize(context.Background(), f.db, run.ID)
 	if s.Results != 8*2*3 || len(s.Conditions[0].Metrics) != 3 {
 		t.Fatalf("summary %+v", s)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	files "assay/internal/fixture"
-	"assay/runner"
+	"assay/report"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -90,7 +90,7 @@ func scoresEachKind(t *testing.T, path, key, evaluator string, answer, wrong fun
 	if err != nil || status != store.RunCompleted {
 		t.Fatalf("status %s, err %v", status, err)
 	}
-	s, _ := runner.Summarize(context.Background(), f.db, run.ID)
+	s, _ := report.Summarize(context.Background(), f.db, run.ID)
 	want := float64((len(rows)+1)/2) / float64(len(rows))
 	for _, c := range s.Conditions {
 		if len(c.Metrics) != 1 || c.Metrics[0].Evaluator != evaluator || c.Metrics[0].Mean != want {

@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	openai "github.com/sashabaranov/go-openai"
 
-	"assay/runner"
+	"assay/report"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -84,7 +84,7 @@ func TestToolConditionsRecordTracesAndGuards(t *testing.T) {
 			}
 		}
 	}
-	s, _ := runner.Summarize(context.Background(), f.db, run.ID)
+	s, _ := report.Summarize(context.Background(), f.db, run.ID)
 	for _, c := range s.Conditions {
 		if c.Name == "with-docs" && (c.ToolCalls != 6 || c.ToolErrors != 3) {
 			t.Errorf("with-docs: %d tool calls, %d errors; want 6 and 3", c.ToolCalls, c.ToolErrors)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"assay/report"
 	"assay/runner"
 	"assay/runner/config"
 	"assay/runner/llm/llmtest"
@@ -112,7 +113,7 @@ func TestRunScoresEveryTaskOnce(t *testing.T) {
 			t.Fatalf("judgement should keep claims and raw output: %+v", r.Judgements[0])
 		}
 	}
-	s, err := runner.Summarize(context.Background(), f.db, run.ID)
+	s, err := report.Summarize(context.Background(), f.db, run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestRunSurvivesFaultsAndRecordsErrors(t *testing.T) {
 	if err != nil || status != store.RunCompleted {
 		t.Fatalf("status %s, err %v", status, err)
 	}
-	s, _ := runner.Summarize(context.Background(), f.db, run.ID)
+	s, _ := report.Summarize(context.Background(), f.db, run.ID)
 	if s.Results != 60 {
 		t.Fatalf("every task needs a result despite faults, got %d", s.Results)
 	}
@@ -179,7 +180,7 @@ prices: {agent-model: {input_per_mtok: 10, output_per_mtok: 30}, judge-model: {i
 	if err != nil || status != store.RunBudgetExhausted {
 		t.Fatalf("status %s, err %v", status, err)
 	}
-	s, _ := runner.Summarize(context.Background(), f.db, run.ID)
+	s, _ := report.Summarize(context.Background(), f.db, run.ID)
 	if s.Results == 0 || s.Results >= 60 || s.CostUSD < 0.001 {
 		t.Fatalf("want some but not all results and the budget spent: %d results, $%f", s.Results, s.CostUSD)
 	}
@@ -296,7 +297,7 @@ func TestConfidenceIntervalStaysOnTheScale(t *testing.T) {
 	if _, err := f.m.Execute(context.Background(), run.ID); err != nil {
 		t.Fatal(err)
 	}
-	s, _ := runner.Summarize(context.Background(), f.db, run.ID)
+	s, _ := report.Summarize(context.Background(), f.db, run.ID)
 	for _, c := range s.Conditions {
 		for _, m := range c.Metrics {
 			if m.CI95[0] < 1 || m.CI95[1] > 5 || m.CI95[0] > m.Mean || m.CI95[1] < m.Mean {

@@ -28,13 +28,14 @@ type DB struct {
 
 // Open opens (creating if needed) the database file at path and applies migrations.
 func Open(ctx context.Context, path string) (*DB, error) {
-	dsn := dsnFor(path)
-	write, err := sql.Open("sqlite", dsn)
+	write, err := sql.Open("sqlite", dsnFor(path, "immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	write.SetMaxOpenConns(1)
-	read, err := sql.Open("sqlite", dsn+"&_pragma=query_only(1)")
+	// Reads begin deferred: a read transaction takes no write lock, and sees
+	// one snapshot of the database however many queries it makes.
+	read, err := sql.Open("sqlite", dsnFor(path, "deferred")+"&_pragma=query_only(1)")
 	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -48,13 +49,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
-// dsnFor puts the PRAGMAs in the connection string, so every pooled connection gets them.
-func dsnFor(path string) string {
+// dsnFor puts the PRAGMAs in the connection string, so every pooled
+// connection gets them; txlock is how its transactions begin.
+func dsnFor(path, txlock string) string {
 	q := url.Values{}
 	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(ON)", "synchronous(NORMAL)"} {
 		q.Add("_pragma", p)
 	}
-	q.Set("_txlock", "immediate")
+	q.Set("_txlock", txlock)
 	return "file:" + path + "?" + q.Encode()
 }
 
@@ -112,6 +114,22 @@ func (db *DB) applyMigration(ctx context.Context, name string) error {
 		return fmt.Errorf("migration %s: %w", version, err)
 	}
 	return tx.Commit()
+}
+
+// beginRead opens a read-only transaction on the read pool: the queries
+// made in it see one snapshot.
+func (db *DB) beginRead(ctx context.Context) (*sql.Tx, error) {
+	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("begin read: %w", err)
+	}
+	return tx, nil
+}
+
+// querier is a transaction or a pool.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // beginWrite opens a transaction on the single write connection.

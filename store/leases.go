@@ -76,12 +76,7 @@ func (l *Lease) describe(runID int64, now time.Time) string {
 		now.Sub(l.HeartbeatAt).Round(time.Second), l.ExpiresAt.Local().Format("15:04:05"))
 }
 
-// queryRower is a transaction or a pool.
-type queryRower interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-func findLease(ctx context.Context, tx queryRower, runID int64) (*Lease, error) {
+func findLease(ctx context.Context, tx querier, runID int64) (*Lease, error) {
 	l := &Lease{RunID: runID}
 	var acquired, beat, expires string
 	err := tx.QueryRowContext(ctx, `SELECT holder, host, pid, program, acquired_at, heartbeat_at, expires_at

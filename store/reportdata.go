@@ -26,24 +26,28 @@ type resultKey struct {
 }
 
 // ReportData returns every score of a run and its per-condition totals: the
-// same figures as RunScores and RunProgress, in three index-only scans
-// instead of joins over the wide rows. A result saved while the scans run
-// may be counted in the totals and not in the scores, never the reverse
-// half of one result.
+// same figures as RunScores and RunProgress, in index-only scans instead of
+// joins over the wide rows, all in one read transaction, so that totals and
+// scores describe the same moment.
 func (db *DB) ReportData(ctx context.Context, runID int64) (*ReportData, error) {
-	results, totals, err := db.reportResults(ctx, runID)
+	tx, err := db.beginRead(ctx)
 	if err != nil {
 		return nil, err
 	}
-	evaluators, err := db.reportJudgements(ctx, runID, results, totals)
+	defer tx.Rollback()
+	results, totals, err := reportResults(ctx, tx, runID)
 	if err != nil {
 		return nil, err
 	}
-	scores, err := db.reportScores(ctx, runID, results, evaluators)
+	evaluators, err := reportJudgements(ctx, tx, runID, results, totals)
 	if err != nil {
 		return nil, err
 	}
-	if err := db.reportToolCalls(ctx, runID, totals); err != nil {
+	scores, err := reportScores(ctx, tx, runID, results, evaluators)
+	if err != nil {
+		return nil, err
+	}
+	if err := reportToolCalls(ctx, tx, runID, totals); err != nil {
 		return nil, err
 	}
 	out := &ReportData{Scores: scores}
@@ -53,8 +57,8 @@ func (db *DB) ReportData(ctx context.Context, runID int64) (*ReportData, error) 
 	return out, nil
 }
 
-func (db *DB) reportResults(ctx context.Context, runID int64) (map[int64]resultKey, map[string]*ConditionProgress, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT id, sample_id, condition, repetition, error != '', tokens_in,
+func reportResults(ctx context.Context, tx querier, runID int64) (map[int64]resultKey, map[string]*ConditionProgress, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, sample_id, condition, repetition, error != '', tokens_in,
 		tokens_out, cost_usd, latency_ms, attempts > 1 FROM results INDEXED BY results_report WHERE run_id = ?`, runID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("report results: %w", err)
@@ -94,9 +98,9 @@ func (db *DB) reportResults(ctx context.Context, runID int64) (map[int64]resultK
 
 // reportJudgements adds the judges' tokens, cost and errors to the totals and
 // returns the evaluator of each judgement.
-func (db *DB) reportJudgements(ctx context.Context, runID int64, results map[int64]resultKey,
+func reportJudgements(ctx context.Context, tx querier, runID int64, results map[int64]resultKey,
 	totals map[string]*ConditionProgress) (map[int64]string, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT id, result_id, evaluator, error != '', tokens_in, tokens_out, cost_usd
+	rows, err := tx.QueryContext(ctx, `SELECT id, result_id, evaluator, error != '', tokens_in, tokens_out, cost_usd
 		FROM judgements INDEXED BY judgements_report WHERE run_id = ?`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("report judgements: %w", err)
@@ -126,9 +130,9 @@ func (db *DB) reportJudgements(ctx context.Context, runID int64, results map[int
 	return evaluators, rows.Err()
 }
 
-func (db *DB) reportScores(ctx context.Context, runID int64, results map[int64]resultKey,
+func reportScores(ctx context.Context, tx querier, runID int64, results map[int64]resultKey,
 	evaluators map[int64]string) ([]ScoreRow, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT result_id, judgement_id, metric, value
+	rows, err := tx.QueryContext(ctx, `SELECT result_id, judgement_id, metric, value
 		FROM scores INDEXED BY scores_report WHERE run_id = ?`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("report scores: %w", err)
@@ -248,8 +252,8 @@ func (db *DB) ResultsStamp(ctx context.Context, runID int64) (count int, last in
 
 // reportToolCalls adds each condition's MCP tool calls and failed calls,
 // reading only the results that have any.
-func (db *DB) reportToolCalls(ctx context.Context, runID int64, totals map[string]*ConditionProgress) error {
-	rows, err := db.read.QueryContext(ctx, `SELECT condition, sum(json_array_length(tool_calls)),
+func reportToolCalls(ctx context.Context, tx querier, runID int64, totals map[string]*ConditionProgress) error {
+	rows, err := tx.QueryContext(ctx, `SELECT condition, sum(json_array_length(tool_calls)),
 		sum((SELECT count(*) FROM json_each(tool_calls) WHERE json_extract(value, '$.is_error')))
 		FROM results INDEXED BY results_with_tools WHERE run_id = ? AND tool_calls != '[]' GROUP BY condition`, runID)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 )
 
@@ -20,29 +19,38 @@ type MetricName struct {
 	Metric    string
 }
 
-// MetricStat is one metric's scores for one sample under one condition.
-type MetricStat struct {
+// MetricSums are one metric's scores for one sample under one condition:
+// their count, sum and sum of squares, from which report takes the mean and
+// the standard deviation over repetitions.
+type MetricSums struct {
 	MetricName
-	Mean float64
-	Std  float64 // sample standard deviation over the scores (repetitions); 0 with one score
-	N    int
+	N     int
+	Sum   float64
+	SumSq float64
 }
 
-// SampleCondition is one sample under one condition of a run, its repetitions folded together.
-type SampleCondition struct {
+// SampleCounts are what one sample under one condition of a run counts,
+// its repetitions folded together.
+type SampleCounts struct {
 	SampleKey
 	Ordinal     int
 	Name        string // the dataset's own id of the sample
 	Results     int
-	Errors      int          // results that ended in an agent error
-	JudgeErrors int          // judgements that ended in an error
-	Claims      int          // unverified claims over every judgement
-	Metrics     []MetricStat // in the order of SampleStats.Metrics; a metric without a score is left out
+	Errors      int // results that ended in an agent error
+	JudgeErrors int // judgements that ended in an error
+	Claims      int // unverified claims over every judgement
+}
+
+// SampleCondition is one sample under one condition of a run: its counts
+// and the sums of its scores.
+type SampleCondition struct {
+	SampleCounts
+	Metrics []MetricSums // a metric without a score is left out
 }
 
 // SampleStats are a run's results folded per sample and condition.
 type SampleStats struct {
-	Metrics []MetricName      // in the order the evaluators first gave them
+	Metrics []MetricName      // every metric scored, in the order the scan met them
 	Rows    []SampleCondition // in dataset order, then by condition name
 }
 
@@ -51,15 +59,9 @@ type sampleFold struct {
 	stats      *SampleStats
 	byResult   map[int64]int32    // result id → row
 	evaluators map[int64]string   // judgement id → evaluator
-	sums       [][]metricSum      // row → metric index → sums
+	sums       [][]MetricSums     // row → metric index → sums
 	metrics    map[MetricName]int // metric → index in names
 	names      []MetricName
-	first      []int64 // metric index → id of its first score
-}
-
-type metricSum struct {
-	n          int
-	sum, sumSq float64
 }
 
 // SampleStats folds a run's results, judgements and scores per sample and
@@ -70,13 +72,18 @@ type metricSum struct {
 func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error) {
 	f := &sampleFold{stats: &SampleStats{}, byResult: map[int64]int32{}, evaluators: map[int64]string{},
 		metrics: map[MetricName]int{}}
-	if err := db.foldResults(ctx, runID, f); err != nil {
+	tx, err := db.beginRead(ctx)
+	if err != nil {
 		return nil, err
 	}
-	if err := db.foldJudgements(ctx, runID, f); err != nil {
+	defer tx.Rollback()
+	if err := foldResults(ctx, tx, runID, f); err != nil {
 		return nil, err
 	}
-	if err := db.foldScores(ctx, runID, f); err != nil {
+	if err := foldJudgements(ctx, tx, runID, f); err != nil {
+		return nil, err
+	}
+	if err := foldScores(ctx, tx, runID, f); err != nil {
 		return nil, err
 	}
 	f.finish()
@@ -84,12 +91,12 @@ func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error
 }
 
 // foldResults makes one row per (sample, condition) and counts its results and errors.
-func (db *DB) foldResults(ctx context.Context, runID int64, f *sampleFold) error {
-	names, err := db.sampleNames(ctx, runID)
+func foldResults(ctx context.Context, tx querier, runID int64, f *sampleFold) error {
+	names, err := sampleNames(ctx, tx, runID)
 	if err != nil {
 		return err
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT id, sample_id, condition, error != ''
+	rows, err := tx.QueryContext(ctx, `SELECT id, sample_id, condition, error != ''
 		FROM results INDEXED BY results_report WHERE run_id = ?`, runID)
 	if err != nil {
 		return fmt.Errorf("sample stats: %w", err)
@@ -108,7 +115,7 @@ func (db *DB) foldResults(ctx context.Context, runID int64, f *sampleFold) error
 			i = int32(len(f.stats.Rows))
 			index[k] = i
 			n := names[k.SampleID]
-			f.stats.Rows = append(f.stats.Rows, SampleCondition{SampleKey: k, Ordinal: n.ordinal, Name: n.name})
+			f.stats.Rows = append(f.stats.Rows, SampleCondition{SampleCounts: SampleCounts{SampleKey: k, Ordinal: n.ordinal, Name: n.name}})
 		}
 		f.byResult[id] = i
 		f.stats.Rows[i].Results++
@@ -123,8 +130,8 @@ type sampleName struct {
 }
 
 // sampleNames returns the position and the dataset's own id of every sample of a run's dataset.
-func (db *DB) sampleNames(ctx context.Context, runID int64) (map[int64]sampleName, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT id, ordinal, sample_id FROM samples
+func sampleNames(ctx context.Context, tx querier, runID int64) (map[int64]sampleName, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, ordinal, sample_id FROM samples
 		WHERE dataset_id = (SELECT dataset_id FROM runs WHERE id = ?)`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("sample names: %w", err)
@@ -143,8 +150,8 @@ func (db *DB) sampleNames(ctx context.Context, runID int64) (map[int64]sampleNam
 }
 
 // foldJudgements counts judge errors and notes each judgement's evaluator.
-func (db *DB) foldJudgements(ctx context.Context, runID int64, f *sampleFold) error {
-	rows, err := db.read.QueryContext(ctx, `SELECT id, result_id, evaluator, error != ''
+func foldJudgements(ctx context.Context, tx querier, runID int64, f *sampleFold) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, result_id, evaluator, error != ''
 		FROM judgements INDEXED BY judgements_report WHERE run_id = ?`, runID)
 	if err != nil {
 		return fmt.Errorf("sample judgements: %w", err)
@@ -165,12 +172,12 @@ func (db *DB) foldJudgements(ctx context.Context, runID int64, f *sampleFold) er
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("sample judgements: %w", err)
 	}
-	return db.foldClaims(ctx, runID, f)
+	return foldClaims(ctx, tx, runID, f)
 }
 
 // foldClaims counts unverified claims, reading only the judgements that have some.
-func (db *DB) foldClaims(ctx context.Context, runID int64, f *sampleFold) error {
-	rows, err := db.read.QueryContext(ctx, `SELECT result_id, json_array_length(unverified_claims)
+func foldClaims(ctx context.Context, tx querier, runID int64, f *sampleFold) error {
+	rows, err := tx.QueryContext(ctx, `SELECT result_id, json_array_length(unverified_claims)
 		FROM judgements INDEXED BY judgements_claims WHERE run_id = ? AND unverified_claims != '[]'`, runID)
 	if err != nil {
 		return fmt.Errorf("sample claims: %w", err)
@@ -190,72 +197,57 @@ func (db *DB) foldClaims(ctx context.Context, runID int64, f *sampleFold) error 
 }
 
 // foldScores sums each metric's scores per row.
-func (db *DB) foldScores(ctx context.Context, runID int64, f *sampleFold) error {
-	rows, err := db.read.QueryContext(ctx, `SELECT id, result_id, judgement_id, metric, value
+func foldScores(ctx context.Context, tx querier, runID int64, f *sampleFold) error {
+	rows, err := tx.QueryContext(ctx, `SELECT result_id, judgement_id, metric, value
 		FROM scores INDEXED BY scores_report WHERE run_id = ?`, runID)
 	if err != nil {
 		return fmt.Errorf("sample scores: %w", err)
 	}
 	defer rows.Close()
-	f.sums = make([][]metricSum, len(f.stats.Rows))
+	f.sums = make([][]MetricSums, len(f.stats.Rows))
 	for rows.Next() {
-		var id, resultID, judgementID int64
+		var resultID, judgementID int64
 		var m MetricName
 		var v float64
-		if err := rows.Scan(&id, &resultID, &judgementID, &m.Metric, &v); err != nil {
+		if err := rows.Scan(&resultID, &judgementID, &m.Metric, &v); err != nil {
 			return fmt.Errorf("sample scores: %w", err)
 		}
 		var ok bool
 		if m.Evaluator, ok = f.evaluators[judgementID]; !ok {
 			continue // its judgement was saved after the scan of judgements
 		}
-		f.add(f.byResult[resultID], m, id, v)
+		f.add(f.byResult[resultID], m, v)
 	}
 	return rows.Err()
 }
 
-func (f *sampleFold) add(row int32, m MetricName, scoreID int64, v float64) {
+func (f *sampleFold) add(row int32, m MetricName, v float64) {
 	k, ok := f.metrics[m]
 	if !ok {
 		k = len(f.metrics)
 		f.metrics[m] = k
-		f.first = append(f.first, scoreID)
 		f.names = append(f.names, m)
 	}
-	f.first[k] = min(f.first[k], scoreID)
 	sums := f.sums[row]
 	for len(sums) <= k {
-		sums = append(sums, metricSum{})
+		sums = append(sums, MetricSums{})
 	}
-	sums[k].n++
-	sums[k].sum += v
-	sums[k].sumSq += v * v
+	sums[k].MetricName = m
+	sums[k].N++
+	sums[k].Sum += v
+	sums[k].SumSq += v * v
 	f.sums[row] = sums
 }
 
-// finish turns the sums into means and standard deviations, and puts the rows
-// in dataset order and the metrics in the order of their first scores, which
-// is the order of the run's evaluators and of each judge's rubric.
+// finish keeps each row's sums of the metrics it has, and puts the rows in
+// dataset order.
 func (f *sampleFold) finish() {
-	order := make([]int, len(f.names))
-	for k := range order {
-		order[k] = k
-	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(f.first[a], f.first[b]) })
-	for _, k := range order {
-		f.stats.Metrics = append(f.stats.Metrics, f.names[k])
-	}
+	f.stats.Metrics = f.names
 	for i, sums := range f.sums {
-		for _, k := range order {
-			if k >= len(sums) || sums[k].n == 0 {
-				continue
+		for _, s := range sums {
+			if s.N > 0 {
+				f.stats.Rows[i].Metrics = append(f.stats.Rows[i].Metrics, s)
 			}
-			s := sums[k]
-			m := MetricStat{MetricName: f.names[k], N: s.n, Mean: s.sum / float64(s.n)}
-			if s.n > 1 {
-				m.Std = math.Sqrt(max(0, (s.sumSq-float64(s.n)*m.Mean*m.Mean)/float64(s.n-1)))
-			}
-			f.stats.Rows[i].Metrics = append(f.stats.Rows[i].Metrics, m)
 		}
 	}
 	slices.SortFunc(f.stats.Rows, func(a, b SampleCondition) int {

@@ -1,12 +1,11 @@
 package web
 
 import (
+	"assay/report"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
-
-	"assay/runner"
 )
 
 // RunJSON is a run as the API lists it.
@@ -56,7 +55,7 @@ func (s *Server) apiRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sum, err := runner.Summarize(c.Request().Context(), s.db, id)
+	sum, err := report.Summarize(c.Request().Context(), s.db, id)
 	if err != nil {
 		return err
 	}
@@ -74,7 +73,7 @@ func (s *Server) apiCancelRun(c echo.Context) error {
 	if err := s.runner.Cancel(ctx, run.ID); err != nil {
 		return err
 	}
-	sum, err := runner.Summarize(ctx, s.db, run.ID)
+	sum, err := report.Summarize(ctx, s.db, run.ID)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"assay/report"
+	"assay/runner/config"
 	"assay/templates"
 )
 
@@ -71,25 +73,25 @@ func yAxis(name string, extra opts.YAxis) opts.YAxis {
 }
 
 // distributionChart shows one metric's scores, conditions side by side.
-func (r *report) distributionChart(i int) templates.ChartView {
-	m := r.metrics[i]
+func (r *viewed) distributionChart(i int) templates.ChartView {
+	m := r.Metrics[i]
 	bar := charts.NewBar()
-	title := fmt.Sprintf("%s: share of scores at each value", metricLabel(m))
+	title := fmt.Sprintf("%s: share of scores at each value", m.Label())
 	caption := "Bars: the share of a condition's scores (every repetition) at each value; conditions side by side."
-	if m.Scale == scaleUnit {
-		title = fmt.Sprintf("%s: histogram of scores", metricLabel(m))
+	if m.Scale == config.ScaleUnit {
+		title = fmt.Sprintf("%s: histogram of scores", m.Label())
 		caption = "Each bar: the share of a condition's scores (every repetition) in a tenth of the 0–1 range."
 	}
 	axis := "score"
-	if m.Scale == scaleUnit {
+	if m.Scale == config.ScaleUnit {
 		axis = "score, by tenths (0.3: from 0.3 to under 0.4)"
 	}
 	bar.SetGlobalOptions(append(common(title, m.Scale.String()+" scale", "axis"),
 		charts.WithXAxisOpts(xAxis(axis, opts.XAxis{AxisLabel: &opts.AxisLabel{Interval: "0"}})),
 		charts.WithYAxisOpts(yAxis("% of scores", opts.YAxis{Min: 0})))...)
 	var bins []string
-	for _, c := range r.conditions {
-		b, shares := distribution(m.Scale, r.samples[i][c])
+	for _, c := range r.Conditions {
+		b, shares := report.Distribution(m.Scale, r.Samples(i, c))
 		bins = b
 		bar.AddSeries(c, barData(shares), charts.WithSeriesOpts(narrowBars))
 	}
@@ -98,7 +100,7 @@ func (r *report) distributionChart(i int) templates.ChartView {
 }
 
 // passRateChart shows every pass/fail metric's pass rate, conditions side by side.
-func (r *report) passRateChart(metrics []int) templates.ChartView {
+func (r *viewed) passRateChart(metrics []int) templates.ChartView {
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(common("Pass rate per condition", "share of results that passed", "axis"),
 		charts.WithXAxisOpts(metricAxis()),
@@ -108,10 +110,10 @@ func (r *report) passRateChart(metrics []int) templates.ChartView {
 	for _, i := range metrics {
 		labels = append(labels, names[i])
 	}
-	for _, c := range r.conditions {
+	for _, c := range r.Conditions {
 		rates := make([]float64, len(metrics))
 		for j, i := range metrics {
-			_, shares := distribution(scalePass, r.samples[i][c])
+			_, shares := report.Distribution(config.ScalePass, r.Samples(i, c))
 			rates[j] = shares[1]
 		}
 		bar.AddSeries(c, barData(rates), charts.WithSeriesOpts(narrowBars))
@@ -131,25 +133,18 @@ func barData(values []float64) []opts.BarData {
 	return out
 }
 
-func metricLabel(m metricInfo) string {
-	if m.Name == m.Evaluator {
-		return m.Name
-	}
-	return m.Evaluator + " · " + m.Name
-}
-
 // axisLabels names the metrics along an axis: by metric name alone unless
 // two evaluators give metrics of the same name.
-func (r *report) axisLabels() []string {
+func (r *viewed) axisLabels() []string {
 	seen := map[string]int{}
-	for _, m := range r.metrics {
+	for _, m := range r.Metrics {
 		seen[m.Name]++
 	}
-	out := make([]string, len(r.metrics))
-	for i, m := range r.metrics {
+	out := make([]string, len(r.Metrics))
+	for i, m := range r.Metrics {
 		out[i] = m.Name
 		if seen[m.Name] > 1 {
-			out[i] = metricLabel(m)
+			out[i] = m.Label()
 		}
 	}
 	return out

@@ -7,17 +7,19 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"assay/report"
+	"assay/runner/config"
 	"assay/templates"
 )
 
 // pairedCharts plot each sample's mean score under b against a: one chart
 // per scale, a series per metric, and the diagonal where they are equal.
-func (r *report) pairedCharts(a, b string) []templates.ChartView {
+func (r *viewed) pairedCharts(a, b string) []templates.ChartView {
 	var out []templates.ChartView
-	for _, sc := range []scale{scaleLikert, scaleUnit, scalePass} {
+	for _, sc := range []config.Scale{config.ScaleLikert, config.ScaleUnit, config.ScalePass} {
 		sp := charts.NewScatter()
 		lo, hi := 0.0, 1.0
-		if sc == scaleLikert {
+		if sc == config.ScaleLikert {
 			lo, hi = 1, 5
 		}
 		sp.SetGlobalOptions(append(common(fmt.Sprintf("Per-sample mean score: %s against %s", b, a),
@@ -26,17 +28,17 @@ func (r *report) pairedCharts(a, b string) []templates.ChartView {
 			charts.WithYAxisOpts(yAxis("B: "+b, opts.YAxis{Type: "value", Min: lo, Max: hi})),
 			charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: "{a}<br/>A {@[0]} · B {@[1]}<br/>samples here: {@[2]}"}))...)
 		shown := map[string]bool{}
-		for i, m := range r.metrics {
+		for i, m := range r.Metrics {
 			if m.Scale != sc {
 				continue
 			}
-			pts := pairedPoints(r.means(i, a), r.means(i, b))
+			pts := report.PairedPoints(r.Means(i, a), r.Means(i, b))
 			opt := []charts.SeriesOpts{charts.WithItemStyleOpts(opts.ItemStyle{Color: metricColors[len(shown)%len(metricColors)], Opacity: opts.Float(0.8)})}
 			if len(shown) == 0 {
 				opt = append(opt, diagonal(lo, hi))
 			}
-			shown[metricLabel(m)] = len(shown) == 0
-			sp.AddSeries(metricLabel(m), scatterData(pts), opt...)
+			shown[m.Label()] = len(shown) == 0
+			sp.AddSeries(m.Label(), scatterData(pts), opt...)
 		}
 		if len(shown) == 0 {
 			continue
@@ -66,7 +68,7 @@ func diagonal(lo, hi float64) charts.SeriesOpts {
 	}
 }
 
-func scatterData(pts []point) []opts.ScatterData {
+func scatterData(pts []report.Point) []opts.ScatterData {
 	most := 1
 	for _, p := range pts {
 		most = max(most, p.Count)
@@ -88,10 +90,10 @@ func dotSize(n, most int) int {
 }
 
 // costChart places each condition at (its cost, its quality).
-func (r *report) costChart() templates.ChartView {
+func (r *viewed) costChart() templates.ChartView {
 	sp := charts.NewScatter()
 	maxCost := 0.0
-	for _, c := range r.summary.Conditions {
+	for _, c := range r.Summary.Conditions {
 		maxCost = max(maxCost, c.CostUSD)
 	}
 	sp.SetGlobalOptions(append(common("Cost against quality per condition",
@@ -99,12 +101,12 @@ func (r *report) costChart() templates.ChartView {
 		charts.WithXAxisOpts(xAxis("cost, USD (agent and judge)", opts.XAxis{Type: "value", Min: 0, Max: niceMax(1.25 * maxCost)})),
 		charts.WithYAxisOpts(yAxis("quality (0–1)", opts.YAxis{Type: "value", Min: 0, Max: 1})),
 		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: "{a}<br/>cost ${@[0]}<br/>quality {@[1]}"}))...)
-	for _, c := range r.summary.Conditions {
-		q, ok := r.quality(c)
+	for _, c := range r.Summary.Conditions {
+		q, ok := r.Quality(c)
 		if !ok {
 			continue
 		}
-		sp.AddSeries(c.Name, []opts.ScatterData{{Value: []any{round(c.CostUSD, 6), round(q, 3)}, SymbolSize: 16}},
+		sp.AddSeries(c.Name, []opts.ScatterData{{Value: []any{report.Round(c.CostUSD, 6), report.Round(q, 3)}, SymbolSize: 16}},
 			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "{a}"}),
 			charts.WithLabelLayoutOpts(opts.LabelLayout{MoveOverlap: "shiftY"}))
 	}

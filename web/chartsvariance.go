@@ -4,6 +4,8 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"assay/report"
+	"assay/runner/config"
 	"assay/runner/stats"
 	"assay/templates"
 )
@@ -11,11 +13,11 @@ import (
 // charts lists every chart of a report: score distributions, variance over
 // repetitions, the paired scatter of conditions a and b, and cost against
 // quality. A chart with nothing to draw is left out.
-func (r *report) charts(a, b string) []templates.ChartView {
+func (r *viewed) charts(a, b string) []templates.ChartView {
 	var out []templates.ChartView
 	var pass []int
-	for i, m := range r.metrics {
-		if m.Scale == scalePass {
+	for i, m := range r.Metrics {
+		if m.Scale == config.ScalePass {
 			pass = append(pass, i)
 			continue
 		}
@@ -24,7 +26,7 @@ func (r *report) charts(a, b string) []templates.ChartView {
 	if len(pass) > 0 {
 		out = append(out, r.passRateChart(pass))
 	}
-	if r.hasRepetitions() {
+	if r.HasRepetitions() {
 		out = append(out, r.spreadChart(), r.disagreementChart())
 	}
 	if a != "" && b != "" {
@@ -33,31 +35,18 @@ func (r *report) charts(a, b string) []templates.ChartView {
 	return append(out, r.costChart())
 }
 
-// hasRepetitions reports whether some sample has two scores of a metric, so
-// that a spread over repetitions exists.
-func (r *report) hasRepetitions() bool {
-	for i := range r.metrics {
-		for _, groups := range r.samples[i] {
-			if len(repetitionStds(groups)) > 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // spreadChart is a box plot, per metric and condition, of each sample's
 // standard deviation over its repetitions.
-func (r *report) spreadChart() templates.ChartView {
+func (r *viewed) spreadChart() templates.ChartView {
 	box := charts.NewBoxPlot()
 	box.SetGlobalOptions(append(common("Per-sample standard deviation over repetitions",
 		"box: quartiles over samples · whiskers: min and max", "item"),
 		charts.WithXAxisOpts(metricAxis()),
 		charts.WithYAxisOpts(yAxis("std over repetitions", opts.YAxis{Min: 0})))...)
-	for _, c := range r.conditions {
-		data := make([]opts.BoxPlotData, len(r.metrics))
-		for i := range r.metrics {
-			data[i] = opts.BoxPlotData{Value: fiveNumbers(repetitionStds(r.samples[i][c]))}
+	for _, c := range r.Conditions {
+		data := make([]opts.BoxPlotData, len(r.Metrics))
+		for i := range r.Metrics {
+			data[i] = opts.BoxPlotData{Value: report.FiveNumbers(report.RepetitionStds(r.Samples(i, c)))}
 		}
 		box.AddSeries(c, data)
 	}
@@ -68,27 +57,18 @@ func (r *report) spreadChart() templates.ChartView {
 
 // disagreementChart shows, per metric and condition, the share of samples
 // whose repetitions did not all get the same score.
-func (r *report) disagreementChart() templates.ChartView {
+func (r *viewed) disagreementChart() templates.ChartView {
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(common("Samples whose repetitions disagree", "share of samples with more than one distinct score", "axis"),
 		charts.WithXAxisOpts(metricAxis()),
 		charts.WithYAxisOpts(yAxis("% of samples", opts.YAxis{Min: 0, Max: 100})))...)
-	for _, c := range r.conditions {
-		shares := make([]float64, len(r.metrics))
-		for i := range r.metrics {
-			shares[i] = round(100*stats.Disagreement(values(r.samples[i][c])), 1)
+	for _, c := range r.Conditions {
+		shares := make([]float64, len(r.Metrics))
+		for i := range r.Metrics {
+			shares[i] = report.Round(100*stats.Disagreement(report.Values(r.Samples(i, c))), 1)
 		}
 		bar.AddSeries(c, barData(shares), charts.WithSeriesOpts(narrowBars))
 	}
 	bar.SetXAxis(r.axisLabels())
 	return chartView("chart-disagreement", "A sample disagrees when its repetitions did not all get the same score.", bar)
-}
-
-// values returns the score groups of samples, as the stats package takes them.
-func values(groups []sampleScores) [][]float64 {
-	out := make([][]float64, len(groups))
-	for i, g := range groups {
-		out[i] = g.Values
-	}
-	return out
 }

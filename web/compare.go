@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay/report"
 	"assay/store"
 	"assay/templates"
 )
@@ -37,7 +38,7 @@ func (s *Server) comparePage(c echo.Context) error {
 }
 
 // compareSide loads the report of the run a query parameter names.
-func (s *Server) compareSide(ctx context.Context, param string) (*report, error) {
+func (s *Server) compareSide(ctx context.Context, param string) (*viewed, error) {
 	id, err := strconv.ParseInt(param, 10, 64)
 	if err != nil || id <= 0 {
 		return nil, store.Errorf(store.EINVALID, "Name two runs to compare: /compare?a=RUN&b=RUN.")
@@ -55,15 +56,15 @@ func compareRun(r *store.Run) templates.CompareRun {
 
 // compareConditions compares each condition the runs share on the metrics
 // both have, and lists the samples that regressed in run B.
-func compareConditions(ctx context.Context, db *store.DB, ra, rb *report, v *templates.CompareView) error {
-	var metrics []metricInfo
-	for _, m := range ra.metrics {
-		if rb.metricIndex(m.Evaluator, m.Name) >= 0 {
+func compareConditions(ctx context.Context, db *store.DB, ra, rb *viewed, v *templates.CompareView) error {
+	var metrics []report.Metric
+	for _, m := range ra.Metrics {
+		if rb.MetricIndex(m.Evaluator, m.Name) >= 0 {
 			metrics = append(metrics, m)
 		}
 	}
-	for _, name := range ra.conditions {
-		if !rb.hasCondition(name) {
+	for _, name := range ra.Conditions {
+		if !rb.HasCondition(name) {
 			v.Unmatched = append(v.Unmatched, name+" (only in A)")
 			continue
 		}
@@ -71,21 +72,21 @@ func compareConditions(ctx context.Context, db *store.DB, ra, rb *report, v *tem
 		if len(metrics) == 0 {
 			cc.Paired.Message = "The runs share no metric."
 		} else {
-			sa, sb := ra.sideFor(name, metrics), rb.sideFor(name, metrics)
-			cc.Paired.Rows = comparePaired(metrics, sa, sb)
+			sa, sb := ra.SideFor(name, metrics), rb.SideFor(name, metrics)
+			cc.Paired.Rows = pairedRows(metrics, sa, sb)
 			for _, m := range metrics {
 				cc.Paired.Metrics = append(cc.Paired.Metrics, metricHead(m))
 			}
 			var err error
-			cc.Paired.Gaps, err = gapRows(ctx, db, metrics, gaps(metrics, sa, sb, maxGaps, true), rb.sc.Base)
+			cc.Paired.Gaps, err = gapRows(ctx, db, metrics, report.Gaps(metrics, sa, sb, maxGaps, true), rb.sc.Base)
 			if err != nil {
 				return err
 			}
 		}
 		v.Conditions = append(v.Conditions, cc)
 	}
-	for _, name := range rb.conditions {
-		if !ra.hasCondition(name) {
+	for _, name := range rb.Conditions {
+		if !ra.HasCondition(name) {
 			v.Unmatched = append(v.Unmatched, name+" (only in B)")
 		}
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"assay/runner"
+	"assay/report"
 	"assay/store"
 )
 
@@ -110,7 +110,7 @@ type exportRunHead struct {
 	CreatedAt     time.Time         `json:"created_at"`
 	StartedAt     *time.Time        `json:"started_at"`
 	FinishedAt    *time.Time        `json:"finished_at"`
-	Summary       *runner.Summary   `json:"summary"`
+	Summary       *report.Summary   `json:"summary"`
 }
 
 // exportCondition is a condition's snapshot without the env and headers of
@@ -131,7 +131,7 @@ type exportServer struct {
 	URL       string          `json:"url,omitempty"`
 }
 
-func runHead(sc *reportScope, sum *runner.Summary) exportRunHead {
+func runHead(sc *reportScope, sum *report.Summary) exportRunHead {
 	run := sc.Run
 	h := exportRunHead{ID: run.ID, Name: run.Name, Status: run.Status, Error: run.Error, DatasetSHA256: sc.Dataset.SHA256,
 		Dataset: sc.Dataset.Name, Kind: sc.Dataset.Kind, Repetitions: run.Repetitions, Config: redactConfig(run.Config),

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"assay/report"
 	"assay/store"
 )
 
@@ -91,7 +92,7 @@ func exportJSON(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer)
 		return err
 	}
 	bw := bufio.NewWriter(w)
-	head, err := json.MarshalIndent(runHead(sc, r.summary), "", "  ")
+	head, err := json.MarshalIndent(runHead(sc, r.Summary), "", "  ")
 	if err != nil {
 		return fmt.Errorf("export run: %w", err)
 	}
@@ -135,7 +136,7 @@ func exportCSV(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer) 
 		return fmt.Errorf("export csv: %w", err)
 	}
 	err = db.EachResult(ctx, sc.Run.ID, func(res *store.Result) error {
-		for _, row := range csvRows(r.metrics, res, names[res.SampleID]) {
+		for _, row := range csvRows(r.Metrics, res, names[res.SampleID]) {
 			if err := cw.Write(row); err != nil {
 				return err
 			}
@@ -151,9 +152,9 @@ func exportCSV(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer) 
 
 // csvRows are a result's rows: one per score of each metric, or one with the
 // reason it has none.
-func csvRows(metrics []metricInfo, res *store.Result, name string) [][]string {
+func csvRows(metrics []report.Metric, res *store.Result, name string) [][]string {
 	claims, _ := json.Marshal(toExport(res, name).UnverifiedClaims)
-	base := func(m metricInfo, judgeRep int, value, reasoning, errText string) []string {
+	base := func(m report.Metric, judgeRep int, value, reasoning, errText string) []string {
 		return []string{strconv.FormatInt(res.RunID, 10), textCell(name), strconv.FormatInt(res.SampleID, 10), textCell(res.Condition),
 			strconv.Itoa(res.Repetition), m.Evaluator, m.Name, strconv.Itoa(judgeRep), value, textCell(reasoning), textCell(errText),
 			string(claims), strconv.Itoa(res.TokensIn), strconv.Itoa(res.TokensOut),

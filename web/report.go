@@ -16,7 +16,7 @@ import (
 const maxOtherRuns = 20
 
 // loadReportView resolves a report route's run and builds its report view.
-func (s *Server) loadReportView(c echo.Context, now time.Time) (*reportScope, *report, templates.ReportView, error) {
+func (s *Server) loadReportView(c echo.Context, now time.Time) (*reportScope, *viewed, templates.ReportView, error) {
 	ctx := c.Request().Context()
 	sc, err := s.scope(c)
 	if err != nil {
@@ -41,7 +41,7 @@ func (s *Server) runPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	live := runProgress(sc.Run, r.summary, now)
+	live := runProgress(sc.Run, r.Summary, now)
 	live.CSRF = owner.CSRF
 	page := templates.RunView{Page: s.reportPage(c, sc, sc.Run.Name), Report: v, Owner: owner, Progress: live}
 	return render(c, http.StatusOK, templates.Run(page))

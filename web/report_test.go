@@ -8,7 +8,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"assay/runner"
+	"assay/report"
 	"assay/runner/stats"
 	"assay/store"
 	"assay/web"
@@ -67,7 +67,7 @@ func TestReportSummaryOfAHandCheckedRun(t *testing.T) {
 func TestReportAgreesWithTheRunnerSummary(t *testing.T) {
 	b, db := newServer(t, web.Config{})
 	id, _ := handRunIn(t, db, store.RunCompleted)
-	sum, err := runner.Summarize(context.Background(), db, id)
+	sum, err := report.Summarize(context.Background(), db, id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ type reportCache struct {
 
 type cachedReport struct {
 	stamp reportStamp
-	r     *report
+	r     *viewed
 	used  uint64
 }
 
@@ -36,7 +36,7 @@ func newReportCache(max int) *reportCache {
 	return &reportCache{max: max, entries: map[int64]*cachedReport{}}
 }
 
-func (c *reportCache) get(runID int64, stamp reportStamp) (*report, bool) {
+func (c *reportCache) get(runID int64, stamp reportStamp) (*viewed, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[runID]
@@ -49,7 +49,7 @@ func (c *reportCache) get(runID int64, stamp reportStamp) (*report, bool) {
 }
 
 // put keeps r, forgetting the report used longest ago when full.
-func (c *reportCache) put(runID int64, stamp reportStamp, r *report) {
+func (c *reportCache) put(runID int64, stamp reportStamp, r *viewed) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.entries[runID]; !ok && len(c.entries) >= c.max {
@@ -68,7 +68,7 @@ func (c *reportCache) put(runID int64, stamp reportStamp, r *report) {
 // loadReport returns the report of the scope's run, computed again only when
 // the run has changed. The report is shared between requests: nothing may
 // change it, and each request gets its own copy of the scope.
-func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*report, error) {
+func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, error) {
 	n, last, err := s.db.ResultsStamp(ctx, sc.Run.ID)
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*report, erro
 }
 
 // in returns the report as seen through another scope (owner or share link).
-func (r *report) in(sc *reportScope) *report {
+func (r *viewed) in(sc *reportScope) *viewed {
 	c := *r
 	c.sc = sc
 	return &c

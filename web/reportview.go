@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"time"
 
+	"assay/report"
 	"assay/store"
 	"assay/templates"
 )
@@ -18,22 +19,22 @@ type reportQuery struct{ A, B string }
 
 // pair resolves the compared conditions: the ones asked for when the run has
 // them, else its first two. It returns a reason when there is no comparison.
-func (r *report) pair(q reportQuery) (a, b, reason string) {
+func (r *viewed) pair(q reportQuery) (a, b, reason string) {
 	a, b = q.A, q.B
-	if !r.hasCondition(a) {
+	if !r.HasCondition(a) {
 		a = ""
 	}
-	if !r.hasCondition(b) {
+	if !r.HasCondition(b) {
 		b = ""
 	}
-	if len(r.conditions) < 2 {
+	if len(r.Conditions) < 2 {
 		return "", "", "This run has one condition: there is nothing to compare it with."
 	}
 	if a == "" {
-		a = firstOther(r.conditions, b)
+		a = firstOther(r.Conditions, b)
 	}
 	if b == "" {
-		b = firstOther(r.conditions, a)
+		b = firstOther(r.Conditions, a)
 	}
 	if a == b {
 		return a, b, "Choose two different conditions."
@@ -52,14 +53,14 @@ func firstOther(names []string, not string) string {
 
 // view builds the report's view. static is for the exported file: no links
 // leave it.
-func (r *report) view(ctx context.Context, db *store.DB, q reportQuery, static bool, now time.Time) (templates.ReportView, error) {
+func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static bool, now time.Time) (templates.ReportView, error) {
 	v := templates.ReportView{Base: r.sc.Base, Shared: r.sc.Shared || static, Static: static,
 		Polling: !r.sc.Run.Status.Finished(), Facts: r.facts(now, r.sc.Shared || static), Summary: r.summaryView()}
 	a, b, reason := r.pair(q)
 	if a != "" && b != "" {
 		v.Query = "?" + url.Values{"a": {a}, "b": {b}}.Encode()
 	}
-	v.Paired = templates.PairedView{Conditions: r.conditions, A: a, B: b, Message: reason}
+	v.Paired = templates.PairedView{Conditions: r.Conditions, A: a, B: b, Message: reason}
 	if reason != "" {
 		a, b = "", ""
 	} else if err := r.pairedView(ctx, db, &v.Paired, static); err != nil {
@@ -70,10 +71,10 @@ func (r *report) view(ctx context.Context, db *store.DB, q reportQuery, static b
 }
 
 // pairedView fills the comparison of B with A and the samples with the largest gaps.
-func (r *report) pairedView(ctx context.Context, db *store.DB, p *templates.PairedView, static bool) error {
-	sa, sb := r.side(p.A), r.side(p.B)
-	p.Rows = comparePaired(r.metrics, sa, sb)
-	for _, m := range r.metrics {
+func (r *viewed) pairedView(ctx context.Context, db *store.DB, p *templates.PairedView, static bool) error {
+	sa, sb := r.Side(p.A), r.Side(p.B)
+	p.Rows = pairedRows(r.Metrics, sa, sb)
+	for _, m := range r.Metrics {
 		p.Metrics = append(p.Metrics, metricHead(m))
 	}
 	base := r.sc.Base
@@ -81,13 +82,13 @@ func (r *report) pairedView(ctx context.Context, db *store.DB, p *templates.Pair
 		base = ""
 	}
 	var err error
-	p.Gaps, err = gapRows(ctx, db, r.metrics, gaps(r.metrics, sa, sb, maxGaps, false), base)
+	p.Gaps, err = gapRows(ctx, db, r.Metrics, report.Gaps(r.Metrics, sa, sb, maxGaps, false), base)
 	return err
 }
 
 // facts is the report's header; a shared one names no key variable or base URL.
-func (r *report) facts(now time.Time, shared bool) templates.ReportFacts {
-	run, sum := r.sc.Run, r.summary
+func (r *viewed) facts(now time.Time, shared bool) templates.ReportFacts {
+	run, sum := r.sc.Run, r.Summary
 	f := templates.ReportFacts{Run: runFacts(r.sc), Status: string(run.Status), Message: runMessage(run, sum),
 		Done: sum.Results, Total: run.TotalTasks, Errors: sum.Errors, CostUSD: sum.CostUSD}
 	f.Run.AgentBaseURL, f.Run.JudgeBaseURL = withoutCredentials(f.Run.AgentBaseURL), withoutCredentials(f.Run.JudgeBaseURL)
@@ -126,23 +127,22 @@ func withoutCredentials(raw string) string {
 }
 
 // summaryView is one row per condition with a cell per metric.
-func (r *report) summaryView() templates.ReportSummary {
+func (r *viewed) summaryView() templates.ReportSummary {
 	var s templates.ReportSummary
-	for _, m := range r.metrics {
+	for _, m := range r.Metrics {
 		s.Metrics = append(s.Metrics, metricHead(m))
 	}
-	for _, c := range r.summary.Conditions {
+	for _, c := range r.Summary.Conditions {
 		row := templates.ReportRow{Condition: c.Name, Results: c.Results, Errors: c.Errors, JudgeErrors: c.JudgeErrors,
 			Retried: c.Retried, ToolCalls: c.ToolCalls, ToolErrors: c.ToolErrors, CostUSD: c.CostUSD, TokensIn: c.TokensIn, TokensOut: c.TokensOut, LatencyMS: c.LatencyMS,
-			Cells: make([]templates.ReportCell, len(r.metrics))}
+			Cells: make([]templates.ReportCell, len(r.Metrics))}
 		for _, m := range c.Metrics {
-			i := r.metricIndex(m.Evaluator, m.Name)
-			lo, hi := r.metrics[i].Scale.bounds()
+			i := r.MetricIndex(m.Evaluator, m.Name)
 			row.Cells[i] = templates.ReportCell{Has: true, Mean: m.Mean, Std: m.Std, Stderr: m.Stderr,
-				CILo: max(m.CI95[0], lo), CIHi: min(m.CI95[1], hi), N: m.N, Samples: m.Samples,
+				CILo: m.CI95[0], CIHi: m.CI95[1], N: m.N, Samples: m.Samples,
 				Spread: m.RepetitionSpread, Disagreement: m.Disagreement}
 		}
-		if q, ok := r.quality(c); ok {
+		if q, ok := r.Quality(c); ok {
 			row.Quality = fmt.Sprintf("%.3f", q)
 			if c.CostUSD > 0 {
 				row.PerDollar = fmt.Sprintf("%.3g", q/c.CostUSD)
@@ -155,10 +155,6 @@ func (r *report) summaryView() templates.ReportSummary {
 
 // metricHead describes a metric for a table head: 1–5 scores with two
 // decimals, 0–1 and pass rates with three.
-func metricHead(m metricInfo) templates.ReportMetric {
-	digits := 3
-	if m.Scale == scaleLikert {
-		digits = 2
-	}
-	return templates.ReportMetric{Evaluator: m.Evaluator, Name: m.Name, Scale: m.Scale.String(), Digits: digits}
+func metricHead(m report.Metric) templates.ReportMetric {
+	return templates.ReportMetric{Evaluator: m.Evaluator, Name: m.Name, Scale: m.Scale.String(), Digits: m.Digits()}
 }

@@ -94,7 +94,7 @@ func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProg
 	if err != nil {
 		return templates.RunProgress{}, err
 	}
-	p := runProgress(run, r.summary, time.Now())
+	p := runProgress(run, r.Summary, time.Now())
 	p.CSRF, _ = c.Get("csrf").(string)
 	return p, nil
 }

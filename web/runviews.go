@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"assay/report"
 	"assay/runner"
 	"assay/store"
 	"assay/templates"
@@ -72,7 +73,7 @@ func runFacts(sc *reportScope) templates.RunFacts {
 }
 
 // runProgress is the live part of a run page at time now.
-func runProgress(run *store.Run, sum *runner.Summary, now time.Time) templates.RunProgress {
+func runProgress(run *store.Run, sum *report.Summary, now time.Time) templates.RunProgress {
 	p := templates.RunProgress{ID: run.ID, Status: string(run.Status), Polling: !run.Status.Finished(),
 		CanCancel: !run.Status.Finished(), CanResume: runner.Resumable(run.Status), Message: runMessage(run, sum),
 		Done: sum.Results, Total: run.TotalTasks, Errors: sum.Errors, CostUSD: sum.CostUSD,
@@ -105,7 +106,7 @@ func runProgress(run *store.Run, sum *runner.Summary, now time.Time) templates.R
 }
 
 // runMessage says why a run stopped, or what its error was.
-func runMessage(run *store.Run, sum *runner.Summary) string {
+func runMessage(run *store.Run, sum *report.Summary) string {
 	switch run.Status {
 	case store.RunCancelled:
 		return fmt.Sprintf("Cancelled with %d of %d tasks done. Resume to do the rest; finished tasks are kept.", sum.Results, run.TotalTasks)

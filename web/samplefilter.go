@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"assay/report"
 	"assay/store"
 )
 
@@ -26,7 +27,7 @@ type sampleFilter struct {
 }
 
 // metricKey names a metric in URLs: "rubric.completeness".
-func metricKey(m store.MetricName) string { return m.Evaluator + "." + m.Metric }
+func metricKey(m report.Metric) string { return m.Evaluator + "." + m.Name }
 
 // parseSampleFilter reads a filter from a URL query. Numbers that do not
 // parse are kept as typed, so the form shows them, and ignored.
@@ -84,7 +85,7 @@ func threshold(s string) *float64 {
 
 // keep reports whether a row passes the filter. matches is the text search's
 // result, nil when there is no search.
-func (f sampleFilter) keep(r *store.SampleCondition, matches *store.SampleMatches) bool {
+func (f sampleFilter) keep(r *report.SampleRow, matches *store.SampleMatches) bool {
 	switch {
 	case f.Condition != "" && r.Condition != f.Condition,
 		f.Claims && r.Claims == 0,
@@ -97,7 +98,7 @@ func (f sampleFilter) keep(r *store.SampleCondition, matches *store.SampleMatche
 		return true
 	}
 	for _, m := range r.Metrics {
-		if f.Metric != "" && metricKey(m.MetricName) != f.Metric {
+		if f.Metric != "" && metricKey(m.Metric) != f.Metric {
 			continue
 		}
 		if (below == nil || m.Mean < *below) && (spread == nil || m.Std > *spread) {
@@ -109,12 +110,12 @@ func (f sampleFilter) keep(r *store.SampleCondition, matches *store.SampleMatche
 
 // sortRows orders rows by the filter's column; rows without a value for a
 // metric come last either way; ties keep dataset and condition order.
-func (f sampleFilter) sortRows(rows []*store.SampleCondition, condOrder map[string]int) {
-	natural := func(a, b *store.SampleCondition) int {
+func (f sampleFilter) sortRows(rows []*report.SampleRow, condOrder map[string]int) {
+	natural := func(a, b *report.SampleRow) int {
 		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(condOrder[a.Condition], condOrder[b.Condition]))
 	}
 	value := f.sortValue(condOrder)
-	slices.SortStableFunc(rows, func(a, b *store.SampleCondition) int {
+	slices.SortStableFunc(rows, func(a, b *report.SampleRow) int {
 		va, oka := value(a)
 		vb, okb := value(b)
 		if oka != okb {
@@ -132,22 +133,22 @@ func (f sampleFilter) sortRows(rows []*store.SampleCondition, condOrder map[stri
 }
 
 // sortValue returns what a row is sorted by, and whether it has it.
-func (f sampleFilter) sortValue(condOrder map[string]int) func(*store.SampleCondition) (float64, bool) {
+func (f sampleFilter) sortValue(condOrder map[string]int) func(*report.SampleRow) (float64, bool) {
 	switch f.Sort {
 	case "", "sample":
-		return func(r *store.SampleCondition) (float64, bool) { return float64(r.Ordinal), true }
+		return func(r *report.SampleRow) (float64, bool) { return float64(r.Ordinal), true }
 	case "condition":
-		return func(r *store.SampleCondition) (float64, bool) { return float64(condOrder[r.Condition]), true }
+		return func(r *report.SampleRow) (float64, bool) { return float64(condOrder[r.Condition]), true }
 	case "errors":
-		return func(r *store.SampleCondition) (float64, bool) { return float64(r.Errors + r.JudgeErrors), true }
+		return func(r *report.SampleRow) (float64, bool) { return float64(r.Errors + r.JudgeErrors), true }
 	case "claims":
-		return func(r *store.SampleCondition) (float64, bool) { return float64(r.Claims), true }
+		return func(r *report.SampleRow) (float64, bool) { return float64(r.Claims), true }
 	case "spread":
-		return func(r *store.SampleCondition) (float64, bool) { return spreadOf(r) }
+		return func(r *report.SampleRow) (float64, bool) { return spreadOf(r) }
 	}
-	return func(r *store.SampleCondition) (float64, bool) {
+	return func(r *report.SampleRow) (float64, bool) {
 		for _, m := range r.Metrics {
-			if metricKey(m.MetricName) == f.Sort {
+			if metricKey(m.Metric) == f.Sort {
 				return m.Mean, true
 			}
 		}
@@ -156,7 +157,7 @@ func (f sampleFilter) sortValue(condOrder map[string]int) func(*store.SampleCond
 }
 
 // spreadOf is a row's largest standard deviation over repetitions, of any metric.
-func spreadOf(r *store.SampleCondition) (float64, bool) {
+func spreadOf(r *report.SampleRow) (float64, bool) {
 	if len(r.Metrics) == 0 {
 		return 0, false
 	}

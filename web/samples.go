@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/sync/errgroup"
 
+	"assay/report"
 	"assay/store"
 	"assay/templates"
 )
@@ -46,12 +47,12 @@ func (s *Server) samplesPage(c echo.Context) error {
 // sampleTable returns the run's rows per sample and condition, and those
 // that pass the filter in its order. The text search, a scan of every
 // response, runs beside the statistics' scans.
-func (s *Server) sampleTable(ctx context.Context, sc *reportScope, f sampleFilter) (*store.SampleStats, []*store.SampleCondition, error) {
-	var stats *store.SampleStats
+func (s *Server) sampleTable(ctx context.Context, sc *reportScope, f sampleFilter) (*report.SampleTable, []*report.SampleRow, error) {
+	var stats *report.SampleTable
 	var matches *store.SampleMatches
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		stats, err = s.db.SampleStats(gctx, sc.Run.ID)
+		stats, err = report.LoadSamples(gctx, s.db, sc.Run.ID, sc.Config.Evaluators)
 		return err
 	})
 	if f.Search != "" {
@@ -63,7 +64,7 @@ func (s *Server) sampleTable(ctx context.Context, sc *reportScope, f sampleFilte
 	if err := g.Wait(); err != nil {
 		return nil, nil, err
 	}
-	rows := make([]*store.SampleCondition, 0, len(stats.Rows))
+	rows := make([]*report.SampleRow, 0, len(stats.Rows))
 	for i := range stats.Rows {
 		if f.keep(&stats.Rows[i], matches) {
 			rows = append(rows, &stats.Rows[i])
@@ -84,8 +85,8 @@ func conditionOrder(run *store.Run) map[string]int {
 
 // sampleTableRows turns a page of rows into the table's view, with the
 // beginning of each sample's question and golden answer.
-func (s *Server) sampleTableRows(c echo.Context, sc *reportScope, f sampleFilter, metrics []store.MetricName,
-	page []*store.SampleCondition) ([]templates.SampleTableRow, error) {
+func (s *Server) sampleTableRows(c echo.Context, sc *reportScope, f sampleFilter, metrics []report.Metric,
+	page []*report.SampleRow) ([]templates.SampleTableRow, error) {
 	ids := make([]int64, 0, len(page))
 	for _, r := range page {
 		ids = append(ids, r.SampleID)

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"assay/store"
+	"assay/report"
 	"assay/templates"
 )
 
 // This file turns the samples table's data into its plain view.
 
 // samplesView is the table's frame: the filter form, the sortable columns and the counts.
-func samplesView(sc *reportScope, f sampleFilter, stats *store.SampleStats, matching int) templates.SamplesView {
+func samplesView(sc *reportScope, f sampleFilter, stats *report.SampleTable, matching int) templates.SamplesView {
 	v := templates.SamplesView{Report: reportNav(sc), Matching: matching, All: len(stats.Rows),
 		ClearURL: sc.Base + "/samples",
 		Filter: templates.SampleFilterForm{Condition: f.Condition, Metric: f.Metric, Below: f.Below, Spread: f.Spread,
@@ -40,14 +40,14 @@ func samplesView(sc *reportScope, f sampleFilter, stats *store.SampleStats, matc
 
 // metricNamer names metrics for people: "factual adherence", after its
 // evaluator only when the run has several ("arbiter · semantic").
-func metricNamer(metrics []store.MetricName) func(store.MetricName) string {
+func metricNamer(metrics []report.Metric) func(report.Metric) string {
 	evaluators := map[string]bool{}
 	for _, m := range metrics {
 		evaluators[m.Evaluator] = true
 	}
-	return func(m store.MetricName) string {
-		name := strings.ReplaceAll(m.Metric, "_", " ")
-		if len(evaluators) > 1 && m.Metric != m.Evaluator {
+	return func(m report.Metric) string {
+		name := strings.ReplaceAll(m.Name, "_", " ")
+		if len(evaluators) > 1 && m.Name != m.Evaluator {
 			return m.Evaluator + " · " + name
 		}
 		return name
@@ -71,7 +71,7 @@ func sortColumn(path string, f sampleFilter, key, label, title string, num bool)
 }
 
 // sampleTableRow is one row of the table, without its texts and link.
-func sampleTableRow(r *store.SampleCondition, metrics []store.MetricName, name func(store.MetricName) string) templates.SampleTableRow {
+func sampleTableRow(r *report.SampleRow, metrics []report.Metric, name func(report.Metric) string) templates.SampleTableRow {
 	row := templates.SampleTableRow{Name: r.Name, Ordinal: r.Ordinal, Condition: r.Condition, Results: r.Results,
 		Errors: r.Errors, JudgeErrors: r.JudgeErrors, Claims: r.Claims, Spread: "—"}
 	if s, ok := spreadOf(r); ok {
@@ -84,9 +84,9 @@ func sampleTableRow(r *store.SampleCondition, metrics []store.MetricName, name f
 }
 
 // metricCell finds metric m among a row's statistics.
-func metricCell(stats []store.MetricStat, m store.MetricName, label string) templates.MetricCell {
+func metricCell(stats []report.SampleMetric, m report.Metric, label string) templates.MetricCell {
 	for _, st := range stats {
-		if st.MetricName == m {
+		if st.Metric == m {
 			return templates.MetricCell{Mean: fmt.Sprintf("%.2f", st.Mean), Std: fmt.Sprintf("%.2f", st.Std),
 				Title: fmt.Sprintf("%s: %d scores", label, st.N)}
 		}

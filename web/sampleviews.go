@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"assay/report"
 	"assay/runner/config"
 	"assay/runner/stats"
 	"assay/store"
@@ -32,7 +33,7 @@ func sampleConditions(sc *reportScope, results []store.Result) []templates.Sampl
 			}
 		}
 		if len(mine) > 0 {
-			v.Metrics = sampleMetrics(mine)
+			v.Metrics = sampleMetrics(mine, sc.Config.Evaluators)
 			out = append(out, v)
 		}
 	}
@@ -40,14 +41,17 @@ func sampleConditions(sc *reportScope, results []store.Result) []templates.Sampl
 }
 
 // sampleMetrics is each metric's mean ± standard deviation over the results,
-// in the order the judgements give them.
-func sampleMetrics(results []store.Result) []templates.SampleMetric {
-	var order []store.MetricName
-	values := map[store.MetricName][]float64{}
+// in report order.
+func sampleMetrics(results []store.Result, evaluators []config.Evaluator) []templates.SampleMetric {
+	var order []report.Metric
+	values := map[report.Metric][]float64{}
 	for _, r := range results {
 		for _, j := range r.Judgements {
 			for _, s := range j.Scores {
-				m := store.MetricName{Evaluator: j.Evaluator, Metric: s.Metric}
+				m := report.Metric{Evaluator: j.Evaluator, Name: s.Metric}
+				if sc, ok := config.Evaluator(j.Evaluator).Scale(); ok {
+					m.Scale = sc
+				}
 				if _, ok := values[m]; !ok {
 					order = append(order, m)
 				}
@@ -55,6 +59,7 @@ func sampleMetrics(results []store.Result) []templates.SampleMetric {
 			}
 		}
 	}
+	report.Order(evaluators, order)
 	out := make([]templates.SampleMetric, 0, len(order))
 	name := metricNamer(order)
 	for _, m := range order {

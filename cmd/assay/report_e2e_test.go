@@ -11,7 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"assay/runner"
+	"assay/report"
 	"assay/store"
 )
 
@@ -45,14 +45,14 @@ func checkCharts(t *testing.T, ctx context.Context, page string) {
 	}
 }
 
-func summaryOf(t *testing.T, dbPath string, id int64) *runner.Summary {
+func summaryOf(t *testing.T, dbPath string, id int64) *report.Summary {
 	t.Helper()
 	db, err := store.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	sum, err := runner.Summarize(context.Background(), db, id)
+	sum, err := report.Summarize(context.Background(), db, id)
 	if err != nil {
 		t.Fatal(err)
 	}

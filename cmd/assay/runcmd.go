@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"assay/report"
 	"assay/runner"
 	"assay/runner/config"
 	"assay/store"
@@ -49,7 +50,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	s, err := runner.Summarize(context.WithoutCancel(ctx), db, id)
+	s, err := report.Summarize(context.WithoutCancel(ctx), db, id)
 	if err != nil {
 		return err
 	}
@@ -127,7 +128,7 @@ func printProgress(ctx context.Context, db *store.DB, id int64, w io.Writer) {
 }
 
 // printSummary writes the readable table: one row per condition and metric.
-func printSummary(w io.Writer, s *runner.Summary) {
+func printSummary(w io.Writer, s *report.Summary) {
 	fmt.Fprintf(w, "run %d %q: %s", s.RunID, s.Name, s.Status)
 	if s.Message != "" {
 		fmt.Fprintf(w, " (%s)", s.Message)

@@ -3,6 +3,7 @@ package judge
 import (
 	"context"
 
+	"assay/runner/config"
 	"assay/runner/llm"
 )
 
@@ -28,9 +29,9 @@ var arbiterForm = form{
 	instructions: arbiterInstructions,
 	fields: []field{
 		{name: "semantic_reasoning", kind: text, about: "how the meaning of the response compares with the golden answer"},
-		{name: "semantic", kind: unit, about: "semantic agreement with the golden answer, a number from 0 to 1"},
+		{name: "semantic", kind: score, scale: config.ScaleUnit, about: "semantic agreement with the golden answer, a number from 0 to 1"},
 		{name: "factuality_reasoning", kind: text, about: "which claims of the response are right or wrong given the golden answer"},
-		{name: "factuality", kind: unit, about: "factual correctness given the golden answer, a number from 0 to 1"},
+		{name: "factuality", kind: score, scale: config.ScaleUnit, about: "factual correctness given the golden answer, a number from 0 to 1"},
 	},
 	derive: withOverall,
 }

@@ -6,22 +6,24 @@ import (
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"assay/runner/config"
 )
 
 // kind is the type of one answer field.
 type kind int
 
 const (
-	score5 kind = iota // an integer 1–5
-	unit               // a number 0–1
-	text               // a non-empty string
-	list               // an array of strings, possibly empty
+	score kind = iota // a metric's value, on its scale
+	text              // a non-empty string
+	list              // an array of strings, possibly empty
 )
 
 // field is one field of a judge's answer.
 type field struct {
 	name  string
 	kind  kind
+	scale config.Scale // of a score
 	about string
 }
 
@@ -65,12 +67,18 @@ func (f *form) schema() json.RawMessage {
 
 // property is the JSON Schema of one field.
 func (fd field) property() map[string]any {
-	switch fd.kind {
-	case score5:
-		return map[string]any{"type": "integer", "enum": []int{1, 2, 3, 4, 5}, "description": fd.about}
-	case unit:
-		return map[string]any{"type": "number", "minimum": 0, "maximum": 1, "description": fd.about}
-	case list:
+	switch {
+	case fd.kind == score && fd.scale.Integral():
+		lo, hi := fd.scale.Bounds()
+		var values []int
+		for v := int(lo); v <= int(hi); v++ {
+			values = append(values, v)
+		}
+		return map[string]any{"type": "integer", "enum": values, "description": fd.about}
+	case fd.kind == score:
+		lo, hi := fd.scale.Bounds()
+		return map[string]any{"type": "number", "minimum": lo, "maximum": hi, "description": fd.about}
+	case fd.kind == list:
 		return map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": fd.about}
 	default:
 		return map[string]any{"type": "string", "description": fd.about}

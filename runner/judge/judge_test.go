@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"assay/runner/config"
 	"assay/runner/llm"
 	"assay/runner/llm/llmtest"
 )
@@ -150,5 +152,26 @@ func TestArbiterRejectsOutOfRange(t *testing.T) {
 	_, err := (&Arbiter{Client: judgeClient(srv), MaxAttempts: 2}).Judge(context.Background(), sample)
 	if !errors.Is(err, ErrInvalidAnswer) || !strings.Contains(err.Error(), "after 2 attempts: semantic: 1.5 is outside 0–1") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// The metrics each judge gives are the ones, in the order, that reports
+// show for its evaluator.
+func TestJudgesGiveTheirEvaluatorsMetrics(t *testing.T) {
+	for ev, f := range map[config.Evaluator]*form{config.EvalRubric: &rubricForm, config.EvalArbiter: &arbiterForm} {
+		var names []string
+		for _, fd := range f.fields {
+			if fd.kind == score {
+				names = append(names, fd.name)
+			}
+		}
+		if f.derive != nil {
+			for _, m := range f.derive(nil) {
+				names = append(names, m.Name)
+			}
+		}
+		if !slices.Equal(names, ev.Metrics()) {
+			t.Errorf("%s gives %v, its evaluator lists %v", ev, names, ev.Metrics())
+		}
 	}
 }

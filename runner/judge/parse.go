@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"assay/runner/config"
 )
 
 // read parses and validates an answer. problem is "" for a valid answer,
@@ -28,8 +30,8 @@ func (f *form) read(ctx context.Context, content, finishReason string) (metrics 
 		switch {
 		case !present:
 			p = "missing"
-		case fd.kind == score5 || fd.kind == unit:
-			values[fd.name], p = number(raw, fd.kind)
+		case fd.kind == score:
+			values[fd.name], p = number(raw, fd.scale)
 		case fd.kind == text:
 			texts[fd.name], p = nonEmpty(raw)
 		default:
@@ -43,7 +45,7 @@ func (f *form) read(ctx context.Context, content, finishReason string) (metrics 
 		return nil, nil, strings.Join(problems, "; ")
 	}
 	for _, fd := range f.fields {
-		if fd.kind == score5 || fd.kind == unit {
+		if fd.kind == score {
 			metrics = append(metrics, Metric{Name: fd.name, Value: values[fd.name], Reasoning: texts[fd.name+"_reasoning"]})
 		}
 	}
@@ -75,9 +77,9 @@ func count(list []string, s string) int {
 	return n
 }
 
-// number reads a score: a JSON number, integral and within 1–5 for score5
-// (4.0 passes, 4.5 does not), within 0–1 for unit.
-func number(raw json.RawMessage, k kind) (float64, string) {
+// number reads a score: a JSON number within the scale's bounds, and
+// integral on an integral scale (4.0 passes for 1–5, 4.5 does not).
+func number(raw json.RawMessage, sc config.Scale) (float64, string) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -92,13 +94,12 @@ func number(raw json.RawMessage, k kind) (float64, string) {
 	if err != nil {
 		return 0, fmt.Sprintf("%s is not a number", raw)
 	}
+	lo, hi := sc.Bounds()
 	switch {
-	case k == score5 && x != math.Trunc(x):
+	case sc.Integral() && x != math.Trunc(x):
 		return 0, fmt.Sprintf("%s is not an integer", n)
-	case k == score5 && (x < 1 || x > 5):
-		return 0, fmt.Sprintf("%s is outside 1–5", n)
-	case k == unit && (x < 0 || x > 1):
-		return 0, fmt.Sprintf("%s is outside 0–1", n)
+	case x < lo || x > hi:
+		return 0, fmt.Sprintf("%s is outside %s", n, sc)
 	}
 	return x, ""
 }

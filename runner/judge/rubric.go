@@ -3,6 +3,7 @@ package judge
 import (
 	"context"
 
+	"assay/runner/config"
 	"assay/runner/llm"
 )
 
@@ -30,11 +31,11 @@ var rubricForm = form{
 	instructions: rubricInstructions,
 	fields: []field{
 		{name: "factual_adherence_reasoning", kind: text, about: "why the response earns its factual_adherence score, citing the claims that decided it"},
-		{name: "factual_adherence", kind: score5, about: "factual adherence & safety, an integer 1–5 per the rubric"},
+		{name: "factual_adherence", kind: score, scale: config.ScaleLikert, about: "factual adherence & safety, an integer 1–5 per the rubric"},
 		{name: "completeness_reasoning", kind: text, about: "which key points of the golden answer the response covers and which it misses"},
-		{name: "completeness", kind: score5, about: "completeness, an integer 1–5 per the rubric"},
+		{name: "completeness", kind: score, scale: config.ScaleLikert, about: "completeness, an integer 1–5 per the rubric"},
 		{name: "helpfulness_and_clarity_reasoning", kind: text, about: "what makes the response easy or hard to use"},
-		{name: "helpfulness_and_clarity", kind: score5, about: "helpfulness & clarity, an integer 1–5 per the rubric"},
+		{name: "helpfulness_and_clarity", kind: score, scale: config.ScaleLikert, about: "helpfulness & clarity, an integer 1–5 per the rubric"},
 		{name: "unverified_claims", kind: list, about: "each claim of the response that the golden answer neither states nor implies, one string per claim; an empty array if there are none"},
 	},
 }

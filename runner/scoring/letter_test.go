@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"assay/runner/config"
 	"strings"
 	"testing"
 )
@@ -107,6 +108,16 @@ func checkExactMatch(t *testing.T, rows []mmluSample) {
 		}
 		if out := ExactMatch("The answer is "+wrong, s.Choices, s.Answer); out.Value != 0 || out.Extracted != wrong {
 			t.Errorf("row %d (%s): wrong letter %s scored %+v", i+1, s.Subject, wrong, out)
+		}
+	}
+}
+
+// Each deterministic evaluator gives the one metric its evaluator lists.
+func TestScorersGiveTheirEvaluatorsMetrics(t *testing.T) {
+	for ev, metric := range map[config.Evaluator]string{config.EvalExactMatch: MetricExactMatch,
+		config.EvalNumericMatch: MetricNumericMatch, config.EvalCodeExecution: MetricCodeExecution} {
+		if got := ev.Metrics(); len(got) != 1 || got[0] != metric {
+			t.Errorf("%s lists %v, its scorer gives %q", ev, got, metric)
 		}
 	}
 }

@@ -45,6 +45,20 @@ func Describe(values []float64) (mean, std float64) {
 	return stat.MeanStdDev(values, nil)
 }
 
+// FromSums is Describe for values known only by their count, sum and sum of
+// squares, as a scan that folds many rows keeps them: the same mean and
+// sample standard deviation, up to rounding.
+func FromSums(n int, sum, sumSq float64) (mean, std float64) {
+	switch n {
+	case 0:
+		return 0, 0
+	case 1:
+		return sum, 0
+	}
+	mean = sum / float64(n)
+	return mean, math.Sqrt(max(0, (sumSq-float64(n)*mean*mean)/float64(n-1)))
+}
+
 // Clustered summarises a metric over samples: groups[i] holds the scores of
 // sample i (its repetitions, and judge repetitions if any). Samples without
 // scores are skipped.

@@ -152,3 +152,18 @@ func TestRepetitionSpreadAndDisagreement(t *testing.T) {
 		})
 	}
 }
+
+func TestFromSumsAgreesWithDescribe(t *testing.T) {
+	for _, values := range [][]float64{{}, {4}, {1, 5}, {3, 3, 3}, {0.2, 0.9, 0.4, 1}, {1, 2, 3, 4, 5, 5, 5}} {
+		var sum, sumSq float64
+		for _, v := range values {
+			sum += v
+			sumSq += v * v
+		}
+		m1, s1 := Describe(values)
+		m2, s2 := FromSums(len(values), sum, sumSq)
+		if math.Abs(m1-m2) > 1e-12 || math.Abs(s1-s2) > 1e-12 {
+			t.Errorf("%v: Describe %v ± %v, FromSums %v ± %v", values, m1, s1, m2, s2)
+		}
+	}
+}

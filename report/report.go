@@ -1,0 +1,150 @@
+// Package report computes everything a run's report shows — the summary per
+// condition and metric, each sample's scores, the paired comparison of two
+// conditions and the data of every chart — from the rows the store reads.
+// Pages, `assay run`'s summary, the JSON API and every export render what
+// it computes; none computes a figure of its own.
+package report
+
+import (
+	"context"
+	"slices"
+
+	"assay/runner/config"
+	"assay/runner/stats"
+	"assay/store"
+)
+
+// SampleScores are one sample's scores for one metric under one condition:
+// every repetition (and judge repetition).
+type SampleScores struct {
+	ID     int64 // the sample's row id
+	Values []float64
+}
+
+// Report is a run's report, computed from its stored scores. Reports are
+// shared between requests: nothing may change one once built.
+type Report struct {
+	Run        *store.Run
+	Dataset    *store.Dataset
+	Config     *config.Config // as stored, references as written
+	Summary    *Summary
+	Conditions []string // in the run's order
+	Metrics    []Metric // in report order (see Order)
+	// samples[metric][condition] lists the samples with scores, by row id.
+	samples []map[string][]SampleScores
+}
+
+// Load reads a run, its dataset and its stored config, and computes its report.
+func Load(ctx context.Context, db *store.DB, runID int64) (*Report, error) {
+	run, err := db.Run(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := db.Dataset(ctx, run.DatasetID)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Stored(run.Config)
+	if err != nil {
+		return nil, err
+	}
+	return Build(ctx, db, run, ds, cfg)
+}
+
+// Build computes the report of a run already read.
+func Build(ctx context.Context, db *store.DB, run *store.Run, ds *store.Dataset, cfg *config.Config) (*Report, error) {
+	data, err := db.ReportData(ctx, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Run: run, Dataset: ds, Config: cfg}
+	for _, c := range run.Conditions {
+		r.Conditions = append(r.Conditions, c.Name)
+	}
+	r.group(data.Scores)
+	r.Summary = r.summarize(data.Conditions)
+	return r, nil
+}
+
+// group folds scores, ordered by condition, metric and sample as the store
+// gives them, into per-sample groups, and names the run's metrics.
+func (r *Report) group(scores []store.ScoreRow) {
+	index := map[[2]string]int{}
+	var samples []map[string][]SampleScores
+	for _, s := range scores {
+		key := [2]string{s.Evaluator, s.Metric}
+		i, ok := index[key]
+		if !ok {
+			i = len(r.Metrics)
+			index[key] = i
+			r.Metrics = append(r.Metrics, Metric{Evaluator: s.Evaluator, Name: s.Metric})
+			samples = append(samples, map[string][]SampleScores{})
+		}
+		groups := samples[i][s.Condition]
+		if n := len(groups); n == 0 || groups[n-1].ID != s.SampleID {
+			groups = append(groups, SampleScores{ID: s.SampleID})
+		}
+		last := &groups[len(groups)-1]
+		last.Values = append(last.Values, s.Value)
+		samples[i][s.Condition] = groups
+	}
+	for i := range r.Metrics {
+		r.Metrics[i].Scale = scaleOf(r.Metrics[i].Evaluator, func(yield func(float64) bool) {
+			for _, groups := range samples[i] {
+				for _, g := range groups {
+					for _, v := range g.Values {
+						if !yield(v) {
+							return
+						}
+					}
+				}
+			}
+		})
+	}
+	ordered := slices.Clone(r.Metrics)
+	Order(r.Config.Evaluators, ordered)
+	r.samples = make([]map[string][]SampleScores, len(ordered))
+	for i, m := range ordered {
+		r.samples[i] = samples[index[[2]string{m.Evaluator, m.Name}]]
+	}
+	r.Metrics = ordered
+}
+
+// Samples are the score groups of metric m under condition c, by row id.
+func (r *Report) Samples(m int, c string) []SampleScores { return r.samples[m][c] }
+
+// Means returns each sample's mean score for metric m under condition c, by row id.
+func (r *Report) Means(m int, c string) map[int64]float64 {
+	out := map[int64]float64{}
+	for _, g := range r.samples[m][c] {
+		out[g.ID] = Mean(g.Values)
+	}
+	return out
+}
+
+// Quality is a condition's mean of its metric means, each rescaled to 0–1;
+// ok is false when it has no score.
+func (r *Report) Quality(cs ConditionSummary) (q float64, ok bool) {
+	if len(cs.Metrics) == 0 {
+		return 0, false
+	}
+	var sum float64
+	for _, m := range cs.Metrics {
+		sum += r.Metrics[r.MetricIndex(m.Evaluator, m.Name)].Scale.Unit(m.Mean)
+	}
+	return sum / float64(len(cs.Metrics)), true
+}
+
+// MetricIndex is the place of a metric in Metrics, or -1.
+func (r *Report) MetricIndex(evaluator, name string) int {
+	return slices.IndexFunc(r.Metrics, func(m Metric) bool { return m.Evaluator == evaluator && m.Name == name })
+}
+
+// HasCondition reports whether the run has a condition of that name.
+func (r *Report) HasCondition(name string) bool { return slices.Contains(r.Conditions, name) }
+
+// Mean is the mean of v (0 for none).
+func Mean(v []float64) float64 {
+	m, _ := stats.Describe(v)
+	return m
+}

@@ -1,0 +1,102 @@
+package report
+
+import (
+	"context"
+
+	"assay/runner/stats"
+	"assay/store"
+)
+
+// Summary is what a run measured, per condition and metric. Its JSON is what
+// `assay run --json` prints and GET /api/runs/:id returns: scripts rely on
+// its keys.
+type Summary struct {
+	RunID         int64              `json:"run_id"`
+	Name          string             `json:"name"`
+	Status        store.RunStatus    `json:"status"`
+	Message       string             `json:"message,omitempty"`
+	DatasetSHA256 string             `json:"dataset_sha256"`
+	TotalTasks    int                `json:"total_tasks"`
+	Results       int                `json:"results"`
+	Errors        int                `json:"errors"`
+	CostUSD       float64            `json:"cost_usd"`
+	Conditions    []ConditionSummary `json:"conditions"`
+}
+
+// ConditionSummary is one condition's results and metrics.
+type ConditionSummary struct {
+	Name        string          `json:"name"`
+	Results     int             `json:"results"`
+	Errors      int             `json:"errors"`
+	JudgeErrors int             `json:"judge_errors"`
+	Retried     int             `json:"retried"`
+	ToolCalls   int             `json:"tool_calls"`
+	ToolErrors  int             `json:"tool_errors"`
+	CostUSD     float64         `json:"cost_usd"`
+	TokensIn    int             `json:"tokens_in"`
+	TokensOut   int             `json:"tokens_out"`
+	LatencyMS   float64         `json:"mean_latency_ms"`
+	Metrics     []MetricSummary `json:"metrics"`
+}
+
+// MetricSummary is one metric under one condition. Std is over per-sample
+// means; Stderr and CI95 treat a sample's repetitions as one cluster, CI95
+// clipped to the metric's scale; N counts the scores; RepetitionSpread is the
+// mean per-sample std over repetitions; Disagreement the share of samples
+// whose repetitions differ.
+type MetricSummary struct {
+	Evaluator        string     `json:"evaluator"`
+	Name             string     `json:"name"`
+	Mean             float64    `json:"mean"`
+	Std              float64    `json:"std"`
+	Stderr           float64    `json:"stderr"`
+	CI95             [2]float64 `json:"ci95"`
+	N                int        `json:"n"`
+	Samples          int        `json:"samples"`
+	RepetitionSpread float64    `json:"repetition_spread"`
+	Disagreement     float64    `json:"disagreement"`
+}
+
+// Summarize reads a run and computes its summary.
+func Summarize(ctx context.Context, db *store.DB, runID int64) (*Summary, error) {
+	r, err := Load(ctx, db, runID)
+	if err != nil {
+		return nil, err
+	}
+	return r.Summary, nil
+}
+
+// summarize computes the summary from the report's totals and groups.
+func (r *Report) summarize(progress []store.ConditionProgress) *Summary {
+	run := r.Run
+	s := &Summary{RunID: run.ID, Name: run.Name, Status: run.Status, Message: run.Error, DatasetSHA256: r.Dataset.SHA256,
+		TotalTasks: run.TotalTasks}
+	byName := map[string]store.ConditionProgress{}
+	for _, p := range progress {
+		byName[p.Condition] = p
+	}
+	for _, name := range r.Conditions {
+		p := byName[name]
+		cs := ConditionSummary{Name: name, Results: p.Done, Errors: p.Errors, JudgeErrors: p.JudgeErrors, Retried: p.Retries,
+			ToolCalls: p.ToolCalls, ToolErrors: p.ToolErrors, CostUSD: p.CostUSD, TokensIn: p.TokensIn,
+			TokensOut: p.TokensOut, LatencyMS: p.LatencyMS, Metrics: []MetricSummary{}}
+		for i, m := range r.Metrics {
+			if groups := r.Samples(i, name); len(groups) > 0 {
+				cs.Metrics = append(cs.Metrics, summarizeMetric(m, Values(groups)))
+			}
+		}
+		s.Results += p.Done
+		s.Errors += p.Errors
+		s.CostUSD += p.CostUSD
+		s.Conditions = append(s.Conditions, cs)
+	}
+	return s
+}
+
+func summarizeMetric(m Metric, groups [][]float64) MetricSummary {
+	c := stats.Clustered(groups)
+	lo, hi := m.Scale.Bounds()
+	return MetricSummary{Evaluator: m.Evaluator, Name: m.Name, Mean: c.Mean, Std: c.Std, Stderr: c.Stderr,
+		CI95: [2]float64{max(c.CILo, lo), min(c.CIHi, hi)}, N: c.N, Samples: c.Samples,
+		RepetitionSpread: stats.RepetitionSpread(groups), Disagreement: stats.Disagreement(groups)}
+}
