@@ -21,6 +21,9 @@ func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int6
 	if len(conditions) == 0 {
 		return nil, store.Errorf(store.EINVALID, "conditions: choose at least one")
 	}
+	if err := cfg.Validate(); err != nil {
+		return nil, store.Errorf(store.EINVALID, "%s", err)
+	}
 	spec, err := snapshot(cfg)
 	if err != nil {
 		return nil, err

@@ -125,3 +125,16 @@ func TestAnAnswerPastTheDeadlineSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// A config built by a program, not read from a file, meets the same rules.
+func TestCreateValidatesAConfigNotReadFromAFile(t *testing.T) {
+	f := newFixture(t, rubricJudge())
+	cfg := f.config(f.qaDataset(1), "")
+	cfg.Agent.MaxTurns = 0
+	cfg.Judge.APIKeyEnv = "sk-live-abcdef0123456789"
+	_, err := f.m.CreateFromConfig(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "agent.max_turns: must be at least 1") ||
+		!strings.Contains(err.Error(), "judge.api_key_env: name the variable, not the key") || strings.Contains(err.Error(), "sk-live") {
+		t.Errorf("err = %v", err)
+	}
+}

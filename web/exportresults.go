@@ -80,14 +80,24 @@ func toExport(r *store.Result, name string) exportResult {
 	return e
 }
 
+// exportSource is what an export of results reads first: the run's report,
+// and the dataset's own id of each sample by its row id.
+func exportSource(ctx context.Context, db *store.DB, sc *reportScope) (*viewed, map[int64]string, error) {
+	r, err := buildReport(ctx, db, sc)
+	if err != nil {
+		return nil, nil, err
+	}
+	names, err := db.SampleNames(ctx, sc.Dataset.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, names, nil
+}
+
 // exportJSON writes {"run": {...}, "results": [...]}, one result per line,
 // as the results are read.
 func exportJSON(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer) error {
-	r, err := buildReport(ctx, db, sc)
-	if err != nil {
-		return err
-	}
-	names, err := db.SampleNames(ctx, sc.Dataset.ID)
+	r, names, err := exportSource(ctx, db, sc)
 	if err != nil {
 		return err
 	}
@@ -123,11 +133,7 @@ var csvHeader = []string{"run_id", "sample_id", "sample_row_id", "condition", "r
 // result has no score for (an agent or judge error, or a result the judge
 // did not sample) still gets its row, with an empty value and the error.
 func exportCSV(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer) error {
-	r, err := buildReport(ctx, db, sc)
-	if err != nil {
-		return err
-	}
-	names, err := db.SampleNames(ctx, sc.Dataset.ID)
+	r, names, err := exportSource(ctx, db, sc)
 	if err != nil {
 		return err
 	}

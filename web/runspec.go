@@ -95,6 +95,11 @@ func (s *Server) runSpec(ctx context.Context, f templates.RunForm) (*runSpec, er
 	if p.err != nil {
 		return nil, p.err
 	}
+	// The form's fields were read with messages of its own; the run file's
+	// rules hold for it all the same.
+	if err := cfg.Validate(); err != nil {
+		return nil, store.Errorf(store.EINVALID, "%s", err)
+	}
 	cfg.Name = strings.TrimSpace(f.Name)
 	if cfg.Name == "" {
 		cfg.Name = ds.Name + " · " + cfg.Agent.Model

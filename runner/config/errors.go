@@ -22,11 +22,13 @@ type FieldError struct {
 // Error implements error.
 func (e *FieldError) Error() string {
 	var b strings.Builder
-	b.WriteString(cmp.Or(e.File, "config"))
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+		b.WriteString(": ")
 	}
-	b.WriteString(": ")
 	if e.Key != "" {
 		b.WriteString(e.Key)
 		b.WriteString(": ")

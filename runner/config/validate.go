@@ -40,13 +40,28 @@ type checker struct {
 func check(c *Config, filename string, lines map[string]int) []error {
 	k := &checker{file: filename, lines: lines}
 	k.dataset(c.Dataset)
+	k.conditions(c)
+	k.settings(c)
+	return k.errs
+}
+
+// Validate checks a config that was not read from a file — the run form's,
+// or one a program builds — by the same rules as a run file: every setting
+// but the dataset's file and the conditions, which such a run takes from the
+// database. Its error joins one *FieldError per problem.
+func (c *Config) Validate() error {
+	k := &checker{}
+	k.settings(c)
+	return joinSorted(k.errs)
+}
+
+// settings checks what every config has, however it was made.
+func (k *checker) settings(c *Config) {
 	k.agent(c.Agent)
 	k.judge(c)
 	k.servers(c.MCPServers)
-	k.conditions(c)
 	k.execution(c.Execution)
 	k.scoring(c)
-	return k.errs
 }
 
 func (k *checker) fail(key, format string, args ...any) {
