@@ -25,36 +25,86 @@ type resultKey struct {
 	repetition int
 }
 
-// ReportData returns every score of a run and its per-condition totals: the
-// same figures as RunScores and RunProgress, in index-only scans instead of
-// joins over the wide rows, all in one read transaction, so that totals and
-// scores describe the same moment.
+// ReportData returns every score of a run and its per-condition totals, in
+// index-only scans instead of joins over the wide rows, all in one read
+// transaction, so that totals and scores describe the same moment.
 func (db *DB) ReportData(ctx context.Context, runID int64) (*ReportData, error) {
 	tx, err := db.beginRead(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	results, totals, err := reportResults(ctx, tx, runID)
+	t, err := reportTotals(ctx, tx, runID)
 	if err != nil {
 		return nil, err
 	}
-	evaluators, err := reportJudgements(ctx, tx, runID, results, totals)
+	scores, err := reportScores(ctx, tx, runID, t.results, t.evaluators)
 	if err != nil {
 		return nil, err
 	}
-	scores, err := reportScores(ctx, tx, runID, results, evaluators)
+	return &ReportData{Scores: scores, Conditions: t.conditions()}, nil
+}
+
+// RunProgress returns a run's totals per condition, ordered by name: the
+// figures ReportData gives, counted the same way.
+func (db *DB) RunProgress(ctx context.Context, runID int64) ([]ConditionProgress, error) {
+	tx, err := db.beginRead(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := reportToolCalls(ctx, tx, runID, totals); err != nil {
+	defer tx.Rollback()
+	t, err := reportTotals(ctx, tx, runID)
+	if err != nil {
 		return nil, err
 	}
-	out := &ReportData{Scores: scores}
-	for _, name := range slices.Sorted(maps.Keys(totals)) {
-		out.Conditions = append(out.Conditions, *totals[name])
+	return t.conditions(), nil
+}
+
+// RunCost is the recorded cost of a run's agent and judge calls: the sum of
+// its conditions' costs in RunProgress.
+func (db *DB) RunCost(ctx context.Context, runID int64) (float64, error) {
+	progress, err := db.RunProgress(ctx, runID)
+	if err != nil {
+		return 0, err
 	}
-	return out, nil
+	var cost float64
+	for _, p := range progress {
+		cost += p.CostUSD
+	}
+	return cost, nil
+}
+
+// totals are a run's counts per condition, with what the scan of scores
+// needs to place each score.
+type totals struct {
+	results    map[int64]resultKey // result id → its task
+	evaluators map[int64]string    // judgement id → its evaluator
+	byName     map[string]*ConditionProgress
+}
+
+// reportTotals counts a run's results, judgements and tool calls per condition.
+func reportTotals(ctx context.Context, tx querier, runID int64) (*totals, error) {
+	results, byName, err := reportResults(ctx, tx, runID)
+	if err != nil {
+		return nil, err
+	}
+	evaluators, err := reportJudgements(ctx, tx, runID, results, byName)
+	if err != nil {
+		return nil, err
+	}
+	if err := reportToolCalls(ctx, tx, runID, byName); err != nil {
+		return nil, err
+	}
+	return &totals{results: results, evaluators: evaluators, byName: byName}, nil
+}
+
+// conditions lists the totals by condition name.
+func (t *totals) conditions() []ConditionProgress {
+	var out []ConditionProgress
+	for _, name := range slices.Sorted(maps.Keys(t.byName)) {
+		out = append(out, *t.byName[name])
+	}
+	return out
 }
 
 func reportResults(ctx context.Context, tx querier, runID int64) (map[int64]resultKey, map[string]*ConditionProgress, error) {
@@ -200,7 +250,7 @@ func b2i(b bool) int {
 	return 0
 }
 
-// DatasetRuns lists the runs of a dataset, newest first, without their conditions.
+// DatasetRuns lists the runs of a dataset, newest first, with their conditions.
 func (db *DB) DatasetRuns(ctx context.Context, datasetID int64) ([]Run, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.dataset_id = ? ORDER BY r.id DESC`,
 		datasetID)
@@ -216,7 +266,17 @@ func (db *DB) DatasetRuns(ctx context.Context, datasetID int64) ([]Run, error) {
 		}
 		out = append(out, *r)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("dataset runs: %w", err)
+	}
+	conds, err := db.runConditions(ctx, `WHERE run_id IN (SELECT id FROM runs WHERE dataset_id = ?)`, datasetID)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].Conditions = conds[out[i].ID]
+	}
+	return out, nil
 }
 
 // SampleNames maps the row ids of a dataset's samples to the dataset's own ids.

@@ -2,10 +2,10 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -56,32 +56,88 @@ func seedRun(t *testing.T, db *store.DB, n, reps int, conditions ...string) *sto
 	return run
 }
 
-func TestReportDataMatchesRunScoresAndProgress(t *testing.T) {
+// referenceScores and referenceProgress are the straightforward joins over
+// the wide rows that ReportData's index-only scans must agree with.
+func referenceScores(t *testing.T, raw *sql.DB, runID int64) []store.ScoreRow {
+	rows, err := raw.Query(`SELECT r.sample_id, r.condition, r.repetition, j.evaluator, s.metric, s.value
+		FROM scores s JOIN judgements j ON j.id = s.judgement_id JOIN results r ON r.id = s.result_id
+		WHERE s.run_id = ? ORDER BY r.condition, j.evaluator, s.metric, r.sample_id, r.repetition`, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []store.ScoreRow
+	for rows.Next() {
+		var s store.ScoreRow
+		if err := rows.Scan(&s.SampleID, &s.Condition, &s.Repetition, &s.Evaluator, &s.Metric, &s.Value); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func referenceProgress(t *testing.T, raw *sql.DB, runID int64) []store.ConditionProgress {
+	rows, err := raw.Query(`SELECT r.condition, count(*), sum(r.error != ''),
+		coalesce(sum(r.tokens_in), 0) + coalesce(sum(j.tin), 0), coalesce(sum(r.tokens_out), 0) + coalesce(sum(j.tout), 0),
+		coalesce(sum(r.cost_usd), 0) + coalesce(sum(j.cost), 0), coalesce(avg(r.latency_ms), 0),
+		sum(r.attempts > 1), coalesce(sum(j.errs), 0)
+		FROM results r LEFT JOIN (SELECT result_id, sum(tokens_in) tin, sum(tokens_out) tout, sum(cost_usd) cost,
+			sum(error != '') errs FROM judgements WHERE run_id = ? GROUP BY result_id) j ON j.result_id = r.id
+		WHERE r.run_id = ? GROUP BY r.condition ORDER BY r.condition`, runID, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []store.ConditionProgress
+	for rows.Next() {
+		var p store.ConditionProgress
+		if err := rows.Scan(&p.Condition, &p.Done, &p.Errors, &p.TokensIn, &p.TokensOut, &p.CostUSD, &p.LatencyMS,
+			&p.Retries, &p.JudgeErrors); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func TestReportDataMatchesTheJoins(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
 	run := seedRun(t, db, 12, 3, "with-docs", "baseline")
 	seedRun(t, db, 3, 2, "other-run") // must not leak into the first
+	raw, err := sql.Open("sqlite", db.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
 
 	got, err := db.ReportData(ctx, run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	scores, _ := db.RunScores(ctx, run.ID)
+	scores := referenceScores(t, raw, run.ID)
 	if !reflect.DeepEqual(got.Scores, scores) {
-		t.Errorf("ReportData has %d scores, RunScores %d, or their order differs", len(got.Scores), len(scores))
+		t.Errorf("ReportData has %d scores, the join %d, or their order differs", len(got.Scores), len(scores))
 	}
-	progress, _ := db.RunProgress(ctx, run.ID)
-	slices.SortFunc(progress, func(a, b store.ConditionProgress) int { return strings.Compare(a.Condition, b.Condition) })
-	if len(got.Conditions) != len(progress) {
-		t.Fatalf("conditions %+v, want %+v", got.Conditions, progress)
+	progress := referenceProgress(t, raw, run.ID)
+	fromProgress, _ := db.RunProgress(ctx, run.ID)
+	cost, _ := db.RunCost(ctx, run.ID)
+	if len(got.Conditions) != len(progress) || !reflect.DeepEqual(fromProgress, got.Conditions) {
+		t.Fatalf("conditions %+v, want %+v, and RunProgress the same", got.Conditions, progress)
 	}
+	var want float64
 	for i, p := range progress {
 		g := got.Conditions[i]
+		want += p.CostUSD
 		if g.Condition != p.Condition || g.Done != p.Done || g.Errors != p.Errors || g.JudgeErrors != p.JudgeErrors ||
 			g.TokensIn != p.TokensIn || g.TokensOut != p.TokensOut || g.Retries != p.Retries ||
 			!near(g.CostUSD, p.CostUSD) || !near(g.LatencyMS, p.LatencyMS) {
 			t.Errorf("condition totals\n got %+v\nwant %+v", g, p)
 		}
+	}
+	if !near(cost, want) {
+		t.Errorf("RunCost %v, want %v", cost, want)
 	}
 }
 

@@ -106,43 +106,6 @@ type ConditionProgress struct {
 	ToolErrors  int     // of which failed
 }
 
-// RunProgress returns per-condition progress of a run, in no particular order.
-func (db *DB) RunProgress(ctx context.Context, runID int64) ([]ConditionProgress, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT r.condition, count(*), sum(r.error != ''),
-		coalesce(sum(r.tokens_in), 0) + coalesce(sum(j.tin), 0), coalesce(sum(r.tokens_out), 0) + coalesce(sum(j.tout), 0),
-		coalesce(sum(r.cost_usd), 0) + coalesce(sum(j.cost), 0), coalesce(avg(r.latency_ms), 0),
-		sum(r.attempts > 1), coalesce(sum(j.errs), 0), coalesce(sum(json_array_length(r.tool_calls)), 0),
-		coalesce(sum((SELECT count(*) FROM json_each(r.tool_calls) WHERE json_extract(value, '$.is_error'))), 0)
-		FROM results r LEFT JOIN (SELECT result_id, sum(tokens_in) tin, sum(tokens_out) tout, sum(cost_usd) cost,
-			sum(error != '') errs FROM judgements WHERE run_id = ? GROUP BY result_id) j ON j.result_id = r.id
-		WHERE r.run_id = ? GROUP BY r.condition`, runID, runID)
-	if err != nil {
-		return nil, fmt.Errorf("run progress: %w", err)
-	}
-	defer rows.Close()
-	var out []ConditionProgress
-	for rows.Next() {
-		var p ConditionProgress
-		if err := rows.Scan(&p.Condition, &p.Done, &p.Errors, &p.TokensIn, &p.TokensOut, &p.CostUSD, &p.LatencyMS,
-			&p.Retries, &p.JudgeErrors, &p.ToolCalls, &p.ToolErrors); err != nil {
-			return nil, fmt.Errorf("run progress: %w", err)
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
-}
-
-// RunCost is the recorded cost of a run's agent and judge calls.
-func (db *DB) RunCost(ctx context.Context, runID int64) (float64, error) {
-	var cost float64
-	err := db.read.QueryRowContext(ctx, `SELECT (SELECT coalesce(sum(cost_usd), 0) FROM results WHERE run_id = ?) +
-		(SELECT coalesce(sum(cost_usd), 0) FROM judgements WHERE run_id = ?)`, runID, runID).Scan(&cost)
-	if err != nil {
-		return 0, fmt.Errorf("run cost: %w", err)
-	}
-	return cost, nil
-}
-
 // ScoreRow is one score with the task it belongs to, for statistics.
 type ScoreRow struct {
 	SampleID   int64
@@ -151,26 +114,6 @@ type ScoreRow struct {
 	Evaluator  string
 	Metric     string
 	Value      float64
-}
-
-// RunScores returns every score of a run, ordered by condition, evaluator, metric and sample.
-func (db *DB) RunScores(ctx context.Context, runID int64) ([]ScoreRow, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT r.sample_id, r.condition, r.repetition, j.evaluator, s.metric, s.value
-		FROM scores s JOIN judgements j ON j.id = s.judgement_id JOIN results r ON r.id = s.result_id
-		WHERE s.run_id = ? ORDER BY r.condition, j.evaluator, s.metric, r.sample_id, r.repetition`, runID)
-	if err != nil {
-		return nil, fmt.Errorf("run scores: %w", err)
-	}
-	defer rows.Close()
-	var out []ScoreRow
-	for rows.Next() {
-		var s ScoreRow
-		if err := rows.Scan(&s.SampleID, &s.Condition, &s.Repetition, &s.Evaluator, &s.Metric, &s.Value); err != nil {
-			return nil, fmt.Errorf("run scores: %w", err)
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
 }
 
 // Results returns a run's results with their judgements and scores, in task order.

@@ -90,26 +90,39 @@ func (db *DB) Run(ctx context.Context, id int64) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT snapshot FROM run_conditions WHERE run_id = ? ORDER BY position`, id)
+	conds, err := db.runConditions(ctx, `WHERE run_id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	r.Conditions = conds[id]
+	return r, nil
+}
+
+// runConditions reads the condition snapshots of the runs a WHERE clause
+// picks, by run, in launch order.
+func (db *DB) runConditions(ctx context.Context, where string, args ...any) (map[int64][]Condition, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT run_id, snapshot FROM run_conditions `+where+` ORDER BY run_id, position`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("run conditions: %w", err)
 	}
 	defer rows.Close()
+	out := map[int64][]Condition{}
 	for rows.Next() {
+		var id int64
 		var snap string
 		var c Condition
-		if err := rows.Scan(&snap); err != nil {
+		if err := rows.Scan(&id, &snap); err != nil {
 			return nil, fmt.Errorf("run conditions: %w", err)
 		}
 		if err := json.Unmarshal([]byte(snap), &c); err != nil {
 			return nil, fmt.Errorf("run condition snapshot: %w", err)
 		}
-		r.Conditions = append(r.Conditions, c)
+		out[id] = append(out[id], c)
 	}
-	return r, rows.Err()
+	return out, rows.Err()
 }
 
-// Runs lists runs, newest first, with their progress.
+// Runs lists runs, newest first, with their conditions and progress.
 func (db *DB) Runs(ctx context.Context) ([]RunSummary, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT `+runColumns+`, d.name,
 		(SELECT count(*) FROM results x WHERE x.run_id = r.id),
@@ -131,7 +144,17 @@ func (db *DB) Runs(ctx context.Context) ([]RunSummary, error) {
 		s.Run = *r
 		out = append(out, s)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	conds, err := db.runConditions(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].Conditions = conds[out[i].ID]
+	}
+	return out, nil
 }
 
 // UnfinishedRuns returns the ids of runs that are pending or running, oldest first.

@@ -1,11 +1,12 @@
 package web
 
 import (
-	"assay/report"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"assay/report"
 )
 
 // RunJSON is a run as the API lists it.
@@ -34,14 +35,10 @@ func (s *Server) apiRuns(c echo.Context) error {
 	}
 	out := []RunJSON{}
 	for _, r := range list {
-		run, err := s.db.Run(ctx, r.ID)
-		if err != nil {
-			return err
-		}
 		j := RunJSON{ID: r.ID, Name: r.Name, Status: string(r.Status), DatasetID: r.DatasetID, Dataset: r.DatasetName,
 			Conditions: []string{}, TotalTasks: r.TotalTasks, Results: r.Done, Errors: r.Errors, CostUSD: r.CostUSD,
 			CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
-		for _, c := range run.Conditions {
+		for _, c := range r.Conditions {
 			j.Conditions = append(j.Conditions, c.Name)
 		}
 		out = append(out, j)

@@ -96,12 +96,8 @@ func (s *Server) reportOwner(c echo.Context, sc *reportScope, query string) (tem
 		if other.ID == sc.Run.ID || len(o.OtherRuns) == maxOtherRuns {
 			continue
 		}
-		full, err := s.db.Run(ctx, other.ID)
-		if err != nil {
-			return o, err
-		}
 		o.OtherRuns = append(o.OtherRuns, templates.OtherRun{ID: other.ID, Name: other.Name, Status: string(other.Status),
-			Created: templates.Stamp(other.CreatedAt), Conditions: conditionNames(full.Conditions),
+			Created: templates.Stamp(other.CreatedAt), Conditions: conditionNames(other.Conditions),
 			CompareURL: fmt.Sprintf("/compare?a=%d&b=%d", sc.Run.ID, other.ID)})
 	}
 	return o, nil

@@ -52,10 +52,7 @@ func (s *Server) lastRunForm(ctx context.Context) (templates.RunForm, error) {
 		return f, err
 	}
 	if len(runs) > 0 {
-		last, err := s.db.Run(ctx, runs[0].ID)
-		if err != nil {
-			return f, err
-		}
+		last := runs[0]
 		if cfg, err := config.Stored(last.Config); err == nil {
 			f, f.FromRun = formFromConfig(cfg), last.ID
 			f.BudgetUSD = "" // a budget belongs to one run

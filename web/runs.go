@@ -20,11 +20,7 @@ func (s *Server) runsPage(c echo.Context) error {
 	}
 	v := templates.RunsView{Page: s.page(c, "Runs", "runs")}
 	for _, r := range list {
-		run, err := s.db.Run(ctx, r.ID) // for its conditions
-		if err != nil {
-			return err
-		}
-		v.Runs = append(v.Runs, runRow(r, run.Conditions))
+		v.Runs = append(v.Runs, runRow(r))
 	}
 	return render(c, http.StatusOK, templates.Runs(v))
 }

@@ -13,7 +13,7 @@ import (
 
 // This file turns runs into the plain view data of the run pages.
 
-func runRow(r store.RunSummary, conditions []store.Condition) templates.RunRow {
+func runRow(r store.RunSummary) templates.RunRow {
 	row := templates.RunRow{ID: r.ID, Name: r.Name, Status: string(r.Status), DatasetID: r.DatasetID,
 		Dataset: r.DatasetName, Done: r.Done, Total: r.TotalTasks, Errors: r.Errors, CostUSD: r.CostUSD,
 		Started: "—", Finished: "—"}
@@ -26,7 +26,7 @@ func runRow(r store.RunSummary, conditions []store.Condition) templates.RunRow {
 			row.Finished = row.Finished[11:] // the same day: the time says it
 		}
 	}
-	for _, c := range conditions {
+	for _, c := range r.Conditions {
 		row.Conditions = append(row.Conditions, c.Name)
 	}
 	return row

@@ -11,9 +11,9 @@ import (
 	"fmt"
 	"time"
 
-	"assay/runner/llm"
-
 	openai "github.com/sashabaranov/go-openai"
+
+	"assay/runner/llm"
 )
 
 // DefaultMaxAttempts bounds the answers asked for when they come back malformed.

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"assay/runner/llm/llmtest"
-
 	openai "github.com/sashabaranov/go-openai"
+
+	"assay/runner/llm/llmtest"
 )
 
 // sleeps records the waits a client asks for, without waiting.

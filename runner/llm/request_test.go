@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"assay/runner/llm/llmtest"
-
 	openai "github.com/sashabaranov/go-openai"
+
+	"assay/runner/llm/llmtest"
 )
 
 func TestChatSendsPinnedParameters(t *testing.T) {

@@ -1,9 +1,10 @@
 package scoring
 
 import (
-	"assay/runner/config"
 	"strings"
 	"testing"
+
+	"assay/runner/config"
 )
 
 func TestExtractLetter(t *testing.T) {
