@@ -70,9 +70,9 @@ func pairUp(a, b map[int64]float64) (xa, xb []float64) {
 
 // Gap is how differently one sample scored on the two sides.
 type Gap struct {
-	ID   int64     // the sample's row id
-	Gap  float64   // mean over metrics of B − A, each rescaled to 0–1
-	A, B []float64 // per metric; NaN where the sample has no score
+	SampleRow int64     // the sample's row id
+	Gap       float64   // mean over metrics of B − A, each rescaled to 0–1
+	A, B      []float64 // per metric; NaN where the sample has no score
 }
 
 // Gaps ranks the samples by how far b is from a, at most n of them: either
@@ -88,7 +88,7 @@ func Gaps(metrics []Metric, a, b Side, n int, regressions bool) []Gap {
 			}
 			g := byID[id]
 			if g == nil {
-				g = &Gap{ID: id, A: nans(len(metrics)), B: nans(len(metrics))}
+				g = &Gap{SampleRow: id, A: nans(len(metrics)), B: nans(len(metrics))}
 				byID[id] = g
 			}
 			g.A[i] = va
@@ -104,7 +104,7 @@ func Gaps(metrics []Metric, a, b Side, n int, regressions bool) []Gap {
 		}
 	}
 	slices.SortFunc(out, func(x, y Gap) int {
-		return cmp.Or(cmp.Compare(math.Abs(y.Gap), math.Abs(x.Gap)), cmp.Compare(x.ID, y.ID))
+		return cmp.Or(cmp.Compare(math.Abs(y.Gap), math.Abs(x.Gap)), cmp.Compare(x.SampleRow, y.SampleRow))
 	})
 	return out[:min(n, len(out))]
 }

@@ -17,8 +17,8 @@ import (
 // SampleScores are one sample's scores for one metric under one condition:
 // every repetition (and judge repetition).
 type SampleScores struct {
-	ID     int64 // the sample's row id
-	Values []float64
+	SampleRow int64 // the sample's row id
+	Values    []float64
 }
 
 // Report is a run's report, computed from its stored scores. Reports are
@@ -81,8 +81,8 @@ func (r *Report) group(scores []store.ScoreRow) {
 			samples = append(samples, map[string][]SampleScores{})
 		}
 		groups := samples[i][s.Condition]
-		if n := len(groups); n == 0 || groups[n-1].ID != s.SampleID {
-			groups = append(groups, SampleScores{ID: s.SampleID})
+		if n := len(groups); n == 0 || groups[n-1].SampleRow != s.SampleRow {
+			groups = append(groups, SampleScores{SampleRow: s.SampleRow})
 		}
 		last := &groups[len(groups)-1]
 		last.Values = append(last.Values, s.Value)
@@ -117,7 +117,7 @@ func (r *Report) Samples(m int, c string) []SampleScores { return r.samples[m][c
 func (r *Report) Means(m int, c string) map[int64]float64 {
 	out := map[int64]float64{}
 	for _, g := range r.samples[m][c] {
-		out[g.ID] = Mean(g.Values)
+		out[g.SampleRow] = Mean(g.Values)
 	}
 	return out
 }

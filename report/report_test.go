@@ -43,7 +43,7 @@ func handRun(t *testing.T, score func(s int, cond string, rep int) (pass float64
 		for _, c := range []string{"a", "b"} {
 			for rep := 1; rep <= 2; rep++ {
 				pass, likert := score(i+1, c, rep)
-				r := &store.Result{RunID: run.ID, SampleID: s.ID, Condition: c, Repetition: rep, Attempts: 1, Response: "x",
+				r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: rep, Attempts: 1, Response: "x",
 					Judgements: []store.Judgement{
 						{Evaluator: "rubric", Scores: []store.Score{{Metric: "completeness", Value: likert}, {Metric: "factual_adherence", Value: likert}}},
 						{Evaluator: "exact_match", Scores: []store.Score{{Metric: "exact_match", Value: pass}}}}}
@@ -125,7 +125,7 @@ func TestSampleTableFoldsRepetitions(t *testing.T) {
 		t.Fatalf("metrics %+v, want report order", st.Metrics)
 	}
 	row := st.Rows[0]
-	if row.Name != "1" || row.Condition != "a" || row.Results != 2 || len(row.Metrics) != 3 {
+	if row.SampleID != "1" || row.Condition != "a" || row.Results != 2 || len(row.Metrics) != 3 {
 		t.Fatalf("row %+v", row)
 	}
 	if fa := row.Metrics[1]; fa.Name != "factual_adherence" || fa.N != 2 || fa.Mean != 3 || !near(fa.Std, math.Sqrt2) {

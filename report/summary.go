@@ -69,7 +69,7 @@ func Summarize(ctx context.Context, db *store.DB, runID int64) (*Summary, error)
 // summarize computes the summary from the report's totals and groups.
 func (r *Report) summarize(progress []store.ConditionProgress) *Summary {
 	run := r.Run
-	s := &Summary{RunID: run.ID, Name: run.Name, Status: run.Status, Message: run.Error, DatasetSHA256: r.Dataset.SHA256,
+	s := &Summary{RunID: run.ID, Name: run.Name, Status: run.Status, Message: run.Message, DatasetSHA256: r.Dataset.SHA256,
 		TotalTasks: run.TotalTasks}
 	byName := map[string]store.ConditionProgress{}
 	for _, p := range progress {

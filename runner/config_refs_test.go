@@ -79,7 +79,7 @@ conditions: {baseline: {}}
 	delete(vars, "MODEL") // as in a server started without it
 	status, _ := m.Execute(context.Background(), run.ID)
 	got, _ := f.db.Run(context.Background(), run.ID)
-	if status != store.RunFailed || got.Error != "run config: agent.model: environment variable MODEL is not set (write ${MODEL:-value} for a default)" {
-		t.Errorf("status %s, message %q", status, got.Error)
+	if status != store.RunFailed || got.Message != "run config: agent.model: environment variable MODEL is not set (write ${MODEL:-value} for a default)" {
+		t.Errorf("status %s, message %q", status, got.Message)
 	}
 }

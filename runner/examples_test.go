@@ -23,7 +23,7 @@ func TestShippedExamplesLoadAndRun(t *testing.T) {
 	run := f.launch(cfg)
 	if status, err := f.m.Execute(context.Background(), run.ID); err != nil || status != store.RunCompleted {
 		r, _ := f.db.Run(context.Background(), run.ID)
-		t.Fatalf("status %s, err %v: %s", status, err, r.Error)
+		t.Fatalf("status %s, err %v: %s", status, err, r.Message)
 	}
 	s, _ := report.Summarize(context.Background(), f.db, run.ID)
 	if s.Results != 8*2*3 || len(s.Conditions[0].Metrics) != 3 {

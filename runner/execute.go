@@ -166,7 +166,7 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) bool {
 // cancellation is not recorded, so a resumed run does it again.
 func (w *workers) do(ctx context.Context, t task) {
 	ex := w.ex
-	res := &store.Result{RunID: ex.run.ID, SampleID: t.sample.ID, Condition: t.condition.Name, Repetition: t.repetition}
+	res := &store.Result{RunID: ex.run.ID, SampleRow: t.sample.ID, Condition: t.condition.Name, Repetition: t.repetition}
 	actx, cancel := context.WithTimeout(ctx, ex.timeout)
 	ans, err := ex.agent.Answer(actx, agent.Task{Condition: *t.condition, Prompt: Prompt(ex.spec.Prompts, ex.dataset.Kind, t.sample)})
 	late := errors.Is(actx.Err(), context.DeadlineExceeded)

@@ -92,8 +92,8 @@ func TestAStoredRunPastTheBoundsFailsInsteadOfPlanning(t *testing.T) {
 	for {
 		got, _ := f.db.Run(context.Background(), huge.ID)
 		if got.Status == store.RunFailed {
-			if got.Error != "execution.num_repetitions: must be at most 100, got 1000000000" {
-				t.Errorf("message %q", got.Error)
+			if got.Message != "execution.num_repetitions: must be at most 100, got 1000000000" {
+				t.Errorf("message %q", got.Message)
 			}
 			break
 		}

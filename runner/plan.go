@@ -16,7 +16,7 @@ type task struct {
 }
 
 func (t task) key() store.TaskKey {
-	return store.TaskKey{SampleID: t.sample.ID, Condition: t.condition.Name, Repetition: t.repetition}
+	return store.TaskKey{SampleRow: t.sample.ID, Condition: t.condition.Name, Repetition: t.repetition}
 }
 
 // plan lists the tasks not yet done, interleaved so that a partial run is

@@ -19,7 +19,7 @@ func (db *DB) CreateCondition(ctx context.Context, c *Condition) error {
 		return err
 	}
 	defer tx.Rollback()
-	now := db.stamp()
+	now := db.nowText()
 	res, err := tx.ExecContext(ctx, `INSERT INTO conditions
 		(name, system_prompt, require_mcp_tool_use, require_mcp_tool_success, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?)`, c.Name, c.SystemPrompt, c.RequireMCPToolUse, c.RequireMCPToolSuccess, now, now)
@@ -47,7 +47,7 @@ func (db *DB) UpdateCondition(ctx context.Context, c *Condition) error {
 		return err
 	}
 	defer tx.Rollback()
-	now := db.stamp()
+	now := db.nowText()
 	res, err := tx.ExecContext(ctx, `UPDATE conditions SET name = ?, system_prompt = ?,
 		require_mcp_tool_use = ?, require_mcp_tool_success = ?, updated_at = ? WHERE id = ?`,
 		c.Name, c.SystemPrompt, c.RequireMCPToolUse, c.RequireMCPToolSuccess, now, c.ID)

@@ -27,11 +27,11 @@ func (db *DB) CreateDataset(ctx context.Context, d *Dataset, samples []Sample) (
 		return false, err
 	}
 	d.Samples = len(samples)
-	d.CreatedAt = parseTime(db.stamp())
+	d.CreatedAt = parseTime(db.nowText())
 	res, err := tx.ExecContext(ctx, `INSERT INTO datasets
 		(name, kind, sha256, format, filename, size_bytes, question_key, answer_key, sample_count, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		d.Name, d.Kind, d.SHA256, d.Format, d.Filename, d.Size, d.QuestionKey, d.AnswerKey, d.Samples, db.stamp())
+		d.Name, d.Kind, d.SHA256, d.Format, d.Filename, d.Size, d.QuestionKey, d.AnswerKey, d.Samples, db.nowText())
 	if err != nil {
 		return false, fmt.Errorf("insert dataset: %w", err)
 	}

@@ -143,7 +143,7 @@ func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, error) {
 
 const timeFormat = time.RFC3339Nano
 
-func (db *DB) stamp() string { return db.now().Format(timeFormat) }
+func (db *DB) nowText() string { return db.now().Format(timeFormat) }
 
 func parseTime(s string) time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, s)

@@ -38,7 +38,7 @@ func (db *DB) SetPrice(ctx context.Context, p Price) error {
 	_, err := db.write.ExecContext(ctx, `INSERT INTO prices (model, input_per_mtok, output_per_mtok, updated_at)
 		VALUES (?, ?, ?, ?) ON CONFLICT (model) DO UPDATE SET input_per_mtok = excluded.input_per_mtok,
 		output_per_mtok = excluded.output_per_mtok, updated_at = excluded.updated_at`,
-		p.Model, p.InputPerMTok, p.OutputPerMTok, db.stamp())
+		p.Model, p.InputPerMTok, p.OutputPerMTok, db.nowText())
 	if err != nil {
 		return fmt.Errorf("set price: %w", err)
 	}

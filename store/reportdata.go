@@ -210,7 +210,7 @@ func reportScores(ctx context.Context, tx querier, runID int64, results map[int6
 			metrics[name] = name
 		}
 		k := scoreBucket{r.condition, evaluator, name}
-		buckets[k] = append(buckets[k], ScoreRow{SampleID: r.sample, Condition: r.condition, Repetition: r.repetition,
+		buckets[k] = append(buckets[k], ScoreRow{SampleRow: r.sample, Condition: r.condition, Repetition: r.repetition,
 			Evaluator: evaluator, Metric: name, Value: value})
 	}
 	if err := rows.Err(); err != nil {
@@ -236,7 +236,7 @@ func flatten(buckets map[scoreBucket][]ScoreRow) []ScoreRow {
 	for _, k := range keys {
 		b := buckets[k]
 		slices.SortFunc(b, func(x, y ScoreRow) int {
-			return cmp.Or(cmp.Compare(x.SampleID, y.SampleID), cmp.Compare(x.Repetition, y.Repetition))
+			return cmp.Or(cmp.Compare(x.SampleRow, y.SampleRow), cmp.Compare(x.Repetition, y.Repetition))
 		})
 		out = append(out, b...)
 	}
@@ -279,8 +279,8 @@ func (db *DB) DatasetRuns(ctx context.Context, datasetID int64) ([]Run, error) {
 	return out, nil
 }
 
-// SampleNames maps the row ids of a dataset's samples to the dataset's own ids.
-func (db *DB) SampleNames(ctx context.Context, datasetID int64) (map[int64]string, error) {
+// SampleIDs maps the row ids of a dataset's samples to the dataset's own ids.
+func (db *DB) SampleIDs(ctx context.Context, datasetID int64) (map[int64]string, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT id, sample_id FROM samples WHERE dataset_id = ?`, datasetID)
 	if err != nil {
 		return nil, fmt.Errorf("sample names: %w", err)
@@ -298,14 +298,14 @@ func (db *DB) SampleNames(ctx context.Context, datasetID int64) (map[int64]strin
 	return out, rows.Err()
 }
 
-// ResultsStamp counts a run's results and gives the id of its latest. Results
-// and their scores are only ever added, so an unchanged stamp means unchanged
+// ResultsVersion counts a run's results and gives the id of its latest. Results
+// and their scores are only ever added, so an unchanged version means unchanged
 // scores.
-func (db *DB) ResultsStamp(ctx context.Context, runID int64) (count int, last int64, err error) {
+func (db *DB) ResultsVersion(ctx context.Context, runID int64) (count int, last int64, err error) {
 	err = db.read.QueryRowContext(ctx, `SELECT count(*), coalesce(max(id), 0) FROM results INDEXED BY results_report
 		WHERE run_id = ?`, runID).Scan(&count, &last)
 	if err != nil {
-		return 0, 0, fmt.Errorf("results stamp: %w", err)
+		return 0, 0, fmt.Errorf("results version: %w", err)
 	}
 	return count, last, nil
 }

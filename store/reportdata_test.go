@@ -33,7 +33,7 @@ func seedRun(t *testing.T, db *store.DB, n, reps int, conditions ...string) *sto
 	for _, s := range samples {
 		for _, c := range conditions {
 			for rep := 1; rep <= reps; rep++ {
-				r := &store.Result{RunID: run.ID, SampleID: s.ID, Condition: c, Repetition: rep, Response: "answer",
+				r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: rep, Response: "answer",
 					TokensIn: rng.IntN(100), TokensOut: rng.IntN(50), CostUSD: rng.Float64() / 100, LatencyMS: int64(rng.IntN(900)),
 					Attempts: 1 + rng.IntN(2)}
 				switch rng.IntN(10) {
@@ -69,7 +69,7 @@ func referenceScores(t *testing.T, raw *sql.DB, runID int64) []store.ScoreRow {
 	var out []store.ScoreRow
 	for rows.Next() {
 		var s store.ScoreRow
-		if err := rows.Scan(&s.SampleID, &s.Condition, &s.Repetition, &s.Evaluator, &s.Metric, &s.Value); err != nil {
+		if err := rows.Scan(&s.SampleRow, &s.Condition, &s.Repetition, &s.Evaluator, &s.Metric, &s.Value); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, s)
@@ -176,7 +176,7 @@ func TestDatasetRunsAndSampleNames(t *testing.T) {
 	if err != nil || len(runs) != 2 || runs[0].ID != second.ID || runs[1].ID != first.ID {
 		t.Fatalf("dataset runs %v %+v", err, runs)
 	}
-	names, err := db.SampleNames(ctx, first.DatasetID)
+	names, err := db.SampleIDs(ctx, first.DatasetID)
 	samples, _ := db.Samples(ctx, first.DatasetID, 0, 0)
 	if err != nil || len(names) != 2 || names[samples[1].ID] != samples[1].SampleID {
 		t.Fatalf("sample names %v %v", err, names)

@@ -9,7 +9,7 @@ import (
 
 // TaskKey names one task of a run: a sample under a condition, one repetition.
 type TaskKey struct {
-	SampleID   int64
+	SampleRow  int64
 	Condition  string
 	Repetition int
 }
@@ -23,12 +23,12 @@ func (db *DB) SaveResult(ctx context.Context, r *Result) (saved bool, err error)
 	}
 	defer tx.Rollback()
 	calls, _ := json.Marshal(nonNilCalls(r.ToolCalls))
-	r.CreatedAt = parseTime(db.stamp())
+	r.CreatedAt = parseTime(db.nowText())
 	res, err := tx.ExecContext(ctx, `INSERT INTO results (run_id, sample_id, condition, repetition, response, error,
 		tokens_in, tokens_out, cost_usd, latency_ms, attempts, tool_calls, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (run_id, sample_id, condition, repetition) DO NOTHING`,
-		r.RunID, r.SampleID, r.Condition, r.Repetition, r.Response, r.Error, r.TokensIn, r.TokensOut,
+		r.RunID, r.SampleRow, r.Condition, r.Repetition, r.Response, r.Error, r.TokensIn, r.TokensOut,
 		r.CostUSD, r.LatencyMS, r.Attempts, string(calls), r.CreatedAt.Format(timeFormat))
 	if err != nil {
 		return false, fmt.Errorf("insert result: %w", err)
@@ -83,7 +83,7 @@ func (db *DB) DoneTasks(ctx context.Context, runID int64) (map[TaskKey]bool, err
 	done := map[TaskKey]bool{}
 	for rows.Next() {
 		var k TaskKey
-		if err := rows.Scan(&k.SampleID, &k.Condition, &k.Repetition); err != nil {
+		if err := rows.Scan(&k.SampleRow, &k.Condition, &k.Repetition); err != nil {
 			return nil, fmt.Errorf("done tasks: %w", err)
 		}
 		done[k] = true
@@ -108,7 +108,7 @@ type ConditionProgress struct {
 
 // ScoreRow is one score with the task it belongs to, for statistics.
 type ScoreRow struct {
-	SampleID   int64
+	SampleRow  int64
 	Condition  string
 	Repetition int
 	Evaluator  string
@@ -139,7 +139,7 @@ func (db *DB) queryResults(ctx context.Context, where string, args ...any) ([]Re
 	for rows.Next() {
 		var r Result
 		var calls, created string
-		if err := rows.Scan(&r.ID, &r.RunID, &r.SampleID, &r.Condition, &r.Repetition, &r.Response, &r.Error,
+		if err := rows.Scan(&r.ID, &r.RunID, &r.SampleRow, &r.Condition, &r.Repetition, &r.Response, &r.Error,
 			&r.TokensIn, &r.TokensOut, &r.CostUSD, &r.LatencyMS, &r.Attempts, &calls, &created); err != nil {
 			return nil, fmt.Errorf("results: %w", err)
 		}

@@ -32,7 +32,7 @@ func (db *DB) CreateLeasedRun(ctx context.Context, r *Run, h *Holder, ttl time.D
 		return err
 	}
 	defer tx.Rollback()
-	if err := createRun(ctx, tx, db.stamp(), r); err != nil {
+	if err := createRun(ctx, tx, db.nowText(), r); err != nil {
 		return err
 	}
 	if h != nil {
@@ -43,9 +43,9 @@ func (db *DB) CreateLeasedRun(ctx context.Context, r *Run, h *Holder, ttl time.D
 	return tx.Commit()
 }
 
-func createRun(ctx context.Context, tx *sql.Tx, stamp string, r *Run) error {
+func createRun(ctx context.Context, tx *sql.Tx, now string, r *Run) error {
 	r.Status = RunPending
-	r.CreatedAt = parseTime(stamp)
+	r.CreatedAt = parseTime(now)
 	res, err := tx.ExecContext(ctx, `INSERT INTO runs (name, dataset_id, status, config, repetitions, total_tasks, budget_usd, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, r.Name, r.DatasetID, r.Status, string(r.Config), r.Repetitions, r.TotalTasks,
 		r.BudgetUSD, r.CreatedAt.Format(timeFormat))
@@ -73,7 +73,7 @@ func scanRun(row interface{ Scan(...any) error }, extra ...any) (*Run, error) {
 	var config, created string
 	var started, finished sql.NullString
 	dest := append([]any{&r.ID, &r.Name, &r.DatasetID, &r.Status, &config, &r.Repetitions, &r.TotalTasks,
-		&r.BudgetUSD, &r.Error, &created, &started, &finished}, extra...)
+		&r.BudgetUSD, &r.Message, &created, &started, &finished}, extra...)
 	if err := row.Scan(dest...); errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("run: %w", ErrNotFound)
 	} else if err != nil {
@@ -178,7 +178,7 @@ func (db *DB) UnfinishedRuns(ctx context.Context) ([]int64, error) {
 // SetRunStatus records a run's status. Running stamps the start once; a finished
 // status stamps the end; running again clears the end.
 func (db *DB) SetRunStatus(ctx context.Context, id int64, status RunStatus, message string) error {
-	now := db.stamp()
+	now := db.nowText()
 	var q string
 	if status.Finished() {
 		q = `UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?`

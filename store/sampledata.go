@@ -9,7 +9,7 @@ import (
 
 // SampleKey names one sample (its row id) under one condition of a run.
 type SampleKey struct {
-	SampleID  int64
+	SampleRow int64
 	Condition string
 }
 
@@ -34,7 +34,7 @@ type MetricSums struct {
 type SampleCounts struct {
 	SampleKey
 	Ordinal     int
-	Name        string // the dataset's own id of the sample
+	SampleID    string // the dataset's own id of the sample
 	Results     int
 	Errors      int // results that ended in an agent error
 	JudgeErrors int // judgements that ended in an error
@@ -92,7 +92,7 @@ func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error
 
 // foldResults makes one row per (sample, condition) and counts its results and errors.
 func foldResults(ctx context.Context, tx querier, runID int64, f *sampleFold) error {
-	names, err := sampleNames(ctx, tx, runID)
+	places, err := samplePlaces(ctx, tx, runID)
 	if err != nil {
 		return err
 	}
@@ -107,15 +107,15 @@ func foldResults(ctx context.Context, tx querier, runID int64, f *sampleFold) er
 		var id int64
 		var k SampleKey
 		var failed bool
-		if err := rows.Scan(&id, &k.SampleID, &k.Condition, &failed); err != nil {
+		if err := rows.Scan(&id, &k.SampleRow, &k.Condition, &failed); err != nil {
 			return fmt.Errorf("sample stats: %w", err)
 		}
 		i, ok := index[k]
 		if !ok {
 			i = int32(len(f.stats.Rows))
 			index[k] = i
-			n := names[k.SampleID]
-			f.stats.Rows = append(f.stats.Rows, SampleCondition{SampleCounts: SampleCounts{SampleKey: k, Ordinal: n.ordinal, Name: n.name}})
+			n := places[k.SampleRow]
+			f.stats.Rows = append(f.stats.Rows, SampleCondition{SampleCounts: SampleCounts{SampleKey: k, Ordinal: n.ordinal, SampleID: n.sampleID}})
 		}
 		f.byResult[id] = i
 		f.stats.Rows[i].Results++
@@ -124,25 +124,26 @@ func foldResults(ctx context.Context, tx querier, runID int64, f *sampleFold) er
 	return rows.Err()
 }
 
-type sampleName struct {
-	ordinal int
-	name    string
+// samplePlace is where a sample stands in its dataset, and its own id there.
+type samplePlace struct {
+	ordinal  int
+	sampleID string
 }
 
-// sampleNames returns the position and the dataset's own id of every sample of a run's dataset.
-func sampleNames(ctx context.Context, tx querier, runID int64) (map[int64]sampleName, error) {
+// samplePlaces returns the place of every sample of a run's dataset, by row id.
+func samplePlaces(ctx context.Context, tx querier, runID int64) (map[int64]samplePlace, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, ordinal, sample_id FROM samples
 		WHERE dataset_id = (SELECT dataset_id FROM runs WHERE id = ?)`, runID)
 	if err != nil {
-		return nil, fmt.Errorf("sample names: %w", err)
+		return nil, fmt.Errorf("sample places: %w", err)
 	}
 	defer rows.Close()
-	out := map[int64]sampleName{}
+	out := map[int64]samplePlace{}
 	for rows.Next() {
 		var id int64
-		var n sampleName
-		if err := rows.Scan(&id, &n.ordinal, &n.name); err != nil {
-			return nil, fmt.Errorf("sample names: %w", err)
+		var n samplePlace
+		if err := rows.Scan(&id, &n.ordinal, &n.sampleID); err != nil {
+			return nil, fmt.Errorf("sample places: %w", err)
 		}
 		out[id] = n
 	}

@@ -35,7 +35,7 @@ func sampleRun(t *testing.T, db *store.DB, result func(s store.Sample, cond stri
 		for _, c := range run.Conditions {
 			for rep := 1; rep <= 2; rep++ {
 				if r := result(s, c.Name, rep); r != nil {
-					r.RunID, r.SampleID, r.Condition, r.Repetition = run.ID, s.ID, c.Name, rep
+					r.RunID, r.SampleRow, r.Condition, r.Repetition = run.ID, s.ID, c.Name, rep
 					if _, err := db.SaveResult(ctx, r); err != nil {
 						t.Fatal(err)
 					}
@@ -74,13 +74,13 @@ func TestSampleStatsFoldsRepetitions(t *testing.T) {
 	}
 	var keys []string
 	for _, r := range st.Rows {
-		keys = append(keys, r.Name+"/"+r.Condition)
+		keys = append(keys, r.SampleID+"/"+r.Condition)
 	}
 	if !slices.Equal(keys, []string{"s1/a", "s1/b", "s2/a", "s2/b"}) {
 		t.Fatalf("rows %v", keys)
 	}
 	s1b := st.Rows[1]
-	if s1b.SampleID != samples[0].ID || s1b.Results != 2 || s1b.Claims != 2 || s1b.JudgeErrors != 2 || s1b.Errors != 0 {
+	if s1b.SampleRow != samples[0].ID || s1b.Results != 2 || s1b.Claims != 2 || s1b.JudgeErrors != 2 || s1b.Errors != 0 {
 		t.Errorf("s1/b: %+v", s1b)
 	}
 	i := slices.IndexFunc(s1b.Metrics, func(m store.MetricSums) bool { return m.Metric == "factual_adherence" })
@@ -108,8 +108,8 @@ func TestSearchSamplesIsLiteral(t *testing.T) {
 	}{
 		{"0%", []int64{samples[0].ID}, nil},
 		{"s_o", nil, nil}, // _ is a character, not a wildcard: "yes_no" does not match
-		{"_", []int64{samples[0].ID}, []store.SampleKey{{SampleID: samples[2].ID, Condition: "a"}}},
-		{"surely", nil, []store.SampleKey{{SampleID: samples[2].ID, Condition: "a"}}},
+		{"_", []int64{samples[0].ID}, []store.SampleKey{{SampleRow: samples[2].ID, Condition: "a"}}},
+		{"surely", nil, []store.SampleKey{{SampleRow: samples[2].ID, Condition: "a"}}},
 		{"PLAIN", []int64{samples[2].ID}, nil},
 	} {
 		m, err := db.SearchSamples(context.Background(), run.ID, run.DatasetID, tc.text)

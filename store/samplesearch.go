@@ -47,7 +47,7 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, pattern string, 
 	defer rows.Close()
 	for rows.Next() {
 		var k SampleKey
-		if err := rows.Scan(&k.SampleID, &k.Condition); err != nil {
+		if err := rows.Scan(&k.SampleRow, &k.Condition); err != nil {
 			return fmt.Errorf("search responses: %w", err)
 		}
 		m.Responses[k] = true

@@ -13,7 +13,7 @@ func (db *DB) ServerKey(ctx context.Context, name string) ([]byte, error) {
 		return nil, fmt.Errorf("server key %s: %w", name, err)
 	}
 	if _, err := db.write.ExecContext(ctx, `INSERT INTO server_keys (name, value, created_at) VALUES (?, ?, ?)
-		ON CONFLICT (name) DO NOTHING`, name, fresh, db.stamp()); err != nil {
+		ON CONFLICT (name) DO NOTHING`, name, fresh, db.nowText()); err != nil {
 		return nil, fmt.Errorf("server key %s: %w", name, err)
 	}
 	var key []byte

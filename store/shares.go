@@ -27,7 +27,7 @@ func (db *DB) CreateShare(ctx context.Context, runID int64) (*Share, error) {
 	if _, err := rand.Read(b); err != nil {
 		return nil, fmt.Errorf("share token: %w", err)
 	}
-	s := &Share{Token: base64.RawURLEncoding.EncodeToString(b), RunID: runID, CreatedAt: parseTime(db.stamp())}
+	s := &Share{Token: base64.RawURLEncoding.EncodeToString(b), RunID: runID, CreatedAt: parseTime(db.nowText())}
 	if _, err := db.write.ExecContext(ctx, `INSERT INTO share_links (token, run_id, created_at) VALUES (?, ?, ?)`,
 		s.Token, runID, s.CreatedAt.Format(timeFormat)); err != nil {
 		return nil, fmt.Errorf("create share: %w", err)
@@ -72,7 +72,7 @@ func (db *DB) Shares(ctx context.Context, runID int64) ([]Share, error) {
 // RevokeShare ends a link of a run; it then leads nowhere.
 func (db *DB) RevokeShare(ctx context.Context, runID int64, token string) error {
 	res, err := db.write.ExecContext(ctx, `UPDATE share_links SET revoked_at = ? WHERE token = ? AND run_id = ? AND revoked_at IS NULL`,
-		db.stamp(), token, runID)
+		db.nowText(), token, runID)
 	if err != nil {
 		return fmt.Errorf("revoke share: %w", err)
 	}

@@ -122,7 +122,7 @@ type Run struct {
 	Repetitions int
 	TotalTasks  int
 	BudgetUSD   float64
-	Error       string
+	Message     string
 	CreatedAt   time.Time
 	StartedAt   *time.Time
 	FinishedAt  *time.Time
@@ -143,7 +143,7 @@ type ToolCall struct {
 type Result struct {
 	ID         int64
 	RunID      int64
-	SampleID   int64 // Sample.ID
+	SampleRow  int64 // Sample.ID
 	Condition  string
 	Repetition int
 	Response   string

@@ -23,8 +23,8 @@ type Flash struct {
 	Message string
 }
 
-// Stamp formats a time for pages, in UTC.
-func Stamp(t time.Time) string {
+// When formats a time for pages, in UTC.
+func When(t time.Time) string {
 	if t.IsZero() {
 		return "—"
 	}

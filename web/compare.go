@@ -51,7 +51,7 @@ func (s *Server) compareSide(ctx context.Context, param string) (*viewed, error)
 }
 
 func compareRun(r *store.Run) templates.CompareRun {
-	return templates.CompareRun{ID: r.ID, Name: r.Name, Status: string(r.Status), Created: templates.Stamp(r.CreatedAt)}
+	return templates.CompareRun{ID: r.ID, Name: r.Name, Status: string(r.Status), Created: templates.When(r.CreatedAt)}
 }
 
 // compareConditions compares each condition the runs share on the metrics

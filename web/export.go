@@ -133,7 +133,7 @@ type exportServer struct {
 
 func runHead(sc *reportScope, sum *report.Summary) exportRunHead {
 	run := sc.Run
-	h := exportRunHead{ID: run.ID, Name: run.Name, Status: run.Status, Error: run.Error, DatasetSHA256: sc.Dataset.SHA256,
+	h := exportRunHead{ID: run.ID, Name: run.Name, Status: run.Status, Error: run.Message, DatasetSHA256: sc.Dataset.SHA256,
 		Dataset: sc.Dataset.Name, Kind: sc.Dataset.Kind, Repetitions: run.Repetitions, Config: redactConfig(run.Config),
 		CreatedAt: run.CreatedAt, StartedAt: run.StartedAt, FinishedAt: run.FinishedAt, Summary: sum,
 		Conditions: []exportCondition{}}

@@ -140,7 +140,7 @@ func TestExportCSVCellsAreNeverFormulas(t *testing.T) {
 	id, samples := handRunIn(t, db, store.RunCompleted)
 	formulas := []string{`=HYPERLINK("http://evil.example","x")`, "+1+1", "-2+3", "@SUM(A1)", "\tTAB", "\rCR"}
 	for i, f := range formulas {
-		r := &store.Result{RunID: id, SampleID: samples[0], Condition: "baseline", Repetition: 3 + i, Attempts: 1, Error: f}
+		r := &store.Result{RunID: id, SampleRow: samples[0], Condition: "baseline", Repetition: 3 + i, Attempts: 1, Error: f}
 		if _, err := db.SaveResult(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}

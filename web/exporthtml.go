@@ -31,7 +31,7 @@ func exportHTML(ctx context.Context, db *store.DB, sc *reportScope, q reportQuer
 	if err != nil {
 		return err
 	}
-	return templates.ExportDocument(v, assets, templates.Stamp(now)).Render(ctx, w)
+	return templates.ExportDocument(v, assets, templates.When(now)).Render(ctx, w)
 }
 
 // closingTag matches what would end an inline style or script early.

@@ -56,7 +56,7 @@ type exportJudgement struct {
 }
 
 func toExport(r *store.Result, name string) exportResult {
-	e := exportResult{SampleID: name, SampleRowID: r.SampleID, Condition: r.Condition, Repetition: r.Repetition,
+	e := exportResult{SampleID: name, SampleRowID: r.SampleRow, Condition: r.Condition, Repetition: r.Repetition,
 		Response: r.Response, Error: r.Error, TokensIn: r.TokensIn, TokensOut: r.TokensOut, CostUSD: r.CostUSD,
 		LatencyMS: r.LatencyMS, Attempts: r.Attempts, ToolCalls: r.ToolCalls, UnverifiedClaims: []string{},
 		Scores: []exportScore{}, Judgements: []exportJudgement{}}
@@ -87,11 +87,11 @@ func exportSource(ctx context.Context, db *store.DB, sc *reportScope) (*viewed, 
 	if err != nil {
 		return nil, nil, err
 	}
-	names, err := db.SampleNames(ctx, sc.Dataset.ID)
+	sampleIDs, err := db.SampleIDs(ctx, sc.Dataset.ID)
 	if err != nil {
 		return nil, nil, err
 	}
-	return r, names, nil
+	return r, sampleIDs, nil
 }
 
 // exportJSON writes {"run": {...}, "results": [...]}, one result per line,
@@ -115,7 +115,7 @@ func exportJSON(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer)
 		}
 		first = false
 		bw.WriteString("\n")
-		return enc.Encode(toExport(res, names[res.SampleID]))
+		return enc.Encode(toExport(res, names[res.SampleRow]))
 	})
 	if err != nil {
 		return fmt.Errorf("export results: %w", err)
@@ -142,7 +142,7 @@ func exportCSV(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer) 
 		return fmt.Errorf("export csv: %w", err)
 	}
 	err = db.EachResult(ctx, sc.Run.ID, func(res *store.Result) error {
-		for _, row := range csvRows(r.Metrics, res, names[res.SampleID]) {
+		for _, row := range csvRows(r.Metrics, res, names[res.SampleRow]) {
 			if err := cw.Write(row); err != nil {
 				return err
 			}
@@ -161,7 +161,7 @@ func exportCSV(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer) 
 func csvRows(metrics []report.Metric, res *store.Result, name string) [][]string {
 	claims, _ := json.Marshal(toExport(res, name).UnverifiedClaims)
 	base := func(m report.Metric, judgeRep int, value, reasoning, errText string) []string {
-		return []string{strconv.FormatInt(res.RunID, 10), textCell(name), strconv.FormatInt(res.SampleID, 10), textCell(res.Condition),
+		return []string{strconv.FormatInt(res.RunID, 10), textCell(name), strconv.FormatInt(res.SampleRow, 10), textCell(res.Condition),
 			strconv.Itoa(res.Repetition), m.Evaluator, m.Name, strconv.Itoa(judgeRep), value, textCell(reasoning), textCell(errText),
 			string(claims), strconv.Itoa(res.TokensIn), strconv.Itoa(res.TokensOut),
 			strconv.FormatFloat(res.CostUSD, 'f', -1, 64), strconv.FormatInt(res.LatencyMS, 10),

@@ -28,13 +28,13 @@ func pairedRows(metrics []report.Metric, a, b report.Side) []templates.PairedRow
 func gapRows(ctx context.Context, db *store.DB, metrics []report.Metric, gs []report.Gap, base string) ([]templates.GapRow, error) {
 	rows := make([]templates.GapRow, len(gs))
 	for i, g := range gs {
-		s, err := db.Sample(ctx, g.ID)
+		s, err := db.Sample(ctx, g.SampleRow)
 		if err != nil {
 			return nil, err
 		}
 		row := templates.GapRow{Name: s.SampleID, Question: excerpt(s.Input, 160), Gap: g.Gap}
 		if base != "" {
-			row.URL = base + "/samples/" + strconv.FormatInt(g.ID, 10)
+			row.URL = base + "/samples/" + strconv.FormatInt(g.SampleRow, 10)
 		}
 		for j, m := range metrics {
 			row.A = append(row.A, templates.Num(g.A[j], m.Digits()))

@@ -82,9 +82,9 @@ func (s *Server) reportOwner(c echo.Context, sc *reportScope, query string) (tem
 		return o, err
 	}
 	for _, sh := range shares {
-		row := templates.ShareRow{Token: sh.Token, URL: origin(c) + "/r/" + sh.Token, Created: templates.Stamp(sh.CreatedAt)}
+		row := templates.ShareRow{Token: sh.Token, URL: origin(c) + "/r/" + sh.Token, Created: templates.When(sh.CreatedAt)}
 		if sh.RevokedAt != nil {
-			row.Revoked = templates.Stamp(*sh.RevokedAt)
+			row.Revoked = templates.When(*sh.RevokedAt)
 		}
 		o.Shares = append(o.Shares, row)
 	}
@@ -97,7 +97,7 @@ func (s *Server) reportOwner(c echo.Context, sc *reportScope, query string) (tem
 			continue
 		}
 		o.OtherRuns = append(o.OtherRuns, templates.OtherRun{ID: other.ID, Name: other.Name, Status: string(other.Status),
-			Created: templates.Stamp(other.CreatedAt), Conditions: conditionNames(other.Conditions),
+			Created: templates.When(other.CreatedAt), Conditions: conditionNames(other.Conditions),
 			CompareURL: fmt.Sprintf("/compare?a=%d&b=%d", sc.Run.ID, other.ID)})
 	}
 	return o, nil

@@ -108,7 +108,7 @@ func storeScoredRun(t *testing.T, db *store.DB, status store.RunStatus, sha stri
 
 func saveHandResult(t *testing.T, db *store.DB, runID, sampleID int64, condition string, rep int, spec [2][]float64) {
 	t.Helper()
-	r := &store.Result{RunID: runID, SampleID: sampleID, Condition: condition, Repetition: rep, Attempts: 1,
+	r := &store.Result{RunID: runID, SampleRow: sampleID, Condition: condition, Repetition: rep, Attempts: 1,
 		Response: "The answer is 42. " + xssScript, TokensIn: 100, TokensOut: 20, CostUSD: 0.001, LatencyMS: 400}
 	if spec[0] == nil {
 		r.Error, r.Response = "agent: "+xssImg, ""

@@ -18,7 +18,7 @@ func TestReportCountsToolCallsAndLinksToSamples(t *testing.T) {
 		t.Error("a run without tool calls should not show a tool-call column")
 	}
 	calls := []store.ToolCall{{Turn: 1, Server: "docs", Tool: "search", IsError: true}, {Turn: 2, Server: "docs", Tool: "search"}}
-	extra := &store.Result{RunID: id, SampleID: samples[0], Condition: "with-docs", Repetition: 3, Attempts: 1,
+	extra := &store.Result{RunID: id, SampleRow: samples[0], Condition: "with-docs", Repetition: 3, Attempts: 1,
 		Response: "found it", ToolCalls: calls}
 	if _, err := db.SaveResult(context.Background(), extra); err != nil {
 		t.Fatal(err)

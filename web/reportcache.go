@@ -19,13 +19,13 @@ type reportCache struct {
 }
 
 type cachedReport struct {
-	stamp reportStamp
-	r     *viewed
-	used  uint64
+	version reportVersion
+	r       *viewed
+	used    uint64
 }
 
-// reportStamp is what changes when a run's report may change.
-type reportStamp struct {
+// reportVersion is what changes when a run's report may change.
+type reportVersion struct {
 	status     store.RunStatus
 	finished   string
 	results    int
@@ -36,11 +36,11 @@ func newReportCache(max int) *reportCache {
 	return &reportCache{max: max, entries: map[int64]*cachedReport{}}
 }
 
-func (c *reportCache) get(runID int64, stamp reportStamp) (*viewed, bool) {
+func (c *reportCache) get(runID int64, version reportVersion) (*viewed, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[runID]
-	if !ok || e.stamp != stamp {
+	if !ok || e.version != version {
 		return nil, false
 	}
 	c.tick++
@@ -49,7 +49,7 @@ func (c *reportCache) get(runID int64, stamp reportStamp) (*viewed, bool) {
 }
 
 // put keeps r, forgetting the report used longest ago when full.
-func (c *reportCache) put(runID int64, stamp reportStamp, r *viewed) {
+func (c *reportCache) put(runID int64, version reportVersion, r *viewed) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.entries[runID]; !ok && len(c.entries) >= c.max {
@@ -62,29 +62,29 @@ func (c *reportCache) put(runID int64, stamp reportStamp, r *viewed) {
 		delete(c.entries, oldest)
 	}
 	c.tick++
-	c.entries[runID] = &cachedReport{stamp: stamp, r: r, used: c.tick}
+	c.entries[runID] = &cachedReport{version: version, r: r, used: c.tick}
 }
 
 // loadReport returns the report of the scope's run, computed again only when
 // the run has changed. The report is shared between requests: nothing may
 // change it, and each request gets its own copy of the scope.
 func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, error) {
-	n, last, err := s.db.ResultsStamp(ctx, sc.Run.ID)
+	n, last, err := s.db.ResultsVersion(ctx, sc.Run.ID)
 	if err != nil {
 		return nil, err
 	}
-	stamp := reportStamp{status: sc.Run.Status, results: n, lastResult: last}
+	version := reportVersion{status: sc.Run.Status, results: n, lastResult: last}
 	if sc.Run.FinishedAt != nil {
-		stamp.finished = sc.Run.FinishedAt.String()
+		version.finished = sc.Run.FinishedAt.String()
 	}
-	if r, ok := s.reports.get(sc.Run.ID, stamp); ok {
+	if r, ok := s.reports.get(sc.Run.ID, version); ok {
 		return r.in(sc), nil
 	}
 	r, err := buildReport(ctx, s.db, sc)
 	if err != nil {
 		return nil, err
 	}
-	s.reports.put(sc.Run.ID, stamp, r)
+	s.reports.put(sc.Run.ID, version, r)
 	return r, nil
 }
 

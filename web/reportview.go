@@ -108,7 +108,7 @@ func (r *viewed) facts(now time.Time, shared bool) templates.ReportFacts {
 		if run.FinishedAt != nil {
 			end = *run.FinishedAt
 		}
-		f.Started, f.Duration = templates.Stamp(*run.StartedAt), "took "+duration(end.Sub(*run.StartedAt))
+		f.Started, f.Duration = templates.When(*run.StartedAt), "took "+duration(end.Sub(*run.StartedAt))
 		if run.FinishedAt == nil {
 			f.Duration = "running for " + duration(end.Sub(*run.StartedAt))
 		}

@@ -131,7 +131,7 @@ func (f *runFixture) waitFor(id int64, want ...store.RunStatus) *store.Run {
 			}
 		}
 		if time.Now().After(deadline) {
-			f.t.Fatalf("run %d is %s (%s), want %v", id, run.Status, run.Error, want)
+			f.t.Fatalf("run %d is %s (%s), want %v", id, run.Status, run.Message, want)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

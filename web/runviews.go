@@ -32,11 +32,11 @@ func runRow(r store.RunSummary) templates.RunRow {
 	return row
 }
 
-func stampPtr(t *time.Time) string {
+func whenPtr(t *time.Time) string {
 	if t == nil {
 		return "—"
 	}
-	return templates.Stamp(*t)
+	return templates.When(*t)
 }
 
 // runFacts describes a run's frozen settings. The snapshot holds the names of
@@ -48,7 +48,7 @@ func runFacts(sc *reportScope) templates.RunFacts {
 		AgentCommand:   strings.Join(cfg.Agent.Command, " "),
 		AgentMaxTokens: cfg.Agent.MaxTokens, JudgeBaseURL: cfg.Judge.BaseURL, JudgeTemperature: cfg.Judge.Temperature,
 		JudgeSeed: cfg.Judge.Seed, SampleRate: cfg.JudgeSampleRate, JudgeRepetitions: max(cfg.JudgeRepetitions, 1),
-		Concurrency: cfg.Execution.MaxConcurrent, BudgetUSD: run.BudgetUSD, Unsandboxed: cfg.CodeExecution.Unsandboxed, Created: templates.Stamp(run.CreatedAt)}
+		Concurrency: cfg.Execution.MaxConcurrent, BudgetUSD: run.BudgetUSD, Unsandboxed: cfg.CodeExecution.Unsandboxed, Created: templates.When(run.CreatedAt)}
 	if cfg.Agent.Temperature != nil {
 		f.AgentTemperature = number(*cfg.Agent.Temperature)
 	}
@@ -77,7 +77,7 @@ func runProgress(run *store.Run, sum *report.Summary, now time.Time) templates.R
 	p := templates.RunProgress{ID: run.ID, Status: string(run.Status), Polling: !run.Status.Finished(),
 		CanCancel: !run.Status.Finished(), CanResume: runner.Resumable(run.Status), Message: runMessage(run, sum),
 		Done: sum.Results, Total: run.TotalTasks, Errors: sum.Errors, CostUSD: sum.CostUSD,
-		Started: stampPtr(run.StartedAt), Finished: stampPtr(run.FinishedAt)}
+		Started: whenPtr(run.StartedAt), Finished: whenPtr(run.FinishedAt)}
 	if run.StartedAt == nil {
 		p.Started = ""
 	}
@@ -111,14 +111,14 @@ func runMessage(run *store.Run, sum *report.Summary) string {
 	case store.RunCancelled:
 		return fmt.Sprintf("Cancelled with %d of %d tasks done. Resume to do the rest; finished tasks are kept.", sum.Results, run.TotalTasks)
 	case store.RunBudgetExhausted:
-		return "Stopped: " + run.Error + ". No new task was started."
+		return "Stopped: " + run.Message + ". No new task was started."
 	case store.RunCompleted:
 		if sum.Errors > 0 {
 			return fmt.Sprintf("Completed; %d of %d agent calls ended in an error, counted apart from the scores.", sum.Errors, sum.Results)
 		}
 		return ""
 	}
-	return run.Error
+	return run.Message
 }
 
 // duration formats an interval for people: 45s, 3m 12s, 1h 05m.

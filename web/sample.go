@@ -100,9 +100,9 @@ func (s *Server) tableOrder(c echo.Context, sc *reportScope, f sampleFilter) ([]
 	seen := make(map[int64]bool, len(rows))
 	order := make([]int64, 0, len(rows))
 	for _, r := range rows {
-		if !seen[r.SampleID] {
-			seen[r.SampleID] = true
-			order = append(order, r.SampleID)
+		if !seen[r.SampleRow] {
+			seen[r.SampleRow] = true
+			order = append(order, r.SampleRow)
 		}
 	}
 	return order, nil

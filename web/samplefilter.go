@@ -90,7 +90,7 @@ func (f sampleFilter) keep(r *report.SampleRow, matches *store.SampleMatches) bo
 	case f.Condition != "" && r.Condition != f.Condition,
 		f.Claims && r.Claims == 0,
 		f.Errors && r.Errors+r.JudgeErrors == 0,
-		matches != nil && !matches.Samples[r.SampleID] && !matches.Responses[r.SampleKey]:
+		matches != nil && !matches.Samples[r.SampleRow] && !matches.Responses[r.SampleKey]:
 		return false
 	}
 	below, spread := threshold(f.Below), threshold(f.Spread)

@@ -89,7 +89,7 @@ func (s *Server) sampleTableRows(c echo.Context, sc *reportScope, f sampleFilter
 	page []*report.SampleRow) ([]templates.SampleTableRow, error) {
 	ids := make([]int64, 0, len(page))
 	for _, r := range page {
-		ids = append(ids, r.SampleID)
+		ids = append(ids, r.SampleRow)
 	}
 	heads, err := s.db.SampleHeads(c.Request().Context(), ids, 2*questionChars) // room for collapsed whitespace
 	if err != nil {
@@ -99,9 +99,9 @@ func (s *Server) sampleTableRows(c echo.Context, sc *reportScope, f sampleFilter
 	out := make([]templates.SampleTableRow, 0, len(page))
 	for _, r := range page {
 		row := sampleTableRow(r, metrics, name)
-		h := heads[r.SampleID]
+		h := heads[r.SampleRow]
 		row.Question, row.Answer = clip(h.Input, questionChars), clip(h.Reference, answerChars)
-		row.URL = sampleURL(sc.Base, r.SampleID, query) + "#" + conditionAnchor(r.Condition)
+		row.URL = sampleURL(sc.Base, r.SampleRow, query) + "#" + conditionAnchor(r.Condition)
 		out = append(out, row)
 	}
 	return out, nil

@@ -55,7 +55,7 @@ func storeRun(t testing.TB, db *store.DB, name, data string, conditions []string
 				if res.Response == "" && res.Error == "" {
 					continue
 				}
-				res.RunID, res.SampleID, res.Condition, res.Repetition = run.ID, s.ID, c, rep
+				res.RunID, res.SampleRow, res.Condition, res.Repetition = run.ID, s.ID, c, rep
 				if _, err := db.SaveResult(ctx, &res); err != nil {
 					t.Fatal(err)
 				}

@@ -72,7 +72,7 @@ func sortColumn(path string, f sampleFilter, key, label, title string, num bool)
 
 // sampleTableRow is one row of the table, without its texts and link.
 func sampleTableRow(r *report.SampleRow, metrics []report.Metric, name func(report.Metric) string) templates.SampleTableRow {
-	row := templates.SampleTableRow{Name: r.Name, Ordinal: r.Ordinal, Condition: r.Condition, Results: r.Results,
+	row := templates.SampleTableRow{Name: r.SampleID, Ordinal: r.Ordinal, Condition: r.Condition, Results: r.Results,
 		Errors: r.Errors, JudgeErrors: r.JudgeErrors, Claims: r.Claims, Spread: "—"}
 	if s, ok := spreadOf(r); ok {
 		row.Spread = fmt.Sprintf("%.2f", s)

@@ -38,7 +38,7 @@ func (s *Server) renderSettings(c echo.Context, status int, form templates.Price
 	v := templates.SettingsView{Page: s.page(c, "Settings", "settings"), Form: form}
 	for _, p := range prices {
 		v.Prices = append(v.Prices, templates.PriceRow{Model: p.Model, InputPerMTok: p.InputPerMTok,
-			OutputPerMTok: p.OutputPerMTok, UpdatedAt: templates.Stamp(p.UpdatedAt)})
+			OutputPerMTok: p.OutputPerMTok, UpdatedAt: templates.When(p.UpdatedAt)})
 	}
 	return render(c, status, templates.Settings(v))
 }

@@ -36,7 +36,7 @@ func sampleRow(s store.Sample) templates.SampleRow {
 func conditionRow(c store.Condition) templates.ConditionRow {
 	row := templates.ConditionRow{ID: c.ID, Name: c.Name, SystemPrompt: c.SystemPrompt,
 		RequireMCPToolUse: c.RequireMCPToolUse, RequireMCPToolSuccess: c.RequireMCPToolSuccess,
-		UpdatedAt: templates.Stamp(c.UpdatedAt)}
+		UpdatedAt: templates.When(c.UpdatedAt)}
 	for _, srv := range c.MCPServers {
 		row.Servers = append(row.Servers, fmt.Sprintf("%s (%s)", srv.Name, srv.Transport))
 	}

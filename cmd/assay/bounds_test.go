@@ -40,8 +40,8 @@ func TestServeFailsARunPastTheBoundsAndStaysUp(t *testing.T) {
 			t.Fatal(err)
 		}
 		if run.Status == store.RunFailed {
-			if run.Error != "execution.num_repetitions: must be at most 100, got 1000000000" {
-				t.Errorf("reason %q", run.Error)
+			if run.Message != "execution.num_repetitions: must be at most 100, got 1000000000" {
+				t.Errorf("reason %q", run.Message)
 			}
 			break
 		}

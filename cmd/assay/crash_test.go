@@ -97,7 +97,7 @@ func checkExactlyOnce(t *testing.T, dbPath string) {
 	results, _ := db.Results(context.Background(), 1)
 	seen := map[store.TaskKey]int{}
 	for _, r := range results {
-		seen[store.TaskKey{SampleID: r.SampleID, Condition: r.Condition, Repetition: r.Repetition}]++
+		seen[store.TaskKey{SampleRow: r.SampleRow, Condition: r.Condition, Repetition: r.Repetition}]++
 		if len(r.Judgements) != 1 {
 			t.Errorf("result %d has %d judgements", r.ID, len(r.Judgements))
 		}
