@@ -1,7 +1,12 @@
 package report
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"assay/runner/stats"
 	"assay/store"
@@ -25,18 +30,24 @@ type Summary struct {
 
 // ConditionSummary is one condition's results and metrics.
 type ConditionSummary struct {
-	Name        string          `json:"name"`
-	Results     int             `json:"results"`
-	Errors      int             `json:"errors"`
-	JudgeErrors int             `json:"judge_errors"`
-	Retried     int             `json:"retried"`
-	ToolCalls   int             `json:"tool_calls"`
-	ToolErrors  int             `json:"tool_errors"`
-	CostUSD     float64         `json:"cost_usd"`
-	TokensIn    int             `json:"tokens_in"`
-	TokensOut   int             `json:"tokens_out"`
-	LatencyMS   float64         `json:"mean_latency_ms"`
-	Metrics     []MetricSummary `json:"metrics"`
+	Name        string `json:"name"`
+	Results     int    `json:"results"`
+	Errors      int    `json:"errors"`
+	JudgeErrors int    `json:"judge_errors"`
+	Retried     int    `json:"retried"`
+	// ErrorKinds counts the agent's errors by kind (timeout, rate_limited,
+	// server_error, refused, connection, bad_response, too_large, guard,
+	// turn_limit, mcp_server, command, sandbox, other); JudgeErrorKinds the
+	// judges' and deterministic evaluators'.
+	ErrorKinds      map[store.ErrorKind]int `json:"error_kinds,omitempty"`
+	JudgeErrorKinds map[store.ErrorKind]int `json:"judge_error_kinds,omitempty"`
+	ToolCalls       int                     `json:"tool_calls"`
+	ToolErrors      int                     `json:"tool_errors"`
+	CostUSD         float64                 `json:"cost_usd"`
+	TokensIn        int                     `json:"tokens_in"`
+	TokensOut       int                     `json:"tokens_out"`
+	LatencyMS       float64                 `json:"mean_latency_ms"`
+	Metrics         []MetricSummary         `json:"metrics"`
 }
 
 // MetricSummary is one metric under one condition. Std is over per-sample
@@ -78,6 +89,7 @@ func (r *Report) summarize(progress []store.ConditionProgress) *Summary {
 	for _, name := range r.Conditions {
 		p := byName[name]
 		cs := ConditionSummary{Name: name, Results: p.Done, Errors: p.Errors, JudgeErrors: p.JudgeErrors, Retried: p.Retries,
+			ErrorKinds: p.ErrorKinds, JudgeErrorKinds: p.JudgeErrorKinds,
 			ToolCalls: p.ToolCalls, ToolErrors: p.ToolErrors, CostUSD: p.CostUSD, TokensIn: p.TokensIn,
 			TokensOut: p.TokensOut, LatencyMS: p.LatencyMS, Metrics: []MetricSummary{}}
 		for i, m := range r.Metrics {
@@ -99,4 +111,16 @@ func summarizeMetric(m Metric, groups [][]float64) MetricSummary {
 	return MetricSummary{Evaluator: m.Evaluator, Name: m.Name, Mean: c.Mean, Std: c.Std, Stderr: c.Stderr,
 		CI95: [2]float64{max(c.CILo, lo), min(c.CIHi, hi)}, N: c.N, Samples: c.Samples,
 		RepetitionSpread: stats.RepetitionSpread(groups), Disagreement: stats.Disagreement(groups)}
+}
+
+// KindsText lists error counts by kind, most common first: "2 timeout · 1
+// rate_limited"; "" for none.
+func KindsText(kinds map[store.ErrorKind]int) string {
+	names := slices.Collect(maps.Keys(kinds))
+	slices.SortFunc(names, func(a, b store.ErrorKind) int { return cmp.Or(cmp.Compare(kinds[b], kinds[a]), cmp.Compare(a, b)) })
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf("%d %s", kinds[k], k)
+	}
+	return strings.Join(parts, " · ")
 }

@@ -47,8 +47,12 @@ func (e *evaluators) judge(ctx context.Context, ev config.Evaluator, t task, res
 	in := judge.Input{Question: t.sample.Input, Reference: judgeReference(e.kind, t.sample), Response: response}
 	v, err := e.judges[ev](ctx, in)
 	if v != nil {
-		j.Raw, j.UnverifiedClaims = v.Raw, v.UnverifiedClaims
-		j.TokensIn, j.TokensOut, j.LatencyMS = v.TokensIn, v.TokensOut, v.Latency.Milliseconds()
+		j.Raw = v.Raw
+		j.UnverifiedClaims = v.UnverifiedClaims
+		j.TokensIn = v.TokensIn
+		j.TokensOut = v.TokensOut
+		j.LatencyMS = v.Latency.Milliseconds()
+		j.Attempts = v.Attempts
 		j.CostUSD = e.prices.cost(e.judgeModel, v.TokensIn, v.TokensOut)
 		if !v.Structured {
 			j.Detail = "structured output was refused; the schema went in the prompt"
@@ -56,6 +60,7 @@ func (e *evaluators) judge(ctx context.Context, ev config.Evaluator, t task, res
 	}
 	if err != nil {
 		j.Error = err.Error()
+		j.ErrorKind = errorKind(err)
 		return j
 	}
 	for _, m := range v.Metrics {
@@ -76,6 +81,7 @@ func (e *evaluators) deterministic(ctx context.Context, ev config.Evaluator, s *
 		var err error
 		if out, err = e.code.Evaluate(ctx, s.Input, response, s.Test, s.EntryPoint); err != nil {
 			j.Error = err.Error()
+			j.ErrorKind = store.ErrorSandbox
 			return j
 		}
 	default:

@@ -177,16 +177,18 @@ func (w *workers) do(ctx context.Context, t task) {
 	if err != nil && late {
 		err = fmt.Errorf("no answer within the agent's timeout of %s (agent.timeout_seconds): %w", ex.timeout, err)
 	}
-	if err != nil {
-		ans = agent.PartialAnswer(err)
-	}
 	if ans != nil {
-		res.TokensIn, res.TokensOut, res.LatencyMS, res.Attempts = ans.TokensIn, ans.TokensOut, ans.Latency.Milliseconds(), ans.Attempts
+		res.TokensIn = ans.TokensIn
+		res.TokensOut = ans.TokensOut
+		res.LatencyMS = ans.Latency.Milliseconds()
+		res.Attempts = ans.Attempts
+		res.Retries = ans.Retries
 		res.ToolCalls = ans.ToolCalls
 		res.CostUSD = ex.prices.cost(firstNonEmpty(ans.Model, ex.agentModel), ans.TokensIn, ans.TokensOut)
 	}
 	if err != nil {
 		res.Error = err.Error()
+		res.ErrorKind = errorKind(err)
 	} else {
 		res.Response = ans.Content
 		res.Judgements = ex.eval.evaluate(ctx, t, ans.Content)

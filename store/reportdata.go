@@ -95,6 +95,12 @@ func reportTotals(ctx context.Context, tx querier, runID int64) (*totals, error)
 	if err := reportToolCalls(ctx, tx, runID, byName); err != nil {
 		return nil, err
 	}
+	if err := reportRetries(ctx, tx, runID, byName); err != nil {
+		return nil, err
+	}
+	if err := reportErrorKinds(ctx, tx, runID, results, byName); err != nil {
+		return nil, err
+	}
 	return &totals{results: results, evaluators: evaluators, byName: byName}, nil
 }
 
@@ -109,7 +115,7 @@ func (t *totals) conditions() []ConditionProgress {
 
 func reportResults(ctx context.Context, tx querier, runID int64) (map[int64]resultKey, map[string]*ConditionProgress, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, sample_id, condition, repetition, error != '', tokens_in,
-		tokens_out, cost_usd, latency_ms, attempts > 1 FROM results INDEXED BY results_report WHERE run_id = ?`, runID)
+		tokens_out, cost_usd, latency_ms FROM results INDEXED BY results_report WHERE run_id = ?`, runID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("report results: %w", err)
 	}
@@ -120,10 +126,10 @@ func reportResults(ctx context.Context, tx querier, runID int64) (map[int64]resu
 	for rows.Next() {
 		var id, lat int64
 		var k resultKey
-		var failed, retried bool
+		var failed bool
 		var tin, tout int
 		var cost float64
-		if err := rows.Scan(&id, &k.sample, &k.condition, &k.repetition, &failed, &tin, &tout, &cost, &lat, &retried); err != nil {
+		if err := rows.Scan(&id, &k.sample, &k.condition, &k.repetition, &failed, &tin, &tout, &cost, &lat); err != nil {
 			return nil, nil, fmt.Errorf("report results: %w", err)
 		}
 		results[id] = k
@@ -134,7 +140,6 @@ func reportResults(ctx context.Context, tx querier, runID int64) (map[int64]resu
 		}
 		t.Done++
 		t.Errors += b2i(failed)
-		t.Retries += b2i(retried)
 		t.TokensIn += tin
 		t.TokensOut += tout
 		t.CostUSD += cost
@@ -331,4 +336,82 @@ func reportToolCalls(ctx context.Context, tx querier, runID int64, totals map[st
 		}
 	}
 	return rows.Err()
+}
+
+// reportRetries counts each condition's results that were retried after a
+// failure, reading only those.
+func reportRetries(ctx context.Context, tx querier, runID int64, totals map[string]*ConditionProgress) error {
+	rows, err := tx.QueryContext(ctx, `SELECT condition, count(*) FROM results INDEXED BY results_retried
+		WHERE run_id = ? AND retries != '[]' GROUP BY condition`, runID)
+	if err != nil {
+		return fmt.Errorf("report retries: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var n int
+		if err := rows.Scan(&name, &n); err != nil {
+			return fmt.Errorf("report retries: %w", err)
+		}
+		if t := totals[name]; t != nil {
+			t.Retries = n
+		}
+	}
+	return rows.Err()
+}
+
+// reportErrorKinds counts each condition's agent and judge errors by kind,
+// reading only the failed rows.
+func reportErrorKinds(ctx context.Context, tx querier, runID int64, results map[int64]resultKey,
+	totals map[string]*ConditionProgress) error {
+	rows, err := tx.QueryContext(ctx, `SELECT condition, error_kind, count(*) FROM results INDEXED BY results_errors
+		WHERE run_id = ? AND error != '' GROUP BY condition, error_kind`, runID)
+	if err != nil {
+		return fmt.Errorf("report error kinds: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var kind ErrorKind
+		var n int
+		if err := rows.Scan(&name, &kind, &n); err != nil {
+			return fmt.Errorf("report error kinds: %w", err)
+		}
+		if t := totals[name]; t != nil {
+			t.ErrorKinds = addKind(t.ErrorKinds, kind, n)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("report error kinds: %w", err)
+	}
+	jrows, err := tx.QueryContext(ctx, `SELECT result_id, error_kind FROM judgements INDEXED BY judgements_errors
+		WHERE run_id = ? AND error != ''`, runID)
+	if err != nil {
+		return fmt.Errorf("report judge error kinds: %w", err)
+	}
+	defer jrows.Close()
+	for jrows.Next() {
+		var resultID int64
+		var kind ErrorKind
+		if err := jrows.Scan(&resultID, &kind); err != nil {
+			return fmt.Errorf("report judge error kinds: %w", err)
+		}
+		if r, ok := results[resultID]; ok {
+			t := totals[r.condition]
+			t.JudgeErrorKinds = addKind(t.JudgeErrorKinds, kind, 1)
+		}
+	}
+	return jrows.Err()
+}
+
+// addKind counts n errors of a kind; an error stored before kinds were is other.
+func addKind(m map[ErrorKind]int, kind ErrorKind, n int) map[ErrorKind]int {
+	if m == nil {
+		m = map[ErrorKind]int{}
+	}
+	if kind == "" {
+		kind = ErrorOther
+	}
+	m[kind] += n
+	return m
 }

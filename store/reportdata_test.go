@@ -36,11 +36,15 @@ func seedRun(t *testing.T, db *store.DB, n, reps int, conditions ...string) *sto
 				r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: rep, Response: "answer",
 					TokensIn: rng.IntN(100), TokensOut: rng.IntN(50), CostUSD: rng.Float64() / 100, LatencyMS: int64(rng.IntN(900)),
 					Attempts: 1 + rng.IntN(2)}
+				if r.Attempts > 1 && rng.IntN(2) == 0 {
+					r.Retries = []string{"attempt 1: status 503; retrying in 1s"}
+				}
 				switch rng.IntN(10) {
 				case 0:
-					r.Error = "agent: timeout"
+					r.Error, r.ErrorKind = "agent: timeout", store.ErrorTimeout
 				case 1:
-					r.Judgements = []store.Judgement{{Evaluator: "rubric", Error: "judge: malformed", TokensIn: 7, CostUSD: 0.001}}
+					r.Judgements = []store.Judgement{{Evaluator: "rubric", Error: "judge: malformed", ErrorKind: store.ErrorBadResponse,
+						TokensIn: 7, CostUSD: 0.001}}
 				default:
 					r.Judgements = []store.Judgement{{Evaluator: "rubric", TokensIn: 30, TokensOut: 9, CostUSD: 0.002, Scores: []store.Score{
 						{Metric: "factual_adherence", Value: float64(1 + rng.IntN(5)), Reasoning: strings.Repeat("why ", 20)},
@@ -81,7 +85,7 @@ func referenceProgress(t *testing.T, raw *sql.DB, runID int64) []store.Condition
 	rows, err := raw.Query(`SELECT r.condition, count(*), sum(r.error != ''),
 		coalesce(sum(r.tokens_in), 0) + coalesce(sum(j.tin), 0), coalesce(sum(r.tokens_out), 0) + coalesce(sum(j.tout), 0),
 		coalesce(sum(r.cost_usd), 0) + coalesce(sum(j.cost), 0), coalesce(avg(r.latency_ms), 0),
-		sum(r.attempts > 1), coalesce(sum(j.errs), 0)
+		sum(r.retries != '[]'), coalesce(sum(j.errs), 0)
 		FROM results r LEFT JOIN (SELECT result_id, sum(tokens_in) tin, sum(tokens_out) tout, sum(cost_usd) cost,
 			sum(error != '') errs FROM judgements WHERE run_id = ? GROUP BY result_id) j ON j.result_id = r.id
 		WHERE r.run_id = ? GROUP BY r.condition ORDER BY r.condition`, runID, runID)
@@ -95,6 +99,12 @@ func referenceProgress(t *testing.T, raw *sql.DB, runID int64) []store.Condition
 		if err := rows.Scan(&p.Condition, &p.Done, &p.Errors, &p.TokensIn, &p.TokensOut, &p.CostUSD, &p.LatencyMS,
 			&p.Retries, &p.JudgeErrors); err != nil {
 			t.Fatal(err)
+		}
+		if p.Errors > 0 {
+			p.ErrorKinds = map[store.ErrorKind]int{store.ErrorTimeout: p.Errors}
+		}
+		if p.JudgeErrors > 0 {
+			p.JudgeErrorKinds = map[store.ErrorKind]int{store.ErrorBadResponse: p.JudgeErrors}
 		}
 		out = append(out, p)
 	}
@@ -131,6 +141,7 @@ func TestReportDataMatchesTheJoins(t *testing.T) {
 		g := got.Conditions[i]
 		want += p.CostUSD
 		if g.Condition != p.Condition || g.Done != p.Done || g.Errors != p.Errors || g.JudgeErrors != p.JudgeErrors ||
+			!reflect.DeepEqual(g.ErrorKinds, p.ErrorKinds) || !reflect.DeepEqual(g.JudgeErrorKinds, p.JudgeErrorKinds) ||
 			g.TokensIn != p.TokensIn || g.TokensOut != p.TokensOut || g.Retries != p.Retries ||
 			!near(g.CostUSD, p.CostUSD) || !near(g.LatencyMS, p.LatencyMS) {
 			t.Errorf("condition totals\n got %+v\nwant %+v", g, p)

@@ -23,13 +23,15 @@ func (db *DB) SaveResult(ctx context.Context, r *Result) (saved bool, err error)
 	}
 	defer tx.Rollback()
 	calls, _ := json.Marshal(nonNilCalls(r.ToolCalls))
+	retries, _ := json.Marshal(nonNil(r.Retries))
 	r.CreatedAt = parseTime(db.nowText())
 	res, err := tx.ExecContext(ctx, `INSERT INTO results (run_id, sample_id, condition, repetition, response, error,
-		tokens_in, tokens_out, cost_usd, latency_ms, attempts, tool_calls, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		error_kind, tokens_in, tokens_out, cost_usd, latency_ms, attempts, retries, tool_calls, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (run_id, sample_id, condition, repetition) DO NOTHING`,
-		r.RunID, r.SampleRow, r.Condition, r.Repetition, r.Response, r.Error, r.TokensIn, r.TokensOut,
-		r.CostUSD, r.LatencyMS, r.Attempts, string(calls), r.CreatedAt.Format(timeFormat))
+		r.RunID, r.SampleRow, r.Condition, r.Repetition, r.Response, r.Error, kindOf(r.Error, r.ErrorKind),
+		r.TokensIn, r.TokensOut, r.CostUSD, r.LatencyMS, r.Attempts, string(retries), string(calls),
+		r.CreatedAt.Format(timeFormat))
 	if err != nil {
 		return false, fmt.Errorf("insert result: %w", err)
 	}
@@ -49,10 +51,11 @@ func (db *DB) SaveResult(ctx context.Context, r *Result) (saved bool, err error)
 
 func insertJudgement(ctx context.Context, tx *sql.Tx, r *Result, j *Judgement) error {
 	claims, _ := json.Marshal(nonNil(j.UnverifiedClaims))
-	res, err := tx.ExecContext(ctx, `INSERT INTO judgements (result_id, run_id, evaluator, judge_repetition, error, raw,
-		detail, unverified_claims, tokens_in, tokens_out, cost_usd, latency_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.RunID, j.Evaluator, j.JudgeRepetition, j.Error, j.Raw, j.Detail, string(claims),
-		j.TokensIn, j.TokensOut, j.CostUSD, j.LatencyMS)
+	res, err := tx.ExecContext(ctx, `INSERT INTO judgements (result_id, run_id, evaluator, judge_repetition, error,
+		error_kind, attempts, raw, detail, unverified_claims, tokens_in, tokens_out, cost_usd, latency_ms)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.RunID, j.Evaluator, j.JudgeRepetition, j.Error, kindOf(j.Error, j.ErrorKind), max(j.Attempts, 1),
+		j.Raw, j.Detail, string(claims), j.TokensIn, j.TokensOut, j.CostUSD, j.LatencyMS)
 	if err != nil {
 		return fmt.Errorf("insert judgement %s: %w", j.Evaluator, err)
 	}
@@ -93,17 +96,19 @@ func (db *DB) DoneTasks(ctx context.Context, runID int64) (map[TaskKey]bool, err
 
 // ConditionProgress is how far a run has come under one condition.
 type ConditionProgress struct {
-	Condition   string
-	Done        int
-	Errors      int
-	JudgeErrors int
-	TokensIn    int
-	TokensOut   int
-	CostUSD     float64 // agent and judge calls
-	LatencyMS   float64 // mean agent latency
-	Retries     int     // agent calls that needed more than one attempt
-	ToolCalls   int     // MCP tool calls the agent made
-	ToolErrors  int     // of which failed
+	Condition       string
+	Done            int
+	Errors          int
+	JudgeErrors     int
+	ErrorKinds      map[ErrorKind]int // of Errors; nil without any
+	JudgeErrorKinds map[ErrorKind]int // of JudgeErrors; nil without any
+	TokensIn        int
+	TokensOut       int
+	CostUSD         float64 // agent and judge calls
+	LatencyMS       float64 // mean agent latency
+	Retries         int     // results whose agent calls were retried after a failure
+	ToolCalls       int     // MCP tool calls the agent made
+	ToolErrors      int     // of which failed
 }
 
 // ScoreRow is one score with the task it belongs to, for statistics.
@@ -128,7 +133,8 @@ func (db *DB) SampleResults(ctx context.Context, runID, sampleID int64) ([]Resul
 
 func (db *DB) queryResults(ctx context.Context, where string, args ...any) ([]Result, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT r.id, r.run_id, r.sample_id, r.condition, r.repetition, r.response,
-		r.error, r.tokens_in, r.tokens_out, r.cost_usd, r.latency_ms, r.attempts, r.tool_calls, r.created_at
+		r.error, r.error_kind, r.tokens_in, r.tokens_out, r.cost_usd, r.latency_ms, r.attempts, r.retries, r.tool_calls,
+		r.created_at
 		FROM results r `+where+` ORDER BY r.sample_id, r.condition, r.repetition`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
@@ -138,11 +144,13 @@ func (db *DB) queryResults(ctx context.Context, where string, args ...any) ([]Re
 	byID := map[int64]int{}
 	for rows.Next() {
 		var r Result
-		var calls, created string
+		var retries, calls, created string
 		if err := rows.Scan(&r.ID, &r.RunID, &r.SampleRow, &r.Condition, &r.Repetition, &r.Response, &r.Error,
-			&r.TokensIn, &r.TokensOut, &r.CostUSD, &r.LatencyMS, &r.Attempts, &calls, &created); err != nil {
+			&r.ErrorKind, &r.TokensIn, &r.TokensOut, &r.CostUSD, &r.LatencyMS, &r.Attempts, &retries, &calls,
+			&created); err != nil {
 			return nil, fmt.Errorf("results: %w", err)
 		}
+		_ = json.Unmarshal([]byte(retries), &r.Retries)
 		_ = json.Unmarshal([]byte(calls), &r.ToolCalls)
 		r.CreatedAt = parseTime(created)
 		byID[r.ID] = len(out)
@@ -158,7 +166,8 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 	if len(results) == 0 {
 		return nil
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT j.id, j.result_id, j.evaluator, j.judge_repetition, j.error, j.raw,
+	rows, err := db.read.QueryContext(ctx, `SELECT j.id, j.result_id, j.evaluator, j.judge_repetition, j.error,
+		j.error_kind, j.attempts, j.raw,
 		j.detail, j.unverified_claims, j.tokens_in, j.tokens_out, j.cost_usd, j.latency_ms,
 		coalesce(s.id, 0), coalesce(s.metric, ''), coalesce(s.value, 0), coalesce(s.reasoning, '')
 		FROM judgements j JOIN results r ON r.id = j.result_id LEFT JOIN scores s ON s.judgement_id = j.id
@@ -172,7 +181,8 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 		var resultID int64
 		var claims string
 		var s Score
-		if err := rows.Scan(&j.ID, &resultID, &j.Evaluator, &j.JudgeRepetition, &j.Error, &j.Raw, &j.Detail, &claims,
+		if err := rows.Scan(&j.ID, &resultID, &j.Evaluator, &j.JudgeRepetition, &j.Error, &j.ErrorKind, &j.Attempts,
+			&j.Raw, &j.Detail, &claims,
 			&j.TokensIn, &j.TokensOut, &j.CostUSD, &j.LatencyMS, &s.ID, &s.Metric, &s.Value, &s.Reasoning); err != nil {
 			return fmt.Errorf("judgements: %w", err)
 		}
@@ -187,6 +197,18 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 		}
 	}
 	return rows.Err()
+}
+
+// kindOf is the kind stored with an error: none without one, other when
+// the caller did not say.
+func kindOf(message string, kind ErrorKind) ErrorKind {
+	switch {
+	case message == "":
+		return ""
+	case kind == "":
+		return ErrorOther
+	}
+	return kind
 }
 
 func nonNilCalls(c []ToolCall) []ToolCall {

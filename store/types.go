@@ -139,6 +139,27 @@ type ToolCall struct {
 	DurationMS int64           `json:"duration_ms"`
 }
 
+// ErrorKind sorts a failed result or judgement by what went wrong, so that a
+// report can count errors by kind. The message says the rest.
+type ErrorKind string
+
+// The kinds of error.
+const (
+	ErrorTimeout     ErrorKind = "timeout"      // no answer within a deadline
+	ErrorRateLimited ErrorKind = "rate_limited" // 429 on every attempt
+	ErrorServer      ErrorKind = "server_error" // 5xx on every attempt
+	ErrorRefused     ErrorKind = "refused"      // another 4xx: a bad request, a bad key, no such model
+	ErrorConnection  ErrorKind = "connection"   // no connection, or a dropped one
+	ErrorBadResponse ErrorKind = "bad_response" // a reply that is not what was asked for
+	ErrorTooLarge    ErrorKind = "too_large"    // a reply past the size bound
+	ErrorGuard       ErrorKind = "guard"        // every answer broke a condition's guard
+	ErrorTurnLimit   ErrorKind = "turn_limit"   // still calling tools after max_turns
+	ErrorMCPServer   ErrorKind = "mcp_server"   // an MCP server that would not start
+	ErrorCommand     ErrorKind = "command"      // a command agent that failed
+	ErrorSandbox     ErrorKind = "sandbox"      // generated code could not be run
+	ErrorOther       ErrorKind = "other"
+)
+
 // Result is one (sample, condition, repetition): the response or the error.
 type Result struct {
 	ID         int64
@@ -148,11 +169,13 @@ type Result struct {
 	Repetition int
 	Response   string
 	Error      string
+	ErrorKind  ErrorKind // of Error
 	TokensIn   int
 	TokensOut  int
 	CostUSD    float64
 	LatencyMS  int64
-	Attempts   int
+	Attempts   int      // model calls or command starts, each turn and retry included
+	Retries    []string // the calls repeated after a failure: the failure and the wait, one each
 	ToolCalls  []ToolCall
 	CreatedAt  time.Time
 	Judgements []Judgement
@@ -164,8 +187,10 @@ type Judgement struct {
 	Evaluator        string
 	JudgeRepetition  int
 	Error            string
-	Raw              string // raw judge output, or what was extracted
-	Detail           string // extracted value, stdout/stderr excerpt, failure reason
+	ErrorKind        ErrorKind // of Error
+	Attempts         int       // judge calls, retries and corrections included
+	Raw              string    // raw judge output, or what was extracted
+	Detail           string    // extracted value, stdout/stderr excerpt, failure reason
 	UnverifiedClaims []string
 	TokensIn         int
 	TokensOut        int

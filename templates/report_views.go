@@ -67,15 +67,19 @@ type ReportRow struct {
 	Errors      int
 	JudgeErrors int
 	Retried     int
-	ToolCalls   int          // MCP tool calls the agent made
-	ToolErrors  int          // of which failed
-	Cells       []ReportCell // one per ReportSummary.Metrics
-	CostUSD     float64
-	TokensIn    int
-	TokensOut   int
-	LatencyMS   float64
-	Quality     string // "" without scores
-	PerDollar   string // "" when the condition cost nothing recorded
+	// ErrorKinds and JudgeErrorKinds say what the errors were, most common
+	// first: "2 timeout · 1 rate_limited"; "" without errors.
+	ErrorKinds      string
+	JudgeErrorKinds string
+	ToolCalls       int          // MCP tool calls the agent made
+	ToolErrors      int          // of which failed
+	Cells           []ReportCell // one per ReportSummary.Metrics
+	CostUSD         float64
+	TokensIn        int
+	TokensOut       int
+	LatencyMS       float64
+	Quality         string // "" without scores
+	PerDollar       string // "" when the condition cost nothing recorded
 }
 
 // ReportCell is one metric under one condition.
@@ -236,6 +240,16 @@ type CompareRun struct {
 type CompareCondition struct {
 	Name   string
 	Paired PairedView
+}
+
+// HasErrors reports whether any condition has an agent or judge error.
+func (s ReportSummary) HasErrors() bool {
+	for _, r := range s.Rows {
+		if r.Errors+r.JudgeErrors > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // HasTools reports whether any condition's agent called MCP tools.

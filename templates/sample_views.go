@@ -44,11 +44,13 @@ type ResultView struct {
 	Source     string // the response as the agent wrote it
 	Empty      bool   // no response text
 	Error      string
+	ErrorKind  string // timeout, rate_limited, …; "" without an error
 	TokensIn   int
 	TokensOut  int
 	Cost       string
 	Latency    string
-	Attempts   int
+	Calls      int      // model calls or command starts, every turn and retry
+	Retries    []string // the calls repeated after a failure, and why
 	ToolCalls  []ToolCallView
 	Judgements []JudgementView
 }

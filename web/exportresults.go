@@ -22,11 +22,13 @@ type exportResult struct {
 	Repetition       int               `json:"repetition"`
 	Response         string            `json:"response"`
 	Error            string            `json:"error"`
+	ErrorKind        store.ErrorKind   `json:"error_kind"`
 	TokensIn         int               `json:"tokens_in"`
 	TokensOut        int               `json:"tokens_out"`
 	CostUSD          float64           `json:"cost_usd"`
 	LatencyMS        int64             `json:"latency_ms"`
-	Attempts         int               `json:"attempts"`
+	Attempts         int               `json:"attempts"` // model calls or command starts, every turn and retry
+	Retries          []string          `json:"retries"`  // the calls repeated after a failure, and why
 	ToolCalls        []store.ToolCall  `json:"tool_calls"`
 	UnverifiedClaims []string          `json:"unverified_claims"`
 	Scores           []exportScore     `json:"scores"`
@@ -43,25 +45,31 @@ type exportScore struct {
 
 // exportJudgement is one evaluator's verdict: its cost, its error, its raw output.
 type exportJudgement struct {
-	Evaluator        string   `json:"evaluator"`
-	JudgeRepetition  int      `json:"judge_repetition"`
-	Error            string   `json:"error"`
-	Detail           string   `json:"detail"`
-	Raw              string   `json:"raw"`
-	UnverifiedClaims []string `json:"unverified_claims"`
-	TokensIn         int      `json:"tokens_in"`
-	TokensOut        int      `json:"tokens_out"`
-	CostUSD          float64  `json:"cost_usd"`
-	LatencyMS        int64    `json:"latency_ms"`
+	Evaluator        string          `json:"evaluator"`
+	JudgeRepetition  int             `json:"judge_repetition"`
+	Error            string          `json:"error"`
+	ErrorKind        store.ErrorKind `json:"error_kind"`
+	Attempts         int             `json:"attempts"`
+	Detail           string          `json:"detail"`
+	Raw              string          `json:"raw"`
+	UnverifiedClaims []string        `json:"unverified_claims"`
+	TokensIn         int             `json:"tokens_in"`
+	TokensOut        int             `json:"tokens_out"`
+	CostUSD          float64         `json:"cost_usd"`
+	LatencyMS        int64           `json:"latency_ms"`
 }
 
 func toExport(r *store.Result, name string) exportResult {
 	e := exportResult{SampleID: name, SampleRowID: r.SampleRow, Condition: r.Condition, Repetition: r.Repetition,
-		Response: r.Response, Error: r.Error, TokensIn: r.TokensIn, TokensOut: r.TokensOut, CostUSD: r.CostUSD,
-		LatencyMS: r.LatencyMS, Attempts: r.Attempts, ToolCalls: r.ToolCalls, UnverifiedClaims: []string{},
-		Scores: []exportScore{}, Judgements: []exportJudgement{}}
+		Response: r.Response, Error: r.Error, ErrorKind: r.ErrorKind, TokensIn: r.TokensIn, TokensOut: r.TokensOut,
+		CostUSD: r.CostUSD, LatencyMS: r.LatencyMS, Attempts: r.Attempts, Retries: r.Retries, ToolCalls: r.ToolCalls,
+		UnverifiedClaims: []string{},
+		Scores:           []exportScore{}, Judgements: []exportJudgement{}}
 	if e.ToolCalls == nil {
 		e.ToolCalls = []store.ToolCall{}
+	}
+	if e.Retries == nil {
+		e.Retries = []string{}
 	}
 	for _, j := range r.Judgements {
 		claims := j.UnverifiedClaims
@@ -70,7 +78,7 @@ func toExport(r *store.Result, name string) exportResult {
 		}
 		e.UnverifiedClaims = append(e.UnverifiedClaims, claims...)
 		e.Judgements = append(e.Judgements, exportJudgement{Evaluator: j.Evaluator, JudgeRepetition: j.JudgeRepetition,
-			Error: j.Error, Detail: j.Detail, Raw: j.Raw, UnverifiedClaims: claims, TokensIn: j.TokensIn,
+			Error: j.Error, ErrorKind: j.ErrorKind, Attempts: j.Attempts, Detail: j.Detail, Raw: j.Raw, UnverifiedClaims: claims, TokensIn: j.TokensIn,
 			TokensOut: j.TokensOut, CostUSD: j.CostUSD, LatencyMS: j.LatencyMS})
 		for _, s := range j.Scores {
 			e.Scores = append(e.Scores, exportScore{Evaluator: j.Evaluator, Metric: s.Metric, Value: s.Value,
@@ -127,7 +135,7 @@ func exportJSON(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer)
 // csvHeader names the columns of the CSV export.
 var csvHeader = []string{"run_id", "sample_id", "sample_row_id", "condition", "repetition", "evaluator", "metric",
 	"judge_repetition", "value", "reasoning", "error", "unverified_claims", "tokens_in", "tokens_out", "cost_usd",
-	"latency_ms", "attempts", "tool_calls"}
+	"latency_ms", "attempts", "tool_calls", "error_kind"}
 
 // exportCSV writes one row per result and metric of the run. A metric a
 // result has no score for (an agent or judge error, or a result the judge
@@ -160,32 +168,33 @@ func exportCSV(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer) 
 // reason it has none.
 func csvRows(metrics []report.Metric, res *store.Result, name string) [][]string {
 	claims, _ := json.Marshal(toExport(res, name).UnverifiedClaims)
-	base := func(m report.Metric, judgeRep int, value, reasoning, errText string) []string {
+	base := func(m report.Metric, judgeRep int, value, reasoning, errText string, kind store.ErrorKind) []string {
 		return []string{strconv.FormatInt(res.RunID, 10), textCell(name), strconv.FormatInt(res.SampleRow, 10), textCell(res.Condition),
 			strconv.Itoa(res.Repetition), m.Evaluator, m.Name, strconv.Itoa(judgeRep), value, textCell(reasoning), textCell(errText),
 			string(claims), strconv.Itoa(res.TokensIn), strconv.Itoa(res.TokensOut),
 			strconv.FormatFloat(res.CostUSD, 'f', -1, 64), strconv.FormatInt(res.LatencyMS, 10),
-			strconv.Itoa(res.Attempts), strconv.Itoa(len(res.ToolCalls))}
+			strconv.Itoa(res.Attempts), strconv.Itoa(len(res.ToolCalls)), string(kind)}
 	}
 	var rows [][]string
 	for _, m := range metrics {
-		found, reason := false, res.Error
+		found := false
+		reason, kind := res.Error, res.ErrorKind
 		for _, j := range res.Judgements {
 			if j.Evaluator != m.Evaluator {
 				continue
 			}
 			if reason == "" {
-				reason = j.Error
+				reason, kind = j.Error, j.ErrorKind
 			}
 			for _, s := range j.Scores {
 				if s.Metric == m.Name {
 					found = true
-					rows = append(rows, base(m, j.JudgeRepetition, strconv.FormatFloat(s.Value, 'f', -1, 64), s.Reasoning, res.Error))
+					rows = append(rows, base(m, j.JudgeRepetition, strconv.FormatFloat(s.Value, 'f', -1, 64), s.Reasoning, res.Error, res.ErrorKind))
 				}
 			}
 		}
 		if !found {
-			rows = append(rows, base(m, 0, "", "", reason))
+			rows = append(rows, base(m, 0, "", "", reason, kind))
 		}
 	}
 	return rows

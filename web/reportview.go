@@ -134,6 +134,7 @@ func (r *viewed) summaryView() templates.ReportSummary {
 	}
 	for _, c := range r.Summary.Conditions {
 		row := templates.ReportRow{Condition: c.Name, Results: c.Results, Errors: c.Errors, JudgeErrors: c.JudgeErrors,
+			ErrorKinds: report.KindsText(c.ErrorKinds), JudgeErrorKinds: report.KindsText(c.JudgeErrorKinds),
 			Retried: c.Retried, ToolCalls: c.ToolCalls, ToolErrors: c.ToolErrors, CostUSD: c.CostUSD, TokensIn: c.TokensIn, TokensOut: c.TokensOut, LatencyMS: c.LatencyMS,
 			Cells: make([]templates.ReportCell, len(r.Metrics))}
 		for _, m := range c.Metrics {

@@ -51,7 +51,7 @@ func TestSamplePageShowsResponsesAndJudgements(t *testing.T) {
 	}
 	var facts []string
 	card.Find(".result-facts .item").Each(func(_ int, s *goquery.Selection) { facts = append(facts, squash(s.Text())) })
-	if strings.Join(facts, " · ") != "120 in / 45 out · $0.00021 · 1.5 s · 1 attempt" {
+	if strings.Join(facts, " · ") != "120 in / 45 out · $0.00021 · 1.5 s · 1 call" {
 		t.Errorf("facts %q", facts)
 	}
 	reasoning := card.Find("table.scores tbody tr").Eq(1)
@@ -112,7 +112,7 @@ func TestSamplePageShowsToolCallsAndErrors(t *testing.T) {
 	if e := text2(failed, ".result-error"); e != "Agent error agent: 500 Internal Server Error after 3 attempts" {
 		t.Errorf("agent error %q", e)
 	}
-	if failed.Find(".response").Length() != 0 || !strings.Contains(text2(failed, ".result-facts"), "3 attempts") {
+	if failed.Find(".response").Length() != 0 || !strings.Contains(text2(failed, ".result-facts"), "3 calls") {
 		t.Errorf("errored result: %q", squash(failed.Text()))
 	}
 	judged := result(doc, "baseline", 1)
@@ -277,5 +277,29 @@ func TestSamplePageRendersTheGoldenAnswerSafely(t *testing.T) {
 	}
 	if !strings.Contains(golden.Text(), "<script>alert(1)</script>") {
 		t.Errorf("raw HTML in the golden answer shows as text: %q", golden.Text())
+	}
+}
+
+func TestRetriesAndErrorKindsAreShown(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	id, samples := handRunIn(t, db, store.RunCompleted)
+	r := &store.Result{RunID: id, SampleRow: samples[1], Condition: "baseline", Repetition: 3, Attempts: 3,
+		Error: "agent: turn 1: llm: no answer within 2m0s (after 3 attempts)", ErrorKind: store.ErrorTimeout,
+		Retries: []string{"attempt 1: no answer within 2m0s; retrying in 1s", "attempt 2: no answer within 2m0s; retrying in 2s"}}
+	if _, err := db.SaveResult(t.Context(), r); err != nil {
+		t.Fatal(err)
+	}
+	_, doc := b.get(fmt.Sprintf("/runs/%d/samples/%d", id, samples[1]))
+	card := result(doc, "baseline", 3)
+	if k := text2(card, ".error-kind"); k != "timeout" {
+		t.Errorf("error kind %q", k)
+	}
+	if got := text2(card, ".retried"); got != "retried 2 times" || card.Find("details.retries li").Length() != 2 {
+		t.Errorf("retries %q, %d lines", got, card.Find("details.retries li").Length())
+	}
+	_, doc = b.get(fmt.Sprintf("/runs/%d", id))
+	row := doc.Find("#error-kinds tbody tr").First()
+	if c := squash(row.Text()); !strings.Contains(c, "baseline") || !strings.Contains(c, "1 timeout") {
+		t.Errorf("errors by kind: %q", c)
 	}
 }

@@ -70,10 +70,19 @@ func sampleMetrics(results []store.Result, evaluators []config.Evaluator) []temp
 	return out
 }
 
+// shownKind is an error's kind as a page badges it: not at all when the
+// kind says nothing more than the message.
+func shownKind(k store.ErrorKind) string {
+	if k == store.ErrorOther {
+		return ""
+	}
+	return string(k)
+}
+
 func resultView(r store.Result, judgeReps int) templates.ResultView {
 	v := templates.ResultView{Repetition: r.Repetition, Empty: strings.TrimSpace(r.Response) == "", Error: r.Error,
-		TokensIn: r.TokensIn, TokensOut: r.TokensOut, Cost: templates.USD(r.CostUSD), Latency: millis(r.LatencyMS),
-		Attempts: r.Attempts}
+		ErrorKind: shownKind(r.ErrorKind), TokensIn: r.TokensIn, TokensOut: r.TokensOut, Cost: templates.USD(r.CostUSD),
+		Latency: millis(r.LatencyMS), Calls: r.Attempts, Retries: r.Retries}
 	if !v.Empty {
 		v.Response, v.Source = responseMarkdown.render(r.Response), r.Response
 	}

@@ -150,6 +150,12 @@ func printSummary(w io.Writer, s *report.Summary) {
 		if c.ToolCalls > 0 {
 			fmt.Fprintf(w, "%s: %s, %d failed\n", c.Name, plural(c.ToolCalls, "MCP tool call"), c.ToolErrors)
 		}
+		if c.Errors > 0 {
+			fmt.Fprintf(w, "%s: %s: %s\n", c.Name, plural(c.Errors, "agent error"), report.KindsText(c.ErrorKinds))
+		}
+		if c.JudgeErrors > 0 {
+			fmt.Fprintf(w, "%s: %s: %s\n", c.Name, plural(c.JudgeErrors, "judge error"), report.KindsText(c.JudgeErrorKinds))
+		}
 	}
 	fmt.Fprintln(w, "\nstd is over samples; stderr and CI treat a sample's repetitions as one cluster; errors are counted apart, never as zero scores.")
 }

@@ -34,6 +34,9 @@ type Answer struct {
 
 // Agent answers tasks. Implementations are safe for concurrent use.
 type Agent interface {
+	// Answer returns the agent's answer, or an error. With an error the
+	// answer, when not nil, holds what the failed try spent — tokens,
+	// model calls, tool calls, time — for the caller to record.
 	Answer(ctx context.Context, t Task) (*Answer, error)
 	// Close releases what the agent holds (MCP servers, processes).
 	Close() error

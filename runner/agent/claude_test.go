@@ -88,11 +88,11 @@ func TestGuardsHoldForClaudeCode(t *testing.T) {
 	}
 	a := agent.Guarded(agent.NewCommand(agent.CommandOptions{Argv: []string{"cat", out}}), 2)
 	cond := store.Condition{Name: "with_graph", RequireMCPToolUse: true}
-	_, err := a.Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
+	spent, err := a.Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
 	if err == nil || err.Error() != "guard require_mcp_tool_use: the agent made no MCP tool call in 2 attempts" {
 		t.Errorf("err = %v", err)
 	}
-	if spent := agent.PartialAnswer(err); spent == nil || spent.TokensIn != 20 || spent.Attempts != 2 {
+	if spent == nil || spent.TokensIn != 20 || spent.Attempts != 2 {
 		t.Errorf("partial answer = %+v, want the tokens of both attempts", spent)
 	}
 }

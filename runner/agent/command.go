@@ -145,10 +145,14 @@ func (c *Command) run(ctx context.Context, argv, env []string, input string) (*A
 	case err != nil:
 		return nil, commandError(argv[0], err, pipes.stderr.String())
 	case pipes.stdout.over:
-		return nil, fmt.Errorf("agent: command %s wrote more than %d MiB on stdout; an answer may be at most that", argv[0], maxCommandOutput>>20)
+		return nil, fmt.Errorf("agent: command %s wrote more than %d MiB on stdout (%w)", argv[0], maxCommandOutput>>20, llm.ErrReplyTooLarge)
 	}
 	return &Answer{Content: pipes.stdout.String(), Latency: latency, Attempts: 1}, nil
 }
+
+// ErrCommandFailed is wrapped by the error of a command agent that could
+// not start or exited badly.
+var ErrCommandFailed = errors.New("command failed")
 
 // commandError describes a command that failed to start or exited badly.
 func commandError(program string, err error, stderr string) error {
@@ -157,10 +161,18 @@ func commandError(program string, err error, stderr string) error {
 	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
-		return fmt.Errorf("agent: command %s failed (%s): %s", program, exit.ProcessState, stderr)
+		return &failedCommand{fmt.Errorf("agent: command %s failed (%s): %s", program, exit.ProcessState, stderr)}
 	}
-	return fmt.Errorf("agent: command %s: %w", program, err)
+	return &failedCommand{fmt.Errorf("agent: command %s: %w", program, err)}
 }
+
+// failedCommand is a command's failure, which errors.Is finds as
+// ErrCommandFailed without the message saying so twice.
+type failedCommand struct{ err error }
+
+func (e *failedCommand) Error() string        { return e.err.Error() }
+func (e *failedCommand) Unwrap() error        { return e.err }
+func (e *failedCommand) Is(target error) bool { return target == ErrCommandFailed }
 
 // headBuffer keeps the first max bytes written to it, drops the rest and
 // says whether there was more.

@@ -15,12 +15,11 @@ const (
 )
 
 // GuardError says that every attempt at an answer broke a guard of the
-// condition. Answer is the last attempt's, with the tokens and model calls
-// of all attempts summed, so the caller can record what was spent.
+// condition. It comes with the last attempt's answer, the tokens and model
+// calls of all attempts summed, so the caller can record what was spent.
 type GuardError struct {
 	Guard    string
 	Attempts int
-	Answer   *Answer
 }
 
 // Error names the guard and how many answers broke it.
@@ -32,14 +31,12 @@ func (e *GuardError) Error() string {
 	return fmt.Sprintf("guard %s: %s in %d attempts", e.Guard, what, e.Attempts)
 }
 
-func (e *GuardError) partial() *Answer { return e.Answer }
-
 // Guarded wraps a so that, under a condition with require_mcp_tool_use or
 // require_mcp_tool_success, an answer that breaks the guard is asked again,
 // up to maxAttempts answers in all (as k-eval does), and then becomes a
 // *GuardError. Other errors are returned at once. Tokens and model calls of
-// discarded attempts are added to the answer returned, since they were
-// paid for; its tool calls are the last attempt's.
+// discarded attempts are added to the answer returned, with an error too,
+// since they were paid for; its tool calls are the last attempt's.
 func Guarded(a Agent, maxAttempts int) Agent {
 	return &guarded{inner: a, maxAttempts: max(maxAttempts, 1)}
 }
@@ -57,25 +54,22 @@ func (g *guarded) Answer(ctx context.Context, t Task) (*Answer, error) {
 	var spent Answer
 	for n := 1; ; n++ {
 		ans, err := g.inner.Answer(ctx, t)
-		if err != nil {
-			if n == 1 {
-				return nil, err
-			}
-			// Keep the discarded attempts' cost with the error.
-			ans = PartialAnswer(err)
-			if ans == nil {
-				return nil, &partialError{err: err, ans: &spent}
-			}
-			addSpent(ans, spent)
+		if ans == nil && n == 1 {
 			return nil, err
 		}
+		if ans == nil {
+			ans = &Answer{}
+		}
 		addSpent(ans, spent)
+		if err != nil {
+			return ans, err // with the discarded attempts' cost
+		}
 		broken := brokenGuard(t.Condition, ans.ToolCalls)
 		if broken == "" {
 			return ans, nil
 		}
 		if n >= g.maxAttempts {
-			return nil, &GuardError{Guard: broken, Attempts: n, Answer: ans}
+			return ans, &GuardError{Guard: broken, Attempts: n}
 		}
 		spent = *ans
 		spent.Retries = append(spent.Retries, fmt.Sprintf("guard %s broken by answer %d; asking again", broken, n))

@@ -78,7 +78,6 @@ func TestGuards(t *testing.T) {
 				if !errors.As(err, &g) || err.Error() != tt.wantErr {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
 				}
-				ans = agent.PartialAnswer(err)
 			} else if err != nil {
 				t.Fatal(err)
 			}
@@ -100,14 +99,14 @@ func TestGuardOverAModelThatNeverCallsATool(t *testing.T) {
 	srv := mcptest.ServeHTTP(t, "graph", store.TransportHTTP, nil).Config
 	a, model := newOpenAI(t, llmtest.Text("I know this one."), agent.OpenAIOptions{})
 	cond := store.Condition{Name: "with_graph", MCPServers: []store.MCPServer{srv}, RequireMCPToolUse: true}
-	_, err := agent.Guarded(a, 3).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
+	spent, err := agent.Guarded(a, 3).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
 	if err == nil || err.Error() != "guard require_mcp_tool_use: the agent made no MCP tool call in 3 attempts" {
 		t.Errorf("err = %v, want the guard error", err)
 	}
 	if n := model.Stats().Requests; n != 3 {
 		t.Errorf("model calls = %d, want 3", n)
 	}
-	if spent := agent.PartialAnswer(err); spent == nil || spent.Attempts != 3 || spent.Content != "I know this one." {
+	if spent == nil || spent.Attempts != 3 || spent.Content != "I know this one." {
 		t.Errorf("partial answer = %+v", spent)
 	}
 }
@@ -116,11 +115,11 @@ func TestGuardKeepsWhatFailedAttemptsSpent(t *testing.T) {
 	boom := errors.New("agent: turn 1: model unavailable")
 	inner := &scripted{answers: []agent.Answer{{Content: "from memory", TokensIn: 10, TokensOut: 2, Attempts: 1}}, err: boom}
 	cond := store.Condition{Name: "with_graph", RequireMCPToolUse: true}
-	_, err := agent.Guarded(inner, 3).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
+	spent, err := agent.Guarded(inner, 3).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want the second attempt's error", err)
 	}
-	if spent := agent.PartialAnswer(err); spent == nil || spent.TokensIn != 10 || spent.Attempts != 1 {
+	if spent == nil || spent.TokensIn != 10 || spent.Attempts != 1 {
 		t.Errorf("partial answer = %+v, want the first attempt's tokens", spent)
 	}
 }

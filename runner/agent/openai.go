@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -57,8 +56,8 @@ func NewOpenAI(client *llm.Client, opts OpenAIOptions) *OpenAI {
 // Answer offers the model the tools of the condition's servers and runs
 // the calls it makes, turn after turn, until it answers without calling a
 // tool. Tool failures go back to the model; a server that cannot start is
-// an error, and so is reaching MaxTurns (a *TurnLimitError carrying what
-// was spent).
+// an error, and so is reaching MaxTurns (a *TurnLimitError). With an error
+// after the first call, the answer holds what was spent.
 func (a *OpenAI) Answer(ctx context.Context, t Task) (*Answer, error) {
 	start := time.Now()
 	tools, err := a.pool.Toolset(ctx, t.Condition)
@@ -70,7 +69,8 @@ func (a *OpenAI) Answer(ctx context.Context, t Task) (*Answer, error) {
 	for turn := 1; turn <= a.opts.MaxTurns; turn++ {
 		resp, err := a.client.Chat(ctx, llm.Request{Messages: msgs, Tools: tools.Tools()})
 		if err != nil {
-			return nil, spent(fmt.Errorf("agent: turn %d: %w", turn, err), ans, start)
+			ans.Latency = time.Since(start)
+			return ans, fmt.Errorf("agent: turn %d: %w", turn, err)
 		}
 		ans.add(resp)
 		if len(resp.Message.ToolCalls) == 0 {
@@ -82,13 +82,14 @@ func (a *OpenAI) Answer(ctx context.Context, t Task) (*Answer, error) {
 		for _, tc := range resp.Message.ToolCalls {
 			msg, err := a.call(ctx, tools, ans, turn, tc, t.Condition.Name)
 			if err != nil {
-				return nil, spent(fmt.Errorf("agent: turn %d: %w", turn, err), ans, start)
+				ans.Latency = time.Since(start)
+				return ans, fmt.Errorf("agent: turn %d: %w", turn, err)
 			}
 			msgs = append(msgs, msg)
 		}
 	}
 	ans.Latency = time.Since(start)
-	return nil, &TurnLimitError{Turns: a.opts.MaxTurns, Answer: ans}
+	return ans, &TurnLimitError{Turns: a.opts.MaxTurns}
 }
 
 // call runs one tool call, records it in ans and returns the tool message
@@ -130,51 +131,13 @@ func (a *OpenAI) Close() error {
 	return nil
 }
 
-// TurnLimitError is returned when the model still calls tools after
-// MaxTurns turns. Answer holds the tokens and tool calls spent.
+// TurnLimitError is returned, with the answer so far, when the model still
+// calls tools after MaxTurns turns.
 type TurnLimitError struct {
-	Turns  int
-	Answer *Answer
+	Turns int
 }
 
 // Error says how many turns passed without a final answer.
 func (e *TurnLimitError) Error() string {
 	return fmt.Sprintf("agent: no final answer after %d turns", e.Turns)
-}
-
-func (e *TurnLimitError) partial() *Answer { return e.Answer }
-
-// partialError is an error that carries what the failed answer spent.
-type partialError struct {
-	err error
-	ans *Answer
-}
-
-// Error is the wrapped error's message.
-func (e *partialError) Error() string { return e.err.Error() }
-
-// Unwrap returns the wrapped error.
-func (e *partialError) Unwrap() error { return e.err }
-
-func (e *partialError) partial() *Answer { return e.ans }
-
-// spent wraps err with the work ans records, if there was any.
-func spent(err error, ans *Answer, start time.Time) error {
-	if ans.Attempts == 0 && len(ans.ToolCalls) == 0 {
-		return err
-	}
-	ans.Latency = time.Since(start)
-	return &partialError{err: err, ans: ans}
-}
-
-// PartialAnswer returns what a failed answer spent — tokens, attempts,
-// tool calls — when err carries it (a *TurnLimitError, a *GuardError, or
-// a failure after some work was done), so the caller can record it with
-// the error; nil otherwise.
-func PartialAnswer(err error) *Answer {
-	var p interface{ partial() *Answer }
-	if errors.As(err, &p) {
-		return p.partial()
-	}
-	return nil
 }

@@ -26,6 +26,10 @@ type Error struct {
 	// Retryable says the last failure was of a kind that can succeed later;
 	// true here means the attempts ran out.
 	Retryable bool
+	// Timeout says the last attempt got no answer within its deadline.
+	Timeout bool
+	// Malformed says the last answer came but was not a usable completion.
+	Malformed bool
 	Attempts  int
 	Message   string
 	err       error
@@ -47,6 +51,7 @@ type failure struct {
 	status    int
 	retryable bool
 	malformed bool // the server answered 2xx with a body that is not a chat completion
+	timeout   bool // no answer within the attempt's deadline
 	message   string
 	header    http.Header // of the failed response, for Retry-After
 	err       error
@@ -54,7 +59,8 @@ type failure struct {
 
 // asError turns the last failure into the Error Chat returns.
 func (f *failure) asError(attempts int) *Error {
-	return &Error{StatusCode: f.status, Retryable: f.retryable, Attempts: attempts, Message: f.message, err: f.err}
+	return &Error{StatusCode: f.status, Retryable: f.retryable, Timeout: f.timeout, Malformed: f.malformed,
+		Attempts: attempts, Message: f.message, err: f.err}
 }
 
 // classify decides what one failed attempt means. ctx is the caller's
@@ -65,7 +71,7 @@ func classify(ctx, callCtx context.Context, timeout time.Duration, status int, e
 		return &failure{message: "canceled: " + ctx.Err().Error(), err: ctx.Err()}
 	}
 	if errors.Is(callCtx.Err(), context.DeadlineExceeded) {
-		return &failure{retryable: true, message: fmt.Sprintf("no answer within %s", timeout), err: err}
+		return &failure{retryable: true, timeout: true, message: fmt.Sprintf("no answer within %s", timeout), err: err}
 	}
 	if errors.Is(err, ErrReplyTooLarge) {
 		return &failure{status: status, message: ErrReplyTooLarge.Error(), err: err}

@@ -114,11 +114,21 @@ func (c *conn) connect(ctx context.Context, opts Options) error {
 func (c *conn) describe(err error) error {
 	if c.stderr != nil {
 		if tail := c.stderr.String(); tail != "" {
-			return fmt.Errorf("mcp server %s: %w; stderr: %s", c.srv.Name, err, tail)
+			return &startError{fmt.Errorf("mcp server %s: %w; stderr: %s", c.srv.Name, err, tail)}
 		}
 	}
-	return fmt.Errorf("mcp server %s: %w", c.srv.Name, err)
+	return &startError{fmt.Errorf("mcp server %s: %w", c.srv.Name, err)}
 }
+
+// ErrStart is found by errors.Is in the error of a server that did not start.
+var ErrStart = errors.New("mcp server did not start")
+
+// startError is a server's failed start.
+type startError struct{ err error }
+
+func (e *startError) Error() string        { return e.err.Error() }
+func (e *startError) Unwrap() error        { return e.err }
+func (e *startError) Is(target error) bool { return target == ErrStart }
 
 // close ends the session and, for stdio, kills the server's process group
 // once it has had closeGrace to exit on its own.
