@@ -17,14 +17,30 @@ const (
 // ErrNotFound is returned when a requested record does not exist.
 var ErrNotFound = &Error{Code: ENOTFOUND, Message: "not found"}
 
-// Error is a domain error whose Message is safe to show a user.
+// Error is a domain error whose Message is safe to show a user. Cause, when
+// set, is what went wrong underneath, for logs and errors.Is: never shown.
 type Error struct {
 	Code    string
 	Message string
+	Cause   error
 }
 
-// Error implements the error interface.
-func (e *Error) Error() string { return e.Message }
+// Error implements the error interface: the safe message, then the cause.
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return e.Message + ": " + e.Cause.Error()
+	}
+	return e.Message
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// Wrapf returns an *Error with a user-safe message that keeps cause
+// beneath it.
+func Wrapf(code string, cause error, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Cause: cause}
+}
 
 // Errorf returns an *Error with the given code and a formatted, user-safe message.
 func Errorf(code, format string, args ...any) *Error {

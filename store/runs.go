@@ -80,7 +80,9 @@ func scanRun(row interface{ Scan(...any) error }, extra ...any) (*Run, error) {
 		return nil, fmt.Errorf("scan run: %w", err)
 	}
 	r.Config = json.RawMessage(config)
-	r.CreatedAt, r.StartedAt, r.FinishedAt = parseTime(created), parseTimePtr(started), parseTimePtr(finished)
+	r.CreatedAt = parseTime(created)
+	r.StartedAt = parseTimePtr(started)
+	r.FinishedAt = parseTimePtr(finished)
 	return &r, nil
 }
 

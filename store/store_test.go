@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -190,5 +192,16 @@ func TestShareLinks(t *testing.T) {
 	}
 	if list, _ := db.Shares(ctx, run.ID); len(list) != 2 || list[0].RevokedAt == nil && list[1].RevokedAt == nil {
 		t.Fatalf("shares %+v", list)
+	}
+}
+
+func TestErrorKeepsItsCauseApartFromItsMessage(t *testing.T) {
+	cause := fmt.Errorf("read /secret/path: %w", os.ErrPermission)
+	err := fmt.Errorf("load: %w", store.Wrapf(store.EINVALID, cause, "The file cannot be read."))
+	if store.ErrorMessage(err) != "The file cannot be read." || store.ErrorCode(err) != store.EINVALID {
+		t.Errorf("safe message %q, code %q", store.ErrorMessage(err), store.ErrorCode(err))
+	}
+	if !errors.Is(err, os.ErrPermission) || !strings.Contains(err.Error(), "/secret/path") {
+		t.Errorf("the cause is lost: %v", err)
 	}
 }

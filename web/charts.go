@@ -63,12 +63,16 @@ func legend(selected map[string]bool) opts.Legend {
 
 // axis names an axis in the middle of its side.
 func xAxis(name string, extra opts.XAxis) opts.XAxis {
-	extra.Name, extra.NameLocation, extra.NameGap = name, "middle", 28
+	extra.Name = name
+	extra.NameLocation = "middle"
+	extra.NameGap = 28
 	return extra
 }
 
 func yAxis(name string, extra opts.YAxis) opts.YAxis {
-	extra.Name, extra.NameLocation, extra.NameGap = name, "middle", 42
+	extra.Name = name
+	extra.NameLocation = "middle"
+	extra.NameGap = 42
 	return extra
 }
 

@@ -93,7 +93,9 @@ func (r *viewed) facts(now time.Time, shared bool) templates.ReportFacts {
 		Done: sum.Results, Total: run.TotalTasks, Errors: sum.Errors, CostUSD: sum.CostUSD}
 	f.Run.AgentBaseURL, f.Run.JudgeBaseURL = withoutCredentials(f.Run.AgentBaseURL), withoutCredentials(f.Run.JudgeBaseURL)
 	if shared {
-		f.Run.AgentBaseURL, f.Run.AgentKeyEnv, f.Run.JudgeBaseURL = "", "", ""
+		f.Run.AgentBaseURL = ""
+		f.Run.AgentKeyEnv = ""
+		f.Run.JudgeBaseURL = ""
 		if f.Run.AgentCommand != "" {
 			f.Run.AgentCommand = "a command"
 		}

@@ -42,7 +42,9 @@ func whenPtr(t *time.Time) string {
 // runFacts describes a run's frozen settings. The snapshot holds the names of
 // key variables, never keys.
 func runFacts(sc *reportScope) templates.RunFacts {
-	run, ds, cfg := sc.Run, sc.Dataset, sc.Config
+	run := sc.Run
+	ds := sc.Dataset
+	cfg := sc.Config
 	f := templates.RunFacts{ID: run.ID, Name: run.Name, Dataset: datasetRow(*ds), Repetitions: run.Repetitions,
 		AgentModel: cfg.Agent.Model, AgentBaseURL: cfg.Agent.BaseURL, AgentKeyEnv: cfg.Agent.APIKeyEnv,
 		AgentCommand:   strings.Join(cfg.Agent.Command, " "),

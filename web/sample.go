@@ -76,7 +76,9 @@ func (s *Server) sampleNav(c echo.Context, sc *reportScope, smp *store.Sample) (
 			return nav, err
 		}
 		if i := slices.Index(order, smp.ID); i >= 0 {
-			nav.Position, nav.Total, nav.Filtered = i+1, len(order), true
+			nav.Position = i + 1
+			nav.Total = len(order)
+			nav.Filtered = true
 			if i > 0 {
 				nav.PrevURL = link(order[i-1])
 			}

@@ -65,7 +65,7 @@ func runScope(ctx context.Context, db *store.DB, run *store.Run) (*reportScope, 
 	}
 	cfg, err := config.Stored(run.Config)
 	if err != nil {
-		return nil, &store.Error{Code: store.EINTERNAL, Message: fmt.Sprintf("Run %d's stored config cannot be read: %v", run.ID, err)}
+		return nil, store.Wrapf(store.EINTERNAL, err, "Run %d's stored config cannot be read", run.ID)
 	}
 	return &reportScope{Run: run, Dataset: ds, Config: cfg, Base: fmt.Sprintf("/runs/%d", run.ID)}, nil
 }

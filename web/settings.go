@@ -23,7 +23,9 @@ func (s *Server) settingsPage(c echo.Context) error {
 		}
 		for _, p := range prices {
 			if p.Model == form.Model {
-				form.Input, form.Output, form.Edit = price(p.InputPerMTok), price(p.OutputPerMTok), true
+				form.Input = price(p.InputPerMTok)
+				form.Output = price(p.OutputPerMTok)
+				form.Edit = true
 			}
 		}
 	}

@@ -122,7 +122,9 @@ func printProgress(ctx context.Context, db *store.DB, id int64, w io.Writer) {
 	var done, errs int
 	var cost float64
 	for _, p := range progress {
-		done, errs, cost = done+p.Done, errs+p.Errors, cost+p.CostUSD
+		done += p.Done
+		errs += p.Errors
+		cost += p.CostUSD
 	}
 	fmt.Fprintf(w, "run %d: %d/%d done, %d errors, $%.4f\n", id, done, run.TotalTasks, errs, cost)
 }

@@ -27,7 +27,9 @@ func answerFromOutput(ans *Answer, servers []store.MCPServer) (*Answer, error) {
 			return nil, fmt.Errorf("agent: claude code: %w", err)
 		}
 	}
-	ans.Content, ans.Model, ans.ToolCalls = r.result, r.model, r.calls
+	ans.Content = r.result
+	ans.Model = r.model
+	ans.ToolCalls = r.calls
 	ans.TokensIn, ans.TokensOut = r.tokensIn, r.tokensOut
 	return ans, nil
 }

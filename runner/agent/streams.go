@@ -43,7 +43,9 @@ func attach(cmd *exec.Cmd, input string) (*streams, error) {
 		closeAll(inR, inW, outR, outW)
 		return nil, fmt.Errorf("stderr pipe: %w", err)
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.Stdin = inR
+	cmd.Stdout = outW
+	cmd.Stderr = errW
 	s.child = []*os.File{inR, outW, errW}
 	s.ours = []*os.File{outR, errR}
 	go func() {

@@ -44,7 +44,9 @@ func Available() error {
 	defer cancel()
 	args := append(bwrapArgs(DefaultLimits(), nil, false), "--", truePath)
 	cmd := exec.CommandContext(ctx, bwrap, args...)
-	cmd.Env, cmd.Dir, cmd.SysProcAttr = []string{}, "/", dropRoot()
+	cmd.Env = []string{}
+	cmd.Dir = "/"
+	cmd.SysProcAttr = dropRoot()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%w: bwrap cannot create a sandbox here (%s: %s); %s",
 			ErrUnavailable, err, strings.TrimSpace(string(out)), installHint)
@@ -83,7 +85,9 @@ func (r *Runner) runSandboxed(ctx context.Context, bwrap string, limits Limits, 
 	args = append(args, prlimitArgs(prlimit, limits)...)
 	args = append(args, py.path, "-I", "-B", "-u", programPath)
 	cmd := exec.Command(bwrap, args...)
-	cmd.Env, cmd.Dir, cmd.SysProcAttr = []string{}, "/", dropRoot()
+	cmd.Env = []string{}
+	cmd.Dir = "/"
+	cmd.SysProcAttr = dropRoot()
 	cmd.ExtraFiles = []*os.File{pipe.r} // fd 3 in bwrap
 	res, err := execute(ctx, cmd, limits.Timeout, func() error { return pipe.feed(program) })
 	if err != nil {
