@@ -41,6 +41,10 @@ func (d *decoder) fail(line int, path, format string, args ...any) {
 	d.errs = append(d.errs, &FieldError{File: d.file, Line: line, Key: path, Err: fmt.Errorf(format, args...)})
 }
 
+// expand is decode's raw argument at the top of a file: ${...} references
+// are expanded except in subtrees marked raw.
+const expand = false
+
 // decode stores n in v. Keys absent from the file, and null values, leave v
 // as it was, which is how defaults survive.
 func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, raw bool) {

@@ -92,7 +92,7 @@ func Parse(data []byte, filename, dir string, getenv func(string) string) (*Conf
 func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*Config, *decoder) {
 	c := Defaults()
 	d := &decoder{file: filename, getenv: getenv, lines: map[string]int{}, refs: map[string]ref{}}
-	d.decode(doc, reflect.ValueOf(c).Elem(), "", false)
+	d.decode(doc, reflect.ValueOf(c).Elem(), "", expand)
 	c.Dir = dir
 	if c.Name == "" {
 		c.Name = strings.TrimSuffix(filepath.Base(filename), filepath.Ext(filename))

@@ -42,7 +42,7 @@ func Available() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	args := append(bwrapArgs(DefaultLimits(), nil, false), "--", truePath)
+	args := append(bwrapArgs(DefaultLimits(), nil, withoutProgram), "--", truePath)
 	cmd := exec.CommandContext(ctx, bwrap, args...)
 	cmd.Env = []string{}
 	cmd.Dir = "/"
@@ -80,7 +80,7 @@ func (r *Runner) runSandboxed(ctx context.Context, bwrap string, limits Limits, 
 	}
 	defer pipe.close()
 
-	args := bwrapArgs(limits, py.binds, true)
+	args := bwrapArgs(limits, py.binds, withProgram)
 	args = append(args, "--")
 	args = append(args, prlimitArgs(prlimit, limits)...)
 	args = append(args, py.path, "-I", "-B", "-u", programPath)
@@ -100,13 +100,19 @@ func (r *Runner) runSandboxed(ctx context.Context, bwrap string, limits Limits, 
 	return res, nil
 }
 
+// Whether bwrapArgs adds the program's file to the sandbox.
+const (
+	withProgram    = true
+	withoutProgram = false
+)
+
 // bwrapArgs builds the sandbox: every namespace unshared (so no network but
 // a private loopback), uid and gid 65534 with no capabilities and no way to
 // make further user namespaces, a cleared environment, read-only system
 // directories, a fresh /proc and /dev, and size-limited /tmp and /dev/shm
-// as the only writable places. With
-// withProgram, fd 3 is copied to programPath.
-func bwrapArgs(limits Limits, binds []string, withProgram bool) []string {
+// as the only writable places. With a program, fd 3 is copied to
+// programPath.
+func bwrapArgs(limits Limits, binds []string, program bool) []string {
 	path := "/usr/local/bin:/usr/bin:/bin"
 	for _, b := range binds {
 		path = b + "/bin:" + path
@@ -129,7 +135,7 @@ func bwrapArgs(limits Limits, binds []string, withProgram bool) []string {
 		"--size", strconv.FormatInt(limits.MaxFileBytes, 10), "--tmpfs", "/dev/shm",
 		"--remount-ro", "/dev",
 		"--size", strconv.FormatInt(4*limits.MaxFileBytes, 10), "--tmpfs", "/tmp")
-	if withProgram {
+	if program {
 		args = append(args, "--perms", "0444", "--file", "3", programPath)
 	}
 	// The root and /dev are tmpfs without a size limit; only /tmp and

@@ -97,7 +97,7 @@ func fromAnswerStatement(s string, choices []string, n int) (string, bool) {
 	matches := answerStatement.FindAllStringIndex(s, -1)
 	for k := len(matches) - 1; k >= 0; k-- {
 		end := matches[k][1]
-		if j := letterAt(s, end, n, false); j >= 0 {
+		if j := letterAt(s, end, n, lenient); j >= 0 {
 			return upper(s[j]), true
 		}
 		line, _, _ := strings.Cut(s[end:], "\n")
@@ -125,7 +125,7 @@ var selection = regexp.MustCompile(`(?i)\b(?:i\s+(?:would\s+|'d\s+|will\s+)?(?:c
 func fromSelection(s string, _ []string, n int) (string, bool) {
 	matches := selection.FindAllStringIndex(s, -1)
 	for k := len(matches) - 1; k >= 0; k-- {
-		j := letterAt(s, matches[k][1], n, true)
+		j := letterAt(s, matches[k][1], n, strict)
 		if j >= 0 && !negatedBefore(s, matches[k][0]) && !rejectedAfter(s, j+1) {
 			return upper(s[j]), true
 		}
@@ -133,11 +133,17 @@ func fromSelection(s string, _ []string, n int) (string, bool) {
 	return "", false
 }
 
+// How letterAt reads what follows a cue.
+const (
+	strict  = true
+	lenient = false
+)
+
 // letterAt finds a choice letter starting at i, past spaces, markup and a
 // word such as "option", and returns its index, or -1. A letter must stand
-// alone; when strict it must be a capital unless markup wraps it; "A" or "I"
+// alone; when exact it must be a capital unless markup wraps it; "A" or "I"
 // followed by an ordinary word is the article or pronoun, not a letter.
-func letterAt(s string, i, n int, strict bool) int {
+func letterAt(s string, i, n int, exact bool) int {
 	j, wrapped := skipMarkup(s, i)
 	for _, word := range []string{"option", "choice", "letter"} {
 		if len(s) > j+len(word) && strings.EqualFold(s[j:j+len(word)], word) && !isAlnum(s[j+len(word)]) {
@@ -153,7 +159,7 @@ func letterAt(s string, i, n int, strict bool) int {
 	switch {
 	case int(upper(s[j])[0]-'A') >= n:
 		return -1
-	case strict && s[j] >= 'a' && !wrapped:
+	case exact && s[j] >= 'a' && !wrapped:
 		return -1
 	case !wrapped && looksLikeWord(s, j):
 		return -1
