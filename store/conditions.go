@@ -113,18 +113,6 @@ func (db *DB) Condition(ctx context.Context, id int64) (*Condition, error) {
 	return &list[0], nil
 }
 
-// ConditionByName returns the condition with the given name.
-func (db *DB) ConditionByName(ctx context.Context, name string) (*Condition, error) {
-	list, err := db.queryConditions(ctx, `WHERE c.name = ?`, name)
-	if err != nil {
-		return nil, err
-	}
-	if len(list) == 0 {
-		return nil, fmt.Errorf("condition %q: %w", name, ErrNotFound)
-	}
-	return &list[0], nil
-}
-
 // Conditions lists every condition by name.
 func (db *DB) Conditions(ctx context.Context) ([]Condition, error) {
 	return db.queryConditions(ctx, ``)

@@ -95,11 +95,6 @@ func (db *DB) Dataset(ctx context.Context, id int64) (*Dataset, error) {
 	return findDataset(ctx, db.read, `d.id = ?`, id)
 }
 
-// DatasetBySHA256 returns the dataset whose bytes have the given SHA-256.
-func (db *DB) DatasetBySHA256(ctx context.Context, sum string) (*Dataset, error) {
-	return findDataset(ctx, db.read, `d.sha256 = ?`, sum)
-}
-
 // Datasets lists every dataset, newest first.
 func (db *DB) Datasets(ctx context.Context) ([]Dataset, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT `+datasetColumns+` FROM datasets d ORDER BY d.id DESC`)

@@ -39,10 +39,11 @@ func TestConditionCreateEditDelete(t *testing.T) {
 			t.Errorf("list row %q lacks %q", row, want)
 		}
 	}
-	c, err := db.ConditionByName(context.Background(), "with-graph")
-	if err != nil {
-		t.Fatal(err)
+	list, err := db.Conditions(context.Background())
+	if err != nil || len(list) != 1 || list[0].Name != "with-graph" {
+		t.Fatalf("conditions %+v, %v", list, err)
 	}
+	c := list[0]
 	srv := c.MCPServers[0]
 	if srv.Env["TOKEN"] != "${GRAPH_TOKEN}" || srv.Env["MODE"] != "fast" || len(srv.Args) != 2 || c.MCPServers[1].Headers["Authorization"] != "Bearer ${KEY}" {
 		t.Fatalf("stored servers: %+v", c.MCPServers)
