@@ -80,18 +80,36 @@ func Summarize(ctx context.Context, db *store.DB, runID int64) (*Summary, error)
 // summarize computes the summary from the report's totals and groups.
 func (r *Report) summarize(progress []store.ConditionProgress) *Summary {
 	run := r.Run
-	s := &Summary{RunID: run.ID, Name: run.Name, Status: run.Status, Message: run.Message, DatasetSHA256: r.Dataset.SHA256,
-		TotalTasks: run.TotalTasks}
+	s := &Summary{
+		RunID:         run.ID,
+		Name:          run.Name,
+		Status:        run.Status,
+		Message:       run.Message,
+		DatasetSHA256: r.Dataset.SHA256,
+		TotalTasks:    run.TotalTasks,
+	}
 	byName := map[string]store.ConditionProgress{}
 	for _, p := range progress {
 		byName[p.Condition] = p
 	}
 	for _, name := range r.Conditions {
 		p := byName[name]
-		cs := ConditionSummary{Name: name, Results: p.Done, Errors: p.Errors, JudgeErrors: p.JudgeErrors, Retried: p.Retries,
-			ErrorKinds: p.ErrorKinds, JudgeErrorKinds: p.JudgeErrorKinds,
-			ToolCalls: p.ToolCalls, ToolErrors: p.ToolErrors, CostUSD: p.CostUSD, TokensIn: p.TokensIn,
-			TokensOut: p.TokensOut, LatencyMS: p.LatencyMS, Metrics: []MetricSummary{}}
+		cs := ConditionSummary{
+			Name:            name,
+			Results:         p.Done,
+			Errors:          p.Errors,
+			JudgeErrors:     p.JudgeErrors,
+			Retried:         p.Retries,
+			ErrorKinds:      p.ErrorKinds,
+			JudgeErrorKinds: p.JudgeErrorKinds,
+			ToolCalls:       p.ToolCalls,
+			ToolErrors:      p.ToolErrors,
+			CostUSD:         p.CostUSD,
+			TokensIn:        p.TokensIn,
+			TokensOut:       p.TokensOut,
+			LatencyMS:       p.LatencyMS,
+			Metrics:         []MetricSummary{},
+		}
 		for i, m := range r.Metrics {
 			if groups := r.Samples(i, name); len(groups) > 0 {
 				cs.Metrics = append(cs.Metrics, summarizeMetric(m, Values(groups)))
@@ -108,9 +126,18 @@ func (r *Report) summarize(progress []store.ConditionProgress) *Summary {
 func summarizeMetric(m Metric, groups [][]float64) MetricSummary {
 	c := stats.Clustered(groups)
 	lo, hi := m.Scale.Bounds()
-	return MetricSummary{Evaluator: m.Evaluator, Name: m.Name, Mean: c.Mean, Std: c.Std, Stderr: c.Stderr,
-		CI95: [2]float64{max(c.CILo, lo), min(c.CIHi, hi)}, N: c.N, Samples: c.Samples,
-		RepetitionSpread: stats.RepetitionSpread(groups), Disagreement: stats.Disagreement(groups)}
+	return MetricSummary{
+		Evaluator:        m.Evaluator,
+		Name:             m.Name,
+		Mean:             c.Mean,
+		Std:              c.Std,
+		Stderr:           c.Stderr,
+		CI95:             [2]float64{max(c.CILo, lo), min(c.CIHi, hi)},
+		N:                c.N,
+		Samples:          c.Samples,
+		RepetitionSpread: stats.RepetitionSpread(groups),
+		Disagreement:     stats.Disagreement(groups),
+	}
 }
 
 // KindsText lists error counts by kind, most common first: "2 timeout · 1

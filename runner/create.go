@@ -46,8 +46,15 @@ func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int6
 	if err := bounded(tasks, reps, spec.Execution.MaxConcurrent); err != nil {
 		return nil, err
 	}
-	run := &store.Run{Name: spec.Name, DatasetID: ds.ID, Config: raw, Conditions: conditions, Repetitions: reps,
-		TotalTasks: tasks, BudgetUSD: spec.BudgetUSD}
+	run := &store.Run{
+		Name:        spec.Name,
+		DatasetID:   ds.ID,
+		Config:      raw,
+		Conditions:  conditions,
+		Repetitions: reps,
+		TotalTasks:  tasks,
+		BudgetUSD:   spec.BudgetUSD,
+	}
 	if err := m.db.CreateLeasedRun(ctx, run, &m.holder, m.opts.LeaseTTL); err != nil {
 		return nil, err
 	}

@@ -43,8 +43,17 @@ func (m *Manager) prepare(run *store.Run, ds *store.Dataset, samples []store.Sam
 	if err != nil {
 		return nil, err
 	}
-	ex := &execution{m: m, run: run, spec: spec, dataset: ds, samples: samples, prices: spec.Prices,
-		agentModel: spec.Agent.Model, timeout: seconds(spec.Agent.TimeoutSeconds, 300), secrets: m.secretsOf(spec)}
+	ex := &execution{
+		m:          m,
+		run:        run,
+		spec:       spec,
+		dataset:    ds,
+		samples:    samples,
+		prices:     spec.Prices,
+		agentModel: spec.Agent.Model,
+		timeout:    seconds(spec.Agent.TimeoutSeconds, 300),
+		secrets:    m.secretsOf(spec),
+	}
 	a, err := m.newAgent(spec)
 	if err != nil {
 		return nil, err
@@ -101,15 +110,28 @@ func (m *Manager) baseAgent(spec *config.Config) (agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	client := llm.New(llm.Config{BaseURL: spec.Agent.BaseURL, Model: spec.Agent.Model, APIKey: key,
-		Temperature: spec.Agent.Temperature, MaxTokens: spec.Agent.MaxTokens, CallTimeout: min(timeout, 120*time.Second),
-		Retry: m.retry(spec)}, m.opts.HTTPClient)
+	client := llm.New(llm.Config{
+		BaseURL:     spec.Agent.BaseURL,
+		Model:       spec.Agent.Model,
+		APIKey:      key,
+		Temperature: spec.Agent.Temperature,
+		MaxTokens:   spec.Agent.MaxTokens,
+		CallTimeout: min(timeout, 120*time.Second),
+		Retry:       m.retry(spec),
+	}, m.opts.HTTPClient)
 	return agent.NewOpenAI(client, agent.OpenAIOptions{MaxTurns: spec.Agent.MaxTurns, Getenv: m.opts.Getenv, Logger: m.log}), nil
 }
 
 func (m *Manager) newEvaluators(spec *config.Config, kind store.Kind) (*evaluators, error) {
-	e := &evaluators{list: spec.Evaluators, kind: kind, judges: map[config.Evaluator]judgeFunc{},
-		judgeModel: spec.Judge.Model, sampleRate: spec.JudgeSampleRate, judgeReps: max(spec.JudgeRepetitions, 1), prices: spec.Prices}
+	e := &evaluators{
+		list:       spec.Evaluators,
+		kind:       kind,
+		judges:     map[config.Evaluator]judgeFunc{},
+		judgeModel: spec.Judge.Model,
+		sampleRate: spec.JudgeSampleRate,
+		judgeReps:  max(spec.JudgeRepetitions, 1),
+		prices:     spec.Prices,
+	}
 	for _, ev := range spec.Evaluators {
 		switch {
 		case ev.UsesJudge():
@@ -142,8 +164,15 @@ func (m *Manager) judgeClient(spec *config.Config) (*llm.Client, error) {
 		return nil, err
 	}
 	t, seed := spec.Judge.Temperature, spec.Judge.Seed
-	return llm.New(llm.Config{BaseURL: spec.Judge.BaseURL, Model: spec.Judge.Model, APIKey: key, Temperature: &t, Seed: &seed,
-		CallTimeout: seconds(spec.Judge.TimeoutSeconds, 120), Retry: m.retry(spec)}, m.opts.HTTPClient), nil
+	return llm.New(llm.Config{
+		BaseURL:     spec.Judge.BaseURL,
+		Model:       spec.Judge.Model,
+		APIKey:      key,
+		Temperature: &t,
+		Seed:        &seed,
+		CallTimeout: seconds(spec.Judge.TimeoutSeconds, 120),
+		Retry:       m.retry(spec),
+	}, m.opts.HTTPClient), nil
 }
 
 func seconds(n, def int) time.Duration {

@@ -65,8 +65,15 @@ func New(db *store.DB, opts Options) *Manager {
 		opts.LeaseTTL = defaultLeaseTTL
 	}
 	base, stop := context.WithCancel(context.Background())
-	return &Manager{db: db, opts: opts, log: opts.Logger, holder: newHolder(opts.Program), base: base, stop: stop,
-		active: map[int64]*handle{}}
+	return &Manager{
+		db:     db,
+		opts:   opts,
+		log:    opts.Logger,
+		holder: newHolder(opts.Program),
+		base:   base,
+		stop:   stop,
+		active: map[int64]*handle{},
+	}
 }
 
 // ErrClosed is returned when a run is started on a closed manager.

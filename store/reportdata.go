@@ -215,8 +215,14 @@ func reportScores(ctx context.Context, tx querier, runID int64, results map[int6
 			metrics[name] = name
 		}
 		k := scoreBucket{r.condition, evaluator, name}
-		buckets[k] = append(buckets[k], ScoreRow{SampleRow: r.sample, Condition: r.condition, Repetition: r.repetition,
-			Evaluator: evaluator, Metric: name, Value: value})
+		buckets[k] = append(buckets[k], ScoreRow{
+			SampleRow:  r.sample,
+			Condition:  r.condition,
+			Repetition: r.repetition,
+			Evaluator:  evaluator,
+			Metric:     name,
+			Value:      value,
+		})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("report scores: %w", err)

@@ -26,8 +26,17 @@ type DatasetJSON struct {
 
 // NewDatasetJSON describes d for the API.
 func NewDatasetJSON(d *store.Dataset) DatasetJSON {
-	return DatasetJSON{ID: d.ID, Name: d.Name, Kind: string(d.Kind), Samples: d.Samples, SHA256: d.SHA256,
-		Format: d.Format, QuestionKey: d.QuestionKey, AnswerKey: d.AnswerKey, CreatedAt: d.CreatedAt.Format("2006-01-02T15:04:05Z")}
+	return DatasetJSON{
+		ID:          d.ID,
+		Name:        d.Name,
+		Kind:        string(d.Kind),
+		Samples:     d.Samples,
+		SHA256:      d.SHA256,
+		Format:      d.Format,
+		QuestionKey: d.QuestionKey,
+		AnswerKey:   d.AnswerKey,
+		CreatedAt:   d.CreatedAt.Format("2006-01-02T15:04:05Z"),
+	}
 }
 
 // apiDatasets handles GET /api/datasets.

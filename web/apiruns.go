@@ -35,9 +35,21 @@ func (s *Server) apiRuns(c echo.Context) error {
 	}
 	out := []RunJSON{}
 	for _, r := range list {
-		j := RunJSON{ID: r.ID, Name: r.Name, Status: string(r.Status), DatasetID: r.DatasetID, Dataset: r.DatasetName,
-			Conditions: []string{}, TotalTasks: r.TotalTasks, Results: r.Done, Errors: r.Errors, CostUSD: r.CostUSD,
-			CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
+		j := RunJSON{
+			ID:         r.ID,
+			Name:       r.Name,
+			Status:     string(r.Status),
+			DatasetID:  r.DatasetID,
+			Dataset:    r.DatasetName,
+			Conditions: []string{},
+			TotalTasks: r.TotalTasks,
+			Results:    r.Done,
+			Errors:     r.Errors,
+			CostUSD:    r.CostUSD,
+			CreatedAt:  r.CreatedAt,
+			StartedAt:  r.StartedAt,
+			FinishedAt: r.FinishedAt,
+		}
 		for _, c := range r.Conditions {
 			j.Conditions = append(j.Conditions, c.Name)
 		}

@@ -62,8 +62,14 @@ func (s *Server) login(c echo.Context) error {
 	if !equal(c.FormValue("token"), s.cfg.Token) {
 		return render(c, http.StatusUnauthorized, templates.Login(s.page(c, "Sign in", ""), next, "That token is not right."))
 	}
-	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: s.sessionValue(), Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: c.Scheme() == "https"})
+	c.SetCookie(&http.Cookie{
+		Name:     sessionCookie,
+		Value:    s.sessionValue(),
+		Path:     "/",
+		HttpOnly: true,
+		SameSite: http.SameSiteLaxMode,
+		Secure:   c.Scheme() == "https",
+	})
 	return redirect(c, next)
 }
 

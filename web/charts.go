@@ -48,11 +48,22 @@ func common(title, subtitle, trigger string) []charts.GlobalOpts {
 	}
 	return []charts.GlobalOpts{
 		charts.WithInitializationOpts(opts.Initialization{AssetsHost: "/static/"}),
-		charts.WithTitleOpts(opts.Title{Title: title, Subtitle: subtitle, Left: "center",
-			TitleStyle: &opts.TextStyle{FontSize: 14, Color: "#1d2330"}, SubtitleStyle: &opts.TextStyle{FontSize: 12, Color: "#5d6678"}}),
+		charts.WithTitleOpts(opts.Title{
+			Title:         title,
+			Subtitle:      subtitle,
+			Left:          "center",
+			TitleStyle:    &opts.TextStyle{FontSize: 14, Color: "#1d2330"},
+			SubtitleStyle: &opts.TextStyle{FontSize: 12, Color: "#5d6678"},
+		}),
 		charts.WithLegendOpts(legend(nil)),
 		charts.WithTooltipOpts(tooltip),
-		charts.WithGridOpts(opts.Grid{Top: "86", Left: "52", Right: "28", Bottom: "34", ContainLabel: opts.Bool(true)}),
+		charts.WithGridOpts(opts.Grid{
+			Top:          "86",
+			Left:         "52",
+			Right:        "28",
+			Bottom:       "34",
+			ContainLabel: opts.Bool(true),
+		}),
 	}
 }
 

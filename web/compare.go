@@ -29,8 +29,13 @@ func (s *Server) comparePage(c echo.Context) error {
 		return store.Errorf(store.EINVALID, "Runs #%d and #%d are on different datasets: only runs of the same dataset bytes (same SHA-256) can be compared.",
 			ra.sc.Run.ID, rb.sc.Run.ID)
 	}
-	v := templates.CompareView{Page: s.page(c, "Compare runs", "runs"), A: compareRun(ra.sc.Run), B: compareRun(rb.sc.Run),
-		Dataset: datasetRow(*ra.sc.Dataset), SwapURL: fmt.Sprintf("/compare?a=%d&b=%d", rb.sc.Run.ID, ra.sc.Run.ID)}
+	v := templates.CompareView{
+		Page:    s.page(c, "Compare runs", "runs"),
+		A:       compareRun(ra.sc.Run),
+		B:       compareRun(rb.sc.Run),
+		Dataset: datasetRow(*ra.sc.Dataset),
+		SwapURL: fmt.Sprintf("/compare?a=%d&b=%d", rb.sc.Run.ID, ra.sc.Run.ID),
+	}
 	if err := compareConditions(ctx, s.db, ra, rb, &v); err != nil {
 		return err
 	}

@@ -12,8 +12,13 @@ import (
 // and line of any field it cannot read.
 func conditionFromForm(c echo.Context) (*store.Condition, error) {
 	f := formFromPost(c)
-	cond := &store.Condition{Name: strings.TrimSpace(f.Name), SystemPrompt: f.SystemPrompt,
-		RequireMCPToolUse: f.RequireMCPToolUse, RequireMCPToolSuccess: f.RequireMCPToolSuccess, MCPServers: []store.MCPServer{}}
+	cond := &store.Condition{
+		Name:                  strings.TrimSpace(f.Name),
+		SystemPrompt:          f.SystemPrompt,
+		RequireMCPToolUse:     f.RequireMCPToolUse,
+		RequireMCPToolSuccess: f.RequireMCPToolSuccess,
+		MCPServers:            []store.MCPServer{},
+	}
 	for i, sf := range f.Servers {
 		srv := store.MCPServer{Name: strings.TrimSpace(sf.Name), Transport: store.Transport(sf.Transport)}
 		if srv.Transport == store.TransportStdio {

@@ -107,10 +107,15 @@ func formFromPost(c echo.Context) templates.ConditionForm {
 	f := templates.ConditionForm{Name: form.Get("name"), SystemPrompt: form.Get("system_prompt"),
 		RequireMCPToolUse: form.Get("require_mcp_tool_use") != "", RequireMCPToolSuccess: form.Get("require_mcp_tool_success") != ""}
 	for i := range form["server_name"] {
-		f.Servers = append(f.Servers, templates.ServerForm{Name: at(form["server_name"], i),
-			Transport: at(form["server_transport"], i), Command: at(form["server_command"], i),
-			Args: at(form["server_args"], i), Env: at(form["server_env"], i), URL: at(form["server_url"], i),
-			Headers: at(form["server_headers"], i)})
+		f.Servers = append(f.Servers, templates.ServerForm{
+			Name:      at(form["server_name"], i),
+			Transport: at(form["server_transport"], i),
+			Command:   at(form["server_command"], i),
+			Args:      at(form["server_args"], i),
+			Env:       at(form["server_env"], i),
+			URL:       at(form["server_url"], i),
+			Headers:   at(form["server_headers"], i),
+		})
 	}
 	return f
 }

@@ -54,8 +54,14 @@ func (s *Server) browserID(c echo.Context) (id string, fresh bool) {
 	b := make([]byte, 32)
 	rand.Read(b)
 	id = base64.RawURLEncoding.EncodeToString(b)
-	c.SetCookie(&http.Cookie{Name: browserCookie, Value: id, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: c.Scheme() == "https"})
+	c.SetCookie(&http.Cookie{
+		Name:     browserCookie,
+		Value:    id,
+		Path:     "/",
+		HttpOnly: true,
+		SameSite: http.SameSiteLaxMode,
+		Secure:   c.Scheme() == "https",
+	})
 	return id, true
 }
 

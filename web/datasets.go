@@ -42,8 +42,13 @@ func (s *Server) renderDatasets(c echo.Context, status int, form templates.Uploa
 func (s *Server) uploadDataset(c echo.Context) error {
 	d, created, err := s.importUpload(c)
 	if err != nil {
-		form := templates.UploadForm{Name: c.FormValue("name"), Kind: c.FormValue("kind"),
-			QuestionKey: c.FormValue("question_key"), AnswerKey: c.FormValue("answer_key"), Error: uploadMessage(err)}
+		form := templates.UploadForm{
+			Name:        c.FormValue("name"),
+			Kind:        c.FormValue("kind"),
+			QuestionKey: c.FormValue("question_key"),
+			AnswerKey:   c.FormValue("answer_key"),
+			Error:       uploadMessage(err),
+		}
 		return s.renderDatasets(c, statusFor(err), form)
 	}
 	if created {
@@ -74,8 +79,13 @@ func (s *Server) importUpload(c echo.Context) (*store.Dataset, bool, error) {
 	if int64(len(data)) > s.cfg.MaxUpload {
 		return nil, false, tooLarge(s.cfg.MaxUpload)
 	}
-	opts := ingest.Options{Filename: fh.Filename, Kind: store.Kind(c.FormValue("kind")),
-		QuestionKey: c.FormValue("question_key"), AnswerKey: c.FormValue("answer_key"), MaxBytes: s.cfg.MaxUpload}
+	opts := ingest.Options{
+		Filename:    fh.Filename,
+		Kind:        store.Kind(c.FormValue("kind")),
+		QuestionKey: c.FormValue("question_key"),
+		AnswerKey:   c.FormValue("answer_key"),
+		MaxBytes:    s.cfg.MaxUpload,
+	}
 	return ingest.Import(r.Context(), s.db, data, opts, c.FormValue("name"))
 }
 
@@ -142,5 +152,11 @@ func newPager(param string, perPage, total int, base string) templates.Pager {
 	pages := max(1, (total+perPage-1)/perPage)
 	page, _ := strconv.Atoi(param)
 	page = min(max(page, 1), pages)
-	return templates.Pager{Page: page, Pages: pages, PerPage: perPage, Total: total, BaseURL: base}
+	return templates.Pager{
+		Page:    page,
+		Pages:   pages,
+		PerPage: perPage,
+		Total:   total,
+		BaseURL: base,
+	}
 }

@@ -45,10 +45,20 @@ func (s *Server) estimate(ctx context.Context, f templates.RunForm) (templates.E
 	}
 	cfg := spec.cfg
 	e := runner.EstimateRun(cfg, spec.dataset.Kind, samples, spec.conditions, prices)
-	v := templates.EstimateView{Samples: len(samples), Conditions: len(spec.conditions),
-		Repetitions: cfg.Execution.NumRepetitions, SampleRate: cfg.JudgeSampleRate, JudgeReps: cfg.JudgeRepetitions,
-		AgentCalls: e.AgentCalls, JudgeCalls: e.JudgeCalls, TokensIn: e.TokensIn, TokensOut: e.TokensOut,
-		CostUSD: e.CostUSD, Unpriced: e.Unpriced, UnsetEnv: unsetKeys(cfg)}
+	v := templates.EstimateView{
+		Samples:     len(samples),
+		Conditions:  len(spec.conditions),
+		Repetitions: cfg.Execution.NumRepetitions,
+		SampleRate:  cfg.JudgeSampleRate,
+		JudgeReps:   cfg.JudgeRepetitions,
+		AgentCalls:  e.AgentCalls,
+		JudgeCalls:  e.JudgeCalls,
+		TokensIn:    e.TokensIn,
+		TokensOut:   e.TokensOut,
+		CostUSD:     e.CostUSD,
+		Unpriced:    e.Unpriced,
+		UnsetEnv:    unsetKeys(cfg),
+	}
 	for _, ev := range cfg.Evaluators {
 		if ev.UsesJudge() {
 			v.Judges = append(v.Judges, string(ev))

@@ -133,16 +133,38 @@ type exportServer struct {
 
 func runHead(sc *reportScope, sum *report.Summary) exportRunHead {
 	run := sc.Run
-	h := exportRunHead{ID: run.ID, Name: run.Name, Status: run.Status, Error: run.Message, DatasetSHA256: sc.Dataset.SHA256,
-		Dataset: sc.Dataset.Name, Kind: sc.Dataset.Kind, Repetitions: run.Repetitions, Config: redactConfig(run.Config),
-		CreatedAt: run.CreatedAt, StartedAt: run.StartedAt, FinishedAt: run.FinishedAt, Summary: sum,
-		Conditions: []exportCondition{}}
+	h := exportRunHead{
+		ID:            run.ID,
+		Name:          run.Name,
+		Status:        run.Status,
+		Error:         run.Message,
+		DatasetSHA256: sc.Dataset.SHA256,
+		Dataset:       sc.Dataset.Name,
+		Kind:          sc.Dataset.Kind,
+		Repetitions:   run.Repetitions,
+		Config:        redactConfig(run.Config),
+		CreatedAt:     run.CreatedAt,
+		StartedAt:     run.StartedAt,
+		FinishedAt:    run.FinishedAt,
+		Summary:       sum,
+		Conditions:    []exportCondition{},
+	}
 	for _, c := range run.Conditions {
-		ec := exportCondition{Name: c.Name, SystemPrompt: c.SystemPrompt, MCPServers: []exportServer{},
-			RequireMCPToolUse: c.RequireMCPToolUse, RequireMCPToolSuccess: c.RequireMCPToolSuccess}
+		ec := exportCondition{
+			Name:                  c.Name,
+			SystemPrompt:          c.SystemPrompt,
+			MCPServers:            []exportServer{},
+			RequireMCPToolUse:     c.RequireMCPToolUse,
+			RequireMCPToolSuccess: c.RequireMCPToolSuccess,
+		}
 		for _, srv := range c.MCPServers {
-			ec.MCPServers = append(ec.MCPServers, exportServer{Name: srv.Name, Transport: srv.Transport,
-				Command: srv.Command, Args: srv.Args, URL: withoutCredentials(srv.URL)})
+			ec.MCPServers = append(ec.MCPServers, exportServer{
+				Name:      srv.Name,
+				Transport: srv.Transport,
+				Command:   srv.Command,
+				Args:      srv.Args,
+				URL:       withoutCredentials(srv.URL),
+			})
 		}
 		h.Conditions = append(h.Conditions, ec)
 	}

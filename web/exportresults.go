@@ -60,11 +60,25 @@ type exportJudgement struct {
 }
 
 func toExport(r *store.Result, name string) exportResult {
-	e := exportResult{SampleID: name, SampleRowID: r.SampleRow, Condition: r.Condition, Repetition: r.Repetition,
-		Response: r.Response, Error: r.Error, ErrorKind: r.ErrorKind, TokensIn: r.TokensIn, TokensOut: r.TokensOut,
-		CostUSD: r.CostUSD, LatencyMS: r.LatencyMS, Attempts: r.Attempts, Retries: r.Retries, ToolCalls: r.ToolCalls,
+	e := exportResult{
+		SampleID:         name,
+		SampleRowID:      r.SampleRow,
+		Condition:        r.Condition,
+		Repetition:       r.Repetition,
+		Response:         r.Response,
+		Error:            r.Error,
+		ErrorKind:        r.ErrorKind,
+		TokensIn:         r.TokensIn,
+		TokensOut:        r.TokensOut,
+		CostUSD:          r.CostUSD,
+		LatencyMS:        r.LatencyMS,
+		Attempts:         r.Attempts,
+		Retries:          r.Retries,
+		ToolCalls:        r.ToolCalls,
 		UnverifiedClaims: []string{},
-		Scores:           []exportScore{}, Judgements: []exportJudgement{}}
+		Scores:           []exportScore{},
+		Judgements:       []exportJudgement{},
+	}
 	if e.ToolCalls == nil {
 		e.ToolCalls = []store.ToolCall{}
 	}
@@ -77,12 +91,28 @@ func toExport(r *store.Result, name string) exportResult {
 			claims = []string{}
 		}
 		e.UnverifiedClaims = append(e.UnverifiedClaims, claims...)
-		e.Judgements = append(e.Judgements, exportJudgement{Evaluator: j.Evaluator, JudgeRepetition: j.JudgeRepetition,
-			Error: j.Error, ErrorKind: j.ErrorKind, Attempts: j.Attempts, Detail: j.Detail, Raw: j.Raw, UnverifiedClaims: claims, TokensIn: j.TokensIn,
-			TokensOut: j.TokensOut, CostUSD: j.CostUSD, LatencyMS: j.LatencyMS})
+		e.Judgements = append(e.Judgements, exportJudgement{
+			Evaluator:        j.Evaluator,
+			JudgeRepetition:  j.JudgeRepetition,
+			Error:            j.Error,
+			ErrorKind:        j.ErrorKind,
+			Attempts:         j.Attempts,
+			Detail:           j.Detail,
+			Raw:              j.Raw,
+			UnverifiedClaims: claims,
+			TokensIn:         j.TokensIn,
+			TokensOut:        j.TokensOut,
+			CostUSD:          j.CostUSD,
+			LatencyMS:        j.LatencyMS,
+		})
 		for _, s := range j.Scores {
-			e.Scores = append(e.Scores, exportScore{Evaluator: j.Evaluator, Metric: s.Metric, Value: s.Value,
-				Reasoning: s.Reasoning, JudgeRepetition: j.JudgeRepetition})
+			e.Scores = append(e.Scores, exportScore{
+				Evaluator:       j.Evaluator,
+				Metric:          s.Metric,
+				Value:           s.Value,
+				Reasoning:       s.Reasoning,
+				JudgeRepetition: j.JudgeRepetition,
+			})
 		}
 	}
 	return e

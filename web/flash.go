@@ -16,7 +16,13 @@ const flashCookie = "assay_flash"
 // setFlash leaves a one-line message for the next page the browser loads.
 func setFlash(c echo.Context, kind, message string) {
 	v := base64.RawURLEncoding.EncodeToString([]byte(kind + "|" + message))
-	c.SetCookie(&http.Cookie{Name: flashCookie, Value: v, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	c.SetCookie(&http.Cookie{
+		Name:     flashCookie,
+		Value:    v,
+		Path:     "/",
+		HttpOnly: true,
+		SameSite: http.SameSiteLaxMode,
+	})
 }
 
 func decodeFlash(v string) templates.Flash {

@@ -17,8 +17,18 @@ const maxGaps = 10
 func pairedRows(metrics []report.Metric, a, b report.Side) []templates.PairedRow {
 	var rows []templates.PairedRow
 	for _, p := range report.ComparePaired(metrics, a, b) {
-		rows = append(rows, templates.PairedRow{Metric: metricHead(p.Metric), MeanA: p.MeanA, MeanB: p.MeanB,
-			Diff: p.MeanDiff, CILo: p.CILo, CIHi: p.CIHi, Wins: p.Wins, Ties: p.Ties, Losses: p.Losses, N: p.N})
+		rows = append(rows, templates.PairedRow{
+			Metric: metricHead(p.Metric),
+			MeanA:  p.MeanA,
+			MeanB:  p.MeanB,
+			Diff:   p.MeanDiff,
+			CILo:   p.CILo,
+			CIHi:   p.CIHi,
+			Wins:   p.Wins,
+			Ties:   p.Ties,
+			Losses: p.Losses,
+			N:      p.N,
+		})
 	}
 	return rows
 }

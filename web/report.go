@@ -96,9 +96,14 @@ func (s *Server) reportOwner(c echo.Context, sc *reportScope, query string) (tem
 		if other.ID == sc.Run.ID || len(o.OtherRuns) == maxOtherRuns {
 			continue
 		}
-		o.OtherRuns = append(o.OtherRuns, templates.OtherRun{ID: other.ID, Name: other.Name, Status: string(other.Status),
-			Created: templates.When(other.CreatedAt), Conditions: conditionNames(other.Conditions),
-			CompareURL: fmt.Sprintf("/compare?a=%d&b=%d", sc.Run.ID, other.ID)})
+		o.OtherRuns = append(o.OtherRuns, templates.OtherRun{
+			ID:         other.ID,
+			Name:       other.Name,
+			Status:     string(other.Status),
+			Created:    templates.When(other.CreatedAt),
+			Conditions: conditionNames(other.Conditions),
+			CompareURL: fmt.Sprintf("/compare?a=%d&b=%d", sc.Run.ID, other.ID),
+		})
 	}
 	return o, nil
 }

@@ -54,8 +54,14 @@ func firstOther(names []string, not string) string {
 // view builds the report's view. static is for the exported file: no links
 // leave it.
 func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static bool, now time.Time) (templates.ReportView, error) {
-	v := templates.ReportView{Base: r.sc.Base, Shared: r.sc.Shared || static, Static: static,
-		Polling: !r.sc.Run.Status.Finished(), Facts: r.facts(now, r.sc.Shared || static), Summary: r.summaryView()}
+	v := templates.ReportView{
+		Base:    r.sc.Base,
+		Shared:  r.sc.Shared || static,
+		Static:  static,
+		Polling: !r.sc.Run.Status.Finished(),
+		Facts:   r.facts(now, r.sc.Shared || static),
+		Summary: r.summaryView(),
+	}
 	a, b, reason := r.pair(q)
 	if a != "" && b != "" {
 		v.Query = "?" + url.Values{"a": {a}, "b": {b}}.Encode()
@@ -89,8 +95,15 @@ func (r *viewed) pairedView(ctx context.Context, db *store.DB, p *templates.Pair
 // facts is the report's header; a shared one names no key variable or base URL.
 func (r *viewed) facts(now time.Time, shared bool) templates.ReportFacts {
 	run, sum := r.sc.Run, r.Summary
-	f := templates.ReportFacts{Run: runFacts(r.sc), Status: string(run.Status), Message: runMessage(run, sum),
-		Done: sum.Results, Total: run.TotalTasks, Errors: sum.Errors, CostUSD: sum.CostUSD}
+	f := templates.ReportFacts{
+		Run:     runFacts(r.sc),
+		Status:  string(run.Status),
+		Message: runMessage(run, sum),
+		Done:    sum.Results,
+		Total:   run.TotalTasks,
+		Errors:  sum.Errors,
+		CostUSD: sum.CostUSD,
+	}
 	f.Run.AgentBaseURL, f.Run.JudgeBaseURL = withoutCredentials(f.Run.AgentBaseURL), withoutCredentials(f.Run.JudgeBaseURL)
 	if shared {
 		f.Run.AgentBaseURL = ""
@@ -135,15 +148,36 @@ func (r *viewed) summaryView() templates.ReportSummary {
 		s.Metrics = append(s.Metrics, metricHead(m))
 	}
 	for _, c := range r.Summary.Conditions {
-		row := templates.ReportRow{Condition: c.Name, Results: c.Results, Errors: c.Errors, JudgeErrors: c.JudgeErrors,
-			ErrorKinds: report.KindsText(c.ErrorKinds), JudgeErrorKinds: report.KindsText(c.JudgeErrorKinds),
-			Retried: c.Retried, ToolCalls: c.ToolCalls, ToolErrors: c.ToolErrors, CostUSD: c.CostUSD, TokensIn: c.TokensIn, TokensOut: c.TokensOut, LatencyMS: c.LatencyMS,
-			Cells: make([]templates.ReportCell, len(r.Metrics))}
+		row := templates.ReportRow{
+			Condition:       c.Name,
+			Results:         c.Results,
+			Errors:          c.Errors,
+			JudgeErrors:     c.JudgeErrors,
+			ErrorKinds:      report.KindsText(c.ErrorKinds),
+			JudgeErrorKinds: report.KindsText(c.JudgeErrorKinds),
+			Retried:         c.Retried,
+			ToolCalls:       c.ToolCalls,
+			ToolErrors:      c.ToolErrors,
+			CostUSD:         c.CostUSD,
+			TokensIn:        c.TokensIn,
+			TokensOut:       c.TokensOut,
+			LatencyMS:       c.LatencyMS,
+			Cells:           make([]templates.ReportCell, len(r.Metrics)),
+		}
 		for _, m := range c.Metrics {
 			i := r.MetricIndex(m.Evaluator, m.Name)
-			row.Cells[i] = templates.ReportCell{Has: true, Mean: m.Mean, Std: m.Std, Stderr: m.Stderr,
-				CILo: m.CI95[0], CIHi: m.CI95[1], N: m.N, Samples: m.Samples,
-				Spread: m.RepetitionSpread, Disagreement: m.Disagreement}
+			row.Cells[i] = templates.ReportCell{
+				Has:          true,
+				Mean:         m.Mean,
+				Std:          m.Std,
+				Stderr:       m.Stderr,
+				CILo:         m.CI95[0],
+				CIHi:         m.CI95[1],
+				N:            m.N,
+				Samples:      m.Samples,
+				Spread:       m.RepetitionSpread,
+				Disagreement: m.Disagreement,
+			}
 		}
 		if q, ok := r.Quality(c); ok {
 			row.Quality = fmt.Sprintf("%.3f", q)

@@ -166,8 +166,13 @@ func (s *Server) conditionOptions(ctx context.Context, chosen []string) ([]templ
 	var out []templates.ConditionOption
 	for _, c := range list {
 		id := strconv.FormatInt(c.ID, 10)
-		out = append(out, templates.ConditionOption{ID: c.ID, Name: c.Name, SystemPrompt: c.SystemPrompt,
-			Servers: len(c.MCPServers), Checked: contains(chosen, id)})
+		out = append(out, templates.ConditionOption{
+			ID:           c.ID,
+			Name:         c.Name,
+			SystemPrompt: c.SystemPrompt,
+			Servers:      len(c.MCPServers),
+			Checked:      contains(chosen, id),
+		})
 	}
 	return out, nil
 }
@@ -183,8 +188,13 @@ var evaluatorAbout = map[config.Evaluator]string{
 func evaluatorOptions(chosen []string) []templates.EvaluatorOption {
 	var out []templates.EvaluatorOption
 	for _, ev := range config.Evaluators {
-		out = append(out, templates.EvaluatorOption{Name: string(ev), About: evaluatorAbout[ev],
-			ForKind: string(ev.Kind()), Judge: ev.UsesJudge(), Checked: contains(chosen, string(ev))})
+		out = append(out, templates.EvaluatorOption{
+			Name:    string(ev),
+			About:   evaluatorAbout[ev],
+			ForKind: string(ev.Kind()),
+			Judge:   ev.UsesJudge(),
+			Checked: contains(chosen, string(ev)),
+		})
 	}
 	return out
 }

@@ -21,16 +21,33 @@ type runSpec struct {
 
 // readRunForm takes the new run form's fields as typed.
 func readRunForm(v url.Values) templates.RunForm {
-	return templates.RunForm{DatasetID: v.Get("dataset"), Name: v.Get("name"), Conditions: v["condition"],
-		Evaluators: v["evaluator"], Prompt: strings.ReplaceAll(v.Get("prompt"), "\r\n", "\n"),
-		Repetitions: v.Get("repetitions"), Concurrency: v.Get("concurrency"), BudgetUSD: v.Get("budget_usd"),
-		AgentType: v.Get("agent_type"), AgentCommand: strings.ReplaceAll(v.Get("agent_command"), "\r\n", "\n"),
-		AgentTimeout: v.Get("agent_timeout"), AgentBaseURL: v.Get("agent_base_url"), AgentModel: v.Get("agent_model"), AgentKeyEnv: v.Get("agent_key_env"),
-		AgentTemperature: v.Get("agent_temperature"), AgentMaxTokens: v.Get("agent_max_tokens"),
-		JudgeBaseURL: v.Get("judge_base_url"), JudgeModel: v.Get("judge_model"), JudgeKeyEnv: v.Get("judge_key_env"),
-		JudgeTemperature: v.Get("judge_temperature"), JudgeSeed: v.Get("judge_seed"),
-		SampleRate: v.Get("judge_sample_rate"), JudgeRepetitions: v.Get("judge_repetitions"),
-		CodeTimeout: v.Get("code_timeout"), Unsandboxed: v.Get("unsandboxed") != ""}
+	return templates.RunForm{
+		DatasetID:        v.Get("dataset"),
+		Name:             v.Get("name"),
+		Conditions:       v["condition"],
+		Evaluators:       v["evaluator"],
+		Prompt:           strings.ReplaceAll(v.Get("prompt"), "\r\n", "\n"),
+		Repetitions:      v.Get("repetitions"),
+		Concurrency:      v.Get("concurrency"),
+		BudgetUSD:        v.Get("budget_usd"),
+		AgentType:        v.Get("agent_type"),
+		AgentCommand:     strings.ReplaceAll(v.Get("agent_command"), "\r\n", "\n"),
+		AgentTimeout:     v.Get("agent_timeout"),
+		AgentBaseURL:     v.Get("agent_base_url"),
+		AgentModel:       v.Get("agent_model"),
+		AgentKeyEnv:      v.Get("agent_key_env"),
+		AgentTemperature: v.Get("agent_temperature"),
+		AgentMaxTokens:   v.Get("agent_max_tokens"),
+		JudgeBaseURL:     v.Get("judge_base_url"),
+		JudgeModel:       v.Get("judge_model"),
+		JudgeKeyEnv:      v.Get("judge_key_env"),
+		JudgeTemperature: v.Get("judge_temperature"),
+		JudgeSeed:        v.Get("judge_seed"),
+		SampleRate:       v.Get("judge_sample_rate"),
+		JudgeRepetitions: v.Get("judge_repetitions"),
+		CodeTimeout:      v.Get("code_timeout"),
+		Unsandboxed:      v.Get("unsandboxed") != "",
+	}
 }
 
 // defaultConfig is what a run file that says nothing gets (config.Defaults)
@@ -45,15 +62,25 @@ func defaultConfig() *config.Config {
 
 // formFromConfig fills the form's fields from a run's config.
 func formFromConfig(cfg *config.Config) templates.RunForm {
-	f := templates.RunForm{Repetitions: strconv.Itoa(cfg.Execution.NumRepetitions),
-		Concurrency: strconv.Itoa(cfg.Execution.MaxConcurrent), AgentType: string(cfg.Agent.Type),
-		AgentCommand: strings.Join(cfg.Agent.Command, "\n"), AgentTimeout: strconv.Itoa(cfg.Agent.TimeoutSeconds),
-		AgentBaseURL: cfg.Agent.BaseURL,
-		AgentModel:   cfg.Agent.Model, AgentKeyEnv: cfg.Agent.APIKeyEnv, JudgeBaseURL: cfg.Judge.BaseURL,
-		JudgeModel: cfg.Judge.Model, JudgeKeyEnv: cfg.Judge.APIKeyEnv, JudgeTemperature: number(cfg.Judge.Temperature),
-		JudgeSeed: strconv.Itoa(cfg.Judge.Seed), SampleRate: number(cfg.JudgeSampleRate),
-		JudgeRepetitions: strconv.Itoa(cfg.JudgeRepetitions), CodeTimeout: strconv.Itoa(cfg.CodeExecution.TimeoutSeconds),
-		Unsandboxed: cfg.CodeExecution.Unsandboxed}
+	f := templates.RunForm{
+		Repetitions:      strconv.Itoa(cfg.Execution.NumRepetitions),
+		Concurrency:      strconv.Itoa(cfg.Execution.MaxConcurrent),
+		AgentType:        string(cfg.Agent.Type),
+		AgentCommand:     strings.Join(cfg.Agent.Command, "\n"),
+		AgentTimeout:     strconv.Itoa(cfg.Agent.TimeoutSeconds),
+		AgentBaseURL:     cfg.Agent.BaseURL,
+		AgentModel:       cfg.Agent.Model,
+		AgentKeyEnv:      cfg.Agent.APIKeyEnv,
+		JudgeBaseURL:     cfg.Judge.BaseURL,
+		JudgeModel:       cfg.Judge.Model,
+		JudgeKeyEnv:      cfg.Judge.APIKeyEnv,
+		JudgeTemperature: number(cfg.Judge.Temperature),
+		JudgeSeed:        strconv.Itoa(cfg.Judge.Seed),
+		SampleRate:       number(cfg.JudgeSampleRate),
+		JudgeRepetitions: strconv.Itoa(cfg.JudgeRepetitions),
+		CodeTimeout:      strconv.Itoa(cfg.CodeExecution.TimeoutSeconds),
+		Unsandboxed:      cfg.CodeExecution.Unsandboxed,
+	}
 	if cfg.Agent.Temperature != nil {
 		f.AgentTemperature = number(*cfg.Agent.Temperature)
 	}

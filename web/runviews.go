@@ -14,9 +14,19 @@ import (
 // This file turns runs into the plain view data of the run pages.
 
 func runRow(r store.RunSummary) templates.RunRow {
-	row := templates.RunRow{ID: r.ID, Name: r.Name, Status: string(r.Status), DatasetID: r.DatasetID,
-		Dataset: r.DatasetName, Done: r.Done, Total: r.TotalTasks, Errors: r.Errors, CostUSD: r.CostUSD,
-		Started: "—", Finished: "—"}
+	row := templates.RunRow{
+		ID:        r.ID,
+		Name:      r.Name,
+		Status:    string(r.Status),
+		DatasetID: r.DatasetID,
+		Dataset:   r.DatasetName,
+		Done:      r.Done,
+		Total:     r.TotalTasks,
+		Errors:    r.Errors,
+		CostUSD:   r.CostUSD,
+		Started:   "—",
+		Finished:  "—",
+	}
 	if r.StartedAt != nil {
 		row.Started = r.StartedAt.UTC().Format("2006-01-02 15:04")
 	}
@@ -45,12 +55,26 @@ func runFacts(sc *reportScope) templates.RunFacts {
 	run := sc.Run
 	ds := sc.Dataset
 	cfg := sc.Config
-	f := templates.RunFacts{ID: run.ID, Name: run.Name, Dataset: datasetRow(*ds), Repetitions: run.Repetitions,
-		AgentModel: cfg.Agent.Model, AgentBaseURL: cfg.Agent.BaseURL, AgentKeyEnv: cfg.Agent.APIKeyEnv,
-		AgentCommand:   strings.Join(cfg.Agent.Command, " "),
-		AgentMaxTokens: cfg.Agent.MaxTokens, JudgeBaseURL: cfg.Judge.BaseURL, JudgeTemperature: cfg.Judge.Temperature,
-		JudgeSeed: cfg.Judge.Seed, SampleRate: cfg.JudgeSampleRate, JudgeRepetitions: max(cfg.JudgeRepetitions, 1),
-		Concurrency: cfg.Execution.MaxConcurrent, BudgetUSD: run.BudgetUSD, Unsandboxed: cfg.CodeExecution.Unsandboxed, Created: templates.When(run.CreatedAt)}
+	f := templates.RunFacts{
+		ID:               run.ID,
+		Name:             run.Name,
+		Dataset:          datasetRow(*ds),
+		Repetitions:      run.Repetitions,
+		AgentModel:       cfg.Agent.Model,
+		AgentBaseURL:     cfg.Agent.BaseURL,
+		AgentKeyEnv:      cfg.Agent.APIKeyEnv,
+		AgentCommand:     strings.Join(cfg.Agent.Command, " "),
+		AgentMaxTokens:   cfg.Agent.MaxTokens,
+		JudgeBaseURL:     cfg.Judge.BaseURL,
+		JudgeTemperature: cfg.Judge.Temperature,
+		JudgeSeed:        cfg.Judge.Seed,
+		SampleRate:       cfg.JudgeSampleRate,
+		JudgeRepetitions: max(cfg.JudgeRepetitions, 1),
+		Concurrency:      cfg.Execution.MaxConcurrent,
+		BudgetUSD:        run.BudgetUSD,
+		Unsandboxed:      cfg.CodeExecution.Unsandboxed,
+		Created:          templates.When(run.CreatedAt),
+	}
 	if cfg.Agent.Temperature != nil {
 		f.AgentTemperature = number(*cfg.Agent.Temperature)
 	}
@@ -76,10 +100,20 @@ func runFacts(sc *reportScope) templates.RunFacts {
 
 // runProgress is the live part of a run page at time now.
 func runProgress(run *store.Run, sum *report.Summary, now time.Time) templates.RunProgress {
-	p := templates.RunProgress{ID: run.ID, Status: string(run.Status), Polling: !run.Status.Finished(),
-		CanCancel: !run.Status.Finished(), CanResume: runner.Resumable(run.Status), Message: runMessage(run, sum),
-		Done: sum.Results, Total: run.TotalTasks, Errors: sum.Errors, CostUSD: sum.CostUSD,
-		Started: whenPtr(run.StartedAt), Finished: whenPtr(run.FinishedAt)}
+	p := templates.RunProgress{
+		ID:        run.ID,
+		Status:    string(run.Status),
+		Polling:   !run.Status.Finished(),
+		CanCancel: !run.Status.Finished(),
+		CanResume: runner.Resumable(run.Status),
+		Message:   runMessage(run, sum),
+		Done:      sum.Results,
+		Total:     run.TotalTasks,
+		Errors:    sum.Errors,
+		CostUSD:   sum.CostUSD,
+		Started:   whenPtr(run.StartedAt),
+		Finished:  whenPtr(run.FinishedAt),
+	}
 	if run.StartedAt == nil {
 		p.Started = ""
 	}
@@ -90,8 +124,15 @@ func runProgress(run *store.Run, sum *report.Summary, now time.Time) templates.R
 	for _, c := range sum.Conditions {
 		p.JudgeErrors += c.JudgeErrors
 		p.Retried += c.Retried
-		p.Conditions = append(p.Conditions, templates.ConditionProgress{Name: c.Name, Done: c.Results, Total: perCondition,
-			Errors: c.Errors, JudgeErrors: c.JudgeErrors, Retried: c.Retried, CostUSD: c.CostUSD})
+		p.Conditions = append(p.Conditions, templates.ConditionProgress{
+			Name:        c.Name,
+			Done:        c.Results,
+			Total:       perCondition,
+			Errors:      c.Errors,
+			JudgeErrors: c.JudgeErrors,
+			Retried:     c.Retried,
+			CostUSD:     c.CostUSD,
+		})
 	}
 	if run.StartedAt != nil {
 		end := now

@@ -31,9 +31,14 @@ func (s *Server) samplePage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := templates.SampleView{Page: s.reportPage(c, sc, "Sample "+smp.SampleID+" · "+runTitle(sc.Run)),
-		Report: reportNav(sc), Kind: string(sc.Dataset.Kind), Sample: goldenRow(*smp), Nav: nav,
-		Conditions: sampleConditions(sc, results)}
+	v := templates.SampleView{
+		Page:       s.reportPage(c, sc, "Sample "+smp.SampleID+" · "+runTitle(sc.Run)),
+		Report:     reportNav(sc),
+		Kind:       string(sc.Dataset.Kind),
+		Sample:     goldenRow(*smp),
+		Nav:        nav,
+		Conditions: sampleConditions(sc, results),
+	}
 	return render(c, http.StatusOK, templates.SamplePage(v))
 }
 

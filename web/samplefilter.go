@@ -33,10 +33,18 @@ func metricKey(m report.Metric) string { return m.Evaluator + "." + m.Name }
 // parse are kept as typed, so the form shows them, and ignored.
 func parseSampleFilter(q url.Values) sampleFilter {
 	page, _ := strconv.Atoi(q.Get("page"))
-	return sampleFilter{Condition: q.Get("condition"), Metric: q.Get("metric"),
-		Below: strings.TrimSpace(q.Get("below")), Spread: strings.TrimSpace(q.Get("spread")),
-		Claims: q.Get("claims") != "", Errors: q.Get("errors") != "", Search: strings.TrimSpace(q.Get("q")),
-		Sort: q.Get("sort"), Desc: q.Get("dir") == "desc", Page: max(page, 1)}
+	return sampleFilter{
+		Condition: q.Get("condition"),
+		Metric:    q.Get("metric"),
+		Below:     strings.TrimSpace(q.Get("below")),
+		Spread:    strings.TrimSpace(q.Get("spread")),
+		Claims:    q.Get("claims") != "",
+		Errors:    q.Get("errors") != "",
+		Search:    strings.TrimSpace(q.Get("q")),
+		Sort:      q.Get("sort"),
+		Desc:      q.Get("dir") == "desc",
+		Page:      max(page, 1),
+	}
 }
 
 // query writes the filter back as a URL query, leaving out what is unset.

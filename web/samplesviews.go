@@ -12,10 +12,22 @@ import (
 
 // samplesView is the table's frame: the filter form, the sortable columns and the counts.
 func samplesView(sc *reportScope, f sampleFilter, stats *report.SampleTable, matching int) templates.SamplesView {
-	v := templates.SamplesView{Report: reportNav(sc), Matching: matching, All: len(stats.Rows),
+	v := templates.SamplesView{
+		Report:   reportNav(sc),
+		Matching: matching,
+		All:      len(stats.Rows),
 		ClearURL: sc.Base + "/samples",
-		Filter: templates.SampleFilterForm{Condition: f.Condition, Metric: f.Metric, Below: f.Below, Spread: f.Spread,
-			Claims: f.Claims, Errors: f.Errors, Search: f.Search, Sort: f.Sort}}
+		Filter: templates.SampleFilterForm{
+			Condition: f.Condition,
+			Metric:    f.Metric,
+			Below:     f.Below,
+			Spread:    f.Spread,
+			Claims:    f.Claims,
+			Errors:    f.Errors,
+			Search:    f.Search,
+			Sort:      f.Sort,
+		},
+	}
 	if f.Desc {
 		v.Filter.Dir = "desc"
 	}
@@ -66,14 +78,28 @@ func sortColumn(path string, f sampleFilter, key, label, title string, num bool)
 		// First the lowest scores, but the largest spread and the most errors and claims.
 		next.Desc = key == "spread" || key == "errors" || key == "claims"
 	}
-	return templates.SortColumn{Label: label, Title: "Sort by " + title, URL: path + "?" + next.query(false).Encode(),
-		Active: active, Desc: active && f.Desc, Num: num}
+	return templates.SortColumn{
+		Label:  label,
+		Title:  "Sort by " + title,
+		URL:    path + "?" + next.query(false).Encode(),
+		Active: active,
+		Desc:   active && f.Desc,
+		Num:    num,
+	}
 }
 
 // sampleTableRow is one row of the table, without its texts and link.
 func sampleTableRow(r *report.SampleRow, metrics []report.Metric, name func(report.Metric) string) templates.SampleTableRow {
-	row := templates.SampleTableRow{Name: r.SampleID, Ordinal: r.Ordinal, Condition: r.Condition, Results: r.Results,
-		Errors: r.Errors, JudgeErrors: r.JudgeErrors, Claims: r.Claims, Spread: "—"}
+	row := templates.SampleTableRow{
+		Name:        r.SampleID,
+		Ordinal:     r.Ordinal,
+		Condition:   r.Condition,
+		Results:     r.Results,
+		Errors:      r.Errors,
+		JudgeErrors: r.JudgeErrors,
+		Claims:      r.Claims,
+		Spread:      "—",
+	}
 	if s, ok := spreadOf(r); ok {
 		row.Spread = fmt.Sprintf("%.2f", s)
 	}
@@ -96,8 +122,13 @@ func metricCell(stats []report.SampleMetric, m report.Metric, label string) temp
 
 // reportNav is the head of a report's sub-pages.
 func reportNav(sc *reportScope) templates.ReportNav {
-	return templates.ReportNav{RunID: sc.Run.ID, RunName: sc.Run.Name, Dataset: sc.Dataset.Name,
-		Kind: string(sc.Dataset.Kind), Base: sc.Base}
+	return templates.ReportNav{
+		RunID:   sc.Run.ID,
+		RunName: sc.Run.Name,
+		Dataset: sc.Dataset.Name,
+		Kind:    string(sc.Dataset.Kind),
+		Base:    sc.Base,
+	}
 }
 
 // conditionAnchor is the id of a condition's section on a sample page.

@@ -80,9 +80,18 @@ func shownKind(k store.ErrorKind) string {
 }
 
 func resultView(r store.Result, judgeReps int) templates.ResultView {
-	v := templates.ResultView{Repetition: r.Repetition, Empty: strings.TrimSpace(r.Response) == "", Error: r.Error,
-		ErrorKind: shownKind(r.ErrorKind), TokensIn: r.TokensIn, TokensOut: r.TokensOut, Cost: templates.USD(r.CostUSD),
-		Latency: millis(r.LatencyMS), Calls: r.Attempts, Retries: r.Retries}
+	v := templates.ResultView{
+		Repetition: r.Repetition,
+		Empty:      strings.TrimSpace(r.Response) == "",
+		Error:      r.Error,
+		ErrorKind:  shownKind(r.ErrorKind),
+		TokensIn:   r.TokensIn,
+		TokensOut:  r.TokensOut,
+		Cost:       templates.USD(r.CostUSD),
+		Latency:    millis(r.LatencyMS),
+		Calls:      r.Attempts,
+		Retries:    r.Retries,
+	}
 	if !v.Empty {
 		v.Response, v.Source = responseMarkdown.render(r.Response), r.Response
 	}
@@ -96,8 +105,14 @@ func resultView(r store.Result, judgeReps int) templates.ResultView {
 }
 
 func toolCallView(t store.ToolCall) templates.ToolCallView {
-	v := templates.ToolCallView{Turn: t.Turn, Server: t.Server, Tool: t.Tool, IsError: t.IsError,
-		Duration: millis(t.DurationMS), Result: t.Result}
+	v := templates.ToolCallView{
+		Turn:     t.Turn,
+		Server:   t.Server,
+		Tool:     t.Tool,
+		IsError:  t.IsError,
+		Duration: millis(t.DurationMS),
+		Result:   t.Result,
+	}
 	if len(t.Arguments) > 0 && string(t.Arguments) != "null" && string(t.Arguments) != "{}" {
 		var buf bytes.Buffer
 		if json.Indent(&buf, t.Arguments, "", "  ") == nil {
@@ -113,10 +128,19 @@ func toolCallView(t store.ToolCall) templates.ToolCallView {
 }
 
 func judgementView(j store.Judgement, judgeReps int) templates.JudgementView {
-	v := templates.JudgementView{Evaluator: j.Evaluator, Repetition: j.JudgeRepetition + 1, ShowRep: judgeReps > 1,
-		Judge: config.Evaluator(j.Evaluator).UsesJudge(), Error: j.Error, Raw: j.Raw, Detail: j.Detail,
-		Claims: j.UnverifiedClaims, Cost: templates.USD(j.CostUSD), Latency: millis(j.LatencyMS),
-		Tokens: templates.Tokens(j.TokensIn) + " in / " + templates.Tokens(j.TokensOut) + " out"}
+	v := templates.JudgementView{
+		Evaluator:  j.Evaluator,
+		Repetition: j.JudgeRepetition + 1,
+		ShowRep:    judgeReps > 1,
+		Judge:      config.Evaluator(j.Evaluator).UsesJudge(),
+		Error:      j.Error,
+		Raw:        j.Raw,
+		Detail:     j.Detail,
+		Claims:     j.UnverifiedClaims,
+		Cost:       templates.USD(j.CostUSD),
+		Latency:    millis(j.LatencyMS),
+		Tokens:     templates.Tokens(j.TokensIn) + " in / " + templates.Tokens(j.TokensOut) + " out",
+	}
 	if v.Judge && json.Valid([]byte(j.Raw)) {
 		var buf bytes.Buffer
 		if json.Indent(&buf, []byte(j.Raw), "", "  ") == nil {

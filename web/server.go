@@ -67,7 +67,15 @@ func New(db *store.DB, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{db: db, cfg: cfg, log: cfg.Logger, echo: echo.New(), runner: cfg.Runner, reports: newReportCache(8), csrfKey: key}
+	s := &Server{
+		db:      db,
+		cfg:     cfg,
+		log:     cfg.Logger,
+		echo:    echo.New(),
+		runner:  cfg.Runner,
+		reports: newReportCache(8),
+		csrfKey: key,
+	}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError
 	s.routes()

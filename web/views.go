@@ -13,14 +13,31 @@ import (
 // This file turns domain types into the plain view data that templates take.
 
 func datasetRow(d store.Dataset) templates.DatasetRow {
-	return templates.DatasetRow{ID: d.ID, Name: d.Name, Kind: string(d.Kind), SHA256: d.SHA256, Format: d.Format,
-		Filename: d.Filename, Size: d.Size, QuestionKey: d.QuestionKey, AnswerKey: d.AnswerKey,
-		Samples: d.Samples, CreatedAt: d.CreatedAt}
+	return templates.DatasetRow{
+		ID:          d.ID,
+		Name:        d.Name,
+		Kind:        string(d.Kind),
+		SHA256:      d.SHA256,
+		Format:      d.Format,
+		Filename:    d.Filename,
+		Size:        d.Size,
+		QuestionKey: d.QuestionKey,
+		AnswerKey:   d.AnswerKey,
+		Samples:     d.Samples,
+		CreatedAt:   d.CreatedAt,
+	}
 }
 
 func sampleRow(s store.Sample) templates.SampleRow {
-	row := templates.SampleRow{Ordinal: s.Ordinal, SampleID: s.SampleID, Input: s.Input, Reference: s.Reference,
-		Choices: s.Choices, Test: s.Test, EntryPoint: s.EntryPoint}
+	row := templates.SampleRow{
+		Ordinal:    s.Ordinal,
+		SampleID:   s.SampleID,
+		Input:      s.Input,
+		Reference:  s.Reference,
+		Choices:    s.Choices,
+		Test:       s.Test,
+		EntryPoint: s.EntryPoint,
+	}
 	for _, k := range sortedKeys(s.Metadata) {
 		v := s.Metadata[k]
 		if str, ok := v.(string); ok {
@@ -34,9 +51,14 @@ func sampleRow(s store.Sample) templates.SampleRow {
 }
 
 func conditionRow(c store.Condition) templates.ConditionRow {
-	row := templates.ConditionRow{ID: c.ID, Name: c.Name, SystemPrompt: c.SystemPrompt,
-		RequireMCPToolUse: c.RequireMCPToolUse, RequireMCPToolSuccess: c.RequireMCPToolSuccess,
-		UpdatedAt: templates.When(c.UpdatedAt)}
+	row := templates.ConditionRow{
+		ID:                    c.ID,
+		Name:                  c.Name,
+		SystemPrompt:          c.SystemPrompt,
+		RequireMCPToolUse:     c.RequireMCPToolUse,
+		RequireMCPToolSuccess: c.RequireMCPToolSuccess,
+		UpdatedAt:             templates.When(c.UpdatedAt),
+	}
 	for _, srv := range c.MCPServers {
 		row.Servers = append(row.Servers, fmt.Sprintf("%s (%s)", srv.Name, srv.Transport))
 	}
@@ -44,12 +66,23 @@ func conditionRow(c store.Condition) templates.ConditionRow {
 }
 
 func conditionForm(c store.Condition) templates.ConditionForm {
-	f := templates.ConditionForm{ID: c.ID, Name: c.Name, SystemPrompt: c.SystemPrompt,
-		RequireMCPToolUse: c.RequireMCPToolUse, RequireMCPToolSuccess: c.RequireMCPToolSuccess}
+	f := templates.ConditionForm{
+		ID:                    c.ID,
+		Name:                  c.Name,
+		SystemPrompt:          c.SystemPrompt,
+		RequireMCPToolUse:     c.RequireMCPToolUse,
+		RequireMCPToolSuccess: c.RequireMCPToolSuccess,
+	}
 	for _, srv := range c.MCPServers {
-		f.Servers = append(f.Servers, templates.ServerForm{Name: srv.Name, Transport: string(srv.Transport),
-			Command: srv.Command, Args: strings.Join(srv.Args, "\n"), Env: joinPairs(srv.Env, "="),
-			URL: srv.URL, Headers: joinPairs(srv.Headers, ": ")})
+		f.Servers = append(f.Servers, templates.ServerForm{
+			Name:      srv.Name,
+			Transport: string(srv.Transport),
+			Command:   srv.Command,
+			Args:      strings.Join(srv.Args, "\n"),
+			Env:       joinPairs(srv.Env, "="),
+			URL:       srv.URL,
+			Headers:   joinPairs(srv.Headers, ": "),
+		})
 	}
 	return f
 }

@@ -39,8 +39,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer db.Close()
 	runs := runner.New(db, runner.Options{Logger: logger, Program: "assay serve"})
-	srv, err := web.New(db, web.Config{Addr: *addr, Token: *token, MaxUpload: *maxUpload << 20, Logger: logger, Runner: runs,
-		AllowedHosts: hosts, AllowCommandAgents: *allowCommands})
+	srv, err := web.New(db, web.Config{
+		Addr:               *addr,
+		Token:              *token,
+		MaxUpload:          *maxUpload << 20,
+		Logger:             logger,
+		Runner:             runs,
+		AllowedHosts:       hosts,
+		AllowCommandAgents: *allowCommands,
+	})
 	if err != nil {
 		return err
 	}

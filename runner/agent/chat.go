@@ -27,8 +27,15 @@ func (c *Chat) Answer(ctx context.Context, t Task) (*Answer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	return &Answer{Content: resp.Content, TokensIn: resp.TokensIn, TokensOut: resp.TokensOut, Latency: resp.Latency,
-		Attempts: resp.Attempts, Retries: resp.Retries, Model: c.Client.Model()}, nil
+	return &Answer{
+		Content:   resp.Content,
+		TokensIn:  resp.TokensIn,
+		TokensOut: resp.TokensOut,
+		Latency:   resp.Latency,
+		Attempts:  resp.Attempts,
+		Retries:   resp.Retries,
+		Model:     c.Client.Model(),
+	}, nil
 }
 
 // Close does nothing: a chat agent holds no resources.

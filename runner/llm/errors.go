@@ -59,8 +59,15 @@ type failure struct {
 
 // asError turns the last failure into the Error Chat returns.
 func (f *failure) asError(attempts int) *Error {
-	return &Error{StatusCode: f.status, Retryable: f.retryable, Timeout: f.timeout, Malformed: f.malformed,
-		Attempts: attempts, Message: f.message, err: f.err}
+	return &Error{
+		StatusCode: f.status,
+		Retryable:  f.retryable,
+		Timeout:    f.timeout,
+		Malformed:  f.malformed,
+		Attempts:   attempts,
+		Message:    f.message,
+		err:        f.err,
+	}
 }
 
 // classify decides what one failed attempt means. ctx is the caller's
@@ -87,14 +94,24 @@ func classify(ctx, callCtx context.Context, timeout time.Duration, status int, e
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
 	if status/100 == 2 && (errors.As(err, &syntaxErr) || errors.As(err, &typeErr)) {
-		return &failure{status: status, retryable: true, malformed: true,
-			message: "server sent a malformed body: " + err.Error(), err: err}
+		return &failure{
+			status:    status,
+			retryable: true,
+			malformed: true,
+			message:   "server sent a malformed body: " + err.Error(),
+			err:       err,
+		}
 	}
 	msg := err.Error()
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF) && status/100 == 2:
-		return &failure{status: status, retryable: true, malformed: true,
-			message: "the server's reply ended before its JSON did (a cut connection, or a body that is not JSON): " + msg, err: err}
+		return &failure{
+			status:    status,
+			retryable: true,
+			malformed: true,
+			message:   "the server's reply ended before its JSON did (a cut connection, or a body that is not JSON): " + msg,
+			err:       err,
+		}
 	case errors.Is(err, io.EOF):
 		msg = "server closed the connection without answering: " + msg
 	}

@@ -70,9 +70,23 @@ func partOfTerm(s string, j int) bool {
 // ("A is correct", "A because …"), unlike the nouns and adjectives that follow
 // the article ("A good answer") or the pronoun ("I think").
 var wordsAfterLetter = map[string]bool{
-	"is": true, "was": true, "seems": true, "looks": true, "appears": true, "would": true,
-	"should": true, "could": true, "must": true, "because": true, "since": true,
-	"as": true, "and": true, "or": true, "only": true, "too": true, "instead": true,
+	"is":      true,
+	"was":     true,
+	"seems":   true,
+	"looks":   true,
+	"appears": true,
+	"would":   true,
+	"should":  true,
+	"could":   true,
+	"must":    true,
+	"because": true,
+	"since":   true,
+	"as":      true,
+	"and":     true,
+	"or":      true,
+	"only":    true,
+	"too":     true,
+	"instead": true,
 }
 
 // looksLikeWord reports whether the "A", "a", "I" or "i" at j reads as an
@@ -87,8 +101,14 @@ func looksLikeWord(s string, j int) bool {
 
 // negators are words that, right before a letter, mean it is not chosen.
 var negators = map[string]bool{
-	"not": true, "isn't": true, "isnt": true, "never": true, "except": true,
-	"nor": true, "than": true, "without": true,
+	"not":     true,
+	"isn't":   true,
+	"isnt":    true,
+	"never":   true,
+	"except":  true,
+	"nor":     true,
+	"than":    true,
+	"without": true,
 }
 
 // negatedBefore reports whether the word before i negates what follows.

@@ -87,7 +87,14 @@ func Clustered(groups [][]float64) Summary {
 		return Summary{}
 	}
 	mean, std := Describe(means)
-	s := Summary{Mean: mean, Std: std, CILo: mean, CIHi: mean, N: n, Samples: k}
+	s := Summary{
+		Mean:    mean,
+		Std:     std,
+		CILo:    mean,
+		CIHi:    mean,
+		N:       n,
+		Samples: k,
+	}
 	if k < 2 {
 		return s
 	}

@@ -24,8 +24,16 @@ func Import(ctx context.Context, db *store.DB, data []byte, opts Options, name s
 	if name == "" || name == "." {
 		name = "dataset " + p.SHA256[:8]
 	}
-	d := &store.Dataset{Name: name, Kind: p.Kind, SHA256: p.SHA256, Format: p.Format,
-		Filename: filepath.Base(opts.Filename), Size: int64(len(data)), QuestionKey: p.QuestionKey, AnswerKey: p.AnswerKey}
+	d := &store.Dataset{
+		Name:        name,
+		Kind:        p.Kind,
+		SHA256:      p.SHA256,
+		Format:      p.Format,
+		Filename:    filepath.Base(opts.Filename),
+		Size:        int64(len(data)),
+		QuestionKey: p.QuestionKey,
+		AnswerKey:   p.AnswerKey,
+	}
 	created, err := db.CreateDataset(ctx, d, p.Samples)
 	if err != nil {
 		return nil, false, err

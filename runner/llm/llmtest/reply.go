@@ -104,8 +104,10 @@ func generate(req *ChatRequest, reply Reply, status int) []byte {
 		model = req.Model
 	}
 	b, _ := json.Marshal(completion{
-		ID: fmt.Sprintf("chatcmpl-%d", indexOf(req)), Object: "chat.completion",
-		Created: time.Now().Unix(), Model: model,
+		ID:      fmt.Sprintf("chatcmpl-%d", indexOf(req)),
+		Object:  "chat.completion",
+		Created: time.Now().Unix(),
+		Model:   model,
 		Choices: []completionChoice{{Message: msg, FinishReason: finish}},
 		Usage:   usage,
 	})
