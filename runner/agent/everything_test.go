@@ -5,50 +5,21 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
+	"assay/internal/fixture"
 	"assay/runner/agent"
 	"assay/runner/agent/internal/mcptest"
 	"assay/runner/agent/internal/proc"
 	"assay/store"
 )
 
-// everythingHowTo says how to get what the tests against the reference
-// MCP server need.
-const everythingHowTo = "run `make test-deps` (it installs Node.js and npm from Debian when missing, " +
-	"and @modelcontextprotocol/server-everything into .cache/mcp; see .ci/deps)"
-
-// everything returns node and the path of the installed
-// @modelcontextprotocol/server-everything entry point. The tests fail,
-// never skip, when either is missing.
+// everything returns node and the reference MCP server's entry point.
 func everything(t *testing.T) (node, script string) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("Node.js is not installed: %s", everythingHowTo)
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if parent := filepath.Dir(dir); parent != dir {
-			dir = parent
-			continue
-		}
-		t.Fatal("no go.mod above the test's folder")
-	}
-	script = filepath.Join(dir, ".cache", "mcp", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(script); err != nil {
-		t.Fatalf("the MCP server %s is not installed: %s", script, everythingHowTo)
-	}
-	return node, script
+	return fixture.Everything(t)
 }
 
 // serveEverything starts the reference server in mode (streamableHttp or
