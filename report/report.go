@@ -28,8 +28,9 @@ type Report struct {
 	Dataset    *store.Dataset
 	Config     *config.Config // as stored, references as written
 	Summary    *Summary
-	Conditions []string // in the run's order
-	Metrics    []Metric // in report order (see Order)
+	Conditions []string         // in the run's order
+	Metrics    []Metric         // in report order (see Order)
+	Models     []store.ModelUse // the models that answered, and where their cost came from
 	// samples[metric][condition] lists the samples with scores, by row id.
 	samples []map[string][]SampleScores
 }
@@ -57,7 +58,7 @@ func Build(ctx context.Context, db *store.DB, run *store.Run, ds *store.Dataset,
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Run: run, Dataset: ds, Config: cfg}
+	r := &Report{Run: run, Dataset: ds, Config: cfg, Models: data.Models}
 	for _, c := range run.Conditions {
 		r.Conditions = append(r.Conditions, c.Name)
 	}

@@ -8,9 +8,11 @@ import (
 // prices is a run's price table, by model.
 type prices map[string]config.Price
 
-// cost is what a call of model cost; a model without a price costs nothing.
-func (p prices) cost(model string, tokensIn, tokensOut int) float64 {
-	return p[model].Cost(tokensIn, tokensOut)
+// cost is what a call of model cost (0 for a model without a price), and
+// whether the table priced it.
+func (p prices) cost(model string, tokensIn, tokensOut, cacheRead, cacheWrite int) (float64, bool) {
+	price, _, ok := config.PriceFor(p, model)
+	return price.Cost(tokensIn, tokensOut, cacheRead, cacheWrite), ok
 }
 
 // PriceTable merges the stored price table with a config's own prices,
@@ -18,7 +20,12 @@ func (p prices) cost(model string, tokensIn, tokensOut int) float64 {
 func PriceTable(stored []store.Price, cfg map[string]config.Price) map[string]config.Price {
 	out := map[string]config.Price{}
 	for _, p := range stored {
-		out[p.Model] = config.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok}
+		out[p.Model] = config.Price{
+			InputPerMTok:      p.InputPerMTok,
+			OutputPerMTok:     p.OutputPerMTok,
+			CacheReadPerMTok:  p.CacheReadPerMTok,
+			CacheWritePerMTok: p.CacheWritePerMTok,
+		}
 	}
 	for m, p := range cfg {
 		out[m] = p

@@ -19,6 +19,7 @@ func errorKind(err error) store.ErrorKind {
 	var guard *agent.GuardError
 	var turns *agent.TurnLimitError
 	var api *llm.Error
+	var reported *agent.ModelError
 	switch {
 	case err == nil:
 		return ""
@@ -38,6 +39,8 @@ func errorKind(err error) store.ErrorKind {
 		return store.ErrorCommand
 	case errors.As(err, &api):
 		return apiErrorKind(api)
+	case errors.As(err, &reported):
+		return statusKind(reported.Status)
 	}
 	return store.ErrorOther
 }
@@ -49,14 +52,21 @@ func apiErrorKind(e *llm.Error) store.ErrorKind {
 		return store.ErrorTimeout
 	case e.Malformed:
 		return store.ErrorBadResponse
-	case e.StatusCode == 429:
-		return store.ErrorRateLimited
-	case e.StatusCode >= 500:
-		return store.ErrorServer
-	case e.StatusCode >= 400:
-		return store.ErrorRefused
 	case e.StatusCode == 0:
 		return store.ErrorConnection
+	}
+	return statusKind(e.StatusCode)
+}
+
+// statusKind sorts an HTTP error status.
+func statusKind(status int) store.ErrorKind {
+	switch {
+	case status == 429:
+		return store.ErrorRateLimited
+	case status >= 500:
+		return store.ErrorServer
+	case status >= 400:
+		return store.ErrorRefused
 	}
 	return store.ErrorOther
 }

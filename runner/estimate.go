@@ -76,7 +76,7 @@ func (e *Estimate) price(prices map[string]config.Price, model string, calls, in
 	if calls == 0 {
 		return 0
 	}
-	p, ok := prices[model]
+	p, _, ok := config.PriceFor(prices, model)
 	if !ok {
 		if !slices.Contains(e.Unpriced, model) {
 			e.Unpriced = append(e.Unpriced, model)
@@ -84,7 +84,7 @@ func (e *Estimate) price(prices map[string]config.Price, model string, calls, in
 		}
 		return 0
 	}
-	return p.Cost(in, out)
+	return p.Cost(in, out, 0, 0)
 }
 
 func tokens(s string) int {

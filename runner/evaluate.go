@@ -53,7 +53,7 @@ func (e *evaluators) judge(ctx context.Context, ev config.Evaluator, t task, res
 		j.TokensOut = v.TokensOut
 		j.LatencyMS = v.Latency.Milliseconds()
 		j.Attempts = v.Attempts
-		j.CostUSD = e.prices.cost(e.judgeModel, v.TokensIn, v.TokensOut)
+		j.CostUSD, _ = e.prices.cost(e.judgeModel, v.TokensIn, v.TokensOut, 0, 0)
 		if !v.Structured {
 			j.Detail = "structured output was refused; the schema went in the prompt"
 		}

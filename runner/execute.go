@@ -184,7 +184,13 @@ func (w *workers) do(ctx context.Context, t task) {
 		res.Attempts = ans.Attempts
 		res.Retries = ans.Retries
 		res.ToolCalls = ans.ToolCalls
-		res.CostUSD = ex.prices.cost(firstNonEmpty(ans.Model, ex.agentModel), ans.TokensIn, ans.TokensOut)
+		res.CacheReadTokens = ans.CacheReadTokens
+		res.CacheWriteTokens = ans.CacheWriteTokens
+		res.Model = firstNonEmpty(ans.Model, ex.agentModel)
+		res.CostUSD, res.CostSource = ex.costOf(res.Model, ans)
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			res.Response = ans.Content // what a guard or turn limit turned down, kept for review
+		}
 	}
 	if err != nil {
 		res.Error = err.Error()
@@ -197,6 +203,19 @@ func (w *workers) do(ctx context.Context, t task) {
 		}
 	}
 	w.save(ctx, res)
+}
+
+// costOf is what an answer cost and where the figure comes from: the price
+// table when it has the model; else what the agent itself reported; else
+// nothing, and the report says the model had no price.
+func (ex *execution) costOf(model string, ans *agent.Answer) (float64, store.CostSource) {
+	if cost, ok := ex.prices.cost(model, ans.TokensIn, ans.TokensOut, ans.CacheReadTokens, ans.CacheWriteTokens); ok {
+		return cost, store.CostFromPrices
+	}
+	if ans.ReportedCostUSD != nil {
+		return *ans.ReportedCostUSD, store.CostFromAgent
+	}
+	return 0, store.CostUnknown
 }
 
 func (w *workers) save(ctx context.Context, res *store.Result) {

@@ -8,7 +8,8 @@ import (
 
 // Prices returns the price table, by model.
 func (db *DB) Prices(ctx context.Context) ([]Price, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT model, input_per_mtok, output_per_mtok, updated_at FROM prices ORDER BY model`)
+	rows, err := db.read.QueryContext(ctx, `SELECT model, input_per_mtok, output_per_mtok, cache_read_per_mtok,
+		cache_write_per_mtok, updated_at FROM prices ORDER BY model`)
 	if err != nil {
 		return nil, fmt.Errorf("prices: %w", err)
 	}
@@ -17,7 +18,8 @@ func (db *DB) Prices(ctx context.Context) ([]Price, error) {
 	for rows.Next() {
 		var p Price
 		var updated string
-		if err := rows.Scan(&p.Model, &p.InputPerMTok, &p.OutputPerMTok, &updated); err != nil {
+		if err := rows.Scan(&p.Model, &p.InputPerMTok, &p.OutputPerMTok, &p.CacheReadPerMTok, &p.CacheWritePerMTok,
+			&updated); err != nil {
 			return nil, fmt.Errorf("prices: %w", err)
 		}
 		p.UpdatedAt = parseTime(updated)
@@ -32,13 +34,15 @@ func (db *DB) SetPrice(ctx context.Context, p Price) error {
 	if p.Model == "" {
 		return Errorf(EINVALID, "model: required")
 	}
-	if p.InputPerMTok < 0 || p.OutputPerMTok < 0 {
+	if p.InputPerMTok < 0 || p.OutputPerMTok < 0 || p.CacheReadPerMTok < 0 || p.CacheWritePerMTok < 0 {
 		return Errorf(EINVALID, "%s: prices cannot be negative", p.Model)
 	}
-	_, err := db.write.ExecContext(ctx, `INSERT INTO prices (model, input_per_mtok, output_per_mtok, updated_at)
-		VALUES (?, ?, ?, ?) ON CONFLICT (model) DO UPDATE SET input_per_mtok = excluded.input_per_mtok,
-		output_per_mtok = excluded.output_per_mtok, updated_at = excluded.updated_at`,
-		p.Model, p.InputPerMTok, p.OutputPerMTok, db.nowText())
+	_, err := db.write.ExecContext(ctx, `INSERT INTO prices (model, input_per_mtok, output_per_mtok, cache_read_per_mtok,
+		cache_write_per_mtok, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (model) DO UPDATE SET
+		input_per_mtok = excluded.input_per_mtok, output_per_mtok = excluded.output_per_mtok,
+		cache_read_per_mtok = excluded.cache_read_per_mtok, cache_write_per_mtok = excluded.cache_write_per_mtok,
+		updated_at = excluded.updated_at`,
+		p.Model, p.InputPerMTok, p.OutputPerMTok, p.CacheReadPerMTok, p.CacheWritePerMTok, db.nowText())
 	if err != nil {
 		return fmt.Errorf("set price: %w", err)
 	}

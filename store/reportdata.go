@@ -12,8 +12,17 @@ import (
 // This file holds the queries of reports and exports: whole-run scans that
 // read through the covering indexes of migration 0002 and join in memory.
 
+// ModelUse is how many results of a run one model answered, and where
+// their cost came from.
+type ModelUse struct {
+	Model   string
+	Source  CostSource
+	Results int
+}
+
 // ReportData is what a run's report is computed from.
 type ReportData struct {
+	Models     []ModelUse          // by model, then source
 	Scores     []ScoreRow          // the rows RunScores returns, in its order
 	Conditions []ConditionProgress // the rows RunProgress returns, ordered by condition
 }
@@ -42,7 +51,11 @@ func (db *DB) ReportData(ctx context.Context, runID int64) (*ReportData, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &ReportData{Scores: scores, Conditions: t.conditions()}, nil
+	models, err := reportModels(ctx, tx, runID)
+	if err != nil {
+		return nil, err
+	}
+	return &ReportData{Scores: scores, Conditions: t.conditions(), Models: models}, nil
 }
 
 // RunProgress returns a run's totals per condition, ordered by name: the
@@ -420,4 +433,24 @@ func addKind(m map[ErrorKind]int, kind ErrorKind, n int) map[ErrorKind]int {
 	}
 	m[kind] += n
 	return m
+}
+
+// reportModels counts a run's results by the model that answered and the
+// source of their cost.
+func reportModels(ctx context.Context, tx querier, runID int64) ([]ModelUse, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT model, cost_source, count(*) FROM results INDEXED BY results_models
+		WHERE run_id = ? GROUP BY model, cost_source ORDER BY model, cost_source`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("report models: %w", err)
+	}
+	defer rows.Close()
+	var out []ModelUse
+	for rows.Next() {
+		var m ModelUse
+		if err := rows.Scan(&m.Model, &m.Source, &m.Results); err != nil {
+			return nil, fmt.Errorf("report models: %w", err)
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
 }

@@ -26,12 +26,13 @@ func (db *DB) SaveResult(ctx context.Context, r *Result) (saved bool, err error)
 	retries, _ := json.Marshal(nonNil(r.Retries))
 	r.CreatedAt = parseTime(db.nowText())
 	res, err := tx.ExecContext(ctx, `INSERT INTO results (run_id, sample_id, condition, repetition, response, error,
-		error_kind, tokens_in, tokens_out, cost_usd, latency_ms, attempts, retries, tool_calls, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		error_kind, tokens_in, tokens_out, cache_read_tokens, cache_write_tokens, cost_usd, cost_source, model,
+		latency_ms, attempts, retries, tool_calls, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (run_id, sample_id, condition, repetition) DO NOTHING`,
 		r.RunID, r.SampleRow, r.Condition, r.Repetition, r.Response, r.Error, kindOf(r.Error, r.ErrorKind),
-		r.TokensIn, r.TokensOut, r.CostUSD, r.LatencyMS, r.Attempts, string(retries), string(calls),
-		r.CreatedAt.Format(timeFormat))
+		r.TokensIn, r.TokensOut, r.CacheReadTokens, r.CacheWriteTokens, r.CostUSD, r.CostSource, r.Model,
+		r.LatencyMS, r.Attempts, string(retries), string(calls), r.CreatedAt.Format(timeFormat))
 	if err != nil {
 		return false, fmt.Errorf("insert result: %w", err)
 	}
@@ -133,8 +134,8 @@ func (db *DB) SampleResults(ctx context.Context, runID, sampleID int64) ([]Resul
 
 func (db *DB) queryResults(ctx context.Context, where string, args ...any) ([]Result, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT r.id, r.run_id, r.sample_id, r.condition, r.repetition, r.response,
-		r.error, r.error_kind, r.tokens_in, r.tokens_out, r.cost_usd, r.latency_ms, r.attempts, r.retries, r.tool_calls,
-		r.created_at
+		r.error, r.error_kind, r.tokens_in, r.tokens_out, r.cache_read_tokens, r.cache_write_tokens, r.cost_usd,
+		r.cost_source, r.model, r.latency_ms, r.attempts, r.retries, r.tool_calls, r.created_at
 		FROM results r `+where+` ORDER BY r.sample_id, r.condition, r.repetition`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
@@ -146,8 +147,8 @@ func (db *DB) queryResults(ctx context.Context, where string, args ...any) ([]Re
 		var r Result
 		var retries, calls, created string
 		if err := rows.Scan(&r.ID, &r.RunID, &r.SampleRow, &r.Condition, &r.Repetition, &r.Response, &r.Error,
-			&r.ErrorKind, &r.TokensIn, &r.TokensOut, &r.CostUSD, &r.LatencyMS, &r.Attempts, &retries, &calls,
-			&created); err != nil {
+			&r.ErrorKind, &r.TokensIn, &r.TokensOut, &r.CacheReadTokens, &r.CacheWriteTokens, &r.CostUSD,
+			&r.CostSource, &r.Model, &r.LatencyMS, &r.Attempts, &retries, &calls, &created); err != nil {
 			return nil, fmt.Errorf("results: %w", err)
 		}
 		_ = json.Unmarshal([]byte(retries), &r.Retries)

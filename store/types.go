@@ -172,13 +172,19 @@ type Result struct {
 	ErrorKind  ErrorKind // of Error
 	TokensIn   int
 	TokensOut  int
-	CostUSD    float64
-	LatencyMS  int64
-	Attempts   int      // model calls or command starts, each turn and retry included
-	Retries    []string // the calls repeated after a failure: the failure and the wait, one each
-	ToolCalls  []ToolCall
-	CreatedAt  time.Time
-	Judgements []Judgement
+	// CacheReadTokens and CacheWriteTokens are the part of TokensIn read
+	// from, or written to, the provider's prompt cache.
+	CacheReadTokens  int
+	CacheWriteTokens int
+	CostUSD          float64
+	CostSource       CostSource
+	Model            string // the model that answered, when known
+	LatencyMS        int64
+	Attempts         int      // model calls or command starts, each turn and retry included
+	Retries          []string // the calls repeated after a failure: the failure and the wait, one each
+	ToolCalls        []ToolCall
+	CreatedAt        time.Time
+	Judgements       []Judgement
 }
 
 // Judgement is one evaluator's verdict on a result: a judge call or a deterministic check.
@@ -207,10 +213,23 @@ type Score struct {
 	Reasoning string
 }
 
-// Price is what a model costs per million tokens, in USD.
+// CostSource says where a result's cost came from.
+type CostSource string
+
+// The sources of a cost.
+const (
+	CostFromPrices CostSource = "prices" // tokens × the run's price table
+	CostFromAgent  CostSource = "agent"  // what the agent reported (Claude Code's total_cost_usd), for a model the table lacks
+	CostUnknown    CostSource = ""       // no price and no report: counted as free
+)
+
+// Price is what a model costs per million tokens, in USD. A cache rate of
+// 0 means the usual ratio to the input price.
 type Price struct {
-	Model         string
-	InputPerMTok  float64
-	OutputPerMTok float64
-	UpdatedAt     time.Time
+	Model             string
+	InputPerMTok      float64
+	OutputPerMTok     float64
+	CacheReadPerMTok  float64
+	CacheWritePerMTok float64
+	UpdatedAt         time.Time
 }

@@ -61,8 +61,12 @@ type RunFacts struct {
 type RunPrice struct {
 	Model         string
 	Priced        bool
+	PricedAs      string // the price table's name for it, when not the same (a dated id priced by its undated name)
 	InputPerMTok  float64
 	OutputPerMTok float64
+	CacheRead     float64 // per million cache-read tokens
+	CacheWrite    float64 // per million cache-write tokens
+	AgentReported bool    // without a price, the cost is what the agent reported
 }
 
 // RunProgress is the live part of a run page, polled while the run works.

@@ -12,6 +12,9 @@ type PriceRow struct {
 	Model         string
 	InputPerMTok  float64
 	OutputPerMTok float64
+	CacheRead     float64 // per million cache-read tokens, as charged
+	CacheWrite    float64 // per million cache-write tokens, as charged
+	CacheUsual    bool    // both cache rates are the usual ratios to the input price
 	UpdatedAt     string
 }
 
@@ -20,8 +23,12 @@ type PriceForm struct {
 	Model  string
 	Input  string // USD per million input tokens
 	Output string // USD per million output tokens
-	Error  string
-	Edit   bool // the model already has a price: saving changes it
+	// CacheRead and CacheWrite are USD per million prompt-cache tokens;
+	// empty keeps the usual ratios to the input price.
+	CacheRead  string
+	CacheWrite string
+	Error      string
+	Edit       bool // the model already has a price: saving changes it
 }
 
 // SettingsView is the settings page: the price table and its form.
@@ -49,7 +56,9 @@ func USD(v float64) string {
 
 // PerMTok formats a price per million tokens: cents always, more digits when set.
 func PerMTok(v float64) string {
-	s := strconv.FormatFloat(v, 'f', -1, 64)
+	// Twelve significant digits drop what float arithmetic adds (0.30000000000000004).
+	s := strconv.FormatFloat(v, 'g', 12, 64)
+	s = strconv.FormatFloat(mustFloat(s), 'f', -1, 64)
 	if i := strings.IndexByte(s, '.'); i < 0 || len(s)-i < 3 {
 		s = strconv.FormatFloat(v, 'f', 2, 64)
 	}
@@ -57,3 +66,8 @@ func PerMTok(v float64) string {
 }
 
 func queryEscape(s string) string { return url.QueryEscape(s) }
+
+func mustFloat(s string) float64 {
+	v, _ := strconv.ParseFloat(s, 64)
+	return v
+}

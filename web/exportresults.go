@@ -23,9 +23,13 @@ type exportResult struct {
 	Response         string            `json:"response"`
 	Error            string            `json:"error"`
 	ErrorKind        store.ErrorKind   `json:"error_kind"`
+	Model            string            `json:"model"` // the model that answered, when known
 	TokensIn         int               `json:"tokens_in"`
 	TokensOut        int               `json:"tokens_out"`
+	CacheReadTokens  int               `json:"cache_read_tokens"`  // of tokens_in
+	CacheWriteTokens int               `json:"cache_write_tokens"` // of tokens_in
 	CostUSD          float64           `json:"cost_usd"`
+	CostSource       store.CostSource  `json:"cost_source"` // prices, agent, or "" when unpriced
 	LatencyMS        int64             `json:"latency_ms"`
 	Attempts         int               `json:"attempts"` // model calls or command starts, every turn and retry
 	Retries          []string          `json:"retries"`  // the calls repeated after a failure, and why
@@ -68,6 +72,10 @@ func toExport(r *store.Result, name string) exportResult {
 		Response:         r.Response,
 		Error:            r.Error,
 		ErrorKind:        r.ErrorKind,
+		Model:            r.Model,
+		CacheReadTokens:  r.CacheReadTokens,
+		CacheWriteTokens: r.CacheWriteTokens,
+		CostSource:       r.CostSource,
 		TokensIn:         r.TokensIn,
 		TokensOut:        r.TokensOut,
 		CostUSD:          r.CostUSD,

@@ -96,7 +96,7 @@ func (r *viewed) pairedView(ctx context.Context, db *store.DB, p *templates.Pair
 func (r *viewed) facts(now time.Time, shared bool) templates.ReportFacts {
 	run, sum := r.sc.Run, r.Summary
 	f := templates.ReportFacts{
-		Run:     runFacts(r.sc),
+		Run:     runFacts(r.sc, r.Models),
 		Status:  string(run.Status),
 		Message: runMessage(run, sum),
 		Done:    sum.Results,

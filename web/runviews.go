@@ -2,11 +2,13 @@ package web
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"assay/report"
 	"assay/runner"
+	"assay/runner/config"
 	"assay/store"
 	"assay/templates"
 )
@@ -51,7 +53,7 @@ func whenPtr(t *time.Time) string {
 
 // runFacts describes a run's frozen settings. The snapshot holds the names of
 // key variables, never keys.
-func runFacts(sc *reportScope) templates.RunFacts {
+func runFacts(sc *reportScope, answered []store.ModelUse) templates.RunFacts {
 	run := sc.Run
 	ds := sc.Dataset
 	cfg := sc.Config
@@ -81,21 +83,50 @@ func runFacts(sc *reportScope) templates.RunFacts {
 	for _, c := range run.Conditions {
 		f.Conditions = append(f.Conditions, c.Name)
 	}
-	models := []string{cfg.Agent.Model}
 	for _, ev := range cfg.Evaluators {
 		f.Evaluators = append(f.Evaluators, string(ev))
 		if ev.UsesJudge() {
 			f.JudgeModel = cfg.Judge.Model // a judge that is never called is not worth showing
 		}
 	}
-	if f.JudgeModel != "" && f.JudgeModel != cfg.Agent.Model {
-		models = append(models, f.JudgeModel)
-	}
-	for _, m := range models {
-		p, ok := cfg.Prices[m]
-		f.Prices = append(f.Prices, templates.RunPrice{Model: m, Priced: ok, InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok})
-	}
+	f.Prices = runPrices(cfg, answered, f.JudgeModel)
 	return f
+}
+
+// runPrices describes the price of each model the run called: the models
+// that answered (a command agent names its own), else the configured one,
+// then the judge.
+func runPrices(cfg *config.Config, answered []store.ModelUse, judge string) []templates.RunPrice {
+	var models []string
+	reported := map[string]bool{}
+	for _, m := range answered {
+		if m.Model != "" && !slices.Contains(models, m.Model) {
+			models = append(models, m.Model)
+		}
+		reported[m.Model] = reported[m.Model] || m.Source == store.CostFromAgent
+	}
+	if len(models) == 0 && cfg.Agent.Model != "" {
+		models = append(models, cfg.Agent.Model)
+	}
+	if judge != "" && !slices.Contains(models, judge) {
+		models = append(models, judge)
+	}
+	var out []templates.RunPrice
+	for _, m := range models {
+		p, key, ok := config.PriceFor(cfg.Prices, m)
+		rp := templates.RunPrice{Model: m, Priced: ok, AgentReported: reported[m]}
+		if ok {
+			rp.InputPerMTok = p.InputPerMTok
+			rp.OutputPerMTok = p.OutputPerMTok
+			rp.CacheRead = p.CacheRead()
+			rp.CacheWrite = p.CacheWrite()
+			if key != m {
+				rp.PricedAs = key
+			}
+		}
+		out = append(out, rp)
+	}
+	return out
 }
 
 // runProgress is the live part of a run page at time now.

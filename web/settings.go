@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay/runner/config"
 	"assay/store"
 	"assay/templates"
 )
@@ -25,6 +26,8 @@ func (s *Server) settingsPage(c echo.Context) error {
 			if p.Model == form.Model {
 				form.Input = price(p.InputPerMTok)
 				form.Output = price(p.OutputPerMTok)
+				form.CacheRead = optPrice(p.CacheReadPerMTok)
+				form.CacheWrite = optPrice(p.CacheWritePerMTok)
 				form.Edit = true
 			}
 		}
@@ -39,15 +42,24 @@ func (s *Server) renderSettings(c echo.Context, status int, form templates.Price
 	}
 	v := templates.SettingsView{Page: s.page(c, "Settings", "settings"), Form: form}
 	for _, p := range prices {
-		v.Prices = append(v.Prices, templates.PriceRow{Model: p.Model, InputPerMTok: p.InputPerMTok,
-			OutputPerMTok: p.OutputPerMTok, UpdatedAt: templates.When(p.UpdatedAt)})
+		rate := config.Price{InputPerMTok: p.InputPerMTok, CacheReadPerMTok: p.CacheReadPerMTok, CacheWritePerMTok: p.CacheWritePerMTok}
+		v.Prices = append(v.Prices, templates.PriceRow{
+			Model:         p.Model,
+			InputPerMTok:  p.InputPerMTok,
+			OutputPerMTok: p.OutputPerMTok,
+			CacheRead:     rate.CacheRead(),
+			CacheWrite:    rate.CacheWrite(),
+			CacheUsual:    p.CacheReadPerMTok == 0 && p.CacheWritePerMTok == 0,
+			UpdatedAt:     templates.When(p.UpdatedAt),
+		})
 	}
 	return render(c, status, templates.Settings(v))
 }
 
 // setPrice handles POST /settings/prices: adds a price or changes an existing model's.
 func (s *Server) setPrice(c echo.Context) error {
-	form := templates.PriceForm{Model: strings.TrimSpace(c.FormValue("model")), Input: c.FormValue("input"), Output: c.FormValue("output")}
+	form := templates.PriceForm{Model: strings.TrimSpace(c.FormValue("model")), Input: c.FormValue("input"), Output: c.FormValue("output"),
+		CacheRead: c.FormValue("cache_read"), CacheWrite: c.FormValue("cache_write")}
 	p, err := priceFromForm(form)
 	if err == nil {
 		err = s.db.SetPrice(c.Request().Context(), p)
@@ -85,7 +97,26 @@ func priceFromForm(f templates.PriceForm) (store.Price, error) {
 	if err != nil {
 		return store.Price{}, err
 	}
-	return store.Price{Model: f.Model, InputPerMTok: in, OutputPerMTok: out}, nil
+	p := store.Price{Model: f.Model, InputPerMTok: in, OutputPerMTok: out}
+	if strings.TrimSpace(f.CacheRead) != "" {
+		if p.CacheReadPerMTok, err = parseUSD("Cache read price", f.CacheRead); err != nil {
+			return store.Price{}, err
+		}
+	}
+	if strings.TrimSpace(f.CacheWrite) != "" {
+		if p.CacheWritePerMTok, err = parseUSD("Cache write price", f.CacheWrite); err != nil {
+			return store.Price{}, err
+		}
+	}
+	return p, nil
+}
+
+// optPrice is a stored cache rate as the form shows it: empty for the usual ratio.
+func optPrice(v float64) string {
+	if v == 0 {
+		return ""
+	}
+	return price(v)
 }
 
 // parseUSD reads an amount of dollars, with or without a leading $.

@@ -62,3 +62,25 @@ func TestSettingsPriceErrorsKeepTheInput(t *testing.T) {
 		})
 	}
 }
+
+func TestSettingsCachePrices(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	b.get("/settings")
+	_, doc := b.postForm("/settings/prices", url.Values{"model": {"claude-sonnet-4-5"}, "input": {"3"}, "output": {"15"}})
+	if row := squash(text(doc, "#prices tbody tr")); !strings.Contains(row, "$0.30 / $3.75 usual ratios") {
+		t.Errorf("a price without cache rates: %q", row)
+	}
+	_, doc = b.postForm("/settings/prices", url.Values{"model": {"claude-sonnet-4-5"}, "input": {"3"}, "output": {"15"},
+		"cache_read": {"0.5"}, "cache_write": {"4"}})
+	prices, _ := db.Prices(t.Context())
+	if len(prices) != 1 || prices[0].CacheReadPerMTok != 0.5 || prices[0].CacheWritePerMTok != 4 {
+		t.Fatalf("stored %+v", prices)
+	}
+	if row := squash(text(doc, "#prices tbody tr")); !strings.Contains(row, "$0.50 / $4.00") || strings.Contains(row, "usual") {
+		t.Errorf("a price with cache rates: %q", row)
+	}
+	_, doc = b.postForm("/settings/prices", url.Values{"model": {"m"}, "input": {"1"}, "output": {"1"}, "cache_read": {"-1"}})
+	if !strings.Contains(text(doc, "#form-error"), "Cache read price") {
+		t.Errorf("a negative cache price: %q", text(doc, "#form-error"))
+	}
+}

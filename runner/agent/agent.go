@@ -28,8 +28,16 @@ type Answer struct {
 	Attempts  int
 	Retries   []string
 	ToolCalls []store.ToolCall
-	// Model is the model that answered, for pricing; empty for a command agent.
+	// Model is the model that answered, for pricing; empty when a command
+	// agent does not say.
 	Model string
+	// CacheReadTokens and CacheWriteTokens are the part of TokensIn read
+	// from, or written to, the provider's prompt cache, priced apart.
+	CacheReadTokens  int
+	CacheWriteTokens int
+	// ReportedCostUSD is what the agent itself said the answer cost (Claude
+	// Code's total_cost_usd); nil when it did not say.
+	ReportedCostUSD *float64
 }
 
 // Agent answers tasks. Implementations are safe for concurrent use.

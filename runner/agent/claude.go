@@ -1,41 +1,25 @@
 package agent
 
 import (
+	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"assay/runner/agent/mcptool"
 	"assay/store"
 )
 
-// answerFromOutput turns a command's stdout into an answer. Output in
-// Claude Code's --output-format json or stream-json (with --verbose) is
-// read for the answer, the model, the tokens and — from stream-json — the
-// MCP tool calls, so that guards and costs work for Claude Code as for the
-// built-in agent; any other output is the answer as it is, trimmed.
-func answerFromOutput(ans *Answer, servers []store.MCPServer) (*Answer, error) {
-	ans.Content = strings.TrimSpace(ans.Content)
-	events, ok := claudeEvents(ans.Content)
-	if !ok {
-		return ans, nil
-	}
-	var r claudeReader
-	for _, e := range events {
-		if err := r.read(e, servers); err != nil {
-			return nil, fmt.Errorf("agent: claude code: %w", err)
-		}
-	}
-	ans.Content = r.result
-	ans.Model = r.model
-	ans.ToolCalls = r.calls
-	ans.TokensIn, ans.TokensOut = r.tokensIn, r.tokensOut
-	return ans, nil
-}
+// Claude Code prints, with --output-format json, one result object; with
+// stream-json (and --verbose), one event per line: system events (init,
+// permission_denied, …), the assistant's messages, the user turns that
+// carry tool results, and a last result event with the answer, the usage
+// and the cost. Events assay does not know, and lines that are not JSON,
+// are passed over: a new kind of event never spoils an answer.
 
-// claudeEvent is one line of Claude Code's JSON output, with the fields
-// assay reads.
+// claudeEvent is one event, with the fields assay reads. Message stays raw:
+// it is an object in assistant and user events and a string in others.
 type claudeEvent struct {
 	Type       string `json:"type"`
 	Subtype    string `json:"subtype"`
@@ -44,15 +28,29 @@ type claudeEvent struct {
 		Name   string `json:"name"`
 		Status string `json:"status"`
 	} `json:"mcp_servers"`
-	Message struct {
-		ID      string         `json:"id"`
-		Content []claudeBlock  `json:"content"`
-		Usage   map[string]any `json:"usage"`
-	} `json:"message"`
-	Result    string                     `json:"result"`
-	IsError   bool                       `json:"is_error"`
-	Usage     map[string]any             `json:"usage"`
-	ModelUsed map[string]json.RawMessage `json:"modelUsage"`
+	Message        json.RawMessage            `json:"message"`
+	Timestamp      time.Time                  `json:"timestamp"`
+	Result         string                     `json:"result"`
+	IsError        bool                       `json:"is_error"`
+	APIErrorStatus int                        `json:"api_error_status"`
+	TotalCostUSD   *float64                   `json:"total_cost_usd"`
+	Usage          claudeUsage                `json:"usage"`
+	ModelUsage     map[string]json.RawMessage `json:"modelUsage"`
+}
+
+// claudeUsage is a result's token counts.
+type claudeUsage struct {
+	InputTokens              int `json:"input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+}
+
+// claudeMessage is the message of an assistant or user event.
+type claudeMessage struct {
+	ID      string        `json:"id"`
+	Model   string        `json:"model"`
+	Content []claudeBlock `json:"content"`
 }
 
 // claudeBlock is one content block of a message.
@@ -66,113 +64,193 @@ type claudeBlock struct {
 	IsError   bool            `json:"is_error"`
 }
 
-// claudeEvents decodes out as Claude Code's output: one result object, a
-// JSON array of events, or one event per line. ok is false unless every
-// piece is an event and one of them is the result.
-func claudeEvents(out string) (events []claudeEvent, ok bool) {
-	if !strings.HasPrefix(out, "{") && !strings.HasPrefix(out, "[") {
-		return nil, false
-	}
+// claudeEventTypes are the event types that mark output as Claude Code's.
+var claudeEventTypes = map[string]bool{"system": true, "assistant": true, "user": true, "result": true, "stream_event": true}
+
+// isClaudeOutput reports whether out is Claude Code's JSON output: a JSON
+// array of events, or lines whose first is an event.
+func isClaudeOutput(out string) bool {
 	if strings.HasPrefix(out, "[") {
-		if json.Unmarshal([]byte(out), &events) != nil {
-			return nil, false
-		}
-	} else {
-		for _, line := range strings.Split(out, "\n") {
-			if line = strings.TrimSpace(line); line == "" {
-				continue
-			}
-			var e claudeEvent
-			if json.Unmarshal([]byte(line), &e) != nil || e.Type == "" {
-				return nil, false
-			}
-			events = append(events, e)
-		}
+		var events []claudeEvent
+		return json.Unmarshal([]byte(out), &events) == nil && len(events) > 0 && claudeEventTypes[events[0].Type]
 	}
-	for _, e := range events {
-		if e.Type == "result" {
-			return events, true
-		}
+	first, _, _ := strings.Cut(out, "\n")
+	var e claudeEvent
+	return json.Unmarshal([]byte(first), &e) == nil && claudeEventTypes[e.Type]
+}
+
+// claudeEvents splits Claude Code's output into events, passing over what
+// is not one; skipped counts those lines.
+func claudeEvents(out string) (events []claudeEvent, skipped int) {
+	if strings.HasPrefix(out, "[") {
+		_ = json.Unmarshal([]byte(out), &events)
+		return events, 0
 	}
-	return nil, false
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 0, 64<<10), maxCommandOutput)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var e claudeEvent
+		if json.Unmarshal([]byte(line), &e) != nil || e.Type == "" {
+			skipped++
+			continue
+		}
+		events = append(events, e)
+	}
+	return events, skipped
 }
 
 // claudeReader gathers an answer from events in order.
 type claudeReader struct {
-	model               string
-	result              string
-	tokensIn, tokensOut int
+	initModel, msgModel string
+	result              *claudeEvent
 	calls               []store.ToolCall
-	pending             map[string]int // tool_use id → index in calls
+	pending             map[string]int       // tool_use id → index in calls
+	started             map[string]time.Time // tool_use id → when the model asked for it
 	turn                int
 	lastMessage         string
+	failedServer        string // a server of the condition that did not start
 }
 
-// read takes in one event. A failed result, or an MCP server of the
-// condition that Claude Code could not start, is an error.
-func (r *claudeReader) read(e claudeEvent, servers []store.MCPServer) error {
+// read takes in one event.
+func (r *claudeReader) read(e claudeEvent, servers []store.MCPServer) {
 	switch e.Type {
 	case "system":
-		if e.Model != "" {
-			r.model = e.Model
+		r.system(e, servers)
+	case "assistant", "user":
+		var m claudeMessage
+		if json.Unmarshal(e.Message, &m) != nil {
+			return
 		}
-		for _, s := range e.MCPServers {
-			if s.Status == "failed" && named(servers, s.Name) {
-				return fmt.Errorf("mcp server %s failed to start", s.Name)
-			}
+		if e.Type == "assistant" {
+			r.assistant(m, e.Timestamp)
+		} else {
+			r.toolResults(m.Content, e.Timestamp)
 		}
-	case "assistant":
-		r.assistant(e)
-	case "user":
-		r.toolResults(e.Message.Content)
 	case "result":
-		if e.IsError {
-			return errors.New(strings.TrimSpace(e.Subtype + ": " + e.Result))
-		}
-		r.result = strings.TrimSpace(e.Result)
-		r.tokensIn = count(e.Usage, "input_tokens") + count(e.Usage, "cache_creation_input_tokens") + count(e.Usage, "cache_read_input_tokens")
-		r.tokensOut = count(e.Usage, "output_tokens")
-		if r.model == "" && len(e.ModelUsed) == 1 {
-			for m := range e.ModelUsed {
-				r.model = m
-			}
+		r.result = &e
+	}
+}
+
+// system notes the model and the MCP servers that failed to start.
+func (r *claudeReader) system(e claudeEvent, servers []store.MCPServer) {
+	if e.Subtype != "init" {
+		return
+	}
+	r.initModel = e.Model
+	for _, s := range e.MCPServers {
+		if s.Status == "failed" && named(servers, s.Name) && r.failedServer == "" {
+			r.failedServer = s.Name
 		}
 	}
-	return nil
 }
 
 // assistant records the MCP tool calls of an assistant message; each new
 // message id is a new turn.
-func (r *claudeReader) assistant(e claudeEvent) {
-	if id := e.Message.ID; id == "" || id != r.lastMessage {
+func (r *claudeReader) assistant(m claudeMessage, at time.Time) {
+	if m.ID == "" || m.ID != r.lastMessage {
 		r.turn++
-		r.lastMessage = id
+		r.lastMessage = m.ID
 	}
-	for _, b := range e.Message.Content {
+	if m.Model != "" && !strings.HasPrefix(m.Model, "<") { // "<synthetic>" marks Claude Code's own messages
+		r.msgModel = m.Model
+	}
+	for _, b := range m.Content {
 		server, tool, ok := strings.Cut(strings.TrimPrefix(b.Name, "mcp__"), "__")
 		if b.Type != "tool_use" || !strings.HasPrefix(b.Name, "mcp__") || !ok {
 			continue
 		}
 		if r.pending == nil {
 			r.pending = map[string]int{}
+			r.started = map[string]time.Time{}
 		}
 		r.pending[b.ID] = len(r.calls)
+		r.started[b.ID] = at
 		r.calls = append(r.calls, store.ToolCall{Turn: r.turn, Server: server, Tool: tool, Arguments: b.Input})
 	}
 }
 
-// toolResults fills in the results of pending MCP tool calls.
-func (r *claudeReader) toolResults(blocks []claudeBlock) {
+// toolResults fills in the results of pending MCP tool calls, and how long
+// each took when the events carry their times.
+func (r *claudeReader) toolResults(blocks []claudeBlock, at time.Time) {
 	for _, b := range blocks {
 		i, ok := r.pending[b.ToolUseID]
 		if b.Type != "tool_result" || !ok {
 			continue
 		}
 		delete(r.pending, b.ToolUseID)
-		r.calls[i].Result = mcptool.Truncate(blockText(b.Content), mcptool.ExcerptBytes)
-		r.calls[i].IsError = b.IsError
+		c := &r.calls[i]
+		c.Result = mcptool.Truncate(blockText(b.Content), mcptool.ExcerptBytes)
+		c.IsError = b.IsError
+		if start := r.started[b.ToolUseID]; !start.IsZero() && !at.IsZero() && at.After(start) {
+			c.DurationMS = at.Sub(start).Milliseconds()
+		}
 	}
 }
+
+// answer fills ans from what was read, or says why there is none.
+func (r *claudeReader) answer(ans *Answer, skipped int) (*Answer, error) {
+	ans.ToolCalls = r.calls
+	ans.Model = r.model()
+	if r.result == nil {
+		ans.Content = ""
+		return ans, fmt.Errorf("agent: claude code: its output ended without a result event (%d lines were not events)", skipped)
+	}
+	u := r.result.Usage
+	ans.TokensIn = u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+	ans.TokensOut = u.OutputTokens
+	ans.CacheReadTokens = u.CacheReadInputTokens
+	ans.CacheWriteTokens = u.CacheCreationInputTokens
+	ans.ReportedCostUSD = r.result.TotalCostUSD
+	if r.result.IsError {
+		ans.Content = ""
+		return ans, &ModelError{Status: r.result.APIErrorStatus,
+			Message: "agent: claude code: " + strings.TrimSpace(cmpOr(r.result.Result, r.result.Subtype))}
+	}
+	if r.failedServer != "" {
+		ans.Content = ""
+		return ans, fmt.Errorf("agent: claude code: mcp server %s failed to start: %w", r.failedServer, mcptool.ErrStart)
+	}
+	ans.Content = strings.TrimSpace(r.result.Result)
+	return ans, nil
+}
+
+// model is the model that answered: the dated id its messages carry,
+// else the one its usage names, else the one it started with.
+func (r *claudeReader) model() string {
+	if r.msgModel != "" {
+		return r.msgModel
+	}
+	if r.result != nil && len(r.result.ModelUsage) == 1 {
+		for m := range r.result.ModelUsage {
+			return m
+		}
+	}
+	return r.initModel
+}
+
+// readClaudeOutput turns Claude Code's output, held in ans.Content, into
+// the answer: its text, model, tokens, cost and MCP tool calls.
+func readClaudeOutput(ans *Answer, servers []store.MCPServer) (*Answer, error) {
+	events, skipped := claudeEvents(ans.Content)
+	var r claudeReader
+	for _, e := range events {
+		r.read(e, servers)
+	}
+	return r.answer(ans, skipped)
+}
+
+// ModelError is an error the agent's model API returned, as the agent
+// reported it (Claude Code's is_error result with api_error_status).
+type ModelError struct {
+	Status  int // the API's HTTP status; 0 when the agent gave none
+	Message string
+}
+
+func (e *ModelError) Error() string { return e.Message }
 
 // blockText is a tool result's content: a string, or text blocks.
 func blockText(raw json.RawMessage) string {
@@ -194,12 +272,6 @@ func blockText(raw json.RawMessage) string {
 	return strings.Join(texts, "\n")
 }
 
-// count reads a token count from a usage object.
-func count(usage map[string]any, key string) int {
-	n, _ := usage[key].(float64)
-	return int(n)
-}
-
 // named reports whether servers has one called name.
 func named(servers []store.MCPServer, name string) bool {
 	for _, s := range servers {
@@ -208,4 +280,11 @@ func named(servers []store.MCPServer, name string) bool {
 		}
 	}
 	return false
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

@@ -105,14 +105,31 @@ func (c *Command) Answer(ctx context.Context, t Task) (*Answer, error) {
 		input = t.Prompt
 	}
 	ans, err := c.run(ctx, argv, env, input)
-	if err != nil {
-		return nil, err
+	out := strings.TrimSpace(ans.Content)
+	if !isClaudeOutput(out) {
+		ans.Content = out
+		if err != nil {
+			ans.Content = ""
+			return ans, err
+		}
+		return ans, nil
 	}
-	return answerFromOutput(ans, t.Condition.MCPServers)
+	ans.Content = out
+	parsed, perr := readClaudeOutput(ans, t.Condition.MCPServers)
+	var model *ModelError
+	switch {
+	case err == nil:
+		return parsed, perr
+	case errors.As(perr, &model):
+		return parsed, perr // Claude Code's own report of why it exited 1
+	}
+	parsed.Content = ""
+	return parsed, err
 }
 
 // run starts argv in its own process group and waits for it under the
-// timeout. The answer's Content is the raw stdout.
+// timeout. The answer's Content is the raw stdout, with the time spent,
+// also when the command failed or ran out of time.
 func (c *Command) run(ctx context.Context, argv, env []string, input string) (*Answer, error) {
 	runCtx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
@@ -125,7 +142,7 @@ func (c *Command) run(ctx context.Context, argv, env []string, input string) (*A
 	}
 	pipes, err := attach(cmd, input)
 	if err != nil {
-		return nil, fmt.Errorf("agent: command: %w", err)
+		return &Answer{}, fmt.Errorf("agent: command: %w", err)
 	}
 	start := time.Now()
 	err = cmd.Start()
@@ -136,18 +153,18 @@ func (c *Command) run(ctx context.Context, argv, env []string, input string) (*A
 		proc.KillGroup(cmd.Process.Pid)
 	}
 	pipes.drain(commandWaitDelay)
-	latency := time.Since(start)
+	ans := &Answer{Content: pipes.stdout.String(), Latency: time.Since(start), Attempts: 1}
 	switch {
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("agent: command %s cancelled, its process group killed: %w", argv[0], ctx.Err())
+		return ans, fmt.Errorf("agent: command %s cancelled, its process group killed: %w", argv[0], ctx.Err())
 	case runCtx.Err() != nil:
-		return nil, fmt.Errorf("agent: command %s timed out after %s, its process group killed: %w", argv[0], c.opts.Timeout, runCtx.Err())
+		return ans, fmt.Errorf("agent: command %s timed out after %s, its process group killed: %w", argv[0], c.opts.Timeout, runCtx.Err())
 	case err != nil:
-		return nil, commandError(argv[0], err, pipes.stderr.String())
+		return ans, commandError(argv[0], err, pipes.stderr.String())
 	case pipes.stdout.over:
-		return nil, fmt.Errorf("agent: command %s wrote more than %d MiB on stdout (%w)", argv[0], maxCommandOutput>>20, llm.ErrReplyTooLarge)
+		return ans, fmt.Errorf("agent: command %s wrote more than %d MiB on stdout (%w)", argv[0], maxCommandOutput>>20, llm.ErrReplyTooLarge)
 	}
-	return &Answer{Content: pipes.stdout.String(), Latency: latency, Attempts: 1}, nil
+	return ans, nil
 }
 
 // ErrCommandFailed is wrapped by the error of a command agent that could

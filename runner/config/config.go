@@ -16,7 +16,9 @@
 package config
 
 import (
+	"regexp"
 	"slices"
+	"strings"
 
 	"assay/store"
 )
@@ -192,15 +194,77 @@ type Retry struct {
 	BackoffMultiplier     float64 `yaml:"backoff_multiplier" json:"backoff_multiplier"`
 }
 
-// Price is what a model costs per million tokens, in USD.
+// Price is what a model costs per million tokens, in USD. Cache reads and
+// writes of a provider's prompt cache have rates of their own; 0 means the
+// usual ratio to the input price (CacheReadRatio, CacheWriteRatio).
 type Price struct {
-	InputPerMTok  float64 `yaml:"input_per_mtok" json:"input_per_mtok"`
-	OutputPerMTok float64 `yaml:"output_per_mtok" json:"output_per_mtok"`
+	InputPerMTok      float64 `yaml:"input_per_mtok" json:"input_per_mtok"`
+	OutputPerMTok     float64 `yaml:"output_per_mtok" json:"output_per_mtok"`
+	CacheReadPerMTok  float64 `yaml:"cache_read_per_mtok" json:"cache_read_per_mtok,omitempty"`
+	CacheWritePerMTok float64 `yaml:"cache_write_per_mtok" json:"cache_write_per_mtok,omitempty"`
 }
 
-// Cost is what a call of in and out tokens costs at this price, in USD.
-func (p Price) Cost(in, out int) float64 {
-	return (float64(in)*p.InputPerMTok + float64(out)*p.OutputPerMTok) / 1e6
+// The usual prices of prompt-cache tokens, as a share of the input price:
+// what Anthropic charges for a cache read and a five-minute cache write.
+const (
+	CacheReadRatio  = 0.1
+	CacheWriteRatio = 1.25
+)
+
+// Cost is what a call costs at this price, in USD: in counts every input
+// token, cacheRead and cacheWrite the part of them that went through the
+// prompt cache, priced at the cache rates.
+func (p Price) Cost(in, out, cacheRead, cacheWrite int) float64 {
+	plain := max(in-cacheRead-cacheWrite, 0)
+	return (float64(plain)*p.InputPerMTok + float64(out)*p.OutputPerMTok +
+		float64(cacheRead)*p.CacheRead() + float64(cacheWrite)*p.CacheWrite()) / 1e6
+}
+
+// CacheRead is the price of a million cache-read tokens.
+func (p Price) CacheRead() float64 {
+	if p.CacheReadPerMTok > 0 {
+		return p.CacheReadPerMTok
+	}
+	return p.InputPerMTok * CacheReadRatio
+}
+
+// CacheWrite is the price of a million cache-write tokens.
+func (p Price) CacheWrite() float64 {
+	if p.CacheWritePerMTok > 0 {
+		return p.CacheWritePerMTok
+	}
+	return p.InputPerMTok * CacheWriteRatio
+}
+
+// datedSuffix is the release date model ids end in: claude-sonnet-4-5-20250929.
+var datedSuffix = regexp.MustCompile(`-\d{8}$`)
+
+// PriceFor finds a model's price: by its exact name, else by the name
+// without a release date (claude-sonnet-4-5-20250929 is priced as
+// claude-sonnet-4-5), else by the longest name it starts with followed by
+// a dash. The key found is returned with it.
+func PriceFor(prices map[string]Price, model string) (Price, string, bool) {
+	if model == "" {
+		return Price{}, "", false
+	}
+	if p, ok := prices[model]; ok {
+		return p, model, true
+	}
+	if undated := datedSuffix.ReplaceAllString(model, ""); undated != model {
+		if p, ok := prices[undated]; ok {
+			return p, undated, true
+		}
+	}
+	best := ""
+	for k := range prices {
+		if strings.HasPrefix(model, k+"-") && len(k) > len(best) {
+			best = k
+		}
+	}
+	if best != "" {
+		return prices[best], best, true
+	}
+	return Price{}, "", false
 }
 
 // CodeExecution configures the code_execution evaluator.

@@ -243,7 +243,7 @@ func (k *checker) scoring(c *Config) {
 	k.between("judge_sample_rate", c.JudgeSampleRate, 0, 1)
 	k.within("judge_repetitions", c.JudgeRepetitions, 1, MaxJudgeRepetitions)
 	for model, p := range c.Prices {
-		if p.InputPerMTok < 0 || p.OutputPerMTok < 0 {
+		if p.InputPerMTok < 0 || p.OutputPerMTok < 0 || p.CacheReadPerMTok < 0 || p.CacheWritePerMTok < 0 {
 			k.fail("prices."+model, "prices must be at least 0")
 		}
 	}
