@@ -24,6 +24,9 @@ func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int6
 	if err := cfg.Validate(); err != nil {
 		return nil, store.Errorf(store.EINVALID, "%s", err)
 	}
+	if err := checkGuards(cfg.Agent, conditions); err != nil {
+		return nil, err
+	}
 	spec, err := snapshot(cfg)
 	if err != nil {
 		return nil, err

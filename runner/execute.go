@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"assay/runner/agent"
 	"assay/store"
@@ -167,15 +168,13 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) bool {
 func (w *workers) do(ctx context.Context, t task) {
 	ex := w.ex
 	res := &store.Result{RunID: ex.run.ID, SampleRow: t.sample.ID, Condition: t.condition.Name, Repetition: t.repetition}
-	actx, cancel := context.WithTimeout(ctx, ex.timeout)
+	// Each attempt has the agent's timeout (see agent.Guarded); the task as
+	// a whole has room for every attempt its condition's guards allow.
+	actx, cancel := context.WithTimeout(ctx, ex.taskDeadline(t.condition))
 	ans, err := ex.agent.Answer(actx, agent.Task{Condition: *t.condition, Prompt: Prompt(ex.spec.Prompts, ex.dataset.Kind, t.sample)})
-	late := errors.Is(actx.Err(), context.DeadlineExceeded)
 	cancel()
 	if ctx.Err() != nil {
 		return
-	}
-	if err != nil && late {
-		err = fmt.Errorf("no answer within the agent's timeout of %s (agent.timeout_seconds): %w", ex.timeout, err)
 	}
 	if ans != nil {
 		res.TokensIn = ans.TokensIn
@@ -203,6 +202,20 @@ func (w *workers) do(ctx context.Context, t task) {
 		}
 	}
 	w.save(ctx, res)
+}
+
+// taskSlack is the room a task has past its attempts' deadlines: for
+// writing files, starting processes, and the attempts' own slack.
+const taskSlack = 10 * time.Second
+
+// taskDeadline bounds one task: every attempt its condition's guards allow,
+// each within the agent's timeout.
+func (ex *execution) taskDeadline(c *store.Condition) time.Duration {
+	attempts := 1
+	if c.RequireMCPToolUse || c.RequireMCPToolSuccess {
+		attempts = max(ex.spec.Execution.Retry.MaxAttempts, 1)
+	}
+	return ex.timeout*time.Duration(attempts) + taskSlack
 }
 
 // costOf is what an answer cost and where the figure comes from: the price

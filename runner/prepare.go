@@ -91,7 +91,7 @@ func (m *Manager) newAgent(spec *config.Config) (agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	return agent.Guarded(a, max(spec.Execution.Retry.MaxAttempts, 1)), nil
+	return agent.Guarded(a, max(spec.Execution.Retry.MaxAttempts, 1), seconds(spec.Agent.TimeoutSeconds, 300)), nil
 }
 
 func (m *Manager) baseAgent(spec *config.Config) (agent.Agent, error) {

@@ -86,7 +86,7 @@ func TestGuardsHoldForClaudeCode(t *testing.T) {
 	if err := os.WriteFile(out, []byte(noTools), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a := agent.Guarded(agent.NewCommand(agent.CommandOptions{Argv: []string{"cat", out}}), 2)
+	a := agent.Guarded(agent.NewCommand(agent.CommandOptions{Argv: []string{"cat", out}}), 2, 0)
 	cond := store.Condition{Name: "with_graph", RequireMCPToolUse: true}
 	spent, err := a.Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
 	if err == nil || err.Error() != "guard require_mcp_tool_use: the agent made no MCP tool call in 2 attempts" {

@@ -83,7 +83,7 @@ func TestReferenceMCPServer(t *testing.T) {
 			srv := tt.server(t)
 			a, _ := newOpenAI(t, toolModel("echo", `{"message":"hello"}`), agent.OpenAIOptions{Getenv: os.Getenv})
 			cond := store.Condition{Name: "with_everything", MCPServers: []store.MCPServer{srv}, RequireMCPToolUse: true, RequireMCPToolSuccess: true}
-			ans, err := agent.Guarded(a, 3).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "Echo hello."})
+			ans, err := agent.Guarded(a, 3, 0).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "Echo hello."})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,8 +2,10 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"assay/store"
 )
@@ -28,7 +30,11 @@ func (e *GuardError) Error() string {
 	if e.Guard == GuardToolSuccess {
 		what = "no MCP tool call of the agent succeeded"
 	}
-	return fmt.Sprintf("guard %s: %s in %d attempts", e.Guard, what, e.Attempts)
+	attempts := "1 attempt"
+	if e.Attempts != 1 {
+		attempts = fmt.Sprintf("%d attempts", e.Attempts)
+	}
+	return fmt.Sprintf("guard %s: %s in %s", e.Guard, what, attempts)
 }
 
 // Guarded wraps a so that, under a condition with require_mcp_tool_use or
@@ -36,24 +42,62 @@ func (e *GuardError) Error() string {
 // up to maxAttempts answers in all (as k-eval does), and then becomes a
 // *GuardError. Other errors are returned at once. Tokens and model calls of
 // discarded attempts are added to the answer returned, with an error too,
-// since they were paid for; its tool calls are the last attempt's.
-func Guarded(a Agent, maxAttempts int) Agent {
-	return &guarded{inner: a, maxAttempts: max(maxAttempts, 1)}
+// since they were paid for; its tool calls are the last attempt's. Each
+// attempt has its own deadline, perAttempt (0: none), and one that runs
+// out is a timeout of that attempt, with the time it spent.
+func Guarded(a Agent, maxAttempts int, perAttempt time.Duration) Agent {
+	return &guarded{inner: a, maxAttempts: max(maxAttempts, 1), perAttempt: perAttempt}
 }
 
 type guarded struct {
 	inner       Agent
 	maxAttempts int
+	perAttempt  time.Duration
 }
+
+// attemptSlack lets an agent's own deadline of the same length fire first,
+// with its own words (a command's "timed out after 300s").
+const attemptSlack = 2 * time.Second
+
+// attempt asks the inner agent once, under the attempt's deadline.
+func (g *guarded) attempt(ctx context.Context, t Task, n int) (*Answer, error) {
+	if g.perAttempt <= 0 {
+		return g.inner.Answer(ctx, t)
+	}
+	actx, cancel := context.WithTimeout(ctx, g.perAttempt+attemptSlack)
+	defer cancel()
+	start := time.Now()
+	ans, err := g.inner.Answer(actx, t)
+	if err == nil || ctx.Err() != nil || !errors.Is(actx.Err(), context.DeadlineExceeded) {
+		return ans, err
+	}
+	if ans == nil {
+		ans = &Answer{}
+	}
+	ans.Latency = time.Since(start)
+	return ans, &lateError{msg: fmt.Sprintf("agent: no answer within the agent's timeout of %s (agent.timeout_seconds) on attempt %d",
+		g.perAttempt, n), err: err}
+}
+
+// lateError is an attempt that ran out of time: errors.Is finds
+// context.DeadlineExceeded in it, and what the agent was doing underneath.
+type lateError struct {
+	msg string
+	err error
+}
+
+func (e *lateError) Error() string        { return e.msg + ": " + e.err.Error() }
+func (e *lateError) Unwrap() error        { return e.err }
+func (e *lateError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // Answer asks the inner agent until an answer keeps the condition's guards.
 func (g *guarded) Answer(ctx context.Context, t Task) (*Answer, error) {
 	if !t.Condition.RequireMCPToolUse && !t.Condition.RequireMCPToolSuccess {
-		return g.inner.Answer(ctx, t)
+		return g.attempt(ctx, t, 1)
 	}
 	var spent Answer
 	for n := 1; ; n++ {
-		ans, err := g.inner.Answer(ctx, t)
+		ans, err := g.attempt(ctx, t, n)
 		if ans == nil && n == 1 {
 			return nil, err
 		}

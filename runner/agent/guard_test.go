@@ -69,7 +69,7 @@ func TestGuards(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			inner := &scripted{answers: tt.answers}
 			cond := store.Condition{Name: "with_graph", RequireMCPToolUse: tt.use, RequireMCPToolSuccess: tt.success}
-			ans, err := agent.Guarded(inner, 3).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
+			ans, err := agent.Guarded(inner, 3, 0).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
 			if inner.calls != tt.wantCalls {
 				t.Errorf("inner answers = %d, want %d", inner.calls, tt.wantCalls)
 			}
@@ -99,7 +99,7 @@ func TestGuardOverAModelThatNeverCallsATool(t *testing.T) {
 	srv := mcptest.ServeHTTP(t, "graph", store.TransportHTTP, nil).Config
 	a, model := newOpenAI(t, llmtest.Text("I know this one."), agent.OpenAIOptions{})
 	cond := store.Condition{Name: "with_graph", MCPServers: []store.MCPServer{srv}, RequireMCPToolUse: true}
-	spent, err := agent.Guarded(a, 3).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
+	spent, err := agent.Guarded(a, 3, 0).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
 	if err == nil || err.Error() != "guard require_mcp_tool_use: the agent made no MCP tool call in 3 attempts" {
 		t.Errorf("err = %v, want the guard error", err)
 	}
@@ -115,7 +115,7 @@ func TestGuardKeepsWhatFailedAttemptsSpent(t *testing.T) {
 	boom := errors.New("agent: turn 1: model unavailable")
 	inner := &scripted{answers: []agent.Answer{{Content: "from memory", TokensIn: 10, TokensOut: 2, Attempts: 1}}, err: boom}
 	cond := store.Condition{Name: "with_graph", RequireMCPToolUse: true}
-	spent, err := agent.Guarded(inner, 3).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
+	spent, err := agent.Guarded(inner, 3, 0).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want the second attempt's error", err)
 	}
