@@ -66,6 +66,19 @@ func (m *Manager) prepare(run *store.Run, ds *store.Dataset, samples []store.Sam
 	return ex, nil
 }
 
+// commandEnv resolves the variables a run sets for its command agent.
+func (m *Manager) commandEnv(set map[string]string) (map[string]string, error) {
+	out := make(map[string]string, len(set))
+	for name, v := range set {
+		resolved, err := config.Expand(v, m.opts.Getenv)
+		if err != nil {
+			return nil, fmt.Errorf("agent.env.%s: %w", name, err)
+		}
+		out[name] = resolved
+	}
+	return out, nil
+}
+
 // apiKey reads the key from the environment variable the config names.
 func (m *Manager) apiKey(field, env string) (string, error) {
 	if env == "" {
@@ -101,7 +114,11 @@ func (m *Manager) baseAgent(spec *config.Config) (agent.Agent, error) {
 		if len(spec.Agent.Command) == 0 {
 			return nil, fmt.Errorf("agent.command: required for agent.type command")
 		}
-		return agent.NewCommand(agent.CommandOptions{Argv: spec.Agent.Command, Timeout: timeout, Getenv: m.opts.Getenv}), nil
+		env, err := m.commandEnv(spec.Agent.Env)
+		if err != nil {
+			return nil, err
+		}
+		return agent.NewCommand(agent.CommandOptions{Argv: spec.Agent.Command, Timeout: timeout, Getenv: m.opts.Getenv, Env: env}), nil
 	case config.AgentOpenAI:
 	default:
 		return nil, fmt.Errorf("agent.type %q: want openai or command", spec.Agent.Type)

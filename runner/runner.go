@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"assay/runner/agent"
 	"assay/store"
 )
 
@@ -63,6 +64,9 @@ func New(db *store.DB, opts Options) *Manager {
 	}
 	if opts.LeaseTTL <= 0 {
 		opts.LeaseTTL = defaultLeaseTTL
+	}
+	if n := agent.CleanMCPConfigs(); n > 0 {
+		opts.Logger.Info("removed MCP config files of processes that are gone", "files", n)
 	}
 	base, stop := context.WithCancel(context.Background())
 	return &Manager{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"strings"
@@ -42,9 +43,12 @@ type CommandOptions struct {
 	Argv []string
 	// Timeout bounds one answer (default 300s).
 	Timeout time.Duration
-	// Getenv resolves ${ENV} in the MCP config written for the command;
-	// nil uses os.Getenv.
+	// Getenv resolves ${ENV} in the MCP config written for the command and
+	// gives it the base variables (PATH, HOME, locale); nil uses os.Getenv.
 	Getenv func(string) string
+	// Env holds the variables the run's config sets for the command,
+	// resolved. It sees no other variable of assay's.
+	Env map[string]string
 }
 
 // Command runs an external agent (Claude Code, any CLI) once per task. In
@@ -54,8 +58,9 @@ type CommandOptions struct {
 // --mcp-config; without {query} the prompt goes to stdin. The variables
 // ASSAY_QUERY, ASSAY_SYSTEM_PROMPT and ASSAY_MCP_CONFIG carry the same
 // values, each unless longer than the kernel allows (128 KiB). The
-// command inherits assay's environment: it is the user's own agent and
-// needs its credentials. Its trimmed stdout is the answer, except that
+// command sees only PATH, HOME, USER, LOGNAME, SHELL, the locale, TMPDIR
+// and TZ, those ASSAY_* variables and what Env sets: not the keys assay or
+// its judge read. Its trimmed stdout is the answer, except that
 // Claude Code's --output-format json or stream-json output is read for the
 // answer, model, tokens and MCP tool calls (see answerFromOutput).
 type Command struct {
@@ -94,12 +99,16 @@ func (c *Command) Answer(ctx context.Context, t Task) (*Answer, error) {
 		argv[i] = r.Replace(a)
 		stdin = stdin && !strings.Contains(a, PlaceholderQuery)
 	}
-	env := os.Environ()
+	extra := maps.Clone(c.opts.Env)
+	if extra == nil {
+		extra = map[string]string{}
+	}
 	for _, v := range [][2]string{{"ASSAY_QUERY", t.Prompt}, {"ASSAY_SYSTEM_PROMPT", t.Condition.SystemPrompt}, {"ASSAY_MCP_CONFIG", cfg}} {
 		if len(v[0])+1+len(v[1]) < maxEnvEntry {
-			env = append(env, v[0]+"="+v[1])
+			extra[v[0]] = v[1]
 		}
 	}
+	env := proc.MinimalEnv(c.opts.Getenv, extra)
 	input := ""
 	if stdin {
 		input = t.Prompt

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -125,8 +126,8 @@ func TestCommandAgentKillsItsProcessGroup(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			mcptest.NoOrphans(t)
 			pidfile := filepath.Join(t.TempDir(), "pid")
-			t.Setenv("PIDFILE", pidfile)
-			a := agent.NewCommand(agent.CommandOptions{Argv: []string{script(t, tt.body)}, Timeout: tt.timeout})
+			a := agent.NewCommand(agent.CommandOptions{Argv: []string{script(t, tt.body)}, Timeout: tt.timeout,
+				Env: map[string]string{"PIDFILE": pidfile}})
 			ctx := context.Background()
 			if tt.cancel > 0 {
 				var cancel context.CancelFunc
@@ -192,5 +193,63 @@ func TestCommandAgentReportsFailures(t *testing.T) {
 				t.Errorf("err = %.300q… (%d bytes)", err, len(err.Error()))
 			}
 		})
+	}
+}
+
+// The command sees the base variables, the ASSAY_* ones and what the
+// run's config sets for it; none of assay's own, such as a judge's key.
+func TestCommandAgentSeesOnlyItsEnvironment(t *testing.T) {
+	t.Setenv("JUDGE_ONLY_KEY", "sk-judge-secret")
+	t.Setenv("LANG", "C.UTF-8")
+	a := agent.NewCommand(agent.CommandOptions{Argv: []string{script(t, `env | sort`)},
+		Env: map[string]string{"ANTHROPIC_API_KEY": "sk-ant-agent"}})
+	ans, err := a.Answer(context.Background(), agent.Task{Prompt: "q"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"PATH=", "HOME=", "LANG=C.UTF-8", "ASSAY_QUERY=q", "ANTHROPIC_API_KEY=sk-ant-agent"} {
+		if !strings.Contains(ans.Content, want) {
+			t.Errorf("the command's environment lacks %s:\n%s", want, ans.Content)
+		}
+	}
+	if strings.Contains(ans.Content, "sk-judge-secret") {
+		t.Errorf("the command sees a key it was not given:\n%s", ans.Content)
+	}
+}
+
+// The MCP config a command reads lives in a folder only the user can enter;
+// files that a killed process left there go at the next start.
+func TestMCPConfigFilesArePrivateAndCleanedUp(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	cond := store.Condition{Name: "c", MCPServers: []store.MCPServer{{Name: "docs", Transport: store.TransportHTTP,
+		URL: "http://127.0.0.1:9/mcp", Headers: map[string]string{"Authorization": "Bearer ${DOCS_KEY}"}}}}
+	a := agent.NewCommand(agent.CommandOptions{Argv: []string{script(t, `ls -ld "$(dirname "$1")" "$1" | cut -c1-10; echo "$1"`), "{mcp_config}"},
+		Getenv: env(map[string]string{"DOCS_KEY": "s3cret"})})
+	ans, err := a.Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(ans.Content, "\n")
+	if len(lines) != 3 || lines[0] != "drwx------" || lines[1] != "-rw-------" {
+		t.Fatalf("modes of the folder and file: %q", lines)
+	}
+	if _, err := os.Stat(lines[2]); !os.IsNotExist(err) {
+		t.Errorf("the config %s outlived the answer", lines[2])
+	}
+	dir := filepath.Dir(lines[2])
+	dead := exec.Command("true")
+	dead.Run()
+	stale := filepath.Join(dir, strconv.Itoa(dead.Process.Pid)+"-1.json")
+	mine := filepath.Join(dir, strconv.Itoa(os.Getpid())+"-1.json")
+	os.WriteFile(stale, []byte(`{"secret": "s3cret"}`), 0o600)
+	os.WriteFile(mine, []byte(`{}`), 0o600)
+	if n := agent.CleanMCPConfigs(); n != 1 {
+		t.Errorf("removed %d files, want the dead process's one", n)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Error("a dead process's config stayed")
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Error("a live process's config was removed")
 	}
 }

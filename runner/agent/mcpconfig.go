@@ -2,8 +2,13 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 
 	"assay/runner/config"
 	"assay/store"
@@ -52,14 +57,44 @@ func mcpConfigEntry(s store.MCPServer) map[string]any {
 	return e
 }
 
-// writeMCPConfig writes MCPConfig to a new file only the user can read and
-// returns its path; the caller removes it.
+// mcpConfigDir is where a command's MCP config files go: a folder only the
+// user can enter, one per user, which start-up clears of the files of dead
+// processes (CleanMCPConfigs). A file holds the condition's ${ENV} values
+// resolved, so none outlives its process for long, not even after a kill.
+func mcpConfigDir() (string, error) {
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("assay-mcp-%d", os.Getuid()))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("mcp config folder: %w", err)
+	}
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return "", fmt.Errorf("mcp config folder: %w", err)
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !info.IsDir() || (ok && int(st.Uid) != os.Getuid()) {
+		return "", fmt.Errorf("mcp config folder %s is not a folder of this user's", dir)
+	}
+	if info.Mode().Perm() != 0o700 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return "", fmt.Errorf("mcp config folder: %w", err)
+		}
+	}
+	return dir, nil
+}
+
+// writeMCPConfig writes MCPConfig to a new file only the user can read, in
+// mcpConfigDir, named after this process, and returns its path; the caller
+// removes it.
 func writeMCPConfig(servers []store.MCPServer, getenv func(string) string) (string, error) {
 	b, err := MCPConfig(servers, getenv)
 	if err != nil {
 		return "", err
 	}
-	f, err := os.CreateTemp("", "assay-mcp-*.json")
+	dir, err := mcpConfigDir()
+	if err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(dir, fmt.Sprintf("%d-*.json", os.Getpid()))
 	if err != nil {
 		return "", fmt.Errorf("write mcp config: %w", err)
 	}
@@ -73,4 +108,32 @@ func writeMCPConfig(servers []store.MCPServer, getenv func(string) string) (stri
 		return "", fmt.Errorf("write mcp config: %w", err)
 	}
 	return f.Name(), nil
+}
+
+// CleanMCPConfigs removes the MCP config files that processes no longer
+// running left behind (a killed assay cannot remove its own), and returns
+// how many it removed.
+func CleanMCPConfigs() int {
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("assay-mcp-%d", os.Getuid()))
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	removed := 0
+	for _, e := range entries {
+		pid, _, ok := strings.Cut(e.Name(), "-")
+		n, err := strconv.Atoi(pid)
+		if !ok || err != nil || processAlive(n) {
+			continue
+		}
+		if os.Remove(filepath.Join(dir, e.Name())) == nil {
+			removed++
+		}
+	}
+	return removed
+}
+
+// processAlive reports whether a process of that id runs.
+func processAlive(pid int) bool {
+	return pid > 0 && !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }

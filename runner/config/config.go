@@ -146,6 +146,11 @@ type Agent struct {
 	MaxTurns       int       `yaml:"max_turns" json:"max_turns"`
 	TimeoutSeconds int       `yaml:"timeout_seconds" json:"timeout_seconds"` // deadline for one answer, all turns
 	Command        []string  `yaml:"command" json:"command"`                 // for type command
+	// Env sets variables for a command agent, which otherwise sees only
+	// PATH, HOME, the locale and the ASSAY_* variables: never the keys of
+	// the judge or of assay. Values may hold ${NAME} references, kept as
+	// written and resolved when the run starts.
+	Env map[string]string `yaml:"env,raw" json:"env,omitempty"`
 }
 
 // Judge configures the LLM that scores answers, with pinned parameters.

@@ -34,6 +34,7 @@ func (c *Config) Redacted() ([]byte, error) {
 		servers[i] = srv
 	}
 	s.MCPServers = servers
+	s.Agent.Env = redactLiterals(s.Agent.Env)
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encode config: %w", err)

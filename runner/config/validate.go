@@ -120,6 +120,9 @@ func (k *checker) agent(a Agent) {
 		if len(a.Command) > 0 {
 			k.fail("agent.command", "only for agent type command")
 		}
+		if len(a.Env) > 0 {
+			k.fail("agent.env", "only for a command agent: the built-in agent starts no program")
+		}
 	case AgentCommand:
 		if len(a.Command) == 0 || a.Command[0] == "" {
 			k.fail("agent.command", "required for agent type command: the program and its arguments, as a list")
