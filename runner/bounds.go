@@ -45,7 +45,11 @@ type secrets []string
 // secretsOf reads the keys that spec names.
 func (m *Manager) secretsOf(spec *config.Config) secrets {
 	var out secrets
-	for _, env := range []string{spec.Agent.APIKeyEnv, spec.Judge.APIKeyEnv} {
+	agentKey := spec.Agent.APIKeyEnv
+	if spec.Agent.Type == config.AgentClaudeCode {
+		agentKey = claudeCodeKeyEnv(spec.Agent, m.opts.Getenv)
+	}
+	for _, env := range []string{agentKey, spec.Judge.APIKeyEnv} {
 		if env == "" {
 			continue
 		}

@@ -119,9 +119,19 @@ func (m *Manager) baseAgent(spec *config.Config) (agent.Agent, error) {
 			return nil, err
 		}
 		return agent.NewCommand(agent.CommandOptions{Argv: spec.Agent.Command, Timeout: timeout, Getenv: m.opts.Getenv, Env: env}), nil
+	case config.AgentClaudeCode:
+		argv, err := claudeCodeArgv(spec.Agent)
+		if err != nil {
+			return nil, err
+		}
+		env, err := m.claudeCodeEnv(spec.Agent)
+		if err != nil {
+			return nil, err
+		}
+		return agent.NewCommand(agent.CommandOptions{Argv: argv, Timeout: timeout, Getenv: m.opts.Getenv, Env: env}), nil
 	case config.AgentOpenAI:
 	default:
-		return nil, fmt.Errorf("agent.type %q: want openai or command", spec.Agent.Type)
+		return nil, fmt.Errorf("agent.type %q: want openai, claude_code or command", spec.Agent.Type)
 	}
 	key, err := m.apiKey("agent.api_key_env", spec.Agent.APIKeyEnv)
 	if err != nil {

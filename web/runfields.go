@@ -150,7 +150,9 @@ func (p *fieldParser) prompt(cfg *config.Config, text string, kind store.Kind) {
 // commandAgent reads a command agent: its program and arguments, one per line,
 // run without a shell; the model, when given, prices its answers.
 func (p *fieldParser) commandAgent(a *config.Agent, f templates.RunForm) {
-	a.Type, a.APIKeyEnv = config.AgentCommand, ""
+	a.Type = config.AgentCommand
+	a.APIKeyEnv = ""
+	a.MaxTurns = 0 // a program runs its own loop
 	for _, line := range strings.Split(f.AgentCommand, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
 			a.Command = append(a.Command, line)

@@ -78,7 +78,7 @@ func (s *Server) createRun(c echo.Context) error {
 	}
 	f := readRunForm(form)
 	spec, err := s.runSpec(ctx, f)
-	if err == nil && spec.cfg.Agent.Type == config.AgentCommand && !s.cfg.AllowCommandAgents {
+	if err == nil && spec.cfg.Agent.Type.RunsProgram() && !s.cfg.AllowCommandAgents {
 		err = store.Errorf(store.EINVALID, "Agent: this server does not start programs from the browser; "+
 			"restart it with --allow-command-agents, or run this agent from a run file with assay run.")
 	}

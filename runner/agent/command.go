@@ -35,6 +35,9 @@ const (
 	PlaceholderQuery        = "{query}"
 	PlaceholderSystemPrompt = "{system_prompt}"
 	PlaceholderMCPConfig    = "{mcp_config}"
+	// PlaceholderMCPTools is replaced by the condition's servers as Claude
+	// Code names their tools: "mcp__graph,mcp__search" (empty without any).
+	PlaceholderMCPTools = "{mcp_tools}"
 )
 
 // CommandOptions configure a command agent.
@@ -92,7 +95,12 @@ func (c *Command) Answer(ctx context.Context, t Task) (*Answer, error) {
 		return nil, fmt.Errorf("agent: command: %w", err)
 	}
 	defer os.Remove(cfg)
-	r := strings.NewReplacer(PlaceholderQuery, t.Prompt, PlaceholderSystemPrompt, t.Condition.SystemPrompt, PlaceholderMCPConfig, cfg)
+	var tools []string
+	for _, s := range t.Condition.MCPServers {
+		tools = append(tools, "mcp__"+s.Name)
+	}
+	r := strings.NewReplacer(PlaceholderQuery, t.Prompt, PlaceholderSystemPrompt, t.Condition.SystemPrompt,
+		PlaceholderMCPConfig, cfg, PlaceholderMCPTools, strings.Join(tools, ","))
 	argv := make([]string, len(c.opts.Argv))
 	stdin := true
 	for i, a := range c.opts.Argv {

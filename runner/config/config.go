@@ -28,9 +28,17 @@ type AgentType string
 
 // The agent types assay supports.
 const (
-	AgentOpenAI  AgentType = "openai"  // an OpenAI-compatible chat API with a tool loop
-	AgentCommand AgentType = "command" // an external command (Claude Code, any CLI)
+	AgentOpenAI     AgentType = "openai"      // an OpenAI-compatible chat API with a tool loop
+	AgentCommand    AgentType = "command"     // an external command (any CLI)
+	AgentClaudeCode AgentType = "claude_code" // the Claude Code CLI, run as k-eval runs it
 )
+
+// AgentClaudeCodeSDK is k-eval's name for the Claude Code agent; a run file
+// that says it gets AgentClaudeCode.
+const AgentClaudeCodeSDK AgentType = "claude_code_sdk"
+
+// RunsProgram reports whether the agent starts a program on this machine.
+func (t AgentType) RunsProgram() bool { return t == AgentCommand || t == AgentClaudeCode }
 
 // Evaluator names how a response is scored.
 type Evaluator string

@@ -19,9 +19,9 @@ func noEnv(t *testing.T) func(string) string {
 	}
 }
 
-// kEval reads a k-eval run config with agent.type switched to openai, the
-// one edit assay requires: the project's fixture under testdata/keval, or,
-// for a name under "shared:", k-eval's own file in the conformance set.
+// kEval reads a k-eval run config as k-eval wrote it: the project's fixture
+// under testdata/keval, or, for a name under "shared:", k-eval's own file in
+// the conformance set.
 func kEval(t *testing.T, name string) []byte {
 	t.Helper()
 	var data []byte
@@ -30,7 +30,7 @@ func kEval(t *testing.T, name string) []byte {
 	} else {
 		data = fixture.Read(t, "keval/"+name)
 	}
-	return []byte(strings.Replace(string(data), `type: "claude_code_sdk"`, `type: "openai"`, 1))
+	return data
 }
 
 // kEvalWant is what a k-eval config with three conditions over two servers reads as.
@@ -70,7 +70,7 @@ func checkKEvalConfig(t *testing.T, data []byte, want kEvalWant) {
 	if c.Dataset != wantDataset {
 		t.Errorf("dataset = %+v, want %+v", c.Dataset, wantDataset)
 	}
-	if c.Agent.Type != AgentOpenAI || c.Agent.Model != "claude-sonnet-4-5" || c.Judge.Model != "vertex_ai/claude-opus-4-5" {
+	if c.Agent.Type != AgentClaudeCode || c.Agent.Model != "claude-sonnet-4-5" || c.Judge.Model != "vertex_ai/claude-opus-4-5" {
 		t.Errorf("agent, judge = %+v, %+v", c.Agent, c.Judge)
 	}
 	wantExec := Execution{NumRepetitions: 3, MaxConcurrent: 5, Retry: Retry{MaxAttempts: 3, InitialBackoffSeconds: 1, BackoffMultiplier: 2}}
@@ -114,22 +114,6 @@ func TestKEvalOneServerConfigsLoad(t *testing.T) {
 			}
 			if c.Execution.NumRepetitions != 1 || c.Execution.Retry.MaxAttempts != 2 {
 				t.Errorf("execution = %+v", c.Execution)
-			}
-		})
-	}
-}
-
-func TestKEvalClaudeCodeSDKIsAClearError(t *testing.T) {
-	read := map[string]func(t *testing.T) []byte{
-		"fixture":     func(t *testing.T) []byte { return fixture.Read(t, "keval/run.yaml") },
-		"conformance": func(t *testing.T) []byte { return fixture.ReadShared(t, "k-eval/fixture_valid_config.yaml") },
-	}
-	for set, data := range read {
-		t.Run(set, func(t *testing.T) {
-			_, err := Parse(data(t), "run.yaml", "/evals", noEnv(t))
-			want := `run.yaml:10: agent.type: claude_code_sdk is not supported by assay: use openai`
-			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "or command") {
-				t.Errorf("err = %v\nwant it to contain %q", err, want)
 			}
 		})
 	}

@@ -97,6 +97,12 @@ func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*C
 	if c.Name == "" {
 		c.Name = strings.TrimSuffix(filepath.Base(filename), filepath.Ext(filename))
 	}
+	if c.Agent.Type == AgentClaudeCodeSDK {
+		c.Agent.Type = AgentClaudeCode
+	}
+	if c.Agent.Type.RunsProgram() {
+		c.Agent.MaxTurns = 0 // a program runs its own loop; assay's would only mislead the report
+	}
 	if c.Agent.Type == AgentOpenAI && c.Agent.BaseURL == "" && c.Agent.APIKeyEnv == "" {
 		c.Agent.APIKeyEnv = DefaultKeyEnv
 	}

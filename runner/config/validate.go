@@ -127,20 +127,23 @@ func (k *checker) agent(a Agent) {
 		if len(a.Command) == 0 || a.Command[0] == "" {
 			k.fail("agent.command", "required for agent type command: the program and its arguments, as a list")
 		}
-	case "claude_code_sdk":
-		k.fail("agent.type", "claude_code_sdk is not supported by assay: use openai (an OpenAI-compatible API) "+
-			"or command (an external CLI, e.g. command: [claude, -p])")
+	case AgentClaudeCode:
+		if len(a.Command) > 0 && a.Command[0] == "" {
+			k.fail("agent.command", "the Claude Code program, and any arguments to put first; leave it out to run claude from PATH")
+		}
 	case "":
-		k.fail("agent.type", "required: openai or command")
+		k.fail("agent.type", "required: openai, claude_code or command")
 	default:
-		k.fail("agent.type", "unknown agent type %q (want openai or command)", a.Type)
+		k.fail("agent.type", "unknown agent type %q (want openai, claude_code (k-eval's claude_code_sdk) or command)", a.Type)
 	}
 	k.keyEnv("agent.api_key_env", a.APIKeyEnv)
 	if a.Temperature != nil {
 		k.between("agent.temperature", *a.Temperature, 0, 2)
 	}
 	k.atLeast("agent.max_tokens", a.MaxTokens, 0)
-	k.atLeast("agent.max_turns", a.MaxTurns, 1)
+	if !a.Type.RunsProgram() {
+		k.atLeast("agent.max_turns", a.MaxTurns, 1)
+	}
 	k.atLeast("agent.timeout_seconds", a.TimeoutSeconds, 1)
 }
 
