@@ -12,13 +12,8 @@ import (
 // claudeCodeHowTo says how to get Claude Code.
 const claudeCodeHowTo = "install it (npm install -g @anthropic-ai/claude-code) or give its path in agent.command"
 
-// claudeCodeArgv is how a task is put to Claude Code, as k-eval runs it: in
-// print mode, the condition's system prompt and only its MCP servers, none
-// of Claude Code's built-in tools, the servers' tools allowed without a
-// prompt and any other use denied (a question it cannot ask would hang),
-// the answer as stream-json so that its tool calls, tokens and cost can be
-// read, and the question last, after "--", so that one starting with "-"
-// is not taken for an option.
+// claudeCodeArgv finds Claude Code (agent.command, else claude on PATH)
+// and returns how a task is put to it (see agent.ClaudeCodeArgv).
 func claudeCodeArgv(a config.Agent) ([]string, error) {
 	program := []string{"claude"}
 	if len(a.Command) > 0 {
@@ -28,15 +23,7 @@ func claudeCodeArgv(a config.Agent) ([]string, error) {
 	if err != nil {
 		return nil, store.Errorf(store.EINVALID, "agent.command: Claude Code (%s) cannot be run: %v; %s", program[0], err, claudeCodeHowTo)
 	}
-	argv := append([]string{path}, program[1:]...)
-	argv = append(argv, "-p", "--output-format", "stream-json", "--verbose",
-		"--system-prompt", agent.PlaceholderSystemPrompt,
-		"--mcp-config", agent.PlaceholderMCPConfig, "--strict-mcp-config",
-		"--tools", "", "--allowedTools", agent.PlaceholderMCPTools, "--permission-mode", "dontAsk")
-	if a.Model != "" {
-		argv = append(argv, "--model", a.Model)
-	}
-	return append(argv, "--", agent.PlaceholderQuery), nil
+	return agent.ClaudeCodeArgv(append([]string{path}, program[1:]...), a.Model), nil
 }
 
 // claudeCodeEnv is what Claude Code sees besides the base variables: its

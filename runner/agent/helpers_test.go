@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"encoding/json"
+	"os"
 	"slices"
 	"testing"
 
@@ -80,3 +81,5 @@ func trace(calls []store.ToolCall) string {
 	b, _ := json.Marshal(out)
 	return string(b)
 }
+
+var osGetenv = os.Getenv

@@ -76,5 +76,12 @@ func textOf(raw json.RawMessage) string {
 	return strings.Join(parts, "\n")
 }
 
-// ResultText is a tool_result block's content as text.
-func (b Block) ResultText() string { return textOf(b.Content) }
+// ResultText is a tool_result block's content as text, without the
+// <system-reminder> notes Claude Code adds for its model.
+func (b Block) ResultText() string {
+	text := textOf(b.Content)
+	if i := strings.Index(text, "<system-reminder>"); i >= 0 {
+		text = text[:i]
+	}
+	return strings.TrimSpace(text)
+}
