@@ -159,22 +159,36 @@ func (db *DB) Runs(ctx context.Context) ([]RunSummary, error) {
 	return out, nil
 }
 
+// CompletedRuns returns the ids of a dataset's completed runs, newest first.
+func (db *DB) CompletedRuns(ctx context.Context, datasetID int64) ([]int64, error) {
+	return db.runIDs(ctx, "completed runs", `SELECT id FROM runs WHERE dataset_id = ? AND status = ? ORDER BY id DESC`,
+		datasetID, RunCompleted)
+}
+
 // UnfinishedRuns returns the ids of runs that are pending or running, oldest first.
 func (db *DB) UnfinishedRuns(ctx context.Context) ([]int64, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT id FROM runs WHERE status IN (?, ?) ORDER BY id`, RunPending, RunRunning)
+	return db.runIDs(ctx, "unfinished runs", `SELECT id FROM runs WHERE status IN (?, ?) ORDER BY id`, RunPending, RunRunning)
+}
+
+// runIDs returns the ids a query selects; what names it in errors.
+func (db *DB) runIDs(ctx context.Context, what, query string, args ...any) ([]int64, error) {
+	rows, err := db.read.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("unfinished runs: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer rows.Close()
 	var ids []int64
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("unfinished runs: %w", err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		ids = append(ids, id)
 	}
-	return ids, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return ids, nil
 }
 
 // SetRunStatus records a run's status. Running stamps the start once; a finished

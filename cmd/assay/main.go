@@ -57,7 +57,9 @@ Usage:
                 [--allowed-hosts NAME,...] [--allow-command-agents]
   assay import  --file F [--kind qa|mcq|math|code] [--name N] [--question-key K] [--answer-key K] [--db F] [--json]
   assay run     --config run.yaml [--db F] [--json] [--quiet]
-  assay run     --resume RUN_ID [--db F] [--json]
+                [--gate 'METRIC>=N' ...] [--baseline RUN_ID | --baseline-latest] [--tolerance T]
+                [--gate-regressions] [--junit F] [--summary-md F] [--report-url URL]
+  assay run     --resume RUN_ID [--db F] [--json] [the same CI flags]
   assay export  --run ID --format json|csv|html [--db F] [-o F]
   assay version
 

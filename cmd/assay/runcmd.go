@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,10 +12,30 @@ import (
 	"time"
 
 	"assay/report"
+	"assay/report/gate"
 	"assay/runner"
 	"assay/runner/config"
 	"assay/store"
 )
+
+// The exit codes of assay run, which CI scripts rely on.
+const (
+	exitGateFailed = 1 // a gate or (with --gate-regressions) a regression failed
+	exitIncomplete = 2 // the run did not complete
+	exitBadUsage   = 3 // a bad invocation or configuration
+)
+
+// badUsage marks err as the caller's mistake: exit 3.
+func badUsage(err error) error {
+	var ee *exitError
+	if err == nil || errors.As(err, &ee) && ee.code == exitBadUsage {
+		return err
+	}
+	if errors.As(err, &ee) {
+		return &exitError{code: exitBadUsage, err: ee.err}
+	}
+	return &exitError{code: exitBadUsage, err: err}
+}
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", stderr)
@@ -23,24 +44,31 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	dbPath := fs.String("db", "assay.db", "SQLite database file")
 	asJSON := fs.Bool("json", false, "print one JSON object with the run's summary")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	var ci ciFlags
+	ci.register(fs)
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return badUsage(err)
 	}
 	if (*cfgPath == "") == (*resume == 0) {
-		return &exitError{code: 2, err: fmt.Errorf("run: give --config FILE or --resume RUN_ID")}
+		return badUsage(fmt.Errorf("run: give --config FILE or --resume RUN_ID"))
+	}
+	if err := ci.check(); err != nil {
+		return badUsage(err)
 	}
 	db, err := store.Open(ctx, *dbPath)
 	if err != nil {
-		return err
+		return badUsage(err)
 	}
 	defer db.Close()
 	m := runner.New(db, runner.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Program: "assay run"})
 	defer m.Close(context.Background())
 	id := *resume
 	if id == 0 {
-		if id, err = createRun(ctx, m, *cfgPath, stderr); err != nil {
-			return err
+		if id, err = createRun(ctx, m, db, *cfgPath, &ci, stderr); err != nil {
+			return badUsage(err)
 		}
+	} else if err := ci.prepare(ctx, db, id); err != nil {
+		return badUsage(err)
 	}
 	if !*quiet {
 		stop := reportProgress(ctx, db, id, stderr)
@@ -48,28 +76,43 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	status, err := m.Execute(ctx, id)
 	if err != nil {
-		return err
+		return &exitError{code: exitIncomplete, err: err}
 	}
-	s, err := report.Summarize(context.WithoutCancel(ctx), db, id)
+	v, err := ci.verdict(context.WithoutCancel(ctx), db, id)
 	if err != nil {
-		return err
+		return &exitError{code: exitIncomplete, err: err}
 	}
 	if *asJSON {
-		if err := json.NewEncoder(stdout).Encode(s); err != nil {
+		if err := json.NewEncoder(stdout).Encode(v.output()); err != nil {
 			return err
 		}
 	} else {
-		printSummary(stdout, s)
+		printSummary(stdout, v.Summary)
+		printVerdict(stdout, v)
 	}
-	return runExit(status, id, stderr)
+	if err := ci.write(v); err != nil {
+		return err
+	}
+	return runExit(v, status, stderr)
 }
 
-func createRun(ctx context.Context, m *runner.Manager, path string, stderr io.Writer) (int64, error) {
+// createRun checks the config and the CI flags against it, then creates the run.
+func createRun(ctx context.Context, m *runner.Manager, db *store.DB, path string, ci *ciFlags, stderr io.Writer) (int64, error) {
 	cfg, err := config.Load(path, os.Getenv)
 	if err != nil {
 		return 0, err
 	}
-	run, err := m.CreateFromConfig(ctx, cfg)
+	ds, err := m.DatasetFromConfig(ctx, cfg)
+	if err != nil {
+		return 0, err
+	}
+	if err := gate.Check(ci.gates, cfg.EvaluatorsFor(ds.Kind), conditionNames(cfg.Conditions())); err != nil {
+		return 0, err
+	}
+	if err := ci.findBaseline(ctx, db, ds, conditionNames(cfg.Conditions()), 0); err != nil {
+		return 0, err
+	}
+	run, err := m.Create(ctx, cfg, ds.ID, cfg.Conditions())
 	if err != nil {
 		return 0, err
 	}
@@ -78,16 +121,26 @@ func createRun(ctx context.Context, m *runner.Manager, path string, stderr io.Wr
 	return run.ID, nil
 }
 
-// runExit is nil for a completed run; otherwise an error with a distinct exit code.
-func runExit(status store.RunStatus, id int64, stderr io.Writer) error {
+// runExit is nil for a completed run whose gates held; otherwise an error
+// with the exit code CI scripts rely on.
+func runExit(v *ciVerdict, status store.RunStatus, stderr io.Writer) error {
+	id := v.Summary.RunID
 	switch status {
 	case store.RunCompleted:
-		return nil
 	case store.RunRunning, store.RunPending:
 		fmt.Fprintf(stderr, "interrupted: resume with  assay run --resume %d\n", id)
-		return &exitError{code: 130, err: errSilent}
+		return &exitError{code: exitIncomplete, err: errSilent}
+	default:
+		msg := fmt.Sprintf("run %d ended %s", id, status)
+		if v.Summary.Message != "" {
+			msg += ": " + v.Summary.Message
+		}
+		return &exitError{code: exitIncomplete, err: errors.New(msg)}
 	}
-	return &exitError{code: 1, err: fmt.Errorf("run %d ended %s", id, status)}
+	if !v.Passed() {
+		return &exitError{code: exitGateFailed, err: fmt.Errorf("run %d: %s", id, v.failures())}
+	}
+	return nil
 }
 
 // reportProgress prints a line to stderr every few seconds until stopped.

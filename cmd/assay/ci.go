@@ -1,0 +1,282 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"assay/report"
+	"assay/report/gate"
+	"assay/store"
+)
+
+// ciFlags are assay run's flags for CI: gates, a baseline, and the files a
+// CI job reads.
+type ciFlags struct {
+	gates           []gate.Gate
+	baseline        int64
+	baselineLatest  bool
+	tolerance       float64
+	gateRegressions bool
+	junit           string
+	summaryMD       string
+	reportURL       string
+
+	baselineID int64 // the baseline chosen, 0 for none
+	note       string
+}
+
+func (ci *ciFlags) register(fs *flag.FlagSet) {
+	fs.Func("gate", "a gate the run must hold, repeatable: [CONDITION:]METRIC[@ci_low]>=NUMBER, e.g. 'rubric.completeness>=4.0'", func(s string) error {
+		g, err := gate.Parse(s)
+		if err != nil {
+			return err
+		}
+		ci.gates = append(ci.gates, g)
+		return nil
+	})
+	fs.Int64Var(&ci.baseline, "baseline", 0, "compare with this run, paired by sample (same dataset bytes)")
+	fs.BoolVar(&ci.baselineLatest, "baseline-latest", false, "compare with the latest completed run on the same dataset")
+	fs.Float64Var(&ci.tolerance, "tolerance", 0, "a regression is a paired difference whose 95% CI lies below -tolerance")
+	fs.BoolVar(&ci.gateRegressions, "gate-regressions", false, "fail the run (exit 1) when the baseline comparison finds a regression")
+	fs.StringVar(&ci.junit, "junit", "", "write JUnit XML here: one test case per condition and gate")
+	fs.StringVar(&ci.summaryMD, "summary-md", "", "write a markdown summary here (e.g. $GITHUB_STEP_SUMMARY)")
+	fs.StringVar(&ci.reportURL, "report-url", "", "the server's base URL, for a link to /runs/ID in the summary ({run_id} is replaced when present)")
+}
+
+// check rejects flags that contradict each other.
+func (ci *ciFlags) check() error {
+	switch {
+	case ci.baseline != 0 && ci.baselineLatest:
+		return fmt.Errorf("run: give --baseline RUN_ID or --baseline-latest, not both")
+	case ci.baseline < 0:
+		return fmt.Errorf("run: --baseline %d: a run id is a positive number", ci.baseline)
+	case ci.tolerance < 0 || math.IsNaN(ci.tolerance) || math.IsInf(ci.tolerance, 0):
+		return fmt.Errorf("run: --tolerance must be a number ≥ 0")
+	case ci.gateRegressions && ci.baseline == 0 && !ci.baselineLatest:
+		return fmt.Errorf("run: --gate-regressions needs --baseline RUN_ID or --baseline-latest")
+	}
+	for _, f := range []string{ci.junit, ci.summaryMD} {
+		if f == "" {
+			continue
+		}
+		if st, err := os.Stat(filepath.Dir(f)); err != nil || !st.IsDir() {
+			return fmt.Errorf("run: cannot write %s: no folder %s", f, filepath.Dir(f))
+		}
+	}
+	return nil
+}
+
+// prepare checks the flags against a run being resumed.
+func (ci *ciFlags) prepare(ctx context.Context, db *store.DB, id int64) error {
+	run, err := db.Run(ctx, id)
+	if err != nil {
+		return err
+	}
+	r, err := report.Load(ctx, db, id)
+	if err != nil {
+		return err
+	}
+	if err := gate.Check(ci.gates, r.Config.EvaluatorsFor(r.Dataset.Kind), r.Conditions); err != nil {
+		return err
+	}
+	return ci.findBaseline(ctx, db, r.Dataset, conditionNames(run.Conditions), id)
+}
+
+// findBaseline picks the baseline run and checks it can be compared with
+// a run of conditions on ds (run id, or 0 before it exists).
+func (ci *ciFlags) findBaseline(ctx context.Context, db *store.DB, ds *store.Dataset, conditions []string, id int64) error {
+	switch {
+	case ci.baseline != 0:
+		base, err := db.Run(ctx, ci.baseline)
+		if err != nil {
+			return fmt.Errorf("--baseline %d: %w", ci.baseline, err)
+		}
+		if base.Status != store.RunCompleted {
+			return fmt.Errorf("--baseline %d: the run is %s, not completed", base.ID, base.Status)
+		}
+		if base.DatasetID != ds.ID {
+			other, err := db.Dataset(ctx, base.DatasetID)
+			if err != nil {
+				return err
+			}
+			return fmt.Errorf("--baseline %d is on dataset %q (SHA-256 %.12s…), this run on %q (%.12s…): only runs of the same dataset bytes can be compared",
+				base.ID, other.Name, other.SHA256, ds.Name, ds.SHA256)
+		}
+		if !sharesCondition(base.Conditions, conditions) {
+			return fmt.Errorf("--baseline %d shares no condition with this run (it has %s)", base.ID, strings.Join(conditionNames(base.Conditions), ", "))
+		}
+		ci.baselineID = base.ID
+	case ci.baselineLatest:
+		ids, err := db.CompletedRuns(ctx, ds.ID)
+		if err != nil {
+			return err
+		}
+		for _, b := range ids {
+			if id != 0 && b >= id {
+				continue
+			}
+			base, err := db.Run(ctx, b)
+			if err != nil {
+				return err
+			}
+			if sharesCondition(base.Conditions, conditions) {
+				ci.baselineID = b
+				break
+			}
+		}
+		if ci.baselineID == 0 {
+			ci.note = fmt.Sprintf("no baseline: no earlier completed run on dataset %q shares a condition with this one", ds.Name)
+		}
+	}
+	return nil
+}
+
+func sharesCondition(cs []store.Condition, names []string) bool {
+	return slices.ContainsFunc(cs, func(c store.Condition) bool { return slices.Contains(names, c.Name) })
+}
+
+func conditionNames(cs []store.Condition) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// ciVerdict is the verdict and what assay run prints of it.
+type ciVerdict struct {
+	gate.Verdict
+	note string
+}
+
+// verdict judges the finished run.
+func (ci *ciFlags) verdict(ctx context.Context, db *store.DB, id int64) (*ciVerdict, error) {
+	r, err := report.Load(ctx, db, id)
+	if err != nil {
+		return nil, err
+	}
+	v := &ciVerdict{Verdict: gate.Verdict{Summary: r.Summary, Gates: gate.Judge(ci.gates, r.Summary),
+		FailRegressions: ci.gateRegressions, ReportURL: ci.url(id)}, note: ci.note}
+	if ci.baselineID != 0 {
+		base, err := report.Load(ctx, db, ci.baselineID)
+		if err != nil {
+			return nil, err
+		}
+		if v.Baseline, err = gate.Compare(base, r, ci.tolerance); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+func (ci *ciFlags) url(id int64) string {
+	u := ci.reportURL
+	switch {
+	case u == "":
+		return ""
+	case strings.Contains(u, "{run_id}"):
+		return strings.ReplaceAll(u, "{run_id}", strconv.FormatInt(id, 10))
+	}
+	return strings.TrimRight(u, "/") + "/runs/" + strconv.FormatInt(id, 10)
+}
+
+// write writes the JUnit XML and markdown files asked for.
+func (ci *ciFlags) write(v *ciVerdict) error {
+	for _, f := range []struct {
+		path  string
+		write func(io.Writer) error
+	}{{ci.junit, v.WriteJUnit}, {ci.summaryMD, v.WriteMarkdown}} {
+		if f.path == "" {
+			continue
+		}
+		if err := writeFile(f.path, f.write); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFile writes a file through fn, reporting the first error.
+func writeFile(path string, fn func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := fn(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// runOutput is what assay run --json prints: the summary's keys, plus the
+// gates and the baseline comparison when asked for.
+type runOutput struct {
+	*report.Summary
+	Passed   *bool            `json:"passed,omitempty"`
+	Gates    []gate.Result    `json:"gates,omitempty"`
+	Baseline *gate.Comparison `json:"baseline,omitempty"`
+	Note     string           `json:"note,omitempty"`
+}
+
+func (v *ciVerdict) output() runOutput {
+	out := runOutput{Summary: v.Summary, Gates: v.Gates, Baseline: v.Baseline, Note: v.note}
+	if len(v.Gates) > 0 || v.Baseline != nil {
+		p := v.Passed()
+		out.Passed = &p
+	}
+	return out
+}
+
+// failures says which gates failed and which regressions failed the run.
+func (v *ciVerdict) failures() string {
+	var out []string
+	for _, g := range v.Gates {
+		if !g.Held {
+			out = append(out, "gate "+g.Gate+" failed under "+g.Condition)
+		}
+	}
+	if v.FailRegressions && v.Baseline != nil {
+		for _, d := range v.Baseline.Regressed() {
+			out = append(out, fmt.Sprintf("%s regressed under %s against run %d", d.Metric, d.Condition, v.Baseline.BaselineRunID))
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// printVerdict writes the gates and the baseline comparison after the summary.
+func printVerdict(w io.Writer, v *ciVerdict) {
+	if v.note != "" {
+		fmt.Fprintln(w, v.note)
+	}
+	if len(v.Gates) > 0 {
+		fmt.Fprintln(w, "\ngates:")
+		for _, g := range v.Gates {
+			fmt.Fprintf(w, "  %s  %s  %s\n", okWord(g.Held), g.Gate, g.Message)
+		}
+	}
+	if c := v.Baseline; c != nil {
+		fmt.Fprintf(w, "\nagainst baseline run %d (paired by sample; a regression's 95%% CI lies below -%s):\n", c.BaselineRunID, strconv.FormatFloat(c.Tolerance, 'g', -1, 64))
+		for _, d := range c.Metrics {
+			fmt.Fprintf(w, "  %s\n", d.Message())
+		}
+		for _, u := range c.Unmatched {
+			fmt.Fprintf(w, "  not compared: %s\n", u)
+		}
+	}
+}
+
+func okWord(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}

@@ -1,0 +1,255 @@
+// Package gate decides whether a finished run may pass a CI pipeline: gates
+// on a metric's mean or confidence bound, and regressions found by a paired
+// comparison with a baseline run. It judges what package report computed and
+// writes the verdict as JUnit XML and a markdown summary.
+package gate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"assay/report"
+	"assay/runner/config"
+)
+
+// Bound is the figure of a metric a gate compares.
+type Bound string
+
+// The figures a gate can compare.
+const (
+	BoundMean   Bound = ""        // the mean
+	BoundCILow  Bound = "ci_low"  // the lower end of its 95% CI
+	BoundCIHigh Bound = "ci_high" // the upper end
+)
+
+// Gate is one --gate: a metric, optionally under one condition, compared
+// with a threshold.
+type Gate struct {
+	Text      string  // as written
+	Condition string  // "" for every condition
+	Evaluator string  // "" when the metric was named alone
+	Metric    string  // the metric's name, or the evaluator's when Evaluator is ""
+	Bound     Bound   // what is compared
+	Op        string  // >=, >, <= or <
+	Threshold float64 // what it is compared with
+}
+
+// ops are the comparisons a gate can make, longest first so that >= is
+// not read as >.
+var ops = []string{">=", "<=", ">", "<"}
+
+// Parse reads a gate: [CONDITION:]METRIC[@ci_low|@ci_high]OP NUMBER, where
+// METRIC is EVALUATOR.NAME (rubric.completeness), or a name alone
+// (exact_match, or completeness when one evaluator has it).
+func Parse(text string) (Gate, error) {
+	g := Gate{Text: text}
+	s := strings.TrimSpace(text)
+	i, op := -1, ""
+	for _, o := range ops {
+		if j := strings.Index(s, o); j >= 0 && (i < 0 || j < i) {
+			i, op = j, o
+		}
+	}
+	if i < 0 {
+		return g, fmt.Errorf("gate %q: want METRIC>=NUMBER (or >, <=, <), e.g. rubric.completeness>=4.0", text)
+	}
+	g.Op = op
+	lhs, rhs := strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+len(op):])
+	v, err := strconv.ParseFloat(rhs, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return g, fmt.Errorf("gate %q: %q is not a number", text, rhs)
+	}
+	g.Threshold = v
+	if c, rest, ok := strings.Cut(lhs, ":"); ok {
+		g.Condition, lhs = strings.TrimSpace(c), strings.TrimSpace(rest)
+		if g.Condition == "" {
+			return g, fmt.Errorf("gate %q: no condition before ':'", text)
+		}
+	}
+	if m, b, ok := strings.Cut(lhs, "@"); ok {
+		switch Bound(b) {
+		case BoundCILow, BoundCIHigh:
+			g.Bound = Bound(b)
+		default:
+			return g, fmt.Errorf("gate %q: unknown bound @%s (want @ci_low or @ci_high)", text, b)
+		}
+		lhs = m
+	}
+	if e, name, ok := strings.Cut(lhs, "."); ok {
+		if e == "" || name == "" {
+			return g, fmt.Errorf("gate %q: want EVALUATOR.METRIC, e.g. rubric.completeness", text)
+		}
+		g.Evaluator, lhs = e, name
+	}
+	if lhs == "" {
+		return g, fmt.Errorf("gate %q: no metric named", text)
+	}
+	if strings.ContainsAny(lhs+g.Evaluator, "=!<> \t") {
+		return g, fmt.Errorf("gate %q: want METRIC>=NUMBER (or >, <=, <), e.g. rubric.completeness>=4.0", text)
+	}
+	g.Metric = lhs
+	return g, nil
+}
+
+// String is the gate as written.
+func (g Gate) String() string { return g.Text }
+
+// matches reports whether m is the metric the gate names.
+func (g Gate) matches(m report.Metric) bool {
+	if g.Evaluator != "" {
+		return m.Evaluator == g.Evaluator && m.Name == g.Metric
+	}
+	return m.Name == g.Metric
+}
+
+// Check reports, before a run, whether the gates name metrics and
+// conditions the run's evaluators and conditions will give: a gate that can never be
+// judged is a mistake worth stopping for. Evaluators whose metrics are not
+// known in advance are let through.
+func Check(gates []Gate, evaluators []config.Evaluator, conditions []string) error {
+	var known []report.Metric
+	open := false
+	for _, ev := range evaluators {
+		names := ev.Metrics()
+		if len(names) == 0 {
+			open = true
+		}
+		for _, n := range names {
+			known = append(known, report.Metric{Evaluator: string(ev), Name: n})
+		}
+	}
+	for _, g := range gates {
+		if g.Condition != "" && !slices.Contains(conditions, g.Condition) {
+			return fmt.Errorf("gate %q: the run has no condition %q (it has %s)", g.Text, g.Condition, strings.Join(conditions, ", "))
+		}
+		if open {
+			continue
+		}
+		var found []report.Metric
+		for _, m := range known {
+			if g.matches(m) {
+				found = append(found, m)
+			}
+		}
+		switch {
+		case len(found) == 0:
+			var names []string
+			for _, m := range known {
+				names = append(names, metricName(m))
+			}
+			return fmt.Errorf("gate %q: the run's evaluators give no metric %q (they give %s)", g.Text, g.name(), strings.Join(names, ", "))
+		case len(found) > 1:
+			return fmt.Errorf("gate %q: %q is ambiguous: name its evaluator (%s or %s)", g.Text, g.Metric, metricName(found[0]), metricName(found[1]))
+		}
+	}
+	return nil
+}
+
+func (g Gate) name() string {
+	if g.Evaluator != "" {
+		return g.Evaluator + "." + g.Metric
+	}
+	return g.Metric
+}
+
+// metricName is how a gate names m: its evaluator and name, or one of them
+// when they are the same.
+func metricName(m report.Metric) string {
+	if m.Name == m.Evaluator {
+		return m.Name
+	}
+	return m.Evaluator + "." + m.Name
+}
+
+// Result is one gate judged under one condition.
+type Result struct {
+	Gate      string  `json:"gate"`
+	Condition string  `json:"condition"`
+	Metric    string  `json:"metric"` // evaluator.name
+	Bound     string  `json:"bound"`  // mean, ci_low or ci_high
+	Value     float64 `json:"value"`  // the figure compared; 0 when there is none
+	N         int     `json:"n"`      // scores behind it
+	Op        string  `json:"op"`
+	Threshold float64 `json:"threshold"`
+	Held      bool    `json:"held"`
+	Message   string  `json:"message"`
+}
+
+// Judge judges every gate under every condition it applies to.
+func Judge(gates []Gate, s *report.Summary) []Result {
+	var out []Result
+	for _, g := range gates {
+		for _, c := range s.Conditions {
+			if g.Condition != "" && c.Name != g.Condition {
+				continue
+			}
+			out = append(out, judge(g, c))
+		}
+	}
+	return out
+}
+
+func judge(g Gate, c report.ConditionSummary) Result {
+	r := Result{Gate: g.Text, Condition: c.Name, Metric: g.name(), Bound: "mean", Op: g.Op, Threshold: g.Threshold}
+	if g.Bound != BoundMean {
+		r.Bound = string(g.Bound)
+	}
+	i := slices.IndexFunc(c.Metrics, func(m report.MetricSummary) bool {
+		return g.matches(report.Metric{Evaluator: m.Evaluator, Name: m.Name})
+	})
+	if i < 0 || c.Metrics[i].N == 0 {
+		r.Message = fmt.Sprintf("%s: no %s scores (%d results, %d errors)", c.Name, g.name(), c.Results, c.Errors)
+		return r
+	}
+	m := c.Metrics[i]
+	r.Metric = metricName(report.Metric{Evaluator: m.Evaluator, Name: m.Name})
+	r.N = m.N
+	switch g.Bound {
+	case BoundCILow:
+		r.Value = m.CI95[0]
+	case BoundCIHigh:
+		r.Value = m.CI95[1]
+	default:
+		r.Value = m.Mean
+	}
+	r.Held = compare(r.Value, g.Op, g.Threshold)
+	verdict := "held"
+	if !r.Held {
+		verdict = "failed"
+	}
+	r.Message = fmt.Sprintf("%s: %s %s = %s %s %s: %s (mean %s, 95%% CI [%s, %s], n %d)", c.Name, r.Metric, r.Bound,
+		num(r.Value), g.Op, num(g.Threshold), verdict, num(m.Mean), num(m.CI95[0]), num(m.CI95[1]), m.N)
+	return r
+}
+
+func compare(v float64, op string, t float64) bool {
+	switch op {
+	case ">=":
+		return v >= t
+	case ">":
+		return v > t
+	case "<=":
+		return v <= t
+	case "<":
+		return v < t
+	}
+	return false
+}
+
+// num prints a figure with up to four decimals, without trailing zeros.
+func num(v float64) string {
+	return strconv.FormatFloat(math.Round(v*1e4)/1e4, 'f', -1, 64)
+}
+
+// Held reports whether every result held.
+func Held(results []Result) bool {
+	for _, r := range results {
+		if !r.Held {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,102 @@
+package gate
+
+import (
+	"strings"
+	"testing"
+
+	"assay/report"
+	"assay/runner/config"
+)
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Gate
+	}{
+		{"rubric.completeness>=4.0", Gate{Evaluator: "rubric", Metric: "completeness", Op: ">=", Threshold: 4}},
+		{"exact_match>0.85", Gate{Metric: "exact_match", Op: ">", Threshold: 0.85}},
+		{" rubric.completeness@ci_low >= 3.5 ", Gate{Evaluator: "rubric", Metric: "completeness", Bound: BoundCILow, Op: ">=", Threshold: 3.5}},
+		{"with-docs:arbiter.overall@ci_high<0.2", Gate{Condition: "with-docs", Evaluator: "arbiter", Metric: "overall", Bound: BoundCIHigh, Op: "<", Threshold: 0.2}},
+		{"numeric_match<=1e-1", Gate{Metric: "numeric_match", Op: "<=", Threshold: 0.1}},
+	} {
+		g, err := Parse(tc.in)
+		tc.want.Text = tc.in
+		if err != nil || g != tc.want {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v", tc.in, g, err, tc.want)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"rubric.completeness", "want METRIC>=NUMBER"},
+		{"rubric.completeness>=high", `"high" is not a number`},
+		{"rubric.completeness>=NaN", `"NaN" is not a number`},
+		{"completeness@ci_mid>=1", "unknown bound @ci_mid"},
+		{">=4", "no metric named"},
+		{".completeness>=4", "want EVALUATOR.METRIC"},
+		{"completeness=>4", "want METRIC>=NUMBER"},
+		{"completeness==4", "want METRIC>=NUMBER"},
+		{":completeness>=4", "no condition before ':'"},
+	} {
+		if _, err := Parse(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) error = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestCheckNamesTheMetrics(t *testing.T) {
+	both := []config.Evaluator{config.EvalRubric, config.EvalArbiter, config.EvalExactMatch}
+	for _, tc := range []struct{ gate, want string }{
+		{"completeness>=4", ""},
+		{"rubric.completeness>=4", ""},
+		{"exact_match>=0.9", ""},
+		{"b:overall>=0.5", ""},
+		{"rubric.overall>=4", `give no metric "rubric.overall" (they give rubric.factual_adherence`},
+		{"c:exact_match>=1", `no condition "c" (it has a, b)`},
+	} {
+		g, err := Parse(tc.gate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = Check([]Gate{g}, both, []string{"a", "b"})
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("Check(%s) = %v, want %q", tc.gate, err, tc.want)
+		}
+	}
+}
+
+func TestJudge(t *testing.T) {
+	s := &report.Summary{Conditions: []report.ConditionSummary{
+		{Name: "a", Results: 10, Metrics: []report.MetricSummary{{Evaluator: "exact_match", Name: "exact_match", Mean: 0.8, CI95: [2]float64{0.55, 1}, N: 10}}},
+		{Name: "b", Results: 10, Errors: 10},
+	}}
+	gates := []Gate{must(Parse("exact_match>=0.8")), must(Parse("exact_match@ci_low>=0.6")), must(Parse("a:exact_match@ci_high<=1"))}
+	got := Judge(gates, s)
+	want := []struct {
+		cond string
+		held bool
+		msg  string
+	}{
+		{"a", true, "a: exact_match mean = 0.8 >= 0.8: held (mean 0.8, 95% CI [0.55, 1], n 10)"},
+		{"b", false, "b: no exact_match scores (10 results, 10 errors)"},
+		{"a", false, "a: exact_match ci_low = 0.55 >= 0.6: failed"},
+		{"b", false, "no exact_match scores"},
+		{"a", true, "ci_high = 1 <= 1: held"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d results, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if got[i].Condition != w.cond || got[i].Held != w.held || !strings.Contains(got[i].Message, w.msg) {
+			t.Errorf("result %d = %+v, want %s held=%v %q", i, got[i], w.cond, w.held, w.msg)
+		}
+	}
+	if Held(got) {
+		t.Error("Held with failed gates")
+	}
+}
+
+func must(g Gate, err error) Gate {
+	if err != nil {
+		panic(err)
+	}
+	return g
+}

@@ -1,0 +1,128 @@
+package gate
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+
+	"assay/report"
+)
+
+// Verdict is everything a CI job learns from a run: its summary, the gates
+// judged, and the comparison with a baseline.
+type Verdict struct {
+	Summary  *report.Summary
+	Gates    []Result
+	Baseline *Comparison
+	// FailRegressions makes a regression fail the verdict (--gate-regressions).
+	FailRegressions bool
+	ReportURL       string // a link to the run's report; may be ""
+}
+
+// Completed reports whether the run finished all its work.
+func (v *Verdict) Completed() bool { return v.Summary.Status == "completed" }
+
+// Passed reports whether the run completed, every gate held and, when
+// regressions fail it, none was found.
+func (v *Verdict) Passed() bool {
+	return v.Completed() && Held(v.Gates) && !(v.FailRegressions && v.Baseline != nil && v.Baseline.Regressions > 0)
+}
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	ClassName string        `xml:"classname,attr"`
+	Name      string        `xml:"name,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitFailure `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+// WriteJUnit writes the verdict as JUnit XML: a suite for the run (did it
+// complete), one for the gates with a case per condition and gate, and one
+// for the baseline with a case per condition and metric, failing on a
+// regression only when regressions fail the run.
+func (v *Verdict) WriteJUnit(w io.Writer) error {
+	s := v.Summary
+	name := fmt.Sprintf("assay run %d", s.RunID)
+	run := junitSuite{Name: name + ": run", Cases: []junitCase{{ClassName: "run", Name: "completed",
+		SystemOut: fmt.Sprintf("%d/%d results, %d errors, $%.4f", s.Results, s.TotalTasks, s.Errors, s.CostUSD)}}}
+	if !v.Completed() {
+		msg := fmt.Sprintf("the run ended %s", s.Status)
+		if s.Message != "" {
+			msg += ": " + s.Message
+		}
+		run.Cases[0].Failure = &junitFailure{Message: msg, Type: "incomplete", Text: msg}
+	}
+	suites := []junitSuite{run}
+	if len(v.Gates) > 0 {
+		gs := junitSuite{Name: name + ": gates"}
+		for _, g := range v.Gates {
+			c := junitCase{ClassName: g.Condition, Name: g.Gate, SystemOut: g.Message}
+			if !g.Held {
+				c.Failure = &junitFailure{Message: g.Message, Type: "gate", Text: g.Message}
+			}
+			gs.Cases = append(gs.Cases, c)
+		}
+		suites = append(suites, gs)
+	}
+	if b := v.Baseline; b != nil {
+		bs := junitSuite{Name: fmt.Sprintf("%s: against baseline run %d", name, b.BaselineRunID)}
+		for _, d := range b.Metrics {
+			c := junitCase{ClassName: d.Condition, Name: d.Metric + " no regression", SystemOut: d.Message()}
+			switch {
+			case d.Regressed && v.FailRegressions:
+				c.Failure = &junitFailure{Message: d.Message(), Type: "regression", Text: d.Message()}
+			case d.Regressed:
+				c.Skipped = &junitFailure{Message: d.Message() + " (not gated: --gate-regressions is off)"}
+			}
+			bs.Cases = append(bs.Cases, c)
+		}
+		suites = append(suites, bs)
+	}
+	out := junitSuites{Name: name}
+	for i := range suites {
+		for _, c := range suites[i].Cases {
+			suites[i].Tests++
+			if c.Failure != nil {
+				suites[i].Failures++
+			}
+			if c.Skipped != nil {
+				suites[i].Skipped++
+			}
+		}
+		out.Tests += suites[i].Tests
+		out.Failures += suites[i].Failures
+	}
+	out.Suites = suites
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("junit: %w", err)
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
