@@ -65,7 +65,7 @@ func insertSamples(ctx context.Context, tx *sql.Tx, datasetID int64, samples []S
 }
 
 const datasetColumns = `d.id, d.name, d.kind, d.sha256, d.format, d.filename, d.size_bytes,
-	d.question_key, d.answer_key, d.sample_count, d.created_at`
+	d.question_key, d.answer_key, d.sample_count, d.created_at, d.origin`
 
 type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
@@ -76,7 +76,7 @@ func scanDataset(row interface{ Scan(...any) error }) (*Dataset, error) {
 	var d Dataset
 	var created string
 	err := row.Scan(&d.ID, &d.Name, &d.Kind, &d.SHA256, &d.Format, &d.Filename, &d.Size,
-		&d.QuestionKey, &d.AnswerKey, &d.Samples, &created)
+		&d.QuestionKey, &d.AnswerKey, &d.Samples, &created, &d.Origin)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("dataset: %w", ErrNotFound)
 	} else if err != nil {

@@ -22,9 +22,28 @@ func (db *DB) SaveResult(ctx context.Context, r *Result) (saved bool, err error)
 		return false, err
 	}
 	defer tx.Rollback()
+	saved, err = insertNewResult(ctx, tx, db.nowText(), r)
+	if err != nil || !saved {
+		return false, err
+	}
+	return true, tx.Commit()
+}
+
+// insertResult stores a result that must be new, with its judgements.
+func insertResult(ctx context.Context, tx *sql.Tx, now string, r *Result) error {
+	saved, err := insertNewResult(ctx, tx, now, r)
+	if err == nil && !saved {
+		err = fmt.Errorf("result %d/%s/%d: stored twice", r.SampleRow, r.Condition, r.Repetition)
+	}
+	return err
+}
+
+// insertNewResult stores a result with its judgements, unless its task
+// already has one.
+func insertNewResult(ctx context.Context, tx *sql.Tx, now string, r *Result) (saved bool, err error) {
 	calls, _ := json.Marshal(nonNilCalls(r.ToolCalls))
 	retries, _ := json.Marshal(nonNil(r.Retries))
-	r.CreatedAt = parseTime(db.nowText())
+	r.CreatedAt = parseTime(now)
 	res, err := tx.ExecContext(ctx, `INSERT INTO results (run_id, sample_id, condition, repetition, response, error,
 		error_kind, tokens_in, tokens_out, cache_read_tokens, cache_write_tokens, cost_usd, cost_source, model,
 		latency_ms, attempts, retries, tool_calls, created_at)
@@ -47,7 +66,7 @@ func (db *DB) SaveResult(ctx context.Context, r *Result) (saved bool, err error)
 			return false, err
 		}
 	}
-	return true, tx.Commit()
+	return true, nil
 }
 
 func insertJudgement(ctx context.Context, tx *sql.Tx, r *Result, j *Judgement) error {

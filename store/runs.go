@@ -66,14 +66,14 @@ func createRun(ctx context.Context, tx *sql.Tx, now string, r *Run) error {
 }
 
 const runColumns = `r.id, r.name, r.dataset_id, r.status, r.config, r.repetitions, r.total_tasks, r.budget_usd,
-	r.error, r.created_at, r.started_at, r.finished_at`
+	r.error, r.created_at, r.started_at, r.finished_at, r.origin`
 
 func scanRun(row interface{ Scan(...any) error }, extra ...any) (*Run, error) {
 	var r Run
 	var config, created string
 	var started, finished sql.NullString
 	dest := append([]any{&r.ID, &r.Name, &r.DatasetID, &r.Status, &config, &r.Repetitions, &r.TotalTasks,
-		&r.BudgetUSD, &r.Message, &created, &started, &finished}, extra...)
+		&r.BudgetUSD, &r.Message, &created, &started, &finished, &r.Origin}, extra...)
 	if err := row.Scan(dest...); errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("run: %w", ErrNotFound)
 	} else if err != nil {

@@ -43,7 +43,17 @@ type Dataset struct {
 	AnswerKey   string
 	Samples     int
 	CreatedAt   time.Time
+	Origin      Origin // OriginEEE: made from imported result files, holding only their samples
 }
+
+// Origin is where a run or dataset came from.
+type Origin string
+
+// The origins of runs and datasets.
+const (
+	OriginAssay Origin = ""    // made by assay
+	OriginEEE   Origin = "eee" // imported from EEE result files (k-eval's)
+)
 
 // Sample is one row of a dataset.
 type Sample struct {
@@ -126,6 +136,7 @@ type Run struct {
 	CreatedAt   time.Time
 	StartedAt   *time.Time
 	FinishedAt  *time.Time
+	Origin      Origin // OriginEEE: imported, finished and read-only
 }
 
 // ToolCall is one call the agent made to an MCP tool.

@@ -15,6 +15,7 @@ type DatasetRow struct {
 	AnswerKey   string
 	Samples     int
 	CreatedAt   time.Time
+	Imported    bool // rebuilt from imported EEE result files
 }
 
 // UploadForm is the state of the upload form, kept when an upload fails.

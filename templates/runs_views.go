@@ -14,12 +14,20 @@ type RunRow struct {
 	CostUSD    float64
 	Started    string
 	Finished   string
+	Imported   bool // from EEE result files
 }
 
 // RunsView is the list of runs, newest first.
 type RunsView struct {
-	Page Page
-	Runs []RunRow
+	Page   Page
+	Runs   []RunRow
+	Import ImportForm
+}
+
+// ImportForm is the Runs page's form that imports a run from EEE files.
+type ImportForm struct {
+	Error  string // what was wrong with the files; the form opens with it
+	MaxMiB int64
 }
 
 // RunView is one run's page: its live progress, then its report.
@@ -55,6 +63,7 @@ type RunFacts struct {
 	Unsandboxed      bool       // generated code may run without the sandbox
 	Prices           []RunPrice // of the models the run calls, from its snapshot
 	Created          string
+	Imported         bool // from EEE result files: finished and read-only
 }
 
 // RunPrice is what a run's model costs, as the run was launched with.

@@ -42,6 +42,7 @@ func (s *Server) routes() {
 	e.GET("/runs/new", s.newRunPage)
 	e.POST("/runs", s.createRun)
 	e.POST("/runs/estimate", s.estimateRun)
+	e.POST("/runs/import", s.importRun)
 	e.GET("/runs/:id", s.runPage)
 	e.GET("/runs/:id/progress", s.runProgress)
 	e.POST("/runs/:id/cancel", s.cancelRun)
@@ -78,15 +79,21 @@ func (s *Server) routes() {
 	api.DELETE("/conditions/:id", s.apiDeleteCondition)
 	api.GET("/runs", s.apiRuns)
 	api.GET("/runs/:id", s.apiRun)
+	api.POST("/runs/import", s.apiImportRun)
 	api.POST("/runs/:id/cancel", s.apiCancelRun)
 }
 
 // limitBody bounds every request body by the upload limit (and a little for
-// the other fields), before anything reads a form.
+// the other fields), before anything reads a form; twice that for the run
+// import, which carries two files.
 func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		r.Body = http.MaxBytesReader(c.Response(), r.Body, s.cfg.MaxUpload+1<<20)
+		limit := s.cfg.MaxUpload + 1<<20
+		if r.URL.Path == "/runs/import" || r.URL.Path == "/api/runs/import" {
+			limit += s.cfg.MaxUpload
+		}
+		r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
 		return next(c)
 	}
 }

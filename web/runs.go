@@ -13,16 +13,21 @@ import (
 
 // runsPage handles GET /runs.
 func (s *Server) runsPage(c echo.Context) error {
-	ctx := c.Request().Context()
-	list, err := s.db.Runs(ctx)
+	return s.renderRuns(c, http.StatusOK, templates.ImportForm{})
+}
+
+// renderRuns renders the Runs page with the import form as given.
+func (s *Server) renderRuns(c echo.Context, status int, form templates.ImportForm) error {
+	list, err := s.db.Runs(c.Request().Context())
 	if err != nil {
 		return err
 	}
-	v := templates.RunsView{Page: s.page(c, "Runs", "runs")}
+	form.MaxMiB = s.cfg.MaxUpload >> 20
+	v := templates.RunsView{Page: s.page(c, "Runs", "runs"), Import: form}
 	for _, r := range list {
 		v.Runs = append(v.Runs, runRow(r))
 	}
-	return render(c, http.StatusOK, templates.Runs(v))
+	return render(c, status, templates.Runs(v))
 }
 
 // runProgress handles GET /runs/:id/progress: the live fragment of the run page.

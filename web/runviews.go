@@ -28,6 +28,7 @@ func runRow(r store.RunSummary) templates.RunRow {
 		CostUSD:   r.CostUSD,
 		Started:   "—",
 		Finished:  "—",
+		Imported:  r.Origin == store.OriginEEE,
 	}
 	if r.StartedAt != nil {
 		row.Started = r.StartedAt.UTC().Format("2006-01-02 15:04")
@@ -76,6 +77,7 @@ func runFacts(sc *reportScope, answered []store.ModelUse) templates.RunFacts {
 		BudgetUSD:        run.BudgetUSD,
 		Unsandboxed:      cfg.CodeExecution.Unsandboxed,
 		Created:          templates.When(run.CreatedAt),
+		Imported:         run.Origin == store.OriginEEE,
 	}
 	if cfg.Agent.Temperature != nil {
 		f.AgentTemperature = number(*cfg.Agent.Temperature)
@@ -90,6 +92,9 @@ func runFacts(sc *reportScope, answered []store.ModelUse) templates.RunFacts {
 		}
 	}
 	f.Prices = runPrices(cfg, answered, f.JudgeModel)
+	if f.Imported && f.JudgeModel == "" && slices.ContainsFunc(cfg.Evaluators, config.Evaluator.UsesJudge) {
+		f.JudgeModel = "not named in the files"
+	}
 	return f
 }
 

@@ -25,6 +25,7 @@ func datasetRow(d store.Dataset) templates.DatasetRow {
 		AnswerKey:   d.AnswerKey,
 		Samples:     d.Samples,
 		CreatedAt:   d.CreatedAt,
+		Imported:    d.Origin == store.OriginEEE,
 	}
 }
 

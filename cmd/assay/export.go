@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"assay/eee"
 	"assay/store"
 	"assay/web"
 )
@@ -16,17 +17,22 @@ import (
 func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("export", stderr)
 	runID := fs.Int64("run", 0, "the run to export (required)")
-	format := fs.String("format", "json", "json (every result with its scores), csv (a row per result and metric) or html (a self-contained report)")
+	format := fs.String("format", "json", "json (every result with its scores), csv (a row per result and metric), html (a self-contained report) or eee (k-eval's two EEE files, into the folder -o names)")
 	dbPath := fs.String("db", "assay.db", "SQLite database file")
-	out := fs.String("o", "", "file to write (default: standard output)")
+	out := fs.String("o", "", "file to write (default: standard output); for eee, the folder")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *runID <= 0 {
 		return &exitError{code: 2, err: fmt.Errorf("export: --run is required")}
 	}
-	if !slices.Contains(web.ExportFormats(), *format) {
-		return &exitError{code: 2, err: fmt.Errorf("export: --format must be json, csv or html, not %q", *format)}
+	if *format != "eee" && !slices.Contains(web.ExportFormats(), *format) {
+		return &exitError{code: 2, err: fmt.Errorf("export: --format must be json, csv, html or eee, not %q", *format)}
+	}
+	if *format == "eee" {
+		if st, err := os.Stat(*out); *out == "" || err != nil || !st.IsDir() {
+			return &exitError{code: 2, err: fmt.Errorf("export: --format eee writes two files: -o must name a folder that exists")}
+		}
 	}
 	db, err := store.Open(ctx, *dbPath)
 	if err != nil {
@@ -35,6 +41,14 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	defer db.Close()
 	if _, err := db.Run(ctx, *runID); err != nil {
 		return fmt.Errorf("export: run %d: %w", *runID, err)
+	}
+	if *format == "eee" {
+		agg, inst, err := eee.WriteFiles(ctx, db, *runID, version, *out)
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		fmt.Fprintf(stdout, "%s\n%s\n", agg, inst)
+		return nil
 	}
 	if *out == "" {
 		w := bufio.NewWriter(stdout)

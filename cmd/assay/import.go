@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"assay/eee"
 	"assay/store"
 	"assay/store/ingest"
 	"assay/web"
@@ -18,13 +19,21 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	name := fs.String("name", "", "dataset name (default: the file name)")
 	qKey := fs.String("question-key", "", "field holding the question (qa)")
 	aKey := fs.String("answer-key", "", "field holding the golden answer (qa)")
+	results := fs.String("results", "", "an EEE aggregate JSON (k-eval's results): import the run, with --instances")
+	instances := fs.String("instances", "", "the EEE instance JSONL that goes with --results")
 	dbPath := fs.String("db", "assay.db", "SQLite database file")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *results != "" || *instances != "" {
+		if *file != "" || *results == "" || *instances == "" {
+			return &exitError{code: 2, err: fmt.Errorf("import: give --results A.json and --instances I.jsonl together, without --file")}
+		}
+		return importRun(ctx, *dbPath, *results, *instances, *asJSON, stdout)
+	}
 	if *file == "" {
-		return &exitError{code: 2, err: fmt.Errorf("import: --file is required")}
+		return &exitError{code: 2, err: fmt.Errorf("import: --file (a dataset) or --results and --instances (a run) is required")}
 	}
 	data, err := ingest.ReadFile(*file)
 	if err != nil {
@@ -50,5 +59,33 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		verb = "Already imported (same bytes):"
 	}
 	fmt.Fprintf(stdout, "%s dataset %d %q: %d samples, kind %s, sha256 %s\n", verb, d.ID, d.Name, d.Samples, d.Kind, d.SHA256)
+	return nil
+}
+
+// importRun imports a run from EEE result files.
+func importRun(ctx context.Context, dbPath, results, instances string, asJSON bool, stdout io.Writer) error {
+	var f eee.Files
+	var err error
+	f.ResultsName, f.InstancesName = results, instances
+	if f.Results, err = ingest.ReadFile(results); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	if f.Instances, err = ingest.ReadFile(instances); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	db, err := store.Open(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	out, err := eee.Import(ctx, db, f)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	if asJSON {
+		return json.NewEncoder(stdout).Encode(out)
+	}
+	fmt.Fprintf(stdout, "Imported run %d %q: %d results, %s on dataset %d %q (sha256 %s)\n", out.RunID, out.Name, out.Results,
+		plural(len(out.Conditions), "condition"), out.DatasetID, out.Dataset, out.DatasetSHA256)
 	return nil
 }

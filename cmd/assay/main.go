@@ -55,12 +55,13 @@ const usage = `assay measures how well an LLM agent or model answers a golden da
 Usage:
   assay serve   [--addr 127.0.0.1:8080] [--db assay.db] [--token T] [--max-upload MiB]
                 [--allowed-hosts NAME,...] [--allow-command-agents]
+  assay import  --results A.json --instances I.jsonl [--db F] [--json]   (an EEE run, e.g. k-eval's)
   assay import  --file F [--kind qa|mcq|math|code] [--name N] [--question-key K] [--answer-key K] [--db F] [--json]
   assay run     --config run.yaml [--db F] [--json] [--quiet]
                 [--gate 'METRIC>=N' ...] [--baseline RUN_ID | --baseline-latest] [--tolerance T]
                 [--gate-regressions] [--junit F] [--summary-md F] [--report-url URL]
   assay run     --resume RUN_ID [--db F] [--json] [the same CI flags]
-  assay export  --run ID --format json|csv|html [--db F] [-o F]
+  assay export  --run ID --format json|csv|html|eee [--db F] [-o F (a folder for eee)]
   assay version
 
 Run 'assay <command> --help' for a command's flags.

@@ -1,0 +1,258 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"assay/internal/fixture"
+	"assay/report"
+	"assay/store"
+)
+
+// exportEEE exports a run as EEE files into a new folder and returns their paths.
+func exportEEE(t *testing.T, db string, id int64) (aggregate, instances string) {
+	t.Helper()
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"export", "--run", fmt.Sprint(id), "--format", "eee", "--db", db, "-o", dir}, &out, os.Stderr); err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	paths := strings.Fields(out.String())
+	if len(paths) != 2 || !strings.HasSuffix(paths[0], ".json") || !strings.HasSuffix(paths[1], ".jsonl") ||
+		strings.TrimSuffix(paths[0], ".json") != strings.TrimSuffix(paths[1], ".jsonl") {
+		t.Fatalf("export printed %q, want DIR/NAME.json and DIR/NAME.jsonl", out.String())
+	}
+	return paths[0], paths[1]
+}
+
+// importEEE imports EEE files into db and returns what --json printed.
+func importEEE(t *testing.T, db, aggregate, instances string) map[string]any {
+	t.Helper()
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"import", "--results", aggregate, "--instances", instances, "--db", db, "--json"}, &out, os.Stderr); err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("import --json: %v: %s", err, out.String())
+	}
+	return got
+}
+
+func loadReport(t *testing.T, path string, id int64) (*report.Report, map[int64]string) {
+	t.Helper()
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	r, err := report.Load(context.Background(), db, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := db.SampleIDs(context.Background(), r.Dataset.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, names
+}
+
+func TestEEERoundTrip(t *testing.T) {
+	db, id := finishedRun(t, 6)
+	aggPath, instPath := exportEEE(t, db, id)
+
+	var agg struct {
+		SchemaVersion     string `json:"schema_version"`
+		EvaluationResults []struct {
+			EvaluationName string `json:"evaluation_name"`
+			ScoreDetails   struct {
+				Details map[string]any `json:"details"`
+			} `json:"score_details"`
+		} `json:"evaluation_results"`
+		Detailed struct {
+			FilePath string `json:"file_path"`
+		} `json:"detailed_evaluation_results"`
+	}
+	b, _ := os.ReadFile(aggPath)
+	if err := json.Unmarshal(b, &agg); err != nil {
+		t.Fatal(err)
+	}
+	if agg.SchemaVersion != "0.2.1" || len(agg.EvaluationResults) != 2 || agg.EvaluationResults[0].EvaluationName != "docs-or-not/baseline" ||
+		agg.Detailed.FilePath != filepath.Base(instPath) {
+		t.Fatalf("aggregate = %+v", agg)
+	}
+	f, _ := os.Open(instPath)
+	defer f.Close()
+	lines := 0
+	for sc := bufio.NewScanner(f); sc.Scan(); lines++ {
+		var in struct {
+			SchemaVersion string           `json:"schema_version"`
+			SampleIdx     string           `json:"sample_idx"`
+			RunDetails    []map[string]any `json:"run_details"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &in); err != nil {
+			t.Fatal(err)
+		}
+		if in.SchemaVersion != "instance_level_eval_0.2.1" || len(in.RunDetails) != 3 || in.RunDetails[0]["completeness"] == nil {
+			t.Fatalf("instance line %d = %s", lines+1, sc.Bytes())
+		}
+	}
+	if lines != 12 {
+		t.Errorf("%d instance lines, want 6 samples × 2 conditions", lines)
+	}
+
+	orig, origNames := loadReport(t, db, id)
+	fresh := filepath.Join(t.TempDir(), "fresh.db")
+	for _, tc := range []struct {
+		name, db       string
+		datasetCreated bool
+	}{{"into a new database", fresh, true}, {"beside the original", db, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := importEEE(t, tc.db, aggPath, instPath)
+			if got["dataset_created"] != tc.datasetCreated || got["results"] != 36.0 || got["dataset_sha256"] != orig.Dataset.SHA256 {
+				t.Errorf("import printed %v", got)
+			}
+			back, backNames := loadReport(t, tc.db, int64(got["run_id"].(float64)))
+			if back.Run.Status != store.RunCompleted || back.Run.Origin != store.OriginEEE {
+				t.Errorf("imported run is %s, origin %q", back.Run.Status, back.Run.Origin)
+			}
+			sameSummary(t, orig.Summary, back.Summary)
+			for m, metric := range orig.Metrics {
+				bm := back.MetricIndex(metric.Evaluator, metric.Name)
+				if bm < 0 {
+					t.Fatalf("imported run lacks %s", metric.Label())
+				}
+				for _, c := range orig.Conditions {
+					want := map[string][]float64{}
+					for _, s := range orig.Samples(m, c) {
+						want[origNames[s.SampleRow]] = s.Values
+					}
+					gotScores := map[string][]float64{}
+					for _, s := range back.Samples(bm, c) {
+						gotScores[backNames[s.SampleRow]] = s.Values
+					}
+					if fmt.Sprint(want) != fmt.Sprint(gotScores) {
+						t.Errorf("%s under %s: per-sample scores %v, want %v", metric.Label(), c, gotScores, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// sameSummary compares what two summaries measured.
+func sameSummary(t *testing.T, a, b *report.Summary) {
+	t.Helper()
+	if len(a.Conditions) != len(b.Conditions) || a.DatasetSHA256 != b.DatasetSHA256 || a.Results != b.Results {
+		t.Fatalf("summaries differ: %d vs %d conditions, %d vs %d results", len(a.Conditions), len(b.Conditions), a.Results, b.Results)
+	}
+	for i, ca := range a.Conditions {
+		cb := b.Conditions[i]
+		if ca.Name != cb.Name || len(ca.Metrics) != len(cb.Metrics) || ca.Errors != cb.Errors {
+			t.Fatalf("condition %d: %s (%d metrics) vs %s (%d)", i, ca.Name, len(ca.Metrics), cb.Name, len(cb.Metrics))
+		}
+		for j, ma := range ca.Metrics {
+			mb := cb.Metrics[j]
+			close := func(x, y float64) bool { return math.Abs(x-y) < 1e-9 }
+			if ma.Evaluator != mb.Evaluator || ma.Name != mb.Name || ma.N != mb.N || !close(ma.Mean, mb.Mean) || !close(ma.Std, mb.Std) ||
+				!close(ma.Stderr, mb.Stderr) || !close(ma.CI95[0], mb.CI95[0]) || !close(ma.CI95[1], mb.CI95[1]) {
+				t.Errorf("%s %s.%s: %+v, want %+v", ca.Name, ma.Evaluator, ma.Name, mb, ma)
+			}
+		}
+	}
+}
+
+func TestImportKEvalFiles(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "assay.db")
+	aggPath := fixture.Path("eee/ask-sre_20251123_3f1c2a9e.json")
+	instPath := fixture.Path("eee/ask-sre_20251123_3f1c2a9e.detailed.jsonl")
+	// The dataset the files were made from is there already: the run joins it.
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"import", "--file", fixture.Path("keval/simple.jsonl"), "--db", db, "--json"}, &out, os.Stderr); err != nil {
+		t.Fatal(err)
+	}
+	got := importEEE(t, db, aggPath, instPath)
+	if got["dataset_created"] != false || got["results"] != 12.0 || got["name"] != "ask-sre" {
+		t.Errorf("import printed %v", got)
+	}
+	r, _ := loadReport(t, db, int64(got["run_id"].(float64)))
+	// By hand: baseline completeness 4,5 | 3,3 | 2,2 → 19/6; with_graph 5,5 | 4,4 | 4,4 → 26/6.
+	want := map[string]float64{"baseline": 19.0 / 6, "with_graph": 26.0 / 6}
+	for _, c := range r.Summary.Conditions {
+		for _, m := range c.Metrics {
+			if m.Name == "completeness" && (math.Abs(m.Mean-want[c.Name]) > 1e-9 || m.N != 6 || m.Samples != 3 || m.Evaluator != "rubric") {
+				t.Errorf("%s completeness = %+v, want mean %.4f over 6 scores of 3 samples", c.Name, m, want[c.Name])
+			}
+		}
+		if c.CostUSD < 0.0738 || c.CostUSD > 0.0739 || c.TokensIn != 7200 {
+			t.Errorf("%s: cost %v, tokens in %d; want 6 × $0.0123 and 3 × 2,400", c.Name, c.CostUSD, c.TokensIn)
+		}
+	}
+	if r.Config.Agent.Model != "claude-sonnet-4-5" || r.Run.Repetitions != 2 {
+		t.Errorf("model %q, repetitions %d", r.Config.Agent.Model, r.Run.Repetitions)
+	}
+}
+
+func TestImportEEERefusesBadFiles(t *testing.T) {
+	aggPath := fixture.Path("eee/ask-sre_20251123_3f1c2a9e.json")
+	inst := fixture.Read(t, "eee/ask-sre_20251123_3f1c2a9e.detailed.jsonl")
+	agg := fixture.Read(t, "eee/ask-sre_20251123_3f1c2a9e.json")
+	lines := strings.SplitAfter(strings.TrimSpace(string(inst)), "\n")
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	db := filepath.Join(dir, "assay.db")
+	for _, tc := range []struct {
+		name, agg, inst, want string
+	}{
+		{"a line missing", aggPath, write("partial.jsonl", strings.Join(lines[:5], "")), "partial.jsonl: condition \"with_graph\" has 2 of the 3 samples: a partial file?"},
+		{"a condition missing", aggPath, write("half.jsonl", strings.Join(lines[:3], "")), `half.jsonl: no line for condition "with_graph"`},
+		{"bad JSON", aggPath, write("broken.jsonl", lines[0]+lines[1]+"{\"schema_version\": \n"+strings.Join(lines[3:], "")), "broken.jsonl:3: "},
+		{"a wrong type", aggPath, write("typed.jsonl", lines[0]+strings.Replace(lines[1], `"repetition_index": 0`, `"repetition_index": "first"`, 1)), "typed.jsonl:2: "},
+		{"another run's line", aggPath, write("other.jsonl", strings.Replace(string(inst), "ask-sre/baseline", "other/baseline", 1)), `other.jsonl:1: evaluation_name "other/baseline" is not one of`},
+		{"a repeated line", aggPath, write("twice.jsonl", string(inst)+lines[0]), "twice.jsonl:7: sample_idx 0 under \"baseline\" again (first at line 1)"},
+		{"an old schema", write("old.json", strings.Replace(string(agg), `"0.2.1"`, `"0.1.0"`, 1)), fixture.Path("eee/ask-sre_20251123_3f1c2a9e.detailed.jsonl"), `old.json: schema_version "0.1.0": want "0.2.1"`},
+		{"aggregate not JSON", write("bad.json", "{\n  \"schema_version\": \"0.2.1\",\n  oops\n}"), fixture.Path("eee/ask-sre_20251123_3f1c2a9e.detailed.jsonl"), "bad.json: line 3: "},
+	} {
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), []string{"import", "--results", tc.agg, "--instances", tc.inst, "--db", db, "--json"}, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	s, _ := store.Open(context.Background(), db)
+	defer s.Close()
+	if runs, _ := s.Runs(context.Background()); len(runs) != 0 {
+		t.Errorf("bad files stored %d runs", len(runs))
+	}
+	if ds, _ := s.Datasets(context.Background()); len(ds) != 0 {
+		t.Errorf("bad files stored %d datasets", len(ds))
+	}
+
+	// Files naming the SHA-256 of a dataset whose questions differ were not
+	// made from it: refused, nothing stored.
+	golden := fixture.Path("keval/golden.jsonl")
+	if err := run(context.Background(), []string{"import", "--file", golden, "--db", db}, &bytes.Buffer{}, os.Stderr); err != nil {
+		t.Fatal(err)
+	}
+	wrong := write("wrong.json", strings.ReplaceAll(string(agg), "0cacdb18b8388002ba24470cd0f16128c3a99f8ae2b241e033368fc6258840a4",
+		"aec13abbba560ecd3603610997b8dfb926d57aa0f240cad59fbd99d4d38f79d1"))
+	err := run(context.Background(), []string{"import", "--results", wrong, "--instances", fixture.Path("eee/ask-sre_20251123_3f1c2a9e.detailed.jsonl"), "--db", db}, &bytes.Buffer{}, os.Stderr)
+	if err == nil || !strings.Contains(err.Error(), "sample_idx 0's question differs from dataset") {
+		t.Errorf("files of another dataset's SHA-256: %v", err)
+	}
+	if runs, _ := s.Runs(context.Background()); len(runs) != 0 {
+		t.Errorf("a refused import stored %d runs", len(runs))
+	}
+}

@@ -1,0 +1,344 @@
+package eee
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"assay/report"
+	"assay/runner/config"
+	"assay/runner/stats"
+	"assay/store"
+)
+
+// rubricDescription is how k-eval describes its judge's scores.
+const rubricDescription = "k-eval LLM-as-judge scoring: factual_adherence, completeness, helpfulness_and_clarity (each 1-5)"
+
+// Name is the stem of a run's files: its name, the day it was created and
+// its id, as k-eval names its own ({config}_{YYYYMMDD}_{id}).
+func Name(run *store.Run) string {
+	name := regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(run.Name, "-")
+	name = strings.Trim(name, "-.")
+	if name == "" {
+		name = "run"
+	}
+	return fmt.Sprintf("%s_%s_run%d", name, run.CreatedAt.UTC().Format("20060102"), run.ID)
+}
+
+// WriteFiles writes a run's two files into dir as NAME.json and NAME.jsonl
+// and returns their paths. Each is written beside its destination and
+// renamed into place, so that a failure never leaves half a file.
+func WriteFiles(ctx context.Context, db *store.DB, runID int64, version, dir string) (aggregate, instances string, err error) {
+	rep, err := report.Load(ctx, db, runID)
+	if err != nil {
+		return "", "", err
+	}
+	name := Name(rep.Run)
+	aggregate, instances = filepath.Join(dir, name+".json"), filepath.Join(dir, name+".jsonl")
+	var agg *Aggregate
+	if err := writeAtomic(instances, func(w io.Writer) error {
+		agg, err = Write(ctx, db, rep, version, filepath.Base(instances), w)
+		return err
+	}); err != nil {
+		return "", "", err
+	}
+	if err := writeAtomic(aggregate, func(w io.Writer) error {
+		b, err := json.MarshalIndent(agg, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	}); err != nil {
+		os.Remove(instances)
+		return "", "", err
+	}
+	return aggregate, instances, nil
+}
+
+func writeAtomic(path string, fn func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".assay-eee-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	w := bufio.NewWriter(f)
+	err = fn(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// Write writes a run's instance lines to w, one per sample and condition,
+// reading a few hundred samples' results at a time, and returns its
+// aggregate, which names the instance file instancesFile.
+func Write(ctx context.Context, db *store.DB, rep *report.Report, version, instancesFile string, w io.Writer) (*Aggregate, error) {
+	run, ds, cfg := rep.Run, rep.Dataset, rep.Config
+	samples, err := db.Samples(ctx, ds.ID, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	byRow := make(map[int64]*store.Sample, len(samples))
+	for i := range samples {
+		byRow[samples[i].ID] = &samples[i]
+	}
+	finished := time.Now()
+	if run.FinishedAt != nil {
+		finished = *run.FinishedAt
+	}
+	var elapsed float64
+	if run.StartedAt != nil {
+		elapsed = finished.Sub(*run.StartedAt).Seconds()
+	}
+	ts := strconv.FormatInt(finished.Unix(), 10)
+	id := fmt.Sprintf("assay-run-%d-%d", run.ID, run.CreatedAt.Unix())
+	conds := map[string]store.Condition{}
+	for _, c := range run.Conditions {
+		conds[c.Name] = c
+	}
+	ex := exporter{rep: rep, id: id, finished: finished.Unix(), elapsed: elapsed, conds: conds, seen: map[int64]bool{}}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	var group []*store.Result
+	flush := func() error {
+		if len(group) == 0 {
+			return nil
+		}
+		s := byRow[group[0].SampleRow]
+		if s == nil {
+			return fmt.Errorf("result of unknown sample row %d", group[0].SampleRow)
+		}
+		err := enc.Encode(ex.instance(s, group))
+		group = group[:0]
+		return err
+	}
+	err = db.EachResult(ctx, run.ID, func(r *store.Result) error {
+		if len(group) > 0 && (group[0].SampleRow != r.SampleRow || group[0].Condition != r.Condition) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		c := *r
+		group = append(group, &c)
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ex.aggregate(cfg, version, ts, len(ex.seen), instancesFile), nil
+}
+
+type exporter struct {
+	rep      *report.Report
+	id       string
+	finished int64
+	elapsed  float64
+	conds    map[string]store.Condition
+	seen     map[int64]bool // samples with results
+}
+
+// modelID is the model evaluated: the configured one, else the one that
+// answered most.
+func (ex *exporter) modelID() string {
+	if m := ex.rep.Config.Agent.Model; m != "" {
+		return m
+	}
+	best, n := "", 0
+	for _, m := range ex.rep.Models {
+		if m.Results > n {
+			best, n = m.Model, m.Results
+		}
+	}
+	return best
+}
+
+func (ex *exporter) evaluationName(condition string) string {
+	return ex.rep.Run.Name + "/" + condition
+}
+
+// instance is one sample under one condition.
+func (ex *exporter) instance(s *store.Sample, results []*store.Result) Instance {
+	ex.seen[s.ID] = true
+	cond := results[0].Condition
+	in := Instance{
+		SchemaVersion: InstanceVersion, EvaluationID: ex.id, ModelID: ex.modelID(), EvaluationName: ex.evaluationName(cond),
+		SampleIdx: SampleIdx(s.Ordinal - 1), InteractionType: "single_turn",
+		Input: Input{Raw: s.Input, Reference: s.Reference}, Output: Output{RawRuns: []string{}},
+	}
+	if len(ex.conds[cond].MCPServers) > 0 || ex.rep.Config.Agent.Type.RunsProgram() {
+		in.InteractionType = "agentic"
+	}
+	details := map[string]any{"evaluation_timestamp": ex.finished, "elapsed_seconds": round(ex.elapsed, 1),
+		"sample_id": s.SampleID}
+	var tokensIn, tokensOut int
+	var claims []string
+	values := map[string][]float64{}
+	reasonings := map[string][]string{}
+	evaluators := map[string]string{}
+	errors := 0
+	for _, m := range ex.rep.Metrics {
+		reasonings[m.Name] = []string{}
+		evaluators[m.Name] = m.Evaluator
+	}
+	for _, r := range results {
+		in.Output.RawRuns = append(in.Output.RawRuns, r.Response)
+		tokensIn += r.TokensIn
+		tokensOut += r.TokensOut
+		cost, latency, turns := r.CostUSD, r.LatencyMS, max(r.Attempts-len(r.Retries), 1)
+		run := Run{RepetitionIndex: r.Repetition - 1, AgentResponse: r.Response, CostUSD: &cost, DurationMS: &latency,
+			NumTurns: &turns, Scores: map[string]*float64{}, Error: r.Error}
+		if r.Error != "" {
+			run.ErrorKind = string(r.ErrorKind)
+			errors++
+		}
+		perRun := map[string][]float64{}
+		reasoning := map[string]string{}
+		for _, j := range r.Judgements {
+			if j.Error != "" && run.JudgeError == "" {
+				run.JudgeError = j.Evaluator + ": " + j.Error
+			}
+			for _, c := range j.UnverifiedClaims {
+				if !slices.Contains(claims, c) {
+					claims = append(claims, c)
+				}
+			}
+			for _, sc := range j.Scores {
+				perRun[sc.Metric] = append(perRun[sc.Metric], sc.Value)
+				values[sc.Metric] = append(values[sc.Metric], sc.Value)
+				if _, ok := reasoning[sc.Metric]; !ok || j.JudgeRepetition == 0 {
+					reasoning[sc.Metric] = sc.Reasoning
+				}
+			}
+		}
+		for _, m := range ex.rep.Metrics {
+			if v := perRun[m.Name]; len(v) > 0 {
+				mean := report.Mean(v)
+				run.Scores[m.Name] = &mean
+			} else {
+				run.Scores[m.Name] = nil
+			}
+			reasonings[m.Name] = append(reasonings[m.Name], reasoning[m.Name])
+		}
+		in.RunDetails = append(in.RunDetails, run)
+	}
+	for _, m := range ex.rep.Metrics {
+		if v := values[m.Name]; len(v) > 0 {
+			mean, std := stats.Describe(v)
+			details[m.Name+"_mean"] = mean
+			details[m.Name+"_stddev"] = std
+		} else {
+			details[m.Name+"_mean"] = nil
+			details[m.Name+"_stddev"] = nil
+		}
+		details[m.Name+"_reasonings"] = reasonings[m.Name]
+	}
+	details["unverified_claims"] = nonNil(claims)
+	details["errors"] = errors
+	details["evaluators"] = evaluators
+	in.Evaluation = Evaluation{Details: details}
+	in.TokenUsage = TokenUsage{InputTokens: &tokensIn, OutputTokens: &tokensOut}
+	return in
+}
+
+// aggregate is the run's aggregate file: one evaluation result per condition.
+func (ex *exporter) aggregate(cfg *config.Config, version, ts string, samples int, instancesFile string) *Aggregate {
+	model := ex.modelID()
+	agg := &Aggregate{
+		SchemaVersion: AggregateVersion, EvaluationID: ex.id, RetrievedTimestamp: ts,
+		SourceMetadata: SourceMetadata{SourceName: "assay", SourceType: "evaluation_run", SourceOrganization: "assay", EvaluatorRelationship: "self"},
+		ModelInfo:      ModelInfo{ID: model, Name: model},
+		EvalLibrary:    EvalLibrary{Name: "assay", Version: version},
+		Detailed:       Detailed{FilePath: &instancesFile, Format: "jsonl", Checksum: ex.rep.Dataset.SHA256},
+	}
+	mc := metricConfig(ex.rep.Metrics)
+	for _, c := range ex.rep.Summary.Conditions {
+		d := map[string]any{"results": c.Results, "errors": c.Errors, "judge_errors": c.JudgeErrors, "cost_usd": c.CostUSD,
+			"tokens_in": c.TokensIn, "tokens_out": c.TokensOut, "mean_latency_ms": c.LatencyMS}
+		evaluators := map[string]string{}
+		for _, m := range c.Metrics {
+			d[m.Name+"_mean"] = m.Mean
+			d[m.Name+"_stddev"] = m.RepetitionSpread
+			d[m.Name+"_std_over_samples"] = m.Std
+			d[m.Name+"_stderr"] = m.Stderr
+			d[m.Name+"_ci95"] = m.CI95
+			d[m.Name+"_n"] = m.N
+			evaluators[m.Name] = m.Evaluator
+		}
+		d["evaluators"] = evaluators
+		gen := map[string]any{"judge_temperature": cfg.Judge.Temperature, "judge_model": cfg.Judge.Model,
+			"num_repetitions": ex.rep.Run.Repetitions}
+		if cfg.Agent.Temperature != nil {
+			gen["temperature"] = *cfg.Agent.Temperature
+		}
+		agg.EvaluationResults = append(agg.EvaluationResults, EvaluationResult{
+			EvaluationName:      ex.evaluationName(c.Name),
+			EvaluationTimestamp: ts,
+			SourceData:          SourceData{SourceType: "jsonl_file", DatasetSHA256: ex.rep.Dataset.SHA256, SamplesNumber: samples},
+			MetricConfig:        mc,
+			ScoreDetails:        ScoreDetails{Details: d},
+			GenerationConfig:    gen,
+		})
+	}
+	return agg
+}
+
+// metricConfig describes the run's metrics: k-eval's words for its judge,
+// else each evaluator with its metrics and scale.
+func metricConfig(metrics []report.Metric) MetricConfig {
+	mc := MetricConfig{ScoreType: "composite", MinScore: 1, MaxScore: 5}
+	byEval := map[string][]string{}
+	var order []string
+	lo, hi := 5.0, 0.0
+	for _, m := range metrics {
+		if _, ok := byEval[m.Evaluator]; !ok {
+			order = append(order, m.Evaluator)
+		}
+		byEval[m.Evaluator] = append(byEval[m.Evaluator], m.Name)
+		l, h := m.Scale.Bounds()
+		lo, hi = min(lo, l), max(hi, h)
+	}
+	if len(order) == 1 && order[0] == string(config.EvalRubric) {
+		mc.EvaluationDescription = rubricDescription
+		return mc
+	}
+	var parts []string
+	for _, e := range order {
+		parts = append(parts, e+" ("+strings.Join(byEval[e], ", ")+")")
+	}
+	mc.EvaluationDescription = "assay evaluators: " + strings.Join(parts, "; ")
+	if len(metrics) > 0 {
+		mc.MinScore, mc.MaxScore = lo, hi
+	}
+	return mc
+}
+
+func round(v float64, d int) float64 { return report.Round(v, d) }
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

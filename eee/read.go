@@ -1,0 +1,361 @@
+package eee
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"assay/runner/config"
+	"assay/store"
+)
+
+var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// Files are the two files of a run, with the names errors give them.
+type Files struct {
+	ResultsName, InstancesName string
+	Results, Instances         []byte
+}
+
+// Read checks the files and turns them into a run to import: the samples
+// rebuilt from the instances, a result per repetition with its scores and
+// the judge's reasoning. An error names the file and line.
+func Read(f Files) (*store.RunImport, error) {
+	agg, err := readAggregate(f.ResultsName, f.Results)
+	if err != nil {
+		return nil, err
+	}
+	r := &reader{files: f, agg: agg, conditions: map[string]bool{}, seen: map[key]int{}, samples: map[int]*store.Sample{},
+		evaluatorOf: map[string]string{}}
+	for i, e := range agg.EvaluationResults {
+		where := fmt.Sprintf("%s: evaluation_results[%d]", f.ResultsName, i)
+		name, cond, ok := strings.Cut(e.EvaluationName, "/")
+		switch {
+		case !ok || name == "" || cond == "":
+			return nil, fmt.Errorf("%s.evaluation_name %q: want CONFIG/CONDITION", where, e.EvaluationName)
+		case r.name != "" && name != r.name:
+			return nil, fmt.Errorf("%s.evaluation_name %q: another run's (%q before)", where, e.EvaluationName, r.name)
+		case !sha256Hex.MatchString(e.SourceData.DatasetSHA256):
+			return nil, fmt.Errorf("%s.source_data.dataset_sha256 %q: want 64 hex digits", where, e.SourceData.DatasetSHA256)
+		case r.sha != "" && e.SourceData.DatasetSHA256 != r.sha:
+			return nil, fmt.Errorf("%s.source_data.dataset_sha256: another dataset than the first result's", where)
+		case r.conditions[cond]:
+			return nil, fmt.Errorf("%s: condition %q twice", where, cond)
+		}
+		r.name, r.sha = name, e.SourceData.DatasetSHA256
+		r.conditions[cond] = true
+		r.order = append(r.order, cond)
+		r.samplesNumber = max(r.samplesNumber, e.SourceData.SamplesNumber)
+		if t, ok := e.GenerationConfig["judge_temperature"].(float64); ok {
+			r.judgeTemperature = &t
+		}
+		if m, ok := e.GenerationConfig["judge_model"].(string); ok {
+			r.judgeModel = m
+		}
+		if ev, ok := e.ScoreDetails.Details["evaluators"].(map[string]any); ok {
+			for metric, e := range ev {
+				if s, ok := e.(string); ok {
+					r.evaluatorOf[metric] = s
+				}
+			}
+		}
+	}
+	if err := r.readInstances(); err != nil {
+		return nil, err
+	}
+	return r.build()
+}
+
+func readAggregate(name string, data []byte) (*Aggregate, error) {
+	var agg Aggregate
+	if err := json.Unmarshal(data, &agg); err != nil {
+		return nil, fmt.Errorf("%s: %s", name, jsonError(data, err))
+	}
+	switch {
+	case agg.SchemaVersion != AggregateVersion:
+		return nil, fmt.Errorf("%s: schema_version %q: want %q (EEE aggregate)", name, agg.SchemaVersion, AggregateVersion)
+	case len(agg.EvaluationResults) == 0:
+		return nil, fmt.Errorf("%s: evaluation_results is empty: nothing to import", name)
+	}
+	return &agg, nil
+}
+
+// jsonError says where in data a JSON error is.
+func jsonError(data []byte, err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	var off int64
+	switch {
+	case errors.As(err, &syn):
+		off = syn.Offset
+	case errors.As(err, &typ):
+		off = typ.Offset
+		return fmt.Sprintf("line %d: %s is %s, want %s", lineAt(data, off), typ.Field, typ.Value, typ.Type)
+	default:
+		return err.Error()
+	}
+	return fmt.Sprintf("line %d: %v", lineAt(data, off), err)
+}
+
+func lineAt(data []byte, off int64) int {
+	return bytes.Count(data[:min(int(off), len(data))], []byte("\n")) + 1
+}
+
+type key struct {
+	idx  int
+	cond string
+}
+
+type reader struct {
+	files            Files
+	agg              *Aggregate
+	name, sha        string
+	order            []string
+	conditions       map[string]bool
+	samplesNumber    int
+	judgeTemperature *float64
+	judgeModel       string
+	evaluatorOf      map[string]string // metric → evaluator, from an assay export
+
+	seen      map[key]int // line of each sample and condition
+	samples   map[int]*store.Sample
+	instances []Instance
+	metrics   []string
+	reps      int
+}
+
+func (r *reader) readInstances() error {
+	name := r.files.InstancesName
+	perCond := map[string]int{}
+	for i, raw := range bytes.Split(r.files.Instances, []byte("\n")) {
+		line := i + 1
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		var in Instance
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return fmt.Errorf("%s:%d: %s", name, line, strings.TrimPrefix(jsonError(raw, err), "line 1: "))
+		}
+		_, cond, _ := strings.Cut(in.EvaluationName, "/")
+		k := key{int(in.SampleIdx), cond}
+		switch {
+		case in.SchemaVersion != InstanceVersion:
+			return fmt.Errorf("%s:%d: schema_version %q: want %q", name, line, in.SchemaVersion, InstanceVersion)
+		case r.agg.EvaluationID != "" && in.EvaluationID != r.agg.EvaluationID:
+			return fmt.Errorf("%s:%d: evaluation_id %q is not %s's (%q): the files are of different runs", name, line,
+				in.EvaluationID, r.files.ResultsName, r.agg.EvaluationID)
+		case !r.conditions[cond] || !strings.HasPrefix(in.EvaluationName, r.name+"/"):
+			return fmt.Errorf("%s:%d: evaluation_name %q is not one of %s's", name, line, in.EvaluationName, r.files.ResultsName)
+		case strings.TrimSpace(in.Input.Raw) == "":
+			return fmt.Errorf("%s:%d: input.raw is empty", name, line)
+		case len(in.RunDetails) == 0:
+			return fmt.Errorf("%s:%d: run_details is empty", name, line)
+		case r.seen[k] > 0:
+			return fmt.Errorf("%s:%d: sample_idx %d under %q again (first at line %d)", name, line, k.idx, cond, r.seen[k])
+		}
+		r.seen[k] = line
+		if s := r.samples[k.idx]; s != nil && (s.Input != in.Input.Raw || s.Reference != in.Input.Reference) {
+			return fmt.Errorf("%s:%d: sample_idx %d has another question or reference than under another condition", name, line, k.idx)
+		}
+		reps := map[int]bool{}
+		for j, run := range in.RunDetails {
+			if run.RepetitionIndex < 0 || reps[run.RepetitionIndex] {
+				return fmt.Errorf("%s:%d: run_details[%d].repetition_index %d: negative or repeated", name, line, j, run.RepetitionIndex)
+			}
+			reps[run.RepetitionIndex] = true
+			r.reps = max(r.reps, run.RepetitionIndex+1)
+			for m := range run.Scores {
+				if !slices.Contains(r.metrics, m) {
+					r.metrics = append(r.metrics, m)
+				}
+			}
+		}
+		if r.samples[k.idx] == nil {
+			id := strconv.Itoa(k.idx + 1)
+			if s, ok := in.Evaluation.Details["sample_id"].(string); ok && s != "" {
+				id = s
+			}
+			r.samples[k.idx] = &store.Sample{Ordinal: k.idx + 1, SampleID: id, Input: in.Input.Raw, Reference: in.Input.Reference}
+		}
+		perCond[cond]++
+		r.instances = append(r.instances, in)
+	}
+	for _, c := range r.order {
+		if perCond[c] == 0 {
+			return fmt.Errorf("%s: no line for condition %q, which %s names: a partial file?", name, c, r.files.ResultsName)
+		}
+	}
+	if n := len(r.samples); n < r.samplesNumber {
+		return fmt.Errorf("%s: %d samples, but %s says %d: a partial file?", name, n, r.files.ResultsName, r.samplesNumber)
+	}
+	for c, n := range perCond {
+		if n != len(r.samples) {
+			return fmt.Errorf("%s: condition %q has %d of the %d samples: a partial file?", name, c, n, len(r.samples))
+		}
+	}
+	return nil
+}
+
+// evaluator is the evaluator that gives metric: as an assay export says,
+// else the built-in one that has it, else one of its own name.
+func (r *reader) evaluator(metric string) string {
+	if e := r.evaluatorOf[metric]; e != "" {
+		return e
+	}
+	for _, e := range config.Evaluators {
+		if slices.Contains(e.Metrics(), metric) {
+			return string(e)
+		}
+	}
+	return metric
+}
+
+func (r *reader) build() (*store.RunImport, error) {
+	imp := &store.RunImport{}
+	if ts, err := strconv.ParseInt(r.agg.RetrievedTimestamp, 10, 64); err == nil && ts > 0 {
+		imp.Finished = time.Unix(ts, 0)
+	}
+	var evaluators []config.Evaluator
+	for _, m := range r.metrics {
+		if e := config.Evaluator(r.evaluator(m)); !slices.Contains(evaluators, e) {
+			evaluators = append(evaluators, e)
+		}
+	}
+	for _, idx := range sortedKeys(r.samples) {
+		imp.Samples = append(imp.Samples, *r.samples[idx])
+	}
+	kind := store.KindQA
+	for _, e := range evaluators {
+		switch e {
+		case config.EvalExactMatch:
+			kind = store.KindMCQ
+		case config.EvalNumericMatch:
+			kind = store.KindMath
+		case config.EvalCodeExecution:
+			kind = store.KindCode
+		}
+	}
+	imp.Dataset = store.Dataset{Name: r.name, Kind: kind, SHA256: r.sha, Format: "eee", Filename: r.files.InstancesName,
+		Size: int64(len(r.files.Instances)), QuestionKey: "question", AnswerKey: "answer"}
+	cfg := config.Defaults()
+	cfg.Name = r.name
+	cfg.Agent = config.Agent{Model: r.agg.ModelInfo.ID}
+	cfg.Judge.Model = r.judgeModel
+	if r.judgeTemperature != nil {
+		cfg.Judge.Temperature = *r.judgeTemperature
+	}
+	cfg.Evaluators = evaluators
+	cfg.Execution.NumRepetitions = r.reps
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	imp.Run = store.Run{Name: r.name, Config: raw, Repetitions: r.reps}
+	for _, c := range r.order {
+		imp.Run.Conditions = append(imp.Run.Conditions, store.Condition{Name: c})
+	}
+	for i := range r.instances {
+		r.results(imp, &r.instances[i])
+	}
+	imp.Run.TotalTasks = len(imp.Results)
+	return imp, nil
+}
+
+// results turns an instance's runs into results.
+func (r *reader) results(imp *store.RunImport, in *Instance) {
+	_, cond, _ := strings.Cut(in.EvaluationName, "/")
+	claims := stringList(in.Evaluation.Details["unverified_claims"])
+	for j, run := range in.RunDetails {
+		res := store.Result{Condition: cond, Repetition: run.RepetitionIndex + 1, Response: run.AgentResponse,
+			Error: run.Error, ErrorKind: store.ErrorKind(run.ErrorKind), Model: in.ModelID, Attempts: 1}
+		if res.Response == "" && j < len(in.Output.RawRuns) {
+			res.Response = in.Output.RawRuns[j]
+		}
+		if run.CostUSD != nil {
+			res.CostUSD, res.CostSource = *run.CostUSD, store.CostFromAgent
+		}
+		if run.DurationMS != nil {
+			res.LatencyMS = *run.DurationMS
+		}
+		if run.NumTurns != nil && *run.NumTurns > 0 {
+			res.Attempts = *run.NumTurns
+		}
+		res.TokensIn = share(in.TokenUsage.InputTokens, j, len(in.RunDetails))
+		res.TokensOut = share(in.TokenUsage.OutputTokens, j, len(in.RunDetails))
+		judgements := map[string]*store.Judgement{}
+		var order []string
+		for _, m := range r.metrics {
+			v, ok := run.Scores[m]
+			if !ok || v == nil {
+				continue
+			}
+			e := r.evaluator(m)
+			jd := judgements[e]
+			if jd == nil {
+				jd = &store.Judgement{Evaluator: e}
+				judgements[e] = jd
+				order = append(order, e)
+			}
+			reasons := stringList(in.Evaluation.Details[m+"_reasonings"])
+			s := store.Score{Metric: m, Value: *v}
+			if j < len(reasons) {
+				s.Reasoning = reasons[j]
+			}
+			jd.Scores = append(jd.Scores, s)
+		}
+		if len(order) == 0 && run.JudgeError != "" && res.Error == "" {
+			e, msg, ok := strings.Cut(run.JudgeError, ": ")
+			if !ok {
+				e, msg = string(config.EvalRubric), run.JudgeError
+			}
+			judgements[e] = &store.Judgement{Evaluator: e, Error: msg}
+			order = append(order, e)
+		}
+		for n, e := range order {
+			if j == 0 && n == 0 {
+				judgements[e].UnverifiedClaims = claims
+			}
+			res.Judgements = append(res.Judgements, *judgements[e])
+		}
+		imp.Results = append(imp.Results, res)
+		imp.Ordinals = append(imp.Ordinals, int(in.SampleIdx)+1)
+	}
+}
+
+// share is repetition j's part of n of a total the files give only for all
+// of them: an even share, the remainder on the first.
+func share(total *int, j, n int) int {
+	if total == nil {
+		return 0
+	}
+	s := *total / n
+	if j == 0 {
+		s += *total % n
+	}
+	return s
+}
+
+func stringList(v any) []string {
+	list, _ := v.([]any)
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		s, _ := x.(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+func sortedKeys(m map[int]*store.Sample) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

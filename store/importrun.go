@@ -1,0 +1,135 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// RunImport is a finished run brought in from another tool's result files:
+// the dataset it ran on (found by its SHA-256, or created from Samples), the
+// run, and its results, each naming its sample by ordinal.
+type RunImport struct {
+	Dataset  Dataset
+	Samples  []Sample // the samples the files hold, by ordinal
+	Run      Run
+	Results  []Result
+	Ordinals []int     // Ordinals[i] is the ordinal of Results[i]'s sample
+	Finished time.Time // when the run finished; zero for now
+}
+
+// ImportRun stores an imported run in one transaction: all of it or nothing.
+// A dataset with the same SHA-256 is reused when every imported sample
+// matches its sample at the same ordinal; a new one is marked OriginEEE. The
+// run is stored completed and marked OriginEEE. created says whether the
+// dataset was made for the run.
+func (db *DB) ImportRun(ctx context.Context, imp *RunImport) (created bool, err error) {
+	if len(imp.Samples) == 0 {
+		return false, Errorf(EINVALID, "the files hold no samples")
+	}
+	if len(imp.Ordinals) != len(imp.Results) {
+		return false, fmt.Errorf("import run: %d ordinals for %d results", len(imp.Ordinals), len(imp.Results))
+	}
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	rows, created, err := importDataset(ctx, tx, db.nowText(), imp)
+	if err != nil {
+		return false, err
+	}
+	now := db.nowText()
+	finished := now
+	if !imp.Finished.IsZero() {
+		finished = imp.Finished.UTC().Format(timeFormat)
+	}
+	r := &imp.Run
+	r.DatasetID = imp.Dataset.ID
+	if err := createRun(ctx, tx, now, r); err != nil {
+		return false, err
+	}
+	r.Status, r.Origin = RunCompleted, OriginEEE
+	if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, origin = ?, started_at = ?, finished_at = ? WHERE id = ?`,
+		r.Status, r.Origin, finished, finished, r.ID); err != nil {
+		return false, fmt.Errorf("import run: %w", err)
+	}
+	for i := range imp.Results {
+		res := &imp.Results[i]
+		row, ok := rows[imp.Ordinals[i]]
+		if !ok {
+			return false, fmt.Errorf("import run: no sample at ordinal %d", imp.Ordinals[i])
+		}
+		res.RunID, res.SampleRow = r.ID, row
+		if err := insertResult(ctx, tx, now, res); err != nil {
+			return false, err
+		}
+	}
+	return created, tx.Commit()
+}
+
+// importDataset finds or creates the imported run's dataset and returns its
+// samples' row ids by ordinal.
+func importDataset(ctx context.Context, tx *sql.Tx, now string, imp *RunImport) (rows map[int]int64, created bool, err error) {
+	existing, err := findDataset(ctx, tx, `d.sha256 = ?`, imp.Dataset.SHA256)
+	created = errors.Is(err, ErrNotFound)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		d := &imp.Dataset
+		d.Origin, d.Samples, d.CreatedAt = OriginEEE, len(imp.Samples), parseTime(now)
+		res, err := tx.ExecContext(ctx, `INSERT INTO datasets
+			(name, kind, sha256, format, filename, size_bytes, question_key, answer_key, sample_count, created_at, origin)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			d.Name, d.Kind, d.SHA256, d.Format, d.Filename, d.Size, d.QuestionKey, d.AnswerKey, d.Samples, now, d.Origin)
+		if err != nil {
+			return nil, false, fmt.Errorf("insert dataset: %w", err)
+		}
+		if d.ID, err = res.LastInsertId(); err != nil {
+			return nil, false, fmt.Errorf("insert dataset: %w", err)
+		}
+		if err := insertSamples(ctx, tx, d.ID, imp.Samples); err != nil {
+			return nil, false, err
+		}
+	case err != nil:
+		return nil, false, err
+	default:
+		imp.Dataset = *existing
+	}
+	q, err := tx.QueryContext(ctx, `SELECT id, ordinal, input FROM samples WHERE dataset_id = ?`, imp.Dataset.ID)
+	if err != nil {
+		return nil, false, fmt.Errorf("import samples: %w", err)
+	}
+	defer q.Close()
+	type stored struct {
+		id    int64
+		input string
+	}
+	have := map[int]stored{}
+	for q.Next() {
+		var s stored
+		var ord int
+		if err := q.Scan(&s.id, &ord, &s.input); err != nil {
+			return nil, false, fmt.Errorf("import samples: %w", err)
+		}
+		have[ord] = s
+	}
+	if err := q.Err(); err != nil {
+		return nil, false, fmt.Errorf("import samples: %w", err)
+	}
+	rows = make(map[int]int64, len(imp.Samples))
+	for _, s := range imp.Samples {
+		h, ok := have[s.Ordinal]
+		switch {
+		case !ok:
+			return nil, false, Errorf(EINVALID, "dataset %q (SHA-256 %.12s…) has no sample_idx %d, which the files hold: they were not made from that file",
+				imp.Dataset.Name, imp.Dataset.SHA256, s.Ordinal-1)
+		case h.input != s.Input:
+			return nil, false, Errorf(EINVALID, "sample_idx %d's question differs from dataset %q's (SHA-256 %.12s…): the files were not made from that file",
+				s.Ordinal-1, imp.Dataset.Name, imp.Dataset.SHA256)
+		}
+		rows[s.Ordinal] = h.id
+	}
+	return rows, created, nil
+}

@@ -1,0 +1,72 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"assay/eee"
+	"assay/store"
+	"assay/templates"
+)
+
+// importRun handles POST /runs/import: a finished run from EEE result files.
+func (s *Server) importRun(c echo.Context) error {
+	out, err := s.importEEE(c)
+	if err != nil {
+		return s.renderRuns(c, statusFor(err), templates.ImportForm{Error: importMessage(err)})
+	}
+	setFlash(c, "ok", fmt.Sprintf("Imported %d results of %q: finished and read-only.", out.Results, out.Name))
+	return redirect(c, fmt.Sprintf("/runs/%d", out.RunID))
+}
+
+// apiImportRun handles POST /api/runs/import, with the same two files.
+func (s *Server) apiImportRun(c echo.Context) error {
+	out, err := s.importEEE(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
+}
+
+// importEEE reads the "results" and "instances" parts of a multipart
+// request, each within the upload limit, and imports the run.
+func (s *Server) importEEE(c echo.Context) (*eee.Imported, error) {
+	var f eee.Files
+	for _, part := range []struct {
+		field string
+		name  *string
+		data  *[]byte
+	}{{"results", &f.ResultsName, &f.Results}, {"instances", &f.InstancesName, &f.Instances}} {
+		fh, err := c.FormFile(part.field)
+		if errors.Is(err, http.ErrMissingFile) {
+			return nil, store.Errorf(store.EINVALID, "Choose both files: the aggregate results (.json) and the instances (.jsonl).")
+		} else if err != nil {
+			return nil, formFileError(err, s.cfg.MaxUpload)
+		}
+		file, err := fh.Open()
+		if err != nil {
+			return nil, fmt.Errorf("open upload: %w", err)
+		}
+		*part.data, err = io.ReadAll(io.LimitReader(file, s.cfg.MaxUpload+1))
+		file.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read upload: %w", err)
+		}
+		if int64(len(*part.data)) > s.cfg.MaxUpload {
+			return nil, tooLarge(s.cfg.MaxUpload)
+		}
+		*part.name = fh.Filename
+	}
+	return eee.Import(c.Request().Context(), s.db, f)
+}
+
+func importMessage(err error) string {
+	if store.ErrorCode(err) == store.EINTERNAL {
+		return "The run could not be stored; nothing was imported."
+	}
+	return store.ErrorMessage(err) + " Nothing was imported."
+}
