@@ -129,17 +129,22 @@ func (m *Manager) baseAgent(spec *config.Config) (agent.Agent, error) {
 			return nil, err
 		}
 		return agent.NewCommand(agent.CommandOptions{Argv: argv, Timeout: timeout, Getenv: m.opts.Getenv, Env: env}), nil
-	case config.AgentOpenAI:
+	case config.AgentOpenAI, config.AgentAnthropic:
 	default:
-		return nil, fmt.Errorf("agent.type %q: want openai, claude_code or command", spec.Agent.Type)
+		return nil, fmt.Errorf("agent.type %q: want openai, anthropic, claude_code or command", spec.Agent.Type)
+	}
+	provider, model, err := spec.Agent.Resolve()
+	if err != nil {
+		return nil, err
 	}
 	key, err := m.apiKey("agent.api_key_env", spec.Agent.APIKeyEnv)
 	if err != nil {
 		return nil, err
 	}
 	client := llm.New(llm.Config{
+		Provider:    llmProvider(provider),
 		BaseURL:     spec.Agent.BaseURL,
-		Model:       spec.Agent.Model,
+		Model:       model,
 		APIKey:      key,
 		Temperature: spec.Agent.Temperature,
 		MaxTokens:   spec.Agent.MaxTokens,
@@ -154,7 +159,7 @@ func (m *Manager) newEvaluators(spec *config.Config, kind store.Kind) (*evaluato
 		list:       spec.Evaluators,
 		kind:       kind,
 		judges:     map[config.Evaluator]judgeFunc{},
-		judgeModel: spec.Judge.Model,
+		judgeModel: judgeModel(spec.Judge),
 		sampleRate: spec.JudgeSampleRate,
 		judgeReps:  max(spec.JudgeRepetitions, 1),
 		prices:     spec.Prices,
@@ -186,20 +191,42 @@ func (m *Manager) judgeClient(spec *config.Config) (*llm.Client, error) {
 	if spec.Judge.Model == "" {
 		return nil, fmt.Errorf("judge.model: required by the %v evaluators", spec.Evaluators)
 	}
+	provider, model, err := spec.Judge.Resolve()
+	if err != nil {
+		return nil, err
+	}
 	key, err := m.apiKey("judge.api_key_env", spec.Judge.APIKeyEnv)
 	if err != nil {
 		return nil, err
 	}
 	t, seed := spec.Judge.Temperature, spec.Judge.Seed
 	return llm.New(llm.Config{
+		Provider:    llmProvider(provider),
 		BaseURL:     spec.Judge.BaseURL,
-		Model:       spec.Judge.Model,
+		Model:       model,
 		APIKey:      key,
 		Temperature: &t,
 		Seed:        &seed,
 		CallTimeout: seconds(spec.Judge.TimeoutSeconds, 120),
 		Retry:       m.retry(spec),
 	}, m.opts.HTTPClient), nil
+}
+
+// judgeModel is the model the judge's calls are priced as: its name
+// without a provider prefix.
+func judgeModel(j config.Judge) string {
+	if _, model, err := j.Resolve(); err == nil {
+		return model
+	}
+	return j.Model
+}
+
+// llmProvider is the client's name for a provider.
+func llmProvider(p config.Provider) llm.Provider {
+	if p == config.ProviderAnthropic {
+		return llm.ProviderAnthropic
+	}
+	return llm.ProviderOpenAI
 }
 
 func seconds(n, def int) time.Duration {

@@ -579,7 +579,7 @@ func runAgent(f RunForm, commandAgents bool) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = textField("agent_model", "Model", "a command's model is optional: it prices the answers", f.AgentModel, "gpt-4o-mini").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = textField("agent_model", "Model", "anthropic/claude-… speaks Anthropic's Messages API; a command's model is optional: it prices the answers", f.AgentModel, "gpt-4o-mini").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -816,7 +816,7 @@ func runScoring(v RunFormView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = textField("judge_model", "Model", "", v.Form.JudgeModel, "gpt-4o").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = textField("judge_model", "Model", "anthropic/claude-… for Anthropic's API", v.Form.JudgeModel, "gpt-4o").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

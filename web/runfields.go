@@ -66,6 +66,16 @@ func (p *fieldParser) endpoint(who, baseURL, keyEnv string) (string, string) {
 	return baseURL, keyEnv
 }
 
+// anthropicKey is the key variable of a model that resolves to Anthropic's
+// API ("anthropic/claude-…") at its own address: ANTHROPIC_API_KEY where
+// the form's default OPENAI_API_KEY was left.
+func anthropicKey(resolve func() (config.Provider, string, error), baseURL, keyEnv string) string {
+	if p, _, err := resolve(); err == nil && p == config.ProviderAnthropic && baseURL == "" && keyEnv == config.DefaultKeyEnv {
+		return config.AnthropicKeyEnv
+	}
+	return keyEnv
+}
+
 func (p *fieldParser) agent(a *config.Agent, f templates.RunForm) {
 	if strings.TrimSpace(f.AgentTimeout) != "" {
 		a.TimeoutSeconds = p.integer("Agent timeout", f.AgentTimeout, 1, 86400)
@@ -78,6 +88,7 @@ func (p *fieldParser) agent(a *config.Agent, f templates.RunForm) {
 	if a.Model = strings.TrimSpace(f.AgentModel); a.Model == "" {
 		p.fail("Agent model: enter the model the agent uses, such as gpt-4o-mini.")
 	}
+	a.APIKeyEnv = anthropicKey(a.Resolve, a.BaseURL, a.APIKeyEnv)
 	if strings.TrimSpace(f.AgentTemperature) != "" {
 		t := p.optFloat("Agent temperature", f.AgentTemperature, 0, 2, 0)
 		a.Temperature = &t
@@ -91,6 +102,7 @@ func (p *fieldParser) judge(cfg *config.Config, f templates.RunForm) {
 	j := &cfg.Judge
 	j.BaseURL, j.APIKeyEnv = p.endpoint("Judge", f.JudgeBaseURL, f.JudgeKeyEnv)
 	j.Model = strings.TrimSpace(f.JudgeModel)
+	j.APIKeyEnv = anthropicKey(j.Resolve, j.BaseURL, j.APIKeyEnv)
 	j.Temperature = p.optFloat("Judge temperature", f.JudgeTemperature, 0, 2, 0)
 	if strings.TrimSpace(f.JudgeSeed) != "" {
 		j.Seed = p.integer("Judge seed", f.JudgeSeed, math.MinInt32, math.MaxInt32)

@@ -119,6 +119,11 @@ func firstMessages(t Task) []openai.ChatCompletionMessage {
 func (a *Answer) add(resp *llm.Response) {
 	a.TokensIn += resp.TokensIn
 	a.TokensOut += resp.TokensOut
+	a.CacheReadTokens += resp.CacheReadTokens
+	a.CacheWriteTokens += resp.CacheWriteTokens
+	if resp.Model != "" {
+		a.Model = resp.Model // the model that answered, as the server names it (often dated)
+	}
 	a.Attempts += resp.Attempts
 	a.Retries = append(a.Retries, resp.Retries...)
 }

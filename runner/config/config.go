@@ -31,6 +31,7 @@ const (
 	AgentOpenAI     AgentType = "openai"      // an OpenAI-compatible chat API with a tool loop
 	AgentCommand    AgentType = "command"     // an external command (any CLI)
 	AgentClaudeCode AgentType = "claude_code" // the Claude Code CLI, run as k-eval runs it
+	AgentAnthropic  AgentType = "anthropic"   // the Anthropic Messages API with a tool loop
 )
 
 // AgentClaudeCodeSDK is k-eval's name for the Claude Code agent; a run file
@@ -163,12 +164,15 @@ type Agent struct {
 
 // Judge configures the LLM that scores answers, with pinned parameters.
 type Judge struct {
-	Model          string  `yaml:"model" json:"model"`
-	BaseURL        string  `yaml:"base_url" json:"base_url"`
-	APIKeyEnv      string  `yaml:"api_key_env" json:"api_key_env"`
-	Temperature    float64 `yaml:"temperature" json:"temperature"`
-	Seed           int     `yaml:"seed" json:"seed"`
-	TimeoutSeconds int     `yaml:"timeout_seconds" json:"timeout_seconds"` // deadline for one judge call
+	// Type is the API: openai (any OpenAI-compatible server) or anthropic;
+	// empty takes it from a LiteLLM-style model prefix, else openai.
+	Type           Provider `yaml:"type" json:"type,omitempty"`
+	Model          string   `yaml:"model" json:"model"`
+	BaseURL        string   `yaml:"base_url" json:"base_url"`
+	APIKeyEnv      string   `yaml:"api_key_env" json:"api_key_env"`
+	Temperature    float64  `yaml:"temperature" json:"temperature"`
+	Seed           int      `yaml:"seed" json:"seed"`
+	TimeoutSeconds int      `yaml:"timeout_seconds" json:"timeout_seconds"` // deadline for one judge call
 }
 
 // MCPServer is one MCP server as written in the file: its values may hold
@@ -276,6 +280,9 @@ func PriceFor(prices map[string]Price, model string) (Price, string, bool) {
 	}
 	if best != "" {
 		return prices[best], best, true
+	}
+	if provider, name, ok := strings.Cut(model, "/"); ok && (provider == "anthropic" || provider == "openai") {
+		return PriceFor(prices, name) // k-eval's "anthropic/claude-…" is priced as the model it names
 	}
 	return Price{}, "", false
 }

@@ -102,7 +102,7 @@ func TestBadConfigs(t *testing.T) {
 		{"unknown transport", "type: http", "type: websocket",
 			[]string{`t.yaml:11: mcp_servers.docs.type: unknown type "websocket" (want stdio, http or sse)`}},
 		{"unknown agent type", "type: openai", "type: langchain",
-			[]string{`t.yaml:5: agent.type: unknown agent type "langchain" (want openai, claude_code (k-eval's claude_code_sdk) or command)`}},
+			[]string{`t.yaml:5: agent.type: unknown agent type "langchain" (want openai, anthropic, claude_code (k-eval's claude_code_sdk) or command)`}},
 		{"command agent without command", "type: openai", "type: command",
 			[]string{"t.yaml:4: agent.command: required for agent type command"}},
 		{"missing dataset path", "  path: q.jsonl\n", "  question_key: q\n",

@@ -103,11 +103,17 @@ func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*C
 	if c.Agent.Type.RunsProgram() {
 		c.Agent.MaxTurns = 0 // a program runs its own loop; assay's would only mislead the report
 	}
-	if c.Agent.Type == AgentOpenAI && c.Agent.BaseURL == "" && c.Agent.APIKeyEnv == "" {
+	if (c.Agent.Type == AgentOpenAI || c.Agent.Type == AgentAnthropic) && c.Agent.BaseURL == "" && c.Agent.APIKeyEnv == "" {
 		c.Agent.APIKeyEnv = DefaultKeyEnv
+		if p, _, _ := c.Agent.Resolve(); p == ProviderAnthropic {
+			c.Agent.APIKeyEnv = AnthropicKeyEnv
+		}
 	}
 	if c.Judge.BaseURL == "" && c.Judge.APIKeyEnv == "" {
 		c.Judge.APIKeyEnv = DefaultKeyEnv
+		if p, _, _ := c.Judge.Resolve(); p == ProviderAnthropic {
+			c.Judge.APIKeyEnv = AnthropicKeyEnv
+		}
 	}
 	c.Dataset.Path = resolvePath(dir, c.Dataset.Path)
 	for i, s := range c.MCPServers {

@@ -113,9 +113,9 @@ func (k *checker) dataset(d Dataset) {
 
 func (k *checker) agent(a Agent) {
 	switch a.Type {
-	case AgentOpenAI:
+	case AgentOpenAI, AgentAnthropic:
 		if a.Model == "" {
-			k.fail("agent.model", "required for agent type openai")
+			k.fail("agent.model", "required for agent type %s", a.Type)
 		}
 		if len(a.Command) > 0 {
 			k.fail("agent.command", "only for agent type command")
@@ -132,9 +132,9 @@ func (k *checker) agent(a Agent) {
 			k.fail("agent.command", "the Claude Code program, and any arguments to put first; leave it out to run claude from PATH")
 		}
 	case "":
-		k.fail("agent.type", "required: openai, claude_code or command")
+		k.fail("agent.type", "required: openai, anthropic, claude_code or command")
 	default:
-		k.fail("agent.type", "unknown agent type %q (want openai, claude_code (k-eval's claude_code_sdk) or command)", a.Type)
+		k.fail("agent.type", "unknown agent type %q (want openai, anthropic, claude_code (k-eval's claude_code_sdk) or command)", a.Type)
 	}
 	k.keyEnv("agent.api_key_env", a.APIKeyEnv)
 	if a.Temperature != nil {
@@ -153,6 +153,9 @@ func (k *checker) judge(c *Config) {
 	known := len(c.Evaluators) > 0 || c.Dataset.Kind != ""
 	if known && c.Judge.Model == "" && slices.ContainsFunc(c.EvaluatorsFor(""), Evaluator.UsesJudge) {
 		k.fail("judge.model", "required by the rubric and arbiter evaluators")
+	}
+	if c.Judge.Type != "" && c.Judge.Type != ProviderOpenAI && c.Judge.Type != ProviderAnthropic {
+		k.fail("judge.type", "unknown type %q (want openai or anthropic)", c.Judge.Type)
 	}
 	k.keyEnv("judge.api_key_env", c.Judge.APIKeyEnv)
 	k.between("judge.temperature", c.Judge.Temperature, 0, 2)

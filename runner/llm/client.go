@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/anthropics/anthropic-sdk-go"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -35,8 +36,13 @@ type Response struct {
 	Raw string
 	// FinishReason is why generation stopped, e.g. "stop" or "length".
 	FinishReason string
-	// TokensIn and TokensOut are the usage the server reported.
-	TokensIn, TokensOut int
+	// TokensIn and TokensOut are the usage the server reported; TokensIn
+	// counts prompt-cache reads and writes too, which CacheReadTokens and
+	// CacheWriteTokens give apart (Anthropic only).
+	TokensIn, TokensOut               int
+	CacheReadTokens, CacheWriteTokens int
+	// Model is the model that answered, as the server names it.
+	Model string
 	// Latency is the duration of the attempt that succeeded; time spent
 	// on failed attempts and backoff is told by Attempts and Retries.
 	Latency time.Duration
@@ -46,11 +52,13 @@ type Response struct {
 	Retries []string
 }
 
-// Client calls one model at one OpenAI-compatible endpoint. It is safe for
+// Client calls one model at one endpoint: OpenAI-compatible, or the
+// Anthropic Messages API when cfg.Provider says so. It is safe for
 // concurrent use.
 type Client struct {
-	cfg Config
-	api *openai.Client
+	cfg  Config
+	api  *openai.Client
+	anth *anthropic.Client
 }
 
 // New returns a client for cfg, with defaults filled in, sending through
@@ -64,6 +72,10 @@ func New(cfg Config, hc *http.Client) *Client {
 	oc := openai.DefaultConfig(cfg.APIKey)
 	if cfg.BaseURL != "" {
 		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	}
+	if cfg.Provider == ProviderAnthropic {
+		a := newAnthropic(cfg, &doer{hc: hc})
+		return &Client{cfg: cfg, anth: &a}
 	}
 	oc.HTTPClient = &doer{hc: hc, temperature: cfg.Temperature}
 	return &Client{cfg: cfg, api: openai.NewClientWithConfig(oc)}
@@ -80,15 +92,19 @@ func (c *Client) Config() Config { return c.cfg }
 // succeed later. A failure is returned as *Error; a cancelled ctx stops
 // everything at once.
 func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
-	creq := c.request(req)
+	call, err := c.caller(req)
+	if err != nil {
+		return nil, &Error{Attempts: 0, Message: err.Error(), err: err}
+	}
 	policy := c.cfg.Retry
 	var retries []string
 	malformed := 0
 	for n := 1; ; n++ {
 		start := time.Now()
-		resp, f := c.attempt(ctx, creq)
+		resp, f := call(ctx)
 		if f == nil {
-			return c.response(resp, time.Since(start), n, retries), nil
+			resp.Latency, resp.Attempts, resp.Retries = time.Since(start), n, retries
+			return resp, nil
 		}
 		if f.malformed {
 			malformed++
@@ -103,6 +119,23 @@ func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 				Message: "canceled while waiting to retry: " + f.message, err: err}
 		}
 	}
+}
+
+// caller returns the function that makes one attempt of req.
+func (c *Client) caller(req Request) (func(context.Context) (*Response, *failure), error) {
+	if c.anth != nil {
+		p, err := c.anthropicParams(req)
+		structured := req.ResponseFormat != nil && req.ResponseFormat.JSONSchema != nil
+		return func(ctx context.Context) (*Response, *failure) { return c.anthropicAttempt(ctx, p, structured) }, err
+	}
+	creq := c.request(req)
+	return func(ctx context.Context) (*Response, *failure) {
+		resp, f := c.attempt(ctx, creq)
+		if f != nil {
+			return nil, f
+		}
+		return c.response(resp), nil
+	}, nil
 }
 
 // attempt makes one call under its own deadline.
@@ -148,18 +181,16 @@ func (c *Client) request(req Request) openai.ChatCompletionRequest {
 }
 
 // response turns a successful completion into a Response.
-func (c *Client) response(resp openai.ChatCompletionResponse, latency time.Duration, attempts int, retries []string) *Response {
+func (c *Client) response(resp openai.ChatCompletionResponse) *Response {
 	choice := resp.Choices[0]
 	return &Response{
 		Message:      choice.Message,
 		Content:      visible(choice.Message.Content),
 		Raw:          choice.Message.Content,
 		FinishReason: string(choice.FinishReason),
+		Model:        resp.Model,
 		TokensIn:     resp.Usage.PromptTokens,
 		TokensOut:    resp.Usage.CompletionTokens,
-		Latency:      latency,
-		Attempts:     attempts,
-		Retries:      retries,
 	}
 }
 

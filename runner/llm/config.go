@@ -1,6 +1,8 @@
 // Package llm is a chat client for any OpenAI-compatible endpoint (OpenAI,
-// Ollama, vLLM, OpenRouter) that pins inference parameters, gives every
-// attempt a deadline and retries only what can succeed later.
+// Ollama, vLLM, OpenRouter) and for Anthropic's Messages API, that pins
+// inference parameters, gives every attempt a deadline and retries only
+// what can succeed later. Callers speak OpenAI's message shapes; the
+// Anthropic side translates them.
 package llm
 
 import (
@@ -34,10 +36,23 @@ type RetryPolicy struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
+// Provider is the API a client speaks.
+type Provider string
+
+// The providers.
+const (
+	ProviderOpenAI    Provider = ""          // any OpenAI-compatible chat completions API
+	ProviderAnthropic Provider = "anthropic" // the Anthropic Messages API
+)
+
 // Config is one model behind one endpoint, with pinned inference parameters.
 type Config struct {
+	// Provider is the API spoken; the zero value is OpenAI-compatible.
+	// Anthropic takes no seed, and MaxTokens 0 there means
+	// DefaultAnthropicMaxTokens.
+	Provider Provider
 	// BaseURL of the API, e.g. https://api.openai.com/v1 or
-	// http://localhost:11434/v1; empty means OpenAI.
+	// http://localhost:11434/v1; empty means OpenAI's (or Anthropic's).
 	BaseURL string
 	Model   string
 	// APIKey is sent as a bearer token; empty sends no Authorization header.

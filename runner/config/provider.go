@@ -1,0 +1,74 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Provider is the API a model is reached through.
+type Provider string
+
+// The providers assay speaks natively.
+const (
+	ProviderOpenAI    Provider = "openai"    // any OpenAI-compatible chat completions API
+	ProviderAnthropic Provider = "anthropic" // the Anthropic Messages API
+)
+
+// AnthropicKeyEnv names the variable of Anthropic's key, assumed for an
+// Anthropic agent or judge without a base URL or api_key_env.
+const AnthropicKeyEnv = "ANTHROPIC_API_KEY"
+
+// otherProviders are LiteLLM prefixes of providers assay reaches only
+// through an OpenAI-compatible proxy.
+var otherProviders = []string{"vertex_ai", "vertex_ai_beta", "bedrock", "bedrock_converse", "azure", "azure_ai",
+	"gemini", "sagemaker", "watsonx", "cohere", "mistral", "groq", "together_ai", "fireworks_ai", "deepseek"}
+
+// Resolve is the judge's provider and the model name to send. A judge with
+// a type uses it; one without a base URL whose model has a LiteLLM-style
+// prefix (k-eval's "anthropic/claude-…", "openai/gpt-…") takes the provider
+// from the prefix and sends the model without it; a prefix of a provider
+// assay does not speak is an error that says how to reach it through a
+// proxy. With a base URL the model goes to the server as written: a LiteLLM
+// proxy knows "vertex_ai/claude-opus-4-5".
+func (j Judge) Resolve() (Provider, string, error) {
+	return resolve("judge", j.Type, j.Model, j.BaseURL)
+}
+
+// Provider is the API an agent of type openai or anthropic speaks, and the
+// model to send, as Judge.Resolve decides for a judge.
+func (a Agent) Resolve() (Provider, string, error) {
+	t := Provider("")
+	if a.Type == AgentAnthropic {
+		t = ProviderAnthropic
+	}
+	return resolve("agent", t, a.Model, a.BaseURL)
+}
+
+func resolve(what string, t Provider, model, baseURL string) (Provider, string, error) {
+	switch t {
+	case ProviderOpenAI, ProviderAnthropic:
+		return t, model, nil
+	case "":
+	default:
+		return "", "", fmt.Errorf("%s.type: unknown provider %q (want openai or anthropic)", what, t)
+	}
+	prefix, name, ok := strings.Cut(model, "/")
+	if !ok || baseURL != "" {
+		return ProviderOpenAI, model, nil
+	}
+	switch prefix {
+	case "openai":
+		return ProviderOpenAI, name, nil
+	case "anthropic":
+		return ProviderAnthropic, name, nil
+	}
+	for _, p := range otherProviders {
+		if prefix == p {
+			return "", "", fmt.Errorf("%s.model %q: assay does not reach %s directly. Point %s.base_url at an OpenAI-compatible proxy that does "+
+				"(e.g. LiteLLM: litellm --model %s, then %s.base_url: http://localhost:4000/v1 and %s.api_key_env naming the proxy's key), "+
+				"or, for a Claude model, use %s.type: anthropic with model %q and ANTHROPIC_API_KEY",
+				what, model, prefix, what, model, what, what, what, name)
+		}
+	}
+	return ProviderOpenAI, model, nil
+}
