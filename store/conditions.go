@@ -21,8 +21,8 @@ func (db *DB) CreateCondition(ctx context.Context, c *Condition) error {
 	defer tx.Rollback()
 	now := db.nowText()
 	res, err := tx.ExecContext(ctx, `INSERT INTO conditions
-		(name, system_prompt, require_mcp_tool_use, require_mcp_tool_success, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?)`, c.Name, c.SystemPrompt, c.RequireMCPToolUse, c.RequireMCPToolSuccess, now, now)
+		(name, system_prompt, require_mcp_tool_use, require_mcp_tool_success, created_at, updated_at, created_by)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, c.Name, c.SystemPrompt, c.RequireMCPToolUse, c.RequireMCPToolSuccess, now, now, Actor(ctx))
 	if err != nil {
 		return conditionWriteError(c.Name, err)
 	}
@@ -120,7 +120,7 @@ func (db *DB) Conditions(ctx context.Context) ([]Condition, error) {
 
 func (db *DB) queryConditions(ctx context.Context, where string, args ...any) ([]Condition, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT c.id, c.name, c.system_prompt, c.require_mcp_tool_use,
-		c.require_mcp_tool_success, c.created_at, c.updated_at FROM conditions c `+where+` ORDER BY c.name`, args...)
+		c.require_mcp_tool_success, c.created_at, c.updated_at, c.created_by FROM conditions c `+where+` ORDER BY c.name`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list conditions: %w", err)
 	}
@@ -130,7 +130,7 @@ func (db *DB) queryConditions(ctx context.Context, where string, args ...any) ([
 		var c Condition
 		var created, updated string
 		if err := rows.Scan(&c.ID, &c.Name, &c.SystemPrompt, &c.RequireMCPToolUse, &c.RequireMCPToolSuccess,
-			&created, &updated); err != nil {
+			&created, &updated, &c.CreatedBy); err != nil {
 			return nil, fmt.Errorf("scan condition: %w", err)
 		}
 		c.CreatedAt, c.UpdatedAt = parseTime(created), parseTime(updated)

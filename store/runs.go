@@ -46,9 +46,12 @@ func (db *DB) CreateLeasedRun(ctx context.Context, r *Run, h *Holder, ttl time.D
 func createRun(ctx context.Context, tx *sql.Tx, now string, r *Run) error {
 	r.Status = RunPending
 	r.CreatedAt = parseTime(now)
-	res, err := tx.ExecContext(ctx, `INSERT INTO runs (name, dataset_id, status, config, repetitions, total_tasks, budget_usd, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, r.Name, r.DatasetID, r.Status, string(r.Config), r.Repetitions, r.TotalTasks,
-		r.BudgetUSD, r.CreatedAt.Format(timeFormat))
+	if r.CreatedBy == "" {
+		r.CreatedBy = Actor(ctx)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO runs (name, dataset_id, status, config, repetitions, total_tasks, budget_usd, created_at, created_by)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.Name, r.DatasetID, r.Status, string(r.Config), r.Repetitions, r.TotalTasks,
+		r.BudgetUSD, r.CreatedAt.Format(timeFormat), r.CreatedBy)
 	if err != nil {
 		return fmt.Errorf("insert run: %w", err)
 	}
@@ -66,14 +69,14 @@ func createRun(ctx context.Context, tx *sql.Tx, now string, r *Run) error {
 }
 
 const runColumns = `r.id, r.name, r.dataset_id, r.status, r.config, r.repetitions, r.total_tasks, r.budget_usd,
-	r.error, r.created_at, r.started_at, r.finished_at, r.origin`
+	r.error, r.created_at, r.started_at, r.finished_at, r.origin, r.created_by`
 
 func scanRun(row interface{ Scan(...any) error }, extra ...any) (*Run, error) {
 	var r Run
 	var config, created string
 	var started, finished sql.NullString
 	dest := append([]any{&r.ID, &r.Name, &r.DatasetID, &r.Status, &config, &r.Repetitions, &r.TotalTasks,
-		&r.BudgetUSD, &r.Message, &created, &started, &finished, &r.Origin}, extra...)
+		&r.BudgetUSD, &r.Message, &created, &started, &finished, &r.Origin, &r.CreatedBy}, extra...)
 	if err := row.Scan(dest...); errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("run: %w", ErrNotFound)
 	} else if err != nil {

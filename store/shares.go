@@ -15,6 +15,7 @@ type Share struct {
 	Token     string
 	RunID     int64
 	CreatedAt time.Time
+	CreatedBy string
 	RevokedAt *time.Time
 }
 
@@ -27,9 +28,9 @@ func (db *DB) CreateShare(ctx context.Context, runID int64) (*Share, error) {
 	if _, err := rand.Read(b); err != nil {
 		return nil, fmt.Errorf("share token: %w", err)
 	}
-	s := &Share{Token: base64.RawURLEncoding.EncodeToString(b), RunID: runID, CreatedAt: parseTime(db.nowText())}
-	if _, err := db.write.ExecContext(ctx, `INSERT INTO share_links (token, run_id, created_at) VALUES (?, ?, ?)`,
-		s.Token, runID, s.CreatedAt.Format(timeFormat)); err != nil {
+	s := &Share{Token: base64.RawURLEncoding.EncodeToString(b), RunID: runID, CreatedAt: parseTime(db.nowText()), CreatedBy: Actor(ctx)}
+	if _, err := db.write.ExecContext(ctx, `INSERT INTO share_links (token, run_id, created_at, created_by) VALUES (?, ?, ?, ?)`,
+		s.Token, runID, s.CreatedAt.Format(timeFormat), s.CreatedBy); err != nil {
 		return nil, fmt.Errorf("create share: %w", err)
 	}
 	return s, nil
@@ -49,7 +50,7 @@ func (db *DB) SharedRun(ctx context.Context, token string) (int64, error) {
 
 // Shares lists a run's links, newest first, revoked ones included.
 func (db *DB) Shares(ctx context.Context, runID int64) ([]Share, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT token, run_id, created_at, revoked_at FROM share_links
+	rows, err := db.read.QueryContext(ctx, `SELECT token, run_id, created_at, created_by, revoked_at FROM share_links
 		WHERE run_id = ? ORDER BY created_at DESC`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("shares: %w", err)
@@ -60,7 +61,7 @@ func (db *DB) Shares(ctx context.Context, runID int64) ([]Share, error) {
 		var s Share
 		var created string
 		var revoked sql.NullString
-		if err := rows.Scan(&s.Token, &s.RunID, &created, &revoked); err != nil {
+		if err := rows.Scan(&s.Token, &s.RunID, &created, &s.CreatedBy, &revoked); err != nil {
 			return nil, fmt.Errorf("shares: %w", err)
 		}
 		s.CreatedAt, s.RevokedAt = parseTime(created), parseTimePtr(revoked)

@@ -101,6 +101,7 @@ type Condition struct {
 	RequireMCPToolSuccess bool        `json:"require_mcp_tool_success"`
 	CreatedAt             time.Time   `json:"-"`
 	UpdatedAt             time.Time   `json:"-"`
+	CreatedBy             string      `json:"-"` // the signed-in name of who made it; "" on an open server
 }
 
 // RunStatus is where a run is in its life.
@@ -137,6 +138,7 @@ type Run struct {
 	StartedAt   *time.Time
 	FinishedAt  *time.Time
 	Origin      Origin // OriginEEE: imported, finished and read-only
+	CreatedBy   string // the signed-in name of who launched or imported it; "" on an open server
 }
 
 // ToolCall is one call the agent made to an MCP tool.

@@ -63,7 +63,8 @@ type RunFacts struct {
 	Unsandboxed      bool       // generated code may run without the sandbox
 	Prices           []RunPrice // of the models the run calls, from its snapshot
 	Created          string
-	Imported         bool // from EEE result files: finished and read-only
+	Imported         bool   // from EEE result files: finished and read-only
+	CreatedBy        string // who launched or imported it; "" on an open server
 }
 
 // RunPrice is what a run's model costs, as the run was launched with.

@@ -31,11 +31,29 @@ type PriceForm struct {
 	Edit       bool // the model already has a price: saving changes it
 }
 
-// SettingsView is the settings page: the price table and its form.
+// SettingsView is the settings page: the price table and its form, and
+// for owners the access tokens.
 type SettingsView struct {
 	Page   Page
 	Prices []PriceRow
 	Form   PriceForm
+	Tokens *TokensView // nil: the user may not manage tokens
+}
+
+// TokensView lists the access tokens and holds the form that makes one.
+type TokensView struct {
+	Rows               []TokenRow
+	Open               bool // the server asks for no token yet
+	FormName, FormRole string
+	Error              string
+	// NewSecret is a token just made, shown this once, with its name and role.
+	NewSecret, NewName, NewRole string
+}
+
+// TokenRow is one token in the list.
+type TokenRow struct {
+	Name, Role, Created, CreatedBy, LastUsed, Revoked string
+	Active                                            bool
 }
 
 // USD formats an amount in dollars: cents from $1, two significant digits below.

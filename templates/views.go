@@ -12,7 +12,9 @@ type Page struct {
 	Nav   string // datasets, conditions, runs, settings
 	CSRF  string
 	Flash Flash
-	Auth  bool // an access token is in force: show the sign-out link
+	Auth  bool   // tokens are in force: show who is signed in and the sign-out link
+	User  string // the signed-in name
+	Role  string // and their role
 	// Shared marks a page reached by a share link: no navigation, no forms.
 	Shared bool
 }

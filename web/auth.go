@@ -1,51 +1,194 @@
 package web
 
 import (
-	"crypto/sha256"
+	"context"
 	"crypto/subtle"
-	"encoding/hex"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"assay/store"
 	"assay/templates"
 )
 
 const sessionCookie = "assay_session"
 
-// sessionValue is what the session cookie holds: a digest of the token, not the token.
-func (s *Server) sessionValue() string {
-	sum := sha256.Sum256([]byte("assay-session:" + s.cfg.Token))
-	return hex.EncodeToString(sum[:])
-}
+// Session lifetimes unless the server is told otherwise.
+const (
+	DefaultSessionIdle = 14 * 24 * time.Hour
+	DefaultSessionMax  = 90 * 24 * time.Hour
+)
+
+// MinTokenLength is the shortest --token a server accepts.
+const MinTokenLength = 16
+
+// OwnerName is the name of whoever signs in with the server's own --token.
+const OwnerName = "owner"
 
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
-// public reports whether a path is reachable without the access token.
+// user is who makes a request and what they may do.
+type user struct {
+	Name   string
+	Role   store.Role
+	Bearer bool // signed in by an Authorization: Bearer token (an API client)
+	Open   bool // the server asks for no token: everyone is an owner
+	token  *int64
+}
+
+// userOf is the request's user; nil on a public path of a server with tokens.
+func userOf(c echo.Context) *user {
+	u, _ := c.Get("user").(*user)
+	return u
+}
+
+// public reports whether a path is reachable without a token.
 func public(path string) bool {
 	return strings.HasPrefix(path, "/static/") || path == "/login" || path == "/healthz" || strings.HasPrefix(path, "/r/")
 }
 
-// requireToken lets a request through when the server has no token, or the request
-// carries it as a Bearer header or as the session cookie set by the login form.
-func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if s.cfg.Token == "" || public(c.Request().URL.Path) {
-			return next(c)
-		}
-		if s.validBearer(c) {
-			return next(c)
-		}
-		if ck, err := c.Cookie(sessionCookie); err == nil && equal(ck.Value, s.sessionValue()) {
-			return next(c)
-		}
-		if wantsJSON(c) {
-			return echo.NewHTTPError(http.StatusUnauthorized, "This server needs its access token: send Authorization: Bearer <token>.")
-		}
-		return c.Redirect(http.StatusSeeOther, "/login?next="+url.QueryEscape(c.Request().URL.RequestURI()))
+// tokensCache remembers for a moment whether the database holds tokens, so
+// that every request need not ask.
+type tokensCache struct {
+	mu    sync.Mutex
+	at    time.Time
+	value bool
+}
+
+// authRequired reports whether visitors must sign in: the server has its
+// own --token, or the database holds a named token (checked at most every
+// two seconds).
+func (s *Server) authRequired(ctx context.Context) bool {
+	if s.cfg.Token != "" {
+		return true
 	}
+	c := &s.hasTokens
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Since(c.at) > 2*time.Second {
+		has, err := s.db.HasTokens(ctx)
+		if err != nil {
+			return true // unsure: ask
+		}
+		c.value, c.at = has, time.Now()
+	}
+	return c.value
+}
+
+// forgetTokens makes the next request look at the tokens again.
+func (s *Server) forgetTokens() {
+	s.hasTokens.mu.Lock()
+	s.hasTokens.at = time.Time{}
+	s.hasTokens.mu.Unlock()
+}
+
+// authenticate finds the request's user — by Bearer token or session
+// cookie on a server with tokens — and checks that their role allows an
+// unsafe request, in this one place: owners may do everything, reviewers
+// may also record review verdicts, viewers may only read.
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		ctx := r.Context()
+		var u *user
+		switch {
+		case !s.authRequired(ctx):
+			u = &user{Role: store.RoleOwner, Open: true}
+		case public(r.URL.Path):
+			return next(c)
+		default:
+			var err error
+			if u, err = s.signedIn(c); err != nil {
+				return err
+			}
+		}
+		if u == nil {
+			if wantsJSON(c) {
+				return echo.NewHTTPError(http.StatusUnauthorized, "This server needs an access token: send Authorization: Bearer <token>.")
+			}
+			return c.Redirect(http.StatusSeeOther, "/login?next="+url.QueryEscape(r.URL.RequestURI()))
+		}
+		if !safeMethod(r.Method) && !u.Role.Allows(minRole(c.Path())) {
+			return echo.NewHTTPError(http.StatusForbidden, "You are signed in as "+u.Name+", a "+string(u.Role)+
+				": this needs an owner. Ask one to do it, or to give you another role.")
+		}
+		c.Set("user", u)
+		c.SetRequest(r.WithContext(store.WithActor(ctx, u.Name)))
+		return next(c)
+	}
+}
+
+// reviewerRoutes are the unsafe routes a reviewer may use besides an
+// owner; every other unsafe route needs an owner.
+var reviewerRoutes = map[string]bool{}
+
+// minRole is the least role that may send an unsafe request to route.
+func minRole(route string) store.Role {
+	switch {
+	case route == "/logout":
+		return store.RoleViewer
+	case reviewerRoutes[route]:
+		return store.RoleReviewer
+	}
+	return store.RoleOwner
+}
+
+// signedIn is the user of a Bearer token or a live session; nil for none.
+// A Bearer token that is not valid is refused outright.
+func (s *Server) signedIn(c echo.Context) (*user, error) {
+	ctx := c.Request().Context()
+	if bearer, ok := strings.CutPrefix(c.Request().Header.Get("Authorization"), "Bearer "); ok {
+		u, err := s.tokenUser(ctx, bearer)
+		if err != nil {
+			return nil, echo.NewHTTPError(http.StatusUnauthorized, "That access token is not valid: it may have been revoked.")
+		}
+		u.Bearer = true
+		return u, nil
+	}
+	ck, err := c.Cookie(sessionCookie)
+	if err != nil || ck.Value == "" {
+		return nil, nil
+	}
+	sess, err := s.db.SessionByID(ctx, ck.Value, s.ownTokenHash(), s.sessionLimits())
+	if err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		return nil, nil
+	}
+	return &user{Name: sess.Name, Role: sess.Role}, nil
+}
+
+// tokenUser is the user a token's secret stands for: the server's own
+// --token, or a named token.
+func (s *Server) tokenUser(ctx context.Context, secret string) (*user, error) {
+	if s.cfg.Token != "" && equal(secret, s.cfg.Token) {
+		return &user{Name: OwnerName, Role: store.RoleOwner}, nil
+	}
+	if secret == "" {
+		return nil, store.ErrNotFound
+	}
+	t, err := s.db.TokenBySecret(ctx, secret)
+	if err != nil {
+		return nil, err
+	}
+	return &user{Name: t.Name, Role: t.Role, token: &t.ID}, nil
+}
+
+func (s *Server) ownTokenHash() string {
+	if s.cfg.Token == "" {
+		return ""
+	}
+	return store.HashSecret(s.cfg.Token)
+}
+
+func (s *Server) sessionLimits() store.SessionLimits {
+	return store.SessionLimits{Idle: s.cfg.SessionIdle, Max: s.cfg.SessionMax}
 }
 
 // loginPage handles GET /login.
@@ -53,19 +196,40 @@ func (s *Server) loginPage(c echo.Context) error {
 	return render(c, http.StatusOK, templates.Login(s.page(c, "Sign in", ""), localPath(c.QueryParam("next")), ""))
 }
 
-// login handles POST /login.
+// login handles POST /login: a token for a session, within the attempts a
+// client address is allowed.
 func (s *Server) login(c echo.Context) error {
 	next := localPath(c.FormValue("next"))
-	if s.cfg.Token == "" {
+	ctx := c.Request().Context()
+	if !s.authRequired(ctx) {
 		return redirect(c, next)
 	}
-	if !equal(c.FormValue("token"), s.cfg.Token) {
+	ip := c.RealIP()
+	if wait := s.logins.wait(ip); wait > 0 {
+		s.log.Warn("login refused: too many attempts", "client", ip, "retry_after", wait.Round(time.Second))
+		c.Response().Header().Set("Retry-After", retryAfterSeconds(wait))
+		return render(c, http.StatusTooManyRequests, templates.Login(s.page(c, "Sign in", ""), next,
+			"Too many attempts from this address: try again in "+wait.Round(time.Second).String()+"."))
+	}
+	secret := c.FormValue("token")
+	u, err := s.tokenUser(ctx, secret)
+	if err != nil {
+		s.logins.fail(ip)
+		s.log.Warn("login failed", "client", ip)
 		return render(c, http.StatusUnauthorized, templates.Login(s.page(c, "Sign in", ""), next, "That token is not right."))
 	}
+	s.logins.succeed(ip)
+	sess := &store.Session{Name: u.Name, Role: u.Role, TokenID: u.token}
+	id, err := s.db.CreateSession(ctx, sess, store.HashSecret(secret))
+	if err != nil {
+		return err
+	}
+	s.log.Info("signed in", "name", u.Name, "role", u.Role, "client", ip)
 	c.SetCookie(&http.Cookie{
 		Name:     sessionCookie,
-		Value:    s.sessionValue(),
+		Value:    id,
 		Path:     "/",
+		MaxAge:   int(s.cfg.SessionMax / time.Second),
 		HttpOnly: true,
 		SameSite: http.SameSiteLaxMode,
 		Secure:   c.Scheme() == "https",
@@ -73,9 +237,14 @@ func (s *Server) login(c echo.Context) error {
 	return redirect(c, next)
 }
 
-// logout handles POST /logout.
+// logout handles POST /logout: the session ends on the server too.
 func (s *Server) logout(c echo.Context) error {
-	c.SetCookie(&http.Cookie{Name: sessionCookie, Path: "/", MaxAge: -1})
+	if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" {
+		if err := s.db.EndSession(c.Request().Context(), ck.Value); err != nil {
+			return err
+		}
+	}
+	c.SetCookie(&http.Cookie{Name: sessionCookie, Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
 	return redirect(c, "/login")
 }
 

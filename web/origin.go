@@ -11,13 +11,13 @@ import (
 )
 
 // checkHost refuses a request whose Host header names anything but this
-// machine's loopback names, unless the server has an access token or the name
+// machine's loopback names, unless the server asks for tokens or the name
 // was allowed with --allowed-hosts. A page on another site can point its own
 // name at 127.0.0.1 (DNS rebinding) and then read and post to this server as
 // if it were its own origin; the Host header is what gives it away.
 func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if s.cfg.Token != "" {
+		if s.authRequired(c.Request().Context()) {
 			return next(c)
 		}
 		host := hostName(c.Request().Host)

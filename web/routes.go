@@ -17,7 +17,7 @@ func (s *Server) routes() {
 	e.Use(s.checkHost)
 	e.Use(sameOrigin())
 	e.Use(s.limitBody)
-	e.Use(s.requireToken)
+	e.Use(s.authenticate)
 	e.Use(s.csrf)
 
 	e.StaticFS("/static", static.FS)
@@ -55,6 +55,8 @@ func (s *Server) routes() {
 	e.GET("/settings", s.settingsPage)
 	e.POST("/settings/prices", s.setPrice)
 	e.POST("/settings/prices/delete", s.deletePrice)
+	e.POST("/settings/tokens", s.createToken)
+	e.POST("/settings/tokens/revoke", s.revokeToken)
 
 	e.GET("/runs/:id/report", s.reportFragment)
 	e.POST("/runs/:id/shares", s.createShare)

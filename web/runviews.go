@@ -78,6 +78,7 @@ func runFacts(sc *reportScope, answered []store.ModelUse) templates.RunFacts {
 		Unsandboxed:      cfg.CodeExecution.Unsandboxed,
 		Created:          templates.When(run.CreatedAt),
 		Imported:         run.Origin == store.OriginEEE,
+		CreatedBy:        run.CreatedBy,
 	}
 	if cfg.Agent.Temperature != nil {
 		f.AgentTemperature = number(*cfg.Agent.Temperature)

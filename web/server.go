@@ -34,6 +34,9 @@ type Config struct {
 	// AllowCommandAgents lets the run form start a command agent: a program
 	// of the user's choice, run on this machine.
 	AllowCommandAgents bool
+	// SessionIdle and SessionMax end a browser's session after that long
+	// without a request, and that long after sign-in; 0 = the defaults.
+	SessionIdle, SessionMax time.Duration
 }
 
 // Server is assay's HTTP server.
@@ -45,6 +48,9 @@ type Server struct {
 	runner  *runner.Manager
 	reports *reportCache
 	csrfKey []byte
+
+	hasTokens tokensCache
+	logins    *loginLimiter
 }
 
 // New builds a server over db. It refuses a non-loopback address without a token.
@@ -55,14 +61,25 @@ func New(db *store.DB, cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.SessionIdle <= 0 {
+		cfg.SessionIdle = DefaultSessionIdle
+	}
+	if cfg.SessionMax <= 0 {
+		cfg.SessionMax = DefaultSessionMax
+	}
+	if n := len(cfg.Token); n > 0 && n < MinTokenLength {
+		return nil, fmt.Errorf("the access token is %d characters; use at least %d: create a named one with  assay token create --name YOU, or make one with  openssl rand -hex 16", n, MinTokenLength)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	if cfg.Addr != "" && cfg.Token == "" && !IsLoopback(cfg.Addr) {
-		return nil, fmt.Errorf("listening on %s needs an access token: pass --token or set ASSAY_TOKEN", cfg.Addr)
+		if has, err := db.HasTokens(ctx); err != nil || !has {
+			return nil, fmt.Errorf("listening on %s needs an access token: pass --token (or set ASSAY_TOKEN), or create a named one with  assay token create --name YOU", cfg.Addr)
+		}
 	}
 	if cfg.Runner == nil {
 		cfg.Runner = runner.New(db, runner.Options{Logger: cfg.Logger})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	key, err := db.ServerKey(ctx, "csrf")
 	if err != nil {
 		return nil, err
@@ -75,6 +92,7 @@ func New(db *store.DB, cfg Config) (*Server, error) {
 		runner:  cfg.Runner,
 		reports: newReportCache(8),
 		csrfKey: key,
+		logins:  newLoginLimiter(),
 	}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.HTTPErrorHandler = s.handleError
@@ -93,6 +111,16 @@ func IsLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// Routes lists the server's routes as "METHOD /path/:param", for tests
+// that go through every one of them.
+func (s *Server) Routes() []string {
+	var out []string
+	for _, r := range s.echo.Routes() {
+		out = append(out, r.Method+" "+r.Path)
+	}
+	return out
 }
 
 // Handler returns the server's http.Handler, for tests and for embedding.
@@ -128,7 +156,10 @@ func render(c echo.Context, status int, component templ.Component) error {
 
 // page returns the layout data for a page.
 func (s *Server) page(c echo.Context, title, nav string) templates.Page {
-	p := templates.Page{Title: title, Nav: nav, Auth: s.cfg.Token != ""}
+	p := templates.Page{Title: title, Nav: nav}
+	if u := userOf(c); u != nil && !u.Open {
+		p.Auth, p.User, p.Role = true, u.Name, string(u.Role)
+	}
 	if tok, ok := c.Get("csrf").(string); ok {
 		p.CSRF = tok
 	}

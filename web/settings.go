@@ -32,15 +32,21 @@ func (s *Server) settingsPage(c echo.Context) error {
 			}
 		}
 	}
-	return s.renderSettings(c, http.StatusOK, form)
+	return s.renderSettings(c, http.StatusOK, form, templates.TokensView{})
 }
 
-func (s *Server) renderSettings(c echo.Context, status int, form templates.PriceForm) error {
+func (s *Server) renderSettings(c echo.Context, status int, form templates.PriceForm, tokens templates.TokensView) error {
 	prices, err := s.db.Prices(c.Request().Context())
 	if err != nil {
 		return err
 	}
 	v := templates.SettingsView{Page: s.page(c, "Settings", "settings"), Form: form}
+	if u := userOf(c); u != nil && u.Role == store.RoleOwner {
+		if err := s.tokenRows(c.Request().Context(), &tokens); err != nil {
+			return err
+		}
+		v.Tokens = &tokens
+	}
 	for _, p := range prices {
 		rate := config.Price{InputPerMTok: p.InputPerMTok, CacheReadPerMTok: p.CacheReadPerMTok, CacheWritePerMTok: p.CacheWritePerMTok}
 		v.Prices = append(v.Prices, templates.PriceRow{
@@ -69,7 +75,7 @@ func (s *Server) setPrice(c echo.Context) error {
 			return err
 		}
 		form.Error = store.ErrorMessage(err)
-		return s.renderSettings(c, statusFor(err), form)
+		return s.renderSettings(c, statusFor(err), form, templates.TokensView{})
 	}
 	setFlash(c, "ok", fmt.Sprintf("Saved the price of %s. Runs launched from now on use it.", p.Model))
 	return redirect(c, "/settings")

@@ -25,10 +25,10 @@ func stranger(t *testing.T, b *browser, path string) (int, string) {
 }
 
 func TestShareLinkIsReadOnlyAndRevocable(t *testing.T) {
-	b, db := newServer(t, web.Config{Token: "x"})
+	b, db := newServer(t, web.Config{Token: testToken})
 	id, samples := handRunIn(t, db, store.RunCompleted)
 	b.get("/login")
-	b.postForm("/login", url.Values{"token": {"x"}, "next": {fmt.Sprintf("/runs/%d", id)}})
+	b.postForm("/login", url.Values{"token": {testToken}, "next": {fmt.Sprintf("/runs/%d", id)}})
 
 	resp, doc := b.postForm(fmt.Sprintf("/runs/%d/shares", id), url.Values{})
 	if resp.Request.URL.Path != fmt.Sprintf("/runs/%d", id) || !strings.Contains(text(doc, ".flash"), "Share link created") {

@@ -62,14 +62,14 @@ func summaryOf(t *testing.T, dbPath string, id int64) *report.Summary {
 func TestBrowserReportShareAndRevoke(t *testing.T) {
 	dbPath, id := finishedRun(t, 12)
 	want := summaryOf(t, dbPath, id)
-	base := startServer(t, "--db", dbPath, "--token", "x")
+	base := startServer(t, "--db", dbPath, "--token", "owner-token-0123456789")
 	owner := newBrowser(t)
 	report := fmt.Sprintf("%s/runs/%d", base, id)
 
 	err := chromedp.Do(owner,
 		chromedp.Navigate(report),
 		chromedp.WaitVisible(chromedp.CSS("#token")),
-		chromedp.SendKeys(chromedp.CSS("#token"), "x"),
+		chromedp.SendKeys(chromedp.CSS("#token"), "owner-token-0123456789"),
 		chromedp.Click(chromedp.CSS(`form[action="/login"] button`)),
 		chromedp.WaitVisible(chromedp.CSS("#summary")),
 	)

@@ -21,10 +21,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlags("serve", stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on; anything but loopback needs --token")
 	dbPath := fs.String("db", "assay.db", "SQLite database file")
-	token := fs.String("token", envOr("ASSAY_TOKEN", ""), "access token for every page and API call (default $ASSAY_TOKEN)")
+	token := fs.String("token", envOr("ASSAY_TOKEN", ""), "the owner's access token, at least 16 characters (default $ASSAY_TOKEN); assay token create makes named ones")
 	maxUpload := fs.Int64("max-upload", web.DefaultMaxUpload>>20, "largest dataset upload, in MiB")
 	allowedHosts := fs.String("allowed-hosts", "", "host names besides localhost that a server without --token answers to, comma-separated")
 	allowCommands := fs.Bool("allow-command-agents", false, "let the run form start command agents (programs run on this machine)")
+	sessionIdle := fs.Duration("session-idle", web.DefaultSessionIdle, "a browser's session ends after this long without a request")
+	sessionMax := fs.Duration("session-max", web.DefaultSessionMax, "and this long after sign-in, whatever happens")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -47,6 +49,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Runner:             runs,
 		AllowedHosts:       hosts,
 		AllowCommandAgents: *allowCommands,
+		SessionIdle:        *sessionIdle,
+		SessionMax:         *sessionMax,
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,252 @@
+package web_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"assay/store"
+	"assay/web"
+)
+
+// tokenServer is a server whose database holds an owner, a reviewer and a
+// viewer token, and no --token of its own.
+func tokenServer(t *testing.T) (*browser, *store.DB, map[store.Role]string, *web.Server) {
+	t.Helper()
+	db := openDB(t)
+	secrets := map[store.Role]string{}
+	for name, role := range map[string]store.Role{"alice": store.RoleOwner, "bob": store.RoleReviewer, "carol": store.RoleViewer} {
+		secret, _, err := db.CreateToken(t.Context(), name, role)
+		if err != nil {
+			t.Fatal(err)
+		}
+		secrets[role] = secret
+	}
+	s, err := web.New(db, web.Config{Addr: "0.0.0.0:8080"}) // tokens in the database allow any address
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: t, srv: srv, http: &http.Client{Jar: jar}}, db, secrets, s
+}
+
+func bearer(t *testing.T, b *browser, method, path, secret string, form url.Values) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(method, b.srv.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if secret != "" {
+		req.Header.Set("Authorization", "Bearer "+secret)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
+}
+
+// TestEveryWriteRouteChecksTheRole sends every unsafe route of the server
+// as a viewer and as a reviewer: each is refused (403) before its handler
+// runs, but for signing in and out; an owner passes the role check.
+func TestEveryWriteRouteChecksTheRole(t *testing.T) {
+	b, _, secrets, s := tokenServer(t)
+	checked := 0
+	for _, route := range s.Routes() {
+		method, path, _ := strings.Cut(route, " ")
+		if method == http.MethodGet || method == http.MethodHead || method == "echo_route_not_found" || path == "/login" || path == "/logout" {
+			continue
+		}
+		path = strings.NewReplacer(":id", "1", ":token", "tok", ":sample", "1").Replace(path)
+		for _, role := range []store.Role{store.RoleViewer, store.RoleReviewer} {
+			if resp := bearer(t, b, method, path, secrets[role], url.Values{}); resp.StatusCode != http.StatusForbidden {
+				t.Errorf("%s %s as a %s: %d, want 403", method, path, role, resp.StatusCode)
+			}
+		}
+		if resp := bearer(t, b, method, path, secrets[store.RoleOwner], url.Values{}); resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusUnauthorized {
+			t.Errorf("%s %s as the owner: %d", method, path, resp.StatusCode)
+		}
+		checked++
+	}
+	if checked < 20 {
+		t.Errorf("only %d write routes checked", checked)
+	}
+	// Reading is for everyone signed in, and no one else.
+	for role, secret := range secrets {
+		if resp := bearer(t, b, "GET", "/api/datasets", secret, nil); resp.StatusCode != http.StatusOK {
+			t.Errorf("GET /api/datasets as %s: %d", role, resp.StatusCode)
+		}
+	}
+	if resp := bearer(t, b, "GET", "/api/datasets", "", nil); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET /api/datasets with no token: %d, want 401", resp.StatusCode)
+	}
+	if resp := bearer(t, b, "GET", "/api/datasets", "asy_not-a-token", nil); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET /api/datasets with a made-up token: %d, want 401", resp.StatusCode)
+	}
+}
+
+func TestSignInShowsTheNameAndRecordsIt(t *testing.T) {
+	b, db, secrets, _ := tokenServer(t)
+	b.get("/login")
+	resp, doc := b.postForm("/login", url.Values{"token": {secrets[store.RoleOwner]}, "next": {"/conditions"}})
+	if resp.Request.URL.Path != "/conditions" || text(doc, "#signed-in") != "alice owner" {
+		t.Fatalf("after sign-in: %s, header %q", resp.Request.URL, text(doc, "#signed-in"))
+	}
+	b.get("/conditions/new")
+	b.postForm("/conditions", url.Values{"name": {"by-alice"}, "system_prompt": {"x"}})
+	id, _ := handRunIn(t, db, store.RunCompleted)
+	b.get(fmt.Sprintf("/runs/%d", id))
+	b.postForm(fmt.Sprintf("/runs/%d/shares", id), url.Values{})
+	shares, _ := db.Shares(t.Context(), id)
+	if len(shares) != 1 || shares[0].CreatedBy != "alice" {
+		t.Errorf("share link made by %+v, want alice", shares)
+	}
+	if conds, _ := db.Conditions(t.Context()); len(conds) != 1 || conds[0].CreatedBy != "alice" {
+		t.Errorf("conditions %+v, want one made by alice", conds)
+	}
+}
+
+func TestSessionsEnd(t *testing.T) {
+	b, db, secrets, _ := tokenServer(t)
+	signIn := func(secret string) string {
+		jar, _ := cookiejar.New(nil)
+		b.http.Jar = jar
+		b.get("/login")
+		b.postForm("/login", url.Values{"token": {secret}, "next": {"/runs"}})
+		for _, c := range jar.Cookies(mustURL(b.srv.URL)) {
+			if c.Name == "assay_session" {
+				if len(c.Value) < 43 {
+					t.Errorf("session id %q is not 256 random bits", c.Value)
+				}
+				return c.Value
+			}
+		}
+		t.Fatal("no session cookie")
+		return ""
+	}
+	signedIn := func() bool {
+		resp, _ := b.get("/runs")
+		return resp.Request.URL.Path == "/runs"
+	}
+
+	// Logging out ends the session on the server: its cookie, replayed, leads to the login.
+	id := signIn(secrets[store.RoleViewer])
+	if !signedIn() {
+		t.Fatal("not signed in")
+	}
+	b.postForm("/logout", url.Values{})
+	b.http.Jar.SetCookies(mustURL(b.srv.URL), []*http.Cookie{{Name: "assay_session", Value: id, Path: "/"}})
+	if signedIn() {
+		t.Error("a logged-out session's cookie still works")
+	}
+
+	// Revoking the token ends its sessions at once.
+	signIn(secrets[store.RoleViewer])
+	if err := db.RevokeToken(t.Context(), "carol"); err != nil {
+		t.Fatal(err)
+	}
+	if signedIn() {
+		t.Error("a revoked token's session still works")
+	}
+	if resp := bearer(t, b, "GET", "/api/runs", secrets[store.RoleViewer], nil); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a revoked token as Bearer: %d", resp.StatusCode)
+	}
+
+	// Idle for more than 14 days, or signed in more than 90 days ago: ended.
+	start := time.Now().UTC()
+	now := start
+	db.SetClock(func() time.Time { return now })
+	signIn(secrets[store.RoleReviewer])
+	now = start.Add(13 * 24 * time.Hour)
+	if !signedIn() {
+		t.Error("a session used 13 days after sign-in has ended")
+	}
+	now = start.Add(26 * 24 * time.Hour)
+	if !signedIn() {
+		t.Error("a session used every 13 days has ended")
+	}
+	now = now.Add(15 * 24 * time.Hour)
+	if signedIn() {
+		t.Error("a session idle for 15 days is still alive")
+	}
+	signIn(secrets[store.RoleReviewer])
+	for day := 10; day <= 100; day += 10 {
+		now = now.Add(10 * 24 * time.Hour)
+		if alive := signedIn(); alive != (day <= 90) {
+			t.Errorf("day %d after sign-in: signed in %v", day, alive)
+		}
+	}
+}
+
+func TestLoginIsRateLimited(t *testing.T) {
+	b, _, secrets, _ := tokenServer(t)
+	b.get("/login")
+	for i := 1; i <= 10; i++ {
+		resp, _ := b.postForm("/login", url.Values{"token": {fmt.Sprintf("guess-%d", i)}})
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("attempt %d: %d, want 401", i, resp.StatusCode)
+		}
+	}
+	resp, doc := b.postForm("/login", url.Values{"token": {secrets[store.RoleOwner]}})
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || !strings.Contains(text(doc, ".flash"), "Too many attempts") {
+		t.Errorf("after 10 failures: %d, Retry-After %q, %q; want 429 even with the right token", resp.StatusCode, resp.Header.Get("Retry-After"), text(doc, ".flash"))
+	}
+}
+
+func TestShortTokenIsRefused(t *testing.T) {
+	_, err := web.New(openDB(t), web.Config{Token: "abc"})
+	if err == nil || !strings.Contains(err.Error(), "at least 16") || !strings.Contains(err.Error(), "assay token create") {
+		t.Errorf("a 3-character token: %v", err)
+	}
+}
+
+func TestOwnersManageTokensOnSettings(t *testing.T) {
+	b, _, secrets, _ := tokenServer(t)
+	b.get("/login")
+	b.postForm("/login", url.Values{"token": {secrets[store.RoleOwner]}})
+	_, doc := b.get("/settings")
+	if doc.Find("#token-form").Length() != 1 || doc.Find("#token-list tbody tr").Length() != 3 {
+		t.Fatalf("owner's settings: form %d, %d tokens listed", doc.Find("#token-form").Length(), doc.Find("#token-list tbody tr").Length())
+	}
+	resp, doc := b.postForm("/settings/tokens", url.Values{"name": {"dave"}, "role": {"reviewer"}})
+	secret := text(doc, "#new-token-secret")
+	if resp.StatusCode != http.StatusCreated || !strings.HasPrefix(secret, "asy_") || resp.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("create: %d, secret %q", resp.StatusCode, secret)
+	}
+	if resp := bearer(t, b, "GET", "/api/runs", secret, nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("the new token: %d", resp.StatusCode)
+	}
+	if _, doc := b.get("/settings"); strings.Contains(doc.Text(), secret) {
+		t.Error("the secret is shown again")
+	}
+	if _, doc := b.postForm("/settings/tokens", url.Values{"name": {"dave"}, "role": {"viewer"}}); !strings.Contains(text(doc, "#token-error"), "dave already has a token") {
+		t.Errorf("a second token for dave: %q", text(doc, "#token-error"))
+	}
+	b.postForm("/settings/tokens/revoke", url.Values{"name": {"dave"}})
+	if resp := bearer(t, b, "GET", "/api/runs", secret, nil); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the revoked token: %d", resp.StatusCode)
+	}
+
+	viewer := &browser{t: t, srv: b.srv, http: &http.Client{Jar: newJar()}}
+	viewer.get("/login")
+	viewer.postForm("/login", url.Values{"token": {secrets[store.RoleViewer]}})
+	if _, doc := viewer.get("/settings"); doc.Find("#token-form").Length() != 0 || doc.Find("#token-list").Length() != 0 {
+		t.Error("a viewer sees the tokens")
+	}
+}
+
+func newJar() http.CookieJar {
+	jar, _ := cookiejar.New(nil)
+	return jar
+}
+
+func mustURL(s string) *url.URL {
+	u, _ := url.Parse(s)
+	return u
+}
