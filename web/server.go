@@ -3,6 +3,7 @@ package web
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -34,6 +35,14 @@ type Config struct {
 	// AllowCommandAgents lets the run form start a command agent: a program
 	// of the user's choice, run on this machine.
 	AllowCommandAgents bool
+	// TLSCert and TLSKey are PEM files: with both, the server speaks HTTPS
+	// only, and tells browsers to keep to it (HSTS).
+	TLSCert, TLSKey string
+	// BehindProxy takes a client's address from the X-Forwarded-For header
+	// that a reverse proxy on this machine or a private network sets;
+	// otherwise the connection's address is the client's, and headers that
+	// claim otherwise are ignored.
+	BehindProxy bool
 	// SessionIdle and SessionMax end a browser's session after that long
 	// without a request, and that long after sign-in; 0 = the defaults.
 	SessionIdle, SessionMax time.Duration
@@ -67,6 +76,14 @@ func New(db *store.DB, cfg Config) (*Server, error) {
 	if cfg.SessionMax <= 0 {
 		cfg.SessionMax = DefaultSessionMax
 	}
+	if (cfg.TLSCert == "") != (cfg.TLSKey == "") {
+		return nil, fmt.Errorf("HTTPS needs both --tls-cert and --tls-key")
+	}
+	if cfg.TLSCert != "" {
+		if _, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey); err != nil {
+			return nil, fmt.Errorf("HTTPS: %w", err)
+		}
+	}
 	if n := len(cfg.Token); n > 0 && n < MinTokenLength {
 		return nil, fmt.Errorf("the access token is %d characters; use at least %d: create a named one with  assay token create --name YOU, or make one with  openssl rand -hex 16", n, MinTokenLength)
 	}
@@ -95,6 +112,10 @@ func New(db *store.DB, cfg Config) (*Server, error) {
 		logins:  newLoginLimiter(),
 	}
 	s.echo.HideBanner, s.echo.HidePort = true, true
+	s.echo.IPExtractor = echo.ExtractIPDirect()
+	if cfg.BehindProxy {
+		s.echo.IPExtractor = echo.ExtractIPFromXFFHeader()
+	}
 	s.echo.HTTPErrorHandler = s.handleError
 	s.routes()
 	return s, nil
@@ -130,7 +151,13 @@ func (s *Server) Handler() http.Handler { return s.echo }
 func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{Handler: s.echo, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if s.cfg.TLSCert != "" {
+			errc <- srv.ServeTLS(ln, s.cfg.TLSCert, s.cfg.TLSKey)
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 	select {
 	case err := <-errc:
 		return err

@@ -188,7 +188,16 @@ func TestLoginIsRateLimited(t *testing.T) {
 	b, _, secrets, _ := tokenServer(t)
 	b.get("/login")
 	for i := 1; i <= 10; i++ {
-		resp, _ := b.postForm("/login", url.Values{"token": {fmt.Sprintf("guess-%d", i)}})
+		// A forged X-Forwarded-For does not make each guess a new client.
+		form := url.Values{"token": {fmt.Sprintf("guess-%d", i)}, "_csrf": {b.csrf}}
+		req, _ := http.NewRequest("POST", b.srv.URL+"/login", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Forwarded-For", fmt.Sprintf("10.0.0.%d", i))
+		resp, err := b.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
 		if resp.StatusCode != http.StatusUnauthorized {
 			t.Fatalf("attempt %d: %d, want 401", i, resp.StatusCode)
 		}

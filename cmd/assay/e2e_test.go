@@ -42,7 +42,7 @@ func startServer(t *testing.T, args ...string) string {
 		t.Fatalf("server did not start: %v", err)
 	}
 	go io.Copy(io.Discard, pr)
-	url := regexp.MustCompile(`http://\S+`).FindString(line)
+	url := regexp.MustCompile(`https?://\S+`).FindString(line)
 	if url == "" {
 		t.Fatalf("no URL in %q", line)
 	}

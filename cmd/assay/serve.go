@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	"assay/runner"
@@ -25,6 +26,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxUpload := fs.Int64("max-upload", web.DefaultMaxUpload>>20, "largest dataset upload, in MiB")
 	allowedHosts := fs.String("allowed-hosts", "", "host names besides localhost that a server without --token answers to, comma-separated")
 	allowCommands := fs.Bool("allow-command-agents", false, "let the run form start command agents (programs run on this machine)")
+	tlsCert := fs.String("tls-cert", "", "serve HTTPS with this PEM certificate (and --tls-key)")
+	tlsKey := fs.String("tls-key", "", "the certificate's PEM private key")
+	behindProxy := fs.Bool("behind-proxy", false, "take client addresses (for the sign-in limit and logs) from the X-Forwarded-For of a proxy on a private network")
 	sessionIdle := fs.Duration("session-idle", web.DefaultSessionIdle, "a browser's session ends after this long without a request")
 	sessionMax := fs.Duration("session-max", web.DefaultSessionMax, "and this long after sign-in, whatever happens")
 	if err := parseFlags(fs, args); err != nil {
@@ -49,6 +53,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Runner:             runs,
 		AllowedHosts:       hosts,
 		AllowCommandAgents: *allowCommands,
+		BehindProxy:        *behindProxy,
+		TLSCert:            *tlsCert,
+		TLSKey:             *tlsKey,
 		SessionIdle:        *sessionIdle,
 		SessionMax:         *sessionMax,
 	})
@@ -64,7 +71,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	runs.Adopt(leaseCheck)
-	fmt.Fprintf(stdout, "assay %s serving %s (database %s)\n", version, serveURL(*addr, ln.Addr()), *dbPath)
+	url := serveURL(*addr, ln.Addr())
+	if *tlsCert != "" {
+		url = "https" + strings.TrimPrefix(url, "http")
+	}
+	fmt.Fprintf(stdout, "assay %s serving %s (database %s)\n", version, url, *dbPath)
 	if *allowCommands {
 		fmt.Fprintln(stdout, "the run form may start command agents (--allow-command-agents)")
 	}
