@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +24,15 @@ import (
 // startServer runs `assay serve` in-process on a free port and returns its base URL.
 func startServer(t *testing.T, args ...string) string {
 	t.Helper()
+	base, stop := serve(t, args...)
+	t.Cleanup(stop)
+	return base
+}
+
+// serve runs `assay serve` in-process on a free port and returns its base
+// URL and a function that stops it and waits until it has.
+func serve(t *testing.T, args ...string) (string, func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
@@ -31,12 +41,15 @@ func startServer(t *testing.T, args ...string) string {
 		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, args...), pw, io.Discard)
 		pw.Close()
 	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("serve: %v", err)
+			}
+		})
+	}
 	line, err := bufio.NewReader(pr).ReadString('\n')
 	if err != nil {
 		t.Fatalf("server did not start: %v", err)
@@ -46,7 +59,7 @@ func startServer(t *testing.T, args ...string) string {
 	if url == "" {
 		t.Fatalf("no URL in %q", line)
 	}
-	return url
+	return url, stop
 }
 
 // newBrowser starts Debian's headless Chromium. It fails, never skips, when Chromium is missing.

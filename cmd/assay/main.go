@@ -55,6 +55,7 @@ const usage = `assay measures how well an LLM agent or model answers a golden da
 Usage:
   assay serve   [--addr 127.0.0.1:8080] [--db assay.db] [--token T] [--max-upload MiB]
                 [--allowed-hosts NAME,...] [--allow-command-agents] [--session-idle 336h] [--session-max 2160h]
+                [--tls-cert F --tls-key F] [--behind-proxy] [--backup-every 24h --backup-dir D --backup-keep 7]
   assay import  --results A.json --instances I.jsonl [--db F] [--json]   (an EEE run, e.g. k-eval's)
   assay import  --file F [--kind qa|mcq|math|code] [--name N] [--question-key K] [--answer-key K] [--db F] [--json]
   assay run     --config run.yaml [--db F] [--json] [--quiet]
@@ -62,6 +63,7 @@ Usage:
                 [--gate-regressions] [--junit F] [--summary-md F] [--report-url URL]
   assay run     --resume RUN_ID [--db F] [--json] [the same CI flags]
   assay export  --run ID --format json|csv|html|eee [--db F] [-o F (a folder for eee)]
+  assay backup  --to FILE [--db F]
   assay token   create --name N [--role owner|reviewer|viewer] | list [--json] | revoke NAME   [--db F]
   assay version
 
@@ -81,6 +83,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdImport(ctx, args[1:], stdout, stderr)
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
+	case "backup":
+		return cmdBackup(ctx, args[1:], stdout, stderr)
 	case "token":
 		return cmdToken(ctx, args[1:], stdout, stderr)
 	case "export":

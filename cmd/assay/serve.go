@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -28,6 +29,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	allowCommands := fs.Bool("allow-command-agents", false, "let the run form start command agents (programs run on this machine)")
 	tlsCert := fs.String("tls-cert", "", "serve HTTPS with this PEM certificate (and --tls-key)")
 	tlsKey := fs.String("tls-key", "", "the certificate's PEM private key")
+	backupEvery := fs.Duration("backup-every", 0, "back the database up this often while serving (e.g. 24h), into --backup-dir")
+	backupDir := fs.String("backup-dir", "", "where scheduled backups go, as assay-YYYYMMDD-HHMMSS.mmm.db")
+	backupKeep := fs.Int("backup-keep", 7, "how many scheduled backups to keep")
 	behindProxy := fs.Bool("behind-proxy", false, "take client addresses (for the sign-in limit and logs) from the X-Forwarded-For of a proxy on a private network")
 	sessionIdle := fs.Duration("session-idle", web.DefaultSessionIdle, "a browser's session ends after this long without a request")
 	sessionMax := fs.Duration("session-max", web.DefaultSessionMax, "and this long after sign-in, whatever happens")
@@ -37,6 +41,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	hosts, err := web.AllowedHosts(*allowedHosts)
 	if err != nil {
 		return &exitError{code: 2, err: err}
+	}
+	if *backupEvery > 0 {
+		if st, err := os.Stat(*backupDir); *backupDir == "" || err != nil || !st.IsDir() {
+			return &exitError{code: 2, err: fmt.Errorf("serve: --backup-every needs --backup-dir naming a folder that exists")}
+		}
+		if *backupKeep < 1 {
+			return &exitError{code: 2, err: fmt.Errorf("serve: --backup-keep must be at least 1")}
+		}
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	db, err := store.Open(ctx, *dbPath)
@@ -71,6 +83,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	runs.Adopt(leaseCheck)
+	if *backupEvery > 0 {
+		bctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			backupSchedule(bctx, db, *backupDir, *backupEvery, *backupKeep, logger)
+		}()
+		defer func() { stop(); <-done }() // before the database closes
+	}
 	url := serveURL(*addr, ln.Addr())
 	if *tlsCert != "" {
 		url = "https" + strings.TrimPrefix(url, "http")

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"assay/report"
+	"assay/runner/llm/llmtest"
+	"assay/store"
+)
+
+// summaryJSON is a run's summary as assay run --json prints it.
+func summaryJSON(t *testing.T, path string, id int64) string {
+	t.Helper()
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s, err := report.Summarize(context.Background(), db, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestBackupWhileARunWrites backs a database up while a run is half done
+// (its agent held after ten answers), restores the copy, finds the finished
+// run's report identical, and resumes the half-done run from the copy.
+func TestBackupWhileARunWrites(t *testing.T) {
+	db, first := finishedRun(t, 4)
+	want := summaryJSON(t, db, first)
+
+	var answered atomic.Int64
+	held := make(chan struct{})
+	var release sync.Once
+	agent := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if answered.Add(1) > 10 {
+			<-held
+		}
+		return llmtest.Reply{Content: "An answer."}
+	}
+	srv := llmtest.New(llmtest.JudgeAndAgent(llmtest.Judge(nil), agent))
+	defer srv.Close()
+	defer release.Do(func() { close(held) }) // before the server closes
+	dir := t.TempDir()
+	var data strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&data, "{\"id\": \"b%d\", \"question\": \"Q%d?\", \"answer\": \"A%d\"}\n", i, i, i)
+	}
+	os.WriteFile(filepath.Join(dir, "q.jsonl"), []byte(data.String()), 0o644)
+	cfg := filepath.Join(dir, "run.yaml")
+	os.WriteFile(cfg, []byte(fmt.Sprintf(`name: during-backup
+dataset: {path: ./q.jsonl}
+agent: {type: openai, model: m, base_url: %q}
+judge: {model: j, base_url: %q}
+conditions: {only: {}}
+execution: {num_repetitions: 1, max_concurrent: 2}
+`, srv.URL, srv.URL)), 0o644)
+	runDone := make(chan error, 1)
+	go func() {
+		runDone <- run(context.Background(), []string{"run", "--config", cfg, "--db", db, "--quiet"}, io.Discard, io.Discard)
+	}()
+	// Wait until the run has stored results and its agent is held.
+	s, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	second := first + 1
+	for {
+		progress, _ := s.RunProgress(context.Background(), second)
+		if len(progress) > 0 && progress[0].Done >= 8 && answered.Load() > 10 {
+			break
+		}
+		select {
+		case err := <-runDone:
+			t.Fatalf("the run ended early: %v", err)
+		default:
+		}
+	}
+
+	copyPath := filepath.Join(t.TempDir(), "copy.db")
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"backup", "--db", db, "--to", copyPath}, &out, io.Discard); err != nil {
+		t.Fatalf("backup: %v", err)
+	}
+	if !strings.Contains(out.String(), "backed up") {
+		t.Errorf("backup printed %q", out.String())
+	}
+	release.Do(func() { close(held) })
+	if err := <-runDone; err != nil {
+		t.Fatalf("the run: %v", err)
+	}
+
+	// Restore: the copy, put where a database goes, opens as one.
+	restored := filepath.Join(t.TempDir(), "assay.db")
+	b, _ := os.ReadFile(copyPath)
+	os.WriteFile(restored, b, 0o644)
+	if got := summaryJSON(t, restored, first); got != want {
+		t.Errorf("the finished run's summary after restore:\n%s\nwant\n%s", got, want)
+	}
+	r, err := store.Open(context.Background(), restored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	half, err := r.Run(context.Background(), second)
+	r.Close()
+	if err != nil || half.Status.Finished() {
+		t.Fatalf("the half-done run in the copy: %+v %v", half, err)
+	}
+	if err := run(context.Background(), []string{"run", "--resume", fmt.Sprint(second), "--db", restored, "--quiet"}, io.Discard, io.Discard); err != nil {
+		t.Fatalf("resume from the copy: %v", err)
+	}
+	if got := summaryJSON(t, restored, second); !strings.Contains(got, `"status":"completed"`) || !strings.Contains(got, `"results":20`) {
+		t.Errorf("resumed from the copy: %s", got)
+	}
+}
+
+func TestBackupRefusesNonsense(t *testing.T) {
+	dir := t.TempDir()
+	if err := run(context.Background(), []string{"backup", "--db", filepath.Join(dir, "none.db"), "--to", filepath.Join(dir, "b.db")}, io.Discard, io.Discard); err == nil {
+		t.Error("a backup of a database that does not exist")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "none.db")); err == nil {
+		t.Error("backing up a missing database created it")
+	}
+	if err := run(context.Background(), []string{"backup", "--db", filepath.Join(dir, "none.db")}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "--to") {
+		t.Errorf("no --to: %v", err)
+	}
+}
+
+func TestScheduledBackups(t *testing.T) {
+	db, id := finishedRun(t, 2)
+	want := summaryJSON(t, db, id)
+	dir := t.TempDir()
+	_, stop := serve(t, "--db", db, "--backup-every", "50ms", "--backup-dir", dir, "--backup-keep", "2")
+	defer stop()
+	// Wait until more than two backups have been made, then stop the server.
+	seen := map[string]bool{}
+	for len(seen) < 4 {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), "assay-") && strings.HasSuffix(e.Name(), ".db") {
+				seen[e.Name()] = true
+			}
+		}
+	}
+	stop()
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 2 {
+		t.Fatalf("after %d backups the folder holds %v, want the newest 2", len(seen), names)
+	}
+	if got := summaryJSON(t, filepath.Join(dir, names[1]), id); got != want {
+		t.Errorf("a scheduled backup's report differs:\n%s\nwant\n%s", got, want)
+	}
+}

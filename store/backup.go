@@ -1,0 +1,93 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Backup writes a consistent copy of the database to path while others go
+// on reading and writing it: SQLite's VACUUM INTO reads one snapshot. The
+// copy is written beside path and renamed into place, so that path is
+// either the old file or a whole new one, and checked before the rename.
+func (db *DB) Backup(ctx context.Context, path string) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, ".assay-backup-*.db")
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	tmpName := tmp.Name()
+	tmp.Close()
+	os.Remove(tmpName) // VACUUM INTO wants to create the file itself
+	defer os.Remove(tmpName)
+	// A connection of its own: the read pool may not write the copy, and
+	// the write connection must stay free for the runs.
+	conn, err := sql.Open("sqlite", dsnFor(db.Path, "deferred"))
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `VACUUM INTO ?`, tmpName); err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	conn.Close()
+	if err := checkBackup(ctx, tmpName); err != nil {
+		return err
+	}
+	if err := os.Rename(tmpName, path); err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	return nil
+}
+
+// checkBackup opens a copy, drops the run leases it took along (no process
+// executes the copy's runs: whoever opens it resumes them) and checks its
+// integrity.
+func checkBackup(ctx context.Context, path string) error {
+	b, err := Open(ctx, path)
+	if err != nil {
+		return fmt.Errorf("backup: the copy does not open: %w", err)
+	}
+	defer b.Close()
+	if _, err := b.write.ExecContext(ctx, `DELETE FROM run_leases`); err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	var result string
+	if err := b.read.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&result); err != nil {
+		return fmt.Errorf("backup: check the copy: %w", err)
+	}
+	if result != "ok" {
+		return fmt.Errorf("backup: the copy is damaged: %s", result)
+	}
+	return nil
+}
+
+// BackupName is the file name of a scheduled backup taken at the time given
+// as YYYYMMDD-HHMMSS.mmm: names sort by age.
+func BackupName(stamp string) string { return "assay-" + stamp + ".db" }
+
+// PruneBackups deletes the oldest scheduled backups in dir beyond keep.
+func PruneBackups(dir string, keep int) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if n := e.Name(); !e.IsDir() && strings.HasPrefix(n, "assay-") && strings.HasSuffix(n, ".db") {
+			names = append(names, n)
+		}
+	}
+	var removed []string
+	for len(names) > keep {
+		if err := os.Remove(filepath.Join(dir, names[0])); err != nil {
+			return removed, err
+		}
+		removed = append(removed, names[0])
+		names = names[1:]
+	}
+	return removed, nil
+}
