@@ -118,6 +118,13 @@ func TestBrowserAnotherOriginCannotStartARun(t *testing.T) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the attack's command ran")
 	}
+	// The attack page's frame of assay was refused by assay's policy: that
+	// violation is the policy at work; any other is a defect.
+	for _, v := range cspViolations(ctx) {
+		if !strings.Contains(v, "frame-ancestors 'none'") {
+			t.Errorf("policy violation: %s", v)
+		}
+	}
 }
 
 // seedDatasetAndCondition stores a two-sample qa dataset (id 1) and a condition (id 1).

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"assay/internal/fixture"
@@ -85,10 +87,60 @@ func newBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Con
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
+	// Every page is loaded under assay's Content-Security-Policy: a
+	// violation the browser reports fails the test.
+	csp := &cspLog{}
+	if err := chromedp.Listen(ctx, csp.listen); err != nil {
+		t.Fatal(err)
+	}
 	// The browser lives as long as ctx; each test's actions get a deadline.
 	limited, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
-	return limited
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelCtx()
+		cancelAlloc()
+		if v := csp.take(); len(v) > 0 {
+			t.Errorf("the browser reported %d Content-Security-Policy violations: %q", len(v), v)
+		}
+	})
+	return context.WithValue(limited, cspKey{}, csp)
+}
+
+// cspLog records the Content-Security-Policy violations a browser reports.
+type cspLog struct {
+	mu         sync.Mutex
+	violations []string
+}
+
+type cspKey struct{}
+
+func (l *cspLog) listen(ev any) {
+	var text string
+	switch e := ev.(type) {
+	case *cdplog.EventEntryAdded:
+		text = e.Entry.Text
+	case *runtime.EventExceptionThrown:
+		text = e.ExceptionDetails.Text
+	}
+	if strings.Contains(text, "Content Security Policy") {
+		l.mu.Lock()
+		l.violations = append(l.violations, text)
+		l.mu.Unlock()
+	}
+}
+
+// take returns the violations seen so far and forgets them.
+func (l *cspLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	v := l.violations
+	l.violations = nil
+	return v
+}
+
+// cspViolations returns, and forgets, the violations the browser of ctx reported.
+func cspViolations(ctx context.Context) []string {
+	return ctx.Value(cspKey{}).(*cspLog).take()
 }
 
 // textOf returns the text of the first element matching a CSS selector, once
