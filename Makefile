@@ -5,7 +5,10 @@ ADDR      ?= 127.0.0.1:8080
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: build run test test-deps generate lint bench clean
+FUZZTIME  ?= 20s
+FUZZ      := ./store/ingest:FuzzParse ./runner/config:FuzzParse ./runner/judge:FuzzRead ./eee:FuzzRead
+
+.PHONY: build run test test-deps generate lint bench fuzz clean
 
 build: ## build ./assay
 	$(GO) build -ldflags "$(LDFLAGS)" -o assay ./cmd/assay
@@ -26,6 +29,10 @@ lint: ## vet, gofmt and stale generated files
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	@$(GO) tool templ generate >/dev/null 2>&1; git diff --exit-code -- '*_templ.go' || { echo "templ generate changed *_templ.go: run make generate and commit"; exit 1; }
+
+fuzz: ## each fuzz target for $(FUZZTIME): the dataset, run-file, judge-answer and EEE readers
+	@for t in $(FUZZ); do pkg=$${t%%:*}; name=$${t##*:}; echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+	  $(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) >/tmp/assay-fuzz.log 2>&1 || { tail -40 /tmp/assay-fuzz.log; exit 1; }; done
 
 bench: ## benchmarks that print figures
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...

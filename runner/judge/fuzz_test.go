@@ -1,0 +1,33 @@
+package judge
+
+import (
+	"context"
+	"testing"
+)
+
+// FuzzRead feeds any text to the judge's answer reader, as a judge could
+// answer. It must not panic or hang; an answer it accepts gives every
+// rubric metric once, each a whole number from 1 to 5.
+func FuzzRead(f *testing.F) {
+	f.Add(rubricAnswer(5, 4, 3, "a claim"), "stop")
+	f.Add("Here you go:\n```json\n"+rubricAnswer(1, 2, 3)+"\n```", "stop")
+	f.Add(`{"factual_adherence": 5, "factual_adherence": 1}`, "stop")
+	f.Add(`{{{{{{{{{{{{{{{{{{{{"a": [[[[[[[[[[`, "length")
+	f.Add(`{"completeness": 4.0, "x": "\ud800"}`, "stop")
+	f.Fuzz(func(t *testing.T, content, finish string) {
+		metrics, _, problem := rubricForm.read(context.Background(), content, finish)
+		if problem != "" {
+			return
+		}
+		if len(metrics) != 3 {
+			t.Fatalf("accepted with %d metrics: %q", len(metrics), content)
+		}
+		seen := map[string]bool{}
+		for _, m := range metrics {
+			if seen[m.Name] || m.Value < 1 || m.Value > 5 || m.Value != float64(int(m.Value)) {
+				t.Fatalf("accepted metric %+v from %q", m, content)
+			}
+			seen[m.Name] = true
+		}
+	})
+}
