@@ -38,6 +38,7 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunSt
 	if err != nil {
 		return store.RunFailed, m.finish(id, store.RunFailed, err.Error())
 	}
+	ex.h = h
 	defer ex.agent.Close()
 	if err := m.db.SetRunStatus(ctx, id, store.RunRunning, ""); err != nil {
 		return "", err
@@ -148,7 +149,7 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) bool {
 			budgetHit.Store(true)
 			break
 		}
-		if w.err() != nil {
+		if w.err() != nil || !w.ex.waitWhilePaused(ctx) {
 			break
 		}
 		select {
@@ -233,7 +234,7 @@ func (ex *execution) costOf(model string, ans *agent.Answer) (float64, store.Cos
 
 func (w *workers) save(ctx context.Context, res *store.Result) {
 	w.ex.secrets.cleanResult(res)
-	saved, err := w.ex.m.db.SaveResult(context.WithoutCancel(ctx), res)
+	saved, err := w.ex.saveResult(ctx, res)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err != nil {

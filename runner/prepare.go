@@ -26,6 +26,7 @@ type execution struct {
 	prices     prices
 	timeout    time.Duration // one answer, every turn and retry
 	secrets    secrets       // the keys this run read: never in a stored message
+	h          *handle       // the run's handle in this process
 }
 
 // prepare decodes a run's snapshot, resolves its ${...} references in this

@@ -49,8 +49,9 @@ type Manager struct {
 // handle is one executing run.
 type handle struct {
 	cancel    context.CancelFunc
-	cancelled atomic.Bool // by a user, not by shutdown
-	lost      atomic.Bool // the lease went to another process
+	cancelled atomic.Bool            // by a user, not by shutdown
+	lost      atomic.Bool            // the lease went to another process
+	paused    atomic.Pointer[string] // why the run waits for the database; nil when it does not
 	done      chan struct{}
 }
 

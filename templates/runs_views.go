@@ -87,6 +87,7 @@ type RunProgress struct {
 	CanCancel   bool
 	CanResume   bool
 	Message     string // the run's error, or why it stopped
+	Paused      bool   // Message says why the run waits for the database
 	CSRF        string
 	Done        int
 	Total       int

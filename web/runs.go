@@ -97,5 +97,8 @@ func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProg
 	}
 	p := runProgress(run, r.Summary, time.Now())
 	p.CSRF, _ = c.Get("csrf").(string)
+	if msg := s.runner.Paused(run.ID); msg != "" {
+		p.Message, p.Paused = msg, true
+	}
 	return p, nil
 }
