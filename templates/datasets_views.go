@@ -59,10 +59,12 @@ type Pager struct {
 
 // DatasetView is one dataset and a page of its samples.
 type DatasetView struct {
-	Page    Page
-	Dataset DatasetRow
-	Samples []SampleRow
-	Pager   Pager
+	Page      Page
+	CanDelete bool // the user may delete it
+	Runs      int  // the runs that use it, which deleting it would delete too
+	Dataset   DatasetRow
+	Samples   []SampleRow
+	Pager     Pager
 }
 
 // choiceText returns the text of the choice a letter names, or "".

@@ -180,6 +180,8 @@ func Millis(ms float64) string {
 // share links and the other runs of the dataset.
 type ReportOwner struct {
 	RunID     int64
+	CanDelete bool // the run is over and the user may delete it
+	Results   int  // what deleting it deletes
 	CSRF      string
 	Query     string // the report's query string, for the HTML export
 	Shares    []ShareRow

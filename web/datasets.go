@@ -117,6 +117,35 @@ func uploadMessage(err error) string {
 	return msg + " Nothing was imported."
 }
 
+// deleteDataset handles POST /datasets/:id/delete; with_runs deletes the
+// runs that use it too.
+func (s *Server) deleteDataset(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	d, err := s.db.Dataset(ctx, id)
+	if err != nil {
+		return err
+	}
+	runs, err := s.db.DeleteDataset(ctx, id, c.FormValue("with_runs") != "")
+	if err != nil {
+		if store.ErrorCode(err) == store.ECONFLICT {
+			setFlash(c, "error", store.ErrorMessage(err))
+			return redirect(c, fmt.Sprintf("/datasets/%d", id))
+		}
+		return err
+	}
+	s.log.Info("dataset deleted", "dataset_id", id, "runs", runs, "by", store.Actor(ctx))
+	msg := fmt.Sprintf("Deleted dataset “%s”.", d.Name)
+	if runs > 0 {
+		msg = fmt.Sprintf("Deleted dataset “%s” and its %d runs.", d.Name, runs)
+	}
+	setFlash(c, "ok", msg)
+	return redirect(c, "/datasets")
+}
+
 // datasetPage handles GET /datasets/:id.
 func (s *Server) datasetPage(c echo.Context) error {
 	ctx := c.Request().Context()
@@ -134,6 +163,13 @@ func (s *Server) datasetPage(c echo.Context) error {
 		return err
 	}
 	v := templates.DatasetView{Page: s.page(c, d.Name, "datasets"), Dataset: datasetRow(*d), Pager: pager}
+	if u := userOf(c); u != nil && u.Role == store.RoleOwner {
+		runs, err := s.db.DatasetRuns(ctx, d.ID)
+		if err != nil {
+			return err
+		}
+		v.CanDelete, v.Runs = true, len(runs)
+	}
 	for _, smp := range samples {
 		v.Samples = append(v.Samples, sampleRow(smp))
 	}

@@ -76,6 +76,13 @@ func queryOf(c echo.Context) reportQuery {
 func (s *Server) reportOwner(c echo.Context, sc *reportScope, query string) (templates.ReportOwner, error) {
 	ctx := c.Request().Context()
 	o := templates.ReportOwner{RunID: sc.Run.ID, Query: query}
+	if u := userOf(c); u != nil && u.Role == store.RoleOwner && sc.Run.Status.Finished() {
+		n, _, err := s.db.ResultsVersion(ctx, sc.Run.ID)
+		if err != nil {
+			return o, err
+		}
+		o.CanDelete, o.Results = true, n
+	}
 	o.CSRF, _ = c.Get("csrf").(string)
 	shares, err := s.db.Shares(ctx, sc.Run.ID)
 	if err != nil {

@@ -24,8 +24,10 @@ type cachedReport struct {
 	used    uint64
 }
 
-// reportVersion is what changes when a run's report may change.
+// reportVersion is what changes when a run's report may change. The run's
+// creation time tells a run from a later one that got a deleted run's id.
 type reportVersion struct {
+	created    string
 	status     store.RunStatus
 	finished   string
 	results    int
@@ -73,7 +75,7 @@ func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, erro
 	if err != nil {
 		return nil, err
 	}
-	version := reportVersion{status: sc.Run.Status, results: n, lastResult: last}
+	version := reportVersion{created: sc.Run.CreatedAt.String(), status: sc.Run.Status, results: n, lastResult: last}
 	if sc.Run.FinishedAt != nil {
 		version.finished = sc.Run.FinishedAt.String()
 	}

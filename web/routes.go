@@ -30,6 +30,7 @@ func (s *Server) routes() {
 	e.GET("/datasets", s.datasetsPage)
 	e.POST("/datasets", s.uploadDataset)
 	e.GET("/datasets/:id", s.datasetPage)
+	e.POST("/datasets/:id/delete", s.deleteDataset)
 
 	e.GET("/conditions", s.conditionsPage)
 	e.GET("/conditions/new", s.newConditionPage)
@@ -47,6 +48,7 @@ func (s *Server) routes() {
 	e.GET("/runs/:id/progress", s.runProgress)
 	e.POST("/runs/:id/cancel", s.cancelRun)
 	e.POST("/runs/:id/resume", s.resumeRun)
+	e.POST("/runs/:id/delete", s.deleteRun)
 	e.GET("/runs/:id/samples", s.samplesPage)
 	e.GET("/runs/:id/samples/:sample", s.samplePage)
 	e.GET("/r/:token/samples", s.samplesPage)

@@ -59,6 +59,21 @@ func (s *Server) cancelRun(c echo.Context) error {
 	return redirect(c, fmt.Sprintf("/runs/%d", run.ID))
 }
 
+// deleteRun handles POST /runs/:id/delete: a run that is over, with all it holds.
+func (s *Server) deleteRun(c echo.Context) error {
+	run, err := s.pathRun(c)
+	if err != nil {
+		return err
+	}
+	n, err := s.db.DeleteRun(c.Request().Context(), run.ID)
+	if err != nil {
+		return err
+	}
+	s.log.Info("run deleted", "run_id", run.ID, "results", n, "by", store.Actor(c.Request().Context()))
+	setFlash(c, "ok", fmt.Sprintf("Deleted run #%d “%s” and its %d results.", run.ID, run.Name, n))
+	return redirect(c, "/runs")
+}
+
 // resumeRun handles POST /runs/:id/resume.
 func (s *Server) resumeRun(c echo.Context) error {
 	run, err := s.pathRun(c)
