@@ -1,0 +1,195 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The verdicts a reviewer gives a score.
+const (
+	VerdictAgree    = "agree"
+	VerdictOverride = "override"
+)
+
+// Verdict is one reviewer's verdict on one score of the judge (or of a
+// deterministic evaluator): agree, or override with a value of their own.
+type Verdict struct {
+	ID         int64     `json:"-"`
+	RunID      int64     `json:"-"`
+	ScoreID    int64     `json:"score_id"`
+	Reviewer   string    `json:"reviewer"`
+	Verdict    string    `json:"verdict"`
+	JudgeValue float64   `json:"judge_value"`
+	Value      float64   `json:"value"` // the reviewer's value: the judge's when they agree
+	Note       string    `json:"note"`
+	Link       string    `json:"-"` // the review link it came through
+	At         time.Time `json:"at"`
+}
+
+// ScoreInfo is a score with what a verdict on it needs to know.
+type ScoreInfo struct {
+	ID, RunID, ResultID, SampleRow int64
+	Condition                      string
+	Repetition, JudgeRepetition    int
+	Evaluator, Metric              string
+	Value                          float64
+}
+
+// ScoreInfo returns one score of a run, or ErrNotFound.
+func (db *DB) ScoreInfo(ctx context.Context, runID, scoreID int64) (*ScoreInfo, error) {
+	var s ScoreInfo
+	err := db.read.QueryRowContext(ctx, `SELECT s.id, s.run_id, s.result_id, r.sample_id, r.condition, r.repetition,
+		j.judge_repetition, j.evaluator, s.metric, s.value
+		FROM scores s JOIN judgements j ON j.id = s.judgement_id JOIN results r ON r.id = s.result_id
+		WHERE s.id = ? AND s.run_id = ?`, scoreID, runID).
+		Scan(&s.ID, &s.RunID, &s.ResultID, &s.SampleRow, &s.Condition, &s.Repetition, &s.JudgeRepetition, &s.Evaluator, &s.Metric, &s.Value)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, Errorf(ENOTFOUND, "Run %d has no score %d.", runID, scoreID)
+	} else if err != nil {
+		return nil, fmt.Errorf("score: %w", err)
+	}
+	return &s, nil
+}
+
+// SaveVerdict stores a verdict, committed on its own. A reviewer's later
+// verdict on the same score replaces theirs; the same one twice is one row.
+func (db *DB) SaveVerdict(ctx context.Context, v *Verdict) error {
+	if v.Verdict != VerdictAgree && v.Verdict != VerdictOverride {
+		return Errorf(EINVALID, "A verdict is agree or override, not %q.", v.Verdict)
+	}
+	if v.Reviewer == "" {
+		return Errorf(EINVALID, "A verdict needs the reviewer's name.")
+	}
+	v.At = parseTime(db.nowText())
+	err := db.write.QueryRowContext(ctx, `INSERT INTO reviews (run_id, score_id, reviewer, verdict, judge_value, value, note, link, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (score_id, reviewer) DO UPDATE SET verdict = excluded.verdict, value = excluded.value,
+			note = excluded.note, link = excluded.link, created_at = excluded.created_at
+		RETURNING id`, v.RunID, v.ScoreID, v.Reviewer, v.Verdict, v.JudgeValue, v.Value, v.Note, v.Link,
+		v.At.Format(timeFormat)).Scan(&v.ID)
+	if err != nil {
+		return fmt.Errorf("save verdict: %w", err)
+	}
+	return nil
+}
+
+// Verdicts lists a run's verdicts by score, oldest first.
+func (db *DB) Verdicts(ctx context.Context, runID int64) ([]Verdict, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT id, run_id, score_id, reviewer, verdict, judge_value, value, note, link, created_at
+		FROM reviews WHERE run_id = ? ORDER BY score_id, created_at, id`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("verdicts: %w", err)
+	}
+	defer rows.Close()
+	var out []Verdict
+	for rows.Next() {
+		var v Verdict
+		var at string
+		if err := rows.Scan(&v.ID, &v.RunID, &v.ScoreID, &v.Reviewer, &v.Verdict, &v.JudgeValue, &v.Value, &v.Note, &v.Link, &at); err != nil {
+			return nil, fmt.Errorf("verdicts: %w", err)
+		}
+		v.At = parseTime(at)
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// VerdictsVersion changes whenever a run's verdicts do: their number and
+// the latest time one was given.
+func (db *DB) VerdictsVersion(ctx context.Context, runID int64) (n int, latest string, err error) {
+	err = db.read.QueryRowContext(ctx, `SELECT count(*), coalesce(max(created_at), '') FROM reviews WHERE run_id = ?`, runID).Scan(&n, &latest)
+	if err != nil {
+		return 0, "", fmt.Errorf("verdicts version: %w", err)
+	}
+	return n, latest, nil
+}
+
+// ReviewLink lets someone without a token review one run.
+type ReviewLink struct {
+	Token     string
+	RunID     int64
+	Name      string // whom it was made for: their verdicts carry this name
+	CreatedAt time.Time
+	CreatedBy string
+	RevokedAt *time.Time
+	Verdicts  int // given through it
+}
+
+// CreateReviewLink makes an unguessable link (256 random bits) to review a run.
+func (db *DB) CreateReviewLink(ctx context.Context, runID int64, name string) (*ReviewLink, error) {
+	if name == "" {
+		return nil, Errorf(EINVALID, "Name whom the review link is for: their verdicts carry that name.")
+	}
+	if len(name) > 100 {
+		return nil, Errorf(EINVALID, "A reviewer's name is at most 100 characters.")
+	}
+	if _, err := db.Run(ctx, runID); err != nil {
+		return nil, err
+	}
+	b := make([]byte, 32)
+	rand.Read(b)
+	l := &ReviewLink{Token: base64.RawURLEncoding.EncodeToString(b), RunID: runID, Name: name,
+		CreatedAt: parseTime(db.nowText()), CreatedBy: Actor(ctx)}
+	if _, err := db.write.ExecContext(ctx, `INSERT INTO review_links (token, run_id, name, created_at, created_by) VALUES (?, ?, ?, ?, ?)`,
+		l.Token, runID, name, l.CreatedAt.Format(timeFormat), l.CreatedBy); err != nil {
+		return nil, fmt.Errorf("create review link: %w", err)
+	}
+	return l, nil
+}
+
+// ReviewLinkByToken returns a live review link, or ErrNotFound.
+func (db *DB) ReviewLinkByToken(ctx context.Context, token string) (*ReviewLink, error) {
+	l := ReviewLink{Token: token}
+	var created string
+	err := db.read.QueryRowContext(ctx, `SELECT run_id, name, created_at, created_by FROM review_links
+		WHERE token = ? AND revoked_at IS NULL`, token).Scan(&l.RunID, &l.Name, &created, &l.CreatedBy)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("review link: %w", ErrNotFound)
+	} else if err != nil {
+		return nil, fmt.Errorf("review link: %w", err)
+	}
+	l.CreatedAt = parseTime(created)
+	return &l, nil
+}
+
+// ReviewLinks lists a run's review links, newest first, with how many
+// verdicts came through each.
+func (db *DB) ReviewLinks(ctx context.Context, runID int64) ([]ReviewLink, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT l.token, l.name, l.created_at, l.created_by, l.revoked_at,
+		(SELECT count(*) FROM reviews r WHERE r.run_id = l.run_id AND r.link = l.token)
+		FROM review_links l WHERE l.run_id = ? ORDER BY l.created_at DESC`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("review links: %w", err)
+	}
+	defer rows.Close()
+	var out []ReviewLink
+	for rows.Next() {
+		l := ReviewLink{RunID: runID}
+		var created string
+		var revoked sql.NullString
+		if err := rows.Scan(&l.Token, &l.Name, &created, &l.CreatedBy, &revoked, &l.Verdicts); err != nil {
+			return nil, fmt.Errorf("review links: %w", err)
+		}
+		l.CreatedAt, l.RevokedAt = parseTime(created), parseTimePtr(revoked)
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// RevokeReviewLink ends a run's review link; it then leads nowhere.
+func (db *DB) RevokeReviewLink(ctx context.Context, runID int64, token string) error {
+	res, err := db.write.ExecContext(ctx, `UPDATE review_links SET revoked_at = ? WHERE token = ? AND run_id = ? AND revoked_at IS NULL`,
+		db.nowText(), token, runID)
+	if err != nil {
+		return fmt.Errorf("revoke review link: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("review link: %w", ErrNotFound)
+	}
+	return nil
+}
