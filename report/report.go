@@ -31,6 +31,8 @@ type Report struct {
 	Conditions []string         // in the run's order
 	Metrics    []Metric         // in report order (see Order)
 	Models     []store.ModelUse // the models that answered, and where their cost came from
+	View       View             // as judged, or with reviews applied
+	Reviews    *Reviews         // coverage and judge–human agreement
 	// samples[metric][condition] lists the samples with scores, by row id.
 	samples []map[string][]SampleScores
 }
@@ -52,18 +54,33 @@ func Load(ctx context.Context, db *store.DB, runID int64) (*Report, error) {
 	return Build(ctx, db, run, ds, cfg)
 }
 
-// Build computes the report of a run already read.
+// Build computes the report of a run already read, as judged.
 func Build(ctx context.Context, db *store.DB, run *store.Run, ds *store.Dataset, cfg *config.Config) (*Report, error) {
+	return BuildView(ctx, db, run, ds, cfg, AsJudged)
+}
+
+// BuildView computes the report of a run already read, in the view given.
+func BuildView(ctx context.Context, db *store.DB, run *store.Run, ds *store.Dataset, cfg *config.Config, view View) (*Report, error) {
 	data, err := db.ReportData(ctx, run.ID)
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Run: run, Dataset: ds, Config: cfg, Models: data.Models}
+	verdicts, err := db.Verdicts(ctx, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Run: run, Dataset: ds, Config: cfg, Models: data.Models, View: view}
 	for _, c := range run.Conditions {
 		r.Conditions = append(r.Conditions, c.Name)
 	}
+	judged := data.Scores
+	if view == Reviewed && len(verdicts) > 0 {
+		judged = slices.Clone(data.Scores)
+		applyReviews(data.Scores, latest(verdicts))
+	}
 	r.group(data.Scores)
 	r.Summary = r.summarize(data.Conditions)
+	r.Reviews = r.reviews(judged, verdicts)
 	return r, nil
 }
 

@@ -200,7 +200,7 @@ func reportJudgements(ctx context.Context, tx querier, runID int64, results map[
 
 func reportScores(ctx context.Context, tx querier, runID int64, results map[int64]resultKey,
 	evaluators map[int64]string) ([]ScoreRow, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT result_id, judgement_id, metric, value
+	rows, err := tx.QueryContext(ctx, `SELECT id, result_id, judgement_id, metric, value
 		FROM scores INDEXED BY scores_report WHERE run_id = ?`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("report scores: %w", err)
@@ -211,10 +211,10 @@ func reportScores(ctx context.Context, tx querier, runID int64, results map[int6
 	buckets := map[scoreBucket][]ScoreRow{}
 	metrics := map[string]string{} // one copy of each metric name
 	for rows.Next() {
-		var resultID, judgementID int64
+		var id, resultID, judgementID int64
 		var metric sql.RawBytes
 		var value float64
-		if err := rows.Scan(&resultID, &judgementID, &metric, &value); err != nil {
+		if err := rows.Scan(&id, &resultID, &judgementID, &metric, &value); err != nil {
 			return nil, fmt.Errorf("report scores: %w", err)
 		}
 		r, ok := results[resultID]
@@ -229,6 +229,7 @@ func reportScores(ctx context.Context, tx querier, runID int64, results map[int6
 		}
 		k := scoreBucket{r.condition, evaluator, name}
 		buckets[k] = append(buckets[k], ScoreRow{
+			ID:         id,
 			SampleRow:  r.sample,
 			Condition:  r.condition,
 			Repetition: r.repetition,

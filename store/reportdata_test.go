@@ -63,7 +63,7 @@ func seedRun(t *testing.T, db *store.DB, n, reps int, conditions ...string) *sto
 // referenceScores and referenceProgress are the straightforward joins over
 // the wide rows that ReportData's index-only scans must agree with.
 func referenceScores(t *testing.T, raw *sql.DB, runID int64) []store.ScoreRow {
-	rows, err := raw.Query(`SELECT r.sample_id, r.condition, r.repetition, j.evaluator, s.metric, s.value
+	rows, err := raw.Query(`SELECT s.id, r.sample_id, r.condition, r.repetition, j.evaluator, s.metric, s.value
 		FROM scores s JOIN judgements j ON j.id = s.judgement_id JOIN results r ON r.id = s.result_id
 		WHERE s.run_id = ? ORDER BY r.condition, j.evaluator, s.metric, r.sample_id, r.repetition`, runID)
 	if err != nil {
@@ -73,7 +73,7 @@ func referenceScores(t *testing.T, raw *sql.DB, runID int64) []store.ScoreRow {
 	var out []store.ScoreRow
 	for rows.Next() {
 		var s store.ScoreRow
-		if err := rows.Scan(&s.SampleRow, &s.Condition, &s.Repetition, &s.Evaluator, &s.Metric, &s.Value); err != nil {
+		if err := rows.Scan(&s.ID, &s.SampleRow, &s.Condition, &s.Repetition, &s.Evaluator, &s.Metric, &s.Value); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, s)

@@ -133,6 +133,7 @@ type ConditionProgress struct {
 
 // ScoreRow is one score with the task it belongs to, for statistics.
 type ScoreRow struct {
+	ID         int64 // the score's row id, which verdicts name
 	SampleRow  int64
 	Condition  string
 	Repetition int

@@ -29,6 +29,12 @@ type Verdict struct {
 	Note       string    `json:"note"`
 	Link       string    `json:"-"` // the review link it came through
 	At         time.Time `json:"at"`
+	// What the score is of, filled by Verdicts.
+	Evaluator  string `json:"evaluator"`
+	Metric     string `json:"metric"`
+	Condition  string `json:"condition"`
+	SampleRow  int64  `json:"sample_row_id"`
+	Repetition int    `json:"repetition"`
 }
 
 // ScoreInfo is a score with what a verdict on it needs to know.
@@ -78,10 +84,13 @@ func (db *DB) SaveVerdict(ctx context.Context, v *Verdict) error {
 	return nil
 }
 
-// Verdicts lists a run's verdicts by score, oldest first.
+// Verdicts lists a run's verdicts by score, oldest first, each with what
+// its score is of.
 func (db *DB) Verdicts(ctx context.Context, runID int64) ([]Verdict, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT id, run_id, score_id, reviewer, verdict, judge_value, value, note, link, created_at
-		FROM reviews WHERE run_id = ? ORDER BY score_id, created_at, id`, runID)
+	rows, err := db.read.QueryContext(ctx, `SELECT v.id, v.run_id, v.score_id, v.reviewer, v.verdict, v.judge_value, v.value, v.note,
+		v.link, v.created_at, j.evaluator, s.metric, r.condition, r.sample_id, r.repetition
+		FROM reviews v JOIN scores s ON s.id = v.score_id JOIN judgements j ON j.id = s.judgement_id JOIN results r ON r.id = s.result_id
+		WHERE v.run_id = ? ORDER BY v.score_id, v.created_at, v.id`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("verdicts: %w", err)
 	}
@@ -90,7 +99,8 @@ func (db *DB) Verdicts(ctx context.Context, runID int64) ([]Verdict, error) {
 	for rows.Next() {
 		var v Verdict
 		var at string
-		if err := rows.Scan(&v.ID, &v.RunID, &v.ScoreID, &v.Reviewer, &v.Verdict, &v.JudgeValue, &v.Value, &v.Note, &v.Link, &at); err != nil {
+		if err := rows.Scan(&v.ID, &v.RunID, &v.ScoreID, &v.Reviewer, &v.Verdict, &v.JudgeValue, &v.Value, &v.Note, &v.Link, &at,
+			&v.Evaluator, &v.Metric, &v.Condition, &v.SampleRow, &v.Repetition); err != nil {
 			return nil, fmt.Errorf("verdicts: %w", err)
 		}
 		v.At = parseTime(at)

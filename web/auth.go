@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -49,7 +50,8 @@ func userOf(c echo.Context) *user {
 
 // public reports whether a path is reachable without a token.
 func public(path string) bool {
-	return strings.HasPrefix(path, "/static/") || path == "/login" || path == "/healthz" || strings.HasPrefix(path, "/r/")
+	return strings.HasPrefix(path, "/static/") || path == "/login" || path == "/healthz" || strings.HasPrefix(path, "/r/") ||
+		strings.HasPrefix(path, "/rv/")
 }
 
 // tokensCache remembers for a moment whether the database holds tokens, so
@@ -96,6 +98,12 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		r := c.Request()
 		ctx := r.Context()
 		var u *user
+		if l := s.reviewLinkBearer(c); l != nil {
+			c.Set("reviewLink", l)
+			c.Set("user", &user{Name: l.Name, Role: store.RoleReviewer, Bearer: true})
+			c.SetRequest(r.WithContext(store.WithActor(ctx, l.Name)))
+			return next(c)
+		}
 		switch {
 		case !s.authRequired(ctx):
 			u = &user{Role: store.RoleOwner, Open: true}
@@ -125,7 +133,21 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 
 // reviewerRoutes are the unsafe routes a reviewer may use besides an
 // owner; every other unsafe route needs an owner.
-var reviewerRoutes = map[string]bool{}
+var reviewerRoutes = map[string]bool{"/runs/:id/reviews": true, "/api/runs/:id/reviews": true}
+
+// reviewLinkBearer is the review link an API call to its own run's
+// reviews carries as its Bearer token; nil for anything else.
+func (s *Server) reviewLinkBearer(c echo.Context) *store.ReviewLink {
+	bearer, ok := strings.CutPrefix(c.Request().Header.Get("Authorization"), "Bearer ")
+	if !ok || bearer == "" || c.Path() != "/api/runs/:id/reviews" {
+		return nil
+	}
+	l, err := s.db.ReviewLinkByToken(c.Request().Context(), bearer)
+	if err != nil || c.Param("id") != strconv.FormatInt(l.RunID, 10) {
+		return nil
+	}
+	return l
+}
 
 // minRole is the least role that may send an unsafe request to route.
 func minRole(route string) store.Role {

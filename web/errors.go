@@ -42,7 +42,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	} else {
 		code := store.ErrorCode(err)
 		status, msg = statusOf(code), store.ErrorMessage(err)
-		if code == store.ENOTFOUND {
+		if code == store.ENOTFOUND && msg == store.ErrNotFound.Message {
 			msg = "Not found."
 		}
 	}

@@ -85,6 +85,11 @@ func (s *Server) routes() {
 	api.GET("/runs/:id", s.apiRun)
 	api.POST("/runs/import", s.apiImportRun)
 	api.POST("/runs/:id/cancel", s.apiCancelRun)
+	api.GET("/runs/:id/reviews", s.apiVerdicts)
+	api.POST("/runs/:id/reviews", s.apiRecordVerdict)
+	api.GET("/runs/:id/agreement", s.apiAgreement)
+	api.POST("/runs/:id/review-links", s.apiCreateReviewLink)
+	api.DELETE("/runs/:id/review-links/:token", s.apiRevokeReviewLink)
 }
 
 // limitBody bounds every request body by the upload limit (and a little for

@@ -1,0 +1,205 @@
+package report
+
+import (
+	"math"
+	"slices"
+
+	"assay/runner/config"
+	"assay/runner/stats"
+	"assay/store"
+)
+
+// View is how a report reads the scores reviewers overrode.
+type View int
+
+// The views of a report.
+const (
+	AsJudged View = iota // every score as the judge gave it
+	Reviewed             // an override replaces the judge's value in every figure
+)
+
+// kappaSeed fixes the bootstrap of kappa's interval, so that a report shows
+// the same interval each time.
+const kappaSeed = 2
+
+// Reviews is what reviewers said of a run's scores: how many they looked
+// at, and how well the judge agrees with them.
+type Reviews struct {
+	Verdicts   int      // all verdicts, every reviewer's
+	Scored     int      // scores with at least one verdict
+	Overridden int      // of which the latest verdict overrides the judge
+	Reviewers  []string // by name
+	Coverage   []Coverage
+	Agreement  []Agreement // per metric with a reviewed score, in report order
+}
+
+// Coverage is how many of one metric's scores under one condition were reviewed.
+type Coverage struct {
+	Metric    Metric
+	Condition string
+	Reviewed  int
+	Total     int
+}
+
+// Agreement compares the judge with the reviewers on one metric, over the
+// scores reviewed, taking each score's latest verdict as the human value.
+type Agreement struct {
+	Metric     Metric     `json:"-"`
+	Evaluator  string     `json:"evaluator"`
+	Name       string     `json:"name"`
+	Reviewed   int        `json:"reviewed"`   // scores with a verdict
+	Overridden int        `json:"overridden"` // whose latest verdict changed the value
+	Exact      float64    `json:"exact"`      // share where the judge and the human agree exactly
+	Within1    *float64   `json:"within1"`    // share within one point (1–5 scales only)
+	MAD        float64    `json:"mad"`        // mean absolute difference
+	JudgeMean  float64    `json:"judge_mean"` // over the reviewed scores
+	HumanMean  float64    `json:"human_mean"`
+	Kappa      *float64   `json:"kappa"` // quadratic-weighted Cohen's kappa; nil when undefined
+	KappaCI95  [2]float64 `json:"kappa_ci95"`
+	Categories []float64  `json:"categories"`
+	Confusion  [][]int    `json:"confusion"` // judge category × human category
+	// Alpha is Krippendorff's ordinal alpha between reviewers over the
+	// scores that several reviewed; nil when none was.
+	Alpha         *float64 `json:"alpha_between_reviewers"`
+	MultiReviewed int      `json:"multi_reviewed"`
+}
+
+// Categories are the values a scale's agreement is counted in: 1 to 5,
+// 0 and 1, or tenths of 0–1.
+func Categories(sc config.Scale) []float64 {
+	switch sc {
+	case config.ScaleLikert:
+		return []float64{1, 2, 3, 4, 5}
+	case config.ScalePass:
+		return []float64{0, 1}
+	}
+	out := make([]float64, 11)
+	for i := range out {
+		out[i] = float64(i) / 10
+	}
+	return out
+}
+
+// latest is each reviewed score's latest verdict.
+func latest(verdicts []store.Verdict) map[int64]store.Verdict {
+	out := make(map[int64]store.Verdict, len(verdicts))
+	for _, v := range verdicts {
+		if p, ok := out[v.ScoreID]; !ok || !v.At.Before(p.At) {
+			out[v.ScoreID] = v
+		}
+	}
+	return out
+}
+
+// applyReviews replaces each reviewed score's value by its latest verdict's.
+func applyReviews(scores []store.ScoreRow, last map[int64]store.Verdict) {
+	for i := range scores {
+		if v, ok := last[scores[i].ID]; ok {
+			scores[i].Value = v.Value
+		}
+	}
+}
+
+// reviews computes coverage and agreement. scores are the run's scores as
+// judged.
+func (r *Report) reviews(scores []store.ScoreRow, verdicts []store.Verdict) *Reviews {
+	out := &Reviews{Verdicts: len(verdicts)}
+	last := latest(verdicts)
+	out.Scored = len(last)
+	byScore := map[int64][]float64{}
+	for _, v := range verdicts {
+		byScore[v.ScoreID] = append(byScore[v.ScoreID], v.Value)
+		if !slices.Contains(out.Reviewers, v.Reviewer) {
+			out.Reviewers = append(out.Reviewers, v.Reviewer)
+		}
+	}
+	slices.Sort(out.Reviewers)
+	type key struct{ evaluator, metric, condition string }
+	total, reviewed := map[key]int{}, map[key]int{}
+	judge := map[int64]store.ScoreRow{}
+	for _, s := range scores {
+		k := key{s.Evaluator, s.Metric, s.Condition}
+		total[k]++
+		if _, ok := last[s.ID]; ok {
+			reviewed[k]++
+			judge[s.ID] = s
+		}
+	}
+	for _, v := range last {
+		if v.Verdict == store.VerdictOverride && v.Value != v.JudgeValue {
+			out.Overridden++
+		}
+	}
+	for _, m := range r.Metrics {
+		for _, c := range r.Conditions {
+			k := key{m.Evaluator, m.Name, c}
+			if total[k] > 0 {
+				out.Coverage = append(out.Coverage, Coverage{Metric: m, Condition: c, Reviewed: reviewed[k], Total: total[k]})
+			}
+		}
+		if a, ok := agreement(m, last, judge, byScore); ok {
+			out.Agreement = append(out.Agreement, a)
+		}
+	}
+	return out
+}
+
+// agreement compares the judge and the latest human value on metric m.
+func agreement(m Metric, last map[int64]store.Verdict, judge map[int64]store.ScoreRow, byScore map[int64][]float64) (Agreement, bool) {
+	a := Agreement{Metric: m, Evaluator: m.Evaluator, Name: m.Name, Categories: Categories(m.Scale)}
+	var js, hs []float64
+	var units [][]float64
+	ids := make([]int64, 0, len(judge))
+	for id, s := range judge {
+		if s.Evaluator == m.Evaluator && s.Metric == m.Name {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids) // a fixed order: the bootstrap's interval must not depend on map order
+	for _, id := range ids {
+		v := last[id]
+		js = append(js, v.JudgeValue)
+		hs = append(hs, v.Value)
+		if v.Value != v.JudgeValue {
+			a.Overridden++
+		}
+		if len(byScore[id]) >= 2 {
+			units = append(units, byScore[id])
+		}
+	}
+	a.Reviewed = len(js)
+	if a.Reviewed == 0 {
+		return a, false
+	}
+	var exact, within int
+	var absSum float64
+	for i := range js {
+		d := math.Abs(js[i] - hs[i])
+		absSum += d
+		if d < 1e-9 {
+			exact++
+		}
+		if d <= 1+1e-9 {
+			within++
+		}
+	}
+	n := float64(a.Reviewed)
+	a.Exact, a.MAD = float64(exact)/n, absSum/n
+	if m.Scale == config.ScaleLikert {
+		w := float64(within) / n
+		a.Within1 = &w
+	}
+	a.JudgeMean, a.HumanMean = Mean(js), Mean(hs)
+	if k := stats.WeightedKappa(js, hs, a.Categories); !math.IsNaN(k) {
+		a.Kappa = &k
+		a.KappaCI95[0], a.KappaCI95[1] = stats.KappaCI(js, hs, a.Categories, 0, kappaSeed)
+	}
+	a.Confusion = stats.Confusion(js, hs, a.Categories)
+	if len(units) > 0 {
+		a.MultiReviewed = len(units)
+		if al := stats.KrippendorffAlpha(units, stats.Ordinal); !math.IsNaN(al) {
+			a.Alpha = &al
+		}
+	}
+	return a, true
+}

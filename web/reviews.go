@@ -1,0 +1,216 @@
+package web
+
+import (
+	"encoding/json"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"assay/report"
+	"assay/runner/config"
+	"assay/store"
+)
+
+// maxNoteLength bounds a reviewer's note, in characters.
+const maxNoteLength = 4000
+
+// verdictInput is a verdict as a reviewer sends it.
+type verdictInput struct {
+	ScoreID  int64    `json:"score_id"`
+	Verdict  string   `json:"verdict"`
+	Value    *float64 `json:"value"`
+	Note     string   `json:"note"`
+	Reviewer string   `json:"reviewer"` // on a server without tokens only: who reviews
+}
+
+// reviewer is who records a verdict: the signed-in user, the name a review
+// link was made for, or on a server without tokens the name given.
+type reviewer struct {
+	Name string
+	Link string // the review link's token, if through one
+}
+
+// recordVerdict checks a verdict against the score it names and stores it.
+// Nothing is stored when anything is wrong.
+func (s *Server) recordVerdict(c echo.Context, runID int64, who reviewer, in verdictInput) (*store.Verdict, error) {
+	ctx := c.Request().Context()
+	if who.Name == "" {
+		return nil, store.Errorf(store.EINVALID, "Say who is reviewing: a verdict carries the reviewer's name.")
+	}
+	info, err := s.db.ScoreInfo(ctx, runID, in.ScoreID)
+	if err != nil {
+		return nil, err
+	}
+	v := &store.Verdict{RunID: runID, ScoreID: info.ID, Reviewer: who.Name, Verdict: in.Verdict, JudgeValue: info.Value,
+		Value: info.Value, Note: strings.TrimSpace(in.Note), Link: who.Link}
+	if utf8.RuneCountInString(v.Note) > maxNoteLength {
+		return nil, store.Errorf(store.EINVALID, "A note is at most %d characters.", maxNoteLength)
+	}
+	switch in.Verdict {
+	case store.VerdictAgree:
+	case store.VerdictOverride:
+		if in.Value == nil {
+			return nil, store.Errorf(store.EINVALID, "An override needs the value you would give.")
+		}
+		sc := scaleFor(info.Evaluator, info.Value)
+		lo, hi := sc.Bounds()
+		x := *in.Value
+		switch {
+		case math.IsNaN(x) || x < lo || x > hi:
+			return nil, store.Errorf(store.EINVALID, "%s is on the %s scale: %v is outside it.", info.Metric, sc, x)
+		case sc.Integral() && x != math.Trunc(x):
+			return nil, store.Errorf(store.EINVALID, "%s takes whole numbers (%s): %v is not one.", info.Metric, sc, x)
+		}
+		v.Value = x
+	default:
+		return nil, store.Errorf(store.EINVALID, "A verdict is agree or override, not %q.", in.Verdict)
+	}
+	if err := s.db.SaveVerdict(ctx, v); err != nil {
+		return nil, err
+	}
+	v.Evaluator, v.Metric, v.Condition, v.SampleRow, v.Repetition = info.Evaluator, info.Metric, info.Condition, info.SampleRow, info.Repetition
+	return v, nil
+}
+
+// scaleFor is the scale of an evaluator's metric; for one assay does not
+// know, the scale its value fits.
+func scaleFor(evaluator string, value float64) config.Scale {
+	if sc, ok := config.Evaluator(evaluator).Scale(); ok {
+		return sc
+	}
+	if value > 1 {
+		return config.ScaleLikert
+	}
+	return config.ScaleUnit
+}
+
+// apiRecordVerdict handles POST /api/runs/:id/reviews.
+func (s *Server) apiRecordVerdict(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	var in verdictInput
+	if err := json.NewDecoder(c.Request().Body).Decode(&in); err != nil {
+		return store.Errorf(store.EINVALID, "The body must be a JSON object {\"score_id\", \"verdict\", \"value\", \"note\"}: %v", err)
+	}
+	who := s.reviewerOf(c)
+	if who.Name == "" {
+		who.Name = strings.TrimSpace(in.Reviewer)
+	}
+	v, err := s.recordVerdict(c, id, who, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, v)
+}
+
+// apiVerdicts handles GET /api/runs/:id/reviews.
+func (s *Server) apiVerdicts(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if _, err := s.db.Run(c.Request().Context(), id); err != nil {
+		return err
+	}
+	vs, err := s.db.Verdicts(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	if vs == nil {
+		vs = []store.Verdict{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"reviews": vs})
+}
+
+// apiAgreement handles GET /api/runs/:id/agreement.
+func (s *Server) apiAgreement(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	r, err := report.Load(c.Request().Context(), s.db, id)
+	if err != nil {
+		return err
+	}
+	metrics := r.Reviews.Agreement
+	if metrics == nil {
+		metrics = []report.Agreement{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"verdicts": r.Reviews.Verdicts, "reviewed": r.Reviews.Scored,
+		"reviewers": r.Reviews.Reviewers, "metrics": metrics})
+}
+
+// apiCreateReviewLink handles POST /api/runs/:id/review-links {"name"}.
+func (s *Server) apiCreateReviewLink(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	var in struct {
+		Name string `json:"name"`
+	}
+	if err := json.NewDecoder(c.Request().Body).Decode(&in); err != nil {
+		return store.Errorf(store.EINVALID, "The body must be a JSON object {\"name\"}: %v", err)
+	}
+	l, err := s.db.CreateReviewLink(c.Request().Context(), id, strings.TrimSpace(in.Name))
+	if err != nil {
+		return err
+	}
+	s.log.Info("review link created", "run_id", id, "for", l.Name, "by", store.Actor(c.Request().Context()))
+	return c.JSON(http.StatusCreated, map[string]string{"token": l.Token, "url": origin(c) + "/rv/" + l.Token, "name": l.Name})
+}
+
+// apiRevokeReviewLink handles DELETE /api/runs/:id/review-links/:token.
+func (s *Server) apiRevokeReviewLink(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if err := s.db.RevokeReviewLink(c.Request().Context(), id, c.Param("token")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// reviewerOf is who reviews in this request: a review link's name, the
+// signed-in user, or on a server without tokens the name the browser keeps.
+func (s *Server) reviewerOf(c echo.Context) reviewer {
+	if l, ok := c.Get("reviewLink").(*store.ReviewLink); ok {
+		return reviewer{Name: l.Name, Link: l.Token}
+	}
+	u := userOf(c)
+	if u != nil && !u.Open {
+		return reviewer{Name: u.Name}
+	}
+	if ck, err := c.Cookie(reviewerCookie); err == nil {
+		if name, err := url.QueryUnescape(ck.Value); err == nil {
+			return reviewer{Name: cleanName(name)}
+		}
+	}
+	return reviewer{}
+}
+
+// keepReviewerName remembers, in the browser, the name it reviews under.
+func keepReviewerName(c echo.Context, name string) {
+	c.SetCookie(&http.Cookie{Name: reviewerCookie, Value: url.QueryEscape(name), Path: "/", MaxAge: 365 * 24 * 3600,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: c.Scheme() == "https"})
+}
+
+// reviewerCookie keeps, on a server without tokens, the name a browser
+// reviews under.
+const reviewerCookie = "assay_reviewer"
+
+// cleanName is a reviewer's name as kept: trimmed, at most 100 characters.
+func cleanName(s string) string {
+	s = strings.TrimSpace(s)
+	if utf8.RuneCountInString(s) > 100 {
+		s = string([]rune(s)[:100])
+	}
+	return s
+}
