@@ -179,13 +179,14 @@ func Millis(ms float64) string {
 // ReportOwner is what only the run's owner sees on its report: exports,
 // share links and the other runs of the dataset.
 type ReportOwner struct {
-	RunID     int64
-	CanDelete bool // the run is over and the user may delete it
-	Results   int  // what deleting it deletes
-	CSRF      string
-	Query     string // the report's query string, for the HTML export
-	Shares    []ShareRow
-	OtherRuns []OtherRun
+	RunID       int64
+	CanDelete   bool // the run is over and the user may delete it
+	Results     int  // what deleting it deletes
+	CSRF        string
+	Query       string // the report's query string, for the HTML export
+	Shares      []ShareRow
+	ReviewLinks []ReviewLinkRow
+	OtherRuns   []OtherRun
 }
 
 // ShareRow is one share link of a run.

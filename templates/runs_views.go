@@ -79,6 +79,12 @@ type RunPrice struct {
 	AgentReported bool    // without a price, the cost is what the agent reported
 }
 
+// ReviewLinkRow is one review link of a run.
+type ReviewLinkRow struct {
+	Token, Name, URL, Created, CreatedBy, Revoked string
+	Verdicts                                      int
+}
+
 // RunProgress is the live part of a run page, polled while the run works.
 type RunProgress struct {
 	ID          int64

@@ -9,6 +9,21 @@ type SampleView struct {
 	Sample     SampleRow
 	Nav        SampleNav
 	Conditions []SampleConditionView
+	Queue      *QueueBar // the review queue, for a reader who may review
+}
+
+// QueueOrder is an order the samples can be reviewed in.
+type QueueOrder struct {
+	Key, Label, About string
+}
+
+// QueueBar leads a reviewer through the samples in an order.
+type QueueBar struct {
+	Order    QueueOrder   // the order in use
+	Orders   []QueueOrder // every order
+	Active   bool         // the page was reached through the queue
+	NextURL  string       // the next sample to review in this order
+	StartURL string       // starts a queue, with ?order=
 }
 
 // SampleNav leads back to the samples table and to the samples around this one.
@@ -85,7 +100,32 @@ type JudgementView struct {
 
 // ScoreView is one metric a judgement gave, with its reasoning.
 type ScoreView struct {
+	ID        int64
 	Metric    string
 	Value     string
 	Reasoning string
+	Verdicts  []VerdictView // every reviewer's, latest first
+	Review    *ScoreReview  // the controls to give a verdict; nil when the page only shows
+}
+
+// VerdictView is one reviewer's verdict on a score.
+type VerdictView struct {
+	Reviewer string
+	Override bool
+	Value    string // the reviewer's value
+	Note     string
+	At       string
+	Mine     bool // the reader's own
+}
+
+// ScoreReview is the form that records a verdict on one score.
+type ScoreReview struct {
+	Action   string // where the form posts
+	CSRF     string
+	Back     string // the sample page to come back to, with its query
+	Min, Max string // the scale's bounds
+	Step     string // 1 for whole numbers, "any" otherwise
+	AskName  bool   // the browser has no reviewer's name yet: the form asks it
+	Error    string // why the last verdict was refused
+	Note     string // the reader's note so far
 }

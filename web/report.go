@@ -95,6 +95,11 @@ func (s *Server) reportOwner(c echo.Context, sc *reportScope, query string) (tem
 		}
 		o.Shares = append(o.Shares, row)
 	}
+	links, err := s.db.ReviewLinks(ctx, sc.Run.ID)
+	if err != nil {
+		return o, err
+	}
+	o.ReviewLinks = reviewLinkRows(c, links)
 	runs, err := s.db.DatasetRuns(ctx, sc.Dataset.ID)
 	if err != nil {
 		return o, err

@@ -23,6 +23,12 @@ func (s *Server) samplePage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	return s.renderSample(c, sc, smp, refusedVerdict{})
+}
+
+// renderSample renders a sample's page, with the reason a verdict on one of
+// its scores was refused when there is one.
+func (s *Server) renderSample(c echo.Context, sc *reportScope, smp *store.Sample, failed refusedVerdict) error {
 	results, err := s.db.SampleResults(c.Request().Context(), sc.Run.ID, smp.ID)
 	if err != nil {
 		return err
@@ -39,7 +45,14 @@ func (s *Server) samplePage(c echo.Context) error {
 		Nav:        nav,
 		Conditions: sampleConditions(sc, results),
 	}
-	return render(c, http.StatusOK, templates.SamplePage(v))
+	if err := s.reviewControls(c, sc, smp, &v, failed); err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if failed.msg != "" && c.Request().Header.Get("HX-Request") == "" {
+		status = http.StatusUnprocessableEntity
+	}
+	return render(c, status, templates.SamplePage(v))
 }
 
 // scopedSample is the :sample of the route, which must belong to the report's

@@ -148,7 +148,7 @@ func judgementView(j store.Judgement, judgeReps int) templates.JudgementView {
 		}
 	}
 	for _, s := range j.Scores {
-		v.Scores = append(v.Scores, templates.ScoreView{Metric: s.Metric, Value: score(s.Value), Reasoning: s.Reasoning})
+		v.Scores = append(v.Scores, templates.ScoreView{ID: s.ID, Metric: s.Metric, Value: score(s.Value), Reasoning: s.Reasoning})
 	}
 	return v
 }

@@ -20,13 +20,30 @@ type reportScope struct {
 	// Shared is true through a share link: the page is read-only, shows no
 	// forms, settings, key variable names or links outside the report.
 	Shared bool
-	// Base prefixes every URL of the report: "/runs/7" or "/r/<token>".
+	// Base prefixes every URL of the report: "/runs/7", "/r/<token>" or
+	// "/rv/<token>".
 	Base string
+	// ReviewLink is the review link the page was reached through: its
+	// samples and sample pages, with review controls and nothing else.
+	ReviewLink *store.ReviewLink
 }
 
 // scope resolves the run of a report route from its :id or :token parameter.
 func (s *Server) scope(c echo.Context) (*reportScope, error) {
 	ctx := c.Request().Context()
+	if link := c.Param("link"); link != "" {
+		l, err := s.db.ReviewLinkByToken(ctx, link)
+		if err != nil {
+			return nil, err
+		}
+		sc, err := ownerScope(ctx, s.db, l.RunID)
+		if err != nil {
+			return nil, err
+		}
+		sc.Shared, sc.Base, sc.ReviewLink = true, "/rv/"+link, l
+		c.Set("reviewLink", l)
+		return sc, nil
+	}
 	token := c.Param("token")
 	if token == "" {
 		id, err := pathID(c)

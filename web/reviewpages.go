@@ -1,0 +1,215 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"assay/store"
+	"assay/templates"
+)
+
+// refusedVerdict is a verdict the server would not store, and why.
+type refusedVerdict struct {
+	scoreID int64
+	msg     string
+	note    string
+}
+
+// canReview reports whether the page's reader may give verdicts: through a
+// review link, or as a reviewer or owner on the run's own pages; never
+// through a share link.
+func canReview(c echo.Context, sc *reportScope) bool {
+	if sc.ReviewLink != nil {
+		return true
+	}
+	if sc.Shared {
+		return false
+	}
+	u := userOf(c)
+	return u != nil && u.Role.Allows(store.RoleReviewer)
+}
+
+// reviewControls adds to a sample page every verdict on its scores and,
+// for a reader who may review, the form that gives one.
+func (s *Server) reviewControls(c echo.Context, sc *reportScope, smp *store.Sample, v *templates.SampleView, failed refusedVerdict) error {
+	if sc.Shared && sc.ReviewLink == nil {
+		return nil
+	}
+	verdicts, err := s.db.Verdicts(c.Request().Context(), sc.Run.ID)
+	if err != nil {
+		return err
+	}
+	byScore := map[int64][]store.Verdict{}
+	for _, vd := range verdicts {
+		if vd.SampleRow == smp.ID {
+			byScore[vd.ScoreID] = append(byScore[vd.ScoreID], vd)
+		}
+	}
+	who := s.reviewerOf(c)
+	review := canReview(c, sc)
+	csrf, _ := c.Get("csrf").(string)
+	back := sampleURL(sc.Base, smp.ID, c.QueryString())
+	for ci := range v.Conditions {
+		for ri := range v.Conditions[ci].Results {
+			for ji := range v.Conditions[ci].Results[ri].Judgements {
+				j := &v.Conditions[ci].Results[ri].Judgements[ji]
+				for si := range j.Scores {
+					sv := &j.Scores[si]
+					list := byScore[sv.ID]
+					for i := len(list) - 1; i >= 0; i-- {
+						vd := list[i]
+						sv.Verdicts = append(sv.Verdicts, templates.VerdictView{Reviewer: vd.Reviewer, Override: vd.Verdict == store.VerdictOverride,
+							Value: score(vd.Value), Note: vd.Note, At: templates.When(vd.At), Mine: vd.Reviewer == who.Name})
+					}
+					if !review {
+						continue
+					}
+					sc := scaleFor(j.Evaluator, mustScore(sv.Value))
+					lo, hi := sc.Bounds()
+					r := &templates.ScoreReview{Action: sc2action(v, sv), CSRF: csrf, Back: back, Min: score(lo), Max: score(hi),
+						Step: "any", AskName: who.Name == ""}
+					if sc.Integral() {
+						r.Step = "1"
+					}
+					for _, vd := range list {
+						if vd.Reviewer == who.Name {
+							r.Note = vd.Note
+						}
+					}
+					if failed.scoreID == sv.ID {
+						r.Error, r.Note = failed.msg, failed.note
+					}
+					sv.Review = r
+				}
+			}
+		}
+	}
+	if review {
+		v.Queue = s.queueBar(c, sc, smp)
+	}
+	return nil
+}
+
+// sc2action is where a score's review form posts: the report's base + /reviews.
+func sc2action(v *templates.SampleView, _ *templates.ScoreView) string {
+	return v.Report.Base + "/reviews"
+}
+
+func mustScore(s string) float64 {
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
+
+// reviewForm handles POST /runs/:id/reviews and POST /rv/:link/reviews: a
+// verdict from a sample page's form. It answers with the sample's page
+// (htmx takes the score's row from it); without script, with a redirect
+// back to it.
+func (s *Server) reviewForm(c echo.Context) error {
+	sc, err := s.scope(c)
+	if err != nil {
+		return err
+	}
+	if !canReview(c, sc) {
+		return echo.NewHTTPError(http.StatusForbidden, "You may read this run, not review it.")
+	}
+	scoreID, _ := strconv.ParseInt(c.FormValue("score_id"), 10, 64)
+	in := verdictInput{ScoreID: scoreID, Verdict: c.FormValue("verdict"), Note: c.FormValue("note")}
+	if raw := strings.TrimSpace(c.FormValue("value")); raw != "" && in.Verdict == store.VerdictOverride {
+		x, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return s.refuse(c, sc, scoreID, in.Note, store.Errorf(store.EINVALID, "%q is not a number.", raw))
+		}
+		in.Value = &x
+	}
+	who := s.reviewerOf(c)
+	if who.Name == "" {
+		if who.Name = cleanName(c.FormValue("reviewer")); who.Name != "" {
+			keepReviewerName(c, who.Name)
+		}
+	}
+	v, err := s.recordVerdict(c, sc.Run.ID, who, in)
+	if err != nil {
+		return s.refuse(c, sc, scoreID, in.Note, err)
+	}
+	back := localPath(c.FormValue("back"))
+	if !strings.HasPrefix(back, sc.Base+"/samples/") {
+		back = sampleURL(sc.Base, v.SampleRow, "")
+	}
+	return c.Redirect(http.StatusSeeOther, back+fmt.Sprintf("#score-%d", v.ScoreID))
+}
+
+// refuse shows the sample page again with why the verdict was refused,
+// beside the score it was for.
+func (s *Server) refuse(c echo.Context, sc *reportScope, scoreID int64, note string, err error) error {
+	if code := store.ErrorCode(err); code != store.EINVALID && code != store.ENOTFOUND {
+		return err
+	}
+	info, ierr := s.db.ScoreInfo(c.Request().Context(), sc.Run.ID, scoreID)
+	if ierr != nil {
+		return err
+	}
+	smp, serr := s.db.Sample(c.Request().Context(), info.SampleRow)
+	if serr != nil {
+		return err
+	}
+	return s.renderSample(c, sc, smp, refusedVerdict{scoreID: scoreID, msg: store.ErrorMessage(err), note: note})
+}
+
+// reviewLinkHome handles GET /rv/:link: a review link opens on its samples.
+func (s *Server) reviewLinkHome(c echo.Context) error {
+	sc, err := s.scope(c)
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, sc.Base+"/samples")
+}
+
+// createReviewLinkForm handles POST /runs/:id/review-links from the run's page.
+func (s *Server) createReviewLinkForm(c echo.Context) error {
+	run, err := s.pathRun(c)
+	if err != nil {
+		return err
+	}
+	l, err := s.db.CreateReviewLink(c.Request().Context(), run.ID, strings.TrimSpace(c.FormValue("name")))
+	if err != nil {
+		if store.ErrorCode(err) == store.EINVALID {
+			setFlash(c, "error", store.ErrorMessage(err))
+			return redirect(c, fmt.Sprintf("/runs/%d#reviewing", run.ID))
+		}
+		return err
+	}
+	s.log.Info("review link created", "run_id", run.ID, "for", l.Name, "by", store.Actor(c.Request().Context()))
+	setFlash(c, "ok", fmt.Sprintf("Review link for %s created: send it to them; it opens this run's samples with review controls and nothing else.", l.Name))
+	return redirect(c, fmt.Sprintf("/runs/%d#reviewing", run.ID))
+}
+
+// revokeReviewLinkForm handles POST /runs/:id/review-links/:token/revoke.
+func (s *Server) revokeReviewLinkForm(c echo.Context) error {
+	run, err := s.pathRun(c)
+	if err != nil {
+		return err
+	}
+	if err := s.db.RevokeReviewLink(c.Request().Context(), run.ID, c.Param("token")); err != nil {
+		return err
+	}
+	setFlash(c, "ok", "Review link revoked: it now leads nowhere. The verdicts given through it are kept.")
+	return redirect(c, fmt.Sprintf("/runs/%d#reviewing", run.ID))
+}
+
+// reviewLinkRows lists a run's review links for its page.
+func reviewLinkRows(c echo.Context, links []store.ReviewLink) []templates.ReviewLinkRow {
+	var out []templates.ReviewLinkRow
+	for _, l := range links {
+		row := templates.ReviewLinkRow{Token: l.Token, Name: l.Name, URL: origin(c) + "/rv/" + l.Token,
+			Created: templates.When(l.CreatedAt), CreatedBy: l.CreatedBy, Verdicts: l.Verdicts}
+		if l.RevokedAt != nil {
+			row.Revoked = templates.When(*l.RevokedAt)
+		}
+		out = append(out, row)
+	}
+	return out
+}

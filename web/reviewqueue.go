@@ -1,0 +1,161 @@
+package web
+
+import (
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"assay/report"
+	"assay/store"
+	"assay/templates"
+)
+
+// queueOrders are the orders a reviewer may take the samples in.
+var queueOrders = []templates.QueueOrder{
+	{Key: "random", Label: "Random order", About: "a seeded shuffle: the only order whose agreement figures are unbiased"},
+	{Key: "claims", Label: "Unverified claims first", About: "samples where the judge flagged claims it could not check"},
+	{Key: "disagreement", Label: "Largest disagreement first", About: "samples whose repetitions were scored most differently"},
+	{Key: "lowest", Label: "Lowest scores first", About: "samples the judge scored lowest"},
+}
+
+func queueOrder(key string) (templates.QueueOrder, bool) {
+	i := slices.IndexFunc(queueOrders, func(o templates.QueueOrder) bool { return o.Key == key })
+	if i < 0 {
+		return templates.QueueOrder{}, false
+	}
+	return queueOrders[i], true
+}
+
+// sampleQueue is the run's samples in a review order, with the number of
+// scores each has.
+func (s *Server) sampleQueue(c echo.Context, sc *reportScope, order string) ([]int64, map[int64]int, error) {
+	t, err := report.LoadSamples(c.Request().Context(), s.db, sc.Run.ID, sc.Config.EvaluatorsFor(sc.Dataset.Kind))
+	if err != nil {
+		return nil, nil, err
+	}
+	type agg struct {
+		claims  int
+		spread  float64
+		lowest  float64
+		ordinal int
+	}
+	by := map[int64]*agg{}
+	scores := map[int64]int{}
+	var ids []int64
+	for _, r := range t.Rows {
+		a := by[r.SampleRow]
+		if a == nil {
+			a = &agg{lowest: 2, ordinal: r.Ordinal}
+			by[r.SampleRow] = a
+			ids = append(ids, r.SampleRow)
+		}
+		a.claims += r.Claims
+		for _, m := range r.Metrics {
+			lo, hi := m.Scale.Bounds()
+			a.spread = max(a.spread, m.Std/(hi-lo))
+			a.lowest = min(a.lowest, m.Scale.Unit(m.Mean))
+			scores[r.SampleRow] += m.N
+		}
+	}
+	key := func(id int64) uint64 {
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%d/%d", sc.Run.ID, id)
+		return h.Sum64()
+	}
+	slices.SortStableFunc(ids, func(x, y int64) int {
+		a, b := by[x], by[y]
+		switch order {
+		case "claims":
+			if a.claims != b.claims {
+				return b.claims - a.claims
+			}
+		case "disagreement":
+			if a.spread != b.spread {
+				return cmpFloat(b.spread, a.spread)
+			}
+		case "lowest":
+			if a.lowest != b.lowest {
+				return cmpFloat(a.lowest, b.lowest)
+			}
+		default:
+			if kx, ky := key(x), key(y); kx != ky {
+				if kx < ky {
+					return -1
+				}
+				return 1
+			}
+		}
+		return a.ordinal - b.ordinal
+	})
+	return ids, scores, nil
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// reviewNext handles GET {base}/review/next?order=…&after=…: the next sample
+// in that order, after the one given, that the reader has not reviewed
+// every score of.
+func (s *Server) reviewNext(c echo.Context) error {
+	sc, err := s.scope(c)
+	if err != nil {
+		return err
+	}
+	if !canReview(c, sc) {
+		return echo.NewHTTPError(http.StatusForbidden, "You may read this run, not review it.")
+	}
+	o, ok := queueOrder(c.QueryParam("order"))
+	if !ok {
+		o = queueOrders[0]
+	}
+	ids, scores, err := s.sampleQueue(c, sc, o.Key)
+	if err != nil {
+		return err
+	}
+	verdicts, err := s.db.Verdicts(c.Request().Context(), sc.Run.ID)
+	if err != nil {
+		return err
+	}
+	who := s.reviewerOf(c)
+	mine := map[int64]int{}
+	for _, v := range verdicts {
+		if v.Reviewer == who.Name {
+			mine[v.SampleRow]++
+		}
+	}
+	after, _ := strconv.ParseInt(c.QueryParam("after"), 10, 64)
+	start := 0
+	if i := slices.Index(ids, after); i >= 0 {
+		start = i + 1
+	}
+	for k := range ids {
+		id := ids[(start+k)%len(ids)]
+		if scores[id] > 0 && (who.Name == "" || mine[id] < scores[id]) {
+			return c.Redirect(http.StatusSeeOther, sampleURL(sc.Base, id, "queue="+o.Key))
+		}
+	}
+	setFlash(c, "ok", "Every scored sample has your verdicts. Thank you!")
+	return c.Redirect(http.StatusSeeOther, sc.Base+"/samples")
+}
+
+// queueBar is the review queue's bar on a sample page: the order in use
+// and the link to the next sample in it.
+func (s *Server) queueBar(c echo.Context, sc *reportScope, smp *store.Sample) *templates.QueueBar {
+	o, ok := queueOrder(c.QueryParam("queue"))
+	if !ok {
+		o = queueOrders[0]
+	}
+	return &templates.QueueBar{Order: o, Orders: queueOrders, Active: ok,
+		NextURL: fmt.Sprintf("%s/review/next?order=%s&after=%d", sc.Base, o.Key, smp.ID), StartURL: sc.Base + "/review/next"}
+}
