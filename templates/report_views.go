@@ -20,6 +20,33 @@ type ReportView struct {
 	Summary ReportSummary
 	Charts  []ChartView
 	Paired  PairedView
+	Review  *ReviewView
+}
+
+// ReviewView is what reviewers said of a run's scores, and the switch of the
+// summary between the judge's values and the reviewed ones.
+type ReviewView struct {
+	Verdicts, Scored, Overridden int
+	Reviewers                    []string // hidden on shared pages
+	Applied                      bool     // the report shows the scores with reviews applied
+	AsJudgedURL, AppliedURL      string
+	Coverage                     []CoverageRow
+	Agreement                    []AgreementRow
+	Heatmaps                     []ChartView
+}
+
+// CoverageRow is how many of a metric's scores under a condition were reviewed.
+type CoverageRow struct {
+	Metric, Condition, Share string
+	Reviewed, Total          int
+}
+
+// AgreementRow compares the judge with the reviewers on one metric.
+type AgreementRow struct {
+	Metric                                     string
+	Reviewed, Overridden, AlphaN               int
+	Exact, Within1, MAD, Kappa, KappaCI, Alpha string
+	JudgeMean, HumanMean                       string
 }
 
 // ReportFacts are the header of a report: the run's settings and totals.

@@ -40,6 +40,9 @@ type SampleFilterForm struct {
 	Search    string
 	Sort      string
 	Dir       string
+	Review    string // reviewed, unreviewed, overridden
+	Reviewer  string
+	Reviews   bool // the page may filter by verdicts (not through a share link)
 }
 
 // MetricOption is a metric the filter can look at.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"assay/report"
 	"assay/store"
@@ -40,11 +41,22 @@ type exportResult struct {
 }
 
 type exportScore struct {
-	Evaluator       string  `json:"evaluator"`
-	Metric          string  `json:"metric"`
-	Value           float64 `json:"value"`
-	Reasoning       string  `json:"reasoning"`
-	JudgeRepetition int     `json:"judge_repetition"`
+	ID              int64          `json:"id"` // what verdicts and the review API name
+	Evaluator       string         `json:"evaluator"`
+	Metric          string         `json:"metric"`
+	Value           float64        `json:"value"`
+	Reasoning       string         `json:"reasoning"`
+	JudgeRepetition int            `json:"judge_repetition"`
+	Reviews         []exportReview `json:"reviews"`
+}
+
+// exportReview is one reviewer's verdict on a score.
+type exportReview struct {
+	Reviewer string    `json:"reviewer"`
+	Verdict  string    `json:"verdict"` // agree or override
+	Value    float64   `json:"value"`   // the reviewer's: the judge's when they agree
+	Note     string    `json:"note"`
+	At       time.Time `json:"at"`
 }
 
 // exportJudgement is one evaluator's verdict: its cost, its error, its raw output.
@@ -63,7 +75,7 @@ type exportJudgement struct {
 	LatencyMS        int64           `json:"latency_ms"`
 }
 
-func toExport(r *store.Result, name string) exportResult {
+func toExport(r *store.Result, name string, reviews map[int64][]store.Verdict) exportResult {
 	e := exportResult{
 		SampleID:         name,
 		SampleRowID:      r.SampleRow,
@@ -114,36 +126,51 @@ func toExport(r *store.Result, name string) exportResult {
 			LatencyMS:        j.LatencyMS,
 		})
 		for _, s := range j.Scores {
-			e.Scores = append(e.Scores, exportScore{
+			es := exportScore{
+				ID:              s.ID,
 				Evaluator:       j.Evaluator,
 				Metric:          s.Metric,
 				Value:           s.Value,
 				Reasoning:       s.Reasoning,
 				JudgeRepetition: j.JudgeRepetition,
-			})
+				Reviews:         []exportReview{},
+			}
+			for _, v := range reviews[s.ID] {
+				es.Reviews = append(es.Reviews, exportReview{Reviewer: v.Reviewer, Verdict: v.Verdict, Value: v.Value, Note: v.Note, At: v.At})
+			}
+			e.Scores = append(e.Scores, es)
 		}
 	}
 	return e
 }
 
 // exportSource is what an export of results reads first: the run's report,
-// and the dataset's own id of each sample by its row id.
-func exportSource(ctx context.Context, db *store.DB, sc *reportScope) (*viewed, map[int64]string, error) {
+// the dataset's own id of each sample by its row id, and the verdicts on
+// each score.
+func exportSource(ctx context.Context, db *store.DB, sc *reportScope) (*viewed, map[int64]string, map[int64][]store.Verdict, error) {
 	r, err := buildReport(ctx, db, sc)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	sampleIDs, err := db.SampleIDs(ctx, sc.Dataset.ID)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return r, sampleIDs, nil
+	verdicts, err := db.Verdicts(ctx, sc.Run.ID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	byScore := map[int64][]store.Verdict{}
+	for _, v := range verdicts {
+		byScore[v.ScoreID] = append(byScore[v.ScoreID], v)
+	}
+	return r, sampleIDs, byScore, nil
 }
 
 // exportJSON writes {"run": {...}, "results": [...]}, one result per line,
 // as the results are read.
 func exportJSON(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer) error {
-	r, names, err := exportSource(ctx, db, sc)
+	r, names, reviews, err := exportSource(ctx, db, sc)
 	if err != nil {
 		return err
 	}
@@ -161,7 +188,7 @@ func exportJSON(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer)
 		}
 		first = false
 		bw.WriteString("\n")
-		return enc.Encode(toExport(res, names[res.SampleRow]))
+		return enc.Encode(toExport(res, names[res.SampleRow], reviews))
 	})
 	if err != nil {
 		return fmt.Errorf("export results: %w", err)
@@ -173,13 +200,13 @@ func exportJSON(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer)
 // csvHeader names the columns of the CSV export.
 var csvHeader = []string{"run_id", "sample_id", "sample_row_id", "condition", "repetition", "evaluator", "metric",
 	"judge_repetition", "value", "reasoning", "error", "unverified_claims", "tokens_in", "tokens_out", "cost_usd",
-	"latency_ms", "attempts", "tool_calls", "error_kind"}
+	"latency_ms", "attempts", "tool_calls", "error_kind", "score_id", "reviews", "reviewed_value"}
 
 // exportCSV writes one row per result and metric of the run. A metric a
 // result has no score for (an agent or judge error, or a result the judge
 // did not sample) still gets its row, with an empty value and the error.
 func exportCSV(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer) error {
-	r, names, err := exportSource(ctx, db, sc)
+	r, names, reviews, err := exportSource(ctx, db, sc)
 	if err != nil {
 		return err
 	}
@@ -188,7 +215,7 @@ func exportCSV(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer) 
 		return fmt.Errorf("export csv: %w", err)
 	}
 	err = db.EachResult(ctx, sc.Run.ID, func(res *store.Result) error {
-		for _, row := range csvRows(r.Metrics, res, names[res.SampleRow]) {
+		for _, row := range csvRows(r.Metrics, res, names[res.SampleRow], reviews) {
 			if err := cw.Write(row); err != nil {
 				return err
 			}
@@ -204,14 +231,27 @@ func exportCSV(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer) 
 
 // csvRows are a result's rows: one per score of each metric, or one with the
 // reason it has none.
-func csvRows(metrics []report.Metric, res *store.Result, name string) [][]string {
-	claims, _ := json.Marshal(toExport(res, name).UnverifiedClaims)
-	base := func(m report.Metric, judgeRep int, value, reasoning, errText string, kind store.ErrorKind) []string {
-		return []string{strconv.FormatInt(res.RunID, 10), textCell(name), strconv.FormatInt(res.SampleRow, 10), textCell(res.Condition),
+func csvRows(metrics []report.Metric, res *store.Result, name string, reviews map[int64][]store.Verdict) [][]string {
+	claims, _ := json.Marshal(toExport(res, name, nil).UnverifiedClaims)
+	base := func(m report.Metric, judgeRep int, value, reasoning, errText string, kind store.ErrorKind, score int64) []string {
+		row := []string{strconv.FormatInt(res.RunID, 10), textCell(name), strconv.FormatInt(res.SampleRow, 10), textCell(res.Condition),
 			strconv.Itoa(res.Repetition), m.Evaluator, m.Name, strconv.Itoa(judgeRep), value, textCell(reasoning), textCell(errText),
 			string(claims), strconv.Itoa(res.TokensIn), strconv.Itoa(res.TokensOut),
 			strconv.FormatFloat(res.CostUSD, 'f', -1, 64), strconv.FormatInt(res.LatencyMS, 10),
-			strconv.Itoa(res.Attempts), strconv.Itoa(len(res.ToolCalls)), string(kind)}
+			strconv.Itoa(res.Attempts), strconv.Itoa(len(res.ToolCalls)), string(kind), "", "0", ""}
+		if score != 0 {
+			row[19] = strconv.FormatInt(score, 10)
+			if vs := reviews[score]; len(vs) > 0 {
+				last := vs[0]
+				for _, v := range vs {
+					if !v.At.Before(last.At) {
+						last = v
+					}
+				}
+				row[20], row[21] = strconv.Itoa(len(vs)), strconv.FormatFloat(last.Value, 'f', -1, 64)
+			}
+		}
+		return row
 	}
 	var rows [][]string
 	for _, m := range metrics {
@@ -227,12 +267,12 @@ func csvRows(metrics []report.Metric, res *store.Result, name string) [][]string
 			for _, s := range j.Scores {
 				if s.Metric == m.Name {
 					found = true
-					rows = append(rows, base(m, j.JudgeRepetition, strconv.FormatFloat(s.Value, 'f', -1, 64), s.Reasoning, res.Error, res.ErrorKind))
+					rows = append(rows, base(m, j.JudgeRepetition, strconv.FormatFloat(s.Value, 'f', -1, 64), s.Reasoning, res.Error, res.ErrorKind, s.ID))
 				}
 			}
 		}
 		if !found {
-			rows = append(rows, base(m, 0, "", "", reason, kind))
+			rows = append(rows, base(m, 0, "", "", reason, kind, 0))
 		}
 	}
 	return rows

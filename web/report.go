@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay/report"
 	"assay/store"
 	"assay/templates"
 )
@@ -21,6 +22,9 @@ func (s *Server) loadReportView(c echo.Context, now time.Time) (*reportScope, *v
 	sc, err := s.scope(c)
 	if err != nil {
 		return nil, nil, templates.ReportView{}, err
+	}
+	if queryOf(c).View == "reviewed" {
+		sc.View = report.Reviewed
 	}
 	r, err := s.loadReport(ctx, sc)
 	if err != nil {
@@ -68,7 +72,11 @@ func (s *Server) reportFragment(c echo.Context) error {
 }
 
 func queryOf(c echo.Context) reportQuery {
-	return reportQuery{A: c.QueryParam("a"), B: c.QueryParam("b")}
+	q := reportQuery{A: c.QueryParam("a"), B: c.QueryParam("b")}
+	if c.QueryParam("view") == "reviewed" {
+		q.View = "reviewed"
+	}
+	return q
 }
 
 // reportOwner gathers what only the owner sees: share links and the other

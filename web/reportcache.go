@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"assay/report"
 	"assay/store"
 )
 
@@ -15,7 +16,13 @@ type reportCache struct {
 	mu      sync.Mutex
 	max     int
 	tick    uint64
-	entries map[int64]*cachedReport
+	entries map[cacheKey]*cachedReport
+}
+
+// cacheKey is a run's report in one view.
+type cacheKey struct {
+	run  int64
+	view report.View
 }
 
 type cachedReport struct {
@@ -32,16 +39,18 @@ type reportVersion struct {
 	finished   string
 	results    int
 	lastResult int64
+	verdicts   int    // verdicts given
+	verdictAt  string // the latest
 }
 
 func newReportCache(max int) *reportCache {
-	return &reportCache{max: max, entries: map[int64]*cachedReport{}}
+	return &reportCache{max: max, entries: map[cacheKey]*cachedReport{}}
 }
 
-func (c *reportCache) get(runID int64, version reportVersion) (*viewed, bool) {
+func (c *reportCache) get(key cacheKey, version reportVersion) (*viewed, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.entries[runID]
+	e, ok := c.entries[key]
 	if !ok || e.version != version {
 		return nil, false
 	}
@@ -51,20 +60,21 @@ func (c *reportCache) get(runID int64, version reportVersion) (*viewed, bool) {
 }
 
 // put keeps r, forgetting the report used longest ago when full.
-func (c *reportCache) put(runID int64, version reportVersion, r *viewed) {
+func (c *reportCache) put(key cacheKey, version reportVersion, r *viewed) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.entries[runID]; !ok && len(c.entries) >= c.max {
-		var oldest int64
-		for id, e := range c.entries {
-			if oldest == 0 || e.used < c.entries[oldest].used {
-				oldest = id
+	if _, ok := c.entries[key]; !ok && len(c.entries) >= c.max {
+		var oldest cacheKey
+		found := false
+		for k, e := range c.entries {
+			if !found || e.used < c.entries[oldest].used {
+				oldest, found = k, true
 			}
 		}
 		delete(c.entries, oldest)
 	}
 	c.tick++
-	c.entries[runID] = &cachedReport{version: version, r: r, used: c.tick}
+	c.entries[key] = &cachedReport{version: version, r: r, used: c.tick}
 }
 
 // loadReport returns the report of the scope's run, computed again only when
@@ -75,18 +85,24 @@ func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, erro
 	if err != nil {
 		return nil, err
 	}
-	version := reportVersion{created: sc.Run.CreatedAt.String(), status: sc.Run.Status, results: n, lastResult: last}
+	nv, lastVerdict, err := s.db.VerdictsVersion(ctx, sc.Run.ID)
+	if err != nil {
+		return nil, err
+	}
+	version := reportVersion{created: sc.Run.CreatedAt.String(), status: sc.Run.Status, results: n, lastResult: last,
+		verdicts: nv, verdictAt: lastVerdict}
 	if sc.Run.FinishedAt != nil {
 		version.finished = sc.Run.FinishedAt.String()
 	}
-	if r, ok := s.reports.get(sc.Run.ID, version); ok {
+	key := cacheKey{sc.Run.ID, sc.View}
+	if r, ok := s.reports.get(key, version); ok {
 		return r.in(sc), nil
 	}
 	r, err := buildReport(ctx, s.db, sc)
 	if err != nil {
 		return nil, err
 	}
-	s.reports.put(sc.Run.ID, version, r)
+	s.reports.put(key, version, r)
 	return r, nil
 }
 

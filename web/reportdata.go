@@ -16,7 +16,7 @@ type viewed struct {
 
 // buildReport reads a run's scores and totals and computes its report.
 func buildReport(ctx context.Context, db *store.DB, sc *reportScope) (*viewed, error) {
-	r, err := report.Build(ctx, db, sc.Run, sc.Dataset, sc.Config)
+	r, err := report.BuildView(ctx, db, sc.Run, sc.Dataset, sc.Config, sc.View)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 
 // reportQuery is what the URL of a report chooses: the two conditions of
 // its paired comparison (?a=…&b=…).
-type reportQuery struct{ A, B string }
+type reportQuery struct{ A, B, View string }
 
 // pair resolves the compared conditions: the ones asked for when the run has
 // them, else its first two. It returns a reason when there is no comparison.
@@ -64,8 +64,11 @@ func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static b
 	}
 	a, b, reason := r.pair(q)
 	if a != "" && b != "" {
-		v.Query = "?" + url.Values{"a": {a}, "b": {b}}.Encode()
+		v.Query = reportQuery{A: a, B: b, View: q.View}.encode()
+	} else {
+		v.Query = reportQuery{View: q.View}.encode()
 	}
+	v.Review = r.reviewView(q, r.sc.Shared || static)
 	v.Paired = templates.PairedView{Conditions: r.Conditions, A: a, B: b, Message: reason}
 	if reason != "" {
 		a, b = "", ""

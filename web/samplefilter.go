@@ -21,6 +21,8 @@ type sampleFilter struct {
 	Claims    bool   // has unverified claims
 	Errors    bool   // has an agent or judge error
 	Search    string // text in the question, golden answer or a response
+	Review    string // reviewed, unreviewed or overridden: by the verdicts on its scores
+	Reviewer  string // has a verdict by this reviewer
 	Sort      string // sample, condition, spread, errors, claims, or a metricKey
 	Desc      bool
 	Page      int
@@ -41,6 +43,8 @@ func parseSampleFilter(q url.Values) sampleFilter {
 		Claims:    q.Get("claims") != "",
 		Errors:    q.Get("errors") != "",
 		Search:    strings.TrimSpace(q.Get("q")),
+		Review:    reviewFilter(q.Get("review")),
+		Reviewer:  strings.TrimSpace(q.Get("reviewer")),
 		Sort:      q.Get("sort"),
 		Desc:      q.Get("dir") == "desc",
 		Page:      max(page, 1),
@@ -61,6 +65,8 @@ func (f sampleFilter) query(withPage bool) url.Values {
 	set("below", f.Below)
 	set("spread", f.Spread)
 	set("q", f.Search)
+	set("review", f.Review)
+	set("reviewer", f.Reviewer)
 	if f.Claims {
 		q.Set("claims", "1")
 	}
@@ -79,7 +85,63 @@ func (f sampleFilter) query(withPage bool) url.Values {
 
 // filtering reports whether the filter leaves any row out.
 func (f sampleFilter) filtering() bool {
-	return f.Condition != "" || threshold(f.Below) != nil || threshold(f.Spread) != nil || f.Claims || f.Errors || f.Search != ""
+	return f.Condition != "" || threshold(f.Below) != nil || threshold(f.Spread) != nil || f.Claims || f.Errors || f.Search != "" ||
+		f.reviewing()
+}
+
+// reviewing reports whether the filter looks at verdicts.
+func (f sampleFilter) reviewing() bool { return f.Review != "" || f.Reviewer != "" }
+
+// reviewFilter is a review filter's value when it is one, else "".
+func reviewFilter(s string) string {
+	switch s {
+	case "reviewed", "unreviewed", "overridden":
+		return s
+	}
+	return ""
+}
+
+// reviewIndex is what the verdicts say of each sample under each condition.
+type reviewIndex struct {
+	reviewed, overridden map[store.SampleKey]bool
+	by                   map[store.SampleKey]map[string]bool
+}
+
+func newReviewIndex(verdicts []store.Verdict) *reviewIndex {
+	x := &reviewIndex{reviewed: map[store.SampleKey]bool{}, overridden: map[store.SampleKey]bool{}, by: map[store.SampleKey]map[string]bool{}}
+	latest := map[int64]store.Verdict{}
+	for _, v := range verdicts {
+		k := store.SampleKey{SampleRow: v.SampleRow, Condition: v.Condition}
+		x.reviewed[k] = true
+		if x.by[k] == nil {
+			x.by[k] = map[string]bool{}
+		}
+		x.by[k][v.Reviewer] = true
+		if p, ok := latest[v.ScoreID]; !ok || !v.At.Before(p.At) {
+			latest[v.ScoreID] = v
+		}
+	}
+	for _, v := range latest {
+		if v.Verdict == store.VerdictOverride && v.Value != v.JudgeValue {
+			x.overridden[store.SampleKey{SampleRow: v.SampleRow, Condition: v.Condition}] = true
+		}
+	}
+	return x
+}
+
+// keepReviewed reports whether a row passes the filter's review part.
+func (f sampleFilter) keepReviewed(k store.SampleKey, x *reviewIndex) bool {
+	if x == nil {
+		return true
+	}
+	switch {
+	case f.Review == "reviewed" && !x.reviewed[k],
+		f.Review == "unreviewed" && x.reviewed[k],
+		f.Review == "overridden" && !x.overridden[k],
+		f.Reviewer != "" && !x.by[k][f.Reviewer]:
+		return false
+	}
+	return true
 }
 
 // threshold parses a number typed in the filter form; nil when empty or not a number.

@@ -61,12 +61,20 @@ func (s *Server) sampleTable(ctx context.Context, sc *reportScope, f sampleFilte
 			return err
 		})
 	}
+	var reviews *reviewIndex
+	if f.reviewing() && !(sc.Shared && sc.ReviewLink == nil) {
+		g.Go(func() error {
+			vs, err := s.db.Verdicts(gctx, sc.Run.ID)
+			reviews = newReviewIndex(vs)
+			return err
+		})
+	}
 	if err := g.Wait(); err != nil {
 		return nil, nil, err
 	}
 	rows := make([]*report.SampleRow, 0, len(stats.Rows))
 	for i := range stats.Rows {
-		if f.keep(&stats.Rows[i], matches) {
+		if f.keep(&stats.Rows[i], matches) && f.keepReviewed(stats.Rows[i].SampleKey, reviews) {
 			rows = append(rows, &stats.Rows[i])
 		}
 	}

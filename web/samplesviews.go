@@ -26,6 +26,9 @@ func samplesView(sc *reportScope, f sampleFilter, stats *report.SampleTable, mat
 			Errors:    f.Errors,
 			Search:    f.Search,
 			Sort:      f.Sort,
+			Review:    f.Review,
+			Reviewer:  f.Reviewer,
+			Reviews:   !sc.Shared || sc.ReviewLink != nil,
 		},
 	}
 	if f.Desc {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay/report"
 	"assay/runner/config"
 	"assay/store"
 	"assay/templates"
@@ -23,6 +24,8 @@ type reportScope struct {
 	// Base prefixes every URL of the report: "/runs/7", "/r/<token>" or
 	// "/rv/<token>".
 	Base string
+	// View is whether the report applies reviews to the scores.
+	View report.View
 	// ReviewLink is the review link the page was reached through: its
 	// samples and sample pages, with review controls and nothing else.
 	ReviewLink *store.ReviewLink

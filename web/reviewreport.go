@@ -1,0 +1,107 @@
+package web
+
+import (
+	"fmt"
+	"net/url"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"assay/report"
+	"assay/templates"
+)
+
+// reviewView is the report's section on reviews: coverage, agreement per
+// metric, the confusion heatmaps, and the switch between the summary as
+// judged and with reviews applied.
+func (r *viewed) reviewView(q reportQuery, shared bool) *templates.ReviewView {
+	rv := r.Reviews
+	v := &templates.ReviewView{Verdicts: rv.Verdicts, Scored: rv.Scored, Overridden: rv.Overridden, Applied: r.View == report.Reviewed}
+	if !shared {
+		v.Reviewers = rv.Reviewers
+	}
+	judged, applied := q, q
+	judged.View, applied.View = "", "reviewed"
+	v.AsJudgedURL, v.AppliedURL = r.sc.Base+judged.encode(), r.sc.Base+applied.encode()
+	for _, c := range rv.Coverage {
+		v.Coverage = append(v.Coverage, templates.CoverageRow{Metric: c.Metric.Label(), Condition: c.Condition, Reviewed: c.Reviewed,
+			Total: c.Total, Share: percent(c.Reviewed, c.Total)})
+	}
+	for i, a := range rv.Agreement {
+		row := templates.AgreementRow{Metric: a.Metric.Label(), Reviewed: a.Reviewed, Overridden: a.Overridden,
+			Exact: pct(a.Exact), MAD: fmt.Sprintf("%.2f", a.MAD), JudgeMean: fmt.Sprintf("%.*f", a.Metric.Digits(), a.JudgeMean),
+			HumanMean: fmt.Sprintf("%.*f", a.Metric.Digits(), a.HumanMean), Kappa: "—", Alpha: "—"}
+		if a.Within1 != nil {
+			row.Within1 = pct(*a.Within1)
+		}
+		if a.Kappa != nil {
+			row.Kappa = fmt.Sprintf("%.2f", *a.Kappa)
+			row.KappaCI = fmt.Sprintf("[%.2f, %.2f]", a.KappaCI95[0], a.KappaCI95[1])
+		}
+		if a.Alpha != nil {
+			row.Alpha = fmt.Sprintf("%.2f", *a.Alpha)
+			row.AlphaN = a.MultiReviewed
+		}
+		v.Agreement = append(v.Agreement, row)
+		v.Heatmaps = append(v.Heatmaps, confusionChart(i, a))
+	}
+	return v
+}
+
+func percent(n, total int) string {
+	if total == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f%%", 100*float64(n)/float64(total))
+}
+
+func pct(share float64) string { return fmt.Sprintf("%.0f%%", 100*share) }
+
+// confusionChart is a metric's judge value × reviewer value heatmap.
+func confusionChart(i int, a report.Agreement) templates.ChartView {
+	labels := make([]string, len(a.Categories))
+	for j, c := range a.Categories {
+		labels[j] = score(c)
+	}
+	hm := charts.NewHeatMap()
+	most := 1
+	var data []opts.HeatMapData
+	for y := range a.Confusion {
+		for x, n := range a.Confusion[y] {
+			most = max(most, n)
+			if n > 0 {
+				data = append(data, opts.HeatMapData{Value: [3]any{x, y, n}})
+			}
+		}
+	}
+	title := a.Metric.Label() + ": judge against reviewers"
+	hm.SetGlobalOptions(append(common(title, fmt.Sprintf("%d reviewed scores; the diagonal is agreement", a.Reviewed), "item"),
+		charts.WithXAxisOpts(xAxis("reviewer's value", opts.XAxis{Type: "category", Data: labels, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}})),
+		charts.WithYAxisOpts(yAxis("judge's value", opts.YAxis{Type: "category", Data: labels, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}})),
+		charts.WithVisualMapOpts(opts.VisualMap{Min: 0, Max: float32(most), Calculable: opts.Bool(false), Orient: "horizontal",
+			Left: "center", Bottom: "0", Show: opts.Bool(false),
+			InRange: &opts.VisualMapInRange{Color: []string{"#eef2fb", "#2f5bd3"}}}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
+	)...)
+	hm.AddSeries("scores", data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true)}))
+	return chartView(fmt.Sprintf("chart-confusion-%d", i),
+		"Each cell counts the reviewed scores with that judge value (row) and reviewer value (column), taking each score's latest verdict.", hm)
+}
+
+// encode is the query string of a report view, "" when it has none.
+func (q reportQuery) encode() string {
+	v := url.Values{}
+	if q.A != "" {
+		v.Set("a", q.A)
+	}
+	if q.B != "" {
+		v.Set("b", q.B)
+	}
+	if q.View != "" {
+		v.Set("view", q.View)
+	}
+	if len(v) == 0 {
+		return ""
+	}
+	return "?" + v.Encode()
+}
