@@ -4,6 +4,10 @@
 // the forms work without this script.
 (function () {
   var current = -1;
+  var focusOnKeyUp = null;
+  document.addEventListener("keyup", function () {
+    if (focusOnKeyUp) { focusOnKeyUp.focus(); focusOnKeyUp = null; }
+  });
   function rows() { return Array.prototype.slice.call(document.querySelectorAll("tr.score.reviewable")); }
   function select(i) {
     var list = rows();
@@ -37,9 +41,14 @@
     var form = r.querySelector(".review-form");
     if (!form) return;
     var name = form.querySelector(".reviewer-name");
-    if (name && name.value === "") { name.focus(); e.preventDefault(); return; }
+    if (name && name.value === "") { e.preventDefault(); focusOnKeyUp = name; return; }
     if (e.key === "a") { form.querySelector(".agree").click(); e.preventDefault(); return; }
-    if (e.key === "n") { form.querySelector(".note").focus(); e.preventDefault(); return; }
+    if (e.key === "n") {
+      // Focus once the key is released, so that its letter does not land in the note.
+      e.preventDefault();
+      focusOnKeyUp = form.querySelector(".note");
+      return;
+    }
     if (/^[0-9]$/.test(e.key)) {
       var input = form.querySelector(".override-value");
       input.value = e.key;

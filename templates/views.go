@@ -12,9 +12,11 @@ type Page struct {
 	Nav   string // datasets, conditions, runs, settings
 	CSRF  string
 	Flash Flash
-	Auth  bool   // tokens are in force: show who is signed in and the sign-out link
-	User  string // the signed-in name
-	Role  string // and their role
+	Auth  bool // tokens are in force: show who is signed in and the sign-out link
+	// SharedLabel says what a read-only page is: "Shared report · read-only" by default.
+	SharedLabel string
+	User        string // the signed-in name
+	Role        string // and their role
 	// Shared marks a page reached by a share link: no navigation, no forms.
 	Shared bool
 }

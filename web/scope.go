@@ -92,6 +92,9 @@ func runScope(ctx context.Context, db *store.DB, run *store.Run) (*reportScope, 
 
 // reportPage is the layout data for a page of a report: read-only through a share link.
 func (s *Server) reportPage(c echo.Context, sc *reportScope, title string) templates.Page {
+	if sc.ReviewLink != nil {
+		return templates.Page{Title: title, Shared: true, SharedLabel: "Reviewing as " + sc.ReviewLink.Name}
+	}
 	if sc.Shared {
 		return templates.Page{Title: title, Shared: true}
 	}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"assay/store"
+)
+
+// TestBrowserReviewThroughALink: an expert opens a review link in a fresh
+// browser, takes the random queue and reviews five scores with the keyboard
+// (agree, and one override with a note); the owner's report then shows the
+// coverage and agreement, and its summary with reviews applied moves the
+// overridden metric's mean.
+func TestBrowserReviewThroughALink(t *testing.T) {
+	dbPath, id := finishedRun(t, 3)
+	const owner = "review-owner-token-0123"
+	base := startServer(t, "--db", dbPath, "--token", owner)
+	req, _ := http.NewRequest("POST", fmt.Sprintf("%s/api/runs/%d/review-links", base, id), strings.NewReader(`{"name": "Dr. Lee"}`))
+	req.Header.Set("Authorization", "Bearer "+owner)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var link struct{ URL string }
+	json.NewDecoder(resp.Body).Decode(&link)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated || link.URL == "" {
+		t.Fatalf("review link: %d", resp.StatusCode)
+	}
+
+	ctx := newBrowser(t) // a fresh profile: no cookie, no token
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(link.URL),
+		chromedp.WaitVisible(chromedp.CSS("#samples")),
+	)
+	if err != nil {
+		t.Fatalf("open the link: %v", err)
+	}
+	screenshot(t, ctx, "review-samples")
+	err = chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS("#samples a.sample-link")),
+		chromedp.WaitVisible(chromedp.CSS("#review-queue form")),
+		chromedp.Click(chromedp.CSS("#review-queue button")), // the random queue
+		chromedp.WaitVisible(chromedp.CSS("#next-in-queue")),
+		chromedp.WaitVisible(chromedp.CSS("tr.score.reviewable")),
+	)
+	if err != nil {
+		t.Fatalf("start the queue: %v", err)
+	}
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("tr.score.reviewable")).map(r => r.id)`))
+	if err != nil || len(rows) < 5 {
+		t.Fatalf("%d reviewable scores (%v)", len(rows), err)
+	}
+	judged, _ := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`document.querySelector("#%s td.num").innerText`, rows[2])))
+	override := "1"
+	if strings.TrimSpace(judged) == "1" {
+		override = "5"
+	}
+	press := func(row, keys, want string) {
+		t.Helper()
+		err := chromedp.Do(ctx,
+			chromedp.KeyEvent(keys),
+			chromedp.WaitVisible(chromedp.CSS("#"+row+" .verdict")),
+		)
+		if err != nil {
+			t.Fatalf("%q on %s: %v", keys, row, err)
+		}
+		if got := textOf(t, ctx, "#"+row+" .verdict"); !strings.Contains(got, want) || !strings.Contains(got, "Dr. Lee") {
+			t.Errorf("%s after %q: %q, want %q by Dr. Lee", row, keys, got, want)
+		}
+	}
+	press(rows[0], "a", "agrees")
+	press(rows[1], "a", "agrees")
+	err = chromedp.Do(ctx,
+		chromedp.KeyEvent("n"),
+		chromedp.WaitReady(chromedp.CSS("#"+rows[2]+" .note:focus")),
+		chromedp.KeyEvent("too generous"),
+		chromedp.KeyEvent("\x1b"), // Escape leaves the note
+	)
+	if err != nil {
+		t.Fatalf("note: %v", err)
+	}
+	press(rows[2], override, "→ "+override)
+	press(rows[3], "a", "agrees")
+	press(rows[4], "a", "agrees")
+	screenshot(t, ctx, "review-sample")
+	if note := textOf(t, ctx, "#"+rows[2]+" .verdict .note"); note != "too generous" {
+		t.Errorf("the override's note: %q", note)
+	}
+
+	db, err := store.Open(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	verdicts, _ := db.Verdicts(context.Background(), id)
+	if len(verdicts) != 5 {
+		t.Fatalf("%d verdicts stored, want 5", len(verdicts))
+	}
+	var metric string
+	for _, v := range verdicts {
+		if v.Reviewer != "Dr. Lee" {
+			t.Errorf("a verdict by %q", v.Reviewer)
+		}
+		if v.Verdict == store.VerdictOverride {
+			metric = v.Metric
+		}
+	}
+	// ] leads to the next sample in the queue.
+	before, _ := chromedp.Run(ctx, chromedp.Location())
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("]"), chromedp.WaitVisible(chromedp.CSS("#review-queue"))); err != nil {
+		t.Fatal(err)
+	}
+	for after := before; after == before; after, _ = chromedp.Run(ctx, chromedp.Location()) {
+	}
+	if after, _ := chromedp.Run(ctx, chromedp.Location()); !strings.Contains(after, "queue=random") {
+		t.Errorf("] led to %s", after)
+	}
+
+	// The owner's report.
+	get := func(path string) string {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		req.Header.Set("Authorization", "Bearer "+owner)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b bytes.Buffer
+		b.ReadFrom(resp.Body)
+		return b.String()
+	}
+	judgedPage, reviewedPage := get(fmt.Sprintf("/runs/%d", id)), get(fmt.Sprintf("/runs/%d?view=reviewed", id))
+	if !strings.Contains(judgedPage, `id="agreement"`) || !strings.Contains(judgedPage, "5 verdicts on 5 scores") {
+		t.Error("the owner's report shows no agreement for the 5 verdicts")
+	}
+	if judgedPage == reviewedPage || !strings.Contains(reviewedPage, "1 override replace") {
+		t.Errorf("the summary with reviews applied (%s overridden) does not differ", metric)
+	}
+	owner2 := newBrowser(t)
+	err = chromedp.Do(owner2,
+		chromedp.Navigate(fmt.Sprintf("%s/runs/%d", base, id)),
+		chromedp.WaitVisible(chromedp.CSS("#token")),
+		chromedp.SendKeys(chromedp.CSS("#token"), owner),
+		chromedp.Click(chromedp.CSS(`form[action="/login"] button`)),
+		chromedp.WaitVisible(chromedp.CSS("#agreement")),
+		chromedp.Click(chromedp.CSS("#view-reviewed")),
+		chromedp.WaitVisible(chromedp.CSS("#view-reviewed.active")),
+	)
+	if err != nil {
+		t.Fatalf("owner's report: %v", err)
+	}
+	screenshot(t, owner2, "review-report")
+}
