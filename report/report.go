@@ -8,6 +8,9 @@ package report
 import (
 	"context"
 	"slices"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"assay/runner/config"
 	"assay/runner/stats"
@@ -61,12 +64,18 @@ func Build(ctx context.Context, db *store.DB, run *store.Run, ds *store.Dataset,
 
 // BuildView computes the report of a run already read, in the view given.
 func BuildView(ctx context.Context, db *store.DB, run *store.Run, ds *store.Dataset, cfg *config.Config, view View) (*Report, error) {
-	data, err := db.ReportData(ctx, run.ID)
-	if err != nil {
-		return nil, err
-	}
-	verdicts, err := db.Verdicts(ctx, run.ID)
-	if err != nil {
+	var data *store.ReportData
+	var verdicts []store.Verdict
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		data, err = db.ReportData(gctx, run.ID)
+		return err
+	})
+	g.Go(func() (err error) {
+		verdicts, err = db.ScoreVerdicts(gctx, run.ID)
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	r := &Report{Run: run, Dataset: ds, Config: cfg, Models: data.Models, View: view}
@@ -79,8 +88,10 @@ func BuildView(ctx context.Context, db *store.DB, run *store.Run, ds *store.Data
 		applyReviews(data.Scores, latest(verdicts))
 	}
 	r.group(data.Scores)
+	var wg sync.WaitGroup
+	wg.Go(func() { r.Reviews = r.reviews(judged, verdicts) })
 	r.Summary = r.summarize(data.Conditions)
-	r.Reviews = r.reviews(judged, verdicts)
+	wg.Wait()
 	return r, nil
 }
 

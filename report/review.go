@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"slices"
+	"sync"
 
 	"assay/runner/config"
 	"assay/runner/stats"
@@ -19,8 +20,11 @@ const (
 )
 
 // kappaSeed fixes the bootstrap of kappa's interval, so that a report shows
-// the same interval each time.
-const kappaSeed = 2
+// the same interval each time; kappaIterations are its resamples.
+const (
+	kappaSeed       = 2
+	kappaIterations = 1000
+)
 
 // Reviews is what reviewers said of a run's scores: how many they looked
 // at, and how well the judge agrees with them.
@@ -130,14 +134,22 @@ func (r *Report) reviews(scores []store.ScoreRow, verdicts []store.Verdict) *Rev
 			out.Overridden++
 		}
 	}
-	for _, m := range r.Metrics {
+	// Each metric's agreement bootstraps its kappa: they are computed in parallel.
+	agreements := make([]Agreement, len(r.Metrics))
+	found := make([]bool, len(r.Metrics))
+	var wg sync.WaitGroup
+	for i, m := range r.Metrics {
 		for _, c := range r.Conditions {
 			k := key{m.Evaluator, m.Name, c}
 			if total[k] > 0 {
 				out.Coverage = append(out.Coverage, Coverage{Metric: m, Condition: c, Reviewed: reviewed[k], Total: total[k]})
 			}
 		}
-		if a, ok := agreement(m, last, judge, byScore); ok {
+		wg.Go(func() { agreements[i], found[i] = agreement(m, last, judge, byScore) })
+	}
+	wg.Wait()
+	for i, a := range agreements {
+		if found[i] {
 			out.Agreement = append(out.Agreement, a)
 		}
 	}
@@ -192,7 +204,7 @@ func agreement(m Metric, last map[int64]store.Verdict, judge map[int64]store.Sco
 	a.JudgeMean, a.HumanMean = Mean(js), Mean(hs)
 	if k := stats.WeightedKappa(js, hs, a.Categories); !math.IsNaN(k) {
 		a.Kappa = &k
-		a.KappaCI95[0], a.KappaCI95[1] = stats.KappaCI(js, hs, a.Categories, 0, kappaSeed)
+		a.KappaCI95[0], a.KappaCI95[1] = stats.KappaCI(js, hs, a.Categories, kappaIterations, kappaSeed)
 	}
 	a.Confusion = stats.Confusion(js, hs, a.Categories)
 	if len(units) > 0 {

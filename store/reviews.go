@@ -109,6 +109,28 @@ func (db *DB) Verdicts(ctx context.Context, runID int64) ([]Verdict, error) {
 	return out, rows.Err()
 }
 
+// ScoreVerdicts lists a run's verdicts, oldest first, without what their
+// scores are of: what a report needs, which has the scores already.
+func (db *DB) ScoreVerdicts(ctx context.Context, runID int64) ([]Verdict, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT score_id, reviewer, verdict, judge_value, value, created_at
+		FROM reviews WHERE run_id = ?`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("verdicts: %w", err)
+	}
+	defer rows.Close()
+	var out []Verdict
+	for rows.Next() {
+		v := Verdict{RunID: runID}
+		var at string
+		if err := rows.Scan(&v.ScoreID, &v.Reviewer, &v.Verdict, &v.JudgeValue, &v.Value, &at); err != nil {
+			return nil, fmt.Errorf("verdicts: %w", err)
+		}
+		v.At = parseTime(at)
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // VerdictsVersion changes whenever a run's verdicts do: their number and
 // the latest time one was given.
 func (db *DB) VerdictsVersion(ctx context.Context, runID int64) (n int, latest string, err error) {

@@ -94,7 +94,9 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // serve makes one request through the handler and returns the body's size.
 func serve(b *testing.B, h http.Handler, path string) int {
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Host = "127.0.0.1" // a server without a token answers to loopback names only
+	h.ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {
 		b.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body.String()[:min(rec.Body.Len(), 300)])
 	}
