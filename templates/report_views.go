@@ -33,6 +33,7 @@ type ReviewView struct {
 	Coverage                     []CoverageRow
 	Agreement                    []AgreementRow
 	Heatmaps                     []ChartView
+	Queue                        *QueueBar // starts the review queue, for a reader who may review
 }
 
 // CoverageRow is how many of a metric's scores under a condition were reviewed.

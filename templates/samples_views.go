@@ -27,6 +27,7 @@ type SamplesView struct {
 	All        int // rows of the run
 	Pager      Pager
 	ClearURL   string
+	Queue      *QueueBar // starts the review queue, for a reader who may review
 }
 
 // SampleFilterForm is the filter as the form shows it.

@@ -31,6 +31,9 @@ func (s *Server) loadReportView(c echo.Context, now time.Time) (*reportScope, *v
 		return nil, nil, templates.ReportView{}, err
 	}
 	v, err := r.view(ctx, s.db, queryOf(c), false, now)
+	if err == nil && v.Review != nil && canReview(c, sc) {
+		v.Review.Queue = startQueue(sc)
+	}
 	return sc, r, v, err
 }
 

@@ -75,6 +75,10 @@ func TestReviewLinkPages(t *testing.T) {
 	if doc.Find("header nav").Length() != 0 || strings.Contains(doc.Text(), "Settings") || doc.Find("a[href*='export']").Length() != 0 {
 		t.Error("a review link shows the navigation, settings or exports")
 	}
+	// The samples table starts the review queue, in the link's own pages.
+	if act, _ := doc.Find("#review-queue form").Attr("action"); act != "/rv/"+l.Token+"/review/next" || doc.Find("#queue-order option").Length() != 4 {
+		t.Errorf("the link's samples table: queue form to %q with %d orders", act, doc.Find("#queue-order option").Length())
+	}
 	page := fmt.Sprintf("/rv/%s/samples/%d", l.Token, samples[0])
 	_, doc = expert.get(page)
 	form := doc.Find("form.review-form").First()
@@ -109,5 +113,17 @@ func TestReviewLinkPages(t *testing.T) {
 	_, doc = viewer.get(fmt.Sprintf("/runs/%d/samples/%d", id, samples[0]))
 	if doc.Find("form.review-form").Length() != 0 || !strings.Contains(doc.Find(".verdict").Text(), "Dr. Lee") {
 		t.Error("a viewer's sample page: controls shown, or verdicts hidden")
+	}
+	for _, path := range []string{fmt.Sprintf("/runs/%d", id), fmt.Sprintf("/runs/%d/samples", id)} {
+		if _, doc := viewer.get(path); doc.Find("#review-queue").Length() != 0 {
+			t.Errorf("%s offers a viewer the review queue", path)
+		}
+	}
+	// The owner starts it from the report's review section.
+	owner := &browser{t: t, srv: b.srv, http: &http.Client{Jar: newJar()}}
+	owner.get("/login")
+	owner.postForm("/login", url.Values{"token": {secrets[store.RoleOwner]}})
+	if _, doc := owner.get(fmt.Sprintf("/runs/%d", id)); doc.Find("#reviews ~ #review-queue form").Length() != 1 {
+		t.Error("the owner's report offers no review queue")
 	}
 }

@@ -149,6 +149,11 @@ func (s *Server) reviewNext(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, sc.Base+"/samples")
 }
 
+// startQueue is the form that starts the review queue, for a page outside it.
+func startQueue(sc *reportScope) *templates.QueueBar {
+	return &templates.QueueBar{Order: queueOrders[0], Orders: queueOrders, StartURL: sc.Base + "/review/next"}
+}
+
 // queueBar is the review queue's bar on a sample page: the order in use
 // and the link to the next sample in it.
 func (s *Server) queueBar(c echo.Context, sc *reportScope, smp *store.Sample) *templates.QueueBar {

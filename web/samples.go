@@ -35,6 +35,9 @@ func (s *Server) samplesPage(c echo.Context) error {
 	}
 	v := samplesView(sc, f, stats, len(rows))
 	v.Page = s.reportPage(c, sc, "Samples · "+runTitle(sc.Run))
+	if canReview(c, sc) {
+		v.Queue = startQueue(sc)
+	}
 	v.Pager = newPager(c.QueryParam("page"), sampleRowsPerPage, len(rows), pageURL(sc.Base+"/samples", f.query(false)))
 	first := (v.Pager.Page - 1) * sampleRowsPerPage
 	page := rows[first:min(first+sampleRowsPerPage, len(rows))]
