@@ -16,6 +16,8 @@ type ReportView struct {
 	Static  bool
 	Polling bool   // the run is still working: the report fetches itself again
 	Query   string // the report's query string ("?a=x&b=y"), kept when it refreshes
+	Version string // the token of the report's version: a refresh sends it, and nothing changed is answered 204
+	Live    bool   // the page has the run's live progress: the report refreshes with it
 	Facts   ReportFacts
 	Summary ReportSummary
 	Charts  []ChartView
@@ -291,4 +293,26 @@ func (s ReportSummary) HasTools() bool {
 		}
 	}
 	return false
+}
+
+// RefreshURL is where the report fetches itself again while the run works.
+func (v ReportView) RefreshURL() string {
+	sep := "?"
+	if v.Query != "" {
+		sep = "&"
+	}
+	u := v.Base + "/report" + v.Query + sep + "since=" + v.Version
+	if v.Live {
+		u += "&live=1"
+	}
+	return u
+}
+
+// refreshTrigger is when a live report refreshes: with the progress above
+// it, or on its own every two seconds where there is none (a share link).
+func refreshTrigger(live bool) string {
+	if live {
+		return "run-progress from:body"
+	}
+	return "every 2s"
 }

@@ -50,6 +50,7 @@ func (s *Server) runPage(c echo.Context) error {
 	}
 	live := runProgress(sc.Run, r.Summary, now)
 	live.CSRF = owner.CSRF
+	v.Live = live.Polling
 	page := templates.RunView{Page: s.reportPage(c, sc, sc.Run.Name), Report: v, Owner: owner, Progress: live}
 	return render(c, http.StatusOK, templates.Run(page))
 }
@@ -67,10 +68,28 @@ func (s *Server) sharedReport(c echo.Context) error {
 // reportFragment handles GET /runs/:id/report and GET /r/:token/report: the
 // report alone, which fetches itself again while the run works.
 func (s *Server) reportFragment(c echo.Context) error {
+	if since := c.QueryParam("since"); since != "" {
+		sc, err := s.scope(c)
+		if err != nil {
+			return err
+		}
+		if queryOf(c).View == "reviewed" {
+			sc.View = report.Reviewed
+		}
+		version, err := s.reportVersion(c.Request().Context(), sc)
+		if err != nil {
+			return err
+		}
+		if version.token() == since {
+			// Nothing changed: htmx leaves the report in place.
+			return c.NoContent(http.StatusNoContent)
+		}
+	}
 	_, _, v, err := s.loadReportView(c, time.Now())
 	if err != nil {
 		return err
 	}
+	v.Live = c.QueryParam("live") == "1"
 	return render(c, http.StatusOK, templates.Report(v))
 }
 

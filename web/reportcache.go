@@ -2,6 +2,9 @@ package web
 
 import (
 	"context"
+	"fmt"
+	"hash/fnv"
+	"strconv"
 	"sync"
 
 	"assay/report"
@@ -81,18 +84,9 @@ func (c *reportCache) put(key cacheKey, version reportVersion, r *viewed) {
 // the run has changed. The report is shared between requests: nothing may
 // change it, and each request gets its own copy of the scope.
 func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, error) {
-	n, last, err := s.db.ResultsVersion(ctx, sc.Run.ID)
+	version, err := s.reportVersion(ctx, sc)
 	if err != nil {
 		return nil, err
-	}
-	nv, lastVerdict, err := s.db.VerdictsVersion(ctx, sc.Run.ID)
-	if err != nil {
-		return nil, err
-	}
-	version := reportVersion{created: sc.Run.CreatedAt.String(), status: sc.Run.Status, results: n, lastResult: last,
-		verdicts: nv, verdictAt: lastVerdict}
-	if sc.Run.FinishedAt != nil {
-		version.finished = sc.Run.FinishedAt.String()
 	}
 	key := cacheKey{sc.Run.ID, sc.View}
 	if r, ok := s.reports.get(key, version); ok {
@@ -102,8 +96,35 @@ func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, erro
 	if err != nil {
 		return nil, err
 	}
+	r.version = version.token()
 	s.reports.put(key, version, r)
 	return r, nil
+}
+
+// reportVersion reads what the scope's report depends on: two small queries.
+func (s *Server) reportVersion(ctx context.Context, sc *reportScope) (reportVersion, error) {
+	n, last, err := s.db.ResultsVersion(ctx, sc.Run.ID)
+	if err != nil {
+		return reportVersion{}, err
+	}
+	nv, lastVerdict, err := s.db.VerdictsVersion(ctx, sc.Run.ID)
+	if err != nil {
+		return reportVersion{}, err
+	}
+	version := reportVersion{created: sc.Run.CreatedAt.String(), status: sc.Run.Status, results: n, lastResult: last,
+		verdicts: nv, verdictAt: lastVerdict}
+	if sc.Run.FinishedAt != nil {
+		version.finished = sc.Run.FinishedAt.String()
+	}
+	return version, nil
+}
+
+// token names a version in a URL: a page that refreshes its report sends
+// the token of the one it shows, and is told when nothing changed.
+func (v reportVersion) token() string {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%+v", v)
+	return strconv.FormatUint(h.Sum64(), 36)
 }
 
 // in returns the report as seen through another scope (owner or share link).

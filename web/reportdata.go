@@ -11,7 +11,8 @@ import (
 // through a share link — which its views and exports render.
 type viewed struct {
 	*report.Report
-	sc *reportScope
+	sc      *reportScope
+	version string // the token of the version it was computed at
 }
 
 // buildReport reads a run's scores and totals and computes its report.

@@ -59,6 +59,7 @@ func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static b
 		Shared:  r.sc.Shared || static,
 		Static:  static,
 		Polling: !r.sc.Run.Status.Finished(),
+		Version: r.version,
 		Facts:   r.facts(now, r.sc.Shared || static),
 		Summary: r.summaryView(),
 	}

@@ -40,6 +40,9 @@ func (s *Server) runProgress(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// The report under the progress refreshes on this event, so that both
+	// show the same moment of the run; it is sent once more when the run ends.
+	c.Response().Header().Set("HX-Trigger", "run-progress")
 	return render(c, http.StatusOK, templates.RunLive(live))
 }
 
