@@ -1,8 +1,10 @@
-// The run form shows the fields of the chosen kind of agent.
+// The run form shows the fields of the chosen kind of agent. Changing the
+// dataset swaps the whole form in place, so the listener sits on the
+// document and finds the form each time.
 (function () {
-  var form = document.getElementById("run-form");
-  if (!form) return;
-  form.addEventListener("change", function (e) {
-    if (e.target.name === "agent_type") form.setAttribute("data-agent", e.target.value);
+  document.addEventListener("change", function (e) {
+    if (e.target.name !== "agent_type") return;
+    var form = e.target.closest("#run-form");
+    if (form) form.setAttribute("data-agent", e.target.value);
   });
 })();
