@@ -90,7 +90,7 @@ func BuildView(ctx context.Context, db *store.DB, run *store.Run, ds *store.Data
 	r.group(data.Scores)
 	var wg sync.WaitGroup
 	wg.Go(func() { r.Reviews = r.reviews(judged, verdicts) })
-	r.Summary = r.summarize(data.Conditions)
+	r.Summary = r.summarize(data.Conditions, data.TopErrors)
 	wg.Wait()
 	return r, nil
 }

@@ -41,13 +41,16 @@ type ConditionSummary struct {
 	// judges' and deterministic evaluators'.
 	ErrorKinds      map[store.ErrorKind]int `json:"error_kinds,omitempty"`
 	JudgeErrorKinds map[store.ErrorKind]int `json:"judge_error_kinds,omitempty"`
-	ToolCalls       int                     `json:"tool_calls"`
-	ToolErrors      int                     `json:"tool_errors"`
-	CostUSD         float64                 `json:"cost_usd"`
-	TokensIn        int                     `json:"tokens_in"`
-	TokensOut       int                     `json:"tokens_out"`
-	LatencyMS       float64                 `json:"mean_latency_ms"`
-	Metrics         []MetricSummary         `json:"metrics"`
+	// TopErrors are the most common error messages, the agent's then the
+	// judges', each with its count.
+	TopErrors  []store.ErrorCount `json:"top_errors,omitempty"`
+	ToolCalls  int                `json:"tool_calls"`
+	ToolErrors int                `json:"tool_errors"`
+	CostUSD    float64            `json:"cost_usd"`
+	TokensIn   int                `json:"tokens_in"`
+	TokensOut  int                `json:"tokens_out"`
+	LatencyMS  float64            `json:"mean_latency_ms"`
+	Metrics    []MetricSummary    `json:"metrics"`
 }
 
 // MetricSummary is one metric under one condition. Std is over per-sample
@@ -78,7 +81,7 @@ func Summarize(ctx context.Context, db *store.DB, runID int64) (*Summary, error)
 }
 
 // summarize computes the summary from the report's totals and groups.
-func (r *Report) summarize(progress []store.ConditionProgress) *Summary {
+func (r *Report) summarize(progress []store.ConditionProgress, top map[string][]store.ErrorCount) *Summary {
 	run := r.Run
 	s := &Summary{
 		RunID:         run.ID,
@@ -102,6 +105,7 @@ func (r *Report) summarize(progress []store.ConditionProgress) *Summary {
 			Retried:         p.Retries,
 			ErrorKinds:      p.ErrorKinds,
 			JudgeErrorKinds: p.JudgeErrorKinds,
+			TopErrors:       top[name],
 			ToolCalls:       p.ToolCalls,
 			ToolErrors:      p.ToolErrors,
 			CostUSD:         p.CostUSD,

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"assay/internal/text"
 	"assay/runner/agent"
 	"assay/store"
 )
@@ -91,21 +93,49 @@ func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) 
 	return ex.outcome(ctx)
 }
 
-// outcome is completed when every task has a result; failed when every result is an error.
+// outcome is completed when every task has a result; failed when every
+// task of a condition failed, which says which and with what message.
 func (ex *execution) outcome(ctx context.Context) (store.RunStatus, string, error) {
 	progress, err := ex.m.db.RunProgress(ctx, ex.run.ID)
 	if err != nil {
 		return "", "", err
 	}
+	var failed []store.ConditionProgress
 	var results, errs int
 	for _, p := range progress {
 		results += p.Done
 		errs += p.Errors
+		if p.Done > 0 && p.Errors == p.Done {
+			failed = append(failed, p)
+		}
+	}
+	if len(failed) == 0 {
+		return store.RunCompleted, "", nil
+	}
+	top, err := ex.m.db.TopErrors(ctx, ex.run.ID, 1)
+	if err != nil {
+		return "", "", err
+	}
+	mostOften := func(cond string) string {
+		for _, e := range top[cond] {
+			if !e.Judge {
+				return fmt.Sprintf(" — most often (%d×): %s", e.Count, text.Clip(e.Message, 200))
+			}
+		}
+		return ""
 	}
 	if results > 0 && errs == results {
-		return store.RunFailed, fmt.Sprintf("every one of %d agent calls failed; see the results for the messages", results), nil
+		msg := fmt.Sprintf("every one of %d tasks failed", results)
+		if len(failed) == 1 {
+			msg += mostOften(failed[0].Condition)
+		}
+		return store.RunFailed, msg, nil
 	}
-	return store.RunCompleted, "", nil
+	var parts []string
+	for _, p := range failed {
+		parts = append(parts, fmt.Sprintf("every one of %d tasks under %q failed%s", p.Done, p.Condition, mostOften(p.Condition)))
+	}
+	return store.RunFailed, strings.Join(parts, "; "), nil
 }
 
 // workers execute tasks concurrently and keep the run's cost.

@@ -73,6 +73,10 @@ func TestToolConditionsRecordTracesAndGuards(t *testing.T) {
 			if r.Error != "" || r.Response != "The docs say 4." || len(r.ToolCalls) != 2 {
 				t.Fatalf("with-docs result: %+v", r)
 			}
+			// Three turns, no fault: three calls, no retry.
+			if r.Attempts != 3 || len(r.Retries) != 0 {
+				t.Errorf("a tool loop without a fault: %d calls, retries %q", r.Attempts, r.Retries)
+			}
 			first, second := r.ToolCalls[0], r.ToolCalls[1]
 			if first.Tool != "broken" || !first.IsError || second.Tool != "search" || second.Server != "docs" ||
 				second.Turn != 2 || !strings.Contains(second.Result, "doc says: sum") || second.IsError {
@@ -86,15 +90,16 @@ func TestToolConditionsRecordTracesAndGuards(t *testing.T) {
 	}
 	s, _ := report.Summarize(context.Background(), f.db, run.ID)
 	for _, c := range s.Conditions {
-		if c.Name == "with-docs" && (c.ToolCalls != 6 || c.ToolErrors != 3) {
-			t.Errorf("with-docs: %d tool calls, %d errors; want 6 and 3", c.ToolCalls, c.ToolErrors)
+		if c.Name == "with-docs" && (c.ToolCalls != 6 || c.ToolErrors != 3 || c.Retried != 0) {
+			t.Errorf("with-docs: %d tool calls, %d errors, %d retried; want 6, 3 and 0", c.ToolCalls, c.ToolErrors, c.Retried)
 		}
 		if c.Name == "ignores-docs" && c.Errors != 3 {
 			t.Errorf("ignores-docs: %d errors, want 3", c.Errors)
 		}
 	}
+	// Every task under ignores-docs broke its guard: the run says so.
 	run2, _ := f.db.Run(context.Background(), run.ID)
-	if run2.Status != store.RunCompleted {
-		t.Errorf("status %s", run2.Status)
+	if run2.Status != store.RunFailed || !strings.Contains(run2.Message, `under "ignores-docs" failed — most often (3×)`) {
+		t.Errorf("status %s: %q", run2.Status, run2.Message)
 	}
 }

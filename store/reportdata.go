@@ -22,10 +22,14 @@ type ModelUse struct {
 
 // ReportData is what a run's report is computed from.
 type ReportData struct {
-	Models     []ModelUse          // by model, then source
-	Scores     []ScoreRow          // the rows RunScores returns, in its order
-	Conditions []ConditionProgress // the rows RunProgress returns, ordered by condition
+	Models     []ModelUse              // by model, then source
+	Scores     []ScoreRow              // the rows RunScores returns, in its order
+	Conditions []ConditionProgress     // the rows RunProgress returns, ordered by condition
+	TopErrors  map[string][]ErrorCount // by condition: the most common messages, as TopErrors gives them
 }
+
+// topErrorsShown is how many messages of each kind a report lists per condition.
+const topErrorsShown = 5
 
 // resultKey is what a score needs of its result.
 type resultKey struct {
@@ -55,7 +59,11 @@ func (db *DB) ReportData(ctx context.Context, runID int64) (*ReportData, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &ReportData{Scores: scores, Conditions: t.conditions(), Models: models}, nil
+	top, err := topErrors(ctx, tx, runID, topErrorsShown)
+	if err != nil {
+		return nil, err
+	}
+	return &ReportData{Scores: scores, Conditions: t.conditions(), Models: models, TopErrors: top}, nil
 }
 
 // RunProgress returns a run's totals per condition, ordered by name: the

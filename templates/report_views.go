@@ -101,6 +101,8 @@ type ReportRow struct {
 	// first: "2 timeout · 1 rate_limited"; "" without errors.
 	ErrorKinds      string
 	JudgeErrorKinds string
+	TopErrors       []ErrorLine  // the most common messages
+	ErrorsURL       string       // the samples table filtered to this condition's errors; "" in the export
 	ToolCalls       int          // MCP tool calls the agent made
 	ToolErrors      int          // of which failed
 	Cells           []ReportCell // one per ReportSummary.Metrics
@@ -110,6 +112,14 @@ type ReportRow struct {
 	LatencyMS       float64
 	Quality         string // "" without scores
 	PerDollar       string // "" when the condition cost nothing recorded
+}
+
+// ErrorLine is one error message and how often it came.
+type ErrorLine struct {
+	Count   int
+	Judge   bool // the judge's or an evaluator's, not the agent's
+	Kind    string
+	Message string
 }
 
 // ReportCell is one metric under one condition.

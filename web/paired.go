@@ -3,8 +3,8 @@ package web
 import (
 	"context"
 	"strconv"
-	"unicode/utf8"
 
+	"assay/internal/text"
 	"assay/report"
 	"assay/store"
 	"assay/templates"
@@ -42,7 +42,7 @@ func gapRows(ctx context.Context, db *store.DB, metrics []report.Metric, gs []re
 		if err != nil {
 			return nil, err
 		}
-		row := templates.GapRow{Name: s.SampleID, Question: excerpt(s.Input, 160), Gap: g.Gap}
+		row := templates.GapRow{Name: s.SampleID, Question: text.Clip(s.Input, 160), Gap: g.Gap}
 		if base != "" {
 			row.URL = base + "/samples/" + strconv.FormatInt(g.SampleRow, 10)
 		}
@@ -53,13 +53,4 @@ func gapRows(ctx context.Context, db *store.DB, metrics []report.Metric, gs []re
 		rows[i] = row
 	}
 	return rows, nil
-}
-
-// excerpt cuts s to at most n runes, marking the cut.
-func excerpt(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
 }

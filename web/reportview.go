@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"time"
 
+	"assay/internal/text"
 	"assay/report"
 	"assay/store"
 	"assay/templates"
@@ -62,6 +63,13 @@ func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static b
 		Version: r.version,
 		Facts:   r.facts(now, r.sc.Shared || static),
 		Summary: r.summaryView(),
+	}
+	if !static {
+		for i, row := range v.Summary.Rows {
+			if row.Errors+row.JudgeErrors > 0 {
+				v.Summary.Rows[i].ErrorsURL = r.sc.Base + "/samples?" + url.Values{"condition": {row.Condition}, "errors": {"1"}}.Encode()
+			}
+		}
 	}
 	a, b, reason := r.pair(q)
 	if a != "" && b != "" {
@@ -159,6 +167,7 @@ func (r *viewed) summaryView() templates.ReportSummary {
 			JudgeErrors:     c.JudgeErrors,
 			ErrorKinds:      report.KindsText(c.ErrorKinds),
 			JudgeErrorKinds: report.KindsText(c.JudgeErrorKinds),
+			TopErrors:       errorLines(c.TopErrors),
 			Retried:         c.Retried,
 			ToolCalls:       c.ToolCalls,
 			ToolErrors:      c.ToolErrors,
@@ -198,4 +207,13 @@ func (r *viewed) summaryView() templates.ReportSummary {
 // decimals, 0–1 and pass rates with three.
 func metricHead(m report.Metric) templates.ReportMetric {
 	return templates.ReportMetric{Evaluator: m.Evaluator, Name: m.Name, Scale: m.Scale.String(), Digits: m.Digits()}
+}
+
+// errorLines are a condition's most common error messages, for the page.
+func errorLines(top []store.ErrorCount) []templates.ErrorLine {
+	var out []templates.ErrorLine
+	for _, e := range top {
+		out = append(out, templates.ErrorLine{Count: e.Count, Judge: e.Judge, Kind: string(e.Kind), Message: text.Clip(e.Message, 300)})
+	}
+	return out
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 	"golang.org/x/sync/errgroup"
 
+	"assay/internal/text"
 	"assay/report"
 	"assay/store"
 	"assay/templates"
@@ -111,7 +111,7 @@ func (s *Server) sampleTableRows(c echo.Context, sc *reportScope, f sampleFilter
 	for _, r := range page {
 		row := sampleTableRow(r, metrics, name)
 		h := heads[r.SampleRow]
-		row.Question, row.Answer = clip(h.Input, questionChars), clip(h.Reference, answerChars)
+		row.Question, row.Answer = text.Clip(h.Input, questionChars), text.Clip(h.Reference, answerChars)
 		row.URL = sampleURL(sc.Base, r.SampleRow, query) + "#" + conditionAnchor(r.Condition)
 		out = append(out, row)
 	}
@@ -133,15 +133,6 @@ func pageURL(path string, q interface{ Encode() string }) string {
 		return path + "?" + enc + "&page="
 	}
 	return path + "?page="
-}
-
-// clip shortens text to n characters on one line, marking the cut with "…".
-func clip(text string, n int) string {
-	text = strings.Join(strings.Fields(text), " ")
-	if r := []rune(text); len(r) > n {
-		return strings.TrimSpace(string(r[:n])) + "…"
-	}
-	return text
 }
 
 func runTitle(run *store.Run) string {

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"assay/internal/text"
 	"assay/report"
 	"assay/report/gate"
 	"assay/runner"
@@ -210,6 +211,13 @@ func printSummary(w io.Writer, s *report.Summary) {
 		}
 		if c.JudgeErrors > 0 {
 			fmt.Fprintf(w, "%s: %s: %s\n", c.Name, plural(c.JudgeErrors, "judge error"), report.KindsText(c.JudgeErrorKinds))
+		}
+		for _, e := range c.TopErrors[:min(len(c.TopErrors), 3)] {
+			who := "agent"
+			if e.Judge {
+				who = "judge"
+			}
+			fmt.Fprintf(w, "  %d× %s %s: %s\n", e.Count, who, e.Kind, text.Clip(e.Message, 160))
 		}
 	}
 	fmt.Fprintln(w, "\nstd is over samples; stderr and CI treat a sample's repetitions as one cluster; errors are counted apart, never as zero scores.")

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"assay/runner/llm/llmtest"
+)
+
+// A condition that failed every task: assay run exits 2, says which
+// condition, and prints the most common messages with their counts.
+func TestRunSaysWhatFailed(t *testing.T) {
+	agent := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if strings.Contains(req.Messages[0].Content, "one sentence") {
+			return llmtest.Reply{Status: 404, Content: "model agent-model does not exist"}
+		}
+		return llmtest.Reply{Content: "4"}
+	}
+	srv := llmtest.New(llmtest.JudgeAndAgent(llmtest.Judge(nil), agent))
+	defer srv.Close()
+	b := &gateBench{dir: t.TempDir()}
+	os.WriteFile(filepath.Join(b.dir, "questions.jsonl"), []byte("{\"question\": \"2+2?\", \"answer\": \"4\"}\n{\"question\": \"3+3?\", \"answer\": \"6\"}\n"), 0o644)
+	b.cfg, b.db = filepath.Join(b.dir, "run.yaml"), filepath.Join(b.dir, "assay.db")
+	os.WriteFile(b.cfg, []byte(fmt.Sprintf(`name: failing
+dataset: {path: ./questions.jsonl}
+agent: {type: openai, model: agent-model, base_url: %q}
+judge: {model: judge-model, base_url: %[1]q}
+conditions:
+  baseline: {system_prompt: "Answer briefly."}
+  concise: {system_prompt: "Answer in one sentence."}
+`, srv.URL)), 0o644)
+	code, out, errOut := b.run()
+	if code != 2 || !strings.Contains(errOut, `ended failed: every one of 6 tasks under "concise" failed`) {
+		t.Errorf("exit %d, want 2 naming the condition:\n%s", code, errOut)
+	}
+	if !strings.Contains(out, "6× agent") || !strings.Contains(out, "model agent-model does not exist") {
+		t.Errorf("the summary does not list the messages:\n%s", out)
+	}
+}

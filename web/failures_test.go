@@ -1,0 +1,54 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"assay/runner/llm/llmtest"
+	"assay/store"
+)
+
+// A condition that failed every task fails the run; the run page says which
+// and lists the most common messages, with a link to the failed samples.
+func TestFailuresAreInPlainSight(t *testing.T) {
+	agent := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if strings.Contains(req.Messages[0].Content, "Use the docs") {
+			return llmtest.Reply{Status: 404, Content: "model agent-model does not exist"}
+		}
+		return llmtest.Reply{Content: "4"}
+	}
+	f := newRunServer(t, llmtest.JudgeAndAgent(llmtest.Judge(nil), agent))
+	var ids []string
+	for _, c := range []*store.Condition{{Name: "baseline", SystemPrompt: "Answer briefly."},
+		{Name: "with-docs", SystemPrompt: "Use the docs."}} {
+		c.MCPServers = []store.MCPServer{}
+		if err := f.db.CreateCondition(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, strconv.FormatInt(c.ID, 10))
+	}
+	form := f.runForm(f.qaDataset(3), ids)
+	form.Set("repetitions", "2")
+	id := f.launch(form)
+	run := f.waitFor(id, store.RunCompleted, store.RunFailed)
+	if run.Status != store.RunFailed || !strings.Contains(run.Message, `every one of 6 tasks under "with-docs" failed`) {
+		t.Fatalf("the run ended %s: %q", run.Status, run.Message)
+	}
+	_, doc := f.get(fmt.Sprintf("/runs/%d", id))
+	if msg := text(doc, "#run-message"); !strings.Contains(msg, "with-docs") || !strings.Contains(msg, "does not exist") {
+		t.Errorf("the run page's message: %q", msg)
+	}
+	top := doc.Find("#top-errors .top-errors")
+	if top.Length() != 1 || !strings.Contains(top.Find("li").First().Text(), "6×") ||
+		!strings.Contains(top.Find("li .message").First().Text(), "model agent-model does not exist") {
+		t.Fatalf("most common errors: %q", strings.Join(strings.Fields(top.Text()), " "))
+	}
+	link, _ := top.Find("a").Attr("href")
+	_, samples := f.get(link)
+	if got := text(samples, "#sample-count"); !strings.HasPrefix(got, "3 of 6") {
+		t.Errorf("the failed samples' link %s shows %q", link, got)
+	}
+}
