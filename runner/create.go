@@ -40,6 +40,9 @@ func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int6
 	if err := config.CheckEvaluators(spec.Evaluators, ds.Kind); err != nil {
 		return nil, err
 	}
+	if unset := m.UnsetVariables(spec, spec.Evaluators, conditions); len(unset) > 0 {
+		return nil, unsetError(unset)
+	}
 	stored, err := m.db.Prices(ctx)
 	if err != nil {
 		return nil, err

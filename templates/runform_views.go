@@ -95,8 +95,8 @@ type EstimateView struct {
 	TokensIn    int
 	TokensOut   int
 	CostUSD     float64
-	Unpriced    []string // models without a price
-	UnsetEnv    []string // key variables not set in the server's environment
+	Unpriced    []string   // models without a price
+	UnsetEnv    []UnsetVar // variables the run needs that the server's environment lacks
 }
 
 // Tokens formats a token count for people: 950, 12.3k, 1.2M.
@@ -168,3 +168,9 @@ func judgeShare(rate float64, reps int) string {
 
 // commandPlaceholder shows a command agent's lines: Claude Code with the condition's MCP servers.
 const commandPlaceholder = "claude\n-p\n{query}\n--system-prompt\n{system_prompt}\n--mcp-config\n{mcp_config}\n--output-format\njson"
+
+// UnsetVar is a variable the run needs and the server lacks, and where.
+type UnsetVar struct {
+	Name  string
+	Where string
+}

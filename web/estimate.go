@@ -3,7 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
-	"os"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -57,7 +57,7 @@ func (s *Server) estimate(ctx context.Context, f templates.RunForm) (templates.E
 		TokensOut:   e.TokensOut,
 		CostUSD:     e.CostUSD,
 		Unpriced:    e.Unpriced,
-		UnsetEnv:    unsetKeys(cfg),
+		UnsetEnv:    s.unsetVariables(cfg, spec.dataset.Kind, spec.conditions),
 	}
 	for _, ev := range cfg.Evaluators {
 		if ev.UsesJudge() {
@@ -75,18 +75,12 @@ func (s *Server) priceTable(ctx context.Context) (map[string]config.Price, error
 	return runner.PriceTable(list, nil), nil
 }
 
-// unsetKeys names the key variables the run needs that this server's
-// environment lacks: the run would fail at its start. Values are never read out.
-func unsetKeys(cfg *config.Config) []string {
-	var out []string
-	needJudge := false
-	for _, ev := range cfg.Evaluators {
-		needJudge = needJudge || ev.UsesJudge()
-	}
-	for i, env := range []string{cfg.Agent.APIKeyEnv, cfg.Judge.APIKeyEnv} {
-		if env != "" && (i == 0 || needJudge) && os.Getenv(env) == "" && (len(out) == 0 || out[0] != env) {
-			out = append(out, env)
-		}
+// unsetVariables names the variables the run needs that this server's
+// environment lacks, and where: the run would be refused. Values are never read out.
+func (s *Server) unsetVariables(cfg *config.Config, kind store.Kind, conditions []store.Condition) []templates.UnsetVar {
+	var out []templates.UnsetVar
+	for _, u := range s.runner.UnsetVariables(cfg, cfg.EvaluatorsFor(kind), conditions) {
+		out = append(out, templates.UnsetVar{Name: u.Name, Where: strings.Join(u.Where, "; ")})
 	}
 	return out
 }

@@ -40,3 +40,29 @@ conditions:
 		t.Errorf("the summary does not list the messages:\n%s", out)
 	}
 }
+
+// A run file whose MCP server needs an unset variable: assay run refuses it
+// before any call, naming the variable and where, and stores no run.
+func TestRunRefusesUnsetVariables(t *testing.T) {
+	srv := llmtest.New(llmtest.JudgeAndAgent(llmtest.Judge(nil), llmtest.Text("4")))
+	defer srv.Close()
+	b := &gateBench{dir: t.TempDir()}
+	os.WriteFile(filepath.Join(b.dir, "questions.jsonl"), []byte("{\"question\": \"2+2?\", \"answer\": \"4\"}\n"), 0o644)
+	b.cfg, b.db = filepath.Join(b.dir, "run.yaml"), filepath.Join(b.dir, "assay.db")
+	os.WriteFile(b.cfg, []byte(fmt.Sprintf(`name: needs-vars
+dataset: {path: ./questions.jsonl}
+agent: {type: openai, model: agent-model, base_url: %q}
+judge: {model: judge-model, base_url: %[1]q}
+mcp_servers:
+  docs: {type: http, url: "https://docs.example/mcp", headers: {Authorization: "Bearer ${ASSAY_TEST_UNSET_DOCS_TOKEN}"}}
+conditions:
+  with_docs: {mcp_servers: [docs], system_prompt: "Use the docs."}
+`, srv.URL)), 0o644)
+	code, out, errOut := b.run()
+	if code != 3 || !strings.Contains(errOut, "ASSAY_TEST_UNSET_DOCS_TOKEN (condition with_docs: MCP server docs: headers.Authorization)") {
+		t.Errorf("exit %d, want 3 naming the variable:\n%s%s", code, out, errOut)
+	}
+	if calls := srv.Stats().Requests; calls != 0 {
+		t.Errorf("%d model calls before the refusal", calls)
+	}
+}

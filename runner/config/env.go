@@ -65,8 +65,19 @@ func lookup(ref string, getenv func(string) string) (string, error) {
 	if hasDef {
 		return def, nil
 	}
-	return "", fmt.Errorf("environment variable %s is %w (write ${%s:-value} for a default)", name, ErrUnsetVariable, name)
+	return "", &UnsetError{Name: name}
 }
+
+// UnsetError is a ${NAME} reference to a variable that is unset or empty,
+// without a default. It is ErrUnsetVariable for errors.Is.
+type UnsetError struct{ Name string }
+
+func (e *UnsetError) Error() string {
+	return fmt.Sprintf("environment variable %s is not set (write ${%s:-value} for a default)", e.Name, e.Name)
+}
+
+// Is makes errors.Is(err, ErrUnsetVariable) hold.
+func (e *UnsetError) Is(target error) bool { return target == ErrUnsetVariable }
 
 func validVarName(name string) bool {
 	if name == "" || name[0] >= '0' && name[0] <= '9' {
@@ -84,11 +95,11 @@ func validVarName(name string) bool {
 // run starts: in its command, args, env values, URL and header values. The
 // result holds secrets: hand it to the MCP client and nothing else.
 func ResolveMCPServer(s store.MCPServer, getenv func(string) string) (store.MCPServer, error) {
-	var err error
+	var errs []error
 	x := func(field, v string) string {
 		out, e := Expand(v, getenv)
-		if e != nil && err == nil {
-			err = fmt.Errorf("mcp server %s: %s: %w", s.Name, field, e)
+		if e != nil {
+			errs = append(errs, fmt.Errorf("mcp server %s: %s: %w", s.Name, field, e))
 		}
 		return out
 	}
@@ -103,8 +114,8 @@ func ResolveMCPServer(s store.MCPServer, getenv func(string) string) (store.MCPS
 	}
 	out.Env = expandValues(s.Env, "env", x)
 	out.Headers = expandValues(s.Headers, "headers", x)
-	if err != nil {
-		return store.MCPServer{}, err
+	if len(errs) > 0 {
+		return store.MCPServer{}, errors.Join(errs...)
 	}
 	return out, nil
 }

@@ -1,0 +1,112 @@
+package runner
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"assay/runner/config"
+	"assay/store"
+)
+
+// Unset is an environment variable a run needs and the environment lacks,
+// with every place that needs it.
+type Unset struct {
+	Name  string   `json:"name"`
+	Where []string `json:"where"`
+}
+
+// UnsetVariables lists the variables a run of cfg under these conditions
+// would miss in getenv's environment: the agent's and the judge's keys, the
+// config's ${...} references and those of each condition's MCP servers.
+// A run missing one would fail at its start, or its tools would.
+func UnsetVariables(cfg *config.Config, evaluators []config.Evaluator, conditions []store.Condition, getenv func(string) string) []Unset {
+	byName := map[string]*Unset{}
+	add := func(name, where string) {
+		u := byName[name]
+		if u == nil {
+			u = &Unset{Name: name}
+			byName[name] = u
+		}
+		if !slices.Contains(u.Where, where) {
+			u.Where = append(u.Where, where)
+		}
+	}
+	resolved, err := cfg.Resolve(getenv)
+	agentKey := resolved.Agent.APIKeyEnv
+	if resolved.Agent.Type == config.AgentClaudeCode {
+		agentKey = claudeCodeKeyEnv(resolved.Agent, getenv)
+	}
+	// A key variable named by an unresolved reference is reported below.
+	if agentKey != "" && !strings.Contains(agentKey, "${") && getenv(agentKey) == "" {
+		add(agentKey, "agent.api_key_env")
+	}
+	judgeKey := resolved.Judge.APIKeyEnv
+	if slices.ContainsFunc(evaluators, config.Evaluator.UsesJudge) && judgeKey != "" && !strings.Contains(judgeKey, "${") && getenv(judgeKey) == "" {
+		add(judgeKey, "judge.api_key_env")
+	}
+	for _, e := range leaves(err) {
+		var u *config.UnsetError
+		var f *config.FieldError
+		if errors.As(e, &u) && errors.As(e, &f) {
+			add(u.Name, f.Key)
+		}
+	}
+	for _, c := range conditions {
+		for _, s := range c.MCPServers {
+			_, err := config.ResolveMCPServer(s, getenv)
+			for _, e := range leaves(err) {
+				var u *config.UnsetError
+				if errors.As(e, &u) {
+					field, _, _ := strings.Cut(strings.TrimPrefix(e.Error(), "mcp server "+s.Name+": "), ": ")
+					add(u.Name, fmt.Sprintf("condition %s: MCP server %s: %s", c.Name, s.Name, field))
+				}
+			}
+		}
+	}
+	out := make([]Unset, 0, len(byName))
+	for _, u := range byName {
+		slices.Sort(u.Where)
+		out = append(out, *u)
+	}
+	slices.SortFunc(out, func(a, b Unset) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
+
+// UnsetVariables lists what a run of cfg would miss in this manager's environment.
+func (m *Manager) UnsetVariables(cfg *config.Config, evaluators []config.Evaluator, conditions []store.Condition) []Unset {
+	return UnsetVariables(cfg, evaluators, conditions, m.opts.Getenv)
+}
+
+// leaves flattens errors joined with errors.Join.
+func leaves(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, leaves(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
+// unsetError is the refusal of a run that would miss variables: every one,
+// with where it is needed.
+func unsetError(list []Unset) error {
+	var parts []string
+	for _, u := range list {
+		parts = append(parts, fmt.Sprintf("%s (%s)", u.Name, strings.Join(u.Where, "; ")))
+	}
+	noun := "This environment variable is"
+	if len(list) > 1 {
+		noun = "These environment variables are"
+	}
+	return store.Errorf(store.EINVALID, "%s not set where this run would execute: %s. "+
+		"Set them in the environment of the process that runs it (assay serve or assay run), or give a default with ${NAME:-value}.",
+		noun, strings.Join(parts, ", "))
+}
