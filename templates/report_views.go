@@ -326,3 +326,9 @@ func refreshTrigger(live bool) string {
 	}
 	return "every 2s"
 }
+
+// The titles of a summary's cells that one sample or one repetition leaves undefined.
+const (
+	oneSampleNote     = "one scored sample: no spread over samples, so no standard deviation, standard error or interval"
+	oneRepetitionNote = "one score per sample: repetitions are needed to see how much one sample moves between tries"
+)

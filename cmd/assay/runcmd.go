@@ -197,8 +197,12 @@ func printSummary(w io.Writer, s *report.Summary) {
 			fmt.Fprintf(tw, "%s\t—\t—\t\t\t\t\t0\t%d\t%.4f\t\n", c.Name, c.Errors, c.CostUSD)
 		}
 		for _, m := range c.Metrics {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t[%.3f, %.3f]\t%d\t%d\t%.4f\t\n", c.Name, m.Evaluator, m.Name,
-				m.Mean, m.Std, m.Stderr, m.CI95[0], m.CI95[1], m.N, c.Errors+c.JudgeErrors, c.CostUSD)
+			spread := fmt.Sprintf("%.3f\t%.3f\t[%.3f, %.3f]", m.Std, m.Stderr, m.CI95[0], m.CI95[1])
+			if m.Samples < 2 {
+				spread = "—\t—\t—" // one sample has no spread
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%s\t%d\t%d\t%.4f\t\n", c.Name, m.Evaluator, m.Name,
+				m.Mean, spread, m.N, c.Errors+c.JudgeErrors, c.CostUSD)
 		}
 	}
 	tw.Flush()
