@@ -267,7 +267,14 @@ type CompareView struct {
 	Dataset    DatasetRow
 	SwapURL    string
 	Conditions []CompareCondition
-	Unmatched  []string // conditions in only one of the runs
+	Unmatched  []string        // conditions in only one of the runs
+	Settings   []ConfigDiffRow // the settings in which the runs differ
+	SameCount  int             // settings they share
+}
+
+// ConfigDiffRow is a setting whose value differs between two runs; "—" is unset.
+type ConfigDiffRow struct {
+	Key, A, B string
 }
 
 // CompareRun is one of the compared runs.

@@ -44,6 +44,8 @@ type RunFacts struct {
 	Name             string
 	Dataset          DatasetRow
 	Conditions       []string
+	ConditionDetails []ConditionDetail // what each condition gave the agent
+	PromptTemplate   string            // the user message's template for the dataset's kind
 	Repetitions      int
 	AgentModel       string
 	AgentBaseURL     string
@@ -125,4 +127,12 @@ func Percent(done, total int) int {
 		return 0
 	}
 	return min(100, done*100/total)
+}
+
+// ConditionDetail is what a condition gave the agent, as the run kept it.
+type ConditionDetail struct {
+	Name         string
+	SystemPrompt string
+	Servers      []string // one line per MCP server; commands, URLs and header names only off share links
+	Guards       []string
 }

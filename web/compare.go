@@ -39,6 +39,9 @@ func (s *Server) comparePage(c echo.Context) error {
 	if err := compareConditions(ctx, s.db, ra, rb, &v); err != nil {
 		return err
 	}
+	if v.Settings, v.SameCount, err = configDiff(ra, rb); err != nil {
+		return err
+	}
 	return render(c, http.StatusOK, templates.Compare(v))
 }
 

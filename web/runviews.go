@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -85,7 +86,9 @@ func runFacts(sc *reportScope, answered []store.ModelUse) templates.RunFacts {
 	}
 	for _, c := range run.Conditions {
 		f.Conditions = append(f.Conditions, c.Name)
+		f.ConditionDetails = append(f.ConditionDetails, conditionDetail(c, sc.Shared))
 	}
+	f.PromptTemplate = runner.PromptTemplate(cfg.Prompts, ds.Kind)
 	for _, ev := range cfg.Evaluators {
 		f.Evaluators = append(f.Evaluators, string(ev))
 		if ev.UsesJudge() {
@@ -211,4 +214,36 @@ func duration(d time.Duration) string {
 		return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}
 	return fmt.Sprintf("%ds", int(d.Seconds()))
+}
+
+// conditionDetail describes a condition as its run kept it. A share link
+// names each MCP server and its transport only: a command line, a URL or a
+// header may hold what its reader should not see. Values of environment
+// variables and headers are never shown.
+func conditionDetail(c store.Condition, shared bool) templates.ConditionDetail {
+	d := templates.ConditionDetail{Name: c.Name, SystemPrompt: c.SystemPrompt}
+	for _, s := range c.MCPServers {
+		line := fmt.Sprintf("%s (%s)", s.Name, s.Transport)
+		if !shared {
+			if s.Transport == store.TransportStdio {
+				line += " " + strings.Join(append([]string{s.Command}, s.Args...), " ")
+			} else {
+				line += " " + withoutCredentials(s.URL)
+			}
+			if len(s.Env) > 0 {
+				line += " · env " + strings.Join(slices.Sorted(maps.Keys(s.Env)), ", ")
+			}
+			if len(s.Headers) > 0 {
+				line += " · headers " + strings.Join(slices.Sorted(maps.Keys(s.Headers)), ", ")
+			}
+		}
+		d.Servers = append(d.Servers, line)
+	}
+	if c.RequireMCPToolUse {
+		d.Guards = append(d.Guards, "requires MCP tool use")
+	}
+	if c.RequireMCPToolSuccess {
+		d.Guards = append(d.Guards, "requires MCP tool success")
+	}
+	return d
 }

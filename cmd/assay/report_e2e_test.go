@@ -86,9 +86,21 @@ func TestBrowserReportShareAndRevoke(t *testing.T) {
 	}
 	checkCharts(t, owner, "report")
 
+	// What each condition gave the agent is one click away.
+	err = chromedp.Do(owner,
+		chromedp.Click(chromedp.CSS("#condition-details summary")),
+		chromedp.WaitVisible(chromedp.CSS("#prompt-template")),
+	)
+	if err != nil {
+		t.Fatalf("open the conditions' details: %v", err)
+	}
+	if got := textOf(t, owner, "#condition-details"); !strings.Contains(got, "baseline") || !strings.Contains(got, "with-docs") {
+		t.Errorf("the conditions' details: %q", got)
+	}
+
 	err = chromedp.Do(owner,
 		chromedp.SetValue(chromedp.CSS("#pair-a"), "with-docs"), // B was with-docs: they swap
-		chromedp.Sleep(500*time.Millisecond),                    // while the page follows the select
+		chromedp.Poll[chromedp.Void](`location.search.includes("a=with-docs")`, chromedp.WithPollingInterval(20*time.Millisecond)),
 		chromedp.WaitVisible(chromedp.CSS("#paired-table")),
 	)
 	if err != nil {
