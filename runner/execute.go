@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"assay/internal/text"
@@ -80,6 +79,10 @@ func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) 
 	}
 	tasks := plan(ex.samples, ex.run.Conditions, ex.run.Repetitions, done)
 	w := &workers{ex: ex, cost: cost}
+	w.finished = make(chan struct{}, 1)
+	if ex.run.BudgetUSD > 0 && ex.run.TotalTasks > 0 {
+		w.guess = EstimateRun(ex.spec, ex.dataset.Kind, ex.samples, ex.run.Conditions, ex.prices).CostUSD / float64(ex.run.TotalTasks)
+	}
 	budgetHit := w.run(ctx, tasks, max(ex.spec.Execution.MaxConcurrent, 1))
 	if err := w.err(); err != nil {
 		return "", "", err
@@ -144,6 +147,7 @@ type workers struct {
 	mu      sync.Mutex
 	cost    float64
 	saveErr error
+	budgetState
 }
 
 func (w *workers) spent() float64 {
@@ -161,37 +165,40 @@ func (w *workers) err() error {
 // run starts n workers, feeds them until the tasks, the budget or ctx run out,
 // and waits. It reports whether the budget stopped it.
 func (w *workers) run(ctx context.Context, tasks []task, n int) bool {
-	work := make(chan task)
+	work := make(chan job)
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for t := range work {
-				w.do(ctx, t)
+			for j := range work {
+				w.do(ctx, j.t)
+				w.release(j.reserved)
 			}
 		}()
 	}
-	var budgetHit atomic.Bool
-	budget := w.ex.run.BudgetUSD
+	budgetHit := false
 	for _, t := range tasks {
-		if budget > 0 && w.spent() >= budget {
-			budgetHit.Store(true)
+		reserved, ok := w.reserve(ctx, w.ex.run.BudgetUSD)
+		if !ok {
+			budgetHit = ctx.Err() == nil
 			break
 		}
 		if w.err() != nil || !w.ex.waitWhilePaused(ctx) {
+			w.release(reserved)
 			break
 		}
 		select {
-		case work <- t:
+		case work <- job{t, reserved}:
 			continue
 		case <-ctx.Done():
+			w.release(reserved)
 		}
 		break
 	}
 	close(work)
 	wg.Wait()
-	return budgetHit.Load()
+	return budgetHit
 }
 
 // do executes one task and commits its result. A task cut short by
@@ -276,8 +283,17 @@ func (w *workers) save(ctx context.Context, res *store.Result) {
 	if !saved {
 		return
 	}
-	w.cost += res.CostUSD
+	cost := res.CostUSD
 	for _, j := range res.Judgements {
-		w.cost += j.CostUSD
+		cost += j.CostUSD
 	}
+	w.cost += cost
+	w.tasks++
+	w.spentOn += cost
+}
+
+// job is a task handed to a worker, with the cost reserved for it.
+type job struct {
+	t        task
+	reserved float64
 }

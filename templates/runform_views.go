@@ -97,6 +97,16 @@ type EstimateView struct {
 	CostUSD     float64
 	Unpriced    []string   // models without a price
 	UnsetEnv    []UnsetVar // variables the run needs that the server's environment lacks
+	BudgetUSD   float64    // 0: none
+}
+
+// BudgetShort is the share of the estimate the budget covers when it is
+// well below it (under 80%), else 0.
+func (e EstimateView) BudgetShort() float64 {
+	if e.BudgetUSD <= 0 || e.CostUSD <= 0 || e.BudgetUSD >= 0.8*e.CostUSD {
+		return 0
+	}
+	return e.BudgetUSD / e.CostUSD
 }
 
 // Tokens formats a token count for people: 950, 12.3k, 1.2M.

@@ -58,6 +58,7 @@ func (s *Server) estimate(ctx context.Context, f templates.RunForm) (templates.E
 		CostUSD:     e.CostUSD,
 		Unpriced:    e.Unpriced,
 		UnsetEnv:    s.unsetVariables(cfg, spec.dataset.Kind, spec.conditions),
+		BudgetUSD:   cfg.BudgetUSD,
 	}
 	for _, ev := range cfg.Evaluators {
 		if ev.UsesJudge() {
