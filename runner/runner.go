@@ -39,11 +39,12 @@ type Manager struct {
 	log    *slog.Logger
 	holder store.Holder // this process, in run leases
 
-	base   context.Context
-	stop   context.CancelFunc
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	active map[int64]*handle
+	base    context.Context
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	active  map[int64]*handle
+	skipped map[int64]bool // unfinished runs this process lacks the variables of, said once
 }
 
 // handle is one executing run.
@@ -188,6 +189,13 @@ func (m *Manager) Resume(ctx context.Context, id int64) error {
 	if !Resumable(run.Status) {
 		return store.Errorf(store.ECONFLICT, "run %d is %s: only a cancelled, failed or budget-stopped run can be resumed", id, run.Status)
 	}
+	unset, err := m.unsetFor(run)
+	if err != nil {
+		return err
+	}
+	if len(unset) > 0 {
+		return unsetError(unset)
+	}
 	if err := m.db.AcquireLease(ctx, id, m.holder, m.opts.LeaseTTL, alive); err != nil {
 		return err
 	}
@@ -251,6 +259,13 @@ func (m *Manager) resumeIdle(ctx context.Context) ([]int64, error) {
 	for _, id := range ids {
 		if m.Active(id) || m.heldElsewhere(ctx, id) {
 			continue
+		}
+		run, err := m.db.Run(ctx, id)
+		if err != nil {
+			return started, err
+		}
+		if !m.canTakeOver(run) {
+			continue // its page says what is missing
 		}
 		if err := m.Start(id); err != nil {
 			return started, fmt.Errorf("start run %d: %w", id, err)

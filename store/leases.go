@@ -126,6 +126,12 @@ func (db *DB) ReleaseLease(ctx context.Context, runID int64, h Holder) error {
 	return nil
 }
 
+// LastLease returns the run's lease even when it expired: who executed it
+// last. ErrNotFound when no process ever held it or its lease was given up.
+func (db *DB) LastLease(ctx context.Context, runID int64) (*Lease, error) {
+	return findLease(ctx, db.read, runID)
+}
+
 // RunLease returns who holds a run's lease now, or ErrNotFound when nobody
 // does or the lease expired.
 func (db *DB) RunLease(ctx context.Context, runID int64) (*Lease, error) {

@@ -96,6 +96,7 @@ type RunProgress struct {
 	CanResume   bool
 	Message     string // the run's error, or why it stopped
 	Paused      bool   // Message says why the run waits for the database
+	Interrupted bool   // no process executes the unfinished run: Message says who did and what now
 	CSRF        string
 	Done        int
 	Total       int

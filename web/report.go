@@ -50,6 +50,9 @@ func (s *Server) runPage(c echo.Context) error {
 	}
 	live := runProgress(sc.Run, r.Summary, now)
 	live.CSRF = owner.CSRF
+	if err := s.markInterrupted(c.Request().Context(), sc.Run, &live); err != nil {
+		return err
+	}
 	v.Live = live.Polling
 	page := templates.RunView{Page: s.reportPage(c, sc, sc.Run.Name), Report: v, Owner: owner, Progress: live}
 	return render(c, http.StatusOK, templates.Run(page))

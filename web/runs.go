@@ -1,8 +1,10 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -83,8 +85,8 @@ func (s *Server) resumeRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.runner.Resume(c.Request().Context(), run.ID); store.ErrorCode(err) == store.ECONFLICT {
-		setFlash(c, "error", "Not resumed: "+store.ErrorMessage(err)+".")
+	if err := s.runner.Resume(c.Request().Context(), run.ID); store.ErrorCode(err) == store.ECONFLICT || store.ErrorCode(err) == store.EINVALID {
+		setFlash(c, "error", "Not resumed: "+strings.TrimSuffix(store.ErrorMessage(err), ".")+".")
 	} else if err != nil {
 		return err
 	} else {
@@ -118,5 +120,37 @@ func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProg
 	if msg := s.runner.Paused(run.ID); msg != "" {
 		p.Message, p.Paused = msg, true
 	}
+	if err := s.markInterrupted(ctx, run, &p); err != nil {
+		return p, err
+	}
 	return p, nil
+}
+
+// markInterrupted says on the progress of an unfinished run that no process
+// executes who executed it last, and whether this server takes it over or
+// what it lacks to.
+func (s *Server) markInterrupted(ctx context.Context, run *store.Run, p *templates.RunProgress) error {
+	in, err := s.runner.Interrupted(ctx, run)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		p.Status, p.ETA, p.Interrupted = "interrupted", "", true
+		if len(in.Unset) == 0 {
+			p.Message = in.Describe() + ". This server takes it over within a few seconds and goes on from its finished tasks."
+		} else {
+			var missing []string
+			for _, u := range in.Unset {
+				missing = append(missing, fmt.Sprintf("%s (%s)", u.Name, strings.Join(u.Where, "; ")))
+			}
+			verb := "are"
+			if len(missing) == 1 {
+				verb = "is"
+			}
+			p.Message = fmt.Sprintf("%s. This server cannot take it over: %s %s not set in its environment. "+
+				"Resume it where they are set with  assay run --resume %d, or set them here and restart the server.",
+				in.Describe(), strings.Join(missing, ", "), verb, run.ID)
+		}
+	}
+	return nil
 }
