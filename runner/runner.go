@@ -205,6 +205,44 @@ func (m *Manager) Resume(ctx context.Context, id int64) error {
 	return m.Start(id)
 }
 
+// ClearFailed prepares a finished run to do its failed tasks again: it
+// checks this process has the run's variables, takes its lease, and
+// deletes the failed tasks' results, leaving the run pending. Execute or
+// Start it next; the tasks that succeeded stay.
+func (m *Manager) ClearFailed(ctx context.Context, id int64) (int, error) {
+	run, err := m.db.Run(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	if !run.Status.Finished() {
+		return 0, store.Errorf(store.ECONFLICT, "run %d is %s: its failed tasks can be retried once it is over", id, run.Status)
+	}
+	unset, err := m.unsetFor(run)
+	if err != nil {
+		return 0, err
+	}
+	if len(unset) > 0 {
+		return 0, unsetError(unset)
+	}
+	if err := m.db.AcquireLease(ctx, id, m.holder, m.opts.LeaseTTL, alive); err != nil {
+		return 0, err
+	}
+	n, err := m.db.ClearFailedTasks(ctx, id)
+	if err != nil {
+		m.db.ReleaseLease(context.WithoutCancel(ctx), id, m.holder)
+	}
+	return n, err
+}
+
+// RetryFailed does a finished run's failed tasks again, in the background.
+func (m *Manager) RetryFailed(ctx context.Context, id int64) (int, error) {
+	n, err := m.ClearFailed(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	return n, m.Start(id)
+}
+
 // Resumable reports whether a run of that status can be resumed by a user:
 // one that stopped before its end. Pending and running runs resume by
 // themselves when a process takes them up.

@@ -94,6 +94,7 @@ type RunProgress struct {
 	Polling     bool // pending or running: the fragment asks to be fetched again
 	CanCancel   bool
 	CanResume   bool
+	CanRetry    bool   // a finished run with failed tasks: they can be done again
 	Message     string // the run's error, or why it stopped
 	Paused      bool   // Message says why the run waits for the database
 	Interrupted bool   // no process executes the unfinished run: Message says who did and what now

@@ -73,6 +73,20 @@ func (s *Server) apiRun(c echo.Context) error {
 
 // apiCancelRun handles POST /api/runs/:id/cancel: stops the run and answers
 // its summary. Cancelling a run that has ended changes nothing.
+// apiRetryErrors handles POST /api/runs/:id/retry-errors: 202 with the number
+// of failed tasks done again, in the background.
+func (s *Server) apiRetryErrors(c echo.Context) error {
+	run, err := s.pathRun(c)
+	if err != nil {
+		return err
+	}
+	n, err := s.runner.RetryFailed(c.Request().Context(), run.ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, map[string]any{"run_id": run.ID, "retrying": n})
+}
+
 func (s *Server) apiCancelRun(c echo.Context) error {
 	ctx := c.Request().Context()
 	run, err := s.pathRun(c)

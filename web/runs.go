@@ -48,6 +48,26 @@ func (s *Server) runProgress(c echo.Context) error {
 	return render(c, http.StatusOK, templates.RunLive(live))
 }
 
+// retryErrors handles POST /runs/:id/retry-errors: a finished run does its
+// failed tasks again.
+func (s *Server) retryErrors(c echo.Context) error {
+	run, err := s.pathRun(c)
+	if err != nil {
+		return err
+	}
+	n, err := s.runner.RetryFailed(c.Request().Context(), run.ID)
+	switch code := store.ErrorCode(err); {
+	case code == store.ECONFLICT || code == store.EINVALID:
+		setFlash(c, "error", "Not retried: "+strings.TrimSuffix(store.ErrorMessage(err), ".")+".")
+	case err != nil:
+		return err
+	default:
+		s.log.Info("retrying failed tasks", "run_id", run.ID, "tasks", n, "by", store.Actor(c.Request().Context()))
+		setFlash(c, "ok", fmt.Sprintf("Retrying %s of run %d; the tasks that succeeded stay.", templates.Count(n, "failed task"), run.ID))
+	}
+	return redirect(c, fmt.Sprintf("/runs/%d", run.ID))
+}
+
 // cancelRun handles POST /runs/:id/cancel.
 func (s *Server) cancelRun(c echo.Context) error {
 	run, err := s.pathRun(c)

@@ -42,6 +42,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := newFlags("run", stderr)
 	cfgPath := fs.String("config", "", "run configuration YAML (a superset of k-eval's)")
 	resume := fs.Int64("resume", 0, "resume the unfinished run with this id instead")
+	retry := fs.Int64("retry-errors", 0, "do the failed tasks of the finished run with this id again; the others stay")
 	dbPath := fs.String("db", "assay.db", "SQLite database file")
 	asJSON := fs.Bool("json", false, "print one JSON object with the run's summary")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
@@ -50,8 +51,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := parseFlags(fs, args); err != nil {
 		return badUsage(err)
 	}
-	if (*cfgPath == "") == (*resume == 0) {
-		return badUsage(fmt.Errorf("run: give --config FILE or --resume RUN_ID"))
+	if given := btoi(*cfgPath != "") + btoi(*resume != 0) + btoi(*retry != 0); given != 1 {
+		return badUsage(fmt.Errorf("run: give one of --config FILE, --resume RUN_ID or --retry-errors RUN_ID"))
 	}
 	if err := ci.check(); err != nil {
 		return badUsage(err)
@@ -63,13 +64,20 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	defer db.Close()
 	m := runner.New(db, runner.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Program: "assay run"})
 	defer m.Close(context.Background())
-	id := *resume
+	id := max(*resume, *retry)
 	if id == 0 {
 		if id, err = createRun(ctx, m, db, *cfgPath, &ci, stderr); err != nil {
 			return badUsage(err)
 		}
 	} else if err := ci.prepare(ctx, db, id); err != nil {
 		return badUsage(err)
+	}
+	if *retry != 0 {
+		n, err := m.ClearFailed(ctx, id)
+		if err != nil {
+			return badUsage(err)
+		}
+		fmt.Fprintf(stderr, "run %d: retrying %s\n", id, plural(n, "failed task"))
 	}
 	if !*quiet {
 		stop := reportProgress(ctx, db, id, stderr)
@@ -232,4 +240,11 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

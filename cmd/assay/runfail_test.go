@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"assay/runner/llm/llmtest"
@@ -64,5 +69,59 @@ conditions:
 	}
 	if calls := srv.Stats().Requests; calls != 0 {
 		t.Errorf("%d model calls before the refusal", calls)
+	}
+}
+
+// assay run --retry-errors does a finished run's failed tasks again, and
+// nothing else: the tasks that succeeded keep their results.
+func TestRetryErrorsDoesOnlyTheFailedTasks(t *testing.T) {
+	var broken atomic.Bool
+	broken.Store(true)
+	var calls atomic.Int64
+	agent := func(req *llmtest.ChatRequest) llmtest.Reply {
+		calls.Add(1)
+		if broken.Load() && strings.Contains(req.Messages[len(req.Messages)-1].Content, "3+3") {
+			return llmtest.Reply{Status: 400, Content: "quota exceeded for this project"}
+		}
+		return llmtest.Reply{Content: "4"}
+	}
+	srv := llmtest.New(llmtest.JudgeAndAgent(llmtest.Judge(nil), agent))
+	defer srv.Close()
+	b := &gateBench{dir: t.TempDir()}
+	os.WriteFile(filepath.Join(b.dir, "questions.jsonl"), []byte("{\"question\": \"2+2?\", \"answer\": \"4\"}\n{\"question\": \"3+3?\", \"answer\": \"6\"}\n"), 0o644)
+	b.cfg, b.db = filepath.Join(b.dir, "run.yaml"), filepath.Join(b.dir, "assay.db")
+	os.WriteFile(b.cfg, []byte(fmt.Sprintf(`name: retry
+dataset: {path: ./questions.jsonl}
+agent: {type: openai, model: agent-model, base_url: %q}
+judge: {model: judge-model, base_url: %[1]q}
+conditions: {baseline: {system_prompt: "Answer briefly."}}
+execution: {num_repetitions: 3}
+`, srv.URL)), 0o644)
+	code, out, _ := b.run("--json")
+	var first struct {
+		Errors, Results int
+	}
+	json.Unmarshal([]byte(out), &first)
+	if code != 0 || first.Errors != 3 || first.Results != 6 {
+		t.Fatalf("first run: exit %d, %d errors of %d results", code, first.Errors, first.Results)
+	}
+	before := calls.Load()
+	broken.Store(false)
+	var retryOut, retryErr bytes.Buffer
+	err := run(context.Background(), []string{"run", "--retry-errors", "1", "--db", b.db, "--quiet", "--json"}, &retryOut, &retryErr)
+	var again struct {
+		Status          string
+		Errors, Results int
+	}
+	json.Unmarshal(retryOut.Bytes(), &again)
+	if err != nil || again.Status != "completed" || again.Errors != 0 || again.Results != 6 || !strings.Contains(retryErr.String(), "retrying 3 failed tasks") {
+		t.Fatalf("retry: %v, %+v\n%s", err, again, retryErr.String())
+	}
+	if n := calls.Load() - before; n != 3 {
+		t.Errorf("the retry made %d agent calls, want 3 (the failed tasks only)", n)
+	}
+	if err := run(context.Background(), []string{"run", "--retry-errors", "1", "--db", b.db, "--quiet"}, io.Discard, io.Discard); exitCodeOf(err) != 3 ||
+		!strings.Contains(err.Error(), "no failed task") {
+		t.Errorf("a retry with nothing failed: %v", err)
 	}
 }

@@ -1,0 +1,48 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"assay/report"
+	"assay/runner/llm/llmtest"
+	"assay/store"
+)
+
+// A finished run with failed tasks offers to retry them (not to resume:
+// nothing is left undone); retrying does them again and keeps the rest.
+func TestRetryFailedTasksFromTheRunPage(t *testing.T) {
+	var broken atomic.Bool
+	broken.Store(true)
+	agent := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if broken.Load() && strings.Contains(req.Messages[len(req.Messages)-1].Content, "1 + 1") {
+			return llmtest.Reply{Status: 400, Content: "quota exceeded"}
+		}
+		return llmtest.Reply{Content: "4"}
+	}
+	f := newRunServer(t, llmtest.JudgeAndAgent(llmtest.Judge(nil), agent))
+	id := f.launch(f.runForm(f.qaDataset(2), f.conditions("baseline")))
+	f.waitFor(id, store.RunCompleted)
+	_, doc := f.get(fmt.Sprintf("/runs/%d", id))
+	if got := text(doc, "#retry-errors"); got != "Retry 3 failed tasks" || doc.Find("#resume").Length() != 0 {
+		t.Fatalf("the run page offers %q, resume %d", got, doc.Find("#resume").Length())
+	}
+	broken.Store(false)
+	_, doc = f.postForm(fmt.Sprintf("/runs/%d/retry-errors", id), url.Values{})
+	if got := text(doc, ".flash.ok"); !strings.Contains(got, "Retrying 3 failed tasks") {
+		t.Errorf("flash %q", got)
+	}
+	f.waitFor(id, store.RunCompleted)
+	s, _ := report.Summarize(context.Background(), f.db, id)
+	if s.Errors != 0 || s.Results != 6 {
+		t.Errorf("after the retry: %d errors in %d results", s.Errors, s.Results)
+	}
+	_, doc = f.get(fmt.Sprintf("/runs/%d", id))
+	if doc.Find("#retry-errors").Length() != 0 {
+		t.Error("a run without failed tasks offers a retry")
+	}
+}
