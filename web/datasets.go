@@ -51,9 +51,14 @@ func (s *Server) uploadDataset(c echo.Context) error {
 		}
 		return s.renderDatasets(c, statusFor(err), form)
 	}
-	if created {
-		setFlash(c, "ok", fmt.Sprintf("Imported %d samples as %s.", d.Samples, d.Kind))
-	} else {
+	switch ignored := ignoredSettings(c, d); {
+	case created:
+		setFlash(c, "ok", fmt.Sprintf("Imported %s as %s.", templates.Count(d.Samples, "sample"), d.Kind))
+	case len(ignored) > 0:
+		setFlash(c, "warn", fmt.Sprintf("These exact bytes were uploaded before, as this dataset; what you chose for them was not applied: %s. "+
+			"A dataset is its bytes, so its runs stay comparable; to read the file another way, delete this dataset "+
+			"(with its runs, at the foot of this page) and upload it again with those settings.", strings.Join(ignored, ", ")))
+	default:
 		setFlash(c, "info", "These exact bytes were uploaded before: here is that dataset.")
 	}
 	return redirect(c, fmt.Sprintf("/datasets/%d", d.ID))
@@ -195,4 +200,23 @@ func newPager(param string, perPage, total int, base string) templates.Pager {
 		Total:   total,
 		BaseURL: base,
 	}
+}
+
+// ignoredSettings names the settings of an upload that differ from those of
+// the dataset its bytes already were: they were not applied.
+func ignoredSettings(c echo.Context, d *store.Dataset) []string {
+	var out []string
+	if k := c.FormValue("kind"); k != "" && store.Kind(k) != d.Kind {
+		out = append(out, fmt.Sprintf("kind %s (it is %s)", k, d.Kind))
+	}
+	for _, f := range []struct{ field, label, have string }{
+		{"question_key", "question key", d.QuestionKey}, {"answer_key", "answer key", d.AnswerKey}} {
+		if v := strings.TrimSpace(c.FormValue(f.field)); v != "" && v != f.have {
+			out = append(out, fmt.Sprintf("%s %q (it is %q)", f.label, v, f.have))
+		}
+	}
+	if n := strings.TrimSpace(c.FormValue("name")); n != "" && n != d.Name {
+		out = append(out, fmt.Sprintf("name %q (it is %q)", n, d.Name))
+	}
+	return out
 }

@@ -32,7 +32,7 @@ func decodeFlash(v string) templates.Flash {
 	}
 	kind, msg, _ := strings.Cut(string(b), "|")
 	switch kind {
-	case "ok", "error", "info":
+	case "ok", "error", "info", "warn":
 	default:
 		kind = "info"
 	}
