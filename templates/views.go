@@ -19,6 +19,8 @@ type Page struct {
 	Role        string // and their role
 	// Shared marks a page reached by a share link: no navigation, no forms.
 	Shared bool
+	// Bare shows the brand alone: the sign-in page, a link's error page.
+	Bare bool
 }
 
 // Flash is a one-line message shown above a page's content.

@@ -215,7 +215,7 @@ func (s *Server) sessionLimits() store.SessionLimits {
 
 // loginPage handles GET /login.
 func (s *Server) loginPage(c echo.Context) error {
-	return render(c, http.StatusOK, templates.Login(s.page(c, "Sign in", ""), localPath(c.QueryParam("next")), ""))
+	return render(c, http.StatusOK, templates.Login(s.barePage(c, "Sign in"), localPath(c.QueryParam("next")), ""))
 }
 
 // login handles POST /login: a token for a session, within the attempts a
@@ -230,7 +230,7 @@ func (s *Server) login(c echo.Context) error {
 	if wait := s.logins.wait(ip); wait > 0 {
 		s.log.Warn("login refused: too many attempts", "client", ip, "retry_after", wait.Round(time.Second))
 		c.Response().Header().Set("Retry-After", retryAfterSeconds(wait))
-		return render(c, http.StatusTooManyRequests, templates.Login(s.page(c, "Sign in", ""), next,
+		return render(c, http.StatusTooManyRequests, templates.Login(s.barePage(c, "Sign in"), next,
 			"Too many attempts from this address: try again in "+wait.Round(time.Second).String()+"."))
 	}
 	secret := c.FormValue("token")
@@ -238,7 +238,7 @@ func (s *Server) login(c echo.Context) error {
 	if err != nil {
 		s.logins.fail(ip)
 		s.log.Warn("login failed", "client", ip)
-		return render(c, http.StatusUnauthorized, templates.Login(s.page(c, "Sign in", ""), next, "That token is not right."))
+		return render(c, http.StatusUnauthorized, templates.Login(s.barePage(c, "Sign in"), next, "That token is not right."))
 	}
 	s.logins.succeed(ip)
 	sess := &store.Session{Name: u.Name, Role: u.Role, TokenID: u.token}

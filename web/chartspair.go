@@ -112,7 +112,15 @@ func (r *viewed) costChart() templates.ChartView {
 	}
 	caption := "Each dot is a condition: what it cost against what it scored."
 	if maxCost == 0 {
-		caption += " No cost was recorded (the models have no price), so every dot sits at $0."
+		tokens := 0
+		for _, c := range r.Summary.Conditions {
+			tokens += c.TokensIn + c.TokensOut
+		}
+		if tokens == 0 {
+			caption += " No cost was recorded: no call reported the tokens it used, so every dot sits at $0."
+		} else {
+			caption += " No cost was recorded (the models have no price), so every dot sits at $0."
+		}
 	}
 	return chartView("chart-cost", caption, sp)
 }

@@ -45,5 +45,9 @@ func redirect(c echo.Context, url string) error {
 }
 
 func errorPage(s *Server, c echo.Context, status int, msg string) templ.Component {
-	return templates.ErrorPage(s.page(c, http.StatusText(status), ""), status, msg)
+	p := s.page(c, http.StatusText(status), "")
+	if path := c.Request().URL.Path; strings.HasPrefix(path, "/r/") || strings.HasPrefix(path, "/rv/") {
+		p = s.barePage(c, http.StatusText(status)) // a link's reader learns nothing of the server
+	}
+	return templates.ErrorPage(p, status, msg)
 }

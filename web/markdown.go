@@ -90,11 +90,26 @@ func renderHTMLBlock(w util.BufWriter, source []byte, node ast.Node, entering bo
 }
 
 // goldenRow is a sample as its page shows it: the golden answer of a qa or
-// math sample rendered as sanitized markdown, like the responses beside it.
-func goldenRow(s store.Sample) templates.SampleRow {
+// math sample rendered like the responses beside it.
+func goldenRow(s store.Sample, kind store.Kind) templates.SampleRow {
 	row := sampleRow(s)
 	if len(s.Choices) == 0 && s.Test == "" {
-		row.ReferenceHTML = responseMarkdown.render(s.Reference)
+		row.ReferenceHTML = renderFor(kind)(s.Reference)
 	}
 	return row
+}
+
+// renderFor is how a kind's answers are shown: sanitized markdown, except
+// for math, whose working (200*40*.01, "#### 160") markdown would turn into
+// emphasis and headings: it is shown as the text it is.
+func renderFor(kind store.Kind) func(string) string {
+	if kind == store.KindMath {
+		return plainText
+	}
+	return responseMarkdown.render
+}
+
+// plainText is text as HTML: escaped, its lines kept.
+func plainText(s string) string {
+	return `<div class="plain-text">` + stdhtml.EscapeString(s) + `</div>`
 }

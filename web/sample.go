@@ -41,7 +41,7 @@ func (s *Server) renderSample(c echo.Context, sc *reportScope, smp *store.Sample
 		Page:       s.reportPage(c, sc, "Sample "+smp.SampleID+" · "+runTitle(sc.Run)),
 		Report:     reportNav(sc),
 		Kind:       string(sc.Dataset.Kind),
-		Sample:     goldenRow(*smp),
+		Sample:     goldenRow(*smp, sc.Dataset.Kind),
 		Nav:        nav,
 		Conditions: sampleConditions(sc, results),
 	}

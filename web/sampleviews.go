@@ -22,6 +22,7 @@ const toolResultChars = 1200 // of a tool call's result on a sample page
 func sampleConditions(sc *reportScope, results []store.Result) []templates.SampleConditionView {
 	run := sc.Run
 	judgeReps := max(sc.Config.JudgeRepetitions, 1)
+	render := renderFor(sc.Dataset.Kind)
 	var out []templates.SampleConditionView
 	for _, c := range run.Conditions {
 		v := templates.SampleConditionView{Name: c.Name, Anchor: conditionAnchor(c.Name)}
@@ -29,7 +30,7 @@ func sampleConditions(sc *reportScope, results []store.Result) []templates.Sampl
 		for _, r := range results {
 			if r.Condition == c.Name {
 				mine = append(mine, r)
-				v.Results = append(v.Results, resultView(r, judgeReps))
+				v.Results = append(v.Results, resultView(r, judgeReps, render))
 			}
 		}
 		if len(mine) > 0 {
@@ -79,7 +80,7 @@ func shownKind(k store.ErrorKind) string {
 	return string(k)
 }
 
-func resultView(r store.Result, judgeReps int) templates.ResultView {
+func resultView(r store.Result, judgeReps int, render func(string) string) templates.ResultView {
 	v := templates.ResultView{
 		Repetition: r.Repetition,
 		Empty:      strings.TrimSpace(r.Response) == "",
@@ -93,7 +94,7 @@ func resultView(r store.Result, judgeReps int) templates.ResultView {
 		Retries:    r.Retries,
 	}
 	if !v.Empty {
-		v.Response, v.Source = responseMarkdown.render(r.Response), r.Response
+		v.Response, v.Source = render(r.Response), r.Response
 	}
 	for _, t := range r.ToolCalls {
 		v.ToolCalls = append(v.ToolCalls, toolCallView(t))

@@ -182,6 +182,15 @@ func render(c echo.Context, status int, component templ.Component) error {
 }
 
 // page returns the layout data for a page.
+// barePage is a page for someone not signed in, or reached through a link:
+// the sign-in page, and errors under a share or review link. It shows no
+// navigation: its reader may not use the server's pages.
+func (s *Server) barePage(c echo.Context, title string) templates.Page {
+	p := s.page(c, title, "")
+	p.Auth, p.Bare = false, true
+	return p
+}
+
 func (s *Server) page(c echo.Context, title, nav string) templates.Page {
 	p := templates.Page{Title: title, Nav: nav}
 	if u := userOf(c); u != nil && !u.Open {

@@ -114,6 +114,8 @@ func TestParseRejectsBadInput(t *testing.T) {
 			want: []string{`unknown kind "essay": want qa, mcq, math or code`}},
 		{name: "CSV row with too few fields", file: "q.csv", data: "question,answer,topic\nq,a,t\nq,a\n",
 			want: []string{"row 2 (line 3): has 2 fields, the header has 3"}},
+		{name: "a run file", file: "run.yaml", data: "name: x\nagent: {model: m}\n", want: []string{"run.yaml: a dataset is JSONL", "this is YAML — a run file goes to assay run --config"}},
+		{name: "markdown", file: "notes.md", data: "# Notes\n\nsome text\n", want: []string{"notes.md: a dataset is JSONL", "CSV with a header row; this is markdown"}},
 		{name: "CSV bad quote", file: "q.csv", data: "question,answer\n\"q,a\n", want: []string{`line 2, column 6: not valid CSV: extraneous or missing " in quoted-field`}},
 		{name: "CSV duplicate column", file: "q.csv", data: "question,answer,answer\nq,a,b\n",
 			want: []string{`header (line 1): columns 2 and 3 are both named "answer"`}},

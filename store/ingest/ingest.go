@@ -60,6 +60,10 @@ func Parse(data []byte, opts Options) (*Parsed, error) {
 	if err != nil {
 		return nil, err
 	}
+	if what, ok := notADataset[strings.ToLower(filepath.Ext(name))]; ok {
+		return nil, store.Errorf(store.EINVALID, "%s: a dataset is JSONL (one JSON object per line), a JSON array of objects, "+
+			"or CSV with a header row; this is %s", name, what)
+	}
 	format := sniffFormat(name, text)
 	tbl, err := decode(name, format, text)
 	if err != nil {
@@ -102,6 +106,23 @@ func checkBytes(name string, data []byte, limit int64) (string, error) {
 		return "", store.Errorf(store.EINVALID, "%s: the file is empty", name)
 	}
 	return string(data), nil
+}
+
+// notADataset are files people upload by mistake, by extension, with what
+// they are and, for a run file, where it goes.
+var notADataset = map[string]string{
+	".yaml":     "YAML — a run file goes to assay run --config",
+	".yml":      "YAML — a run file goes to assay run --config",
+	".md":       "markdown",
+	".markdown": "markdown",
+	".tsv":      "tab-separated: save it as CSV",
+	".xlsx":     "a spreadsheet: save it as CSV",
+	".xls":      "a spreadsheet: save it as CSV",
+	".parquet":  "Parquet: convert it to JSONL",
+	".pdf":      "a PDF",
+	".html":     "HTML",
+	".zip":      "an archive: upload the file inside",
+	".gz":       "compressed: upload the file uncompressed",
 }
 
 // sniffFormat picks the format from the file name, then from the content:
