@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"assay/store"
+	"assay/web"
 )
 
 // The sign-in page and a revoked share link's 404 show no navigation and
@@ -25,5 +26,17 @@ func TestPagesForStrangersShowNoNavigation(t *testing.T) {
 	resp, doc := b.get("/r/" + share.Token)
 	if resp.StatusCode != http.StatusNotFound || doc.Find("header nav").Length() != 0 {
 		t.Errorf("a revoked share link: %d, navigation %d", resp.StatusCode, doc.Find("header nav").Length())
+	}
+}
+
+// After a refused price the address bar holds /settings/prices: loading it
+// leads back to the settings, not to 405.
+func TestSettingsFormAddressesLeadBack(t *testing.T) {
+	b, _ := newServer(t, web.Config{})
+	for _, path := range []string{"/settings/prices", "/settings/tokens"} {
+		resp, _ := b.get(path)
+		if resp.StatusCode != http.StatusOK || resp.Request.URL.Path != "/settings" {
+			t.Errorf("GET %s: %d at %s", path, resp.StatusCode, resp.Request.URL.Path)
+		}
 	}
 }

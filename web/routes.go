@@ -66,6 +66,8 @@ func (s *Server) routes() {
 
 	e.GET("/settings", s.settingsPage)
 	e.POST("/settings/prices", s.setPrice)
+	e.GET("/settings/prices", s.toSettings) // the address a refused form leaves in the bar
+	e.GET("/settings/tokens", s.toSettings)
 	e.POST("/settings/prices/delete", s.deletePrice)
 	e.POST("/settings/tokens", s.createToken)
 	e.POST("/settings/tokens/revoke", s.revokeToken)

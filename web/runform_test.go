@@ -168,6 +168,7 @@ func TestNewRunFormStartsFromTheLastRun(t *testing.T) {
 	conds := f.conditions("baseline", "careful", "other")
 	form := f.runForm(ds, conds[:2])
 	form.Set("budget_usd", "5")
+	form.Set("judge_sample_rate", "0.5")
 	id := f.launch(form)
 	f.waitFor(id, "completed")
 
@@ -183,5 +184,8 @@ func TestNewRunFormStartsFromTheLastRun(t *testing.T) {
 	}
 	if href := doc.Find("#from-run a").AttrOr("href", ""); href != fmt.Sprintf("/runs/%d", id) {
 		t.Errorf("the form should say which run it starts from: %q", href)
+	}
+	if got := text(doc, "#carried-sample-rate"); !strings.Contains(got, "judge sample rate of 0.5") {
+		t.Errorf("the carried sample rate is not pointed out: %q", got)
 	}
 }

@@ -79,7 +79,7 @@ func (s *Server) cancelRun(c echo.Context) error {
 	} else if err := s.runner.Cancel(c.Request().Context(), run.ID); err != nil {
 		return err
 	} else {
-		setFlash(c, "ok", fmt.Sprintf("Cancelled run %d. Its finished tasks are kept; resume it to do the rest.", run.ID))
+		setFlash(c, "ok", fmt.Sprintf("Cancelled run %d.", run.ID)) // the run's own message says what now
 	}
 	return redirect(c, fmt.Sprintf("/runs/%d", run.ID))
 }

@@ -135,3 +135,9 @@ func parseUSD(field, text string) (float64, error) {
 }
 
 func price(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// toSettings sends a GET of a settings form's address back to the page: the
+// address stays in the bar after a refused form, and a reload asks for it.
+func (s *Server) toSettings(c echo.Context) error {
+	return c.Redirect(http.StatusSeeOther, "/settings")
+}
