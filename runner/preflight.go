@@ -75,6 +75,9 @@ func UnsetVariables(cfg *config.Config, evaluators []config.Evaluator, condition
 	return out
 }
 
+// Getenv reads this manager's environment: what its runs resolve ${...} with.
+func (m *Manager) Getenv(name string) string { return m.opts.Getenv(name) }
+
 // UnsetVariables lists what a run of cfg would miss in this manager's environment.
 func (m *Manager) UnsetVariables(cfg *config.Config, evaluators []config.Evaluator, conditions []store.Condition) []Unset {
 	return UnsetVariables(cfg, evaluators, conditions, m.opts.Getenv)

@@ -98,6 +98,8 @@ func (s *Server) routes() {
 	api.POST("/runs/import", s.apiImportRun)
 	api.POST("/runs/:id/cancel", s.apiCancelRun)
 	api.POST("/runs/:id/retry-errors", s.apiRetryErrors)
+	api.POST("/runs", s.apiLaunchRun)
+	api.POST("/runs/:id/resume", s.apiResumeRun)
 	api.GET("/runs/:id/reviews", s.apiVerdicts)
 	api.POST("/runs/:id/reviews", s.apiRecordVerdict)
 	api.GET("/runs/:id/agreement", s.apiAgreement)

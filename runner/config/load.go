@@ -87,6 +87,40 @@ func Parse(data []byte, filename, dir string, getenv func(string) string) (*Conf
 	return c, nil
 }
 
+// ParseSettings decodes the settings of a run whose dataset and conditions
+// come from the database (a run launched through the API): a run file's
+// keys but dataset and conditions, checked by the same rules.
+func ParseSettings(data []byte, name string, getenv func(string) string) (*Config, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	c := Defaults()
+	if len(root.Content) == 0 {
+		return c, nil
+	}
+	c, d := build(root.Content[0], name, "", getenv)
+	for _, key := range []string{"dataset", "conditions", "mcp_servers"} {
+		if line, ok := d.lines[key]; ok {
+			d.errs = append(d.errs, &FieldError{File: name, Line: line, Key: key,
+				Err: fmt.Errorf("not here: a run launched this way names its dataset and stored conditions beside its settings")})
+		}
+	}
+	if len(d.errs) > 0 {
+		return nil, joinSorted(d.errs)
+	}
+	k := &checker{file: name, lines: d.lines}
+	k.settings(c)
+	if len(k.errs) > 0 {
+		return nil, joinSorted(k.errs)
+	}
+	c.refs = d.refs
+	return c, nil
+}
+
 // build decodes doc over the defaults and completes what depends on the
 // file as a whole.
 func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*Config, *decoder) {
