@@ -10,6 +10,9 @@ type SampleView struct {
 	Nav        SampleNav
 	Conditions []SampleConditionView
 	Queue      *QueueBar // the review queue, for a reader who may review
+	SideBySide bool      // the conditions' answers in columns, not one under another
+	StackedURL string    // this page stacked, and side by side
+	ColumnsURL string
 }
 
 // QueueOrder is an order the samples can be reviewed in.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -48,6 +49,12 @@ func (s *Server) renderSample(c echo.Context, sc *reportScope, smp *store.Sample
 	if err := s.reviewControls(c, sc, smp, &v, failed); err != nil {
 		return err
 	}
+	v.SideBySide = c.QueryParam("layout") == "columns"
+	q := c.Request().URL.Query()
+	q.Del("layout")
+	v.StackedURL = sampleURL(sc.Base, smp.ID, q.Encode())
+	q.Set("layout", "columns")
+	v.ColumnsURL = sampleURL(sc.Base, smp.ID, q.Encode())
 	status := http.StatusOK
 	if failed.msg != "" && c.Request().Header.Get("HX-Request") == "" {
 		status = http.StatusUnprocessableEntity
@@ -82,11 +89,15 @@ func (s *Server) sampleNav(c echo.Context, sc *reportScope, smp *store.Sample) (
 	if query != "" {
 		nav.BackURL += "?" + query
 	}
+	linkQuery := query
+	if c.QueryParam("layout") == "columns" { // the next sample is read the same way
+		linkQuery = strings.TrimPrefix(query+"&layout=columns", "&")
+	}
 	link := func(id int64) string {
 		if id == 0 {
 			return ""
 		}
-		return sampleURL(sc.Base, id, query)
+		return sampleURL(sc.Base, id, linkQuery)
 	}
 	if f.filtering() || f.Sort != "" {
 		order, err := s.tableOrder(c, sc, f)
