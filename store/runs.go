@@ -69,20 +69,21 @@ func createRun(ctx context.Context, tx *sql.Tx, now string, r *Run) error {
 }
 
 const runColumns = `r.id, r.name, r.dataset_id, r.status, r.config, r.repetitions, r.total_tasks, r.budget_usd,
-	r.error, r.created_at, r.started_at, r.finished_at, r.origin, r.created_by`
+	r.error, r.created_at, r.started_at, r.finished_at, r.origin, r.created_by, r.tags, r.note, r.headline`
 
 func scanRun(row interface{ Scan(...any) error }, extra ...any) (*Run, error) {
 	var r Run
-	var config, created string
+	var config, created, tags string
 	var started, finished sql.NullString
 	dest := append([]any{&r.ID, &r.Name, &r.DatasetID, &r.Status, &config, &r.Repetitions, &r.TotalTasks,
-		&r.BudgetUSD, &r.Message, &created, &started, &finished, &r.Origin, &r.CreatedBy}, extra...)
+		&r.BudgetUSD, &r.Message, &created, &started, &finished, &r.Origin, &r.CreatedBy, &tags, &r.Note, &r.Headline}, extra...)
 	if err := row.Scan(dest...); errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("run: %w", ErrNotFound)
 	} else if err != nil {
 		return nil, fmt.Errorf("scan run: %w", err)
 	}
 	r.Config = json.RawMessage(config)
+	r.Tags = SplitTags(tags)
 	r.CreatedAt = parseTime(created)
 	r.StartedAt = parseTimePtr(started)
 	r.FinishedAt = parseTimePtr(finished)
@@ -202,7 +203,7 @@ func (db *DB) SetRunStatus(ctx context.Context, id int64, status RunStatus, mess
 	if status.Finished() {
 		q = `UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?`
 	} else {
-		q = `UPDATE runs SET status = ?, error = ?, started_at = coalesce(started_at, ?), finished_at = NULL WHERE id = ?`
+		q = `UPDATE runs SET status = ?, error = ?, started_at = coalesce(started_at, ?), finished_at = NULL, headline = '' WHERE id = ?`
 	}
 	res, err := db.write.ExecContext(ctx, q, status, message, now, id)
 	if err != nil {

@@ -139,6 +139,9 @@ type Run struct {
 	FinishedAt  *time.Time
 	Origin      Origin // OriginEEE: imported, finished and read-only
 	CreatedBy   string // the signed-in name of who launched or imported it; "" on an open server
+	Tags        []string
+	Note        string
+	Headline    string // JSON of the main metric per condition, once the run has ended; "" until computed
 }
 
 // ToolCall is one call the agent made to an MCP tool.

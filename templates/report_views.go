@@ -227,6 +227,8 @@ type ReportOwner struct {
 	Shares      []ShareRow
 	ReviewLinks []ReviewLinkRow
 	OtherRuns   []OtherRun
+	Tags, Note  string // what people said of the run
+	CanEdit     bool   // the user may change them
 }
 
 // ShareRow is one share link of a run.

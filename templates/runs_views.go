@@ -15,11 +15,27 @@ type RunRow struct {
 	Started    string
 	Finished   string
 	Imported   bool // from EEE result files
+	Tags       []string
+	Note       string
+	Headline   *Headline // a finished run's main metric per condition
+}
+
+// Headline is a run's main metric per condition, in the list of runs.
+type Headline struct {
+	Metric string
+	Cells  []HeadlineCell
+}
+
+// HeadlineCell is one condition's mean, with its interval in the title.
+type HeadlineCell struct {
+	Condition, Mean, Title string
 }
 
 // RunsView is the list of runs, newest first.
 type RunsView struct {
 	Page   Page
+	Query  string // the search: words found in a run's name, tags, note, dataset or conditions
+	All    int    // runs before the search
 	Runs   []RunRow
 	Import ImportForm
 }

@@ -108,7 +108,10 @@ func queryOf(c echo.Context) reportQuery {
 // runs of the dataset.
 func (s *Server) reportOwner(c echo.Context, sc *reportScope, query string) (templates.ReportOwner, error) {
 	ctx := c.Request().Context()
-	o := templates.ReportOwner{RunID: sc.Run.ID, Query: query}
+	o := templates.ReportOwner{RunID: sc.Run.ID, Query: query, Tags: strings.Join(sc.Run.Tags, ", "), Note: sc.Run.Note}
+	if u := userOf(c); u != nil && u.Role == store.RoleOwner {
+		o.CanEdit = true
+	}
 	if u := userOf(c); u != nil && u.Role == store.RoleOwner && sc.Run.Status.Finished() {
 		n, _, err := s.db.ResultsVersion(ctx, sc.Run.ID)
 		if err != nil {

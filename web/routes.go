@@ -48,6 +48,7 @@ func (s *Server) routes() {
 	e.GET("/runs/:id/progress", s.runProgress)
 	e.POST("/runs/:id/cancel", s.cancelRun)
 	e.POST("/runs/:id/retry-errors", s.retryErrors)
+	e.POST("/runs/:id/notes", s.setRunNotes)
 	e.POST("/runs/:id/resume", s.resumeRun)
 	e.POST("/runs/:id/delete", s.deleteRun)
 	e.POST("/runs/:id/reviews", s.reviewForm)

@@ -25,9 +25,16 @@ func (s *Server) renderRuns(c echo.Context, status int, form templates.ImportFor
 		return err
 	}
 	form.MaxMiB = s.cfg.MaxUpload >> 20
-	v := templates.RunsView{Page: s.page(c, "Runs", "runs"), Import: form}
+	v := templates.RunsView{Page: s.page(c, "Runs", "runs"), Import: form, Query: strings.TrimSpace(c.QueryParam("q")), All: len(list)}
 	for _, r := range list {
-		v.Runs = append(v.Runs, runRow(r))
+		if v.Query != "" && !matchesRun(r, v.Query) {
+			continue
+		}
+		row := runRow(r)
+		if row.Headline, err = s.runHeadline(c.Request().Context(), &r.Run); err != nil {
+			return err
+		}
+		v.Runs = append(v.Runs, row)
 	}
 	return render(c, status, templates.Runs(v))
 }

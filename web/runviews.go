@@ -30,6 +30,8 @@ func runRow(r store.RunSummary) templates.RunRow {
 		Started:   "—",
 		Finished:  "—",
 		Imported:  r.Origin == store.OriginEEE,
+		Tags:      r.Tags,
+		Note:      r.Note,
 	}
 	if r.StartedAt != nil {
 		row.Started = r.StartedAt.UTC().Format("2006-01-02 15:04")
