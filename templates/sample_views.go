@@ -132,3 +132,11 @@ type ScoreReview struct {
 	Error    string // why the last verdict was refused
 	Note     string // the reader's note so far
 }
+
+// Transcript is one sample of a run as the exported file shows it.
+type Transcript struct {
+	Sample     SampleRow
+	Conditions []SampleConditionView
+	Errors     int    // failed answers
+	Search     string // its text, lower-cased, for the file's filter
+}

@@ -106,8 +106,8 @@ func TestExportHTMLIsSelfContained(t *testing.T) {
 		html, _ := goquery.OuterHtml(s)
 		t.Errorf("the export refers outside itself: %.120s", html)
 	})
-	if n := doc.Find("script").Length(); n != 2 {
-		t.Errorf("%d scripts, want echarts and report.js inline", n)
+	if n := doc.Find("script").Length(); n != 3 {
+		t.Errorf("%d scripts, want echarts, report.js and transcripts.js inline", n)
 	}
 	if !strings.Contains(doc.Find("script").First().Text(), "echarts") || doc.Find("style").Length() != 1 {
 		t.Error("ECharts and the styles should be inline")

@@ -173,6 +173,23 @@ func TestBrowserExportOpensFromFile(t *testing.T) {
 	if fetched != 0 {
 		t.Errorf("the exported report fetched %d resources", fetched)
 	}
+	// Every sample is in the file, folded; the filter finds one by its text.
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#transcript-list details.transcript").length`)); n != 8 {
+		t.Fatalf("%d samples in the exported file, want 8", n)
+	}
+	err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS("#transcript-filter"), "q3"),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#transcript-count").textContent.startsWith("1 of 8")`, chromedp.WithPollingInterval(20*time.Millisecond)),
+		chromedp.Click(chromedp.CSS("#transcript-list details.transcript:not([hidden]) > summary")),
+		chromedp.WaitVisible(chromedp.CSS("#transcript-list details[open] table.scores")),
+	)
+	if err != nil {
+		t.Fatalf("filter and open a sample in the exported file: %v", err)
+	}
+	if got := textOf(t, ctx, "#transcript-list details[open] #question"); !strings.Contains(got, "What is 3 + 3?") {
+		t.Errorf("the sample found: %q", got)
+	}
+	screenshot(t, ctx, "export-transcript")
 }
 
 func TestBrowserCompareRuns(t *testing.T) {
