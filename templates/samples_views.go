@@ -27,7 +27,32 @@ type SamplesView struct {
 	All        int // rows of the run
 	Pager      Pager
 	ClearURL   string
-	Queue      *QueueBar // starts the review queue, for a reader who may review
+	Queue      *QueueBar   // starts the review queue, for a reader who may review
+	Grid       *SampleGrid // the grid view: one row per sample, a column per condition; nil for the table
+	TableURL   string      // this view as the table, and as the grid
+	GridURL    string
+}
+
+// SampleGrid is the samples as a grid: a row per sample, a column per
+// condition, one metric in each cell.
+type SampleGrid struct {
+	Metric     string // the metric the cells show
+	Conditions []string
+	Rows       []SampleGridRow
+}
+
+// SampleGridRow is one sample across the conditions.
+type SampleGridRow struct {
+	URL, Name, Question, Answer string
+	Cells                       []SampleGridCell // one per condition
+}
+
+// SampleGridCell is a sample under one condition.
+type SampleGridCell struct {
+	Shown  bool // the condition has a result for the sample that passes the filter
+	Metric MetricCell
+	Errors int
+	URL    string
 }
 
 // SampleFilterForm is the filter as the form shows it.
@@ -108,3 +133,11 @@ func AriaSort(c SortColumn) string {
 }
 
 func itoa64(n int64) string { return fmt.Sprint(n) }
+
+// errorsOrNone labels a grid cell without a score.
+func errorsOrNone(errors int) string {
+	if errors > 0 {
+		return Count(errors, "error")
+	}
+	return "no score"
+}

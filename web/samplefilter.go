@@ -26,6 +26,7 @@ type sampleFilter struct {
 	Sort      string // sample, condition, spread, errors, claims, or a metricKey
 	Desc      bool
 	Page      int
+	Grid      bool // one row per sample, a column per condition
 }
 
 // metricKey names a metric in URLs: "rubric.completeness".
@@ -48,6 +49,7 @@ func parseSampleFilter(q url.Values) sampleFilter {
 		Sort:      q.Get("sort"),
 		Desc:      q.Get("dir") == "desc",
 		Page:      max(page, 1),
+		Grid:      q.Get("view") == "grid",
 	}
 }
 
@@ -76,6 +78,9 @@ func (f sampleFilter) query(withPage bool) url.Values {
 	set("sort", f.Sort)
 	if f.Desc {
 		q.Set("dir", "desc")
+	}
+	if f.Grid {
+		q.Set("view", "grid")
 	}
 	if withPage && f.Page > 1 {
 		q.Set("page", strconv.Itoa(f.Page))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 
 	"github.com/labstack/echo/v4"
 	"golang.org/x/sync/errgroup"
@@ -37,6 +38,12 @@ func (s *Server) samplesPage(c echo.Context) error {
 	v.Page = s.reportPage(c, sc, "Samples · "+runTitle(sc.Run))
 	if canReview(c, sc) {
 		v.Queue = startQueue(sc)
+	}
+	table, grid := f, f
+	table.Grid, grid.Grid = false, true
+	v.TableURL, v.GridURL = listURL(sc.Base+"/samples", table.query(false)), listURL(sc.Base+"/samples", grid.query(false))
+	if f.Grid {
+		return s.samplesGrid(c, sc, f, stats, rows, v)
 	}
 	v.Pager = newPager(c.QueryParam("page"), sampleRowsPerPage, len(rows), pageURL(sc.Base+"/samples", f.query(false)))
 	first := (v.Pager.Page - 1) * sampleRowsPerPage
@@ -133,6 +140,14 @@ func pageURL(path string, q interface{ Encode() string }) string {
 		return path + "?" + enc + "&page="
 	}
 	return path + "?page="
+}
+
+// listURL is a list's URL with its query, if any.
+func listURL(path string, q url.Values) string {
+	if enc := q.Encode(); enc != "" {
+		return path + "?" + enc
+	}
+	return path
 }
 
 func runTitle(run *store.Run) string {

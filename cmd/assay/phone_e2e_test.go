@@ -37,7 +37,7 @@ func TestBrowserPagesFitAPhone(t *testing.T) {
 		t.Fatal(err)
 	}
 	pages := []string{"/runs", "/datasets", "/datasets/1", "/conditions", "/runs/new", "/settings",
-		fmt.Sprintf("/runs/%d", id), fmt.Sprintf("/runs/%d/samples", id), fmt.Sprintf("/runs/%d/samples/1", id),
+		fmt.Sprintf("/runs/%d", id), fmt.Sprintf("/runs/%d/samples", id), fmt.Sprintf("/runs/%d/samples?view=grid", id), fmt.Sprintf("/runs/%d/samples/1", id),
 		fmt.Sprintf("/compare?a=%d&b=%d", id, id)}
 	for _, p := range pages {
 		if err := chromedp.Do(ctx, chromedp.Navigate(base+p), chromedp.WaitReady(chromedp.CSS("footer, main"))); err != nil {
