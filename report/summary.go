@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
+	"assay/runner/config"
 	"assay/runner/stats"
 	"assay/store"
 )
@@ -51,6 +53,11 @@ type ConditionSummary struct {
 	TokensOut  int                `json:"tokens_out"`
 	LatencyMS  float64            `json:"mean_latency_ms"`
 	Metrics    []MetricSummary    `json:"metrics"`
+	// PassAtK is code_execution's pass@k for each k up to the repetitions
+	// ("1", "2", "3", "5", "10"…), with the unbiased estimator of the HumanEval
+	// paper averaged over problems; PassAtKCI95 its 95% interval over problems.
+	PassAtK     map[string]float64    `json:"pass_at_k,omitempty"`
+	PassAtKCI95 map[string][2]float64 `json:"pass_at_k_ci95,omitempty"`
 }
 
 // MetricSummary is one metric under one condition. Std is over per-sample
@@ -117,6 +124,9 @@ func (r *Report) summarize(progress []store.ConditionProgress, top map[string][]
 		for i, m := range r.Metrics {
 			if groups := r.Samples(i, name); len(groups) > 0 {
 				cs.Metrics = append(cs.Metrics, summarizeMetric(m, Values(groups)))
+				if m.Evaluator == string(config.EvalCodeExecution) {
+					cs.PassAtK, cs.PassAtKCI95 = passAtK(Values(groups), r.Run.Repetitions)
+				}
 			}
 		}
 		s.Results += p.Done
@@ -154,4 +164,22 @@ func KindsText(kinds map[store.ErrorKind]int) string {
 		parts[i] = fmt.Sprintf("%d %s", kinds[k], k)
 	}
 	return strings.Join(parts, " · ")
+}
+
+// passAtK is pass@k for each k of stats.PassKs up to the attempts per problem.
+func passAtK(attempts [][]float64, repetitions int) (map[string]float64, map[string][2]float64) {
+	est, ci := map[string]float64{}, map[string][2]float64{}
+	ks := slices.DeleteFunc(slices.Clone(stats.PassKs), func(k int) bool { return k > repetitions })
+	if len(ks) > 0 && ks[len(ks)-1] != repetitions && repetitions <= 100 {
+		ks = append(ks, repetitions)
+	}
+	for _, k := range ks {
+		s := stats.PassAtKOver(attempts, k)
+		if s.Samples == 0 {
+			continue
+		}
+		key := strconv.Itoa(k)
+		est[key], ci[key] = s.Mean, [2]float64{s.CILo, s.CIHi}
+	}
+	return est, ci
 }

@@ -72,6 +72,7 @@ type ReportFacts struct {
 type ReportSummary struct {
 	Metrics []ReportMetric
 	Rows    []ReportRow
+	PassKs  []string // the k of pass@k, for a code run with repetitions; the rows' PassAtK follow them
 }
 
 // ReportMetric heads a column group of the summary.
@@ -102,6 +103,7 @@ type ReportRow struct {
 	ErrorKinds      string
 	JudgeErrorKinds string
 	TopErrors       []ErrorLine  // the most common messages
+	PassAtK         []PassCell   // one per ReportSummary.PassKs
 	ErrorsURL       string       // the samples table filtered to this condition's errors; "" in the export
 	ToolCalls       int          // MCP tool calls the agent made
 	ToolErrors      int          // of which failed
@@ -341,3 +343,8 @@ const (
 	oneSampleNote     = "one scored sample: no spread over samples, so no standard deviation, standard error or interval"
 	oneRepetitionNote = "one score per sample: repetitions are needed to see how much one sample moves between tries"
 )
+
+// PassCell is pass@k of one condition for one k, with its interval.
+type PassCell struct {
+	Value, CI string // "" when no problem had k attempts
+}

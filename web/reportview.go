@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
+	"strconv"
 	"time"
 
 	"assay/internal/text"
@@ -199,6 +201,22 @@ func (r *viewed) summaryView() templates.ReportSummary {
 			}
 		}
 		s.Rows = append(s.Rows, row)
+		for k := range c.PassAtK {
+			if !slices.Contains(s.PassKs, k) {
+				s.PassKs = append(s.PassKs, k)
+			}
+		}
+	}
+	slices.SortFunc(s.PassKs, func(a, b string) int { x, _ := strconv.Atoi(a); y, _ := strconv.Atoi(b); return x - y })
+	for ri, c := range r.Summary.Conditions {
+		for _, k := range s.PassKs {
+			cell := templates.PassCell{}
+			if v, ok := c.PassAtK[k]; ok {
+				ci := c.PassAtKCI95[k]
+				cell = templates.PassCell{Value: fmt.Sprintf("%.3f", v), CI: fmt.Sprintf("%.3f – %.3f", ci[0], ci[1])}
+			}
+			s.Rows[ri].PassAtK = append(s.Rows[ri].PassAtK, cell)
+		}
 	}
 	return s
 }
