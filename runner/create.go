@@ -37,8 +37,10 @@ func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int6
 		return nil, err
 	}
 	spec.Evaluators = cfg.EvaluatorsFor(ds.Kind)
-	if err := config.CheckEvaluators(spec.Evaluators, ds.Kind); err != nil {
-		return nil, err
+	if len(spec.Evaluators) > 0 || len(spec.Assertions) == 0 {
+		if err := config.CheckEvaluators(spec.Evaluators, ds.Kind); err != nil {
+			return nil, err
+		}
 	}
 	if unset := m.UnsetVariables(spec, spec.Evaluators, conditions); len(unset) > 0 {
 		return nil, unsetError(unset)

@@ -10,6 +10,7 @@ import (
 
 	"assay/internal/text"
 	"assay/runner/agent"
+	"assay/runner/assert"
 	"assay/store"
 )
 
@@ -235,6 +236,8 @@ func (w *workers) do(ctx context.Context, t task) {
 	} else {
 		res.Response = ans.Content
 		res.Judgements = ex.eval.evaluate(ctx, t, ans.Content)
+		res.Judgements = append(res.Judgements, assert.Judgements(ex.spec.Assertions,
+			assert.Answer{Text: ans.Content, LatencyMS: res.LatencyMS, CostUSD: res.CostUSD})...)
 		if ctx.Err() != nil {
 			return
 		}

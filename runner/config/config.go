@@ -113,15 +113,18 @@ func DefaultEvaluators(k store.Kind) []Evaluator {
 // into a list in file order, its keys becoming Name; "raw" marks a subtree
 // whose ${...} references are kept as written.
 type Config struct {
-	Name             string           `yaml:"name" json:"name"`
-	Version          string           `yaml:"version" json:"version"`
-	Dataset          Dataset          `yaml:"dataset" json:"dataset"`
-	Agent            Agent            `yaml:"agent" json:"agent"`
-	Judge            Judge            `yaml:"judge" json:"judge"`
-	MCPServers       []MCPServer      `yaml:"mcp_servers,keyed,raw" json:"mcp_servers"`
-	ConditionSpecs   []ConditionSpec  `yaml:"conditions,keyed" json:"conditions"`
-	Execution        Execution        `yaml:"execution" json:"execution"`
-	Evaluators       []Evaluator      `yaml:"evaluators" json:"evaluators"` // empty: DefaultEvaluators of the dataset's kind
+	Name           string          `yaml:"name" json:"name"`
+	Version        string          `yaml:"version" json:"version"`
+	Dataset        Dataset         `yaml:"dataset" json:"dataset"`
+	Agent          Agent           `yaml:"agent" json:"agent"`
+	Judge          Judge           `yaml:"judge" json:"judge"`
+	MCPServers     []MCPServer     `yaml:"mcp_servers,keyed,raw" json:"mcp_servers"`
+	ConditionSpecs []ConditionSpec `yaml:"conditions,keyed" json:"conditions"`
+	Execution      Execution       `yaml:"execution" json:"execution"`
+	Evaluators     []Evaluator     `yaml:"evaluators" json:"evaluators"` // empty: DefaultEvaluators of the dataset's kind
+	// Assertions are the evaluators items written as one-key mappings
+	// ({contains: "text"}): deterministic checks, each a metric of its own.
+	Assertions       []Assertion      `yaml:"-" json:"assertions,omitempty"`
 	BudgetUSD        float64          `yaml:"budget_usd" json:"budget_usd"` // 0: no budget
 	JudgeSampleRate  float64          `yaml:"judge_sample_rate" json:"judge_sample_rate"`
 	JudgeRepetitions int              `yaml:"judge_repetitions" json:"judge_repetitions"`

@@ -15,11 +15,12 @@ import (
 // only and type errors in Go terms; walking the nodes lets every message
 // name the full key path, and lets ${...} be expanded per value.
 type decoder struct {
-	file   string
-	getenv func(string) string
-	lines  map[string]int // key path → line of its key, for later checks
-	refs   map[string]ref // string values written as ${...} references, by key path
-	errs   []error
+	assertions *[]Assertion // where the evaluators' assertions go
+	file       string
+	getenv     func(string) string
+	lines      map[string]int // key path → line of its key, for later checks
+	refs       map[string]ref // string values written as ${...} references, by key path
+	errs       []error
 }
 
 // setLine records where path is written: the line of its key, or for a list
@@ -129,6 +130,10 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, raw bool
 
 func (d *decoder) decodeList(n *yaml.Node, v reflect.Value, path string, raw bool) {
 	if !d.want(n, yaml.SequenceNode, v.Type(), path) {
+		return
+	}
+	if v.Type() == reflect.TypeFor[[]Evaluator]() && d.assertions != nil {
+		d.decodeEvaluators(n, v, path, raw)
 		return
 	}
 	out := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
@@ -270,4 +275,24 @@ func describe(n *yaml.Node) string {
 	default:
 		return strconv.Quote(n.Value)
 	}
+}
+
+// decodeEvaluators reads the evaluators list: names of evaluators, and
+// assertions written as one-key mappings, which go to Config.Assertions.
+func (d *decoder) decodeEvaluators(n *yaml.Node, v reflect.Value, path string, raw bool) {
+	var out []Evaluator
+	for i, item := range n.Content {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		d.setLine(p, item.Line)
+		if item.Kind == yaml.MappingNode {
+			if a, ok := d.decodeAssertion(item, p); ok {
+				*d.assertions = append(*d.assertions, a)
+			}
+			continue
+		}
+		var e Evaluator
+		d.decode(item, reflect.ValueOf(&e).Elem(), p, raw)
+		out = append(out, e)
+	}
+	v.Set(reflect.ValueOf(out))
 }

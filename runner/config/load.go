@@ -125,7 +125,7 @@ func ParseSettings(data []byte, name string, getenv func(string) string) (*Confi
 // file as a whole.
 func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*Config, *decoder) {
 	c := Defaults()
-	d := &decoder{file: filename, getenv: getenv, lines: map[string]int{}, refs: map[string]ref{}}
+	d := &decoder{file: filename, getenv: getenv, lines: map[string]int{}, refs: map[string]ref{}, assertions: &c.Assertions}
 	d.decode(doc, reflect.ValueOf(c).Elem(), "", expand)
 	c.Dir = dir
 	if c.Name == "" {
@@ -239,7 +239,7 @@ func (s MCPServer) store() store.MCPServer {
 // else the defaults of the dataset's kind, which is dataset.kind when set
 // and detected otherwise.
 func (c *Config) EvaluatorsFor(detected store.Kind) []Evaluator {
-	if len(c.Evaluators) > 0 {
+	if len(c.Evaluators) > 0 || len(c.Assertions) > 0 { // a file with assertions alone wants them alone
 		return slices.Clone(c.Evaluators)
 	}
 	return DefaultEvaluators(cmp.Or(c.Dataset.Kind, detected))

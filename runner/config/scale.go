@@ -50,6 +50,9 @@ func (e Evaluator) Scale() (Scale, bool) {
 	case EvalExactMatch, EvalNumericMatch, EvalCodeExecution:
 		return ScalePass, true
 	}
+	if IsAssertion(e) {
+		return ScalePass, true
+	}
 	return 0, false
 }
 

@@ -150,7 +150,7 @@ func (k *checker) agent(a Agent) {
 // judge checks the judge. Whether a judge is needed at all is known here
 // only when the file names its evaluators or its dataset kind.
 func (k *checker) judge(c *Config) {
-	known := len(c.Evaluators) > 0 || c.Dataset.Kind != ""
+	known := len(c.Evaluators) > 0 || len(c.Assertions) > 0 || c.Dataset.Kind != ""
 	if known && c.Judge.Model == "" && slices.ContainsFunc(c.EvaluatorsFor(""), Evaluator.UsesJudge) {
 		k.fail("judge.model", "required by the rubric and arbiter evaluators")
 	}

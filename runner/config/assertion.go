@@ -1,0 +1,148 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"gopkg.in/yaml.v3"
+)
+
+// Assertion is a deterministic check of an answer, written in a run file's
+// evaluators as a one-key mapping ({contains: "runbook"}). Each is a metric
+// of its own, pass (1) or fail (0), under the evaluator named by its kind.
+type Assertion struct {
+	Kind          string          `json:"kind"`
+	Name          string          `json:"name"`                     // the metric's name: the kind and what it checks
+	Text          string          `json:"text,omitempty"`           // contains, not_contains, equals, starts_with
+	CaseSensitive bool            `json:"case_sensitive,omitempty"` // of Text; false: any case
+	Pattern       string          `json:"pattern,omitempty"`        // regex
+	Schema        json.RawMessage `json:"schema,omitempty"`         // json_schema
+	Limit         float64         `json:"limit,omitempty"`          // max_length, min_length, latency_ms_below, cost_below
+	Words         bool            `json:"words,omitempty"`          // lengths in words, not characters
+}
+
+// The kinds of assertion.
+const (
+	AssertContains    = "contains"
+	AssertNotContains = "not_contains"
+	AssertEquals      = "equals"
+	AssertStartsWith  = "starts_with"
+	AssertRegex       = "regex"
+	AssertJSONValid   = "json_valid"
+	AssertJSONSchema  = "json_schema"
+	AssertMaxLength   = "max_length"
+	AssertMinLength   = "min_length"
+	AssertLatency     = "latency_ms_below"
+	AssertCost        = "cost_below"
+)
+
+// AssertionKinds lists every kind of assertion.
+var AssertionKinds = []string{AssertContains, AssertNotContains, AssertEquals, AssertStartsWith, AssertRegex,
+	AssertJSONValid, AssertJSONSchema, AssertMaxLength, AssertMinLength, AssertLatency, AssertCost}
+
+// IsAssertion reports whether an evaluator's name is an assertion's kind.
+func IsAssertion(e Evaluator) bool { return slices.Contains(AssertionKinds, string(e)) }
+
+// decodeAssertion reads one evaluators item written as a mapping.
+func (d *decoder) decodeAssertion(n *yaml.Node, path string) (Assertion, bool) {
+	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
+		d.fail(n.Line, path, "want an evaluator's name (rubric, arbiter, …) or one assertion such as {contains: \"text\"}")
+		return Assertion{}, false
+	}
+	key, val := n.Content[0], n.Content[1]
+	a := Assertion{Kind: key.Value}
+	p := joinPath(path, key.Value)
+	if !slices.Contains(AssertionKinds, a.Kind) {
+		d.fail(key.Line, p, "unknown assertion%s (want one of %s)", suggest(a.Kind, AssertionKinds), strings.Join(AssertionKinds, ", "))
+		return a, false
+	}
+	fail := func(format string, args ...any) (Assertion, bool) {
+		d.fail(val.Line, p, format, args...)
+		return a, false
+	}
+	switch a.Kind {
+	case AssertContains, AssertNotContains, AssertEquals, AssertStartsWith:
+		switch val.Kind {
+		case yaml.ScalarNode:
+			a.Text = val.Value
+		case yaml.MappingNode:
+			var spec struct {
+				Text          string `yaml:"text"`
+				CaseSensitive bool   `yaml:"case_sensitive"`
+			}
+			if err := val.Decode(&spec); err != nil {
+				return fail("want {text: \"…\", case_sensitive: true|false}: %v", err)
+			}
+			a.Text, a.CaseSensitive = spec.Text, spec.CaseSensitive
+		default:
+			return fail("want the text to look for")
+		}
+		if a.Text == "" {
+			return fail("the text to look for is empty")
+		}
+		a.Name = fmt.Sprintf("%s %q", a.Kind, a.Text)
+	case AssertRegex:
+		if val.Kind != yaml.ScalarNode || val.Value == "" {
+			return fail("want a regular expression")
+		}
+		if _, err := regexp.Compile(val.Value); err != nil {
+			return fail("not a regular expression: %v", err)
+		}
+		a.Pattern, a.Name = val.Value, fmt.Sprintf("regex /%s/", val.Value)
+	case AssertJSONValid:
+		a.Name = AssertJSONValid
+	case AssertJSONSchema:
+		var schema any
+		if err := val.Decode(&schema); err != nil || val.Kind != yaml.MappingNode {
+			return fail("want a JSON schema, written inline as a mapping")
+		}
+		raw, err := json.Marshal(schema)
+		if err != nil {
+			return fail("the schema cannot be written as JSON: %v", err)
+		}
+		if _, err := ResolveSchema(raw); err != nil {
+			return fail("%v", err)
+		}
+		a.Schema, a.Name = raw, "json_schema"
+	case AssertMaxLength, AssertMinLength:
+		unit := "chars"
+		s := val.Value
+		if val.Kind == yaml.MappingNode && len(val.Content) == 2 {
+			unit, s = val.Content[0].Value, val.Content[1].Value
+		}
+		if unit != "chars" && unit != "words" {
+			return fail("want a number of characters, or {chars: N} or {words: N}")
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 0 {
+			return fail("want a whole number of %s, got %q", unit, s)
+		}
+		a.Limit, a.Words = float64(n), unit == "words"
+		a.Name = fmt.Sprintf("%s %d %s", a.Kind, n, unit)
+	case AssertLatency, AssertCost:
+		f, err := strconv.ParseFloat(strings.TrimSpace(val.Value), 64)
+		if val.Kind != yaml.ScalarNode || err != nil || f <= 0 {
+			return fail("want a positive number")
+		}
+		a.Limit, a.Name = f, fmt.Sprintf("%s %s", a.Kind, val.Value)
+	}
+	return a, true
+}
+
+// ResolveSchema reads a JSON schema and readies it for validating answers.
+func ResolveSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("not a JSON schema: %v", err)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("not a usable JSON schema: %v", err)
+	}
+	return rs, nil
+}
