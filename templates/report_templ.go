@@ -416,7 +416,7 @@ func reportBody(v ReportView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = reviewSection(v.Review).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = reviewSection(v.Review, v.Shared).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
