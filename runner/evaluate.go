@@ -43,7 +43,7 @@ func (e *evaluators) evaluate(ctx context.Context, t task, response string) []st
 }
 
 func (e *evaluators) judge(ctx context.Context, ev config.Evaluator, t task, response string, rep int) store.Judgement {
-	j := store.Judgement{Evaluator: string(ev), JudgeRepetition: rep}
+	j := store.Judgement{Evaluator: ev.Label(), JudgeRepetition: rep}
 	in := judge.Input{Question: t.sample.Input, Reference: judgeReference(e.kind, t.sample), Response: response}
 	v, err := e.judges[ev](ctx, in)
 	if v != nil {

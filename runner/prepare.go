@@ -172,7 +172,13 @@ func (m *Manager) newEvaluators(spec *config.Config, kind store.Kind) (*evaluato
 			if err != nil {
 				return nil, err
 			}
-			if ev == config.EvalRubric {
+			if name, custom := ev.Rubric(); custom {
+				r, ok := spec.RubricNamed(name)
+				if !ok {
+					return nil, fmt.Errorf("evaluators: no rubric %q under rubrics", name)
+				}
+				e.judges[ev] = judge.NewCustom(client, *r).Judge
+			} else if ev == config.EvalRubric {
 				e.judges[ev] = (&judge.Rubric{Client: client}).Judge
 			} else {
 				e.judges[ev] = (&judge.Arbiter{Client: client}).Judge

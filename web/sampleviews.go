@@ -30,7 +30,7 @@ func sampleConditions(sc *reportScope, results []store.Result) []templates.Sampl
 		for _, r := range results {
 			if r.Condition == c.Name {
 				mine = append(mine, r)
-				v.Results = append(v.Results, resultView(r, judgeReps, render))
+				v.Results = append(v.Results, resultView(r, judgeReps, render, judgedBy(sc.Config)))
 			}
 		}
 		if len(mine) > 0 {
@@ -80,7 +80,7 @@ func shownKind(k store.ErrorKind) string {
 	return string(k)
 }
 
-func resultView(r store.Result, judgeReps int, render func(string) string) templates.ResultView {
+func resultView(r store.Result, judgeReps int, render func(string) string, judged func(string) bool) templates.ResultView {
 	v := templates.ResultView{
 		Repetition: r.Repetition,
 		Empty:      strings.TrimSpace(r.Response) == "",
@@ -100,7 +100,7 @@ func resultView(r store.Result, judgeReps int, render func(string) string) templ
 		v.ToolCalls = append(v.ToolCalls, toolCallView(t))
 	}
 	for _, j := range r.Judgements {
-		v.Judgements = append(v.Judgements, judgementView(j, judgeReps))
+		v.Judgements = append(v.Judgements, judgementView(j, judgeReps, judged))
 	}
 	return v
 }
@@ -128,12 +128,12 @@ func toolCallView(t store.ToolCall) templates.ToolCallView {
 	return v
 }
 
-func judgementView(j store.Judgement, judgeReps int) templates.JudgementView {
+func judgementView(j store.Judgement, judgeReps int, judged func(evaluator string) bool) templates.JudgementView {
 	v := templates.JudgementView{
 		Evaluator:  j.Evaluator,
 		Repetition: j.JudgeRepetition + 1,
 		ShowRep:    judgeReps > 1,
-		Judge:      config.Evaluator(j.Evaluator).UsesJudge(),
+		Judge:      judged(j.Evaluator),
 		Error:      j.Error,
 		Raw:        j.Raw,
 		Detail:     j.Detail,
@@ -168,4 +168,16 @@ func millis(ms int64) string {
 		return fmt.Sprintf("%d ms", ms)
 	}
 	return fmt.Sprintf("%.1f s", time.Duration(ms*int64(time.Millisecond)).Seconds())
+}
+
+// judgedBy tells the evaluators of a run that are judges: the built-in
+// rubric and arbiter, and the run's own rubrics, named in scores by name.
+func judgedBy(cfg *config.Config) func(string) bool {
+	return func(evaluator string) bool {
+		if config.Evaluator(evaluator).UsesJudge() {
+			return true
+		}
+		_, ok := cfg.RubricNamed(evaluator)
+		return ok
+	}
 }

@@ -71,3 +71,20 @@ func TestBadAssertionsSayWhere(t *testing.T) {
 		}
 	}
 }
+
+func TestBadRubricsSayWhere(t *testing.T) {
+	base := "dataset: {path: q.jsonl}\nagent: {type: openai, model: m}\njudge: {model: j}\nconditions: {baseline: {}}\n"
+	for _, tc := range []struct{ file, want string }{
+		{"evaluators: [{judge: nope}]\n", `evaluators[0].judge: no rubric "nope" under rubrics`},
+		{"rubrics: {support: {metrics: [{name: ok, description: d, scale: \"1-10\"}]}}\nevaluators: [{judge: support}]\n", `rubrics.support.metrics[0].scale: want "1-5", "0-1" or "pass"`},
+		{"rubrics: {support: {metrics: [{name: ok, description: d, scale: \"1-5\", levels: {\"7\": x}}]}}\nevaluators: [{judge: support}]\n", `rubrics.support.metrics[0].levels.7: not a level of the 1–5 scale`},
+		{"rubrics: {support: {metrics: [{name: Ok, description: d, scale: pass}]}}\nevaluators: [{judge: support}]\n", `rubrics.support.metrics[0].name: want lower-case letters`},
+		{"rubrics: {support: {metrics: [{name: ok, scale: pass}]}}\nevaluators: [{judge: support}]\n", `rubrics.support.metrics[0].description: required`},
+		{"rubrics: {rubric: {metrics: [{name: ok, description: d, scale: pass}]}}\nevaluators: [{judge: rubric}]\n", `rubrics.rubric: the name of a built-in evaluator`},
+	} {
+		_, err := Parse([]byte(base+tc.file), "run.yaml", t.TempDir(), noEnv(t))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.file, err, tc.want)
+		}
+	}
+}

@@ -57,10 +57,16 @@ const (
 var Evaluators = []Evaluator{EvalRubric, EvalArbiter, EvalExactMatch, EvalNumericMatch, EvalCodeExecution}
 
 // UsesJudge reports whether e calls an LLM judge.
-func (e Evaluator) UsesJudge() bool { return e == EvalRubric || e == EvalArbiter }
+func (e Evaluator) UsesJudge() bool {
+	_, custom := e.Rubric()
+	return e == EvalRubric || e == EvalArbiter || custom
+}
 
 // Valid reports whether e is one of assay's evaluators.
-func (e Evaluator) Valid() bool { return slices.Contains(Evaluators, e) }
+func (e Evaluator) Valid() bool {
+	_, custom := e.Rubric()
+	return slices.Contains(Evaluators, e) || custom
+}
 
 // Kind is the only kind of dataset e scores, or "" when it scores every kind.
 func (e Evaluator) Kind() store.Kind {
@@ -124,7 +130,10 @@ type Config struct {
 	Evaluators     []Evaluator     `yaml:"evaluators" json:"evaluators"` // empty: DefaultEvaluators of the dataset's kind
 	// Assertions are the evaluators items written as one-key mappings
 	// ({contains: "text"}): deterministic checks, each a metric of its own.
-	Assertions       []Assertion      `yaml:"-" json:"assertions,omitempty"`
+	Assertions []Assertion `yaml:"-" json:"assertions,omitempty"`
+	// Rubrics are the run's own rubrics, by name; {judge: NAME} in the
+	// evaluators scores with one.
+	Rubrics          []Rubric         `yaml:"rubrics,keyed" json:"rubrics,omitempty"`
 	BudgetUSD        float64          `yaml:"budget_usd" json:"budget_usd"` // 0: no budget
 	JudgeSampleRate  float64          `yaml:"judge_sample_rate" json:"judge_sample_rate"`
 	JudgeRepetitions int              `yaml:"judge_repetitions" json:"judge_repetitions"`

@@ -284,6 +284,14 @@ func (d *decoder) decodeEvaluators(n *yaml.Node, v reflect.Value, path string, r
 	for i, item := range n.Content {
 		p := fmt.Sprintf("%s[%d]", path, i)
 		d.setLine(p, item.Line)
+		if item.Kind == yaml.MappingNode && len(item.Content) == 2 && item.Content[0].Value == "judge" {
+			if v := item.Content[1]; v.Kind != yaml.ScalarNode || v.Value == "" {
+				d.fail(v.Line, p+".judge", "want the name of a rubric under rubrics")
+			} else {
+				out = append(out, JudgeWith(v.Value))
+			}
+			continue
+		}
 		if item.Kind == yaml.MappingNode {
 			if a, ok := d.decodeAssertion(item, p); ok {
 				*d.assertions = append(*d.assertions, a)

@@ -57,6 +57,7 @@ func (c *Config) Validate() error {
 
 // settings checks what every config has, however it was made.
 func (k *checker) settings(c *Config) {
+	k.rubrics(c)
 	k.agent(c.Agent)
 	k.judge(c)
 	k.servers(c.MCPServers)
@@ -240,7 +241,7 @@ func (k *checker) scoring(c *Config) {
 	for i, e := range c.Evaluators {
 		key := fmt.Sprintf("evaluators[%d]", i)
 		switch {
-		case !slices.Contains(Evaluators, e):
+		case !e.Valid():
 			k.fail(key, "unknown evaluator %q (want one of %s)", e, joinEvaluators())
 		case slices.Index(c.Evaluators, e) < i:
 			k.fail(key, "evaluator %q listed twice", e)
