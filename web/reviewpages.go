@@ -68,11 +68,11 @@ func (s *Server) reviewControls(c echo.Context, sc *reportScope, smp *store.Samp
 					if !review {
 						continue
 					}
-					sc := scaleFor(j.Evaluator, mustScore(sv.Value))
-					lo, hi := sc.Bounds()
+					scale := scaleFor(sc.Config, j.Evaluator, sv.Metric, mustScore(sv.Value))
+					lo, hi := scale.Bounds()
 					r := &templates.ScoreReview{Action: sc2action(v, sv), CSRF: csrf, Back: back, Min: score(lo), Max: score(hi),
 						Step: "any", AskName: who.Name == ""}
-					if sc.Integral() {
+					if scale.Integral() {
 						r.Step = "1"
 					}
 					for _, vd := range list {

@@ -56,7 +56,12 @@ func (s *Server) recordVerdict(c echo.Context, runID int64, who reviewer, in ver
 		if in.Value == nil {
 			return nil, store.Errorf(store.EINVALID, "An override needs the value you would give.")
 		}
-		sc := scaleFor(info.Evaluator, info.Value)
+		run, err := s.db.Run(ctx, runID)
+		if err != nil {
+			return nil, err
+		}
+		cfg, _ := config.Stored(run.Config)
+		sc := scaleFor(cfg, info.Evaluator, info.Metric, info.Value)
 		lo, hi := sc.Bounds()
 		x := *in.Value
 		switch {
@@ -78,9 +83,14 @@ func (s *Server) recordVerdict(c echo.Context, runID int64, who reviewer, in ver
 
 // scaleFor is the scale of an evaluator's metric; for one assay does not
 // know, the scale its value fits.
-func scaleFor(evaluator string, value float64) config.Scale {
+func scaleFor(cfg *config.Config, evaluator, metric string, value float64) config.Scale {
 	if sc, ok := config.Evaluator(evaluator).Scale(); ok {
 		return sc
+	}
+	if cfg != nil {
+		if sc, ok := cfg.MetricScale(evaluator, metric); ok {
+			return sc // a rubric of the run's own
+		}
 	}
 	if value > 1 {
 		return config.ScaleLikert
