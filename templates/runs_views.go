@@ -70,6 +70,7 @@ type RunFacts struct {
 	AgentTemperature string // "" when the server's default
 	AgentMaxTokens   int
 	JudgeModel       string
+	JudgePrompts     []JudgePrompt // what each judge evaluator is told
 	JudgeBaseURL     string
 	JudgeTemperature float64
 	JudgeSeed        int
@@ -153,4 +154,9 @@ type ConditionDetail struct {
 	SystemPrompt string
 	Servers      []string // one line per MCP server; commands, URLs and header names only off share links
 	Guards       []string
+}
+
+// JudgePrompt is the system prompt of one judge evaluator of a run.
+type JudgePrompt struct {
+	Evaluator, Prompt string
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"assay/runner/config"
@@ -43,5 +44,16 @@ func TestReviewsKnowACustomRubricsScales(t *testing.T) {
 		if code, body := api(t, b, "POST", path, "", map[string]any{"score_id": tc.score, "verdict": "override", "value": tc.value, "reviewer": "ann"}); code != tc.want {
 			t.Errorf("override %d with %v: %d %s, want %d", tc.score, tc.value, code, body, tc.want)
 		}
+	}
+}
+
+// The report shows what the judge is told, for the built-in rubric and a run's own.
+func TestReportShowsTheJudgesPrompt(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	id, _ := handRunIn(t, db, store.RunCompleted)
+	_, doc := b.get(fmt.Sprintf("/runs/%d", id))
+	got := doc.Find("#judge-prompts").Text()
+	if !strings.Contains(got, "rubric") || !strings.Contains(got, "## Factual adherence & safety (factual_adherence)") {
+		t.Errorf("the judge's prompt: %.300q", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"assay/report"
 	"assay/runner"
 	"assay/runner/config"
+	"assay/runner/judge"
 	"assay/store"
 	"assay/templates"
 )
@@ -95,6 +96,9 @@ func runFacts(sc *reportScope, answered []store.ModelUse) templates.RunFacts {
 		f.Evaluators = append(f.Evaluators, string(ev))
 		if ev.UsesJudge() {
 			f.JudgeModel = cfg.Judge.Model // a judge that is never called is not worth showing
+			if p, ok := judge.PromptOf(ev, cfg); ok {
+				f.JudgePrompts = append(f.JudgePrompts, templates.JudgePrompt{Evaluator: ev.Label(), Prompt: p})
+			}
 		}
 	}
 	f.Prices = runPrices(cfg, answered, f.JudgeModel)

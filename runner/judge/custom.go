@@ -49,9 +49,24 @@ func CustomForm(r config.Rubric) *form {
 
 // Prompt is the judge's system prompt for a rubric, as a run shows it.
 func Prompt(r config.Rubric) string {
-	f := CustomForm(r)
-	msgs := f.messages(Input{}, true)
-	return msgs[0].Content
+	return CustomForm(r).messages(Input{}, true)[0].Content
+}
+
+// PromptOf is what the judge of an evaluator is told, for a page to show:
+// the built-in rubric's or arbiter's instructions, or a run's own rubric's.
+func PromptOf(ev config.Evaluator, cfg *config.Config) (string, bool) {
+	switch ev {
+	case config.EvalRubric:
+		return rubricForm.messages(Input{}, true)[0].Content, true
+	case config.EvalArbiter:
+		return arbiterForm.messages(Input{}, true)[0].Content, true
+	}
+	if name, ok := ev.Rubric(); ok {
+		if r, found := cfg.RubricNamed(name); found {
+			return Prompt(*r), true
+		}
+	}
+	return "", false
 }
 
 func scaleWords(sc config.Scale) string {
