@@ -66,6 +66,7 @@ type EvaluatorOption struct {
 	ForKind string // the only kind it scores; "" for every kind
 	Judge   bool
 	Checked bool
+	Prompt  string // what its judge is told; "" for a deterministic evaluator
 }
 
 // RunFormView is the new run page.

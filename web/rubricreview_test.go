@@ -57,3 +57,16 @@ func TestReportShowsTheJudgesPrompt(t *testing.T) {
 		t.Errorf("the judge's prompt: %.300q", got)
 	}
 }
+
+// The run form shows what each judge evaluator's judge is told.
+func TestRunFormShowsTheJudgesPrompt(t *testing.T) {
+	f := newRunServer(t, rubricAgent("4"))
+	f.qaDataset(1)
+	_, doc := f.get("/runs/new")
+	if got := doc.Find("#judge-prompt-rubric pre").Text(); !strings.Contains(got, "## Completeness (completeness)") {
+		t.Errorf("the rubric's prompt on the form: %.200q", got)
+	}
+	if doc.Find("#judge-prompt-exact_match").Length() != 0 {
+		t.Error("a deterministic evaluator shows a judge's prompt")
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"assay/runner"
 	"assay/runner/config"
+	"assay/runner/judge"
 	"assay/store"
 	"assay/templates"
 )
@@ -188,12 +189,14 @@ var evaluatorAbout = map[config.Evaluator]string{
 func evaluatorOptions(chosen []string) []templates.EvaluatorOption {
 	var out []templates.EvaluatorOption
 	for _, ev := range config.Evaluators {
+		prompt, _ := judge.PromptOf(ev, nil)
 		out = append(out, templates.EvaluatorOption{
 			Name:    string(ev),
 			About:   evaluatorAbout[ev],
 			ForKind: string(ev.Kind()),
 			Judge:   ev.UsesJudge(),
 			Checked: contains(chosen, string(ev)),
+			Prompt:  prompt,
 		})
 	}
 	return out

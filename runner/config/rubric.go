@@ -47,6 +47,9 @@ func (e Evaluator) Label() string {
 
 // RubricNamed returns the run's rubric of that name.
 func (c *Config) RubricNamed(name string) (*Rubric, bool) {
+	if c == nil {
+		return nil, false
+	}
 	for i := range c.Rubrics {
 		if c.Rubrics[i].Name == name {
 			return &c.Rubrics[i], true
