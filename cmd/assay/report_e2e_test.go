@@ -98,9 +98,10 @@ func TestBrowserReportShareAndRevoke(t *testing.T) {
 		t.Errorf("the conditions' details: %q", got)
 	}
 
-	err = chromedp.Do(owner, chromedp.SetValue(chromedp.CSS("#pair-a"), "with-docs")) // B was with-docs: they swap
+	err = chromedp.Do(owner, chromedp.Evaluate[chromedp.Void](`window.leaving = true`),
+		chromedp.SetValue(chromedp.CSS("#pair-a"), "with-docs")) // B was with-docs: they swap
 	if err == nil {
-		waitLocation(t, owner, "a=with-docs") // the page follows the select to a new address
+		waitNewPage(t, owner, "a=with-docs") // the page follows the select to a new address
 		err = chromedp.Do(owner, chromedp.WaitVisible(chromedp.CSS("#paired-table")))
 	}
 	if err != nil {
@@ -213,15 +214,17 @@ func TestBrowserCompareRuns(t *testing.T) {
 	}
 }
 
-// waitLocation waits until the page's address holds part, across the
-// navigation that brings it there (during which the page cannot be asked).
-func waitLocation(t *testing.T, ctx context.Context, part string) {
+// waitNewPage waits until a new page, whose address holds part, has
+// loaded in place of the one marked with window.leaving — across the
+// navigation, during which the page cannot be asked.
+func waitNewPage(t *testing.T, ctx context.Context, part string) {
 	t.Helper()
+	check := fmt.Sprintf(`!window.leaving && location.href.includes(%q) && document.readyState === "complete"`, part)
 	for ctx.Err() == nil {
-		if loc, err := chromedp.Run(ctx, chromedp.Location()); err == nil && strings.Contains(loc, part) {
+		if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](check)); err == nil && ok {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("the page never reached an address with %q", part)
+	t.Fatalf("no new page with %q in its address", part)
 }
