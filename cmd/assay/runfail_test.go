@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"assay/report"
 	"assay/runner/llm/llmtest"
 )
 
@@ -123,5 +124,16 @@ execution: {num_repetitions: 3}
 	if err := run(context.Background(), []string{"run", "--retry-errors", "1", "--db", b.db, "--quiet"}, io.Discard, io.Discard); exitCodeOf(err) != 3 ||
 		!strings.Contains(err.Error(), "no failed task") {
 		t.Errorf("a retry with nothing failed: %v", err)
+	}
+}
+
+// A code run's summary prints pass@k per condition, k in order.
+func TestSummaryPrintsPassAtK(t *testing.T) {
+	var out bytes.Buffer
+	printSummary(&out, &report.Summary{Conditions: []report.ConditionSummary{{Name: "baseline",
+		PassAtK:     map[string]float64{"10": 0.9, "1": 0.5, "2": 0.75},
+		PassAtKCI95: map[string][2]float64{"1": {0.1, 0.9}, "2": {0.4, 1}, "10": {0.7, 1}}}}})
+	if want := "baseline: pass@1 0.500 [0.100, 0.900] · pass@2 0.750 [0.400, 1.000] · pass@10 0.900 [0.700, 1.000]"; !strings.Contains(out.String(), want) {
+		t.Errorf("summary:\n%s\nwant a line %q", out.String(), want)
 	}
 }
