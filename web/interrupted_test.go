@@ -22,6 +22,10 @@ func TestARunWhoseProcessStoppedIsShownInterrupted(t *testing.T) {
 	if err := db.AcquireLease(context.Background(), id, cli, time.Nanosecond, func(store.Holder) bool { return true }); err != nil {
 		t.Fatal(err)
 	}
+	_, list := b.get("/runs")
+	if got := text(list, "#runs tbody .badge.status"); got != "interrupted" {
+		t.Errorf("the list of runs reads %q", got)
+	}
 	_, doc := b.get(fmt.Sprintf("/runs/%d/progress", id))
 	msg := text(doc, "#run-interrupted")
 	if got := text(doc, "#run-live .badge.status"); got != "interrupted" || doc.Find("#eta").Length() != 0 {

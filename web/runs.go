@@ -34,6 +34,13 @@ func (s *Server) renderRuns(c echo.Context, status int, form templates.ImportFor
 		if row.Headline, err = s.runHeadline(c.Request().Context(), &r.Run); err != nil {
 			return err
 		}
+		if !r.Status.Finished() { // a run whose process died reads as such here too
+			if in, err := s.runner.Interrupted(c.Request().Context(), &r.Run); err != nil {
+				return err
+			} else if in != nil {
+				row.Status = "interrupted"
+			}
+		}
 		v.Runs = append(v.Runs, row)
 	}
 	return render(c, status, templates.Runs(v))
