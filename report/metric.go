@@ -59,12 +59,9 @@ func Order(evaluators []config.Evaluator, metrics []Metric) {
 	})
 }
 
-// scaleOf is an evaluator's scale, or for an evaluator assay does not know,
-// the narrowest that holds its values.
-func scaleOf(evaluator string, values func(yield func(float64) bool)) config.Scale {
-	if sc, ok := config.Evaluator(evaluator).Scale(); ok {
-		return sc
-	}
+// scaleOf is, for a metric neither assay nor the run's config knows, the
+// narrowest scale that holds its values.
+func scaleOf(values func(yield func(float64) bool)) config.Scale {
 	pass, likert := true, true
 	for v := range values {
 		pass = pass && (v == 0 || v == 1)

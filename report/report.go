@@ -118,13 +118,11 @@ func (r *Report) group(scores []store.ScoreRow) {
 		samples[i][s.Condition] = groups
 	}
 	for i := range r.Metrics {
-		if r.Config != nil {
-			if sc, ok := r.Config.MetricScale(r.Metrics[i].Evaluator, r.Metrics[i].Name); ok {
-				r.Metrics[i].Scale = sc // a custom rubric says its scales
-				continue
-			}
+		if sc, ok := r.Config.MetricScale(r.Metrics[i].Evaluator, r.Metrics[i].Name); ok {
+			r.Metrics[i].Scale = sc
+			continue
 		}
-		r.Metrics[i].Scale = scaleOf(r.Metrics[i].Evaluator, func(yield func(float64) bool) {
+		r.Metrics[i].Scale = scaleOf(func(yield func(float64) bool) {
 			for _, groups := range samples[i] {
 				for _, g := range groups {
 					for _, v := range g.Values {

@@ -183,3 +183,12 @@ func passAtK(attempts [][]float64, repetitions int) (map[string]float64, map[str
 	}
 	return est, ci
 }
+
+// PassKs are the k a condition has pass@k for, in increasing order.
+func PassKs(c ConditionSummary) []string {
+	return slices.SortedFunc(maps.Keys(c.PassAtK), func(a, b string) int {
+		x, _ := strconv.Atoi(a)
+		y, _ := strconv.Atoi(b)
+		return x - y
+	})
+}

@@ -98,18 +98,32 @@ func leaves(err error) []error {
 	return []error{err}
 }
 
+// Places is where a variable is needed, for a sentence.
+func (u Unset) Places() string { return strings.Join(u.Where, "; ") }
+
+// DescribeUnset lists missing variables with where each is needed, and the
+// verb that agrees with them: "A (agent.api_key_env), B (…)", "are".
+func DescribeUnset(list []Unset) (text, verb string) {
+	parts := make([]string, len(list))
+	for i, u := range list {
+		parts[i] = fmt.Sprintf("%s (%s)", u.Name, u.Places())
+	}
+	verb = "are"
+	if len(list) == 1 {
+		verb = "is"
+	}
+	return strings.Join(parts, ", "), verb
+}
+
 // unsetError is the refusal of a run that would miss variables: every one,
 // with where it is needed.
 func unsetError(list []Unset) error {
-	var parts []string
-	for _, u := range list {
-		parts = append(parts, fmt.Sprintf("%s (%s)", u.Name, strings.Join(u.Where, "; ")))
-	}
-	noun := "This environment variable is"
+	text, verb := DescribeUnset(list)
+	noun := "This environment variable"
 	if len(list) > 1 {
-		noun = "These environment variables are"
+		noun = "These environment variables"
 	}
-	return store.Errorf(store.EINVALID, "%s not set where this run would execute: %s. "+
+	return store.Errorf(store.EINVALID, "%s %s not set where this run would execute: %s. "+
 		"Set them in the environment of the process that runs it (assay serve or assay run), or give a default with ${NAME:-value}.",
-		noun, strings.Join(parts, ", "))
+		noun, verb, text)
 }

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -81,7 +80,7 @@ func (s *Server) priceTable(ctx context.Context) (map[string]config.Price, error
 func (s *Server) unsetVariables(cfg *config.Config, kind store.Kind, conditions []store.Condition) []templates.UnsetVar {
 	var out []templates.UnsetVar
 	for _, u := range s.runner.UnsetVariables(cfg, cfg.EvaluatorsFor(kind), conditions) {
-		out = append(out, templates.UnsetVar{Name: u.Name, Where: strings.Join(u.Where, "; ")})
+		out = append(out, templates.UnsetVar{Name: u.Name, Where: u.Places()})
 	}
 	return out
 }

@@ -19,12 +19,9 @@ const maxOtherRuns = 20
 // loadReportView resolves a report route's run and builds its report view.
 func (s *Server) loadReportView(c echo.Context, now time.Time) (*reportScope, *viewed, templates.ReportView, error) {
 	ctx := c.Request().Context()
-	sc, err := s.scope(c)
+	sc, err := s.viewScope(c)
 	if err != nil {
 		return nil, nil, templates.ReportView{}, err
-	}
-	if queryOf(c).View == "reviewed" {
-		sc.View = report.Reviewed
 	}
 	r, err := s.loadReport(ctx, sc)
 	if err != nil {
@@ -72,12 +69,9 @@ func (s *Server) sharedReport(c echo.Context) error {
 // report alone, which fetches itself again while the run works.
 func (s *Server) reportFragment(c echo.Context) error {
 	if since := c.QueryParam("since"); since != "" {
-		sc, err := s.scope(c)
+		sc, err := s.viewScope(c)
 		if err != nil {
 			return err
-		}
-		if queryOf(c).View == "reviewed" {
-			sc.View = report.Reviewed
 		}
 		version, err := s.reportVersion(c.Request().Context(), sc)
 		if err != nil {
@@ -94,6 +88,15 @@ func (s *Server) reportFragment(c echo.Context) error {
 	}
 	v.Live = c.QueryParam("live") == "1"
 	return render(c, http.StatusOK, templates.Report(v))
+}
+
+// viewScope is a report route's scope in the view its query asks for.
+func (s *Server) viewScope(c echo.Context) (*reportScope, error) {
+	sc, err := s.scope(c)
+	if err == nil && queryOf(c).View == "reviewed" {
+		sc.View = report.Reviewed
+	}
+	return sc, err
 }
 
 func queryOf(c echo.Context) reportQuery {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"slices"
-	"strconv"
 	"time"
 
 	"assay/internal/text"
@@ -201,13 +199,10 @@ func (r *viewed) summaryView() templates.ReportSummary {
 			}
 		}
 		s.Rows = append(s.Rows, row)
-		for k := range c.PassAtK {
-			if !slices.Contains(s.PassKs, k) {
-				s.PassKs = append(s.PassKs, k)
-			}
+		if ks := report.PassKs(c); len(ks) > len(s.PassKs) {
+			s.PassKs = ks // every condition has the same k, up to the run's repetitions
 		}
 	}
-	slices.SortFunc(s.PassKs, func(a, b string) int { x, _ := strconv.Atoi(a); y, _ := strconv.Atoi(b); return x - y })
 	for ri, c := range r.Summary.Conditions {
 		for _, k := range s.PassKs {
 			cell := templates.PassCell{}

@@ -84,13 +84,8 @@ func (s *Server) recordVerdict(c echo.Context, runID int64, who reviewer, in ver
 // scaleFor is the scale of an evaluator's metric; for one assay does not
 // know, the scale its value fits.
 func scaleFor(cfg *config.Config, evaluator, metric string, value float64) config.Scale {
-	if sc, ok := config.Evaluator(evaluator).Scale(); ok {
+	if sc, ok := cfg.MetricScale(evaluator, metric); ok {
 		return sc
-	}
-	if cfg != nil {
-		if sc, ok := cfg.MetricScale(evaluator, metric); ok {
-			return sc // a rubric of the run's own
-		}
 	}
 	if value > 1 {
 		return config.ScaleLikert

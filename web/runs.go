@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay/runner"
 	"assay/store"
 	"assay/templates"
 )
@@ -173,17 +174,10 @@ func (s *Server) markInterrupted(ctx context.Context, run *store.Run, p *templat
 		if len(in.Unset) == 0 {
 			p.Message = in.Describe() + ". This server takes it over within a few seconds and goes on from its finished tasks."
 		} else {
-			var missing []string
-			for _, u := range in.Unset {
-				missing = append(missing, fmt.Sprintf("%s (%s)", u.Name, strings.Join(u.Where, "; ")))
-			}
-			verb := "are"
-			if len(missing) == 1 {
-				verb = "is"
-			}
+			missing, verb := runner.DescribeUnset(in.Unset)
 			p.Message = fmt.Sprintf("%s. This server cannot take it over: %s %s not set in its environment. "+
 				"Resume it where they are set with  assay run --resume %d, or set them here and restart the server.",
-				in.Describe(), strings.Join(missing, ", "), verb, run.ID)
+				in.Describe(), missing, verb, run.ID)
 		}
 	}
 	return nil

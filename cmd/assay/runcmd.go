@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"os"
-	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -229,9 +226,8 @@ func printSummary(w io.Writer, s *report.Summary) {
 			fmt.Fprintf(w, "%s: %s: %s\n", c.Name, plural(c.JudgeErrors, "judge error"), report.KindsText(c.JudgeErrorKinds))
 		}
 		if len(c.PassAtK) > 0 {
-			ks := slices.SortedFunc(maps.Keys(c.PassAtK), func(a, b string) int { x, _ := strconv.Atoi(a); y, _ := strconv.Atoi(b); return x - y })
 			var parts []string
-			for _, k := range ks {
+			for _, k := range report.PassKs(c) {
 				ci := c.PassAtKCI95[k]
 				parts = append(parts, fmt.Sprintf("pass@%s %.3f [%.3f, %.3f]", k, c.PassAtK[k], ci[0], ci[1]))
 			}

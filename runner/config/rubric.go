@@ -71,9 +71,13 @@ func (m RubricMetric) ScaleOf() (Scale, bool) {
 	return 0, false
 }
 
-// MetricScale is the scale of a metric a custom rubric of this run gives,
-// by the evaluator its scores carry (the rubric's name).
+// MetricScale is the scale of a metric by the evaluator its scores carry:
+// a built-in evaluator's, or that of a rubric of this run (its name). False
+// when neither knows it.
 func (c *Config) MetricScale(evaluator, metric string) (Scale, bool) {
+	if sc, ok := Evaluator(evaluator).Scale(); ok {
+		return sc, true
+	}
 	r, ok := c.RubricNamed(evaluator)
 	if !ok {
 		return 0, false
