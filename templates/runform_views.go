@@ -13,6 +13,7 @@ type RunForm struct {
 	Conditions []string // ids of the chosen conditions
 	Evaluators []string // names of the chosen evaluators
 	Prompt     string   // the kind's prompt template, perhaps edited
+	Assertions string   // YAML list of assertions, as a run file's evaluators write them
 
 	Repetitions string
 	Concurrency string
@@ -61,10 +62,12 @@ type ConditionOption struct {
 
 // EvaluatorOption is one evaluator the form offers.
 type EvaluatorOption struct {
-	Name    string
+	Name    string // the value sent: an evaluator's name, or judge:NAME for a saved rubric
+	Label   string // as shown and reported
 	About   string
 	ForKind string // the only kind it scores; "" for every kind
 	Judge   bool
+	Saved   bool // a rubric from the Rubrics page
 	Checked bool
 	Prompt  string // what its judge is told; "" for a deterministic evaluator
 }

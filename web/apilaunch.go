@@ -53,7 +53,7 @@ func (s *Server) apiLaunchRun(c echo.Context) error {
 	if len(settings) == 0 || string(settings) == "null" {
 		settings = []byte("{}")
 	}
-	cfg, err := config.ParseSettings(settings, "run", s.runner.Getenv)
+	cfg, err := config.ParseSettings(settings, "run", s.runner.Getenv, s.runner.SavedRubrics(ctx))
 	if err != nil {
 		return store.Errorf(store.EINVALID, "%v", err)
 	}

@@ -113,11 +113,48 @@ func (p *fieldParser) judge(cfg *config.Config, f templates.RunForm) {
 	}
 }
 
+// rubrics copies into the run's config each saved rubric the form chose
+// (judge:NAME), so that the run keeps the rubric it used.
+func (p *fieldParser) rubrics(cfg *config.Config, names []string, saved func(string) (*config.Rubric, error)) {
+	for _, name := range names {
+		rubric, ok := config.Evaluator(name).Rubric()
+		if !ok {
+			continue
+		}
+		r, err := saved(rubric)
+		switch {
+		case err != nil:
+			p.fail("Evaluators: the rubric %s no longer reads; fix it on the Rubrics page. %v", rubric, store.ErrorMessage(err))
+		case r == nil:
+			p.fail("Evaluators: the rubric %s was deleted; reload the page.", rubric)
+		default:
+			cfg.Rubrics = append(cfg.Rubrics, *r)
+		}
+	}
+}
+
+// assertions reads the Assertions box: a YAML list, as a run file's
+// evaluators write assertions.
+func (p *fieldParser) assertions(cfg *config.Config, text string) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	list, err := config.ParseAssertions(text, "Assertions")
+	if err != nil {
+		p.fail("%s", strings.ReplaceAll(err.Error(), "\n", " · "))
+		return
+	}
+	cfg.Assertions = list
+}
+
 // evaluators reads the chosen evaluators; config.CheckEvaluators decides
-// whether they fit the dataset.
+// whether they fit the dataset. Assertions alone need no evaluator.
 func (p *fieldParser) evaluators(cfg *config.Config, names []string, kind store.Kind) {
 	for _, name := range names {
 		cfg.Evaluators = append(cfg.Evaluators, config.Evaluator(name))
+	}
+	if len(cfg.Evaluators) == 0 && len(cfg.Assertions) > 0 {
+		return
 	}
 	if err := config.CheckEvaluators(cfg.Evaluators, kind); err != nil {
 		p.fail("%s.", capitalize(store.ErrorMessage(err)))
@@ -125,7 +162,7 @@ func (p *fieldParser) evaluators(cfg *config.Config, names []string, kind store.
 	}
 	for _, ev := range cfg.Evaluators {
 		if ev.UsesJudge() && cfg.Judge.Model == "" {
-			p.fail("Judge model: the %s evaluator needs a judge; enter its model.", ev)
+			p.fail("Judge model: the %s evaluator needs a judge; enter its model.", ev.Label())
 		}
 	}
 }

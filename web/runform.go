@@ -151,7 +151,9 @@ func (s *Server) renderRunForm(c echo.Context, status int, f templates.RunForm) 
 	if v.Conditions, err = s.conditionOptions(ctx, f.Conditions); err != nil {
 		return err
 	}
-	v.Evaluators = evaluatorOptions(f.Evaluators)
+	if v.Evaluators, err = s.evaluatorOptions(ctx, f.Evaluators); err != nil {
+		return err
+	}
 	v.Form = f
 	if v.Estimate, err = s.estimate(ctx, f); err != nil {
 		return err
@@ -186,12 +188,15 @@ var evaluatorAbout = map[config.Evaluator]string{
 	config.EvalCodeExecution: "runs the completion against the tests in a sandbox",
 }
 
-func evaluatorOptions(chosen []string) []templates.EvaluatorOption {
+// evaluatorOptions lists the built-in evaluators, then the rubrics saved on
+// the Rubrics page.
+func (s *Server) evaluatorOptions(ctx context.Context, chosen []string) ([]templates.EvaluatorOption, error) {
 	var out []templates.EvaluatorOption
 	for _, ev := range config.Evaluators {
 		prompt, _ := judge.PromptOf(ev, nil)
 		out = append(out, templates.EvaluatorOption{
 			Name:    string(ev),
+			Label:   string(ev),
 			About:   evaluatorAbout[ev],
 			ForKind: string(ev.Kind()),
 			Judge:   ev.UsesJudge(),
@@ -199,7 +204,27 @@ func evaluatorOptions(chosen []string) []templates.EvaluatorOption {
 			Prompt:  prompt,
 		})
 	}
-	return out
+	saved, err := s.db.Rubrics(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, sr := range saved {
+		r, err := config.ParseRubric(sr.Name, sr.Source, "rubric")
+		if err != nil {
+			continue // the Rubrics page says what is wrong with it
+		}
+		ev := config.JudgeWith(r.Name)
+		out = append(out, templates.EvaluatorOption{
+			Name:    string(ev),
+			Label:   r.Name,
+			About:   "your rubric: " + strings.Join(rubricMetrics(*r), ", "),
+			Judge:   true,
+			Saved:   true,
+			Checked: contains(chosen, string(ev)),
+			Prompt:  judge.Prompt(*r),
+		})
+	}
+	return out, nil
 }
 
 func contains(list []string, s string) bool {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"assay/runner"
 	"assay/runner/config"
 	"assay/store"
 	"assay/templates"
@@ -27,6 +28,7 @@ func readRunForm(v url.Values) templates.RunForm {
 		Conditions:       v["condition"],
 		Evaluators:       v["evaluator"],
 		Prompt:           strings.ReplaceAll(v.Get("prompt"), "\r\n", "\n"),
+		Assertions:       strings.ReplaceAll(v.Get("assertions"), "\r\n", "\n"),
 		Repetitions:      v.Get("repetitions"),
 		Concurrency:      v.Get("concurrency"),
 		BudgetUSD:        v.Get("budget_usd"),
@@ -113,6 +115,8 @@ func (s *Server) runSpec(ctx context.Context, f templates.RunForm) (*runSpec, er
 	cfg.BudgetUSD = p.optFloat("Budget", f.BudgetUSD, 0, math.MaxFloat64, 0)
 	p.agent(&cfg.Agent, f)
 	p.judge(cfg, f)
+	p.rubrics(cfg, f.Evaluators, func(name string) (*config.Rubric, error) { return runner.SavedRubric(ctx, s.db, name) })
+	p.assertions(cfg, f.Assertions)
 	p.evaluators(cfg, f.Evaluators, ds.Kind)
 	p.prompt(cfg, f.Prompt, ds.Kind)
 	if ds.Kind == store.KindCode {

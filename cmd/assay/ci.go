@@ -84,7 +84,7 @@ func (ci *ciFlags) prepare(ctx context.Context, db *store.DB, id int64) error {
 	if err != nil {
 		return err
 	}
-	if err := gate.Check(ci.gates, r.Config.EvaluatorsFor(r.Dataset.Kind), r.Conditions); err != nil {
+	if err := gate.Check(ci.gates, r.Config, r.Dataset.Kind, r.Conditions); err != nil {
 		return err
 	}
 	return ci.findBaseline(ctx, db, r.Dataset, conditionNames(run.Conditions), id)

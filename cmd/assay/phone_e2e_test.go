@@ -36,7 +36,7 @@ func TestBrowserPagesFitAPhone(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)); err != nil {
 		t.Fatal(err)
 	}
-	pages := []string{"/runs", "/datasets", "/datasets/1", "/conditions", "/runs/new", "/settings",
+	pages := []string{"/runs", "/datasets", "/datasets/1", "/conditions", "/rubrics", "/rubrics/new", "/runs/new", "/settings",
 		fmt.Sprintf("/runs/%d", id), fmt.Sprintf("/runs/%d/samples", id), fmt.Sprintf("/runs/%d/samples?view=grid", id), fmt.Sprintf("/runs/%d/samples/1", id),
 		fmt.Sprintf("/compare?a=%d&b=%d", id, id)}
 	for _, p := range pages {

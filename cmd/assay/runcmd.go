@@ -108,7 +108,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 // createRun checks the config and the CI flags against it, then creates the run.
 func createRun(ctx context.Context, m *runner.Manager, db *store.DB, path string, ci *ciFlags, stderr io.Writer) (int64, error) {
-	cfg, err := config.Load(path, os.Getenv)
+	cfg, err := config.Load(path, os.Getenv, m.SavedRubrics(ctx))
 	if err != nil {
 		return 0, err
 	}
@@ -116,7 +116,7 @@ func createRun(ctx context.Context, m *runner.Manager, db *store.DB, path string
 	if err != nil {
 		return 0, err
 	}
-	if err := gate.Check(ci.gates, cfg.EvaluatorsFor(ds.Kind), conditionNames(cfg.Conditions())); err != nil {
+	if err := gate.Check(ci.gates, cfg, ds.Kind, conditionNames(cfg.Conditions())); err != nil {
 		return 0, err
 	}
 	if err := ci.findBaseline(ctx, db, ds, conditionNames(cfg.Conditions()), 0); err != nil {

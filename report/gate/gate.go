@@ -13,6 +13,7 @@ import (
 
 	"assay/report"
 	"assay/runner/config"
+	"assay/store"
 )
 
 // Bound is the figure of a metric a gate compares.
@@ -78,7 +79,10 @@ func Parse(text string) (Gate, error) {
 		}
 		lhs = m
 	}
-	if e, name, ok := strings.Cut(lhs, "."); ok {
+	// EVALUATOR.METRIC, unless what comes before the dot is not an
+	// evaluator's name: an assertion's metric such as contains "runbook.md"
+	// is named alone.
+	if e, name, ok := strings.Cut(lhs, "."); ok && !strings.ContainsAny(e, " \t\"'/") {
 		if e == "" || name == "" {
 			return g, fmt.Errorf("gate %q: want EVALUATOR.METRIC, e.g. rubric.completeness", text)
 		}
@@ -87,7 +91,7 @@ func Parse(text string) (Gate, error) {
 	if lhs == "" {
 		return g, fmt.Errorf("gate %q: no metric named", text)
 	}
-	if strings.ContainsAny(lhs+g.Evaluator, "=!<> \t") {
+	if strings.ContainsAny(lhs+g.Evaluator, "=!<>") || strings.ContainsAny(g.Evaluator, " \t") {
 		return g, fmt.Errorf("gate %q: want METRIC>=NUMBER (or >, <=, <), e.g. rubric.completeness>=4.0", text)
 	}
 	g.Metric = lhs
@@ -107,19 +111,31 @@ func (g Gate) matches(m report.Metric) bool {
 
 // Check reports, before a run, whether the gates name metrics and
 // conditions the run's evaluators and conditions will give: a gate that can never be
-// judged is a mistake worth stopping for. Evaluators whose metrics are not
-// known in advance are let through.
-func Check(gates []Gate, evaluators []config.Evaluator, conditions []string) error {
+// judged is a mistake worth stopping for. The metrics are those of the
+// run's evaluators for a dataset of that kind, its own rubrics' and its
+// assertions'; evaluators whose metrics are not known in advance let every
+// gate through.
+func Check(gates []Gate, cfg *config.Config, kind store.Kind, conditions []string) error {
 	var known []report.Metric
 	open := false
-	for _, ev := range evaluators {
+	for _, ev := range cfg.EvaluatorsFor(kind) {
 		names := ev.Metrics()
+		if name, ok := ev.Rubric(); ok {
+			if r, found := cfg.RubricNamed(name); found {
+				for _, m := range r.Metrics {
+					names = append(names, m.Name)
+				}
+			}
+		}
 		if len(names) == 0 {
 			open = true
 		}
 		for _, n := range names {
-			known = append(known, report.Metric{Evaluator: string(ev), Name: n})
+			known = append(known, report.Metric{Evaluator: ev.Label(), Name: n})
 		}
+	}
+	for _, a := range cfg.Assertions {
+		known = append(known, report.Metric{Evaluator: a.Kind, Name: a.Name})
 	}
 	for _, g := range gates {
 		if g.Condition != "" && !slices.Contains(conditions, g.Condition) {

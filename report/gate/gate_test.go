@@ -6,6 +6,7 @@ import (
 
 	"assay/report"
 	"assay/runner/config"
+	"assay/store"
 )
 
 func TestParse(t *testing.T) {
@@ -18,6 +19,11 @@ func TestParse(t *testing.T) {
 		{" rubric.completeness@ci_low >= 3.5 ", Gate{Evaluator: "rubric", Metric: "completeness", Bound: BoundCILow, Op: ">=", Threshold: 3.5}},
 		{"with-docs:arbiter.overall@ci_high<0.2", Gate{Condition: "with-docs", Evaluator: "arbiter", Metric: "overall", Bound: BoundCIHigh, Op: "<", Threshold: 0.2}},
 		{"numeric_match<=1e-1", Gate{Metric: "numeric_match", Op: "<=", Threshold: 0.1}},
+		// An assertion's metric is named alone, spaces, quotes and dots included.
+		{`contains "runbook.md">=0.9`, Gate{Metric: `contains "runbook.md"`, Op: ">=", Threshold: 0.9}},
+		{`b:max_length 120 words@ci_low>=0.5`, Gate{Condition: "b", Metric: "max_length 120 words", Bound: BoundCILow, Op: ">=", Threshold: 0.5}},
+		{`regex /v\d+.\d+/>=1`, Gate{Metric: `regex /v\d+.\d+/`, Op: ">=", Threshold: 1}},
+		{"runbook.cites_runbook>=0.8", Gate{Evaluator: "runbook", Metric: "cites_runbook", Op: ">=", Threshold: 0.8}},
 	} {
 		g, err := Parse(tc.in)
 		tc.want.Text = tc.in
@@ -43,8 +49,15 @@ func TestParse(t *testing.T) {
 }
 
 func TestCheckNamesTheMetrics(t *testing.T) {
-	both := []config.Evaluator{config.EvalRubric, config.EvalArbiter, config.EvalExactMatch}
+	cfg := &config.Config{Evaluators: []config.Evaluator{config.EvalRubric, config.EvalArbiter, config.EvalExactMatch, config.JudgeWith("runbook")},
+		Rubrics:    []config.Rubric{{Name: "runbook", Metrics: []config.RubricMetric{{Name: "cites_runbook", Scale: "pass"}}}},
+		Assertions: []config.Assertion{{Kind: "contains", Name: `contains "runbook.md"`}}}
 	for _, tc := range []struct{ gate, want string }{
+		{"runbook.cites_runbook>=0.8", ""},
+		{"cites_runbook>=0.8", ""},
+		{`contains "runbook.md">=1`, ""},
+		{`contains "runbook">=1`, `give no metric "contains \"runbook\""`},
+		{"runbook.calm>=4", `give no metric "runbook.calm"`},
 		{"completeness>=4", ""},
 		{"rubric.completeness>=4", ""},
 		{"exact_match>=0.9", ""},
@@ -56,7 +69,7 @@ func TestCheckNamesTheMetrics(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = Check([]Gate{g}, both, []string{"a", "b"})
+		err = Check([]Gate{g}, cfg, store.KindQA, []string{"a", "b"})
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("Check(%s) = %v, want %q", tc.gate, err, tc.want)
 		}

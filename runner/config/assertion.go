@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -98,8 +99,13 @@ func (d *decoder) decodeAssertion(n *yaml.Node, path string) (Assertion, bool) {
 		a.Name = AssertJSONValid
 	case AssertJSONSchema:
 		var schema any
-		if err := val.Decode(&schema); err != nil || val.Kind != yaml.MappingNode {
-			return fail("want a JSON schema, written inline as a mapping")
+		if val.Kind == yaml.MappingNode && len(val.Content) == 2 && val.Content[0].Value == "file" {
+			var err error
+			if schema, err = d.schemaFile(val.Content[1].Value); err != nil {
+				return fail("%v", err)
+			}
+		} else if err := val.Decode(&schema); err != nil || val.Kind != yaml.MappingNode {
+			return fail("want a JSON schema, written inline as a mapping or as {file: schema.json}")
 		}
 		raw, err := json.Marshal(schema)
 		if err != nil {
@@ -145,4 +151,54 @@ func ResolveSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
 		return nil, fmt.Errorf("not a usable JSON schema: %v", err)
 	}
 	return rs, nil
+}
+
+// schemaFile reads a JSON schema named by a run file, relative to its folder.
+func (d *decoder) schemaFile(name string) (any, error) {
+	if d.dir == "" {
+		return nil, fmt.Errorf("a schema file can only be named in a run file; write the schema inline")
+	}
+	if name == "" {
+		return nil, fmt.Errorf("want the path of a JSON schema file")
+	}
+	data, err := os.ReadFile(resolvePath(d.dir, name))
+	if err != nil {
+		return nil, fmt.Errorf("the schema file: %v", err)
+	}
+	var schema any
+	if err := yaml.Unmarshal(data, &schema); err != nil {
+		return nil, fmt.Errorf("the schema file %s: %v", name, err)
+	}
+	if _, ok := schema.(map[string]any); !ok {
+		return nil, fmt.Errorf("the schema file %s holds no JSON object", name)
+	}
+	return schema, nil
+}
+
+// ParseAssertions reads a list of assertions written as a run file's
+// evaluators write them (- contains: "runbook"), such as the run form's
+// Assertions box; file names the text in messages, which give its lines.
+func ParseAssertions(text, file string) ([]Assertion, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &root); err != nil {
+		return nil, &FieldError{File: file, Err: err}
+	}
+	if len(root.Content) == 0 {
+		return nil, nil
+	}
+	list := root.Content[0]
+	if list.Kind != yaml.SequenceNode {
+		return nil, &FieldError{File: file, Line: list.Line, Err: fmt.Errorf("want a list, one assertion per line: - contains: \"text\"")}
+	}
+	var out []Assertion
+	d := &decoder{file: file, lines: map[string]int{}, refs: map[string]ref{}, assertions: &out}
+	for i, item := range list.Content {
+		if a, ok := d.decodeAssertion(item, fmt.Sprintf("item %d", i+1)); ok {
+			out = append(out, a)
+		}
+	}
+	if len(d.errs) > 0 {
+		return nil, joinSorted(d.errs)
+	}
+	return out, nil
 }

@@ -17,6 +17,7 @@ import (
 type decoder struct {
 	assertions *[]Assertion // where the evaluators' assertions go
 	file       string
+	dir        string // the run file's folder, for files it names; "" when there is none
 	getenv     func(string) string
 	lines      map[string]int // key path → line of its key, for later checks
 	refs       map[string]ref // string values written as ${...} references, by key path

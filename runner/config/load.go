@@ -36,7 +36,7 @@ const (
 
 // Load reads and checks the config file at path; see Parse. A nil getenv
 // means os.Getenv.
-func Load(path string, getenv func(string) string) (*Config, error) {
+func Load(path string, getenv func(string) string, opts ...Option) (*Config, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
@@ -53,7 +53,7 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	return Parse(data, path, filepath.Dir(abs), getenv)
+	return Parse(data, path, filepath.Dir(abs), getenv, opts...)
 }
 
 // maxConfigBytes bounds a run file: ten thousand conditions fit.
@@ -64,7 +64,7 @@ const maxConfigBytes = 4 << 20
 // ${...} references outside mcp_servers are expanded with getenv (nil means
 // os.Getenv). The error, if any, joins one *FieldError per problem, in the
 // order of the file.
-func Parse(data []byte, filename, dir string, getenv func(string) string) (*Config, error) {
+func Parse(data []byte, filename, dir string, getenv func(string) string, opts ...Option) (*Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -77,6 +77,7 @@ func Parse(data []byte, filename, dir string, getenv func(string) string) (*Conf
 	}
 	doc := root.Content[0]
 	c, d := build(doc, filename, dir, getenv)
+	d.addSaved(c, opts)
 	if len(d.errs) > 0 {
 		return nil, joinSorted(d.errs)
 	}
@@ -90,7 +91,7 @@ func Parse(data []byte, filename, dir string, getenv func(string) string) (*Conf
 // ParseSettings decodes the settings of a run whose dataset and conditions
 // come from the database (a run launched through the API): a run file's
 // keys but dataset and conditions, checked by the same rules.
-func ParseSettings(data []byte, name string, getenv func(string) string) (*Config, error) {
+func ParseSettings(data []byte, name string, getenv func(string) string, opts ...Option) (*Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -103,6 +104,7 @@ func ParseSettings(data []byte, name string, getenv func(string) string) (*Confi
 		return c, nil
 	}
 	c, d := build(root.Content[0], name, "", getenv)
+	d.addSaved(c, opts)
 	for _, key := range []string{"dataset", "conditions", "mcp_servers"} {
 		if line, ok := d.lines[key]; ok {
 			d.errs = append(d.errs, &FieldError{File: name, Line: line, Key: key,
@@ -125,7 +127,7 @@ func ParseSettings(data []byte, name string, getenv func(string) string) (*Confi
 // file as a whole.
 func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*Config, *decoder) {
 	c := Defaults()
-	d := &decoder{file: filename, getenv: getenv, lines: map[string]int{}, refs: map[string]ref{}, assertions: &c.Assertions}
+	d := &decoder{file: filename, dir: dir, getenv: getenv, lines: map[string]int{}, refs: map[string]ref{}, assertions: &c.Assertions}
 	d.decode(doc, reflect.ValueOf(c).Elem(), "", expand)
 	c.Dir = dir
 	if c.Name == "" {
@@ -253,4 +255,47 @@ func (c *Config) PriceList() []store.Price {
 		out = append(out, store.Price{Model: model, InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok})
 	}
 	return out
+}
+
+// Option changes how a run file is read.
+type Option func(*options)
+
+type options struct {
+	saved func(name string) (*Rubric, error)
+}
+
+// SavedRubrics lets an evaluators item {judge: NAME} name a rubric saved on
+// the Rubrics page when the file's rubrics has none of that name: lookup
+// returns it, nil when there is none. The run's config keeps a copy.
+func SavedRubrics(lookup func(name string) (*Rubric, error)) Option {
+	return func(o *options) { o.saved = lookup }
+}
+
+// addSaved copies into c each saved rubric its evaluators name and its
+// rubrics do not define.
+func (d *decoder) addSaved(c *Config, opts []Option) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.saved == nil {
+		return
+	}
+	for i, ev := range c.Evaluators {
+		name, ok := ev.Rubric()
+		if !ok {
+			continue
+		}
+		if _, defined := c.RubricNamed(name); defined {
+			continue
+		}
+		p := fmt.Sprintf("evaluators[%d].judge", i)
+		r, err := o.saved(name)
+		switch {
+		case err != nil:
+			d.fail(d.lines[fmt.Sprintf("evaluators[%d]", i)], p, "the saved rubric %q: %v", name, err)
+		case r != nil:
+			c.Rubrics = append(c.Rubrics, *r)
+		}
+	}
 }

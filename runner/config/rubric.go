@@ -3,10 +3,13 @@ package config
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Rubric is a judge's rubric written in a run file under rubrics: metrics
@@ -99,43 +102,84 @@ func (k *checker) rubrics(c *Config) {
 		if Evaluator(r.Name).Valid() || IsAssertion(Evaluator(r.Name)) {
 			k.fail(key, "the name of a built-in evaluator: choose another")
 		}
-		if len(r.Metrics) == 0 {
-			k.fail(key+".metrics", "required: at least one metric")
-		}
-		seen := map[string]bool{}
-		for i, m := range r.Metrics {
-			mk := fmt.Sprintf("%s.metrics[%d]", key, i)
-			switch {
-			case !metricName.MatchString(m.Name):
-				k.fail(mk+".name", "want lower-case letters, digits and _, starting with a letter (got %q)", m.Name)
-			case seen[m.Name]:
-				k.fail(mk+".name", "%q twice", m.Name)
-			case m.Name == "unverified_claims" || strings.HasSuffix(m.Name, "_reasoning"):
-				k.fail(mk+".name", "%q is a name the judge's answer uses for itself", m.Name)
-			}
-			seen[m.Name] = true
-			if strings.TrimSpace(m.Description) == "" {
-				k.fail(mk+".description", "required: what the judge should look at")
-			}
-			sc, ok := m.ScaleOf()
-			if !ok {
-				k.fail(mk+".scale", "want \"1-5\", \"0-1\" or \"pass\" (got %q)", m.Scale)
-				continue
-			}
-			for _, level := range slices.Sorted(maps.Keys(m.Levels)) {
-				if !levelOf(sc, level) {
-					k.fail(mk+".levels."+level, "not a level of the %s scale", sc)
-				}
-			}
-		}
+		k.rubric(r, key+".")
 	}
 	for i, ev := range c.Evaluators {
 		if name, ok := ev.Rubric(); ok {
 			if _, found := c.RubricNamed(name); !found {
-				k.fail(fmt.Sprintf("evaluators[%d].judge", i), "no rubric %q under rubrics", name)
+				k.fail(fmt.Sprintf("evaluators[%d].judge", i), "no rubric %q under rubrics, nor saved on the Rubrics page", name)
 			}
 		}
 	}
+}
+
+// rubric checks one rubric's metrics; prefix starts their keys.
+func (k *checker) rubric(r Rubric, prefix string) {
+	if len(r.Metrics) == 0 {
+		k.fail(prefix+"metrics", "required: at least one metric")
+	}
+	seen := map[string]bool{}
+	for i, m := range r.Metrics {
+		mk := fmt.Sprintf("%smetrics[%d]", prefix, i)
+		switch {
+		case !metricName.MatchString(m.Name):
+			k.fail(mk+".name", "want lower-case letters, digits and _, starting with a letter (got %q)", m.Name)
+		case seen[m.Name]:
+			k.fail(mk+".name", "%q twice", m.Name)
+		case m.Name == "unverified_claims" || strings.HasSuffix(m.Name, "_reasoning"):
+			k.fail(mk+".name", "%q is a name the judge's answer uses for itself", m.Name)
+		}
+		seen[m.Name] = true
+		if strings.TrimSpace(m.Description) == "" {
+			k.fail(mk+".description", "required: what the judge should look at")
+		}
+		sc, ok := m.ScaleOf()
+		if !ok {
+			k.fail(mk+".scale", "want \"1-5\", \"0-1\" or \"pass\" (got %q)", m.Scale)
+			continue
+		}
+		for _, level := range slices.Sorted(maps.Keys(m.Levels)) {
+			if !levelOf(sc, level) {
+				k.fail(mk+".levels."+level, "not a level of the %s scale", sc)
+			}
+		}
+	}
+}
+
+// rubricName is what a saved rubric may be called: it names an evaluator,
+// a report's column and a page's address.
+var rubricName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
+
+// ParseRubric reads a rubric as a run file writes it under rubrics.NAME —
+// its metrics and unverified_claims — and checks it by the same rules. file
+// names the text in messages, which give its lines.
+func ParseRubric(name, source, file string) (*Rubric, error) {
+	var errs []error
+	if !rubricName.MatchString(name) {
+		errs = append(errs, &FieldError{File: file, Key: "name", Err: fmt.Errorf("want up to 40 lower-case letters, digits, _ and -, starting with a letter (got %q)", name)})
+	} else if Evaluator(name).Valid() || IsAssertion(Evaluator(name)) {
+		errs = append(errs, &FieldError{File: file, Key: "name", Err: fmt.Errorf("%q is the name of a built-in evaluator: choose another", name)})
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte(source), &root); err != nil {
+		return nil, joinSorted(append(errs, &FieldError{File: file, Err: err}))
+	}
+	r := &Rubric{Name: name}
+	if len(root.Content) == 0 {
+		return nil, joinSorted(append(errs, &FieldError{File: file, Key: "metrics", Err: fmt.Errorf("required: at least one metric")}))
+	}
+	d := &decoder{file: file, getenv: func(string) string { return "" }, lines: map[string]int{}, refs: map[string]ref{}}
+	d.decode(root.Content[0], reflect.ValueOf(r).Elem(), "", true)
+	errs = append(errs, d.errs...)
+	if len(d.errs) == 0 {
+		k := &checker{file: file, lines: d.lines}
+		k.rubric(*r, "")
+		errs = append(errs, k.errs...)
+	}
+	if len(errs) > 0 {
+		return nil, joinSorted(errs)
+	}
+	return r, nil
 }
 
 // levelOf reports whether level names a level of sc: 1–5, 0 and 1 (or

@@ -247,6 +247,13 @@ func (k *checker) scoring(c *Config) {
 			k.fail(key, "evaluator %q listed twice", e)
 		}
 	}
+	seen := map[string]bool{}
+	for _, a := range c.Assertions {
+		if seen[a.Name] {
+			k.fail("evaluators", "the assertion %s is listed twice", a.Name)
+		}
+		seen[a.Name] = true
+	}
 	if c.BudgetUSD < 0 {
 		k.fail("budget_usd", "must be at least 0 (0 means no budget), got %v", c.BudgetUSD)
 	}

@@ -1,0 +1,201 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"assay/runner/config"
+	"assay/runner/llm/llmtest"
+	"assay/store"
+)
+
+const runbookRubric = `metrics:
+  - name: cites_runbook
+    description: The answer points to the runbook section that applies.
+    scale: pass
+  - name: calm
+    description: The answer keeps a calm tone.
+    scale: 1-5
+`
+
+// runbookJudge judges the built-in rubric and the runbook rubric alike.
+func runbookJudge(answer string) llmtest.Handler {
+	judgeH := func(req *llmtest.ChatRequest) llmtest.Reply {
+		a, _ := llmtest.JudgeAnswer(req, map[string]any{"cites_runbook": 1, "calm": 4,
+			"factual_adherence": 4, "completeness": 5, "helpfulness_and_clarity": 3, "unverified_claims": []string{}})
+		return llmtest.Reply{Content: a}
+	}
+	return llmtest.JudgeAndAgent(judgeH, llmtest.Text(answer))
+}
+
+// A rubric written on the Rubrics page: refused with the line of its
+// mistake and the text kept, saved, listed, shown with its judge's prompt,
+// edited and deleted.
+func TestRubricsPage(t *testing.T) {
+	f := newRunServer(t, runbookJudge("See the runbook."))
+	_, doc := f.get("/rubrics")
+	if doc.Find("nav a.active").Text() != "Rubrics" || doc.Find(".panel.empty").Length() != 1 {
+		t.Fatalf("an empty rubrics page: nav %q", doc.Find("nav a.active").Text())
+	}
+	_, doc = f.get("/rubrics/new")
+	if got := doc.Find("#source").Text(); !strings.Contains(got, "cites_runbook") {
+		t.Errorf("a new rubric starts from the example: %q", got)
+	}
+	if !strings.Contains(doc.Find("#rubric-prompt pre").Text(), "cites_runbook") {
+		t.Error("the example's prompt is not shown")
+	}
+
+	bad := strings.Replace(runbookRubric, "scale: 1-5", "scale: 1-10", 1)
+	resp, doc := f.postForm("/rubrics", url.Values{"name": {"runbook"}, "source": {bad}})
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(text(doc, "#form-error"), `rubric:7: metrics[1].scale: want "1-5", "0-1" or "pass" (got "1-10")`) {
+		t.Fatalf("a bad scale: %d %q", resp.StatusCode, text(doc, "#form-error"))
+	}
+	if doc.Find("#source").Text() != bad || doc.Find("#name").AttrOr("value", "") != "runbook" {
+		t.Error("the refused form lost what was typed")
+	}
+	resp, doc = f.postForm("/rubrics", url.Values{"name": {"runbook"}, "source": {runbookRubric}})
+	if resp.Request.URL.Path != "/rubrics/runbook" || !strings.Contains(doc.Find("#rubric-prompt pre").Text(), "calm") {
+		t.Fatalf("saving ended at %s: %q", resp.Request.URL.Path, text(doc, ".flash"))
+	}
+	resp, doc = f.postForm("/rubrics", url.Values{"name": {"runbook"}, "source": {runbookRubric}})
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(text(doc, "#form-error"), `a rubric called "runbook" exists`) {
+		t.Errorf("the same name again: %d %q", resp.StatusCode, text(doc, "#form-error"))
+	}
+	_, doc = f.get("/rubrics")
+	if got := text(doc, "#rubrics tbody tr"); !strings.Contains(got, "cites_runbook (pass/fail), calm (1–5)") {
+		t.Errorf("the list: %q", got)
+	}
+	edited := strings.Replace(runbookRubric, "calm tone", "calm, kind tone", 1)
+	f.postForm("/rubrics/runbook", url.Values{"source": {edited}})
+	if saved, _ := f.db.Rubric(context.Background(), "runbook"); saved.Source != edited {
+		t.Errorf("the edit was not saved: %q", saved.Source)
+	}
+	f.postForm("/rubrics/runbook/delete", url.Values{})
+	if list, _ := f.db.Rubrics(context.Background()); len(list) != 0 {
+		t.Errorf("deleted, %d left", len(list))
+	}
+	if resp, _ := f.get("/rubrics/runbook"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a deleted rubric's page: %d", resp.StatusCode)
+	}
+}
+
+// A saved rubric is an evaluator on the run form; a run that uses it keeps
+// a copy, so editing the rubric later changes nothing of the run. The
+// Assertions box adds checks of its own.
+func TestRunFormUsesSavedRubricsAndAssertions(t *testing.T) {
+	f := newRunServer(t, runbookJudge("See the runbook, section 4."))
+	ctx := context.Background()
+	if _, err := f.db.SaveRubric(ctx, "runbook", runbookRubric); err != nil {
+		t.Fatal(err)
+	}
+	ds := f.qaDataset(2)
+	conds := f.conditions("baseline")
+	_, doc := f.get(fmt.Sprintf("/runs/new?dataset=%d", ds))
+	box := doc.Find(`input[name=evaluator][value="judge:runbook"]`)
+	if box.Length() != 1 || !strings.Contains(box.Parent().Text(), "your rubric: cites_runbook (pass/fail), calm (1–5)") {
+		t.Fatalf("the saved rubric is not offered: %q", doc.Find("#evaluators").Text())
+	}
+	if !strings.Contains(doc.Find("#judge-prompt-runbook pre").Text(), "cites_runbook") {
+		t.Error("the saved rubric's prompt is not on the form")
+	}
+
+	form := f.runForm(ds, conds)
+	form["evaluator"] = []string{"judge:runbook"}
+	form.Set("repetitions", "1")
+	form.Set("assertions", "- contain: runbook\n")
+	resp, doc := f.postForm("/runs", form)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(text(doc, "#form-error"), "Assertions:1: item 1.contain: unknown assertion (did you mean contains?)") {
+		t.Fatalf("a bad assertion: %d %q", resp.StatusCode, text(doc, "#form-error"))
+	}
+	if doc.Find("#assertions").Text() != "- contain: runbook\n" || doc.Find(`input[value="judge:runbook"]`).AttrOr("checked", "no") == "no" {
+		t.Error("the refused form lost the assertions or the chosen rubric")
+	}
+
+	form.Set("assertions", "- contains: runbook\n- max_length: {words: 3}\n")
+	id := f.launch(form)
+	f.waitFor(id, store.RunCompleted)
+	if _, err := f.db.SaveRubric(ctx, "runbook", strings.Replace(runbookRubric, "calm", "brief", -1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.db.DeleteRubric(ctx, "runbook"); err != nil {
+		t.Fatal(err)
+	}
+	run, _ := f.db.Run(ctx, id)
+	cfg, err := config.Stored(run.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := cfg.RubricNamed("runbook"); !ok || r.Metrics[1].Name != "calm" || len(cfg.Assertions) != 2 {
+		t.Fatalf("the run's config: rubrics %+v, assertions %+v", cfg.Rubrics, cfg.Assertions)
+	}
+	_, doc = f.get(fmt.Sprintf("/runs/%d", id))
+	page := doc.Find("#summary").Text()
+	for _, want := range []string{"cites_runbook", "calm", `contains "runbook"`, "max_length 3 words"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the report's summary lacks %s: %.600q", want, page)
+		}
+	}
+	if !strings.Contains(doc.Find("#judge-prompts").Text(), "cites_runbook") {
+		t.Error("the report does not show the rubric's prompt after the rubric was deleted")
+	}
+}
+
+// Rubrics in the JSON API; a run launched through it names a saved rubric
+// the way a run file does.
+func TestRubricsAPI(t *testing.T) {
+	f := newRunServer(t, runbookJudge("See the runbook."))
+	code, body := api(t, f.browser, "PUT", "/api/rubrics/runbook", "", map[string]any{"source": "metrics: []\n"})
+	if code != 422 || !strings.Contains(body, "metrics: required: at least one metric") {
+		t.Fatalf("a rubric without metrics: %d %s", code, body)
+	}
+	code, body = api(t, f.browser, "PUT", "/api/rubrics/runbook", "", map[string]any{"source": runbookRubric})
+	var got struct {
+		Name   string         `json:"name"`
+		Rubric *config.Rubric `json:"rubric"`
+	}
+	json.Unmarshal([]byte(body), &got)
+	if code != 200 || got.Name != "runbook" || got.Rubric == nil || len(got.Rubric.Metrics) != 2 {
+		t.Fatalf("put: %d %s", code, body)
+	}
+	if code, body := api(t, f.browser, "GET", "/api/rubrics", "", nil); code != 200 || !strings.Contains(body, `"name":"runbook"`) {
+		t.Errorf("list: %d %s", code, body)
+	}
+
+	ds := f.qaDataset(1)
+	f.conditions("baseline")
+	run := map[string]any{"agent": map[string]any{"type": "openai", "model": "agent-model", "base_url": f.fake.URL},
+		"judge":      map[string]any{"model": "judge-model", "base_url": f.fake.URL},
+		"execution":  map[string]any{"num_repetitions": 1},
+		"evaluators": []any{map[string]any{"judge": "runbook"}}}
+	code, body = api(t, f.browser, "POST", "/api/runs", "", map[string]any{"dataset_id": ds, "conditions": []string{"baseline"}, "run": run})
+	var launched struct {
+		RunID int64 `json:"run_id"`
+	}
+	json.Unmarshal([]byte(body), &launched)
+	if code != 201 {
+		t.Fatalf("launch: %d %s", code, body)
+	}
+	f.waitFor(launched.RunID, store.RunCompleted)
+	data, err := f.db.ReportData(context.Background(), launched.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics := map[string]bool{}
+	for _, s := range data.Scores {
+		metrics[s.Evaluator+"/"+s.Metric] = true
+	}
+	if !metrics["runbook/cites_runbook"] || !metrics["runbook/calm"] || len(metrics) != 2 {
+		t.Errorf("scores by evaluator/metric: %v", metrics)
+	}
+	if code, _ := api(t, f.browser, "DELETE", "/api/rubrics/runbook", "", nil); code != 204 {
+		t.Errorf("delete: %d", code)
+	}
+	if code, _ := api(t, f.browser, "DELETE", "/api/rubrics/runbook", "", nil); code != 404 {
+		t.Errorf("delete again: %d", code)
+	}
+}
