@@ -22,6 +22,20 @@ import (
 type SampleScores struct {
 	SampleRow int64 // the sample's row id
 	Values    []float64
+	Reps      []int32 // the repetition of each value: values of one answer are together
+}
+
+// Answers are the sample's scores by answer (repetition): one score per
+// judge repetition, or one for a deterministic evaluator.
+func (g SampleScores) Answers() [][]float64 {
+	var out [][]float64
+	for i := range g.Values {
+		if i == 0 || g.Reps[i] != g.Reps[i-1] {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], g.Values[i])
+	}
+	return out
 }
 
 // Report is a run's report, computed from its stored scores. Reports are
@@ -115,6 +129,7 @@ func (r *Report) group(scores []store.ScoreRow) {
 		}
 		last := &groups[len(groups)-1]
 		last.Values = append(last.Values, s.Value)
+		last.Reps = append(last.Reps, int32(s.Repetition))
 		samples[i][s.Condition] = groups
 	}
 	for i := range r.Metrics {

@@ -76,6 +76,17 @@ type MetricSummary struct {
 	Samples          int        `json:"samples"`
 	RepetitionSpread float64    `json:"repetition_spread"`
 	Disagreement     float64    `json:"disagreement"`
+	// Variance splits the scores' variance into sample, agent and judge.
+	Variance *Variance `json:"variance,omitempty"`
+	// JudgeConsistency is the judge against itself, when it scored answers
+	// more than once.
+	JudgeConsistency *JudgeConsistency `json:"judge_consistency,omitempty"`
+	// MDD is the smallest true paired difference from the run's first
+	// condition that a paired t-test (α = 0.05, two-sided) detects with 80%
+	// power, given the spread of the differences and the samples compared;
+	// absent for the first condition. MDDSD is that spread.
+	MDD   *float64 `json:"mdd,omitempty"`
+	MDDSD float64  `json:"mdd_sd,omitempty"`
 }
 
 // Summarize reads a run and computes its summary.
@@ -123,7 +134,14 @@ func (r *Report) summarize(progress []store.ConditionProgress, top map[string][]
 		}
 		for i, m := range r.Metrics {
 			if groups := r.Samples(i, name); len(groups) > 0 {
-				cs.Metrics = append(cs.Metrics, summarizeMetric(m, Values(groups)))
+				ms := summarizeMetric(m, Values(groups))
+				ms.Variance, ms.JudgeConsistency = varianceOf(groups), consistencyOf(groups)
+				if first := r.Conditions[0]; name != first {
+					if mdd, sd, _, ok := mddOf(r.Means(i, first), r.Means(i, name)); ok {
+						ms.MDD, ms.MDDSD = &mdd, sd
+					}
+				}
+				cs.Metrics = append(cs.Metrics, ms)
 				if m.Evaluator == string(config.EvalCodeExecution) {
 					cs.PassAtK, cs.PassAtKCI95 = passAtK(Values(groups), r.Run.Repetitions)
 				}

@@ -17,7 +17,8 @@ type judgeFunc func(ctx context.Context, in judge.Input) (*judge.Verdict, error)
 type evaluators struct {
 	list       []config.Evaluator
 	kind       store.Kind
-	judges     map[config.Evaluator]judgeFunc
+	judges     map[config.Evaluator][]judgeFunc // by judge repetition
+	seeds      []int                            // the seed of each judge repetition
 	judgeModel string
 	code       *scoring.CodeEvaluator
 	sampleRate float64
@@ -43,9 +44,10 @@ func (e *evaluators) evaluate(ctx context.Context, t task, response string) []st
 }
 
 func (e *evaluators) judge(ctx context.Context, ev config.Evaluator, t task, response string, rep int) store.Judgement {
-	j := store.Judgement{Evaluator: ev.Label(), JudgeRepetition: rep}
+	seed := e.seeds[rep]
+	j := store.Judgement{Evaluator: ev.Label(), JudgeRepetition: rep, Seed: &seed}
 	in := judge.Input{Question: t.sample.Input, Reference: judgeReference(e.kind, t.sample), Response: response}
-	v, err := e.judges[ev](ctx, in)
+	v, err := e.judges[ev][rep](ctx, in)
 	if v != nil {
 		j.Raw = v.Raw
 		j.UnverifiedClaims = v.UnverifiedClaims

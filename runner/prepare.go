@@ -159,7 +159,7 @@ func (m *Manager) newEvaluators(spec *config.Config, kind store.Kind) (*evaluato
 	e := &evaluators{
 		list:       spec.Evaluators,
 		kind:       kind,
-		judges:     map[config.Evaluator]judgeFunc{},
+		judges:     map[config.Evaluator][]judgeFunc{},
 		judgeModel: judgeModel(spec.Judge),
 		sampleRate: spec.JudgeSampleRate,
 		judgeReps:  max(spec.JudgeRepetitions, 1),
@@ -168,20 +168,23 @@ func (m *Manager) newEvaluators(spec *config.Config, kind store.Kind) (*evaluato
 	for _, ev := range spec.Evaluators {
 		switch {
 		case ev.UsesJudge():
-			client, err := m.judgeClient(spec)
-			if err != nil {
-				return nil, err
-			}
-			if name, custom := ev.Rubric(); custom {
-				r, ok := spec.RubricNamed(name)
-				if !ok {
-					return nil, fmt.Errorf("evaluators: no rubric %q under rubrics", name)
+			for rep := range e.judgeReps {
+				seed := spec.Judge.Seed
+				if spec.Judge.VarySeed {
+					seed += rep
 				}
-				e.judges[ev] = judge.NewCustom(client, *r).Judge
-			} else if ev == config.EvalRubric {
-				e.judges[ev] = (&judge.Rubric{Client: client}).Judge
-			} else {
-				e.judges[ev] = (&judge.Arbiter{Client: client}).Judge
+				if len(e.seeds) < e.judgeReps {
+					e.seeds = append(e.seeds, seed)
+				}
+				client, err := m.judgeClient(spec, seed)
+				if err != nil {
+					return nil, err
+				}
+				f, err := judgeOf(spec, ev, client)
+				if err != nil {
+					return nil, err
+				}
+				e.judges[ev] = append(e.judges[ev], f)
 			}
 		case ev == config.EvalCodeExecution:
 			if err := sandbox.Available(); err != nil && !spec.CodeExecution.Unsandboxed {
@@ -194,7 +197,23 @@ func (m *Manager) newEvaluators(spec *config.Config, kind store.Kind) (*evaluato
 	return e, nil
 }
 
-func (m *Manager) judgeClient(spec *config.Config) (*llm.Client, error) {
+// judgeOf is the judge of an evaluator that uses one.
+func judgeOf(spec *config.Config, ev config.Evaluator, client *llm.Client) (judgeFunc, error) {
+	if name, custom := ev.Rubric(); custom {
+		r, ok := spec.RubricNamed(name)
+		if !ok {
+			return nil, fmt.Errorf("evaluators: no rubric %q under rubrics", name)
+		}
+		return judge.NewCustom(client, *r).Judge, nil
+	}
+	if ev == config.EvalRubric {
+		return (&judge.Rubric{Client: client}).Judge, nil
+	}
+	return (&judge.Arbiter{Client: client}).Judge, nil
+}
+
+// judgeClient is the judge's client, asking with seed.
+func (m *Manager) judgeClient(spec *config.Config, seed int) (*llm.Client, error) {
 	if spec.Judge.Model == "" {
 		return nil, fmt.Errorf("judge.model: required by the %v evaluators", spec.Evaluators)
 	}
@@ -206,7 +225,7 @@ func (m *Manager) judgeClient(spec *config.Config) (*llm.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, seed := spec.Judge.Temperature, spec.Judge.Seed
+	t := spec.Judge.Temperature
 	return llm.New(llm.Config{
 		Provider:    llmProvider(provider),
 		BaseURL:     spec.Judge.BaseURL,

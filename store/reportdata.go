@@ -98,8 +98,8 @@ func (db *DB) RunCost(ctx context.Context, runID int64) (float64, error) {
 // totals are a run's counts per condition, with what the scan of scores
 // needs to place each score.
 type totals struct {
-	results    map[int64]resultKey // result id → its task
-	evaluators map[int64]string    // judgement id → its evaluator
+	results    map[int64]resultKey    // result id → its task
+	evaluators map[int64]judgementKey // judgement id → its evaluator and judge repetition
 	byName     map[string]*ConditionProgress
 }
 
@@ -173,30 +173,37 @@ func reportResults(ctx context.Context, tx querier, runID int64) (map[int64]resu
 }
 
 // reportJudgements adds the judges' tokens, cost and errors to the totals and
-// returns the evaluator of each judgement.
+// returns the evaluator and judge repetition of each judgement.
 func reportJudgements(ctx context.Context, tx querier, runID int64, results map[int64]resultKey,
-	totals map[string]*ConditionProgress) (map[int64]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, result_id, evaluator, error != '', tokens_in, tokens_out, cost_usd
+	totals map[string]*ConditionProgress) (map[int64]judgementKey, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, result_id, evaluator, judge_repetition, error != '', tokens_in, tokens_out, cost_usd
 		FROM judgements INDEXED BY judgements_report WHERE run_id = ?`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("report judgements: %w", err)
 	}
 	defer rows.Close()
-	evaluators := map[int64]string{}
+	evaluators := map[int64]judgementKey{}
+	names := map[string]string{} // one copy of each evaluator's name
 	for rows.Next() {
 		var id, resultID int64
-		var evaluator string
+		var evaluator sql.RawBytes
+		var rep int
 		var failed bool
 		var tin, tout int
 		var cost float64
-		if err := rows.Scan(&id, &resultID, &evaluator, &failed, &tin, &tout, &cost); err != nil {
+		if err := rows.Scan(&id, &resultID, &evaluator, &rep, &failed, &tin, &tout, &cost); err != nil {
 			return nil, fmt.Errorf("report judgements: %w", err)
 		}
 		r, ok := results[resultID]
 		if !ok {
 			continue // saved after the scan of results
 		}
-		evaluators[id] = evaluator
+		name, seen := names[string(evaluator)]
+		if !seen {
+			name = string(evaluator)
+			names[name] = name
+		}
+		evaluators[id] = judgementKey{name, rep}
 		t := totals[r.condition]
 		t.JudgeErrors += b2i(failed)
 		t.TokensIn += tin
@@ -207,7 +214,7 @@ func reportJudgements(ctx context.Context, tx querier, runID int64, results map[
 }
 
 func reportScores(ctx context.Context, tx querier, runID int64, results map[int64]resultKey,
-	evaluators map[int64]string) ([]ScoreRow, error) {
+	evaluators map[int64]judgementKey) ([]ScoreRow, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, result_id, judgement_id, metric, value
 		FROM scores INDEXED BY scores_report WHERE run_id = ?`, runID)
 	if err != nil {
@@ -226,7 +233,7 @@ func reportScores(ctx context.Context, tx querier, runID int64, results map[int6
 			return nil, fmt.Errorf("report scores: %w", err)
 		}
 		r, ok := results[resultID]
-		evaluator, judged := evaluators[judgementID]
+		j, judged := evaluators[judgementID]
 		if !ok || !judged {
 			continue
 		}
@@ -235,21 +242,28 @@ func reportScores(ctx context.Context, tx querier, runID int64, results map[int6
 			name = string(metric)
 			metrics[name] = name
 		}
-		k := scoreBucket{r.condition, evaluator, name}
+		k := scoreBucket{r.condition, j.evaluator, name}
 		buckets[k] = append(buckets[k], ScoreRow{
-			ID:         id,
-			SampleRow:  r.sample,
-			Condition:  r.condition,
-			Repetition: r.repetition,
-			Evaluator:  evaluator,
-			Metric:     name,
-			Value:      value,
+			ID:              id,
+			SampleRow:       r.sample,
+			Condition:       r.condition,
+			Repetition:      r.repetition,
+			JudgeRepetition: j.rep,
+			Evaluator:       j.evaluator,
+			Metric:          name,
+			Value:           value,
 		})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("report scores: %w", err)
 	}
 	return flatten(buckets), nil
+}
+
+// judgementKey is what a score needs of its judgement.
+type judgementKey struct {
+	evaluator string
+	rep       int // judge repetition
 }
 
 // scoreBucket holds the scores of one metric under one condition.
@@ -269,7 +283,7 @@ func flatten(buckets map[scoreBucket][]ScoreRow) []ScoreRow {
 	for _, k := range keys {
 		b := buckets[k]
 		slices.SortFunc(b, func(x, y ScoreRow) int {
-			return cmp.Or(cmp.Compare(x.SampleRow, y.SampleRow), cmp.Compare(x.Repetition, y.Repetition))
+			return cmp.Or(cmp.Compare(x.SampleRow, y.SampleRow), cmp.Compare(x.Repetition, y.Repetition), cmp.Compare(x.JudgeRepetition, y.JudgeRepetition))
 		})
 		out = append(out, b...)
 	}

@@ -71,10 +71,10 @@ func insertNewResult(ctx context.Context, tx *sql.Tx, now string, r *Result) (sa
 
 func insertJudgement(ctx context.Context, tx *sql.Tx, r *Result, j *Judgement) error {
 	claims, _ := json.Marshal(nonNil(j.UnverifiedClaims))
-	res, err := tx.ExecContext(ctx, `INSERT INTO judgements (result_id, run_id, evaluator, judge_repetition, error,
+	res, err := tx.ExecContext(ctx, `INSERT INTO judgements (result_id, run_id, evaluator, judge_repetition, seed, error,
 		error_kind, attempts, raw, detail, unverified_claims, tokens_in, tokens_out, cost_usd, latency_ms)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.RunID, j.Evaluator, j.JudgeRepetition, j.Error, kindOf(j.Error, j.ErrorKind), max(j.Attempts, 1),
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.RunID, j.Evaluator, j.JudgeRepetition, j.Seed, j.Error, kindOf(j.Error, j.ErrorKind), max(j.Attempts, 1),
 		j.Raw, j.Detail, string(claims), j.TokensIn, j.TokensOut, j.CostUSD, j.LatencyMS)
 	if err != nil {
 		return fmt.Errorf("insert judgement %s: %w", j.Evaluator, err)
@@ -137,9 +137,12 @@ type ScoreRow struct {
 	SampleRow  int64
 	Condition  string
 	Repetition int
-	Evaluator  string
-	Metric     string
-	Value      float64
+	// JudgeRepetition counts the judge's scores of one answer from 0; a
+	// deterministic evaluator's is 0.
+	JudgeRepetition int
+	Evaluator       string
+	Metric          string
+	Value           float64
 }
 
 // Results returns a run's results with their judgements and scores, in task order.
@@ -187,7 +190,7 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 	if len(results) == 0 {
 		return nil
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT j.id, j.result_id, j.evaluator, j.judge_repetition, j.error,
+	rows, err := db.read.QueryContext(ctx, `SELECT j.id, j.result_id, j.evaluator, j.judge_repetition, j.seed, j.error,
 		j.error_kind, j.attempts, j.raw,
 		j.detail, j.unverified_claims, j.tokens_in, j.tokens_out, j.cost_usd, j.latency_ms,
 		coalesce(s.id, 0), coalesce(s.metric, ''), coalesce(s.value, 0), coalesce(s.reasoning, '')
@@ -202,10 +205,15 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 		var resultID int64
 		var claims string
 		var s Score
-		if err := rows.Scan(&j.ID, &resultID, &j.Evaluator, &j.JudgeRepetition, &j.Error, &j.ErrorKind, &j.Attempts,
+		var seed sql.NullInt64
+		if err := rows.Scan(&j.ID, &resultID, &j.Evaluator, &j.JudgeRepetition, &seed, &j.Error, &j.ErrorKind, &j.Attempts,
 			&j.Raw, &j.Detail, &claims,
 			&j.TokensIn, &j.TokensOut, &j.CostUSD, &j.LatencyMS, &s.ID, &s.Metric, &s.Value, &s.Reasoning); err != nil {
 			return fmt.Errorf("judgements: %w", err)
+		}
+		if seed.Valid {
+			v := int(seed.Int64)
+			j.Seed = &v
 		}
 		r := &results[byID[resultID]]
 		if n := len(r.Judgements); n == 0 || r.Judgements[n-1].ID != j.ID {

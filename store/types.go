@@ -208,6 +208,7 @@ type Judgement struct {
 	ID               int64
 	Evaluator        string
 	JudgeRepetition  int
+	Seed             *int // the seed the judge was asked with; nil for a deterministic evaluator
 	Error            string
 	ErrorKind        ErrorKind // of Error
 	Attempts         int       // judge calls, retries and corrections included

@@ -63,6 +63,7 @@ type exportReview struct {
 type exportJudgement struct {
 	Evaluator        string          `json:"evaluator"`
 	JudgeRepetition  int             `json:"judge_repetition"`
+	Seed             *int            `json:"seed,omitempty"` // the judge's, for this call
 	Error            string          `json:"error"`
 	ErrorKind        store.ErrorKind `json:"error_kind"`
 	Attempts         int             `json:"attempts"`
@@ -114,6 +115,7 @@ func toExport(r *store.Result, name string, reviews map[int64][]store.Verdict) e
 		e.Judgements = append(e.Judgements, exportJudgement{
 			Evaluator:        j.Evaluator,
 			JudgeRepetition:  j.JudgeRepetition,
+			Seed:             j.Seed,
 			Error:            j.Error,
 			ErrorKind:        j.ErrorKind,
 			Attempts:         j.Attempts,

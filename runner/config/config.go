@@ -178,13 +178,17 @@ type Agent struct {
 type Judge struct {
 	// Type is the API: openai (any OpenAI-compatible server) or anthropic;
 	// empty takes it from a LiteLLM-style model prefix, else openai.
-	Type           Provider `yaml:"type" json:"type,omitempty"`
-	Model          string   `yaml:"model" json:"model"`
-	BaseURL        string   `yaml:"base_url" json:"base_url"`
-	APIKeyEnv      string   `yaml:"api_key_env" json:"api_key_env"`
-	Temperature    float64  `yaml:"temperature" json:"temperature"`
-	Seed           int      `yaml:"seed" json:"seed"`
-	TimeoutSeconds int      `yaml:"timeout_seconds" json:"timeout_seconds"` // deadline for one judge call
+	Type        Provider `yaml:"type" json:"type,omitempty"`
+	Model       string   `yaml:"model" json:"model"`
+	BaseURL     string   `yaml:"base_url" json:"base_url"`
+	APIKeyEnv   string   `yaml:"api_key_env" json:"api_key_env"`
+	Temperature float64  `yaml:"temperature" json:"temperature"`
+	Seed        int      `yaml:"seed" json:"seed"`
+	// VarySeed asks judge repetition k with seed + k, to measure the judge's
+	// sampling variance; false asks every repetition with the pinned seed,
+	// so that they measure the variance pinning leaves.
+	VarySeed       bool `yaml:"vary_seed" json:"vary_seed,omitempty"`
+	TimeoutSeconds int  `yaml:"timeout_seconds" json:"timeout_seconds"` // deadline for one judge call
 }
 
 // MCPServer is one MCP server as written in the file: its values may hold

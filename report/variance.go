@@ -1,0 +1,161 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"assay/runner/stats"
+)
+
+// Variance is one metric's variance under one condition, on the metric's
+// scale (squared), split into its parts: between samples, agent (between
+// repetitions of a sample) and judge (between scores of one answer). The
+// parts add up to Total. A part not measured is 0 and inside another: see
+// stats.Components.
+type Variance struct {
+	Total         float64 `json:"total"`
+	Sample        float64 `json:"sample"`
+	Agent         float64 `json:"agent"`
+	Judge         float64 `json:"judge"`
+	AgentMeasured bool    `json:"agent_measured"`
+	JudgeMeasured bool    `json:"judge_measured"`
+	// SharesCI95 are 95% bootstrap intervals (over samples) of each part's
+	// share of the total, by part: "sample", "agent", "judge".
+	SharesCI95 map[string][2]float64 `json:"shares_ci95"`
+}
+
+// varianceIterations is the bootstrap of the shares' intervals: a resample
+// costs one pass over samples.
+const varianceIterations = 500
+
+// varianceOf splits the variance of groups' scores.
+func varianceOf(groups []SampleScores) *Variance {
+	data := make([][][]float64, len(groups))
+	for i, g := range groups {
+		data[i] = g.Answers()
+	}
+	c, ci := stats.DecomposeCI(data, varianceIterations, pairSeed)
+	return &Variance{Total: c.Total, Sample: c.Sample, Agent: c.Agent, Judge: c.Judge,
+		AgentMeasured: c.AgentMeasured, JudgeMeasured: c.JudgeMeasured,
+		SharesCI95: map[string][2]float64{"sample": ci.Sample, "agent": ci.Agent, "judge": ci.Judge}}
+}
+
+// Shares are the parts as fractions of the total.
+func (v *Variance) Shares() (sample, agent, judge float64) {
+	if v == nil || v.Total <= 0 {
+		return 0, 0, 0
+	}
+	return v.Sample / v.Total, v.Agent / v.Total, v.Judge / v.Total
+}
+
+// Sentence says which part dominates a metric's spread and what would
+// narrow it most.
+func (v *Variance) Sentence(metric string) string {
+	if v == nil || v.Total <= 0 {
+		return fmt.Sprintf("The scores of %s do not vary.", metric)
+	}
+	s, a, j := v.Shares()
+	var out string
+	switch {
+	case j >= a && j >= s:
+		out = fmt.Sprintf("%s of the spread in %s is the judge: more judge repetitions or a stricter rubric will help more than more agent repetitions.", capital(shareWords(j)), metric)
+	case a >= s:
+		out = fmt.Sprintf("%s of the spread in %s is the agent — the same question, answered again, scores differently: more repetitions will narrow the mean more than more judge repetitions.", capital(shareWords(a)), metric)
+	default:
+		out = fmt.Sprintf("%s of the spread in %s is between samples — the questions differ: more samples, not more repetitions, will narrow the interval.", capital(shareWords(s)), metric)
+	}
+	switch {
+	case !v.AgentMeasured && !v.JudgeMeasured:
+		out += " One score per sample: neither the agent's part nor the judge's can be told apart from the samples'."
+	case !v.JudgeMeasured:
+		out += " One judge score per answer: the judge's part is inside the agent's; judge each answer twice or more to separate them."
+	}
+	return out
+}
+
+// shareWords says a share as a person would: "two thirds", "about half", "38%".
+func shareWords(x float64) string {
+	for _, w := range []struct {
+		v    float64
+		word string
+	}{{1, "all"}, {0.75, "three quarters"}, {2.0 / 3, "two thirds"}, {0.5, "half"}, {1.0 / 3, "a third"}, {0.25, "a quarter"}} {
+		if math.Abs(x-w.v) < 0.02 {
+			return w.word
+		}
+	}
+	return fmt.Sprintf("%.0f%%", 100*x)
+}
+
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// JudgeConsistency is how well a judge agrees with itself on one metric:
+// over the answers it scored more than once.
+type JudgeConsistency struct {
+	Answers int     `json:"answers"`       // answers scored twice or more
+	Exact   float64 `json:"exact"`         // share of them whose scores are all the same
+	MAD     float64 `json:"mean_abs_diff"` // mean |difference| between two scores of one answer
+	// Alpha is Krippendorff's ordinal alpha with the judge repetitions as
+	// raters; absent when undefined (a single value throughout).
+	Alpha *float64 `json:"alpha,omitempty"`
+}
+
+// consistencyOf measures the judge against itself; nil when no answer was
+// scored twice.
+func consistencyOf(groups []SampleScores) *JudgeConsistency {
+	var units [][]float64
+	var same, pairs int
+	var diff float64
+	for _, g := range groups {
+		for _, scores := range g.Answers() {
+			if len(scores) < 2 {
+				continue
+			}
+			units = append(units, scores)
+			equal := true
+			for i := range scores {
+				for k := i + 1; k < len(scores); k++ {
+					d := math.Abs(scores[i] - scores[k])
+					diff += d
+					pairs++
+					if d > 1e-9 {
+						equal = false
+					}
+				}
+			}
+			if equal {
+				same++
+			}
+		}
+	}
+	if len(units) == 0 {
+		return nil
+	}
+	c := &JudgeConsistency{Answers: len(units), Exact: float64(same) / float64(len(units)), MAD: diff / float64(pairs)}
+	if a := stats.KrippendorffAlpha(units, stats.Ordinal); !math.IsNaN(a) {
+		c.Alpha = &a
+	}
+	return c
+}
+
+// mddOf is the minimum detectable paired difference of a metric between two
+// conditions, from the samples scored under both; ok is false with fewer
+// than two such samples.
+func mddOf(base, other map[int64]float64) (mdd float64, sd float64, n int, ok bool) {
+	var diffs []float64
+	for row, a := range base {
+		if b, found := other[row]; found {
+			diffs = append(diffs, b-a)
+		}
+	}
+	if len(diffs) < 2 {
+		return 0, 0, len(diffs), false
+	}
+	_, sd = stats.Describe(diffs)
+	return stats.MinDetectable(sd, len(diffs), stats.Alpha, stats.Power), sd, len(diffs), true
+}

@@ -1,0 +1,201 @@
+package stats
+
+import (
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// Components split the variance of one metric's scores under one condition
+// into three parts, on the metric's scale (squared): between samples (the
+// questions differ), agent (the same question answered again gives another
+// answer: between repetitions) and judge (the same answer scored again
+// gives another score: between judge repetitions and the judges of a
+// panel). Total is their sum.
+//
+// They are the method-of-moments (ANOVA) estimators of the nested
+// random-effects model y = μ + a(sample) + b(answer in sample) + e(score),
+// for unbalanced data (Searle, Casella & McCulloch, Variance Components,
+// 1992, §4.7), each clamped at 0. A part the data cannot tell apart is 0
+// and not measured: with one score per answer the judge's share is inside
+// the agent's, with one answer per sample the agent's inside the samples'.
+type Components struct {
+	Sample, Agent, Judge, Total float64
+	AgentMeasured               bool // some sample has two answers or more
+	JudgeMeasured               bool // some answer has two scores or more
+	Samples                     int
+}
+
+// Shares are the parts as fractions of the total (0 when it is 0).
+func (c Components) Shares() (sample, agent, judge float64) {
+	if c.Total <= 0 {
+		return 0, 0, 0
+	}
+	return c.Sample / c.Total, c.Agent / c.Total, c.Judge / c.Total
+}
+
+// sampleMoments are what one sample adds to the sums of squares: they add
+// up over samples, so a bootstrap resample costs one pass over samples.
+type sampleMoments struct {
+	n        float64 // scores
+	answers  float64
+	sum      float64 // of scores
+	sumNij2  float64 // Σ over answers of (scores of the answer)²
+	ssWithin float64 // Σ (score − its answer's mean)²
+	ssAnswer float64 // Σ over answers of n_ij (answer mean − sample mean)²
+}
+
+func momentsOf(answers [][]float64) (sampleMoments, bool) {
+	var m sampleMoments
+	for _, scores := range answers {
+		if len(scores) == 0 {
+			continue
+		}
+		mean, _ := Describe(scores)
+		nij := float64(len(scores))
+		m.n += nij
+		m.answers++
+		m.sum += mean * nij
+		m.sumNij2 += nij * nij
+		for _, v := range scores {
+			m.ssWithin += (v - mean) * (v - mean)
+		}
+	}
+	if m.n == 0 {
+		return m, false
+	}
+	sampleMean := m.sum / m.n
+	for _, scores := range answers {
+		if len(scores) == 0 {
+			continue
+		}
+		mean, _ := Describe(scores)
+		m.ssAnswer += float64(len(scores)) * (mean - sampleMean) * (mean - sampleMean)
+	}
+	return m, true
+}
+
+// components solves the expected mean squares for the three parts.
+func components(ms []sampleMoments, pick func(yield func(sampleMoments) bool)) Components {
+	var N, A, S, sum, sumSq, sumNi2, sumNij2, sumNij2OverNi, ssE, ssB float64
+	pick(func(m sampleMoments) bool {
+		N += m.n
+		A += m.answers
+		S++
+		sum += m.sum
+		sumSq += m.sum * m.sum / m.n
+		sumNi2 += m.n * m.n
+		sumNij2 += m.sumNij2
+		sumNij2OverNi += m.sumNij2 / m.n
+		ssE += m.ssWithin
+		ssB += m.ssAnswer
+		return true
+	})
+	c := Components{Samples: int(S), AgentMeasured: A > S, JudgeMeasured: N > A}
+	if S == 0 {
+		return c
+	}
+	ssA := sumSq - sum*sum/N
+	dfE, dfB, dfA := N-A, A-S, S-1
+	var msE float64
+	if dfE > 0 {
+		msE = ssE / dfE
+		c.Judge = msE
+	}
+	if dfB > 0 {
+		k1 := (N - sumNij2OverNi) / dfB
+		if k1 > 0 {
+			c.Agent = max(0, (ssB/dfB-msE)/k1)
+		}
+	}
+	if dfA > 0 {
+		k2 := (sumNij2OverNi - sumNij2/N) / dfA
+		k3 := (N - sumNi2/N) / dfA
+		if k3 > 0 {
+			c.Sample = max(0, (ssA/dfA-msE-k2*c.Agent)/k3)
+		}
+	}
+	for _, v := range []*float64{&c.Sample, &c.Agent, &c.Judge} {
+		if *v < roundingNoise {
+			*v = 0 // what rounding leaves of scores that do not vary
+		}
+	}
+	c.Total = c.Sample + c.Agent + c.Judge
+	return c
+}
+
+// roundingNoise is a variance too small to be anything but rounding, on
+// scales of 0–1 to 1–5.
+const roundingNoise = 1e-12
+
+// Decompose splits the variance of scores given as samples → answers (one
+// per repetition) → scores of that answer (one per judge repetition, and
+// per judge of a panel). Empty samples and answers are skipped.
+func Decompose(samples [][][]float64) Components {
+	ms := moments(samples)
+	return components(ms, func(yield func(sampleMoments) bool) {
+		for _, m := range ms {
+			if !yield(m) {
+				return
+			}
+		}
+	})
+}
+
+func moments(samples [][][]float64) []sampleMoments {
+	ms := make([]sampleMoments, 0, len(samples))
+	for _, answers := range samples {
+		if m, ok := momentsOf(answers); ok {
+			ms = append(ms, m)
+		}
+	}
+	return ms
+}
+
+// ShareCI holds 95% bootstrap intervals of the three shares.
+type ShareCI struct {
+	Sample, Agent, Judge [2]float64
+}
+
+// DecomposeCI is Decompose with a 95% percentile interval of each share,
+// resampling samples with replacement iters times (zero or fewer means
+// DefaultIterations); the same seed gives the same intervals.
+func DecomposeCI(samples [][][]float64, iters int, seed uint64) (Components, ShareCI) {
+	ms := moments(samples)
+	c := components(ms, func(yield func(sampleMoments) bool) {
+		for _, m := range ms {
+			if !yield(m) {
+				return
+			}
+		}
+	})
+	var ci ShareCI
+	n := len(ms)
+	if n < 2 {
+		s, a, j := c.Shares()
+		ci.Sample, ci.Agent, ci.Judge = [2]float64{s, s}, [2]float64{a, a}, [2]float64{j, j}
+		return c, ci
+	}
+	if iters <= 0 {
+		iters = DefaultIterations
+	}
+	rng := rand.New(rand.NewPCG(seed, pcgStream))
+	shares := [3][]float64{make([]float64, iters), make([]float64, iters), make([]float64, iters)}
+	for it := range iters {
+		b := components(ms, func(yield func(sampleMoments) bool) {
+			for range n {
+				if !yield(ms[rng.IntN(n)]) {
+					return
+				}
+			}
+		})
+		shares[0][it], shares[1][it], shares[2][it] = b.Shares()
+	}
+	interval := func(v []float64) [2]float64 {
+		slices.Sort(v)
+		return [2]float64{stat.Quantile(0.025, stat.Empirical, v, nil), stat.Quantile(0.975, stat.Empirical, v, nil)}
+	}
+	ci.Sample, ci.Agent, ci.Judge = interval(shares[0]), interval(shares[1]), interval(shares[2])
+	return c, ci
+}

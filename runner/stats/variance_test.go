@@ -1,0 +1,146 @@
+package stats
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// synthetic draws scores with known parts: a sample effect of sd sSample,
+// an answer effect of sd sAgent and a score's own noise of sd sJudge.
+func synthetic(seed uint64, samples, reps, judgeReps int, sSample, sAgent, sJudge float64) [][][]float64 {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	out := make([][][]float64, samples)
+	for i := range out {
+		a := rng.NormFloat64() * sSample
+		for range reps {
+			b := rng.NormFloat64() * sAgent
+			var scores []float64
+			for range judgeReps {
+				scores = append(scores, 3+a+b+rng.NormFloat64()*sJudge)
+			}
+			out[i] = append(out[i], scores)
+		}
+	}
+	return out
+}
+
+// Data drawn with sample σ = 1, agent σ = 0.5 and judge σ = 0.3 give back
+// variances near 1, 0.25 and 0.09.
+func TestDecomposeFindsKnownParts(t *testing.T) {
+	c, ci := DecomposeCI(synthetic(7, 600, 3, 3, 1, 0.5, 0.3), 400, 1)
+	for _, tc := range []struct {
+		name      string
+		got, want float64
+		tol       float64
+	}{{"sample", c.Sample, 1, 0.15}, {"agent", c.Agent, 0.25, 0.04}, {"judge", c.Judge, 0.09, 0.01}} {
+		if math.Abs(tc.got-tc.want) > tc.tol {
+			t.Errorf("%s variance %.4f, want %.2f ± %.2f", tc.name, tc.got, tc.want, tc.tol)
+		}
+	}
+	if math.Abs(c.Total-(c.Sample+c.Agent+c.Judge)) > 1e-12 || !c.AgentMeasured || !c.JudgeMeasured || c.Samples != 600 {
+		t.Errorf("components %+v", c)
+	}
+	s, a, j := c.Shares()
+	for _, tc := range []struct {
+		name  string
+		share float64
+		ci    [2]float64
+	}{{"sample", s, ci.Sample}, {"agent", a, ci.Agent}, {"judge", j, ci.Judge}} {
+		if !(tc.ci[0] <= tc.share && tc.share <= tc.ci[1]) || tc.ci[1]-tc.ci[0] > 0.2 {
+			t.Errorf("%s share %.3f, CI %v", tc.name, tc.share, tc.ci)
+		}
+	}
+	// Unbalanced: some answers judged once, some samples answered twice.
+	data := synthetic(8, 800, 3, 3, 1, 0.5, 0.3)
+	for i := range data {
+		if i%3 == 0 {
+			data[i] = data[i][:2]
+		}
+		if i%4 == 0 {
+			data[i][0] = data[i][0][:1]
+		}
+	}
+	c = Decompose(data)
+	if math.Abs(c.Sample-1) > 0.15 || math.Abs(c.Agent-0.25) > 0.05 || math.Abs(c.Judge-0.09) > 0.015 {
+		t.Errorf("unbalanced: %+v", c)
+	}
+}
+
+// A deterministic judge adds nothing; one score per answer measures none.
+func TestDecomposeWithoutJudgeNoise(t *testing.T) {
+	c := Decompose(synthetic(9, 300, 3, 3, 1, 0.5, 0))
+	if c.Judge != 0 || !c.JudgeMeasured {
+		t.Errorf("a deterministic judge: %+v", c)
+	}
+	c = Decompose(synthetic(9, 300, 3, 1, 1, 0.5, 0.3))
+	if c.Judge != 0 || c.JudgeMeasured || math.Abs(c.Agent-0.34) > 0.06 {
+		t.Errorf("one score per answer: the judge's part is inside the agent's (0.25 + 0.09): %+v", c)
+	}
+	c = Decompose([][][]float64{{{4}}, {{2}}})
+	if c.AgentMeasured || c.JudgeMeasured || c.Sample != 2 || c.Total != 2 {
+		t.Errorf("one score per sample: %+v", c)
+	}
+}
+
+// A balanced layout by hand: two samples, two answers each, two scores each.
+// Answer means 1.5, 2.5 | 4.5, 5.5; sample means 2, 5; grand mean 3.5.
+// MS_E = (4 × 0.5) / 4 = 0.5; MS_B = 2 × (4 × 0.25) / 2 = 1; MS_A = 4 ×
+// (2.25 + 2.25) / 1 = 18. Judge 0.5, agent (1 − 0.5)/2 = 0.25, sample
+// (18 − 1)/4 = 4.25.
+func TestDecomposeByHand(t *testing.T) {
+	c := Decompose([][][]float64{{{1, 2}, {2, 3}}, {{4, 5}, {5, 6}}})
+	if math.Abs(c.Judge-0.5) > 1e-12 || math.Abs(c.Agent-0.25) > 1e-12 || math.Abs(c.Sample-4.25) > 1e-12 {
+		t.Errorf("got %+v", c)
+	}
+}
+
+// The sample sizes G*Power 3.1 gives for "t tests – Means: difference
+// between two dependent means (matched pairs)", a priori, two tails,
+// α = 0.05, power 0.80 (Faul, Erdfelder, Lang & Buchner, Behavior Research
+// Methods 39, 2007): dz = 0.2 → 199, dz = 0.5 → 34, dz = 0.8 → 15.
+func TestSamplesNeededMatchesGPower(t *testing.T) {
+	for _, tc := range []struct {
+		dz   float64
+		want int
+	}{{0.2, 199}, {0.5, 34}, {0.8, 15}} {
+		if got := SamplesNeeded(1, tc.dz, Alpha, Power); got != tc.want {
+			t.Errorf("dz %.1f: %d pairs, want %d", tc.dz, got, tc.want)
+		}
+		n := tc.want
+		if mdd := MinDetectable(1, n, Alpha, Power); mdd > tc.dz || MinDetectable(1, n-1, Alpha, Power) <= tc.dz {
+			t.Errorf("dz %.1f: the detectable difference at %d pairs is %.4f", tc.dz, n, mdd)
+		}
+	}
+	if SamplesNeeded(0, 0.5, Alpha, Power) != 0 || MinDetectable(1, 1, Alpha, Power) != 0 {
+		t.Error("undefined cases should be 0")
+	}
+}
+
+// Holm's procedure by hand: p = (0.01, 0.04, 0.03, 0.005), m = 4. Sorted:
+// 0.005 × 4 = 0.02; 0.01 × 3 = 0.03; 0.03 × 2 = 0.06; 0.04 × 1 = 0.04,
+// raised to 0.06 to keep the order.
+func TestHolm(t *testing.T) {
+	got := Holm([]float64{0.01, 0.04, 0.03, 0.005})
+	want := []float64{0.03, 0.06, 0.06, 0.02}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Fatalf("Holm = %v, want %v", got, want)
+		}
+	}
+	if got := Holm([]float64{0.5, 0.6}); got[0] != 1 || got[1] != 1 {
+		t.Errorf("capped at 1: %v", got)
+	}
+}
+
+// The paired t-test's p-value against a textbook value: differences
+// 1, 2, 3, 4, 5 have mean 3, sd √2.5, t = 3/(√2.5/√5) = 4.2426 on 4 degrees
+// of freedom: two-sided p = 0.01324.
+func TestPairedP(t *testing.T) {
+	if p := PairedP([]float64{1, 2, 3, 4, 5}); math.Abs(p-0.01324) > 5e-5 {
+		t.Errorf("p = %.5f", p)
+	}
+	if PairedP([]float64{0, 0, 0}) != 1 || PairedP([]float64{1, 1}) != 0 {
+		t.Error("constant differences")
+	}
+}
