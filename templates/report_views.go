@@ -23,6 +23,37 @@ type ReportView struct {
 	Charts  []ChartView
 	Paired  PairedView
 	Review  *ReviewView
+	// Variance is "Where the variance comes from"; nil without two samples scored.
+	Variance *VarianceView
+}
+
+// VarianceView splits each metric's variance into samples, agent and judge.
+type VarianceView struct {
+	FirstCondition   string // what the minimum detectable differences are against
+	JudgeRepetitions int
+	Rows             []VarianceRow
+	Sentences        []VarianceSentence
+	Consistency      []ConsistencyRow // the judge against itself; empty when no answer was judged twice
+	Charts           []ChartView      // one per condition
+}
+
+// VarianceRow is one metric under one condition.
+type VarianceRow struct {
+	Condition, Metric            string
+	Total                        string // the variance, on the metric's scale
+	Sample, Agent, Judge         string // each part's share with its interval; "—" when not measured
+	AgentMeasured, JudgeMeasured bool
+	MDD                          string // against the first condition; "" for it
+}
+
+// VarianceSentence says what dominates one metric's spread under a condition.
+type VarianceSentence struct{ Condition, Text string }
+
+// ConsistencyRow is the judge against itself on one metric under one condition.
+type ConsistencyRow struct {
+	Metric, Condition string
+	Answers           int
+	Exact, MAD, Alpha string
 }
 
 // ReviewView is what reviewers said of a run's scores, and the switch of the

@@ -35,6 +35,7 @@ type RunForm struct {
 	JudgeSeed        string
 	SampleRate       string
 	JudgeRepetitions string
+	JudgeVarySeed    bool // judge repetition k asks with seed + k
 
 	CodeTimeout string // seconds, code datasets
 	Unsandboxed bool   // run generated code without the sandbox: an explicit opt-in

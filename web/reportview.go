@@ -85,6 +85,7 @@ func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static b
 		return v, err
 	}
 	v.Charts = r.charts(a, b)
+	v.Variance = r.varianceView()
 	return v, nil
 }
 

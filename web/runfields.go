@@ -111,6 +111,7 @@ func (p *fieldParser) judge(cfg *config.Config, f templates.RunForm) {
 	if strings.TrimSpace(f.JudgeRepetitions) != "" {
 		cfg.JudgeRepetitions = p.integer("Judge repetitions", f.JudgeRepetitions, 1, config.MaxJudgeRepetitions)
 	}
+	j.VarySeed = f.JudgeVarySeed
 }
 
 // rubrics copies into the run's config each saved rubric the form chose

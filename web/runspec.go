@@ -47,6 +47,7 @@ func readRunForm(v url.Values) templates.RunForm {
 		JudgeSeed:        v.Get("judge_seed"),
 		SampleRate:       v.Get("judge_sample_rate"),
 		JudgeRepetitions: v.Get("judge_repetitions"),
+		JudgeVarySeed:    v.Get("judge_vary_seed") != "",
 		CodeTimeout:      v.Get("code_timeout"),
 		Unsandboxed:      v.Get("unsandboxed") != "",
 	}
@@ -80,6 +81,7 @@ func formFromConfig(cfg *config.Config) templates.RunForm {
 		JudgeSeed:        strconv.Itoa(cfg.Judge.Seed),
 		SampleRate:       number(cfg.JudgeSampleRate),
 		JudgeRepetitions: strconv.Itoa(cfg.JudgeRepetitions),
+		JudgeVarySeed:    cfg.Judge.VarySeed,
 		CodeTimeout:      strconv.Itoa(cfg.CodeExecution.TimeoutSeconds),
 		Unsandboxed:      cfg.CodeExecution.Unsandboxed,
 	}

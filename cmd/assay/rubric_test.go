@@ -57,3 +57,27 @@ evaluators:
 		t.Errorf("metrics %v, %d gates", names, len(got.Gates))
 	}
 }
+
+// The summary prints, beside each metric's CI, the smallest difference from
+// the first condition the run can detect.
+func TestRunPrintsTheDetectableDifference(t *testing.T) {
+	b := newGateBench(t, "")
+	code, out, errOut := b.run()
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var concise, baseline string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "completeness") && strings.HasPrefix(strings.TrimSpace(line), "concise") {
+			concise = line
+		}
+		if strings.Contains(line, "completeness") && strings.HasPrefix(strings.TrimSpace(line), "baseline") {
+			baseline = line
+		}
+	}
+	// Every score is 4: the paired differences do not vary, so any true
+	// difference would be seen.
+	if !strings.Contains(out, "detectable") || !strings.Contains(concise, "±0.000") || !strings.Contains(baseline, "—") {
+		t.Errorf("the table:\n%s", out)
+	}
+}

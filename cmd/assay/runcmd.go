@@ -200,18 +200,22 @@ func printSummary(w io.Writer, s *report.Summary) {
 	}
 	fmt.Fprintf(w, "\ndataset sha256 %s · %d/%d results · %d errors · $%.4f\n\n", s.DatasetSHA256, s.Results, s.TotalTasks, s.Errors, s.CostUSD)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "condition\tevaluator\tmetric\tmean\tstd\tstderr\t95% CI\tn\terrors\tcost $\t")
+	fmt.Fprintln(tw, "condition\tevaluator\tmetric\tmean\tstd\tstderr\t95% CI\tdetectable\tn\terrors\tcost $\t")
 	for _, c := range s.Conditions {
 		if len(c.Metrics) == 0 {
-			fmt.Fprintf(tw, "%s\t—\t—\t\t\t\t\t0\t%d\t%.4f\t\n", c.Name, c.Errors, c.CostUSD)
+			fmt.Fprintf(tw, "%s\t—\t—\t\t\t\t\t\t0\t%d\t%.4f\t\n", c.Name, c.Errors, c.CostUSD)
 		}
 		for _, m := range c.Metrics {
 			spread := fmt.Sprintf("%.3f\t%.3f\t[%.3f, %.3f]", m.Std, m.Stderr, m.CI95[0], m.CI95[1])
 			if m.Samples < 2 {
 				spread = "—\t—\t—" // one sample has no spread
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%s\t%d\t%d\t%.4f\t\n", c.Name, m.Evaluator, m.Name,
-				m.Mean, spread, m.N, c.Errors+c.JudgeErrors, c.CostUSD)
+			mdd := "—"
+			if m.MDD != nil {
+				mdd = fmt.Sprintf("±%.3f", *m.MDD)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%s\t%s\t%d\t%d\t%.4f\t\n", c.Name, m.Evaluator, m.Name,
+				m.Mean, spread, mdd, m.N, c.Errors+c.JudgeErrors, c.CostUSD)
 		}
 	}
 	tw.Flush()
@@ -242,6 +246,10 @@ func printSummary(w io.Writer, s *report.Summary) {
 		}
 	}
 	fmt.Fprintln(w, "\nstd is over samples; stderr and CI treat a sample's repetitions as one cluster; errors are counted apart, never as zero scores.")
+	if len(s.Conditions) > 1 {
+		fmt.Fprintf(w, "detectable: the smallest true difference from %s a paired t-test (α = 0.05) finds with 80%% power on these samples.\n", s.Conditions[0].Name)
+	}
+	printVariance(w, s)
 }
 
 func plural(n int, noun string) string {
@@ -256,4 +264,30 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// printVariance says, per condition and metric, what share of the spread is
+// the samples', the agent's and the judge's, when repetitions tell them apart.
+func printVariance(w io.Writer, s *report.Summary) {
+	var lines []string
+	for _, c := range s.Conditions {
+		for _, m := range c.Metrics {
+			v := m.Variance
+			if v == nil || v.Total == 0 || m.Samples < 2 || (!v.AgentMeasured && !v.JudgeMeasured) {
+				continue
+			}
+			sh, ag, jg := v.Shares()
+			judge := "—"
+			if v.JudgeMeasured {
+				judge = fmt.Sprintf("%.0f%%", 100*jg)
+			}
+			lines = append(lines, fmt.Sprintf("  %s %s.%s: sample %.0f%% · agent %.0f%% · judge %s", c.Name, m.Evaluator, m.Name, 100*sh, 100*ag, judge))
+		}
+	}
+	if len(lines) > 0 {
+		fmt.Fprintln(w, "where the variance comes from:")
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
+		}
+	}
 }
