@@ -39,6 +39,17 @@ type Paired struct {
 	Metric       Metric
 	MeanA, MeanB float64
 	stats.Paired // B − A with its paired bootstrap 95% interval, wins, ties, losses, n
+	// SD is the standard deviation of the differences; MDD the smallest true
+	// difference a paired t-test (α = 0.05) detects with 80% power from
+	// these samples; P the paired t-test's two-sided p-value.
+	SD, MDD, P float64
+}
+
+// Needed is how many samples a paired t-test (α = 0.05, power 80%) needs to
+// detect a true difference delta, given the spread of this comparison's
+// differences; 0 when it cannot say.
+func (p Paired) Needed(delta float64) int {
+	return stats.SamplesNeeded(p.SD, delta, stats.Alpha, stats.Power)
 }
 
 // ComparePaired compares b with a on each metric: the mean of B − A with
@@ -51,6 +62,7 @@ func ComparePaired(metrics []Metric, a, b Side) []Paired {
 		wg.Go(func() {
 			xa, xb := pairUp(a[i], b[i])
 			rows[i] = Paired{Metric: m, MeanA: Mean(xa), MeanB: Mean(xb), Paired: stats.PairedBootstrap(xb, xa, 0, pairSeed)}
+			rows[i].SD, rows[i].MDD, rows[i].P = pairedTest(xa, xb)
 		})
 	}
 	wg.Wait()
@@ -125,4 +137,61 @@ func countValid(v []float64) int {
 		}
 	}
 	return n
+}
+
+// pairedTest describes the differences b − a: their standard deviation, the
+// minimum detectable difference and the paired t-test's p-value.
+func pairedTest(xa, xb []float64) (sd, mdd, p float64) {
+	diffs := make([]float64, len(xa))
+	for i := range xa {
+		diffs[i] = xb[i] - xa[i]
+	}
+	if len(diffs) < 2 {
+		return 0, 0, 1
+	}
+	_, sd = stats.Describe(diffs)
+	return sd, stats.MinDetectable(sd, len(diffs), stats.Alpha, stats.Power), stats.PairedP(diffs)
+}
+
+// PairTest is one pair of conditions on one metric among all pairs: the
+// paired t-test of B − A, its p-value and the p-value adjusted for every
+// pair of the metric (Holm).
+type PairTest struct {
+	Metric   Metric
+	A, B     string
+	Diff     float64
+	N        int
+	P, HolmP float64
+}
+
+// AllPairs tests every pair of conditions on every metric, adjusting each
+// metric's p-values together (Holm); nil with fewer than three conditions,
+// where the paired comparison says all.
+func (r *Report) AllPairs() []PairTest {
+	if len(r.Conditions) < 3 {
+		return nil
+	}
+	var out []PairTest
+	for i, m := range r.Metrics {
+		var tests []PairTest
+		for ai, a := range r.Conditions {
+			for _, b := range r.Conditions[ai+1:] {
+				xa, xb := pairUp(r.Means(i, a), r.Means(i, b))
+				if len(xa) < 2 {
+					continue
+				}
+				_, _, p := pairedTest(xa, xb)
+				tests = append(tests, PairTest{Metric: m, A: a, B: b, Diff: Mean(xb) - Mean(xa), N: len(xa), P: p})
+			}
+		}
+		ps := make([]float64, len(tests))
+		for k, t := range tests {
+			ps[k] = t.P
+		}
+		for k, adj := range stats.Holm(ps) {
+			tests[k].HolmP = adj
+		}
+		out = append(out, tests...)
+	}
+	return out
 }

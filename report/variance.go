@@ -65,13 +65,23 @@ func (v *Variance) Sentence(metric string) string {
 	default:
 		out = fmt.Sprintf("%s of the spread in %s is between samples — the questions differ: more samples, not more repetitions, will narrow the interval.", capital(shareWords(s)), metric)
 	}
-	switch {
-	case !v.AgentMeasured && !v.JudgeMeasured:
-		out += " One score per sample: neither the agent's part nor the judge's can be told apart from the samples'."
-	case !v.JudgeMeasured:
-		out += " One judge score per answer: the judge's part is inside the agent's; judge each answer twice or more to separate them."
-	}
 	return out
+}
+
+// Unmeasured says which parts the run cannot tell apart, and how it could;
+// "" when it measures all three.
+func (v *Variance) Unmeasured() string {
+	switch {
+	case v == nil:
+		return ""
+	case !v.AgentMeasured && !v.JudgeMeasured:
+		return "One score per sample: neither the agent's part nor the judge's can be told apart from the samples'; run two repetitions or more, and judge each answer twice or more."
+	case !v.JudgeMeasured:
+		return "One judge score per answer: the judge's part is inside the agent's; set judge repetitions to 2 or more to separate them."
+	case !v.AgentMeasured:
+		return "One repetition: the agent's part is inside the samples'; run two repetitions or more to separate them."
+	}
+	return ""
 }
 
 // shareWords says a share as a person would: "two thirds", "about half", "38%".

@@ -33,6 +33,7 @@ type VarianceView struct {
 	JudgeRepetitions int
 	Rows             []VarianceRow
 	Sentences        []VarianceSentence
+	Notes            []string         // which parts the run cannot tell apart, and how it could
 	Consistency      []ConsistencyRow // the judge against itself; empty when no answer was judged twice
 	Charts           []ChartView      // one per condition
 }
@@ -186,6 +187,19 @@ type PairedView struct {
 	Rows       []PairedRow
 	Gaps       []GapRow
 	Metrics    []ReportMetric // heads of the gap columns
+	View       string         // kept by the samples-needed form
+	Delta      string         // the difference typed to detect, if any
+	DeltaError string         // why it is not a difference
+	AllPairs   []PairTestRow  // every pair's test, with three conditions or more
+}
+
+// PairTestRow is one pair of conditions on one metric, with its p-value
+// adjusted for every pair of the metric (Holm).
+type PairTestRow struct {
+	Metric, A, B, Diff string
+	N                  int
+	P, HolmP           string
+	Significant        bool // the adjusted p is below 0.05
 }
 
 // PairedRow is one metric of a paired comparison (B − A).
@@ -200,6 +214,8 @@ type PairedRow struct {
 	Ties   int
 	Losses int // samples where A scored higher
 	N      int
+	MDD    float64 // the smallest true difference these samples detect (α = 0.05, power 80%)
+	Needed string  // the samples needed to detect the difference typed; "" when none was
 }
 
 // Verdict says whether the interval excludes zero: "better", "worse" or "".

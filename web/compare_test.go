@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"assay/runner/stats"
 	"assay/store"
 	"assay/web"
 )
@@ -34,7 +35,9 @@ func TestCompareTwoRunsOfADataset(t *testing.T) {
 	section := doc.Find(`section[data-condition="baseline"]`)
 	row := cells(doc, `section[data-condition="baseline"] #paired-table`, "rubric · factual_adherence 1–5")
 	// factual_adherence per sample, run B − run A: 0, 0, −4, 0 on s1–s4.
-	if got := strings.Join(row[1:4], " "); len(row) != 9 || got != "3.25 2.25 -1.00" || row[8] != "4" {
+	_, sd := stats.Describe([]float64{0, 0, -4, 0})
+	mdd := fmt.Sprintf("± %.2f", stats.MinDetectable(sd, 4, 0.05, 0.8))
+	if got := strings.Join(row[1:4], " "); len(row) != 10 || got != "3.25 2.25 -1.00" || row[8] != "4" || row[9] != mdd {
 		t.Errorf("baseline factual_adherence, A vs B: %q", row)
 	}
 	first := section.Find("#regressions-baseline tbody tr").First()

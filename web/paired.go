@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
 	"assay/internal/text"
@@ -14,10 +15,22 @@ import (
 const maxGaps = 10
 
 // pairedRows renders the comparison of B with A, one row per metric.
-func pairedRows(metrics []report.Metric, a, b report.Side) []templates.PairedRow {
+// With hasDelta each row says how many samples would detect delta.
+func pairedRows(metrics []report.Metric, a, b report.Side, delta float64, hasDelta bool) []templates.PairedRow {
 	var rows []templates.PairedRow
 	for _, p := range report.ComparePaired(metrics, a, b) {
+		needed := ""
+		if hasDelta {
+			switch n := p.Needed(delta); {
+			case p.N < 2 || n == 0:
+				needed = "—"
+			default:
+				needed = strconv.Itoa(n)
+			}
+		}
 		rows = append(rows, templates.PairedRow{
+			MDD:    p.MDD,
+			Needed: needed,
 			Metric: metricHead(p.Metric),
 			MeanA:  p.MeanA,
 			MeanB:  p.MeanB,
@@ -53,4 +66,23 @@ func gapRows(ctx context.Context, db *store.DB, metrics []report.Metric, gs []re
 		rows[i] = row
 	}
 	return rows, nil
+}
+
+// allPairRows shows every pair's paired t-test with its Holm-adjusted p.
+func allPairRows(tests []report.PairTest) []templates.PairTestRow {
+	var out []templates.PairTestRow
+	for _, t := range tests {
+		d := t.Metric.Digits()
+		out = append(out, templates.PairTestRow{Metric: metricHead(t.Metric).Label(), A: t.A, B: t.B,
+			Diff: templates.Signed(t.Diff, d), N: t.N, P: pValue(t.P), HolmP: pValue(t.HolmP), Significant: t.HolmP < 0.05})
+	}
+	return out
+}
+
+// pValue writes a p-value as papers do: three decimals, "< 0.001" below.
+func pValue(p float64) string {
+	if p < 0.001 {
+		return "< 0.001"
+	}
+	return fmt.Sprintf("%.3f", p)
 }

@@ -100,7 +100,7 @@ func (s *Server) viewScope(c echo.Context) (*reportScope, error) {
 }
 
 func queryOf(c echo.Context) reportQuery {
-	q := reportQuery{A: c.QueryParam("a"), B: c.QueryParam("b")}
+	q := reportQuery{A: c.QueryParam("a"), B: c.QueryParam("b"), Delta: strings.TrimSpace(c.QueryParam("delta"))}
 	if c.QueryParam("view") == "reviewed" {
 		q.View = "reviewed"
 	}

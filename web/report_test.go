@@ -92,6 +92,8 @@ func TestPairedComparisonOfTwoConditions(t *testing.T) {
 	id, samples := handRunIn(t, db, store.RunCompleted)
 	// with-docs − baseline per sample on factual_adherence, s1–s4 (s5 has no baseline score).
 	want := stats.PairedBootstrap([]float64{4, 4, 4, 2}, []float64{3, 3, 5, 2}, 0, 1)
+	_, sd := stats.Describe([]float64{1, 1, -1, 0})
+	mdd := fmt.Sprintf("± %.2f", stats.MinDetectable(sd, 4, 0.05, 0.8))
 	tests := []struct {
 		query, a, b, diff, ci string
 		wins, losses          string
@@ -106,7 +108,7 @@ func TestPairedComparisonOfTwoConditions(t *testing.T) {
 		}
 		row := cells(doc, "#paired-table", "rubric · factual_adherence 1–5")
 		wantRow := []string{"rubric · factual_adherence 1–5", map[bool]string{true: "3.25", false: "3.50"}[tc.a == "baseline"],
-			map[bool]string{true: "3.50", false: "3.25"}[tc.a == "baseline"], tc.diff, tc.ci, tc.wins, "1", tc.losses, "4"}
+			map[bool]string{true: "3.50", false: "3.25"}[tc.a == "baseline"], tc.diff, tc.ci, tc.wins, "1", tc.losses, "4", mdd}
 		if strings.Join(row, " | ") != strings.Join(wantRow, " | ") {
 			t.Errorf("%q:\n got %q\nwant %q", tc.query, row, wantRow)
 		}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -43,6 +44,9 @@ func (r *viewed) varianceView() *templates.VarianceView {
 			}
 			v.Rows = append(v.Rows, row)
 			v.Sentences = append(v.Sentences, templates.VarianceSentence{Condition: c.Name, Text: va.Sentence(metricHead(metric).Label())})
+			if note := va.Unmeasured(); note != "" && !slices.Contains(v.Notes, note) {
+				v.Notes = append(v.Notes, note)
+			}
 			if jc := m.JudgeConsistency; jc != nil {
 				cr := templates.ConsistencyRow{Metric: row.Metric, Condition: c.Name, Answers: jc.Answers,
 					Exact: templates.Pct(jc.Exact), MAD: fmt.Sprintf("%.*f", d, jc.MAD), Alpha: "—"}

@@ -3,7 +3,9 @@ package web
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/url"
+	"strconv"
 	"time"
 
 	"assay/internal/text"
@@ -16,7 +18,10 @@ import (
 
 // reportQuery is what the URL of a report chooses: the two conditions of
 // its paired comparison (?a=…&b=…).
-type reportQuery struct{ A, B, View string }
+type reportQuery struct {
+	A, B, View string
+	Delta      string // a difference to detect, as typed: the paired panel says how many samples it needs
+}
 
 // pair resolves the compared conditions: the ones asked for when the run has
 // them, else its first two. It returns a reason when there is no comparison.
@@ -73,17 +78,18 @@ func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static b
 	}
 	a, b, reason := r.pair(q)
 	if a != "" && b != "" {
-		v.Query = reportQuery{A: a, B: b, View: q.View}.encode()
+		v.Query = reportQuery{A: a, B: b, View: q.View, Delta: q.Delta}.encode()
 	} else {
 		v.Query = reportQuery{View: q.View}.encode()
 	}
 	v.Review = r.reviewView(q, r.sc.Shared || static)
-	v.Paired = templates.PairedView{Conditions: r.Conditions, A: a, B: b, Message: reason}
+	v.Paired = templates.PairedView{Conditions: r.Conditions, A: a, B: b, Message: reason, View: q.View, Delta: q.Delta}
 	if reason != "" {
 		a, b = "", ""
 	} else if err := r.pairedView(ctx, db, &v.Paired, static); err != nil {
 		return v, err
 	}
+	v.Paired.AllPairs = allPairRows(r.AllPairs())
 	v.Charts = r.charts(a, b)
 	v.Variance = r.varianceView()
 	return v, nil
@@ -92,7 +98,16 @@ func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static b
 // pairedView fills the comparison of B with A and the samples with the largest gaps.
 func (r *viewed) pairedView(ctx context.Context, db *store.DB, p *templates.PairedView, static bool) error {
 	sa, sb := r.Side(p.A), r.Side(p.B)
-	p.Rows = pairedRows(r.Metrics, sa, sb)
+	delta, hasDelta := 0.0, false
+	if p.Delta != "" {
+		d, err := strconv.ParseFloat(p.Delta, 64)
+		if err != nil || math.IsNaN(d) || math.IsInf(d, 0) || d == 0 {
+			p.DeltaError = fmt.Sprintf("%q is not a difference: enter a number other than 0, such as 0.2.", p.Delta)
+		} else {
+			delta, hasDelta = math.Abs(d), true
+		}
+	}
+	p.Rows = pairedRows(r.Metrics, sa, sb, delta, hasDelta)
 	for _, m := range r.Metrics {
 		p.Metrics = append(p.Metrics, metricHead(m))
 	}

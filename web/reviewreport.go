@@ -100,6 +100,9 @@ func (q reportQuery) encode() string {
 	if q.View != "" {
 		v.Set("view", q.View)
 	}
+	if q.Delta != "" {
+		v.Set("delta", q.Delta)
+	}
 	if len(v) == 0 {
 		return ""
 	}

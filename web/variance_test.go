@@ -169,3 +169,117 @@ func TestReportShowsWhereTheVarianceComesFrom(t *testing.T) {
 		}
 	}
 }
+
+// conditionJudge scores completeness by the question, plus 1 + (question
+// number mod 2) when the answer was given under the careful prompt, which
+// the fake agent repeats.
+func conditionJudge(req *llmtest.ChatRequest) llmtest.Reply {
+	var q int
+	careful := false
+	for _, m := range req.Messages {
+		if g := questionNumber.FindStringSubmatch(m.Content); g != nil {
+			q, _ = strconv.Atoi(g[1])
+		}
+		careful = careful || strings.Contains(m.Content, "Be careful.")
+	}
+	c := 1 + q%3
+	if careful {
+		c += 1 + q%2
+	}
+	answer, _ := llmtest.JudgeAnswer(req, map[string]any{"factual_adherence": 4, "completeness": c,
+		"helpfulness_and_clarity": 3, "unverified_claims": []string{}})
+	return llmtest.Reply{Content: answer}
+}
+
+// The paired panel says how many samples would detect a difference the
+// reader types, and with three conditions tests every pair with Holm's
+// adjustment.
+func TestPairedPanelPlansSamplesAndAdjustsForManyPairs(t *testing.T) {
+	echo := func(req *llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Content: "Said: " + req.Messages[0].Content}
+	}
+	f := newRunServer(t, llmtest.JudgeAndAgent(conditionJudge, echo))
+	ds := f.qaDataset(9)
+	var ids []string
+	for _, c := range []struct{ name, prompt string }{{"plain", "Answer."}, {"careful", "Be careful."}, {"terse", "Answer tersely."}} {
+		cond := &store.Condition{Name: c.name, SystemPrompt: c.prompt, MCPServers: []store.MCPServer{}}
+		if err := f.db.CreateCondition(t.Context(), cond); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, strconv.FormatInt(cond.ID, 10))
+	}
+	form := f.runForm(ds, ids)
+	form.Set("repetitions", "1")
+	id := f.launch(form)
+	f.waitFor(id, store.RunCompleted)
+
+	var diffs []float64
+	for q := 1; q <= 9; q++ {
+		diffs = append(diffs, float64(1+q%2))
+	}
+	_, sd := stats.Describe(diffs)
+	_, doc := f.get(fmt.Sprintf("/runs/%d?a=plain&b=careful&delta=0.5", id))
+	row := cells(doc, "#paired-table", "rubric · completeness 1–5")
+	if want := strconv.Itoa(stats.SamplesNeeded(sd, 0.5, 0.05, 0.8)); len(row) != 11 || row[10] != want {
+		t.Errorf("samples needed for 0.5: %q, want %s in the last column", row, want)
+	}
+	if want := fmt.Sprintf("± %.2f", stats.MinDetectable(sd, 9, 0.05, 0.8)); row[9] != want {
+		t.Errorf("detectable: %q, want %s", row[9], want)
+	}
+	if row := cells(doc, "#paired-table", "rubric · factual_adherence 1–5"); row[10] != "—" {
+		t.Errorf("a metric whose differences do not vary cannot plan: %q", row)
+	}
+	if v, _ := doc.Find("#needed-form input[name=b]").Attr("value"); v != "careful" || doc.Find("#delta").AttrOr("value", "") != "0.5" {
+		t.Errorf("the form forgets the pair or the difference")
+	}
+	_, doc = f.get(fmt.Sprintf("/runs/%d?delta=lots", id))
+	if !strings.Contains(text(doc, "#delta-error"), `"lots" is not a difference`) {
+		t.Errorf("a bad difference: %q", text(doc, "#delta-error"))
+	}
+
+	rows := doc.Find("#all-pairs tbody tr")
+	if rows.Length() != 9 {
+		t.Fatalf("%d rows in every pair's table, want 3 pairs × 3 metrics", rows.Length())
+	}
+	got := map[string][]string{}
+	rows.Each(func(_ int, s *goquery.Selection) {
+		var r []string
+		s.Find("td").Each(func(_ int, td *goquery.Selection) { r = append(r, strings.TrimSpace(td.Text())) })
+		got[r[0]+" "+r[1]+" "+r[2]] = r
+	})
+	// careful − plain on completeness is 1 or 2 on every sample: t is large.
+	// The three completeness p-values, Holm-adjusted together, are recomputed.
+	means := map[string][]float64{"plain": nil, "careful": nil, "terse": nil}
+	for q := 1; q <= 9; q++ {
+		base := float64(1 + q%3)
+		means["plain"] = append(means["plain"], base)
+		means["terse"] = append(means["terse"], base)
+		means["careful"] = append(means["careful"], base+float64(1+q%2))
+	}
+	pairs := [][2]string{{"careful", "plain"}, {"careful", "terse"}, {"plain", "terse"}} // in the run's order of conditions
+	var ps []float64
+	for _, p := range pairs {
+		var d []float64
+		for i := range means[p[0]] {
+			d = append(d, means[p[1]][i]-means[p[0]][i])
+		}
+		ps = append(ps, stats.PairedP(d))
+	}
+	holm := stats.Holm(ps)
+	for i, p := range pairs {
+		r := got["rubric · completeness "+p[0]+" "+p[1]]
+		if r == nil {
+			t.Fatalf("no row for %v: %v", p, got)
+		}
+		want := fmt.Sprintf("%.3f", holm[i])
+		if holm[i] < 0.001 {
+			want = "< 0.001"
+		}
+		if r[6] != want {
+			t.Errorf("%v: Holm p %q, recomputed %s", p, r[6], want)
+		}
+	}
+	if r := got["rubric · completeness plain terse"]; r[3] != "+0.00" || r[5] != "1.000" {
+		t.Errorf("two conditions that score alike: %q", r)
+	}
+}
