@@ -80,7 +80,14 @@ func Build(ctx context.Context, db *store.DB, run *store.Run, ds *store.Dataset,
 func BuildView(ctx context.Context, db *store.DB, run *store.Run, ds *store.Dataset, cfg *config.Config, view View) (*Report, error) {
 	var data *store.ReportData
 	var verdicts []store.Verdict
+	var sliceValues map[int64]string
 	g, gctx := errgroup.WithContext(ctx)
+	if field := cfg.Report.SliceBy; field != "" {
+		g.Go(func() (err error) {
+			sliceValues, err = db.SliceValues(gctx, run.DatasetID, field)
+			return err
+		})
+	}
 	g.Go(func() (err error) {
 		data, err = db.ReportData(gctx, run.ID)
 		return err
@@ -105,6 +112,9 @@ func BuildView(ctx context.Context, db *store.DB, run *store.Run, ds *store.Data
 	var wg sync.WaitGroup
 	wg.Go(func() { r.Reviews = r.reviews(judged, verdicts) })
 	r.Summary = r.summarize(data.Conditions, data.TopErrors)
+	if field := cfg.Report.SliceBy; field != "" {
+		r.Summary.SliceBy, r.Summary.Slices = field, r.Slices(sliceValues)
+	}
 	wg.Wait()
 	return r, nil
 }

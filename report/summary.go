@@ -28,6 +28,10 @@ type Summary struct {
 	Errors        int                `json:"errors"`
 	CostUSD       float64            `json:"cost_usd"`
 	Conditions    []ConditionSummary `json:"conditions"`
+	// SliceBy and Slices break the metrics down by a metadata field, when
+	// the run file names one (report: {slice_by: FIELD}).
+	SliceBy string  `json:"slice_by,omitempty"`
+	Slices  []Slice `json:"slices,omitempty"`
 }
 
 // ConditionSummary is one condition's results and metrics.

@@ -25,6 +25,58 @@ type ReportView struct {
 	Review  *ReviewView
 	// Variance is "Where the variance comes from"; nil without two samples scored.
 	Variance *VarianceView
+	// Slices is "By slice"; nil when the samples have no field to slice by.
+	Slices *SliceView
+}
+
+// SliceView breaks the report down by a metadata field of the samples.
+type SliceView struct {
+	Fields      []SliceFieldOption
+	Field       string // chosen; "" for none
+	Message     string // why the field asked for cannot slice
+	Static      bool   // the exported file: no form
+	A, B        string // the paired comparison's conditions; also kept by the form
+	View, Delta string // kept by the form
+	Metrics     []ReportMetric
+	Conditions  []string
+	Rows        []SliceRow
+	Paired      []SlicePairedRow // B − A within each value; empty without a pair
+	Charts      []ChartView
+}
+
+// SliceFieldOption is a field the report can be sliced by.
+type SliceFieldOption struct {
+	Name     string
+	Values   int
+	Selected bool
+}
+
+// SliceRow is one value of the field: its cells are metric by metric, then
+// condition by condition.
+type SliceRow struct {
+	Value   string
+	Samples int
+	Cells   []SliceCell
+}
+
+// SliceCell is a metric's mean under a condition within a slice.
+type SliceCell struct {
+	Has  bool
+	Mean string
+	CI   string // the interval and the scores, for a tooltip
+	N    int    // samples scored
+}
+
+// SlicePairedRow is the paired comparison within one value, metric by metric.
+type SlicePairedRow struct {
+	Value string
+	Cells []SlicePairedCell
+}
+
+// SlicePairedCell is B − A on one metric within a slice.
+type SlicePairedCell struct {
+	Diff, CI, Verdict string
+	N                 int
 }
 
 // VarianceView splits each metric's variance into samples, agent and judge.

@@ -100,7 +100,8 @@ func (s *Server) viewScope(c echo.Context) (*reportScope, error) {
 }
 
 func queryOf(c echo.Context) reportQuery {
-	q := reportQuery{A: c.QueryParam("a"), B: c.QueryParam("b"), Delta: strings.TrimSpace(c.QueryParam("delta"))}
+	q := reportQuery{A: c.QueryParam("a"), B: c.QueryParam("b"), Delta: strings.TrimSpace(c.QueryParam("delta")),
+		Slice: c.QueryParam("slice")}
 	if c.QueryParam("view") == "reviewed" {
 		q.View = "reviewed"
 	}

@@ -21,6 +21,7 @@ import (
 type reportQuery struct {
 	A, B, View string
 	Delta      string // a difference to detect, as typed: the paired panel says how many samples it needs
+	Slice      string // a metadata field the report is broken down by
 }
 
 // pair resolves the compared conditions: the ones asked for when the run has
@@ -78,9 +79,9 @@ func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static b
 	}
 	a, b, reason := r.pair(q)
 	if a != "" && b != "" {
-		v.Query = reportQuery{A: a, B: b, View: q.View, Delta: q.Delta}.encode()
+		v.Query = reportQuery{A: a, B: b, View: q.View, Delta: q.Delta, Slice: q.Slice}.encode()
 	} else {
-		v.Query = reportQuery{View: q.View}.encode()
+		v.Query = reportQuery{View: q.View, Slice: q.Slice}.encode()
 	}
 	v.Review = r.reviewView(q, r.sc.Shared || static)
 	v.Paired = templates.PairedView{Conditions: r.Conditions, A: a, B: b, Message: reason, View: q.View, Delta: q.Delta}
@@ -92,6 +93,13 @@ func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static b
 	v.Paired.AllPairs = allPairRows(r.AllPairs())
 	v.Charts = r.charts(a, b)
 	v.Variance = r.varianceView()
+	var err error
+	if v.Slices, err = r.sliceView(ctx, db, q, a, b); err != nil {
+		return v, err
+	}
+	if v.Slices != nil {
+		v.Slices.Static = static || r.sc.Shared
+	}
 	return v, nil
 }
 

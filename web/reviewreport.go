@@ -103,6 +103,9 @@ func (q reportQuery) encode() string {
 	if q.Delta != "" {
 		v.Set("delta", q.Delta)
 	}
+	if q.Slice != "" {
+		v.Set("slice", q.Slice)
+	}
 	if len(v) == 0 {
 		return ""
 	}

@@ -140,6 +140,7 @@ type Config struct {
 	Prices           map[string]Price `yaml:"prices" json:"prices,omitempty"`
 	CodeExecution    CodeExecution    `yaml:"code_execution" json:"code_execution"`
 	Prompts          Prompts          `yaml:"prompts" json:"prompts"`
+	Report           ReportSettings   `yaml:"report" json:"report,omitempty"`
 
 	// Dir is the folder of the config file; relative paths were resolved
 	// against it.
@@ -211,6 +212,13 @@ type ConditionSpec struct {
 	SystemPrompt          string   `yaml:"system_prompt" json:"system_prompt"`
 	RequireMCPToolUse     bool     `yaml:"require_mcp_tool_use" json:"require_mcp_tool_use"`
 	RequireMCPToolSuccess bool     `yaml:"require_mcp_tool_success" json:"require_mcp_tool_success"`
+}
+
+// ReportSettings choose what a run's report adds to its summary.
+type ReportSettings struct {
+	// SliceBy names a metadata field of the samples (MMLU's subject): the
+	// summary then has each metric per value of it, under "slices".
+	SliceBy string `yaml:"slice_by" json:"slice_by,omitempty"`
 }
 
 // Execution says how much work to do and how hard to retry.

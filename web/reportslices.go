@@ -1,0 +1,128 @@
+package web
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"assay/report"
+	"assay/store"
+	"assay/templates"
+)
+
+// This file builds the report's section "By slice": every metric per value
+// of a metadata field (MMLU's subject), the paired comparison within each
+// value, and a chart per metric.
+
+// sliceView is the section; nil when the dataset has no field to slice by.
+// The field is the one the URL chooses, else the run file's report.slice_by.
+func (r *viewed) sliceView(ctx context.Context, db *store.DB, q reportQuery, a, b string) (*templates.SliceView, error) {
+	fields, err := db.SliceFields(ctx, r.Run.DatasetID)
+	if err != nil || len(fields) == 0 {
+		return nil, err
+	}
+	v := &templates.SliceView{Field: q.Slice, A: a, B: b, View: q.View, Delta: q.Delta}
+	if v.Field == "" {
+		v.Field = r.Config.Report.SliceBy
+	}
+	known := false
+	for _, f := range fields {
+		v.Fields = append(v.Fields, templates.SliceFieldOption{Name: f.Name, Values: f.Values, Selected: f.Name == v.Field})
+		known = known || f.Name == v.Field
+	}
+	if !known {
+		if v.Field != "" {
+			v.Message = fmt.Sprintf("The samples have no field %q with 2 to 200 values to slice by.", v.Field)
+		}
+		v.Field = ""
+		return v, nil
+	}
+	values, err := db.SliceValues(ctx, r.Run.DatasetID, v.Field)
+	if err != nil {
+		return nil, err
+	}
+	slices := r.Slices(values)
+	if r.Summary.SliceBy == v.Field {
+		slices = r.Summary.Slices // the summary's, computed once
+	}
+	v.Conditions = r.Conditions
+	for _, m := range r.Metrics {
+		v.Metrics = append(v.Metrics, metricHead(m))
+	}
+	for _, s := range slices {
+		row := templates.SliceRow{Value: s.Value, Samples: s.Samples}
+		for _, m := range r.Metrics {
+			for _, c := range s.Conditions {
+				cell := templates.SliceCell{}
+				for _, sm := range c.Metrics {
+					if sm.Evaluator == m.Evaluator && sm.Name == m.Name {
+						cell = templates.SliceCell{Has: true, Mean: templates.Num(sm.Mean, m.Digits()), N: sm.Samples,
+							CI: fmt.Sprintf("95%% CI %s – %s, %d scores", templates.Num(sm.CI95[0], m.Digits()), templates.Num(sm.CI95[1], m.Digits()), sm.N)}
+					}
+				}
+				row.Cells = append(row.Cells, cell)
+			}
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	if a != "" && b != "" {
+		for i, ps := range r.SlicePaired(values, slices, a, b) {
+			pr := templates.SlicePairedRow{Value: slices[i].Value}
+			for _, p := range ps {
+				d := p.Metric.Digits()
+				cell := templates.SlicePairedCell{N: p.N}
+				if p.N > 0 {
+					row := templates.PairedRow{Diff: p.MeanDiff, CILo: p.CILo, CIHi: p.CIHi}
+					cell.Diff, cell.CI, cell.Verdict = templates.Signed(p.MeanDiff, d),
+						templates.Signed(p.CILo, d)+" – "+templates.Signed(p.CIHi, d), row.Verdict()
+				}
+				pr.Cells = append(pr.Cells, cell)
+			}
+			v.Paired = append(v.Paired, pr)
+		}
+	}
+	for i, m := range r.Metrics {
+		v.Charts = append(v.Charts, sliceChart(m, i, v.Field, slices, r.Conditions))
+	}
+	return v, nil
+}
+
+// sliceChart draws one metric's mean per slice value, a bar per condition,
+// sideways so that many values (57 subjects) stay readable.
+func sliceChart(m report.Metric, i int, field string, slices []report.Slice, conditions []string) templates.ChartView {
+	bar := charts.NewBar()
+	lo, hi := m.Scale.Bounds()
+	labels := make([]string, len(slices))
+	for k, s := range slices {
+		labels[k] = s.Value
+	}
+	bar.SetGlobalOptions(append(common(fmt.Sprintf("%s by %s", m.Label(), field), "mean over the slice's samples", "axis"),
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "axis"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Min: lo, Max: hi}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Inverse: opts.Bool(true),
+			AxisLabel: &opts.AxisLabel{Interval: "0", Width: 160, Overflow: "truncate"}}))...)
+	for _, c := range conditions {
+		data := make([]opts.BarData, len(slices))
+		for k, s := range slices {
+			data[k] = opts.BarData{Value: nil}
+			for _, sc := range s.Conditions {
+				if sc.Name != c {
+					continue
+				}
+				for _, sm := range sc.Metrics {
+					if sm.Evaluator == m.Evaluator && sm.Name == m.Name {
+						data[k] = opts.BarData{Value: report.Round(sm.Mean, 3)}
+					}
+				}
+			}
+		}
+		bar.AddSeries(c, data, charts.WithSeriesOpts(func(s *charts.SingleSeries) { s.BarMaxWidth = "16" }))
+	}
+	bar.SetXAxis(labels) // on the y axis once reversed
+	bar.XYReversal()
+	cv := chartView(fmt.Sprintf("chart-slice-%d", i+1), "One bar per slice and condition; a slice with few samples moves a lot by chance: see n in the table.", bar)
+	cv.Height = max(cv.Height, 110+len(slices)*len(conditions)*14)
+	return cv
+}
