@@ -23,10 +23,24 @@ type SampleScores struct {
 	SampleRow int64 // the sample's row id
 	Values    []float64
 	Reps      []int32 // the repetition of each value: values of one answer are together
+	Judges    []int8  // the panel place of each value's judge
+}
+
+// JudgeAnswers are the sample's scores by answer and judge: what one judge
+// of the panel gave one answer over its repetitions.
+func (g SampleScores) JudgeAnswers() [][]float64 {
+	var out [][]float64
+	for i := range g.Values {
+		if i == 0 || g.Reps[i] != g.Reps[i-1] || g.Judges[i] != g.Judges[i-1] {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], g.Values[i])
+	}
+	return out
 }
 
 // Answers are the sample's scores by answer (repetition): one score per
-// judge repetition, or one for a deterministic evaluator.
+// judge repetition and panel judge, or one for a deterministic evaluator.
 func (g SampleScores) Answers() [][]float64 {
 	var out [][]float64
 	for i := range g.Values {
@@ -50,8 +64,12 @@ type Report struct {
 	Models     []store.ModelUse // the models that answered, and where their cost came from
 	View       View             // as judged, or with reviews applied
 	Reviews    *Reviews         // coverage and judge–human agreement
-	// samples[metric][condition] lists the samples with scores, by row id.
+	// samples[metric][condition] lists the samples with scores, by row id:
+	// for a panel, its scores of an answer combined as the run says (Mode).
 	samples []map[string][]SampleScores
+	// raw is samples with every judge's every score, for a panel; samples
+	// itself otherwise.
+	raw []map[string][]SampleScores
 }
 
 // Load reads a run, its dataset and its stored config, and computes its report.
@@ -140,6 +158,7 @@ func (r *Report) group(scores []store.ScoreRow) {
 		last := &groups[len(groups)-1]
 		last.Values = append(last.Values, s.Value)
 		last.Reps = append(last.Reps, int32(s.Repetition))
+		last.Judges = append(last.Judges, int8(s.JudgeIndex))
 		samples[i][s.Condition] = groups
 	}
 	for i := range r.Metrics {
@@ -161,11 +180,69 @@ func (r *Report) group(scores []store.ScoreRow) {
 	}
 	ordered := slices.Clone(r.Metrics)
 	Order(r.Config.Evaluators, ordered)
-	r.samples = make([]map[string][]SampleScores, len(ordered))
+	r.raw = make([]map[string][]SampleScores, len(ordered))
 	for i, m := range ordered {
-		r.samples[i] = samples[index[[2]string{m.Evaluator, m.Name}]]
+		r.raw[i] = samples[index[[2]string{m.Evaluator, m.Name}]]
 	}
 	r.Metrics = ordered
+	r.samples = r.raw
+	if len(r.Config.Judges) > 1 && r.Config.Mode() != config.PanelMean {
+		r.samples = make([]map[string][]SampleScores, len(r.raw))
+		for i, byCondition := range r.raw {
+			r.samples[i] = map[string][]SampleScores{}
+			for c, groups := range byCondition {
+				out := make([]SampleScores, len(groups))
+				for k, g := range groups {
+					out[k] = combinePanel(g, r.Config.Mode())
+				}
+				r.samples[i][c] = out
+			}
+		}
+	}
+}
+
+// Raw are the score groups of metric m under condition c with every
+// judge's every score: the same as Samples but for a panel combined by
+// median or first.
+func (r *Report) Raw(m int, c string) []SampleScores { return r.raw[m][c] }
+
+// combinePanel makes one sample's headline scores from a panel's: per
+// answer, the first judge's scores, or the median of the judges' means.
+func combinePanel(g SampleScores, mode string) SampleScores {
+	out := SampleScores{SampleRow: g.SampleRow}
+	for start := 0; start < len(g.Values); {
+		end := start
+		for end < len(g.Values) && g.Reps[end] == g.Reps[start] {
+			end++
+		}
+		rep := g.Reps[start]
+		switch mode {
+		case config.PanelFirst:
+			for k := start; k < end; k++ {
+				if g.Judges[k] == 0 {
+					out.Values, out.Reps, out.Judges = append(out.Values, g.Values[k]), append(out.Reps, rep), append(out.Judges, 0)
+				}
+			}
+		default: // median of the judges' means
+			sums, counts := map[int8]float64{}, map[int8]int{}
+			for k := start; k < end; k++ {
+				sums[g.Judges[k]] += g.Values[k]
+				counts[g.Judges[k]]++
+			}
+			var means []float64
+			for j, s := range sums {
+				means = append(means, s/float64(counts[j]))
+			}
+			slices.Sort(means)
+			med := means[len(means)/2]
+			if len(means)%2 == 0 {
+				med = (means[len(means)/2-1] + med) / 2
+			}
+			out.Values, out.Reps, out.Judges = append(out.Values, med), append(out.Reps, rep), append(out.Judges, 0)
+		}
+		start = end
+	}
+	return out
 }
 
 // Samples are the score groups of metric m under condition c, by row id.

@@ -91,6 +91,11 @@ type MetricSummary struct {
 	// absent for the first condition. MDDSD is that spread.
 	MDD   *float64 `json:"mdd,omitempty"`
 	MDDSD float64  `json:"mdd_sd,omitempty"`
+	// Judges are a panel's judges on this metric, each with its mean and its
+	// offset from the panel; JudgeAlpha is how the judges agree
+	// (Krippendorff's ordinal alpha). Absent without a panel.
+	Judges     []JudgeFigure `json:"judges,omitempty"`
+	JudgeAlpha *float64      `json:"judge_alpha,omitempty"`
 }
 
 // Summarize reads a run and computes its summary.
@@ -139,7 +144,11 @@ func (r *Report) summarize(progress []store.ConditionProgress, top map[string][]
 		for i, m := range r.Metrics {
 			if groups := r.Samples(i, name); len(groups) > 0 {
 				ms := summarizeMetric(m, Values(groups))
-				ms.Variance, ms.JudgeConsistency = varianceOf(groups), consistencyOf(groups)
+				raw := r.Raw(i, name)
+				ms.Variance, ms.JudgeConsistency = varianceOf(raw), consistencyOf(raw)
+				if r.judged(m) {
+					ms.Judges, ms.JudgeAlpha = panelOf(raw, r.panelNames())
+				}
 				if first := r.Conditions[0]; name != first {
 					if mdd, sd, _, ok := mddOf(r.Means(i, first), r.Means(i, name)); ok {
 						ms.MDD, ms.MDDSD = &mdd, sd
@@ -213,4 +222,26 @@ func PassKs(c ConditionSummary) []string {
 		y, _ := strconv.Atoi(b)
 		return x - y
 	})
+}
+
+// panelNames names the judges of the run's panel by place; nil without one.
+func (r *Report) panelNames() []string {
+	if len(r.Config.Judges) < 2 {
+		return nil
+	}
+	names := make([]string, len(r.Config.Judges))
+	for i, j := range r.Config.Judges {
+		names[i] = j.Name
+	}
+	return names
+}
+
+// judged reports whether a metric's scores come from a judge: the rubric,
+// the arbiter or a rubric of the run's.
+func (r *Report) judged(m Metric) bool {
+	if config.Evaluator(m.Evaluator).UsesJudge() {
+		return true
+	}
+	_, custom := r.Config.RubricNamed(m.Evaluator)
+	return custom
 }

@@ -105,7 +105,8 @@ func capital(s string) string {
 }
 
 // JudgeConsistency is how well a judge agrees with itself on one metric:
-// over the answers it scored more than once.
+// over the answers it scored more than once (each judge of a panel with
+// itself).
 type JudgeConsistency struct {
 	Answers int     `json:"answers"`       // answers scored twice or more
 	Exact   float64 `json:"exact"`         // share of them whose scores are all the same
@@ -122,7 +123,7 @@ func consistencyOf(groups []SampleScores) *JudgeConsistency {
 	var same, pairs int
 	var diff float64
 	for _, g := range groups {
-		for _, scores := range g.Answers() {
+		for _, scores := range g.JudgeAnswers() {
 			if len(scores) < 2 {
 				continue
 			}
@@ -168,4 +169,75 @@ func mddOf(base, other map[int64]float64) (mdd float64, sd float64, n int, ok bo
 	}
 	_, sd = stats.Describe(diffs)
 	return stats.MinDetectable(sd, len(diffs), stats.Alpha, stats.Power), sd, len(diffs), true
+}
+
+// JudgeFigure is one judge of a panel on one metric: its mean over the
+// answers it scored, and how far it sits from the panel on the same answers
+// (the mean of its score minus the panel's mean score of each answer;
+// below 0: harsher than the panel).
+type JudgeFigure struct {
+	Name   string  `json:"name"`
+	Mean   float64 `json:"mean"`
+	Offset float64 `json:"offset"`
+	N      int     `json:"n"` // answers scored
+}
+
+// panelOf describes each judge of a panel and how they agree: Krippendorff's
+// ordinal alpha with the judges as raters, over each judge's first score
+// of each answer (nil when undefined).
+func panelOf(groups []SampleScores, names []string) ([]JudgeFigure, *float64) {
+	if len(names) < 2 {
+		return nil, nil
+	}
+	sums, offsets := make([]float64, len(names)), make([]float64, len(names))
+	counts := make([]int, len(names))
+	var units [][]float64
+	for _, g := range groups {
+		for start := 0; start < len(g.Values); {
+			end := start
+			for end < len(g.Values) && g.Reps[end] == g.Reps[start] {
+				end++
+			}
+			jsum, jn := map[int8]float64{}, map[int8]int{}
+			first := map[int8]float64{}
+			for k := start; k < end; k++ {
+				j := g.Judges[k]
+				if _, seen := first[j]; !seen {
+					first[j] = g.Values[k]
+				}
+				jsum[j] += g.Values[k]
+				jn[j]++
+			}
+			var panel float64
+			for j := range jsum {
+				panel += jsum[j] / float64(jn[j])
+			}
+			panel /= float64(len(jsum))
+			var unit []float64
+			for j := range jsum {
+				if int(j) >= len(names) {
+					continue
+				}
+				m := jsum[j] / float64(jn[j])
+				sums[j] += m
+				offsets[j] += m - panel
+				counts[j]++
+				unit = append(unit, first[j])
+			}
+			units = append(units, unit)
+			start = end
+		}
+	}
+	out := make([]JudgeFigure, len(names))
+	for j, name := range names {
+		out[j] = JudgeFigure{Name: name, N: counts[j]}
+		if counts[j] > 0 {
+			out[j].Mean, out[j].Offset = sums[j]/float64(counts[j]), offsets[j]/float64(counts[j])
+		}
+	}
+	var alpha *float64
+	if a := stats.KrippendorffAlpha(units, stats.Ordinal); !math.IsNaN(a) {
+		alpha = &a
+	}
+	return out, alpha
 }

@@ -49,7 +49,11 @@ func (m *Manager) secretsOf(spec *config.Config) secrets {
 	if spec.Agent.Type == config.AgentClaudeCode {
 		agentKey = claudeCodeKeyEnv(spec.Agent, m.opts.Getenv)
 	}
-	for _, env := range []string{agentKey, spec.Judge.APIKeyEnv} {
+	envs := []string{agentKey}
+	for _, j := range spec.Panel() {
+		envs = append(envs, j.APIKeyEnv)
+	}
+	for _, env := range envs {
 		if env == "" {
 			continue
 		}

@@ -43,7 +43,8 @@ func EstimateRun(cfg *config.Config, kind store.Kind, samples []store.Sample, co
 			judges++
 		}
 	}
-	perJudged := judges * max(cfg.JudgeRepetitions, 1)
+	panel := cfg.Panel()
+	perJudged := judges * max(cfg.JudgeRepetitions, 1) * max(len(panel), 1)
 	var agentIn, agentOut, judgeIn int
 	for i := range samples {
 		s := &samples[i]
@@ -66,7 +67,11 @@ func EstimateRun(cfg *config.Config, kind store.Kind, samples []store.Sample, co
 	judgeOut := e.JudgeCalls * judgeOutput
 	e.TokensIn, e.TokensOut = agentIn+judgeIn, agentOut+judgeOut
 	e.CostUSD += e.price(prices, cfg.Agent.Model, e.AgentCalls, agentIn, agentOut)
-	e.CostUSD += e.price(prices, cfg.Judge.Model, e.JudgeCalls, judgeIn, judgeOut)
+	// The judge calls are the panel's in equal shares.
+	for _, j := range panel {
+		n := len(panel)
+		e.CostUSD += e.price(prices, judgeModel(j), e.JudgeCalls/n, judgeIn/n, judgeOut/n)
+	}
 	return e
 }
 

@@ -49,6 +49,10 @@ func TestEstimateRunCountsCalls(t *testing.T) {
 			c.Execution.NumRepetitions = 1
 		}, 4, 4},
 		{"no judge sample", store.KindQA, 3, func(c *config.Config) { c.JudgeSampleRate = 0 }, 18, 0},
+		{"a panel of three, judged twice each", store.KindQA, 3, func(c *config.Config) {
+			c.Judges = []config.Judge{{Name: "a", Model: "m1"}, {Name: "b", Model: "m2"}, {Name: "c", Model: "m3"}}
+			c.JudgeRepetitions = 2
+		}, 18, 108},
 		{"no samples", store.KindQA, 0, nil, 0, 0},
 	}
 	for _, tc := range cases {

@@ -13,16 +13,24 @@ import (
 // judgeFunc is one LLM judge: rubric or arbiter.
 type judgeFunc func(ctx context.Context, in judge.Input) (*judge.Verdict, error)
 
+// judgeCall is one call a judged answer gets from an evaluator: one judge
+// of the panel, one repetition, with its seed.
+type judgeCall struct {
+	fn    judgeFunc
+	judge string // the panel judge's name; "" for a run's one judge
+	index int    // its place in the panel
+	rep   int
+	seed  int
+	model string // what its calls are priced as
+}
+
 // evaluators scores responses for one run.
 type evaluators struct {
 	list       []config.Evaluator
 	kind       store.Kind
-	judges     map[config.Evaluator][]judgeFunc // by judge repetition
-	seeds      []int                            // the seed of each judge repetition
-	judgeModel string
+	judges     map[config.Evaluator][]judgeCall // every judge of the panel × every repetition
 	code       *scoring.CodeEvaluator
 	sampleRate float64
-	judgeReps  int
 	prices     prices
 }
 
@@ -32,8 +40,8 @@ func (e *evaluators) evaluate(ctx context.Context, t task, response string) []st
 	for _, ev := range e.list {
 		if ev.UsesJudge() {
 			if judged(e.sampleRate, t.key(), t.sample.SampleID) {
-				for rep := 0; rep < e.judgeReps; rep++ {
-					out = append(out, e.judge(ctx, ev, t, response, rep))
+				for _, call := range e.judges[ev] {
+					out = append(out, e.judge(ctx, ev, t, response, call))
 				}
 			}
 			continue
@@ -43,11 +51,11 @@ func (e *evaluators) evaluate(ctx context.Context, t task, response string) []st
 	return out
 }
 
-func (e *evaluators) judge(ctx context.Context, ev config.Evaluator, t task, response string, rep int) store.Judgement {
-	seed := e.seeds[rep]
-	j := store.Judgement{Evaluator: ev.Label(), JudgeRepetition: rep, Seed: &seed}
+func (e *evaluators) judge(ctx context.Context, ev config.Evaluator, t task, response string, call judgeCall) store.Judgement {
+	seed := call.seed
+	j := store.Judgement{Evaluator: ev.Label(), JudgeRepetition: call.rep, Judge: call.judge, JudgeIndex: call.index, Seed: &seed}
 	in := judge.Input{Question: t.sample.Input, Reference: judgeReference(e.kind, t.sample), Response: response}
-	v, err := e.judges[ev][rep](ctx, in)
+	v, err := call.fn(ctx, in)
 	if v != nil {
 		j.Raw = v.Raw
 		j.UnverifiedClaims = v.UnverifiedClaims
@@ -55,7 +63,7 @@ func (e *evaluators) judge(ctx context.Context, ev config.Evaluator, t task, res
 		j.TokensOut = v.TokensOut
 		j.LatencyMS = v.Latency.Milliseconds()
 		j.Attempts = v.Attempts
-		j.CostUSD, _ = e.prices.cost(e.judgeModel, v.TokensIn, v.TokensOut, 0, 0)
+		j.CostUSD, _ = e.prices.cost(call.model, v.TokensIn, v.TokensOut, 0, 0)
 		if !v.Structured {
 			j.Detail = "structured output was refused; the schema went in the prompt"
 		}

@@ -43,9 +43,12 @@ func UnsetVariables(cfg *config.Config, evaluators []config.Evaluator, condition
 	if agentKey != "" && !strings.Contains(agentKey, "${") && getenv(agentKey) == "" {
 		add(agentKey, "agent.api_key_env")
 	}
-	judgeKey := resolved.Judge.APIKeyEnv
-	if slices.ContainsFunc(evaluators, config.Evaluator.UsesJudge) && judgeKey != "" && !strings.Contains(judgeKey, "${") && getenv(judgeKey) == "" {
-		add(judgeKey, "judge.api_key_env")
+	if slices.ContainsFunc(evaluators, config.Evaluator.UsesJudge) {
+		for i, j := range resolved.Panel() {
+			if key := j.APIKeyEnv; key != "" && !strings.Contains(key, "${") && getenv(key) == "" {
+				add(key, judgeKeyField(resolved, i))
+			}
+		}
 	}
 	for _, e := range leaves(err) {
 		var u *config.UnsetError

@@ -159,32 +159,37 @@ func (m *Manager) newEvaluators(spec *config.Config, kind store.Kind) (*evaluato
 	e := &evaluators{
 		list:       spec.Evaluators,
 		kind:       kind,
-		judges:     map[config.Evaluator][]judgeFunc{},
-		judgeModel: judgeModel(spec.Judge),
+		judges:     map[config.Evaluator][]judgeCall{},
 		sampleRate: spec.JudgeSampleRate,
-		judgeReps:  max(spec.JudgeRepetitions, 1),
 		prices:     spec.Prices,
 	}
 	for _, ev := range spec.Evaluators {
 		switch {
 		case ev.UsesJudge():
-			for rep := range e.judgeReps {
-				seed := spec.Judge.Seed
-				if spec.Judge.VarySeed {
-					seed += rep
+			panel := spec.Panel()
+			if len(panel) == 0 {
+				return nil, fmt.Errorf("judge.model: required by the %s evaluator", ev.Label())
+			}
+			for index, jc := range panel {
+				name := ""
+				if len(spec.Judges) > 0 {
+					name = jc.Name
 				}
-				if len(e.seeds) < e.judgeReps {
-					e.seeds = append(e.seeds, seed)
+				for rep := range max(spec.JudgeRepetitions, 1) {
+					seed := jc.Seed
+					if jc.VarySeed {
+						seed += rep
+					}
+					client, err := m.judgeClient(spec, jc, judgeKeyField(spec, index), seed)
+					if err != nil {
+						return nil, err
+					}
+					f, err := judgeOf(spec, ev, client)
+					if err != nil {
+						return nil, err
+					}
+					e.judges[ev] = append(e.judges[ev], judgeCall{fn: f, judge: name, index: index, rep: rep, seed: seed, model: judgeModel(jc)})
 				}
-				client, err := m.judgeClient(spec, seed)
-				if err != nil {
-					return nil, err
-				}
-				f, err := judgeOf(spec, ev, client)
-				if err != nil {
-					return nil, err
-				}
-				e.judges[ev] = append(e.judges[ev], f)
 			}
 		case ev == config.EvalCodeExecution:
 			if err := sandbox.Available(); err != nil && !spec.CodeExecution.Unsandboxed {
@@ -212,28 +217,33 @@ func judgeOf(spec *config.Config, ev config.Evaluator, client *llm.Client) (judg
 	return (&judge.Arbiter{Client: client}).Judge, nil
 }
 
-// judgeClient is the judge's client, asking with seed.
-func (m *Manager) judgeClient(spec *config.Config, seed int) (*llm.Client, error) {
-	if spec.Judge.Model == "" {
-		return nil, fmt.Errorf("judge.model: required by the %v evaluators", spec.Evaluators)
+// judgeKeyField is where a panel judge's key variable is written.
+func judgeKeyField(spec *config.Config, index int) string {
+	if len(spec.Judges) > 0 {
+		return fmt.Sprintf("judges[%d].api_key_env", index)
 	}
-	provider, model, err := spec.Judge.Resolve()
+	return "judge.api_key_env"
+}
+
+// judgeClient is a judge's client, asking with seed.
+func (m *Manager) judgeClient(spec *config.Config, j config.Judge, keyField string, seed int) (*llm.Client, error) {
+	provider, model, err := j.Resolve()
 	if err != nil {
 		return nil, err
 	}
-	key, err := m.apiKey("judge.api_key_env", spec.Judge.APIKeyEnv)
+	key, err := m.apiKey(keyField, j.APIKeyEnv)
 	if err != nil {
 		return nil, err
 	}
-	t := spec.Judge.Temperature
+	t := j.Temperature
 	return llm.New(llm.Config{
 		Provider:    llmProvider(provider),
-		BaseURL:     spec.Judge.BaseURL,
+		BaseURL:     j.BaseURL,
 		Model:       model,
 		APIKey:      key,
 		Temperature: &t,
 		Seed:        &seed,
-		CallTimeout: seconds(spec.Judge.TimeoutSeconds, 120),
+		CallTimeout: seconds(j.TimeoutSeconds, 120),
 		Retry:       m.retry(spec),
 	}, m.opts.HTTPClient), nil
 }

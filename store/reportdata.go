@@ -176,7 +176,7 @@ func reportResults(ctx context.Context, tx querier, runID int64) (map[int64]resu
 // returns the evaluator and judge repetition of each judgement.
 func reportJudgements(ctx context.Context, tx querier, runID int64, results map[int64]resultKey,
 	totals map[string]*ConditionProgress) (map[int64]judgementKey, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, result_id, evaluator, judge_repetition, error != '', tokens_in, tokens_out, cost_usd
+	rows, err := tx.QueryContext(ctx, `SELECT id, result_id, evaluator, judge_repetition, judge, error != '', tokens_in, tokens_out, cost_usd
 		FROM judgements INDEXED BY judgements_report WHERE run_id = ?`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("report judgements: %w", err)
@@ -186,12 +186,12 @@ func reportJudgements(ctx context.Context, tx querier, runID int64, results map[
 	names := map[string]string{} // one copy of each evaluator's name
 	for rows.Next() {
 		var id, resultID int64
-		var evaluator sql.RawBytes
-		var rep int
+		var evaluator, judge sql.RawBytes
+		var slot int
 		var failed bool
 		var tin, tout int
 		var cost float64
-		if err := rows.Scan(&id, &resultID, &evaluator, &rep, &failed, &tin, &tout, &cost); err != nil {
+		if err := rows.Scan(&id, &resultID, &evaluator, &slot, &judge, &failed, &tin, &tout, &cost); err != nil {
 			return nil, fmt.Errorf("report judgements: %w", err)
 		}
 		r, ok := results[resultID]
@@ -203,7 +203,13 @@ func reportJudgements(ctx context.Context, tx querier, runID int64, results map[
 			name = string(evaluator)
 			names[name] = name
 		}
-		evaluators[id] = judgementKey{name, rep}
+		judgeName, seen := names[string(judge)]
+		if !seen {
+			judgeName = string(judge)
+			names[judgeName] = judgeName
+		}
+		index, rep := fromSlot(slot)
+		evaluators[id] = judgementKey{name, judgeName, index, rep}
 		t := totals[r.condition]
 		t.JudgeErrors += b2i(failed)
 		t.TokensIn += tin
@@ -249,6 +255,8 @@ func reportScores(ctx context.Context, tx querier, runID int64, results map[int6
 			Condition:       r.condition,
 			Repetition:      r.repetition,
 			JudgeRepetition: j.rep,
+			Judge:           j.judge,
+			JudgeIndex:      j.index,
 			Evaluator:       j.evaluator,
 			Metric:          name,
 			Value:           value,
@@ -263,7 +271,9 @@ func reportScores(ctx context.Context, tx querier, runID int64, results map[int6
 // judgementKey is what a score needs of its judgement.
 type judgementKey struct {
 	evaluator string
-	rep       int // judge repetition
+	judge     string // the panel judge's name
+	index     int    // its place in the panel
+	rep       int    // judge repetition
 }
 
 // scoreBucket holds the scores of one metric under one condition.
@@ -283,7 +293,8 @@ func flatten(buckets map[scoreBucket][]ScoreRow) []ScoreRow {
 	for _, k := range keys {
 		b := buckets[k]
 		slices.SortFunc(b, func(x, y ScoreRow) int {
-			return cmp.Or(cmp.Compare(x.SampleRow, y.SampleRow), cmp.Compare(x.Repetition, y.Repetition), cmp.Compare(x.JudgeRepetition, y.JudgeRepetition))
+			return cmp.Or(cmp.Compare(x.SampleRow, y.SampleRow), cmp.Compare(x.Repetition, y.Repetition),
+				cmp.Compare(x.JudgeIndex, y.JudgeIndex), cmp.Compare(x.JudgeRepetition, y.JudgeRepetition))
 		})
 		out = append(out, b...)
 	}

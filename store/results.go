@@ -71,10 +71,10 @@ func insertNewResult(ctx context.Context, tx *sql.Tx, now string, r *Result) (sa
 
 func insertJudgement(ctx context.Context, tx *sql.Tx, r *Result, j *Judgement) error {
 	claims, _ := json.Marshal(nonNil(j.UnverifiedClaims))
-	res, err := tx.ExecContext(ctx, `INSERT INTO judgements (result_id, run_id, evaluator, judge_repetition, seed, error,
+	res, err := tx.ExecContext(ctx, `INSERT INTO judgements (result_id, run_id, evaluator, judge_repetition, judge, seed, error,
 		error_kind, attempts, raw, detail, unverified_claims, tokens_in, tokens_out, cost_usd, latency_ms)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.RunID, j.Evaluator, j.JudgeRepetition, j.Seed, j.Error, kindOf(j.Error, j.ErrorKind), max(j.Attempts, 1),
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.RunID, j.Evaluator, judgeSlot(j.JudgeIndex, j.JudgeRepetition), j.Judge, j.Seed, j.Error, kindOf(j.Error, j.ErrorKind), max(j.Attempts, 1),
 		j.Raw, j.Detail, string(claims), j.TokensIn, j.TokensOut, j.CostUSD, j.LatencyMS)
 	if err != nil {
 		return fmt.Errorf("insert judgement %s: %w", j.Evaluator, err)
@@ -138,8 +138,11 @@ type ScoreRow struct {
 	Condition  string
 	Repetition int
 	// JudgeRepetition counts the judge's scores of one answer from 0; a
-	// deterministic evaluator's is 0.
+	// deterministic evaluator's is 0. Judge and JudgeIndex name the panel
+	// judge ("" and 0 for a run's one judge).
 	JudgeRepetition int
+	Judge           string
+	JudgeIndex      int
 	Evaluator       string
 	Metric          string
 	Value           float64
@@ -190,7 +193,7 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 	if len(results) == 0 {
 		return nil
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT j.id, j.result_id, j.evaluator, j.judge_repetition, j.seed, j.error,
+	rows, err := db.read.QueryContext(ctx, `SELECT j.id, j.result_id, j.evaluator, j.judge_repetition, j.judge, j.seed, j.error,
 		j.error_kind, j.attempts, j.raw,
 		j.detail, j.unverified_claims, j.tokens_in, j.tokens_out, j.cost_usd, j.latency_ms,
 		coalesce(s.id, 0), coalesce(s.metric, ''), coalesce(s.value, 0), coalesce(s.reasoning, '')
@@ -206,11 +209,12 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 		var claims string
 		var s Score
 		var seed sql.NullInt64
-		if err := rows.Scan(&j.ID, &resultID, &j.Evaluator, &j.JudgeRepetition, &seed, &j.Error, &j.ErrorKind, &j.Attempts,
+		if err := rows.Scan(&j.ID, &resultID, &j.Evaluator, &j.JudgeRepetition, &j.Judge, &seed, &j.Error, &j.ErrorKind, &j.Attempts,
 			&j.Raw, &j.Detail, &claims,
 			&j.TokensIn, &j.TokensOut, &j.CostUSD, &j.LatencyMS, &s.ID, &s.Metric, &s.Value, &s.Reasoning); err != nil {
 			return fmt.Errorf("judgements: %w", err)
 		}
+		j.JudgeIndex, j.JudgeRepetition = fromSlot(j.JudgeRepetition)
 		if seed.Valid {
 			v := int(seed.Int64)
 			j.Seed = &v
@@ -246,3 +250,12 @@ func nonNilCalls(c []ToolCall) []ToolCall {
 	}
 	return c
 }
+
+// judgeSlots is how many repetitions one panel judge has room for in the
+// judge_repetition column, which holds place × judgeSlots + repetition.
+const judgeSlots = 1000
+
+func judgeSlot(index, rep int) int { return index*judgeSlots + rep }
+
+// fromSlot reads a judge_repetition column: the panel place and the repetition.
+func fromSlot(slot int) (index, rep int) { return slot / judgeSlots, slot % judgeSlots }

@@ -59,6 +59,7 @@ func (db *DB) ScoreInfo(ctx context.Context, runID, scoreID int64) (*ScoreInfo, 
 	} else if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
 	}
+	_, s.JudgeRepetition = fromSlot(s.JudgeRepetition)
 	return &s, nil
 }
 

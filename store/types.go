@@ -208,7 +208,9 @@ type Judgement struct {
 	ID               int64
 	Evaluator        string
 	JudgeRepetition  int
-	Seed             *int // the seed the judge was asked with; nil for a deterministic evaluator
+	Judge            string // the panel judge's name; "" for a run's one judge
+	JudgeIndex       int    // the judge's place in the panel, from 0
+	Seed             *int   // the seed the judge was asked with; nil for a deterministic evaluator
 	Error            string
 	ErrorKind        ErrorKind // of Error
 	Attempts         int       // judge calls, retries and corrections included

@@ -87,6 +87,8 @@ type VarianceView struct {
 	Sentences        []VarianceSentence
 	Notes            []string         // which parts the run cannot tell apart, and how it could
 	Consistency      []ConsistencyRow // the judge against itself; empty when no answer was judged twice
+	PanelJudges      []string         // a judge panel's judges, in its order
+	Panel            []PanelRow       // each judge per metric and condition; empty without a panel
 	Charts           []ChartView      // one per condition
 }
 
@@ -446,4 +448,12 @@ const (
 // PassCell is pass@k of one condition for one k, with its interval.
 type PassCell struct {
 	Value, CI string // "" when no problem had k attempts
+}
+
+// PanelRow is a judge panel on one metric under one condition: each judge's
+// mean and offset from the panel, and Krippendorff's alpha between them.
+type PanelRow struct {
+	Condition, Metric string
+	Means, Offsets    []string // by judge, in the panel's order
+	Alpha             string
 }

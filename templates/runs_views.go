@@ -70,6 +70,8 @@ type RunFacts struct {
 	AgentTemperature string // "" when the server's default
 	AgentMaxTokens   int
 	JudgeModel       string
+	Panel            []PanelJudge  // a judge panel's judges; empty for one judge
+	PanelMode        string        // how the panel's scores make the headline: mean, median or first
 	JudgePrompts     []JudgePrompt // what each judge evaluator is told
 	JudgeBaseURL     string
 	JudgeTemperature float64
@@ -159,4 +161,11 @@ type ConditionDetail struct {
 // JudgePrompt is the system prompt of one judge evaluator of a run.
 type JudgePrompt struct {
 	Evaluator, Prompt string
+}
+
+// PanelJudge is one judge of a run's panel.
+type PanelJudge struct {
+	Name, Model string
+	Temperature float64
+	Seed        int
 }

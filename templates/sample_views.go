@@ -71,6 +71,29 @@ type ResultView struct {
 	Retries    []string // the calls repeated after a failure, and why
 	ToolCalls  []ToolCallView
 	Judgements []JudgementView
+	// Grids set every score of one evaluator side by side, when the answer
+	// was judged more than once (judge repetitions, a panel).
+	Grids []JudgeGrid
+}
+
+// JudgeGrid is every score one evaluator gave an answer: a column per judge
+// call (judge and repetition), a row per metric.
+type JudgeGrid struct {
+	Evaluator string
+	Columns   []string // "strict #1", or "#2" for a run's one judge
+	Rows      []JudgeGridRow
+}
+
+// JudgeGridRow is one metric across the judge calls.
+type JudgeGridRow struct {
+	Metric string
+	Cells  []JudgeGridCell
+}
+
+// JudgeGridCell is one judge call's score of a metric, with its reasoning.
+type JudgeGridCell struct {
+	Value, Reasoning string
+	Has              bool
 }
 
 // ToolCallView is one call to an MCP tool, in turn order.
@@ -88,9 +111,10 @@ type ToolCallView struct {
 // JudgementView is one evaluator's verdict on a response.
 type JudgementView struct {
 	Evaluator  string
-	Repetition int  // from 1
-	ShowRep    bool // the run asked the judge more than once
-	Judge      bool // an LLM judge: Raw is its output; else Raw is what was extracted
+	Repetition int    // from 1
+	ShowRep    bool   // the run asked the judge more than once
+	JudgeName  string // the panel judge; "" for a run's one judge
+	Judge      bool   // an LLM judge: Raw is its output; else Raw is what was extracted
 	Error      string
 	Raw        string
 	Detail     string

@@ -47,6 +47,7 @@ type exportScore struct {
 	Value           float64        `json:"value"`
 	Reasoning       string         `json:"reasoning"`
 	JudgeRepetition int            `json:"judge_repetition"`
+	Judge           string         `json:"judge,omitempty"` // the panel judge that gave it
 	Reviews         []exportReview `json:"reviews"`
 }
 
@@ -63,7 +64,8 @@ type exportReview struct {
 type exportJudgement struct {
 	Evaluator        string          `json:"evaluator"`
 	JudgeRepetition  int             `json:"judge_repetition"`
-	Seed             *int            `json:"seed,omitempty"` // the judge's, for this call
+	Judge            string          `json:"judge,omitempty"` // the panel judge; absent for a run's one judge
+	Seed             *int            `json:"seed,omitempty"`  // the judge's, for this call
 	Error            string          `json:"error"`
 	ErrorKind        store.ErrorKind `json:"error_kind"`
 	Attempts         int             `json:"attempts"`
@@ -115,6 +117,7 @@ func toExport(r *store.Result, name string, reviews map[int64][]store.Verdict) e
 		e.Judgements = append(e.Judgements, exportJudgement{
 			Evaluator:        j.Evaluator,
 			JudgeRepetition:  j.JudgeRepetition,
+			Judge:            j.Judge,
 			Seed:             j.Seed,
 			Error:            j.Error,
 			ErrorKind:        j.ErrorKind,
@@ -135,6 +138,7 @@ func toExport(r *store.Result, name string, reviews map[int64][]store.Verdict) e
 				Value:           s.Value,
 				Reasoning:       s.Reasoning,
 				JudgeRepetition: j.JudgeRepetition,
+				Judge:           j.Judge,
 				Reviews:         []exportReview{},
 			}
 			for _, v := range reviews[s.ID] {
@@ -202,7 +206,7 @@ func exportJSON(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer)
 // csvHeader names the columns of the CSV export.
 var csvHeader = []string{"run_id", "sample_id", "sample_row_id", "condition", "repetition", "evaluator", "metric",
 	"judge_repetition", "value", "reasoning", "error", "unverified_claims", "tokens_in", "tokens_out", "cost_usd",
-	"latency_ms", "attempts", "tool_calls", "error_kind", "score_id", "reviews", "reviewed_value"}
+	"latency_ms", "attempts", "tool_calls", "error_kind", "score_id", "reviews", "reviewed_value", "judge"}
 
 // exportCSV writes one row per result and metric of the run. A metric a
 // result has no score for (an agent or judge error, or a result the judge
@@ -235,12 +239,12 @@ func exportCSV(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer) 
 // reason it has none.
 func csvRows(metrics []report.Metric, res *store.Result, name string, reviews map[int64][]store.Verdict) [][]string {
 	claims, _ := json.Marshal(toExport(res, name, nil).UnverifiedClaims)
-	base := func(m report.Metric, judgeRep int, value, reasoning, errText string, kind store.ErrorKind, score int64) []string {
+	base := func(m report.Metric, judge string, judgeRep int, value, reasoning, errText string, kind store.ErrorKind, score int64) []string {
 		row := []string{strconv.FormatInt(res.RunID, 10), textCell(name), strconv.FormatInt(res.SampleRow, 10), textCell(res.Condition),
 			strconv.Itoa(res.Repetition), m.Evaluator, m.Name, strconv.Itoa(judgeRep), value, textCell(reasoning), textCell(errText),
 			string(claims), strconv.Itoa(res.TokensIn), strconv.Itoa(res.TokensOut),
 			strconv.FormatFloat(res.CostUSD, 'f', -1, 64), strconv.FormatInt(res.LatencyMS, 10),
-			strconv.Itoa(res.Attempts), strconv.Itoa(len(res.ToolCalls)), string(kind), "", "0", ""}
+			strconv.Itoa(res.Attempts), strconv.Itoa(len(res.ToolCalls)), string(kind), "", "0", "", textCell(judge)}
 		if score != 0 {
 			row[19] = strconv.FormatInt(score, 10)
 			if vs := reviews[score]; len(vs) > 0 {
@@ -269,12 +273,12 @@ func csvRows(metrics []report.Metric, res *store.Result, name string, reviews ma
 			for _, s := range j.Scores {
 				if s.Metric == m.Name {
 					found = true
-					rows = append(rows, base(m, j.JudgeRepetition, strconv.FormatFloat(s.Value, 'f', -1, 64), s.Reasoning, res.Error, res.ErrorKind, s.ID))
+					rows = append(rows, base(m, j.Judge, j.JudgeRepetition, strconv.FormatFloat(s.Value, 'f', -1, 64), s.Reasoning, res.Error, res.ErrorKind, s.ID))
 				}
 			}
 		}
 		if !found {
-			rows = append(rows, base(m, 0, "", "", reason, kind, 0))
+			rows = append(rows, base(m, "", 0, "", "", reason, kind, 0))
 		}
 	}
 	return rows

@@ -47,6 +47,22 @@ func (r *viewed) varianceView() *templates.VarianceView {
 			if note := va.Unmeasured(); note != "" && !slices.Contains(v.Notes, note) {
 				v.Notes = append(v.Notes, note)
 			}
+			if len(m.Judges) > 0 {
+				pr := templates.PanelRow{Condition: c.Name, Metric: row.Metric, Alpha: "—"}
+				for _, j := range m.Judges {
+					pr.Means = append(pr.Means, fmt.Sprintf("%.*f", d, j.Mean))
+					pr.Offsets = append(pr.Offsets, templates.Signed(j.Offset, d))
+				}
+				if m.JudgeAlpha != nil {
+					pr.Alpha = fmt.Sprintf("%.3f", *m.JudgeAlpha)
+				}
+				if len(v.PanelJudges) == 0 {
+					for _, j := range m.Judges {
+						v.PanelJudges = append(v.PanelJudges, j.Name)
+					}
+				}
+				v.Panel = append(v.Panel, pr)
+			}
 			if jc := m.JudgeConsistency; jc != nil {
 				cr := templates.ConsistencyRow{Metric: row.Metric, Condition: c.Name, Answers: jc.Answers,
 					Exact: templates.Pct(jc.Exact), MAD: fmt.Sprintf("%.*f", d, jc.MAD), Alpha: "—"}

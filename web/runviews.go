@@ -101,7 +101,17 @@ func runFacts(sc *reportScope, answered []store.ModelUse) templates.RunFacts {
 			}
 		}
 	}
-	f.Prices = runPrices(cfg, answered, f.JudgeModel)
+	if len(cfg.Judges) > 1 && f.JudgeModel != "" {
+		for _, j := range cfg.Judges {
+			f.Panel = append(f.Panel, templates.PanelJudge{Name: j.Name, Model: j.Model, Temperature: j.Temperature, Seed: j.Seed})
+		}
+		f.PanelMode = cfg.Mode()
+	}
+	judges := []string{f.JudgeModel}
+	for _, j := range f.Panel {
+		judges = append(judges, j.Model)
+	}
+	f.Prices = runPrices(cfg, answered, judges...)
 	if f.Imported && f.JudgeModel == "" && slices.ContainsFunc(cfg.Evaluators, config.Evaluator.UsesJudge) {
 		f.JudgeModel = "not named in the files"
 	}
@@ -111,7 +121,7 @@ func runFacts(sc *reportScope, answered []store.ModelUse) templates.RunFacts {
 // runPrices describes the price of each model the run called: the models
 // that answered (a command agent names its own), else the configured one,
 // then the judge.
-func runPrices(cfg *config.Config, answered []store.ModelUse, judge string) []templates.RunPrice {
+func runPrices(cfg *config.Config, answered []store.ModelUse, judges ...string) []templates.RunPrice {
 	var models []string
 	reported := map[string]bool{}
 	for _, m := range answered {
@@ -123,8 +133,10 @@ func runPrices(cfg *config.Config, answered []store.ModelUse, judge string) []te
 	if len(models) == 0 && cfg.Agent.Model != "" {
 		models = append(models, cfg.Agent.Model)
 	}
-	if judge != "" && !slices.Contains(models, judge) {
-		models = append(models, judge)
+	for _, judge := range judges {
+		if judge != "" && !slices.Contains(models, judge) {
+			models = append(models, judge)
+		}
 	}
 	var out []templates.RunPrice
 	for _, m := range models {

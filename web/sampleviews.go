@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -102,7 +104,53 @@ func resultView(r store.Result, judgeReps int, render func(string) string, judge
 	for _, j := range r.Judgements {
 		v.Judgements = append(v.Judgements, judgementView(j, judgeReps, judged))
 	}
+	v.Grids = judgeGrids(r.Judgements)
 	return v
+}
+
+// judgeGrids sets side by side the scores of each evaluator that judged the
+// answer more than once.
+func judgeGrids(js []store.Judgement) []templates.JudgeGrid {
+	var order []string
+	byEvaluator := map[string][]store.Judgement{}
+	for _, j := range js {
+		if _, ok := byEvaluator[j.Evaluator]; !ok {
+			order = append(order, j.Evaluator)
+		}
+		byEvaluator[j.Evaluator] = append(byEvaluator[j.Evaluator], j)
+	}
+	var out []templates.JudgeGrid
+	for _, ev := range order {
+		list := byEvaluator[ev]
+		if len(list) < 2 {
+			continue
+		}
+		g := templates.JudgeGrid{Evaluator: ev}
+		var metrics []string
+		for _, j := range list {
+			g.Columns = append(g.Columns, strings.TrimSpace(fmt.Sprintf("%s #%d", j.Judge, j.JudgeRepetition+1)))
+			for _, s := range j.Scores {
+				if !slices.Contains(metrics, s.Metric) {
+					metrics = append(metrics, s.Metric)
+				}
+			}
+		}
+		for _, m := range metrics {
+			row := templates.JudgeGridRow{Metric: m}
+			for _, j := range list {
+				cell := templates.JudgeGridCell{}
+				for _, s := range j.Scores {
+					if s.Metric == m {
+						cell = templates.JudgeGridCell{Has: true, Value: strconv.FormatFloat(s.Value, 'f', -1, 64), Reasoning: s.Reasoning}
+					}
+				}
+				row.Cells = append(row.Cells, cell)
+			}
+			g.Rows = append(g.Rows, row)
+		}
+		out = append(out, g)
+	}
+	return out
 }
 
 func toolCallView(t store.ToolCall) templates.ToolCallView {
@@ -132,6 +180,7 @@ func judgementView(j store.Judgement, judgeReps int, judged func(evaluator strin
 	v := templates.JudgementView{
 		Evaluator:  j.Evaluator,
 		Repetition: j.JudgeRepetition + 1,
+		JudgeName:  j.Judge,
 		ShowRep:    judgeReps > 1,
 		Judge:      judged(j.Evaluator),
 		Error:      j.Error,

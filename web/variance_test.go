@@ -283,3 +283,99 @@ func TestPairedPanelPlansSamplesAndAdjustsForManyPairs(t *testing.T) {
 		t.Errorf("two conditions that score alike: %q", r)
 	}
 }
+
+// panelJudge scores completeness by the question; the strict judge one
+// point lower.
+func panelJudge(req *llmtest.ChatRequest) llmtest.Reply {
+	var q int
+	for _, m := range req.Messages {
+		if g := questionNumber.FindStringSubmatch(m.Content); g != nil {
+			q, _ = strconv.Atoi(g[1])
+		}
+	}
+	c := 2 + q%3
+	if req.Model == "strict-model" {
+		c--
+	}
+	answer, _ := llmtest.JudgeAnswer(req, map[string]any{"factual_adherence": 4, "completeness": c,
+		"helpfulness_and_clarity": 3, "unverified_claims": []string{}})
+	return llmtest.Reply{Content: answer}
+}
+
+// A run judged by a panel: the report names the judges, gives each one's
+// mean and offset, the sample page sets every judge's scores side by side,
+// and the export says which judge gave each score.
+func TestAPanelOnTheReportSamplesAndExport(t *testing.T) {
+	f := newRunServer(t, llmtest.JudgeAndAgent(panelJudge, llmtest.Text("An answer.")))
+	ds := f.qaDataset(6)
+	f.conditions("baseline")
+	run := map[string]any{"agent": map[string]any{"type": "openai", "model": "agent-model", "base_url": f.fake.URL},
+		"judges": []any{map[string]any{"name": "strict", "model": "strict-model", "base_url": f.fake.URL},
+			map[string]any{"name": "lenient", "model": "lenient-model", "base_url": f.fake.URL}},
+		"judge_repetitions": 2, "execution": map[string]any{"num_repetitions": 1}}
+	code, body := api(t, f.browser, "POST", "/api/runs", "", map[string]any{"dataset_id": ds, "conditions": []string{"baseline"}, "run": run})
+	if code != 201 {
+		t.Fatalf("launch: %d %s", code, body)
+	}
+	var launched struct {
+		RunID int64 `json:"run_id"`
+	}
+	json.Unmarshal([]byte(body), &launched)
+	id := launched.RunID
+	f.waitFor(id, store.RunCompleted)
+
+	_, doc := f.get(fmt.Sprintf("/runs/%d", id))
+	if got := text(doc, "#judge-panel"); !strings.Contains(got, "strict") || !strings.Contains(got, "lenient-model") || !strings.Contains(got, "the mean of the panel") {
+		t.Errorf("the facts' panel: %q", got)
+	}
+	row := cells(doc, "#judge-panel-table", "baseline")
+	var completeness []string
+	doc.Find("#judge-panel-table tbody tr").Each(func(_ int, s *goquery.Selection) {
+		if strings.Contains(s.Text(), "completeness") {
+			s.Find("td").Each(func(_ int, td *goquery.Selection) {
+				completeness = append(completeness, strings.Join(strings.Fields(td.Text()), " "))
+			})
+		}
+	})
+	if len(row) == 0 || len(completeness) != 5 || !strings.HasSuffix(completeness[2], "(-0.50)") || !strings.HasSuffix(completeness[3], "(+0.50)") {
+		t.Errorf("the panel's completeness row: %q", completeness)
+	}
+	if _, err := strconv.ParseFloat(completeness[4], 64); err != nil {
+		t.Errorf("alpha between the judges: %q", completeness[4])
+	}
+
+	samples, _ := f.db.Samples(t.Context(), ds, 0, 0)
+	_, doc = f.get(fmt.Sprintf("/runs/%d/samples/%d", id, samples[0].ID))
+	var heads []string
+	doc.Find(".judge-grid thead th.num").Each(func(_ int, s *goquery.Selection) { heads = append(heads, s.Text()) })
+	if strings.Join(heads, "|") != "strict #1|strict #2|lenient #1|lenient #2" {
+		t.Errorf("the side-by-side grid's columns: %q", heads)
+	}
+	if n := doc.Find(".judge-grid tbody tr").Length(); n != 3 {
+		t.Errorf("%d metrics in the grid, want 3", n)
+	}
+
+	resp, err := f.http.Get(f.srv.URL + fmt.Sprintf("/runs/%d/export.json", id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var export struct {
+		Results []struct {
+			Scores []struct {
+				Judge           string `json:"judge"`
+				JudgeRepetition int    `json:"judge_repetition"`
+			} `json:"scores"`
+		} `json:"results"`
+	}
+	json.NewDecoder(resp.Body).Decode(&export)
+	count := map[string]int{}
+	for _, r := range export.Results {
+		for _, s := range r.Scores {
+			count[fmt.Sprintf("%s#%d", s.Judge, s.JudgeRepetition)]++
+		}
+	}
+	if len(count) != 4 || count["strict#0"] != 18 || count["lenient#1"] != 18 {
+		t.Errorf("the export's scores by judge and repetition: %v (6 answers × 3 metrics each)", count)
+	}
+}

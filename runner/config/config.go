@@ -119,11 +119,17 @@ func DefaultEvaluators(k store.Kind) []Evaluator {
 // into a list in file order, its keys becoming Name; "raw" marks a subtree
 // whose ${...} references are kept as written.
 type Config struct {
-	Name           string          `yaml:"name" json:"name"`
-	Version        string          `yaml:"version" json:"version"`
-	Dataset        Dataset         `yaml:"dataset" json:"dataset"`
-	Agent          Agent           `yaml:"agent" json:"agent"`
-	Judge          Judge           `yaml:"judge" json:"judge"`
+	Name    string  `yaml:"name" json:"name"`
+	Version string  `yaml:"version" json:"version"`
+	Dataset Dataset `yaml:"dataset" json:"dataset"`
+	Agent   Agent   `yaml:"agent" json:"agent"`
+	Judge   Judge   `yaml:"judge" json:"judge"`
+	// Judges is a judge panel: every judged answer is scored by each. The
+	// file's judges: list; judge is then its first. Empty for one judge.
+	Judges []Judge `yaml:"judges" json:"judges,omitempty"`
+	// PanelMode combines a panel's scores of one answer for the headline
+	// figures: mean (default), median or first.
+	PanelMode      string          `yaml:"panel" json:"panel,omitempty"`
 	MCPServers     []MCPServer     `yaml:"mcp_servers,keyed,raw" json:"mcp_servers"`
 	ConditionSpecs []ConditionSpec `yaml:"conditions,keyed" json:"conditions"`
 	Execution      Execution       `yaml:"execution" json:"execution"`
@@ -177,6 +183,9 @@ type Agent struct {
 
 // Judge configures the LLM that scores answers, with pinned parameters.
 type Judge struct {
+	// Name tells a panel's judges apart; a panel judge without one is called
+	// by its model.
+	Name string `yaml:"name" json:"name,omitempty"`
 	// Type is the API: openai (any OpenAI-compatible server) or anthropic;
 	// empty takes it from a LiteLLM-style model prefix, else openai.
 	Type        Provider `yaml:"type" json:"type,omitempty"`
@@ -323,4 +332,32 @@ type Prompts struct {
 	MCQ  string `yaml:"mcq" json:"mcq,omitempty"`
 	Math string `yaml:"math" json:"math,omitempty"`
 	Code string `yaml:"code" json:"code,omitempty"`
+}
+
+// The ways a panel's scores of one answer make its headline score.
+const (
+	PanelMean   = "mean"
+	PanelMedian = "median"
+	PanelFirst  = "first"
+)
+
+// Panel lists the run's judges: the judges: list, or the one judge (none
+// when it names no model).
+func (c *Config) Panel() []Judge {
+	if len(c.Judges) > 0 {
+		return c.Judges
+	}
+	if c.Judge.Model == "" {
+		return nil
+	}
+	return []Judge{c.Judge}
+}
+
+// Mode is how the panel's scores of an answer are combined: PanelMean
+// unless the file says otherwise.
+func (c *Config) Mode() string {
+	if c.PanelMode == "" {
+		return PanelMean
+	}
+	return c.PanelMode
 }

@@ -145,10 +145,28 @@ func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*C
 			c.Agent.APIKeyEnv = AnthropicKeyEnv
 		}
 	}
-	if c.Judge.BaseURL == "" && c.Judge.APIKeyEnv == "" {
-		c.Judge.APIKeyEnv = DefaultKeyEnv
-		if p, _, _ := c.Judge.Resolve(); p == ProviderAnthropic {
-			c.Judge.APIKeyEnv = AnthropicKeyEnv
+	for i := range c.Judges {
+		j := &c.Judges[i]
+		p := fmt.Sprintf("judges[%d]", i)
+		if _, set := d.lines[p+".seed"]; !set {
+			j.Seed = defaultJudgeSeed
+		}
+		if j.TimeoutSeconds == 0 {
+			j.TimeoutSeconds = defaultJudgeTimeout
+		}
+		if j.Name == "" {
+			j.Name = j.Model
+		}
+	}
+	if len(c.Judges) > 0 {
+		c.Judge = c.Judges[0] // what reads one judge reads the panel's first
+	}
+	for _, j := range append([]*Judge{&c.Judge}, pointers(c.Judges)...) {
+		if j.BaseURL == "" && j.APIKeyEnv == "" {
+			j.APIKeyEnv = DefaultKeyEnv
+			if p, _, _ := j.Resolve(); p == ProviderAnthropic {
+				j.APIKeyEnv = AnthropicKeyEnv
+			}
 		}
 	}
 	c.Dataset.Path = resolvePath(dir, c.Dataset.Path)
@@ -298,4 +316,12 @@ func (d *decoder) addSaved(c *Config, opts []Option) {
 			c.Rubrics = append(c.Rubrics, *r)
 		}
 	}
+}
+
+func pointers[T any](list []T) []*T {
+	out := make([]*T, len(list))
+	for i := range list {
+		out[i] = &list[i]
+	}
+	return out
 }

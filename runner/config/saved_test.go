@@ -142,3 +142,33 @@ func TestAssertionSchemaFromAFile(t *testing.T) {
 		t.Errorf("twice: %v", err)
 	}
 }
+
+// A judge panel is read from judges:, each judge with the defaults of the
+// one judge; mistakes name the judge.
+func TestJudgePanels(t *testing.T) {
+	base := "dataset: {path: q.jsonl}\nagent: {type: openai, model: m}\nconditions: {baseline: {}}\n"
+	c, err := Parse([]byte(base+"judges:\n  - {model: gpt-4o}\n  - {name: claude, model: anthropic/claude-opus-4-5, seed: 0}\npanel: median\n"), "run.yaml", t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Panel()
+	if len(p) != 2 || p[0].Name != "gpt-4o" || p[0].Seed != 42 || p[1].Seed != 0 || p[1].APIKeyEnv != AnthropicKeyEnv ||
+		p[0].APIKeyEnv != DefaultKeyEnv || p[1].TimeoutSeconds != 120 || c.Mode() != PanelMedian || c.Judge.Model != "gpt-4o" {
+		t.Errorf("the panel %+v, mode %s", p, c.Mode())
+	}
+	if one, _ := Parse([]byte(base+"judge: {model: j}\n"), "run.yaml", t.TempDir(), nil); len(one.Panel()) != 1 || one.Mode() != PanelMean {
+		t.Errorf("one judge is a panel of one: %+v", one.Panel())
+	}
+	for _, tc := range []struct{ file, want string }{
+		{"judge: {model: a}\njudges: [{model: b}]\n", "judges: a panel is written under judges: alone"},
+		{"judges: [{model: a}, {model: a}]\n", `judges[1].name: "a" twice`},
+		{"judges: [{name: x}]\n", "judges[0].model: required"},
+		{"judges: [{model: a, temperature: 3}]\n", "judges[0].temperature: must be between 0 and 2"},
+		{"judges: [{model: a}]\npanel: vote\n", `panel: want mean, median or first (got "vote")`},
+	} {
+		_, err := Parse([]byte(base+tc.file), "run.yaml", t.TempDir(), nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.file, err, tc.want)
+		}
+	}
+}

@@ -155,12 +155,39 @@ func (k *checker) judge(c *Config) {
 	if known && c.Judge.Model == "" && slices.ContainsFunc(c.EvaluatorsFor(""), Evaluator.UsesJudge) {
 		k.fail("judge.model", "required by the rubric and arbiter evaluators")
 	}
-	if c.Judge.Type != "" && c.Judge.Type != ProviderOpenAI && c.Judge.Type != ProviderAnthropic {
-		k.fail("judge.type", "unknown type %q (want openai or anthropic)", c.Judge.Type)
+	if len(c.Judges) == 0 {
+		k.oneJudge("judge", c.Judge)
 	}
-	k.keyEnv("judge.api_key_env", c.Judge.APIKeyEnv)
-	k.between("judge.temperature", c.Judge.Temperature, 0, 2)
-	k.atLeast("judge.timeout_seconds", c.Judge.TimeoutSeconds, 1)
+	if _, both := k.lines["judge"]; both && len(c.Judges) > 0 {
+		k.fail("judges", "a panel is written under judges: alone; move judge: into the list")
+	}
+	names := map[string]bool{}
+	for i, j := range c.Judges {
+		key := fmt.Sprintf("judges[%d]", i)
+		if j.Model == "" {
+			k.fail(key+".model", "required: the model this judge of the panel uses")
+		}
+		if names[j.Name] {
+			k.fail(key+".name", "%q twice: give each judge of the panel its own name", j.Name)
+		}
+		names[j.Name] = true
+		k.oneJudge(key, j)
+	}
+	switch c.PanelMode {
+	case "", PanelMean, PanelMedian, PanelFirst:
+	default:
+		k.fail("panel", "want mean, median or first (got %q)", c.PanelMode)
+	}
+}
+
+// oneJudge checks one judge's settings; key is where it is written.
+func (k *checker) oneJudge(key string, j Judge) {
+	if j.Type != "" && j.Type != ProviderOpenAI && j.Type != ProviderAnthropic {
+		k.fail(key+".type", "unknown type %q (want openai or anthropic)", j.Type)
+	}
+	k.keyEnv(key+".api_key_env", j.APIKeyEnv)
+	k.between(key+".temperature", j.Temperature, 0, 2)
+	k.atLeast(key+".timeout_seconds", j.TimeoutSeconds, 1)
 }
 
 func (k *checker) servers(servers []MCPServer) {
