@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"assay/runner/config"
@@ -34,14 +35,30 @@ type evaluators struct {
 	prices     prices
 }
 
-// evaluate returns one judgement per evaluator (and judge repetition) for a response.
-func (e *evaluators) evaluate(ctx context.Context, t task, response string) []store.Judgement {
+// asksJudges reports whether the run's answers get judge calls.
+func (e *evaluators) asksJudges() bool { return len(e.judges) > 0 }
+
+// evaluate returns one judgement per evaluator (and judge call) for a
+// response. A judge call done holds (by its part) is not made again; keep
+// is given each judge call's judgement as it returns.
+func (e *evaluators) evaluate(ctx context.Context, t task, response string, done map[string][]byte, keep func(part string, j store.Judgement)) []store.Judgement {
 	var out []store.Judgement
 	for _, ev := range e.list {
 		if ev.UsesJudge() {
 			if judged(e.sampleRate, t.key(), t.sample.SampleID) {
 				for _, call := range e.judges[ev] {
-					out = append(out, e.judge(ctx, ev, t, response, call))
+					part := fmt.Sprintf("judge/%s/%d/%d", ev.Label(), call.index, call.rep)
+					var j store.Judgement
+					if body, ok := done[part]; ok && json.Unmarshal(body, &j) == nil {
+						out = append(out, j)
+						continue
+					}
+					j = e.judge(ctx, ev, t, response, call)
+					if ctx.Err() != nil {
+						return out // cut short: the call's error is no judgement
+					}
+					keep(part, j)
+					out = append(out, j)
 				}
 			}
 			continue

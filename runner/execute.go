@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -42,6 +43,9 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunSt
 	}
 	ex.h = h
 	defer ex.agent.Close()
+	if ex.pending, err = m.db.PendingWork(ctx, id); err != nil {
+		return "", err
+	}
 	if err := m.db.SetRunStatus(ctx, id, store.RunRunning, ""); err != nil {
 		return "", err
 	}
@@ -207,6 +211,17 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) bool {
 func (w *workers) do(ctx context.Context, t task) {
 	ex := w.ex
 	res := &store.Result{RunID: ex.run.ID, SampleRow: t.sample.ID, Condition: t.condition.Name, Repetition: t.repetition}
+	done := ex.pending[t.key()]
+	if kept, ok := keptAnswer(done); ok {
+		// The agent answered before the run was cut short: judge that answer.
+		*res = *kept
+		res.ID, res.RunID, res.SampleRow, res.Condition, res.Repetition = 0, ex.run.ID, t.sample.ID, t.condition.Name, t.repetition
+		res.Judgements = w.judge(ctx, t, res, done)
+		if ctx.Err() == nil {
+			w.save(ctx, res)
+		}
+		return
+	}
 	// Each attempt has the agent's timeout (see agent.Guarded); the task as
 	// a whole has room for every attempt its condition's guards allow.
 	actx, cancel := context.WithTimeout(ctx, ex.taskDeadline(t.condition))
@@ -235,14 +250,28 @@ func (w *workers) do(ctx context.Context, t task) {
 		res.ErrorKind = errorKind(err)
 	} else {
 		res.Response = ans.Content
-		res.Judgements = ex.eval.evaluate(ctx, t, ans.Content)
-		res.Judgements = append(res.Judgements, assert.Judgements(ex.spec.Assertions,
-			assert.Answer{Text: ans.Content, LatencyMS: res.LatencyMS, CostUSD: res.CostUSD})...)
+		if ex.eval.asksJudges() {
+			ex.keep(ctx, t, partAnswer, res) // the judges may take long: a kill now must not cost the answer
+		}
+		res.Judgements = w.judge(ctx, t, res, nil)
 		if ctx.Err() != nil {
 			return
 		}
 	}
 	w.save(ctx, res)
+}
+
+// judge scores an answer: the judges, each call kept as it returns unless
+// done already holds it, then the assertions.
+func (w *workers) judge(ctx context.Context, t task, res *store.Result, done map[string][]byte) []store.Judgement {
+	ex := w.ex
+	js := ex.eval.evaluate(ctx, t, res.Response, done, func(part string, j store.Judgement) {
+		clean := store.Result{Judgements: []store.Judgement{j}} // no key is ever kept, even for a while
+		ex.secrets.cleanResult(&clean)
+		ex.keep(ctx, t, part, clean.Judgements[0])
+	})
+	return append(js, assert.Judgements(ex.spec.Assertions,
+		assert.Answer{Text: res.Response, LatencyMS: res.LatencyMS, CostUSD: res.CostUSD})...)
 }
 
 // taskSlack is the room a task has past its attempts' deadlines: for
@@ -299,4 +328,32 @@ func (w *workers) save(ctx context.Context, res *store.Result) {
 type job struct {
 	t        task
 	reserved float64
+}
+
+// partAnswer is the pending part that holds the agent's answer.
+const partAnswer = "answer"
+
+// keep writes one part of a task's unfinished work; a run that is cut short
+// goes on from it. Failing to keep it costs only a repeated call.
+func (ex *execution) keep(ctx context.Context, t task, part string, v any) {
+	body, err := json.Marshal(v)
+	if err == nil {
+		err = ex.m.db.SavePending(context.WithoutCancel(ctx), ex.run.ID, t.key(), part, body)
+	}
+	if err != nil {
+		ex.m.log.Warn("pending work not kept", "run_id", ex.run.ID, "part", part, "err", err)
+	}
+}
+
+// keptAnswer is the agent's answer kept for a task, if there is one.
+func keptAnswer(done map[string][]byte) (*store.Result, bool) {
+	body, ok := done[partAnswer]
+	if !ok {
+		return nil, false
+	}
+	var r store.Result
+	if json.Unmarshal(body, &r) != nil {
+		return nil, false
+	}
+	return &r, true
 }

@@ -27,6 +27,7 @@ type execution struct {
 	timeout    time.Duration // one answer, every turn and retry
 	secrets    secrets       // the keys this run read: never in a stored message
 	h          *handle       // the run's handle in this process
+	pending    store.Pending // work done for tasks not committed when the run last stopped
 }
 
 // prepare decodes a run's snapshot, resolves its ${...} references in this
