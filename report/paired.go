@@ -168,6 +168,11 @@ type PairTest struct {
 // metric's p-values together (Holm); nil with fewer than three conditions,
 // where the paired comparison says all.
 func (r *Report) AllPairs() []PairTest {
+	r.allPairsOnce.Do(func() { r.allPairs = r.testAllPairs() })
+	return r.allPairs
+}
+
+func (r *Report) testAllPairs() []PairTest {
 	if len(r.Conditions) < 3 {
 		return nil
 	}

@@ -70,6 +70,9 @@ type Report struct {
 	// raw is samples with every judge's every score, for a panel; samples
 	// itself otherwise.
 	raw []map[string][]SampleScores
+
+	allPairsOnce sync.Once
+	allPairs     []PairTest // every pair's test, computed once for every view of the report
 }
 
 // Load reads a run, its dataset and its stored config, and computes its report.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"assay/runner/config"
 	"assay/runner/stats"
@@ -141,23 +142,24 @@ func (r *Report) summarize(progress []store.ConditionProgress, top map[string][]
 			LatencyMS:       p.LatencyMS,
 			Metrics:         []MetricSummary{},
 		}
+		// Each metric's figures (the variance's bootstrap above all) are
+		// computed in parallel, then kept in the report's order.
+		metrics := make([]*MetricSummary, len(r.Metrics))
+		var wg sync.WaitGroup
 		for i, m := range r.Metrics {
-			if groups := r.Samples(i, name); len(groups) > 0 {
-				ms := summarizeMetric(m, Values(groups))
-				raw := r.Raw(i, name)
-				ms.Variance, ms.JudgeConsistency = varianceOf(raw), consistencyOf(raw)
-				if r.judged(m) {
-					ms.Judges, ms.JudgeAlpha = panelOf(raw, r.panelNames())
-				}
-				if first := r.Conditions[0]; name != first {
-					if mdd, sd, _, ok := mddOf(r.Means(i, first), r.Means(i, name)); ok {
-						ms.MDD, ms.MDDSD = &mdd, sd
-					}
-				}
-				cs.Metrics = append(cs.Metrics, ms)
-				if m.Evaluator == string(config.EvalCodeExecution) {
-					cs.PassAtK, cs.PassAtKCI95 = passAtK(Values(groups), r.Run.Repetitions)
-				}
+			groups := r.Samples(i, name)
+			if len(groups) == 0 {
+				continue
+			}
+			wg.Go(func() { metrics[i] = r.metricSummary(i, m, name, groups) })
+			if m.Evaluator == string(config.EvalCodeExecution) {
+				cs.PassAtK, cs.PassAtKCI95 = passAtK(Values(groups), r.Run.Repetitions)
+			}
+		}
+		wg.Wait()
+		for _, ms := range metrics {
+			if ms != nil {
+				cs.Metrics = append(cs.Metrics, *ms)
 			}
 		}
 		s.Results += p.Done
@@ -166,6 +168,24 @@ func (r *Report) summarize(progress []store.ConditionProgress, top map[string][]
 		s.Conditions = append(s.Conditions, cs)
 	}
 	return s
+}
+
+// metricSummary is metric i under a condition: its figures, the parts of
+// its variance, the judge against itself and the panel, and the difference
+// from the first condition the run can detect.
+func (r *Report) metricSummary(i int, m Metric, condition string, groups []SampleScores) *MetricSummary {
+	ms := summarizeMetric(m, Values(groups))
+	raw := r.Raw(i, condition)
+	ms.Variance, ms.JudgeConsistency = varianceOf(raw), consistencyOf(raw)
+	if r.judged(m) {
+		ms.Judges, ms.JudgeAlpha = panelOf(raw, r.panelNames())
+	}
+	if first := r.Conditions[0]; condition != first {
+		if mdd, sd, _, ok := mddOf(r.Means(i, first), r.Means(i, condition)); ok {
+			ms.MDD, ms.MDDSD = &mdd, sd
+		}
+	}
+	return &ms
 }
 
 func summarizeMetric(m Metric, groups [][]float64) MetricSummary {

@@ -38,7 +38,7 @@ const (
 // HTML size and the process's peak memory (VmHWM, reset before each page). Targets: under 150 ms, under 1 MB
 // of HTML, under 150 MB.
 func BenchmarkReportPages(b *testing.B) {
-	db, run, sample := buildLargeRun(b)
+	db, run, sample := buildLargeRun(b, 1)
 	s, err := web.New(db, web.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)
@@ -53,6 +53,19 @@ func BenchmarkReportPages(b *testing.B) {
 	} {
 		b.Run(p.name, func(b *testing.B) { benchPage(b, s.Handler(), p.path) })
 	}
+}
+
+// BenchmarkReportJudgeRepetitions serves the report of the same run judged
+// three times over: 45,000 judged answers, 135,000 scores, with the
+// variance split into samples, agent and judge. Targets: first request
+// under 400 ms, warm under 60 ms.
+func BenchmarkReportJudgeRepetitions(b *testing.B) {
+	db, run, _ := buildLargeRun(b, 3)
+	s, err := web.New(db, web.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("report", func(b *testing.B) { benchPage(b, s.Handler(), fmt.Sprintf("/runs/%d", run)) })
 }
 
 // benchRequests is how many timed requests each page gets; the median is printed.
@@ -131,7 +144,7 @@ func memoryMB(field string) float64 {
 // buildLargeRun stores the dataset and the run through the store, then writes
 // the results, judgements and scores in one transaction of prepared inserts.
 // It returns the database, the run's id and the row id of a sample in the middle.
-func buildLargeRun(b *testing.B) (*store.DB, int64, int64) {
+func buildLargeRun(b *testing.B, judgeReps int) (*store.DB, int64, int64) {
 	b.Helper()
 	start := time.Now()
 	path := filepath.Join(b.TempDir(), "assay.db")
@@ -154,11 +167,11 @@ func buildLargeRun(b *testing.B) (*store.DB, int64, int64) {
 	sr := storeRun(b, db, "large.jsonl", jsonl(rows...), conditions, benchReps, func(store.Sample, string, int) store.Result {
 		return store.Result{} // left out: the bulk insert below writes them
 	})
-	if err := bulkResults(path, sr); err != nil {
+	if err := bulkResults(path, sr, judgeReps); err != nil {
 		b.Fatal(err)
 	}
 	fmt.Printf("built %d results and %d scores in %s\n", benchSamples*benchConditions*benchReps,
-		3*benchSamples*benchConditions*benchReps, time.Since(start).Round(time.Millisecond))
+		3*judgeReps*benchSamples*benchConditions*benchReps, time.Since(start).Round(time.Millisecond))
 	return db, sr.Run.ID, sr.Samples["q0500"].ID
 }
 
@@ -166,7 +179,7 @@ func buildLargeRun(b *testing.B) (*store.DB, int64, int64) {
 // three scores, each with a reasoning of about 300 characters, and responses
 // of about 800 characters; one result in ten has unverified claims, one
 // condition in five calls tools.
-func bulkResults(path string, sr *storedRun) error {
+func bulkResults(path string, sr *storedRun, judgeReps int) error {
 	conn, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)")
 	if err != nil {
 		return err
@@ -179,8 +192,8 @@ func bulkResults(path string, sr *storedRun) error {
 	defer tx.Rollback()
 	insResult, _ := tx.Prepare(`INSERT INTO results (id, run_id, sample_id, condition, repetition, response, tokens_in,
 		tokens_out, cost_usd, latency_ms, attempts, tool_calls, created_at) VALUES (?, ?, ?, ?, ?, ?, 420, 210, 0.00063, 2300, 1, ?, ?)`)
-	insJudgement, _ := tx.Prepare(`INSERT INTO judgements (id, result_id, run_id, evaluator, raw, unverified_claims, tokens_in,
-		tokens_out, cost_usd, latency_ms) VALUES (?, ?, ?, 'rubric', ?, ?, 900, 260, 0.0012, 1800)`)
+	insJudgement, _ := tx.Prepare(`INSERT INTO judgements (id, result_id, run_id, evaluator, judge_repetition, raw, unverified_claims, tokens_in,
+		tokens_out, cost_usd, latency_ms) VALUES (?, ?, ?, 'rubric', ?, ?, ?, 900, 260, 0.0012, 1800)`)
 	insScore, err := tx.Prepare(`INSERT INTO scores (judgement_id, result_id, run_id, metric, value, reasoning) VALUES (?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
@@ -191,7 +204,7 @@ func bulkResults(path string, sr *storedRun) error {
 		for _, c := range sr.Run.Conditions {
 			for rep := 1; rep <= sr.Run.Repetitions; rep++ {
 				id++
-				if err := bulkResult(insResult, insJudgement, insScore, sr.Run.ID, id, smp, c.Name, rep, response); err != nil {
+				if err := bulkResult(insResult, insJudgement, insScore, sr.Run.ID, id, smp, c.Name, rep, response, judgeReps); err != nil {
 					return err
 				}
 			}
@@ -200,7 +213,7 @@ func bulkResults(path string, sr *storedRun) error {
 	return tx.Commit()
 }
 
-func bulkResult(insResult, insJudgement, insScore *sql.Stmt, run, id int64, smp store.Sample, cond string, rep int, response string) error {
+func bulkResult(insResult, insJudgement, insScore *sql.Stmt, run, id int64, smp store.Sample, cond string, rep int, response string, judgeReps int) error {
 	calls := "[]"
 	if cond == "condition-2" {
 		calls = `[{"turn":1,"server":"docs","tool":"search","arguments":{"query":"` + smp.SampleID + `"},"result":"Three passages found.","is_error":false,"duration_ms":140}]`
@@ -213,20 +226,23 @@ func bulkResult(insResult, insJudgement, insScore *sql.Stmt, run, id int64, smp 
 		claims = `["The response cites a study the reference does not mention."]`
 	}
 	metrics := []string{"factual_adherence", "completeness", "helpfulness_and_clarity"}
-	var raw strings.Builder
-	raw.WriteString("{")
-	values := make([]float64, len(metrics))
-	for k := range metrics {
-		values[k] = float64(1 + (int(smp.ID)*7+len(cond)*3+rep*(k+1)+int(id%5))%5)
-		fmt.Fprintf(&raw, "%q: %g, %q: %q, ", metrics[k], values[k], metrics[k]+"_reasoning", benchReasoning)
-	}
-	raw.WriteString(`"unverified_claims": ` + claims + "}")
-	if _, err := insJudgement.Exec(id, id, run, raw.String(), claims); err != nil {
-		return fmt.Errorf("judgement: %w", err)
-	}
-	for k, m := range metrics {
-		if _, err := insScore.Exec(id, id, run, m, values[k], benchReasoning); err != nil {
-			return fmt.Errorf("score: %w", err)
+	for jr := range judgeReps {
+		var raw strings.Builder
+		raw.WriteString("{")
+		values := make([]float64, len(metrics))
+		for k := range metrics {
+			values[k] = float64(1 + (int(smp.ID)*7+len(cond)*3+rep*(k+1)+int(id%5)+jr*(k%2))%5)
+			fmt.Fprintf(&raw, "%q: %g, %q: %q, ", metrics[k], values[k], metrics[k]+"_reasoning", benchReasoning)
+		}
+		raw.WriteString(`"unverified_claims": ` + claims + "}")
+		jid := id*int64(judgeReps) + int64(jr)
+		if _, err := insJudgement.Exec(jid, id, run, jr, raw.String(), claims); err != nil {
+			return fmt.Errorf("judgement: %w", err)
+		}
+		for k, m := range metrics {
+			if _, err := insScore.Exec(jid, id, run, m, values[k], benchReasoning); err != nil {
+				return fmt.Errorf("score: %w", err)
+			}
 		}
 	}
 	return nil

@@ -22,7 +22,7 @@ import (
 // Targets: a verdict under 20 ms; the reviewed report within 1.2× of the
 // same report without reviews.
 func BenchmarkReviews(b *testing.B) {
-	db, run, _ := buildLargeRun(b)
+	db, run, _ := buildLargeRun(b, 1)
 	s, err := web.New(db, web.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)
