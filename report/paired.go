@@ -69,6 +69,30 @@ func ComparePaired(metrics []Metric, a, b Side) []Paired {
 	return rows
 }
 
+// Compare is ComparePaired of condition b with a on every metric, computed
+// once per report and pair: every view of the report asks for it.
+func (r *Report) Compare(a, b string) []Paired {
+	key := [2]string{a, b}
+	r.compareMu.Lock()
+	if r.compared == nil {
+		r.compared = map[[2]string]*pairOnce{}
+	}
+	p, ok := r.compared[key]
+	if !ok {
+		p = &pairOnce{}
+		r.compared[key] = p
+	}
+	r.compareMu.Unlock()
+	p.once.Do(func() { p.rows = ComparePaired(r.Metrics, r.Side(a), r.Side(b)) })
+	return p.rows
+}
+
+// pairOnce is one pair's comparison, computed once.
+type pairOnce struct {
+	once sync.Once
+	rows []Paired
+}
+
 // pairUp lines up, by row id, the samples present on both sides.
 func pairUp(a, b map[int64]float64) (xa, xb []float64) {
 	for _, id := range slices.Sorted(maps.Keys(a)) {

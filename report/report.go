@@ -73,6 +73,8 @@ type Report struct {
 
 	allPairsOnce sync.Once
 	allPairs     []PairTest // every pair's test, computed once for every view of the report
+	compareMu    sync.Mutex
+	compared     map[[2]string]*pairOnce // the paired comparisons views asked for
 }
 
 // Load reads a run, its dataset and its stored config, and computes its report.
@@ -132,6 +134,9 @@ func BuildView(ctx context.Context, db *store.DB, run *store.Run, ds *store.Data
 	r.group(data.Scores)
 	var wg sync.WaitGroup
 	wg.Go(func() { r.Reviews = r.reviews(judged, verdicts) })
+	if len(r.Conditions) >= 2 {
+		wg.Go(func() { r.Compare(r.Conditions[0], r.Conditions[1]) }) // the pair a report shows first
+	}
 	r.Summary = r.summarize(data.Conditions, data.TopErrors)
 	if field := cfg.Report.SliceBy; field != "" {
 		r.Summary.SliceBy, r.Summary.Slices = field, r.Slices(sliceValues)

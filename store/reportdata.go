@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // This file holds the queries of reports and exports: whole-run scans that
@@ -39,31 +41,45 @@ type resultKey struct {
 }
 
 // ReportData returns every score of a run and its per-condition totals, in
-// index-only scans instead of joins over the wide rows, all in one read
-// transaction, so that totals and scores describe the same moment.
+// index-only scans instead of joins over the wide rows. The scores are read
+// in one transaction while the totals are read in another, side by side; a
+// score is placed by the totals' results and judgements, so a score whose
+// result committed between the two reads is left out, as if read a moment
+// earlier, until the next read (a finished run's two reads agree).
 func (db *DB) ReportData(ctx context.Context, runID int64) (*ReportData, error) {
-	tx, err := db.beginRead(ctx)
-	if err != nil {
+	var raw []rawScore
+	var t *totals
+	out := &ReportData{}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		tx, err := db.beginRead(gctx)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		raw, err = readScores(gctx, tx, runID)
+		return err
+	})
+	g.Go(func() error {
+		tx, err := db.beginRead(gctx)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		if t, err = reportTotals(gctx, tx, runID); err != nil {
+			return err
+		}
+		if out.Models, err = reportModels(gctx, tx, runID); err != nil {
+			return err
+		}
+		out.TopErrors, err = topErrors(gctx, tx, runID, topErrorsShown)
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	defer tx.Rollback()
-	t, err := reportTotals(ctx, tx, runID)
-	if err != nil {
-		return nil, err
-	}
-	scores, err := reportScores(ctx, tx, runID, t.results, t.evaluators)
-	if err != nil {
-		return nil, err
-	}
-	models, err := reportModels(ctx, tx, runID)
-	if err != nil {
-		return nil, err
-	}
-	top, err := topErrors(ctx, tx, runID, topErrorsShown)
-	if err != nil {
-		return nil, err
-	}
-	return &ReportData{Scores: scores, Conditions: t.conditions(), Models: models, TopErrors: top}, nil
+	out.Scores, out.Conditions = placeScores(raw, t.results, t.evaluators), t.conditions()
+	return out, nil
 }
 
 // RunProgress returns a run's totals per condition, ordered by name: the
@@ -219,34 +235,52 @@ func reportJudgements(ctx context.Context, tx querier, runID int64, results map[
 	return evaluators, rows.Err()
 }
 
-func reportScores(ctx context.Context, tx querier, runID int64, results map[int64]resultKey,
-	evaluators map[int64]judgementKey) ([]ScoreRow, error) {
+// rawScore is a score as its row holds it, before it is placed.
+type rawScore struct {
+	id, result, judgement int64
+	metric                string
+	value                 float64
+}
+
+// readScores reads a run's scores as their rows hold them.
+func readScores(ctx context.Context, tx querier, runID int64) ([]rawScore, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, result_id, judgement_id, metric, value
 		FROM scores INDEXED BY scores_report WHERE run_id = ?`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("report scores: %w", err)
 	}
 	defer rows.Close()
-	// Scores come in result order; they are bucketed by condition and metric,
-	// then each bucket is sorted by sample: cheaper than one sort of them all.
-	buckets := map[scoreBucket][]ScoreRow{}
+	var out []rawScore
 	metrics := map[string]string{} // one copy of each metric name
 	for rows.Next() {
-		var id, resultID, judgementID int64
+		var s rawScore
 		var metric sql.RawBytes
-		var value float64
-		if err := rows.Scan(&id, &resultID, &judgementID, &metric, &value); err != nil {
+		if err := rows.Scan(&s.id, &s.result, &s.judgement, &metric, &s.value); err != nil {
 			return nil, fmt.Errorf("report scores: %w", err)
-		}
-		r, ok := results[resultID]
-		j, judged := evaluators[judgementID]
-		if !ok || !judged {
-			continue
 		}
 		name, seen := metrics[string(metric)]
 		if !seen {
 			name = string(metric)
 			metrics[name] = name
+		}
+		s.metric = name
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// placeScores gives each score its task and judgement, leaving out those
+// whose result or judgement the totals have not seen.
+func placeScores(raw []rawScore, results map[int64]resultKey, evaluators map[int64]judgementKey) []ScoreRow {
+	// Scores come in result order; they are bucketed by condition and metric,
+	// then each bucket is sorted by sample: cheaper than one sort of them all.
+	buckets := map[scoreBucket][]ScoreRow{}
+	for _, s := range raw {
+		id, value, name := s.id, s.value, s.metric
+		r, ok := results[s.result]
+		j, judged := evaluators[s.judgement]
+		if !ok || !judged {
+			continue
 		}
 		k := scoreBucket{r.condition, j.evaluator, name}
 		buckets[k] = append(buckets[k], ScoreRow{
@@ -262,10 +296,7 @@ func reportScores(ctx context.Context, tx querier, runID int64, results map[int6
 			Value:           value,
 		})
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("report scores: %w", err)
-	}
-	return flatten(buckets), nil
+	return flatten(buckets)
 }
 
 // judgementKey is what a score needs of its judgement.

@@ -81,7 +81,7 @@ func compareConditions(ctx context.Context, db *store.DB, ra, rb *viewed, v *tem
 			cc.Paired.Message = "The runs share no metric."
 		} else {
 			sa, sb := ra.SideFor(name, metrics), rb.SideFor(name, metrics)
-			cc.Paired.Rows = pairedRows(metrics, sa, sb, 0, false)
+			cc.Paired.Rows = pairedRows(report.ComparePaired(metrics, sa, sb), 0, false)
 			for _, m := range metrics {
 				cc.Paired.Metrics = append(cc.Paired.Metrics, metricHead(m))
 			}

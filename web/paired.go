@@ -16,9 +16,9 @@ const maxGaps = 10
 
 // pairedRows renders the comparison of B with A, one row per metric.
 // With hasDelta each row says how many samples would detect delta.
-func pairedRows(metrics []report.Metric, a, b report.Side, delta float64, hasDelta bool) []templates.PairedRow {
+func pairedRows(compared []report.Paired, delta float64, hasDelta bool) []templates.PairedRow {
 	var rows []templates.PairedRow
-	for _, p := range report.ComparePaired(metrics, a, b) {
+	for _, p := range compared {
 		needed := ""
 		if hasDelta {
 			switch n := p.Needed(delta); {

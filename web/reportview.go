@@ -115,7 +115,7 @@ func (r *viewed) pairedView(ctx context.Context, db *store.DB, p *templates.Pair
 			delta, hasDelta = math.Abs(d), true
 		}
 	}
-	p.Rows = pairedRows(r.Metrics, sa, sb, delta, hasDelta)
+	p.Rows = pairedRows(r.Compare(p.A, p.B), delta, hasDelta)
 	for _, m := range r.Metrics {
 		p.Metrics = append(p.Metrics, metricHead(m))
 	}

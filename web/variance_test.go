@@ -285,7 +285,8 @@ func TestPairedPanelPlansSamplesAndAdjustsForManyPairs(t *testing.T) {
 }
 
 // panelJudge scores completeness by the question; the strict judge one
-// point lower.
+// point lower, the lenient one a point higher when asked with an odd seed
+// (its known noise).
 func panelJudge(req *llmtest.ChatRequest) llmtest.Reply {
 	var q int
 	for _, m := range req.Messages {
@@ -296,6 +297,8 @@ func panelJudge(req *llmtest.ChatRequest) llmtest.Reply {
 	c := 2 + q%3
 	if req.Model == "strict-model" {
 		c--
+	} else if req.Seed != nil {
+		c += *req.Seed % 2
 	}
 	answer, _ := llmtest.JudgeAnswer(req, map[string]any{"factual_adherence": 4, "completeness": c,
 		"helpfulness_and_clarity": 3, "unverified_claims": []string{}})
@@ -311,8 +314,8 @@ func TestAPanelOnTheReportSamplesAndExport(t *testing.T) {
 	f.conditions("baseline")
 	run := map[string]any{"agent": map[string]any{"type": "openai", "model": "agent-model", "base_url": f.fake.URL},
 		"judges": []any{map[string]any{"name": "strict", "model": "strict-model", "base_url": f.fake.URL},
-			map[string]any{"name": "lenient", "model": "lenient-model", "base_url": f.fake.URL}},
-		"judge_repetitions": 2, "execution": map[string]any{"num_repetitions": 1}}
+			map[string]any{"name": "lenient", "model": "lenient-model", "base_url": f.fake.URL, "vary_seed": true}},
+		"judge_repetitions": 3, "execution": map[string]any{"num_repetitions": 1}}
 	code, body := api(t, f.browser, "POST", "/api/runs", "", map[string]any{"dataset_id": ds, "conditions": []string{"baseline"}, "run": run})
 	if code != 201 {
 		t.Fatalf("launch: %d %s", code, body)
@@ -337,18 +340,29 @@ func TestAPanelOnTheReportSamplesAndExport(t *testing.T) {
 			})
 		}
 	})
-	if len(row) == 0 || len(completeness) != 5 || !strings.HasSuffix(completeness[2], "(-0.50)") || !strings.HasSuffix(completeness[3], "(+0.50)") {
+	// Per answer: strict b−1 three times; lenient b, b+1, b (seeds 42, 43,
+	// 44): panel b − 1/3, so the offsets are ∓2/3.
+	if len(row) == 0 || len(completeness) != 5 || !strings.HasSuffix(completeness[2], "(-0.67)") || !strings.HasSuffix(completeness[3], "(+0.67)") {
 		t.Errorf("the panel's completeness row: %q", completeness)
 	}
 	if _, err := strconv.ParseFloat(completeness[4], 64); err != nil {
 		t.Errorf("alpha between the judges: %q", completeness[4])
+	}
+	var judgeShare string
+	doc.Find("#variance-table tbody tr").Each(func(_ int, s *goquery.Selection) {
+		if strings.Contains(s.Text(), "completeness") {
+			judgeShare = strings.TrimSpace(s.Find("td").Eq(5).Text())
+		}
+	})
+	if judgeShare == "—" || strings.HasPrefix(judgeShare, "0%") || judgeShare == "" {
+		t.Errorf("the judge's share of completeness: %q", judgeShare)
 	}
 
 	samples, _ := f.db.Samples(t.Context(), ds, 0, 0)
 	_, doc = f.get(fmt.Sprintf("/runs/%d/samples/%d", id, samples[0].ID))
 	var heads []string
 	doc.Find(".judge-grid thead th.num").Each(func(_ int, s *goquery.Selection) { heads = append(heads, s.Text()) })
-	if strings.Join(heads, "|") != "strict #1|strict #2|lenient #1|lenient #2" {
+	if strings.Join(heads, "|") != "strict #1|strict #2|strict #3|lenient #1|lenient #2|lenient #3" {
 		t.Errorf("the side-by-side grid's columns: %q", heads)
 	}
 	if n := doc.Find(".judge-grid tbody tr").Length(); n != 3 {
@@ -375,7 +389,7 @@ func TestAPanelOnTheReportSamplesAndExport(t *testing.T) {
 			count[fmt.Sprintf("%s#%d", s.Judge, s.JudgeRepetition)]++
 		}
 	}
-	if len(count) != 4 || count["strict#0"] != 18 || count["lenient#1"] != 18 {
+	if len(count) != 6 || count["strict#0"] != 18 || count["lenient#2"] != 18 {
 		t.Errorf("the export's scores by judge and repetition: %v (6 answers × 3 metrics each)", count)
 	}
 }

@@ -76,22 +76,27 @@ func momentsOf(answers [][]float64) (sampleMoments, bool) {
 	return m, true
 }
 
+// sums add up the samples' moments: what the parts are solved from.
+type sums struct {
+	N, A, S, sum, sumSq, sumNi2, sumNij2, sumNij2OverNi, ssE, ssB float64
+}
+
+func (a *sums) add(m *sampleMoments) {
+	a.N += m.n
+	a.A += m.answers
+	a.S++
+	a.sum += m.sum
+	a.sumSq += m.sum * m.sum / m.n
+	a.sumNi2 += m.n * m.n
+	a.sumNij2 += m.sumNij2
+	a.sumNij2OverNi += m.sumNij2 / m.n
+	a.ssE += m.ssWithin
+	a.ssB += m.ssAnswer
+}
+
 // components solves the expected mean squares for the three parts.
-func components(ms []sampleMoments, pick func(yield func(sampleMoments) bool)) Components {
-	var N, A, S, sum, sumSq, sumNi2, sumNij2, sumNij2OverNi, ssE, ssB float64
-	pick(func(m sampleMoments) bool {
-		N += m.n
-		A += m.answers
-		S++
-		sum += m.sum
-		sumSq += m.sum * m.sum / m.n
-		sumNi2 += m.n * m.n
-		sumNij2 += m.sumNij2
-		sumNij2OverNi += m.sumNij2 / m.n
-		ssE += m.ssWithin
-		ssB += m.ssAnswer
-		return true
-	})
+func (a *sums) components() Components {
+	N, A, S, sum, sumSq, sumNi2, sumNij2, sumNij2OverNi, ssE, ssB := a.N, a.A, a.S, a.sum, a.sumSq, a.sumNi2, a.sumNij2, a.sumNij2OverNi, a.ssE, a.ssB
 	c := Components{Samples: int(S), AgentMeasured: A > S, JudgeMeasured: N > A}
 	if S == 0 {
 		return c
@@ -133,14 +138,16 @@ const roundingNoise = 1e-12
 // per repetition) → scores of that answer (one per judge repetition, and
 // per judge of a panel). Empty samples and answers are skipped.
 func Decompose(samples [][][]float64) Components {
-	ms := moments(samples)
-	return components(ms, func(yield func(sampleMoments) bool) {
-		for _, m := range ms {
-			if !yield(m) {
-				return
-			}
-		}
-	})
+	return all(moments(samples)).components()
+}
+
+// all adds up every sample's moments.
+func all(ms []sampleMoments) *sums {
+	var a sums
+	for i := range ms {
+		a.add(&ms[i])
+	}
+	return &a
 }
 
 func moments(samples [][][]float64) []sampleMoments {
@@ -163,13 +170,7 @@ type ShareCI struct {
 // DefaultIterations); the same seed gives the same intervals.
 func DecomposeCI(samples [][][]float64, iters int, seed uint64) (Components, ShareCI) {
 	ms := moments(samples)
-	c := components(ms, func(yield func(sampleMoments) bool) {
-		for _, m := range ms {
-			if !yield(m) {
-				return
-			}
-		}
-	})
+	c := all(ms).components()
 	var ci ShareCI
 	n := len(ms)
 	if n < 2 {
@@ -183,13 +184,11 @@ func DecomposeCI(samples [][][]float64, iters int, seed uint64) (Components, Sha
 	rng := rand.New(rand.NewPCG(seed, pcgStream))
 	shares := [3][]float64{make([]float64, iters), make([]float64, iters), make([]float64, iters)}
 	for it := range iters {
-		b := components(ms, func(yield func(sampleMoments) bool) {
-			for range n {
-				if !yield(ms[rng.IntN(n)]) {
-					return
-				}
-			}
-		})
+		var a sums
+		for range n {
+			a.add(&ms[rng.IntN(n)])
+		}
+		b := a.components()
 		shares[0][it], shares[1][it], shares[2][it] = b.Shares()
 	}
 	interval := func(v []float64) [2]float64 {
