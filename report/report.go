@@ -63,6 +63,7 @@ type Report struct {
 	Metrics    []Metric         // in report order (see Order)
 	Models     []store.ModelUse // the models that answered, and where their cost came from
 	View       View             // as judged, or with reviews applied
+	Judge      string           // the panel judge whose scores alone it shows; "" for the whole panel
 	Reviews    *Reviews         // coverage and judge–human agreement
 	// samples[metric][condition] lists the samples with scores, by row id:
 	// for a panel, its scores of an answer combined as the run says (Mode).
@@ -101,6 +102,27 @@ func Build(ctx context.Context, db *store.DB, run *store.Run, ds *store.Dataset,
 
 // BuildView computes the report of a run already read, in the view given.
 func BuildView(ctx context.Context, db *store.DB, run *store.Run, ds *store.Dataset, cfg *config.Config, view View) (*Report, error) {
+	return BuildJudge(ctx, db, run, ds, cfg, view, "")
+}
+
+// BuildJudge computes the report of a run as one judge of its panel scored
+// it: that judge's scores alone, as if it had been the run's one judge.
+// judge "" is the whole panel; a name the panel lacks is an EINVALID error.
+func BuildJudge(ctx context.Context, db *store.DB, run *store.Run, ds *store.Dataset, cfg *config.Config, view View, judge string) (*Report, error) {
+	place := -1
+	if judge != "" {
+		for i, j := range cfg.Judges {
+			if j.Name == judge {
+				place = i
+			}
+		}
+		if place < 0 || len(cfg.Judges) < 2 {
+			return nil, store.Errorf(store.EINVALID, "This run has no panel judge %q.", judge)
+		}
+		one := *cfg
+		one.Judge, one.Judges = cfg.Judges[place], nil
+		cfg = &one
+	}
 	var data *store.ReportData
 	var verdicts []store.Verdict
 	var sliceValues map[int64]string
@@ -122,7 +144,12 @@ func BuildView(ctx context.Context, db *store.DB, run *store.Run, ds *store.Data
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	r := &Report{Run: run, Dataset: ds, Config: cfg, Models: data.Models, View: view}
+	if place >= 0 {
+		data.Scores = slices.DeleteFunc(data.Scores, func(s store.ScoreRow) bool {
+			return s.Judge != "" && s.JudgeIndex != place // a deterministic evaluator's scores have no judge
+		})
+	}
+	r := &Report{Run: run, Dataset: ds, Config: cfg, Models: data.Models, View: view, Judge: judge}
 	for _, c := range run.Conditions {
 		r.Conditions = append(r.Conditions, c.Name)
 	}

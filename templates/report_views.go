@@ -27,6 +27,16 @@ type ReportView struct {
 	Variance *VarianceView
 	// Slices is "By slice"; nil when the samples have no field to slice by.
 	Slices *SliceView
+	// OneJudge is set when the report shows one panel judge's scores alone.
+	OneJudge *OneJudgeView
+}
+
+// OneJudgeView says whose scores a one-judge report shows, and leads back
+// to the panel's.
+type OneJudgeView struct {
+	Name     string
+	Panel    []string
+	PanelURL string
 }
 
 // SliceView breaks the report down by a metadata field of the samples.
@@ -88,6 +98,7 @@ type VarianceView struct {
 	Notes            []string         // which parts the run cannot tell apart, and how it could
 	Consistency      []ConsistencyRow // the judge against itself; empty when no answer was judged twice
 	PanelJudges      []string         // a judge panel's judges, in its order
+	JudgeURLs        []string         // each panel judge's own report; empty in the exported file
 	Panel            []PanelRow       // each judge per metric and condition; empty without a panel
 	Charts           []ChartView      // one per condition
 }

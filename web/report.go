@@ -96,12 +96,15 @@ func (s *Server) viewScope(c echo.Context) (*reportScope, error) {
 	if err == nil && queryOf(c).View == "reviewed" {
 		sc.View = report.Reviewed
 	}
+	if err == nil {
+		sc.Judge = queryOf(c).Judge
+	}
 	return sc, err
 }
 
 func queryOf(c echo.Context) reportQuery {
 	q := reportQuery{A: c.QueryParam("a"), B: c.QueryParam("b"), Delta: strings.TrimSpace(c.QueryParam("delta")),
-		Slice: c.QueryParam("slice")}
+		Slice: c.QueryParam("slice"), Judge: c.QueryParam("judge")}
 	if c.QueryParam("view") == "reviewed" {
 		q.View = "reviewed"
 	}

@@ -24,8 +24,9 @@ type reportCache struct {
 
 // cacheKey is a run's report in one view.
 type cacheKey struct {
-	run  int64
-	view report.View
+	run   int64
+	view  report.View
+	judge string // one panel judge's report, or "" for the panel's
 }
 
 type cachedReport struct {
@@ -88,7 +89,7 @@ func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, erro
 	if err != nil {
 		return nil, err
 	}
-	key := cacheKey{sc.Run.ID, sc.View}
+	key := cacheKey{sc.Run.ID, sc.View, sc.Judge}
 	if r, ok := s.reports.get(key, version); ok {
 		return r.in(sc), nil
 	}

@@ -17,7 +17,7 @@ type viewed struct {
 
 // buildReport reads a run's scores and totals and computes its report.
 func buildReport(ctx context.Context, db *store.DB, sc *reportScope) (*viewed, error) {
-	r, err := report.BuildView(ctx, db, sc.Run, sc.Dataset, sc.Config, sc.View)
+	r, err := report.BuildJudge(ctx, db, sc.Run, sc.Dataset, sc.Config, sc.View, sc.Judge)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,7 @@ type reportQuery struct {
 	A, B, View string
 	Delta      string // a difference to detect, as typed: the paired panel says how many samples it needs
 	Slice      string // a metadata field the report is broken down by
+	Judge      string // the panel judge whose scores alone the report shows
 }
 
 // pair resolves the compared conditions: the ones asked for when the run has
@@ -79,9 +80,9 @@ func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static b
 	}
 	a, b, reason := r.pair(q)
 	if a != "" && b != "" {
-		v.Query = reportQuery{A: a, B: b, View: q.View, Delta: q.Delta, Slice: q.Slice}.encode()
+		v.Query = reportQuery{A: a, B: b, View: q.View, Delta: q.Delta, Slice: q.Slice, Judge: q.Judge}.encode()
 	} else {
-		v.Query = reportQuery{View: q.View, Slice: q.Slice}.encode()
+		v.Query = reportQuery{View: q.View, Slice: q.Slice, Judge: q.Judge}.encode()
 	}
 	v.Review = r.reviewView(q, r.sc.Shared || static)
 	v.Paired = templates.PairedView{Conditions: r.Conditions, A: a, B: b, Message: reason, View: q.View, Delta: q.Delta}
@@ -93,6 +94,21 @@ func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static b
 	v.Paired.AllPairs = allPairRows(r.AllPairs())
 	v.Charts = r.charts(a, b)
 	v.Variance = r.varianceView()
+	if v.Variance != nil && !static {
+		for _, j := range v.Variance.PanelJudges {
+			q2 := q
+			q2.Judge = j
+			v.Variance.JudgeURLs = append(v.Variance.JudgeURLs, r.sc.Base+q2.encode()+"#summary")
+		}
+	}
+	if q.Judge != "" {
+		q2 := q
+		q2.Judge = ""
+		v.OneJudge = &templates.OneJudgeView{Name: q.Judge, PanelURL: r.sc.Base + q2.encode()}
+		for _, j := range r.sc.Config.Judges {
+			v.OneJudge.Panel = append(v.OneJudge.Panel, j.Name)
+		}
+	}
 	var err error
 	if v.Slices, err = r.sliceView(ctx, db, q, a, b); err != nil {
 		return v, err

@@ -106,6 +106,9 @@ func (q reportQuery) encode() string {
 	if q.Slice != "" {
 		v.Set("slice", q.Slice)
 	}
+	if q.Judge != "" {
+		v.Set("judge", q.Judge)
+	}
 	if len(v) == 0 {
 		return ""
 	}

@@ -26,6 +26,9 @@ type reportScope struct {
 	Base string
 	// View is whether the report applies reviews to the scores.
 	View report.View
+	// Judge is the panel judge whose scores alone the report shows; "" for
+	// the whole panel.
+	Judge string
 	// ReviewLink is the review link the page was reached through: its
 	// samples and sample pages, with review controls and nothing else.
 	ReviewLink *store.ReviewLink

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -347,6 +348,23 @@ func TestAPanelOnTheReportSamplesAndExport(t *testing.T) {
 	}
 	if _, err := strconv.ParseFloat(completeness[4], 64); err != nil {
 		t.Errorf("alpha between the judges: %q", completeness[4])
+	}
+	// A judge's name opens the report as that judge alone scored it.
+	href, _ := doc.Find("#judge-panel-table thead a").First().Attr("href")
+	strictMean := strings.Fields(completeness[2])[0]
+	_, one := f.get(href)
+	if !strings.Contains(text(one, "#one-judge"), "strict's scores alone") || one.Find("#judge-panel-table").Length() != 0 {
+		t.Errorf("the strict judge's report (%s): %q", href, text(one, "#one-judge"))
+	}
+	var summaryRow []string
+	one.Find("#summary tbody tr").First().Find("td").Each(func(_ int, td *goquery.Selection) {
+		summaryRow = append(summaryRow, strings.TrimSpace(td.Text()))
+	})
+	if !slices.Contains(summaryRow, strictMean) {
+		t.Errorf("the strict judge's summary %q lacks its panel mean %s", summaryRow, strictMean)
+	}
+	if resp, _ := f.get(fmt.Sprintf("/runs/%d?judge=nobody", id)); resp.StatusCode != 422 {
+		t.Errorf("a judge the panel lacks: %d", resp.StatusCode)
 	}
 	var judgeShare string
 	doc.Find("#variance-table tbody tr").Each(func(_ int, s *goquery.Selection) {
