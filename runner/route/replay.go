@@ -1,0 +1,278 @@
+package route
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// Options choose how a replay runs.
+type Options struct {
+	Orders     int    // random orders of the samples; 0 means 200
+	Seed       uint64 // the same seed gives the same figures
+	Weights    Weights
+	Settings   *Settings // nil: DefaultSettings
+	Algorithms []string  // nil: every one, in Algorithms' order
+}
+
+// DefaultOrders is how many orders a replay takes unless told.
+const DefaultOrders = 200
+
+// maxOrders bounds a replay's orders.
+const maxOrders = 10000
+
+// Result is a replay's figures: per algorithm, means over the orders with
+// 95% intervals over the orders (the 2.5th and 97.5th percentiles).
+type Result struct {
+	Samples    int               `json:"samples"`
+	Orders     int               `json:"orders"`
+	Seed       uint64            `json:"seed"`
+	Weights    [3]float64        `json:"weights"` // quality, cost, latency
+	Models     []ModelFigure     `json:"models"`
+	Algorithms []AlgorithmResult `json:"algorithms"`
+}
+
+// ModelFigure is one model sent every query: what each algorithm is
+// measured against.
+type ModelFigure struct {
+	Name      string  `json:"name"`
+	Quality   float64 `json:"quality"`
+	CostUSD   float64 `json:"cost_usd"` // per query
+	LatencyMS float64 `json:"latency_ms"`
+	Reward    float64 `json:"reward"`
+}
+
+// AlgorithmResult is one algorithm over every order. Quality is per query
+// on 0–1, cost per query in USD, latency per query in ms; Regret is the
+// mean per query of the best reward any model had minus the reward of the
+// model picked. Share is the fraction of queries sent to each model.
+type AlgorithmResult struct {
+	Name         string             `json:"name"`
+	Quality      float64            `json:"quality"`
+	QualityCI95  [2]float64         `json:"quality_ci95"`
+	CostUSD      float64            `json:"cost_usd"`
+	CostCI95     [2]float64         `json:"cost_ci95"`
+	TotalCostUSD float64            `json:"total_cost_usd"`
+	LatencyMS    float64            `json:"latency_ms"`
+	LatencyCI95  [2]float64         `json:"latency_ci95"`
+	Reward       float64            `json:"reward"`
+	RewardCI95   [2]float64         `json:"reward_ci95"`
+	Regret       float64            `json:"regret"`
+	RegretCI95   [2]float64         `json:"regret_ci95"`
+	Share        map[string]float64 `json:"share"`
+	// CostSaved is the share of Always-best's cost this algorithm saves,
+	// when its quality is at least 95% of Always-best's (conduit's headline
+	// form); absent otherwise.
+	CostSaved *float64 `json:"cost_saved,omitempty"`
+	// Curve is the cumulative average reward after each query, its mean
+	// over the orders and that mean ± one standard deviation over orders.
+	Curve, CurveLo, CurveHi []float64 `json:"-"`
+}
+
+// Replay runs each algorithm over opt.Orders random orders of the matrix's
+// samples. It fails on a matrix of one model, bad weights, an order count
+// out of range or an unknown algorithm.
+func Replay(m *Matrix, opt Options) (*Result, error) {
+	if err := m.Check(); err != nil {
+		return nil, err
+	}
+	if err := opt.Weights.Check(); err != nil {
+		return nil, err
+	}
+	if opt.Orders == 0 {
+		opt.Orders = DefaultOrders
+	}
+	if opt.Orders < 0 || opt.Orders > maxOrders {
+		return nil, fmt.Errorf("orders: want 1 to %d, got %d", maxOrders, opt.Orders)
+	}
+	algos := opt.Algorithms
+	if algos == nil {
+		algos = Algorithms
+	}
+	for _, a := range algos {
+		if !slices.Contains(Algorithms, a) {
+			return nil, fmt.Errorf("unknown routing algorithm %q (want one of %v)", a, Algorithms)
+		}
+	}
+	n, k := len(m.Quality), len(m.Models)
+	settings := DefaultSettings(n)
+	if opt.Settings != nil {
+		settings = *opt.Settings
+	}
+	w := opt.Weights
+	rw := rewards(m, w)
+	best := make([]float64, n)
+	for i := range n {
+		best[i] = slices.Max(rw[i])
+	}
+	res := &Result{Samples: n, Orders: opt.Orders, Seed: opt.Seed, Weights: [3]float64{w.Quality, w.Cost, w.Latency}}
+	for a, name := range m.Models {
+		f := ModelFigure{Name: name}
+		for i := range n {
+			f.Quality += m.Quality[i][a]
+			f.CostUSD += m.Cost[i][a]
+			f.LatencyMS += m.Latency[i][a]
+			f.Reward += rw[i][a]
+		}
+		f.Quality, f.CostUSD, f.LatencyMS, f.Reward = f.Quality/float64(n), f.CostUSD/float64(n), f.LatencyMS/float64(n), f.Reward/float64(n)
+		res.Models = append(res.Models, f)
+	}
+	cheapest := slices.IndexFunc(res.Models, func(f ModelFigure) bool {
+		return f.CostUSD == slices.MinFunc(res.Models, func(a, b ModelFigure) int { return cmpFloat(a.CostUSD, b.CostUSD) }).CostUSD
+	})
+	bestModel := slices.IndexFunc(res.Models, func(f ModelFigure) bool {
+		return f.Quality == slices.MaxFunc(res.Models, func(a, b ModelFigure) int { return cmpFloat(a.Quality, b.Quality) }).Quality
+	})
+	scale := func(r float64) float64 { return (r + w.Cost + w.Latency) / (w.Quality + w.Cost + w.Latency) }
+
+	order := make([]int, n)
+	for ai, name := range algos {
+		var quality, cost, latency, reward, regret []float64
+		shares := make([]float64, k)
+		sum, sumSq := make([]float64, n), make([]float64, n)
+		for o := range opt.Orders {
+			orng := rand.New(rand.NewPCG(opt.Seed, uint64(o)))
+			for i := range order {
+				order[i] = i
+			}
+			orng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+			src := rand.NewPCG(opt.Seed^0x5bd1e995, uint64(o)<<8|uint64(ai))
+			rng := rand.New(src)
+			p, du := newPolicy(name, m, k, settings, rng, src, scale, cheapest, bestModel)
+			var q, c, l, r, g float64
+			for t, i := range order {
+				x := m.Context[i]
+				arm := p.pick(t, i, x)
+				shares[arm]++
+				q += m.Quality[i][arm]
+				c += m.Cost[i][arm]
+				l += m.Latency[i][arm]
+				r += rw[i][arm]
+				g += best[i] - rw[i][arm]
+				if du != nil {
+					c += m.Cost[i][du.other] // both answers were asked for
+					du.duel(x, rw[i][arm], rw[i][du.other])
+				} else {
+					p.learn(arm, x, rw[i][arm])
+				}
+				avg := r / float64(t+1)
+				sum[t] += avg
+				sumSq[t] += avg * avg
+			}
+			fn := float64(n)
+			quality, cost, latency = append(quality, q/fn), append(cost, c/fn), append(latency, l/fn)
+			reward, regret = append(reward, r/fn), append(regret, g/fn)
+		}
+		ar := AlgorithmResult{Name: name, Share: map[string]float64{}}
+		ar.Quality, ar.QualityCI95 = meanCI(quality)
+		ar.CostUSD, ar.CostCI95 = meanCI(cost)
+		ar.LatencyMS, ar.LatencyCI95 = meanCI(latency)
+		ar.Reward, ar.RewardCI95 = meanCI(reward)
+		ar.Regret, ar.RegretCI95 = meanCI(regret)
+		ar.TotalCostUSD = ar.CostUSD * float64(n)
+		for a, s := range shares {
+			ar.Share[m.Models[a]] = s / float64(opt.Orders*n)
+		}
+		R := float64(opt.Orders)
+		ar.Curve, ar.CurveLo, ar.CurveHi = make([]float64, n), make([]float64, n), make([]float64, n)
+		for t := range n {
+			mean := sum[t] / R
+			sd := math.Sqrt(max(0, sumSq[t]/R-mean*mean))
+			ar.Curve[t], ar.CurveLo[t], ar.CurveHi[t] = mean, mean-sd, mean+sd
+		}
+		res.Algorithms = append(res.Algorithms, ar)
+	}
+	res.costSaved()
+	return res, nil
+}
+
+// costSaved fills each algorithm's saving against Always-best, where its
+// quality is at least 95% of Always-best's.
+func (r *Result) costSaved() {
+	i := slices.IndexFunc(r.Algorithms, func(a AlgorithmResult) bool { return a.Name == AlwaysBest })
+	if i < 0 || r.Algorithms[i].CostUSD <= 0 {
+		return
+	}
+	ref := r.Algorithms[i]
+	for j := range r.Algorithms {
+		a := &r.Algorithms[j]
+		if a.Quality >= 0.95*ref.Quality {
+			saved := 1 - a.CostUSD/ref.CostUSD
+			a.CostSaved = &saved
+		}
+	}
+}
+
+// newPolicy starts an algorithm afresh; for the dueling bandit it is also
+// returned as such, since it learns from two answers.
+func newPolicy(name string, m *Matrix, k int, s Settings, rng *rand.Rand, src rand.Source, scale func(float64) float64,
+	cheapest, best int) (policy, *dueling) {
+	d := len(m.Context[0])
+	switch name {
+	case Random:
+		return &uniform{k: k, rng: rng}, nil
+	case AlwaysCheapest:
+		return fixed(cheapest), nil
+	case AlwaysBest:
+		return fixed(best), nil
+	case Oracle:
+		return oracle{m}, nil
+	case Thompson:
+		return newThompson(k, s.ThompsonPrior, rng, src, scale), nil
+	case UCB1:
+		return newUCB1(k, s.UCBC), nil
+	case EpsilonGreedy:
+		return &epsilonGreedy{means: newMeans(k), eps: s.Epsilon, decay: s.EpsilonDecay, floor: s.EpsilonFloor, rng: rng}, nil
+	case LinUCB:
+		return &linUCB{linear: newLinear(k, d, 1), alpha: s.LinUCBAlpha, score: make([]float64, k)}, nil
+	case ContextualThompson:
+		return &contextualThompson{linear: newLinear(k, d, s.Lambda), rng: rng, score: make([]float64, k)}, nil
+	case Dueling:
+		du := newDueling(k, d, s.DuelNoise, s.DuelRate, rng)
+		return du, du
+	case HybridThompsonLinUCB:
+		t := newThompson(k, s.ThompsonPrior, rng, src, scale)
+		lin := &linUCB{linear: newLinear(k, d, 1), alpha: s.LinUCBAlpha, score: make([]float64, k)}
+		means := func() []float64 {
+			out := make([]float64, k)
+			for a := range out {
+				// The Beta mean on 0–1, back onto the reward's scale.
+				out[a] = unscale(t.alpha[a]/(t.alpha[a]+t.beta[a]), scale)
+			}
+			return out
+		}
+		return &hybrid{first: t, means: means, lin: lin, after: s.SwitchAfter}, nil
+	case HybridUCB1LinUCB:
+		u := newUCB1(k, s.HybridUCBC)
+		lin := &linUCB{linear: newLinear(k, d, 1), alpha: s.LinUCBAlpha, score: make([]float64, k)}
+		return &hybrid{first: u, means: func() []float64 { return slices.Clone(u.mean) }, lin: lin, after: s.SwitchAfter}, nil
+	}
+	panic("route: unknown algorithm " + name) // Replay checked the names
+}
+
+// unscale maps a value on 0–1 back onto the reward's scale.
+func unscale(p float64, scale func(float64) float64) float64 {
+	lo, hi := scale(0), scale(1) // scale is affine: scale(r) = lo + r·(hi − lo)
+	return (p - lo) / (hi - lo)
+}
+
+// meanCI is the mean of values and their 2.5th and 97.5th percentiles.
+func meanCI(values []float64) (float64, [2]float64) {
+	mean := stat.Mean(values, nil)
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	return mean, [2]float64{stat.Quantile(0.025, stat.Empirical, sorted, nil), stat.Quantile(0.975, stat.Empirical, sorted, nil)}
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
