@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -33,15 +34,35 @@ type Summary struct {
 	// the run file names one (report: {slice_by: FIELD}).
 	SliceBy string  `json:"slice_by,omitempty"`
 	Slices  []Slice `json:"slices,omitempty"`
+	// byModel is Conditions of a run over several models as its JSON gives
+	// them: each of the run file's conditions, its figures over every
+	// model, and under "models" each model's.
+	byModel []ConditionSummary
+}
+
+// MarshalJSON writes the summary; a run over several models lists its
+// conditions with their models under each.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	type plain Summary
+	if s.byModel != nil {
+		s.Conditions = s.byModel
+	}
+	return json.Marshal(plain(s))
 }
 
 // ConditionSummary is one condition's results and metrics.
 type ConditionSummary struct {
-	Name        string `json:"name"`
-	Results     int    `json:"results"`
-	Errors      int    `json:"errors"`
-	JudgeErrors int    `json:"judge_errors"`
-	Retried     int    `json:"retried"`
+	Name string `json:"name"`
+	// Base and Model say, in a run over several models, which condition and
+	// model the run's condition is; Models are, in the JSON, the models'
+	// own figures under their condition.
+	Base        string             `json:"-"`
+	Model       string             `json:"-"`
+	Models      []ConditionSummary `json:"models,omitempty"`
+	Results     int                `json:"results"`
+	Errors      int                `json:"errors"`
+	JudgeErrors int                `json:"judge_errors"`
+	Retried     int                `json:"retried"`
 	// ErrorKinds counts the agent's errors by kind (timeout, rate_limited,
 	// server_error, refused, connection, bad_response, too_large, guard,
 	// turn_limit, mcp_server, command, sandbox, other); JudgeErrorKinds the
@@ -123,10 +144,12 @@ func (r *Report) summarize(progress []store.ConditionProgress, top map[string][]
 	for _, p := range progress {
 		byName[p.Condition] = p
 	}
-	for _, name := range r.Conditions {
+	for ci, name := range r.Conditions {
 		p := byName[name]
 		cs := ConditionSummary{
 			Name:            name,
+			Base:            run.Conditions[ci].Base,
+			Model:           run.Conditions[ci].Model,
 			Results:         p.Done,
 			Errors:          p.Errors,
 			JudgeErrors:     p.JudgeErrors,
@@ -167,7 +190,71 @@ func (r *Report) summarize(progress []store.ConditionProgress, top map[string][]
 		s.CostUSD += p.CostUSD
 		s.Conditions = append(s.Conditions, cs)
 	}
+	s.byModel = r.groupByModel(s.Conditions)
 	return s
+}
+
+// groupByModel gathers a run over several models' conditions under the run
+// file's: each with its figures over every model (metrics over the union of
+// the models' scores) and the models' own; nil for a run of one model.
+func (r *Report) groupByModel(conditions []ConditionSummary) []ConditionSummary {
+	var out []ConditionSummary
+	index := map[string]int{}
+	for _, c := range conditions {
+		if c.Model == "" {
+			return nil
+		}
+		i, ok := index[c.Base]
+		if !ok {
+			i = len(out)
+			index[c.Base] = i
+			out = append(out, ConditionSummary{Name: c.Base, Metrics: []MetricSummary{}})
+		}
+		g := &out[i]
+		latency := g.LatencyMS*float64(g.Results) + c.LatencyMS*float64(c.Results)
+		g.Results += c.Results
+		if g.Results > 0 {
+			g.LatencyMS = latency / float64(g.Results)
+		}
+		g.Errors += c.Errors
+		g.JudgeErrors += c.JudgeErrors
+		g.Retried += c.Retried
+		g.ToolCalls += c.ToolCalls
+		g.ToolErrors += c.ToolErrors
+		g.CostUSD += c.CostUSD
+		g.TokensIn += c.TokensIn
+		g.TokensOut += c.TokensOut
+		m := c
+		m.Name, m.Models = c.Model, nil
+		g.Models = append(g.Models, m)
+	}
+	for gi := range out {
+		g := &out[gi]
+		for i, m := range r.Metrics {
+			merged := map[int64][]float64{}
+			var order []int64
+			for ci, name := range r.Conditions {
+				if r.Run.Conditions[ci].Base != g.Name {
+					continue
+				}
+				for _, s := range r.Samples(i, name) {
+					if _, seen := merged[s.SampleRow]; !seen {
+						order = append(order, s.SampleRow)
+					}
+					merged[s.SampleRow] = append(merged[s.SampleRow], s.Values...)
+				}
+			}
+			if len(order) == 0 {
+				continue
+			}
+			groups := make([][]float64, len(order))
+			for k, row := range order {
+				groups[k] = merged[row]
+			}
+			g.Metrics = append(g.Metrics, summarizeMetric(m, groups))
+		}
+	}
+	return out
 }
 
 // metricSummary is metric i under a condition: its figures, the parts of

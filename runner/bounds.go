@@ -50,6 +50,9 @@ func (m *Manager) secretsOf(spec *config.Config) secrets {
 		agentKey = claudeCodeKeyEnv(spec.Agent, m.opts.Getenv)
 	}
 	envs := []string{agentKey}
+	for _, am := range spec.Agent.Models {
+		envs = append(envs, am.APIKeyEnv)
+	}
 	for _, j := range spec.Panel() {
 		envs = append(envs, j.APIKeyEnv)
 	}

@@ -50,6 +50,7 @@ func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int6
 		return nil, err
 	}
 	spec.Prices = PriceTable(stored, cfg.Prices)
+	conditions = byModel(conditions, spec.Agent.Models)
 	raw, err := json.Marshal(spec)
 	if err != nil {
 		return nil, fmt.Errorf("encode run config: %w", err)
@@ -83,3 +84,24 @@ func snapshot(cfg *config.Config) (*config.Config, error) {
 	}
 	return config.Stored(raw)
 }
+
+// byModel makes a run's conditions of a run over several models: each
+// condition as each model answers it, named "condition · model", in
+// condition then model order. With one model the conditions stay as they are.
+func byModel(conditions []store.Condition, models []config.AgentModel) []store.Condition {
+	if len(models) == 0 {
+		return conditions
+	}
+	var out []store.Condition
+	for _, c := range conditions {
+		for _, m := range models {
+			cm := c
+			cm.Name, cm.Base, cm.Model = ModelCondition(c.Name, m.Name), c.Name, m.Name
+			out = append(out, cm)
+		}
+	}
+	return out
+}
+
+// ModelCondition names a condition as one model answers it.
+func ModelCondition(condition, model string) string { return condition + " · " + model }

@@ -45,6 +45,22 @@ func EstimateRun(cfg *config.Config, kind store.Kind, samples []store.Sample, co
 	}
 	panel := cfg.Panel()
 	perJudged := judges * max(cfg.JudgeRepetitions, 1) * max(len(panel), 1)
+	// A run over several models answers every sample under every condition
+	// with each: its calls are the models' in equal shares.
+	models := []string{cfg.Agent.Model}
+	if len(cfg.Agent.Models) > 0 {
+		models = models[:0]
+		for _, am := range cfg.Agent.Models {
+			models = append(models, am.Model)
+		}
+		var expanded []store.Condition
+		for _, c := range conditions {
+			for range models {
+				expanded = append(expanded, c)
+			}
+		}
+		conditions = expanded
+	}
 	var agentIn, agentOut, judgeIn int
 	for i := range samples {
 		s := &samples[i]
@@ -66,7 +82,10 @@ func EstimateRun(cfg *config.Config, kind store.Kind, samples []store.Sample, co
 	}
 	judgeOut := e.JudgeCalls * judgeOutput
 	e.TokensIn, e.TokensOut = agentIn+judgeIn, agentOut+judgeOut
-	e.CostUSD += e.price(prices, cfg.Agent.Model, e.AgentCalls, agentIn, agentOut)
+	for _, model := range models {
+		n := len(models)
+		e.CostUSD += e.price(prices, model, e.AgentCalls/n, agentIn/n, agentOut/n)
+	}
 	// The judge calls are the panel's in equal shares.
 	for _, j := range panel {
 		n := len(panel)

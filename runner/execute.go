@@ -42,7 +42,7 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunSt
 		return store.RunFailed, m.finish(id, store.RunFailed, err.Error())
 	}
 	ex.h = h
-	defer ex.agent.Close()
+	defer ex.close()
 	if ex.pending, err = m.db.PendingWork(ctx, id); err != nil {
 		return "", err
 	}
@@ -225,7 +225,8 @@ func (w *workers) do(ctx context.Context, t task) {
 	// Each attempt has the agent's timeout (see agent.Guarded); the task as
 	// a whole has room for every attempt its condition's guards allow.
 	actx, cancel := context.WithTimeout(ctx, ex.taskDeadline(t.condition))
-	ans, err := ex.agent.Answer(actx, agent.Task{Condition: *t.condition, Prompt: Prompt(ex.spec.Prompts, ex.dataset.Kind, t.sample)})
+	ag, agentModel := ex.agentFor(t.condition)
+	ans, err := ag.Answer(actx, agent.Task{Condition: *t.condition, Prompt: Prompt(ex.spec.Prompts, ex.dataset.Kind, t.sample)})
 	cancel()
 	if ctx.Err() != nil {
 		return
@@ -239,7 +240,7 @@ func (w *workers) do(ctx context.Context, t task) {
 		res.ToolCalls = ans.ToolCalls
 		res.CacheReadTokens = ans.CacheReadTokens
 		res.CacheWriteTokens = ans.CacheWriteTokens
-		res.Model = firstNonEmpty(ans.Model, ex.agentModel)
+		res.Model = firstNonEmpty(ans.Model, agentModel)
 		res.CostUSD, res.CostSource = ex.costOf(res.Model, ans)
 		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			res.Response = ans.Content // what a guard or turn limit turned down, kept for review

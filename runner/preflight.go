@@ -40,8 +40,13 @@ func UnsetVariables(cfg *config.Config, evaluators []config.Evaluator, condition
 		agentKey = claudeCodeKeyEnv(resolved.Agent, getenv)
 	}
 	// A key variable named by an unresolved reference is reported below.
-	if agentKey != "" && !strings.Contains(agentKey, "${") && getenv(agentKey) == "" {
+	if agentKey != "" && !strings.Contains(agentKey, "${") && getenv(agentKey) == "" && len(resolved.Agent.Models) == 0 {
 		add(agentKey, "agent.api_key_env")
+	}
+	for i, am := range resolved.Agent.Models {
+		if key := am.APIKeyEnv; key != "" && !strings.Contains(key, "${") && getenv(key) == "" {
+			add(key, fmt.Sprintf("agent.models[%d].api_key_env", i))
+		}
 	}
 	if slices.ContainsFunc(evaluators, config.Evaluator.UsesJudge) {
 		for i, j := range resolved.Panel() {

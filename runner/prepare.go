@@ -22,6 +22,7 @@ type execution struct {
 	samples    []store.Sample
 	agent      agent.Agent
 	agentModel string
+	models     map[string]modelAgent // a run over several models: each model's agent, by its name
 	eval       *evaluators
 	prices     prices
 	timeout    time.Duration // one answer, every turn and retry
@@ -61,11 +62,47 @@ func (m *Manager) prepare(run *store.Run, ds *store.Dataset, samples []store.Sam
 		return nil, err
 	}
 	ex.agent = a
+	for _, am := range spec.Agent.Models {
+		one := *spec
+		one.Agent = spec.Agent.WithModel(am)
+		ma, err := m.newAgent(&one)
+		if err != nil {
+			ex.close()
+			return nil, fmt.Errorf("agent.models %s: %w", am.Name, err)
+		}
+		if ex.models == nil {
+			ex.models = map[string]modelAgent{}
+		}
+		ex.models[am.Name] = modelAgent{ma, am.Model}
+	}
 	if ex.eval, err = m.newEvaluators(spec, ds.Kind); err != nil {
-		a.Close()
+		ex.close()
 		return nil, err
 	}
 	return ex, nil
+}
+
+// modelAgent is the agent as one of a run's models answers.
+type modelAgent struct {
+	agent agent.Agent
+	model string
+}
+
+// agentFor is the agent that answers under a run's condition, and the
+// model its answers are priced as when it does not say.
+func (ex *execution) agentFor(c *store.Condition) (agent.Agent, string) {
+	if ma, ok := ex.models[c.Model]; ok && c.Model != "" {
+		return ma.agent, ma.model
+	}
+	return ex.agent, ex.agentModel
+}
+
+// close stops every agent of the run.
+func (ex *execution) close() {
+	ex.agent.Close()
+	for _, ma := range ex.models {
+		ma.agent.Close()
+	}
 }
 
 // commandEnv resolves the variables a run sets for its command agent.

@@ -99,9 +99,14 @@ type Condition struct {
 	MCPServers            []MCPServer `json:"mcp_servers"`
 	RequireMCPToolUse     bool        `json:"require_mcp_tool_use"`
 	RequireMCPToolSuccess bool        `json:"require_mcp_tool_success"`
-	CreatedAt             time.Time   `json:"-"`
-	UpdatedAt             time.Time   `json:"-"`
-	CreatedBy             string      `json:"-"` // the signed-in name of who made it; "" on an open server
+	// Base and Model are set in the snapshot of a run over several models:
+	// the run's condition is then one condition as one model answers it,
+	// named "Base · Model".
+	Base      string    `json:"base,omitempty"`
+	Model     string    `json:"model,omitempty"`
+	CreatedAt time.Time `json:"-"`
+	UpdatedAt time.Time `json:"-"`
+	CreatedBy string    `json:"-"` // the signed-in name of who made it; "" on an open server
 }
 
 // RunStatus is where a run is in its life.

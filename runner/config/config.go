@@ -179,6 +179,41 @@ type Agent struct {
 	// the judge or of assay. Values may hold ${NAME} references, kept as
 	// written and resolved when the run starts.
 	Env map[string]string `yaml:"env,raw" json:"env,omitempty"`
+	// Models makes the run's models an axis like its conditions: every
+	// sample is answered under every condition by each model. Each model
+	// overrides the agent's model, base_url, api_key_env, temperature and
+	// max_tokens. Empty: the agent's one model.
+	Models []AgentModel `yaml:"models" json:"models,omitempty"`
+}
+
+// AgentModel is one of the agent's models in a run over several.
+type AgentModel struct {
+	Name        string   `yaml:"name" json:"name"` // as reports show it; the model's when empty
+	Model       string   `yaml:"model" json:"model"`
+	BaseURL     string   `yaml:"base_url" json:"base_url,omitempty"`
+	APIKeyEnv   string   `yaml:"api_key_env" json:"api_key_env,omitempty"`
+	Temperature *float64 `yaml:"temperature" json:"temperature,omitempty"`
+	MaxTokens   int      `yaml:"max_tokens" json:"max_tokens,omitempty"`
+}
+
+// WithModel is the agent as one of its models answers: that model's
+// settings over the agent's.
+func (a Agent) WithModel(m AgentModel) Agent {
+	a.Model = m.Model
+	if m.BaseURL != "" {
+		a.BaseURL = m.BaseURL
+	}
+	if m.APIKeyEnv != "" {
+		a.APIKeyEnv = m.APIKeyEnv
+	}
+	if m.Temperature != nil {
+		a.Temperature = m.Temperature
+	}
+	if m.MaxTokens > 0 {
+		a.MaxTokens = m.MaxTokens
+	}
+	a.Models = nil
+	return a
 }
 
 // Judge configures the LLM that scores answers, with pinned parameters.

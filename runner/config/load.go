@@ -139,6 +139,9 @@ func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*C
 	if c.Agent.Type.RunsProgram() {
 		c.Agent.MaxTurns = 0 // a program runs its own loop; assay's would only mislead the report
 	}
+	if len(c.Agent.Models) > 0 && c.Agent.Model == "" {
+		c.Agent.Model = c.Agent.Models[0].Model // what reads one model reads the first
+	}
 	if (c.Agent.Type == AgentOpenAI || c.Agent.Type == AgentAnthropic) && c.Agent.BaseURL == "" && c.Agent.APIKeyEnv == "" {
 		c.Agent.APIKeyEnv = DefaultKeyEnv
 		if p, _, _ := c.Agent.Resolve(); p == ProviderAnthropic {
@@ -160,6 +163,30 @@ func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*C
 	}
 	if len(c.Judges) > 0 {
 		c.Judge = c.Judges[0] // what reads one judge reads the panel's first
+	}
+	// Each of the agent's models is reached as the agent is, unless it says
+	// otherwise; one at OpenAI's API without a key variable reads OpenAI's.
+	for i := range c.Agent.Models {
+		m := &c.Agent.Models[i]
+		if m.Name == "" {
+			m.Name = m.Model
+		}
+		own := m.BaseURL != ""
+		if !own {
+			m.BaseURL = c.Agent.BaseURL
+		}
+		if m.APIKeyEnv == "" {
+			switch {
+			case own:
+			case m.BaseURL != "":
+				m.APIKeyEnv = c.Agent.APIKeyEnv
+			default:
+				m.APIKeyEnv = DefaultKeyEnv
+				if p, _, _ := c.Agent.WithModel(*m).Resolve(); p == ProviderAnthropic {
+					m.APIKeyEnv = AnthropicKeyEnv
+				}
+			}
+		}
 	}
 	for _, j := range append([]*Judge{&c.Judge}, pointers(c.Judges)...) {
 		if j.BaseURL == "" && j.APIKeyEnv == "" {

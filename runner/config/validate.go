@@ -138,6 +138,27 @@ func (k *checker) agent(a Agent) {
 		k.fail("agent.type", "unknown agent type %q (want openai, anthropic, claude_code (k-eval's claude_code_sdk) or command)", a.Type)
 	}
 	k.keyEnv("agent.api_key_env", a.APIKeyEnv)
+	if _, set := k.lines["agent.model"]; set && len(a.Models) > 0 {
+		k.fail("agent.models", "a run over several models names them under models: alone; move agent.model into the list")
+	}
+	if len(a.Models) > 0 && a.Type != AgentOpenAI && a.Type != AgentAnthropic {
+		k.fail("agent.models", "only for agent types openai and anthropic: a program chooses its own model")
+	}
+	names := map[string]bool{}
+	for i, m := range a.Models {
+		key := fmt.Sprintf("agent.models[%d]", i)
+		if m.Model == "" {
+			k.fail(key+".model", "required: the model this one of the agent's models uses")
+		}
+		if names[m.Name] {
+			k.fail(key+".name", "%q twice: give each model its own name", m.Name)
+		}
+		names[m.Name] = true
+		k.keyEnv(key+".api_key_env", m.APIKeyEnv)
+		if m.Temperature != nil {
+			k.between(key+".temperature", *m.Temperature, 0, 2)
+		}
+	}
 	if a.Temperature != nil {
 		k.between("agent.temperature", *a.Temperature, 0, 2)
 	}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+
+	"assay/report"
+	"assay/runner/route"
+	"assay/store"
+)
+
+// cmdRoute replays the routing algorithms over a finished run's answers
+// from every model.
+func cmdRoute(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("route", stderr)
+	runID := fs.Int64("run", 0, "the run over several models to replay (required)")
+	dbPath := fs.String("db", "assay.db", "SQLite database file")
+	orders := fs.Int("orders", route.DefaultOrders, "random orders of the samples each algorithm is replayed over")
+	seed := fs.Uint64("seed", 1, "the seed of the orders and the algorithms' draws: the same seed gives the same figures")
+	weights := fs.String("weights", "0.7,0.2,0.1", "the reward's weights of quality, cost and latency")
+	condition := fs.String("condition", "", "the run file's condition the models answered under (default: the first)")
+	asJSON := fs.Bool("json", false, "print the figures as JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *runID <= 0 {
+		return &exitError{code: 2, err: fmt.Errorf("route: --run is required")}
+	}
+	if *orders <= 0 {
+		return &exitError{code: 2, err: fmt.Errorf("route: --orders must be at least 1, got %d", *orders)}
+	}
+	w, err := route.ParseWeights(*weights)
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("route: %w", err)}
+	}
+	db, err := store.Open(ctx, *dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	r, err := report.Load(ctx, db, *runID)
+	if err != nil {
+		return fmt.Errorf("route: %w", err)
+	}
+	res, err := r.Route(ctx, db, *condition, route.Options{Orders: *orders, Seed: *seed, Weights: w})
+	if err != nil {
+		if store.ErrorCode(err) == store.EINVALID {
+			return &exitError{code: 2, err: fmt.Errorf("route: %s", store.ErrorMessage(err))}
+		}
+		return fmt.Errorf("route: %w", err)
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(res)
+	}
+	printRouting(stdout, res)
+	return nil
+}
+
+func printRouting(w io.Writer, r *report.Routing) {
+	fmt.Fprintf(w, "run %d, condition %s: %d samples answered by every model (%d left out), %d orders, seed %d, weights %v\n\n",
+		r.RunID, r.Condition, r.Samples, r.LeftOut, r.Orders, r.Seed, r.Weights)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "algorithm\tquality\t95% CI\tcost/query $\tlatency ms\treward\tregret\tcost saved\tshares\t")
+	for _, a := range r.Algorithms {
+		saved := "—"
+		if a.CostSaved != nil {
+			saved = fmt.Sprintf("%.0f%%", 100**a.CostSaved)
+		}
+		fmt.Fprintf(tw, "%s\t%.3f\t[%.3f, %.3f]\t%.6f\t%.0f\t%.3f\t%.3f\t%s\t%s\t\n", a.Name, a.Quality, a.QualityCI95[0], a.QualityCI95[1],
+			a.CostUSD, a.LatencyMS, a.Reward, a.Regret, saved, shares(a.Share))
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nEach model alone:")
+	for _, m := range r.Models {
+		fmt.Fprintf(w, "  %s: quality %.3f, $%.6f and %.0f ms per query, reward %.3f\n", m.Name, m.Quality, m.CostUSD, m.LatencyMS, m.Reward)
+	}
+}
+
+// shares writes the models' shares, largest first.
+func shares(s map[string]float64) string {
+	names := make([]string, 0, len(s))
+	for n := range s {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		return s[names[i]] > s[names[j]] || s[names[i]] == s[names[j]] && names[i] < names[j]
+	})
+	out := ""
+	for _, n := range names {
+		if s[n] < 0.005 {
+			continue
+		}
+		if out != "" {
+			out += " "
+		}
+		out += fmt.Sprintf("%s %.0f%%", n, 100*s[n])
+	}
+	return out
+}

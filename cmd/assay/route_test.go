@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"assay/internal/fixture"
+	"assay/runner/llm/llmtest"
+)
+
+// threeModels answers GSM8K questions as three models would: good-model
+// always right, slow and dear; mid-model right on about two thirds; cheap-model
+// right on about a third, fast and cheap. answers maps a question to its
+// final number.
+func threeModels(answers map[string]string) llmtest.Handler {
+	return func(req *llmtest.ChatRequest) llmtest.Reply {
+		last := req.Messages[len(req.Messages)-1].Content
+		var answer string
+		for q, a := range answers {
+			if strings.Contains(last, q) {
+				answer = a
+			}
+		}
+		h := fnv.New32a()
+		h.Write([]byte(last))
+		roll := h.Sum32() % 3
+		right := map[string]bool{"good-model": true, "mid-model": roll != 0, "cheap-model": roll == 0}[req.Model]
+		delay := map[string]time.Duration{"good-model": 6 * time.Millisecond, "mid-model": 3 * time.Millisecond}[req.Model]
+		if !right {
+			answer = "7"
+		}
+		return llmtest.Reply{Content: "Working it out... #### " + answer, Delay: delay}
+	}
+}
+
+// routedRun runs the three models over a GSM8K-shaped file and returns the
+// database's path and the run's id.
+func routedRun(t *testing.T, path string) (string, int64) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var row struct{ Question, Answer string }
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			t.Fatal(err)
+		}
+		_, final, _ := strings.Cut(row.Answer, "####")
+		answers[row.Question[:min(60, len(row.Question))]] = strings.TrimSpace(final)
+	}
+	srv := llmtest.New(threeModels(answers))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	cfg := fmt.Sprintf(`name: three-models
+dataset: {path: %q}
+agent:
+  type: openai
+  base_url: %q
+  models:
+    - {name: good, model: good-model}
+    - {name: mid, model: mid-model}
+    - {name: cheap, model: cheap-model}
+conditions: {baseline: {}}
+execution: {num_repetitions: 1, max_concurrent: 6}
+prices:
+  good-model: {input_per_mtok: 10, output_per_mtok: 30}
+  mid-model: {input_per_mtok: 1, output_per_mtok: 3}
+  cheap-model: {input_per_mtok: 0.1, output_per_mtok: 0.3}
+`, path, srv.URL)
+	os.WriteFile(filepath.Join(dir, "run.yaml"), []byte(cfg), 0o644)
+	dbPath := filepath.Join(dir, "assay.db")
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"run", "--config", filepath.Join(dir, "run.yaml"), "--db", dbPath, "--quiet", "--json"}, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	var sum struct {
+		RunID      int64 `json:"run_id"`
+		Conditions []struct {
+			Name    string
+			Results int
+			Models  []struct {
+				Name    string
+				Results int
+				CostUSD float64 `json:"cost_usd"`
+				Metrics []struct{ Mean float64 }
+			}
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if len(sum.Conditions) != 1 || sum.Conditions[0].Name != "baseline" || len(sum.Conditions[0].Models) != 3 {
+		t.Fatalf("the summary's conditions and models: %s", out.String())
+	}
+	c := sum.Conditions[0]
+	good, cheap := c.Models[0], c.Models[2]
+	if good.Name != "good" || good.Metrics[0].Mean != 1 || cheap.Metrics[0].Mean >= good.Metrics[0].Mean ||
+		cheap.CostUSD >= good.CostUSD || c.Results != 3*good.Results {
+		t.Errorf("models: %+v", c.Models)
+	}
+	return dbPath, sum.RunID
+}
+
+// A run over three models, then the replay: the Oracle on top, Always-best
+// sending all to the good model, the routers somewhere between cheap and
+// good; the same figures for the same seed; bad flags refused.
+func TestRouteReplaysAThreeModelRun(t *testing.T) {
+	for _, name := range []string{"testdata:gsm8k.jsonl", "shared:gsm8k_sample.jsonl"} {
+		t.Run(name, func(t *testing.T) {
+			var path string
+			if shared, ok := strings.CutPrefix(name, "shared:"); ok {
+				path = fixture.Shared(t, shared)
+			} else {
+				path = fixture.Path(strings.TrimPrefix(name, "testdata:"))
+			}
+			dbPath, id := routedRun(t, path)
+			args := []string{"route", "--run", fmt.Sprint(id), "--db", dbPath, "--orders", "40", "--json"}
+			var out, errOut bytes.Buffer
+			if err := run(context.Background(), args, &out, &errOut); err != nil {
+				t.Fatalf("%v\n%s", err, errOut.String())
+			}
+			var got struct {
+				RunID      int64 `json:"run_id"`
+				Samples    int   `json:"samples"`
+				LeftOut    int   `json:"left_out"`
+				Orders     int   `json:"orders"`
+				Algorithms []struct {
+					Name        string             `json:"name"`
+					Quality     float64            `json:"quality"`
+					QualityCI95 [2]float64         `json:"quality_ci95"`
+					CostUSD     float64            `json:"cost_usd"`
+					LatencyMS   float64            `json:"latency_ms"`
+					Reward      float64            `json:"reward"`
+					Regret      float64            `json:"regret"`
+					Share       map[string]float64 `json:"share"`
+				} `json:"algorithms"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.RunID != id || got.Orders != 40 || got.LeftOut != 0 || len(got.Algorithms) != 12 {
+				t.Fatalf("the replay: %s", out.String()[:min(400, out.Len())])
+			}
+			algo := map[string]int{}
+			for i, a := range got.Algorithms {
+				algo[a.Name] = i
+			}
+			oracle, best, cheapest := got.Algorithms[algo["oracle"]], got.Algorithms[algo["always_best"]], got.Algorithms[algo["always_cheapest"]]
+			if oracle.Quality != 1 || best.Share["good"] != 1 || cheapest.Share["cheap"] != 1 || cheapest.CostUSD >= best.CostUSD {
+				t.Errorf("baselines: oracle %.3f, always_best %v, always_cheapest %v", oracle.Quality, best.Share, cheapest.Share)
+			}
+			// The oracle sends a query the cheap model answers right to it: it costs less than always_best.
+			if oracle.CostUSD >= best.CostUSD {
+				t.Errorf("the oracle costs %.6f, always_best %.6f", oracle.CostUSD, best.CostUSD)
+			}
+			for _, a := range got.Algorithms {
+				if a.QualityCI95[1] > oracle.Quality+1e-9 || a.Regret < -1e-9 {
+					t.Errorf("%s: quality up to %.3f, regret %.3f", a.Name, a.QualityCI95[1], a.Regret)
+				}
+			}
+			var again bytes.Buffer
+			run(context.Background(), args, &again, &errOut)
+			if again.String() != out.String() {
+				t.Error("the same seed gave other figures")
+			}
+			for _, tc := range []struct {
+				args []string
+				want string
+			}{
+				{[]string{"--orders", "0"}, "--orders must be at least 1"},
+				{[]string{"--weights", "0,0,0"}, "add up to more than 0"},
+				{[]string{"--condition", "nope"}, `no condition "nope"`},
+			} {
+				var o, e bytes.Buffer
+				err := run(context.Background(), append([]string{"route", "--run", fmt.Sprint(id), "--db", dbPath}, tc.args...), &o, &e)
+				if err == nil || exitCodeOf(err) != 2 || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+				}
+			}
+		})
+	}
+}
