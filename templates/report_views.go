@@ -29,6 +29,8 @@ type ReportView struct {
 	Slices *SliceView
 	// OneJudge is set when the report shows one panel judge's scores alone.
 	OneJudge *OneJudgeView
+	// RoutingURL leads to the Routing page of a run over several models; "" otherwise.
+	RoutingURL string
 }
 
 // OneJudgeView says whose scores a one-judge report shows, and leads back

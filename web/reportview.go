@@ -94,6 +94,9 @@ func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static b
 	v.Paired.AllPairs = allPairRows(r.AllPairs())
 	v.Charts = r.charts(a, b)
 	v.Variance = r.varianceView()
+	if len(r.AgentModels()) >= 2 && !static && r.sc.ReviewLink == nil {
+		v.RoutingURL = r.sc.Base + "/routing"
+	}
 	if v.Variance != nil && !static {
 		for _, j := range v.Variance.PanelJudges {
 			q2 := q

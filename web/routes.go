@@ -68,6 +68,7 @@ func (s *Server) routes() {
 	e.POST("/rv/:link/reviews", s.reviewForm)
 	e.GET("/rv/:link/review/next", s.reviewNext)
 	e.GET("/runs/:id/samples", s.samplesPage)
+	e.GET("/runs/:id/routing", s.routingPage)
 	e.GET("/runs/:id/samples/:sample", s.samplePage)
 	e.GET("/r/:token/samples", s.samplesPage)
 	e.GET("/r/:token/samples/:sample", s.samplePage)
@@ -88,6 +89,7 @@ func (s *Server) routes() {
 	e.GET("/runs/:id/export.html", s.exportHTML)
 	e.GET("/r/:token", s.sharedReport)
 	e.GET("/r/:token/report", s.reportFragment)
+	e.GET("/r/:token/routing", s.routingPage)
 	e.GET("/r/:token/export.html", s.exportHTML)
 	e.GET("/compare", s.comparePage)
 

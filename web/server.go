@@ -56,6 +56,7 @@ type Server struct {
 	echo    *echo.Echo
 	runner  *runner.Manager
 	reports *reportCache
+	replays routeCache // routing replays, by run and settings
 	csrfKey []byte
 
 	hasTokens tokensCache

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"assay/internal/fixture"
+)
+
+// A reader opens the Routing page of a three-model run from its report: a
+// row per algorithm with the figures `assay route --json` prints for the
+// same settings, and both charts drawn.
+func TestBrowserRoutingPage(t *testing.T) {
+	dbPath, id := routedRun(t, fixture.Path("gsm8k.jsonl"))
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"route", "--run", fmt.Sprint(id), "--db", dbPath, "--json"}, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	var want struct {
+		Algorithms []struct {
+			Name    string
+			Quality float64
+		}
+	}
+	json.Unmarshal(out.Bytes(), &want)
+
+	base := startServer(t, "--db", dbPath)
+	ctx := newBrowser(t)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(fmt.Sprintf("%s/runs/%d", base, id)),
+		chromedp.WaitVisible(chromedp.CSS("#routing-link")),
+		chromedp.Evaluate[chromedp.Void](`window.leaving = true; document.getElementById("routing-link").click(); true`),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitNewPage(t, ctx, "/routing")
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[][]string](`Array.from(document.querySelectorAll("#routing-table tbody tr")).map(tr =>
+		Array.from(tr.querySelectorAll("td")).map(td => td.innerText.trim()))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(want.Algorithms) || len(rows) != 12 {
+		t.Fatalf("%d rows, want %d", len(rows), len(want.Algorithms))
+	}
+	for i, a := range want.Algorithms {
+		if rows[i][0] != a.Name || rows[i][1] != fmt.Sprintf("%.3f", a.Quality) {
+			t.Errorf("row %d: %q, the command says %s %.3f", i, rows[i][:2], a.Name, a.Quality)
+		}
+	}
+	drawn := `typeof echarts !== 'undefined' && document.querySelectorAll('.chart').length === 2 &&
+		Array.from(document.querySelectorAll('.chart')).every(el => { const c = echarts.getInstanceByDom(el); return c && c.getOption().series.length > 3 })`
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](drawn, chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
+		t.Fatalf("the routing charts were never drawn: %v", err)
+	}
+	screenshot(t, ctx, "routing")
+	// Other weights, kept in the URL; a bad one is named.
+	err = chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#wc"), "-1"),
+		chromedp.Evaluate[chromedp.Void](`window.leaving = true; document.querySelector("#routing-form button").click(); true`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitNewPage(t, ctx, "wc=-1")
+	if got := textOf(t, ctx, "#form-error"); !strings.Contains(got, "Cost weight") {
+		t.Errorf("a negative weight: %q", got)
+	}
+	if v := cspViolations(ctx); len(v) > 0 {
+		t.Errorf("CSP violations: %v", v)
+	}
+}

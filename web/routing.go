@@ -1,0 +1,265 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/labstack/echo/v4"
+
+	"assay/report"
+	"assay/runner/route"
+	"assay/store"
+	"assay/templates"
+)
+
+// This file serves a run's Routing page: the routing algorithms replayed
+// over its answers from every model.
+
+// routingForm is the page's settings, as the URL keeps them.
+type routingForm struct {
+	Condition, Quality, Cost, Latency, Orders, Seed string
+}
+
+func readRoutingForm(q url.Values) routingForm {
+	f := routingForm{Condition: q.Get("condition"), Quality: q.Get("wq"), Cost: q.Get("wc"), Latency: q.Get("wl"),
+		Orders: q.Get("orders"), Seed: q.Get("seed")}
+	d := route.DefaultWeights
+	for _, p := range []struct {
+		s *string
+		v string
+	}{{&f.Quality, number(d.Quality)}, {&f.Cost, number(d.Cost)}, {&f.Latency, number(d.Latency)},
+		{&f.Orders, strconv.Itoa(route.DefaultOrders)}, {&f.Seed, "1"}} {
+		if strings.TrimSpace(*p.s) == "" {
+			*p.s = p.v
+		}
+	}
+	return f
+}
+
+// options reads the settings, naming the field of a problem.
+func (f routingForm) options() (route.Options, error) {
+	var w [3]float64
+	for i, p := range []struct{ name, text string }{{"Quality weight", f.Quality}, {"Cost weight", f.Cost}, {"Latency weight", f.Latency}} {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p.text), 64)
+		if err != nil || v < 0 {
+			return route.Options{}, fmt.Errorf("%s: enter a number of at least 0.", p.name)
+		}
+		w[i] = v
+	}
+	orders, err := strconv.Atoi(strings.TrimSpace(f.Orders))
+	if err != nil || orders < 1 || orders > 2000 {
+		return route.Options{}, fmt.Errorf("Orders: enter a whole number from 1 to 2000.")
+	}
+	seed, err := strconv.ParseUint(strings.TrimSpace(f.Seed), 10, 64)
+	if err != nil {
+		return route.Options{}, fmt.Errorf("Seed: enter a whole number of at least 0.")
+	}
+	opt := route.Options{Orders: orders, Seed: seed, Weights: route.Weights{Quality: w[0], Cost: w[1], Latency: w[2]}}
+	if err := opt.Weights.Check(); err != nil {
+		return opt, fmt.Errorf("Weights: %v.", strings.TrimPrefix(err.Error(), "weights: "))
+	}
+	return opt, nil
+}
+
+// routeCache keeps replays: a finished run's answers do not change, and a
+// replay over a large run takes seconds.
+type routeCache struct {
+	mu      sync.Mutex
+	entries map[string]*report.Routing
+	order   []string
+}
+
+const routeCacheSize = 16
+
+func (c *routeCache) get(key string) (*report.Routing, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.entries[key]
+	return r, ok
+}
+
+func (c *routeCache) put(key string, r *report.Routing) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil {
+		c.entries = map[string]*report.Routing{}
+	}
+	if _, ok := c.entries[key]; !ok {
+		c.order = append(c.order, key)
+	}
+	c.entries[key] = r
+	if len(c.order) > routeCacheSize {
+		delete(c.entries, c.order[0])
+		c.order = c.order[1:]
+	}
+}
+
+// routingPage handles GET /runs/:id/routing (and the same under a share link).
+func (s *Server) routingPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	sc, err := s.scope(c)
+	if err != nil {
+		return err
+	}
+	r, err := s.loadReport(ctx, sc)
+	if err != nil {
+		return err
+	}
+	f := readRoutingForm(c.QueryParams())
+	v := templates.RoutingView{Page: s.reportPage(c, sc, "Routing · "+runTitle(sc.Run)), Base: sc.Base, Static: sc.Shared,
+		Form:       templates.RoutingForm{Condition: f.Condition, Quality: f.Quality, Cost: f.Cost, Latency: f.Latency, Orders: f.Orders, Seed: f.Seed},
+		Conditions: r.Bases(), Models: r.AgentModels()}
+	status := http.StatusOK
+	switch {
+	case len(v.Models) < 2:
+		v.Message = "This run has one model. Routing compares algorithms that pick a model per query: run several models at once (agent.models in a run file), then come back."
+	case !sc.Run.Status.Finished():
+		v.Message = "The run is still working: the replay uses every model's answers, so it waits for the run to end."
+	default:
+		opt, err := f.options()
+		if err != nil {
+			v.Form.Error, status = err.Error(), http.StatusUnprocessableEntity
+			break
+		}
+		key := fmt.Sprintf("%d/%s/%s/%d/%d/%v", sc.Run.ID, r.version, f.Condition, opt.Orders, opt.Seed, opt.Weights)
+		res, ok := s.replays.get(key)
+		if !ok {
+			if res, err = r.Route(ctx, s.db, f.Condition, opt); err != nil {
+				if store.ErrorCode(err) != store.EINVALID {
+					return err
+				}
+				v.Form.Error, status = store.ErrorMessage(err), http.StatusUnprocessableEntity
+				break
+			}
+			s.replays.put(key, res)
+		}
+		routingView(&v, res)
+	}
+	return render(c, status, templates.Routing(v))
+}
+
+// routingView fills the page's figures and charts from a replay.
+func routingView(v *templates.RoutingView, res *report.Routing) {
+	v.Samples, v.LeftOut, v.Orders, v.Condition = res.Samples, res.LeftOut, res.Orders, res.Condition
+	for _, a := range res.Algorithms {
+		row := templates.RoutingRow{Name: a.Name, Quality: fmt.Sprintf("%.3f", a.Quality),
+			QualityCI: fmt.Sprintf("%.3f – %.3f", a.QualityCI95[0], a.QualityCI95[1]),
+			Cost:      fmt.Sprintf("$%.6f", a.CostUSD), Latency: fmt.Sprintf("%.0f ms", a.LatencyMS),
+			Reward: fmt.Sprintf("%.3f", a.Reward), RewardCI: fmt.Sprintf("%.3f – %.3f", a.RewardCI95[0], a.RewardCI95[1]),
+			Regret: fmt.Sprintf("%.3f", a.Regret), Shares: shareText(a.Share), Saved: "—"}
+		if a.CostSaved != nil {
+			row.Saved = fmt.Sprintf("%.0f%%", 100**a.CostSaved)
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	for _, m := range res.Models {
+		v.Alone = append(v.Alone, templates.RoutingRow{Name: m.Name, Quality: fmt.Sprintf("%.3f", m.Quality),
+			Cost: fmt.Sprintf("$%.6f", m.CostUSD), Latency: fmt.Sprintf("%.0f ms", m.LatencyMS), Reward: fmt.Sprintf("%.3f", m.Reward)})
+	}
+	v.Charts = []templates.ChartView{frontChart(res), curveChart(res)}
+}
+
+// shareText lists the models' shares of the queries, largest first.
+func shareText(share map[string]float64) string {
+	names := make([]string, 0, len(share))
+	for n, s := range share {
+		if s >= 0.005 {
+			names = append(names, n)
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if share[a] != share[b] {
+			if share[a] > share[b] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s %.0f%%", n, 100*share[n])
+	}
+	return strings.Join(parts, " · ")
+}
+
+// frontChart plots quality against cost per query for every algorithm and
+// every model alone, with the Pareto front (nothing both cheaper and
+// better) drawn through.
+func frontChart(res *report.Routing) templates.ChartView {
+	sc := charts.NewScatter()
+	sc.SetGlobalOptions(append(common("Quality against cost per query", "every algorithm and every model alone · the line: the Pareto front", "item"),
+		charts.WithXAxisOpts(xAxis("cost per query (USD)", opts.XAxis{Type: "value", Scale: opts.Bool(true)})),
+		charts.WithYAxisOpts(yAxis("quality (0–1)", opts.YAxis{Type: "value", Scale: opts.Bool(true)})),
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: "{a}<br/>cost {@[0]} · quality {@[1]}"}))...)
+	type pt struct {
+		name    string
+		cost, q float64
+	}
+	var pts []pt
+	for _, a := range res.Algorithms {
+		pts = append(pts, pt{a.Name, a.CostUSD, a.Quality})
+		sc.AddSeries(a.Name, []opts.ScatterData{{Value: []any{report.Round(a.CostUSD, 8), report.Round(a.Quality, 4)}, SymbolSize: 12}})
+	}
+	for _, m := range res.Models {
+		pts = append(pts, pt{"model " + m.Name, m.CostUSD, m.Quality})
+		sc.AddSeries("model "+m.Name, []opts.ScatterData{{Value: []any{report.Round(m.CostUSD, 8), report.Round(m.Quality, 4)}, SymbolSize: 14, Symbol: "diamond"}})
+	}
+	slices.SortFunc(pts, func(a, b pt) int {
+		if a.cost != b.cost {
+			if a.cost < b.cost {
+				return -1
+			}
+			return 1
+		}
+		if a.q > b.q {
+			return -1
+		}
+		return 1
+	})
+	var front []opts.LineData
+	bestQ := -1.0
+	for _, p := range pts {
+		if p.q > bestQ {
+			front = append(front, opts.LineData{Value: []any{report.Round(p.cost, 8), report.Round(p.q, 4)}})
+			bestQ = p.q
+		}
+	}
+	line := charts.NewLine()
+	line.AddSeries("Pareto front", front, charts.WithLineStyleOpts(opts.LineStyle{Type: "dashed", Color: "#8a93a6"}))
+	sc.Overlap(line)
+	return chartView("chart-routing-front", "Up and to the left is better: more quality for less. A point on the dashed line has nothing both cheaper and better.", sc)
+}
+
+// curveChart plots each learning algorithm's cumulative average reward
+// against the query's place, with a band of one standard deviation over
+// the orders.
+func curveChart(res *report.Routing) templates.ChartView {
+	line := charts.NewLine()
+	line.SetGlobalOptions(append(common("Learning curves", "cumulative average reward after each query, mean over orders", "axis"),
+		charts.WithXAxisOpts(xAxis("queries", opts.XAxis{})),
+		charts.WithYAxisOpts(yAxis("average reward", opts.YAxis{Scale: opts.Bool(true)})),
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "axis"}))...)
+	n := res.Samples
+	step := max(1, n/150) // at most about 150 points a line
+	var xs []string
+	for t := step - 1; t < n; t += step {
+		xs = append(xs, strconv.Itoa(t+1))
+	}
+	line.SetXAxis(xs)
+	for _, a := range res.Algorithms {
+		var data []opts.LineData
+		for t := step - 1; t < n; t += step {
+			data = append(data, opts.LineData{Value: report.Round(a.Curve[t], 4)})
+		}
+		line.AddSeries(a.Name, data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
+	}
+	return chartView("chart-routing-curves", "How fast each algorithm learns: a flat line learns nothing; the baselines are flat by design. The band across orders is in the JSON (assay route --json).", line)
+}
