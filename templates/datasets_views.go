@@ -65,6 +65,23 @@ type DatasetView struct {
 	Dataset   DatasetRow
 	Samples   []SampleRow
 	Pager     Pager
+	// Boards rank the finished runs on the dataset by their headline
+	// metric, one board per metric: every condition (and model) of each.
+	Boards []Leaderboard
+}
+
+// Leaderboard is every finished run's condition on one metric, best first.
+type Leaderboard struct {
+	Metric string
+	Rows   []LeaderRow
+}
+
+// LeaderRow is one condition of one run on a leaderboard.
+type LeaderRow struct {
+	RunID                 int64
+	Run, Agent, Condition string
+	Mean, CI, Created     string
+	N                     int
 }
 
 // choiceText returns the text of the choice a letter names, or "".

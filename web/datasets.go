@@ -178,6 +178,9 @@ func (s *Server) datasetPage(c echo.Context) error {
 	for _, smp := range samples {
 		v.Samples = append(v.Samples, sampleRow(smp))
 	}
+	if v.Boards, err = s.leaderboards(ctx, d.ID); err != nil {
+		return err
+	}
 	return render(c, http.StatusOK, templates.Dataset(v))
 }
 

@@ -48,6 +48,21 @@ func headlineOf(r *viewed) (headline, bool) {
 // runHeadline is the headline a finished run keeps, computed and kept the
 // first time the list shows the run; nil while the run goes on or has no score.
 func (s *Server) runHeadline(ctx context.Context, run *store.Run) (*templates.Headline, error) {
+	h, err := s.headlineOf(ctx, run)
+	if h == nil || err != nil {
+		return nil, err
+	}
+	v := &templates.Headline{Metric: h.Metric}
+	for _, c := range h.Conditions {
+		v.Cells = append(v.Cells, templates.HeadlineCell{Condition: c.Name, Mean: fmt.Sprintf("%.*f", h.Digits, c.Mean),
+			Title: fmt.Sprintf("%s: %.*f, 95%% CI %.*f–%.*f, n = %d", c.Name, h.Digits, c.Mean, h.Digits, c.CI95[0], h.Digits, c.CI95[1], c.N)})
+	}
+	return v, nil
+}
+
+// headlineOf reads a finished run's headline, or computes and keeps it the
+// first time; nil while the run goes on or has no score.
+func (s *Server) headlineOf(ctx context.Context, run *store.Run) (*headline, error) {
 	if !run.Status.Finished() {
 		return nil, nil
 	}
@@ -74,12 +89,7 @@ func (s *Server) runHeadline(ctx context.Context, run *store.Run) (*templates.He
 			return nil, err
 		}
 	}
-	v := &templates.Headline{Metric: h.Metric}
-	for _, c := range h.Conditions {
-		v.Cells = append(v.Cells, templates.HeadlineCell{Condition: c.Name, Mean: fmt.Sprintf("%.*f", h.Digits, c.Mean),
-			Title: fmt.Sprintf("%s: %.*f, 95%% CI %.*f–%.*f, n = %d", c.Name, h.Digits, c.Mean, h.Digits, c.CI95[0], h.Digits, c.CI95[1], c.N)})
-	}
-	return v, nil
+	return &h, nil
 }
 
 // matchesRun reports whether a run is found by a search of the runs list:

@@ -127,3 +127,37 @@ func TestReportBySlice(t *testing.T) {
 		t.Errorf("algebra under plain: %+v", m)
 	}
 }
+
+// The dataset page ranks every finished run's conditions on the headline
+// metric, best first, each linking to its run.
+func TestDatasetLeaderboard(t *testing.T) {
+	f := newRunServer(t, llmtest.JudgeAndAgent(subjectAgent, subjectAgent))
+	ds := f.dataset("mmlu.jsonl", mcqBySubject())
+	var ids []string
+	for _, c := range []struct{ name, prompt string }{{"plain", "Answer."}, {"careful", "Be careful."}} {
+		cond := &store.Condition{Name: c.name, SystemPrompt: c.prompt, MCPServers: []store.MCPServer{}}
+		if err := f.db.CreateCondition(t.Context(), cond); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, strconv.FormatInt(cond.ID, 10))
+	}
+	var runs []int64
+	for _, cond := range ids {
+		form := f.runForm(ds, []string{cond})
+		form["evaluator"] = []string{"exact_match"}
+		form.Set("repetitions", "1")
+		id := f.launch(form)
+		f.waitFor(id, store.RunCompleted)
+		runs = append(runs, id)
+	}
+	_, doc := f.get(fmt.Sprintf("/datasets/%d", ds))
+	var got []string
+	doc.Find("#leaderboard-1 tbody tr").Each(func(_ int, s *goquery.Selection) {
+		href, _ := s.Find("a").Attr("href")
+		got = append(got, strings.Join(strings.Fields(s.Find("td").Eq(1).Text()+" "+s.Find("td").Eq(4).Text()+" "+href), " "))
+	})
+	want := []string{fmt.Sprintf("careful 1.000 /runs/%d", runs[1]), fmt.Sprintf("plain 0.333 /runs/%d", runs[0])}
+	if strings.Join(got, " | ") != strings.Join(want, " | ") {
+		t.Errorf("leaderboard %q, want %q", got, want)
+	}
+}
