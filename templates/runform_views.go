@@ -24,6 +24,7 @@ type RunForm struct {
 	AgentTimeout     string // seconds for one answer
 	AgentBaseURL     string
 	AgentModel       string
+	AgentModels      string // more models, one per line: "name: model" or "model"
 	AgentKeyEnv      string
 	AgentTemperature string
 	AgentMaxTokens   string

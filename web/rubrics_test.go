@@ -199,3 +199,45 @@ func TestRubricsAPI(t *testing.T) {
 		t.Errorf("delete again: %d", code)
 	}
 }
+
+// More models on the run form make a run over several models: each
+// condition as each model answers it, and a Routing page.
+func TestRunFormWithSeveralModels(t *testing.T) {
+	f := newRunServer(t, runbookJudge("See the runbook."))
+	ds := f.qaDataset(3)
+	form := f.runForm(ds, f.conditions("baseline"))
+	form.Set("repetitions", "1")
+	form.Set("agent_models", "large: agent-large\n\n")
+	resp, doc := f.postForm("/runs/estimate", form)
+	if resp.StatusCode != 200 || text(doc, "#agent-calls") != "6" {
+		t.Errorf("the estimate of two models over 3 samples: %q agent calls", text(doc, "#agent-calls"))
+	}
+	bad := f.runForm(ds, form["condition"])
+	bad.Set("agent_models", "large: gpt 4o")
+	if resp, doc := f.postForm("/runs", bad); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(text(doc, "#form-error"), "More models, line 1") {
+		t.Errorf("a bad model line: %d %q", resp.StatusCode, text(doc, "#form-error"))
+	}
+	id := f.launch(form)
+	f.waitFor(id, store.RunCompleted)
+	run, _ := f.db.Run(context.Background(), id)
+	var names []string
+	for _, c := range run.Conditions {
+		names = append(names, c.Name)
+	}
+	if strings.Join(names, " | ") != "baseline · agent-model | baseline · large" || run.TotalTasks != 6 {
+		t.Errorf("the run's conditions %q, %d tasks", names, run.TotalTasks)
+	}
+	_, doc = f.get(fmt.Sprintf("/runs/%d", id))
+	href, _ := doc.Find("#routing-link").Attr("href")
+	if href != fmt.Sprintf("/runs/%d/routing", id) {
+		t.Fatalf("the routing link: %q", href)
+	}
+	_, doc = f.get(href)
+	if n := doc.Find("#routing-table tbody tr").Length(); n != 12 {
+		t.Errorf("%d algorithms on the Routing page: %q", n, text(doc, "#routing-message"))
+	}
+	_, doc = f.get("/runs/new")
+	if got := doc.Find("#agent_models").Text(); got != "large: agent-large" {
+		t.Errorf("the next form starts from the last run's models: %q", got)
+	}
+}

@@ -89,6 +89,7 @@ func (p *fieldParser) agent(a *config.Agent, f templates.RunForm) {
 		p.fail("Agent model: enter the model the agent uses, such as gpt-4o-mini.")
 	}
 	a.APIKeyEnv = anthropicKey(a.Resolve, a.BaseURL, a.APIKeyEnv)
+	p.agentModels(a, f.AgentModels)
 	if strings.TrimSpace(f.AgentTemperature) != "" {
 		t := p.optFloat("Agent temperature", f.AgentTemperature, 0, 2, 0)
 		a.Temperature = &t
@@ -212,4 +213,34 @@ func (p *fieldParser) commandAgent(a *config.Agent, f templates.RunForm) {
 		p.fail("Agent command: enter the program and its arguments, one per line, such as claude, -p, {query}.")
 	}
 	a.Model = strings.TrimSpace(f.AgentModel)
+}
+
+// agentModels reads the form's More models: with any, the agent's model is
+// the first of a run over several, each at the agent's base URL and key.
+func (p *fieldParser) agentModels(a *config.Agent, text string) {
+	var more []config.AgentModel
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		name, model, named := strings.Cut(line, ": ")
+		if !named {
+			name, model = line, line
+		}
+		name, model = strings.TrimSpace(name), strings.TrimSpace(model)
+		if name == "" || model == "" || strings.ContainsAny(model, " \t") {
+			p.fail("More models, line %d: write name: model, or the model alone, such as large: gpt-4o.", i+1)
+			return
+		}
+		more = append(more, config.AgentModel{Name: name, Model: model})
+	}
+	if len(more) == 0 {
+		return
+	}
+	models := append([]config.AgentModel{{Name: a.Model, Model: a.Model}}, more...)
+	for i := range models {
+		models[i].BaseURL, models[i].APIKeyEnv = a.BaseURL, a.APIKeyEnv
+	}
+	a.Models = models
 }

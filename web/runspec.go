@@ -37,6 +37,7 @@ func readRunForm(v url.Values) templates.RunForm {
 		AgentTimeout:     v.Get("agent_timeout"),
 		AgentBaseURL:     v.Get("agent_base_url"),
 		AgentModel:       v.Get("agent_model"),
+		AgentModels:      strings.ReplaceAll(v.Get("agent_models"), "\r\n", "\n"),
 		AgentKeyEnv:      v.Get("agent_key_env"),
 		AgentTemperature: v.Get("agent_temperature"),
 		AgentMaxTokens:   v.Get("agent_max_tokens"),
@@ -87,6 +88,13 @@ func formFromConfig(cfg *config.Config) templates.RunForm {
 	}
 	if cfg.Agent.Temperature != nil {
 		f.AgentTemperature = number(*cfg.Agent.Temperature)
+	}
+	if len(cfg.Agent.Models) > 1 {
+		var lines []string
+		for _, m := range cfg.Agent.Models[1:] {
+			lines = append(lines, m.Name+": "+m.Model)
+		}
+		f.AgentModel, f.AgentModels = cfg.Agent.Models[0].Model, strings.Join(lines, "\n")
 	}
 	if cfg.Agent.MaxTokens > 0 {
 		f.AgentMaxTokens = strconv.Itoa(cfg.Agent.MaxTokens)

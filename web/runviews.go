@@ -87,6 +87,17 @@ func runFacts(sc *reportScope, answered []store.ModelUse) templates.RunFacts {
 	if cfg.Agent.Temperature != nil {
 		f.AgentTemperature = number(*cfg.Agent.Temperature)
 	}
+	if len(cfg.Agent.Models) > 0 {
+		var names []string
+		for _, m := range cfg.Agent.Models {
+			if m.Name == m.Model {
+				names = append(names, m.Model)
+			} else {
+				names = append(names, m.Name+" ("+m.Model+")")
+			}
+		}
+		f.AgentModel = strings.Join(names, ", ")
+	}
 	for _, c := range run.Conditions {
 		f.Conditions = append(f.Conditions, c.Name)
 		f.ConditionDetails = append(f.ConditionDetails, conditionDetail(c, sc.Shared))
