@@ -3,7 +3,6 @@ package report
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -40,14 +39,16 @@ type Summary struct {
 	byModel []ConditionSummary
 }
 
-// MarshalJSON writes the summary; a run over several models lists its
-// conditions with their models under each.
-func (s Summary) MarshalJSON() ([]byte, error) {
-	type plain Summary
-	if s.byModel != nil {
-		s.Conditions = s.byModel
+// Grouped is the summary as `assay run --json` and the API give it: a run
+// over several models lists its conditions with their models under each;
+// any other run's is the summary itself.
+func (s *Summary) Grouped() *Summary {
+	if s == nil || s.byModel == nil {
+		return s
 	}
-	return json.Marshal(plain(s))
+	g := *s
+	g.Conditions, g.byModel = s.byModel, nil
+	return &g
 }
 
 // ConditionSummary is one condition's results and metrics.

@@ -68,7 +68,7 @@ func (s *Server) apiRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, sum)
+	return c.JSON(http.StatusOK, sum.Grouped())
 }
 
 // apiCancelRun handles POST /api/runs/:id/cancel: stops the run and answers

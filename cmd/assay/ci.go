@@ -228,7 +228,7 @@ type runOutput struct {
 }
 
 func (v *ciVerdict) output() runOutput {
-	out := runOutput{Summary: v.Summary, Gates: v.Gates, Baseline: v.Baseline, Note: v.note}
+	out := runOutput{Summary: v.Summary.Grouped(), Gates: v.Gates, Baseline: v.Baseline, Note: v.note}
 	if len(v.Gates) > 0 || v.Baseline != nil {
 		p := v.Passed()
 		out.Passed = &p
