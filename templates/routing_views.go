@@ -7,6 +7,7 @@ type RoutingView struct {
 	Static     bool   // a shared page: no form
 	Form       RoutingForm
 	Conditions []string // the run file's conditions
+	Algorithms []string // to choose whose model share over time is drawn
 	Models     []string
 	Message    string // why there is no replay
 	Condition  string
@@ -21,6 +22,7 @@ type RoutingView struct {
 // RoutingForm is the replay's settings, as typed.
 type RoutingForm struct {
 	Condition, Quality, Cost, Latency, Orders, Seed string
+	ShareOf                                         string
 	Error                                           string
 }
 

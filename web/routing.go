@@ -25,11 +25,15 @@ import (
 // routingForm is the page's settings, as the URL keeps them.
 type routingForm struct {
 	Condition, Quality, Cost, Latency, Orders, Seed string
+	ShareOf                                         string // the algorithm whose model share over time is drawn
 }
 
 func readRoutingForm(q url.Values) routingForm {
 	f := routingForm{Condition: q.Get("condition"), Quality: q.Get("wq"), Cost: q.Get("wc"), Latency: q.Get("wl"),
-		Orders: q.Get("orders"), Seed: q.Get("seed")}
+		Orders: q.Get("orders"), Seed: q.Get("seed"), ShareOf: q.Get("share_of")}
+	if !slices.Contains(route.Algorithms, f.ShareOf) {
+		f.ShareOf = route.Thompson
+	}
 	d := route.DefaultWeights
 	for _, p := range []struct {
 		s *string
@@ -114,8 +118,9 @@ func (s *Server) routingPage(c echo.Context) error {
 	}
 	f := readRoutingForm(c.QueryParams())
 	v := templates.RoutingView{Page: s.reportPage(c, sc, "Routing · "+runTitle(sc.Run)), Base: sc.Base, Static: sc.Shared,
-		Form:       templates.RoutingForm{Condition: f.Condition, Quality: f.Quality, Cost: f.Cost, Latency: f.Latency, Orders: f.Orders, Seed: f.Seed},
-		Conditions: r.Bases(), Models: r.AgentModels()}
+		Form: templates.RoutingForm{Condition: f.Condition, Quality: f.Quality, Cost: f.Cost, Latency: f.Latency, Orders: f.Orders, Seed: f.Seed,
+			ShareOf: f.ShareOf},
+		Conditions: r.Bases(), Models: r.AgentModels(), Algorithms: route.Algorithms}
 	status := http.StatusOK
 	switch {
 	case len(v.Models) < 2:
@@ -140,13 +145,13 @@ func (s *Server) routingPage(c echo.Context) error {
 			}
 			s.replays.put(key, res)
 		}
-		routingView(&v, res)
+		routingView(&v, res, f.ShareOf)
 	}
 	return render(c, status, templates.Routing(v))
 }
 
 // routingView fills the page's figures and charts from a replay.
-func routingView(v *templates.RoutingView, res *report.Routing) {
+func routingView(v *templates.RoutingView, res *report.Routing, shareOf string) {
 	v.Samples, v.LeftOut, v.Orders, v.Condition = res.Samples, res.LeftOut, res.Orders, res.Condition
 	for _, a := range res.Algorithms {
 		row := templates.RoutingRow{Name: a.Name, Quality: fmt.Sprintf("%.3f", a.Quality),
@@ -164,6 +169,38 @@ func routingView(v *templates.RoutingView, res *report.Routing) {
 			Cost: fmt.Sprintf("$%.6f", m.CostUSD), Latency: fmt.Sprintf("%.0f ms", m.LatencyMS), Reward: fmt.Sprintf("%.3f", m.Reward)})
 	}
 	v.Charts = []templates.ChartView{frontChart(res), curveChart(res)}
+	for _, a := range res.Algorithms {
+		if a.Name == shareOf {
+			v.Charts = append(v.Charts, shareChart(res, a))
+		}
+	}
+}
+
+// shareChart stacks, along the queries in the order they came, the share
+// of them one algorithm sent to each model: how it settles.
+func shareChart(res *report.Routing, a route.AlgorithmResult) templates.ChartView {
+	line := charts.NewLine()
+	what := "the share of each query's place in the order sent to each model, over every order"
+	if a.ShareBin > 1 {
+		what = fmt.Sprintf("the share of each stretch of %d queries sent to each model, over every order", a.ShareBin)
+	}
+	line.SetGlobalOptions(append(common("Model share over time: "+a.Name, what, "axis"),
+		charts.WithXAxisOpts(xAxis("queries", opts.XAxis{})),
+		charts.WithYAxisOpts(yAxis("% of queries", opts.YAxis{Min: 0, Max: 100})))...)
+	var xs []string
+	for b := range a.ShareOverTime {
+		xs = append(xs, strconv.Itoa(min((b+1)*a.ShareBin, res.Samples)))
+	}
+	line.SetXAxis(xs)
+	for m, model := range res.Models {
+		data := make([]opts.LineData, len(a.ShareOverTime))
+		for b, shares := range a.ShareOverTime {
+			data[b] = opts.LineData{Value: report.Round(100*shares[m], 1)}
+		}
+		line.AddSeries(model.Name, data, charts.WithLineChartOpts(opts.LineChart{Stack: "share", ShowSymbol: opts.Bool(false)}),
+			charts.WithAreaStyleOpts(opts.AreaStyle{Opacity: opts.Float(0.6)}))
+	}
+	return chartView("chart-routing-share", "Each band is a model's share of the queries at that point; a router that has learnt settles on the models that pay.", line)
 }
 
 // shareText lists the models' shares of the queries, largest first.

@@ -55,8 +55,8 @@ func TestBrowserRoutingPage(t *testing.T) {
 			t.Errorf("row %d: %q, the command says %s %.3f", i, rows[i][:2], a.Name, a.Quality)
 		}
 	}
-	drawn := `typeof echarts !== 'undefined' && document.querySelectorAll('.chart').length === 2 &&
-		Array.from(document.querySelectorAll('.chart')).every(el => { const c = echarts.getInstanceByDom(el); return c && c.getOption().series.length > 3 })`
+	drawn := `typeof echarts !== 'undefined' && document.querySelectorAll(".chart").length === 3 &&
+		Array.from(document.querySelectorAll('.chart')).every(el => { const c = echarts.getInstanceByDom(el); return c && c.getOption().series.length >= 3 })`
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](drawn, chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
 		t.Fatalf("the routing charts were never drawn: %v", err)
 	}

@@ -70,7 +70,15 @@ type AlgorithmResult struct {
 	// Curve is the cumulative average reward after each query, its mean
 	// over the orders and that mean ± one standard deviation over orders.
 	Curve, CurveLo, CurveHi []float64 `json:"-"`
+	// ShareOverTime is, for each stretch of ShareBin queries in the order
+	// they came, the share of them sent to each model (by the matrix's
+	// order of models), over every order.
+	ShareOverTime [][]float64 `json:"-"`
+	ShareBin      int         `json:"-"`
 }
+
+// shareBins is how many stretches ShareOverTime cuts the queries into.
+const shareBins = 40
 
 // Replay runs each algorithm over opt.Orders random orders of the matrix's
 // samples. It fails on a matrix of one model, bad weights, an order count
@@ -132,6 +140,11 @@ func Replay(m *Matrix, opt Options) (*Result, error) {
 	for ai, name := range algos {
 		var quality, cost, latency, reward, regret []float64
 		shares := make([]float64, k)
+		bin := max(1, (n+shareBins-1)/shareBins)
+		overTime := make([][]float64, (n+bin-1)/bin)
+		for b := range overTime {
+			overTime[b] = make([]float64, k)
+		}
 		sum, sumSq := make([]float64, n), make([]float64, n)
 		for o := range opt.Orders {
 			orng := rand.New(rand.NewPCG(opt.Seed, uint64(o)))
@@ -147,6 +160,7 @@ func Replay(m *Matrix, opt Options) (*Result, error) {
 				x := m.Context[i]
 				arm := p.pick(t, i, x)
 				shares[arm]++
+				overTime[t/bin][arm]++
 				q += m.Quality[i][arm]
 				c += m.Cost[i][arm]
 				l += m.Latency[i][arm]
@@ -166,7 +180,13 @@ func Replay(m *Matrix, opt Options) (*Result, error) {
 			quality, cost, latency = append(quality, q/fn), append(cost, c/fn), append(latency, l/fn)
 			reward, regret = append(reward, r/fn), append(regret, g/fn)
 		}
-		ar := AlgorithmResult{Name: name, Share: map[string]float64{}}
+		ar := AlgorithmResult{Name: name, Share: map[string]float64{}, ShareOverTime: overTime, ShareBin: bin}
+		for b, counts := range overTime {
+			size := float64(min(bin, n-b*bin) * opt.Orders)
+			for a := range counts {
+				counts[a] /= size
+			}
+		}
 		ar.Quality, ar.QualityCI95 = meanCI(quality)
 		ar.CostUSD, ar.CostCI95 = meanCI(cost)
 		ar.LatencyMS, ar.LatencyCI95 = meanCI(latency)
