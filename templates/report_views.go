@@ -31,6 +31,9 @@ type ReportView struct {
 	OneJudge *OneJudgeView
 	// RoutingURL leads to the Routing page of a run over several models; "" otherwise.
 	RoutingURL string
+	// Routing is the replay with the default settings, in the exported file
+	// of a finished run over several models.
+	Routing *RoutingView
 }
 
 // OneJudgeView says whose scores a one-judge report shows, and leads back

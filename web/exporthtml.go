@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"assay/runner/route"
 	"assay/static"
 	"assay/store"
 	"assay/templates"
@@ -30,6 +31,16 @@ func exportHTML(ctx context.Context, db *store.DB, sc *reportScope, q reportQuer
 	assets, err := inlineAssets()
 	if err != nil {
 		return err
+	}
+	if len(r.AgentModels()) >= 2 && sc.Run.Status.Finished() {
+		res, err := r.Route(ctx, db, "", route.Options{Orders: route.DefaultOrders, Seed: 1, Weights: route.DefaultWeights})
+		if err == nil {
+			rv := templates.RoutingView{Models: r.AgentModels()}
+			routingView(&rv, res, route.Thompson)
+			v.Routing = &rv
+		} else if store.ErrorCode(err) != store.EINVALID {
+			return err
+		}
 	}
 	transcripts, err := exportTranscripts(ctx, db, sc)
 	if err != nil {

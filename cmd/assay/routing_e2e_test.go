@@ -61,6 +61,16 @@ func TestBrowserRoutingPage(t *testing.T) {
 		t.Fatalf("the routing charts were never drawn: %v", err)
 	}
 	screenshot(t, ctx, "routing")
+	// The exported report carries the same replay.
+	var html, e bytes.Buffer
+	if err := run(context.Background(), []string{"export", "--run", fmt.Sprint(id), "--db", dbPath, "--format", "html"}, &html, &e); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range want.Algorithms {
+		if !strings.Contains(html.String(), fmt.Sprintf(`<td class="mono">%s</td><td class="num"><strong>%.3f</strong>`, a.Name, a.Quality)) {
+			t.Errorf("the exported report lacks %s at %.3f", a.Name, a.Quality)
+		}
+	}
 	// Other weights, kept in the URL; a bad one is named.
 	err = chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#wc"), "-1"),
 		chromedp.Evaluate[chromedp.Void](`window.leaving = true; document.querySelector("#routing-form button").click(); true`))
