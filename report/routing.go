@@ -15,6 +15,7 @@ type Routing struct {
 	RunID     int64  `json:"run_id"`
 	Condition string `json:"condition"` // the run file's condition the models answered under
 	LeftOut   int    `json:"left_out"`  // samples some model did not answer, left out
+	Features  string `json:"features"`  // the contextual algorithms' context: "local", or "embeddings"
 	*route.Result
 }
 
@@ -44,9 +45,10 @@ func (r *Report) Bases() []string {
 // conditions ("" for the first), as routing replays them: per sample, each
 // model's quality (its metrics rescaled to 0–1 and averaged, over its
 // repetitions), the agent's cost and latency averaged over its answers, and
-// the sample's context features. A sample some model has no scored answer
-// for is left out; left says how many.
-func (r *Report) Matrix(ctx context.Context, db *store.DB, base string) (m *route.Matrix, left int, err error) {
+// the sample's context features — from vectors, its question's embedding
+// by sample row id, when given, else computed locally. A sample some model
+// has no scored answer for is left out; left says how many.
+func (r *Report) Matrix(ctx context.Context, db *store.DB, base string, vectors map[int64][]float32) (m *route.Matrix, left int, err error) {
 	models, bases := r.AgentModels(), r.Bases()
 	if len(models) < 2 {
 		return nil, 0, store.Errorf(store.EINVALID, "Run %d has %d model: routing needs a run over two models or more (agent.models).", r.Run.ID, len(models))
@@ -122,7 +124,11 @@ func (r *Report) Matrix(ctx context.Context, db *store.DB, base string) (m *rout
 		}
 		m.Samples = append(m.Samples, smp.SampleID)
 		m.Quality, m.Cost, m.Latency = append(m.Quality, row), append(m.Cost, cost), append(m.Latency, lat)
-		m.Context = append(m.Context, route.Features(smp.Input, smp.Metadata))
+		if v, ok := vectors[smp.ID]; ok {
+			m.Context = append(m.Context, route.EmbeddingFeatures(smp.Input, v))
+		} else {
+			m.Context = append(m.Context, route.Features(smp.Input, smp.Metadata))
+		}
 	}
 	if len(m.Quality) == 0 {
 		return nil, left, store.Errorf(store.EINVALID, "No sample of run %d was answered by every model under %s.", r.Run.ID, base)
@@ -130,9 +136,10 @@ func (r *Report) Matrix(ctx context.Context, db *store.DB, base string) (m *rout
 	return m, left, nil
 }
 
-// Route replays the routing algorithms over the run's answers under base.
-func (r *Report) Route(ctx context.Context, db *store.DB, base string, opt route.Options) (*Routing, error) {
-	m, left, err := r.Matrix(ctx, db, base)
+// Route replays the routing algorithms over the run's answers under base;
+// vectors, when given, are the samples' embeddings (see Matrix).
+func (r *Report) Route(ctx context.Context, db *store.DB, base string, opt route.Options, vectors map[int64][]float32) (*Routing, error) {
+	m, left, err := r.Matrix(ctx, db, base, vectors)
 	if err != nil {
 		return nil, err
 	}
@@ -143,5 +150,9 @@ func (r *Report) Route(ctx context.Context, db *store.DB, base string, opt route
 	if base == "" {
 		base = r.Bases()[0]
 	}
-	return &Routing{RunID: r.Run.ID, Condition: base, LeftOut: left, Result: res}, nil
+	features := "local"
+	if vectors != nil {
+		features = "embeddings"
+	}
+	return &Routing{RunID: r.Run.ID, Condition: base, LeftOut: left, Features: features, Result: res}, nil
 }

@@ -33,7 +33,7 @@ func exportHTML(ctx context.Context, db *store.DB, sc *reportScope, q reportQuer
 		return err
 	}
 	if len(r.AgentModels()) >= 2 && sc.Run.Status.Finished() {
-		res, err := r.Route(ctx, db, "", route.Options{Orders: route.DefaultOrders, Seed: 1, Weights: route.DefaultWeights})
+		res, err := r.Route(ctx, db, "", route.Options{Orders: route.DefaultOrders, Seed: 1, Weights: route.DefaultWeights}, nil)
 		if err == nil {
 			rv := templates.RoutingView{Models: r.AgentModels()}
 			routingView(&rv, res, route.Thompson)

@@ -136,7 +136,7 @@ func (s *Server) routingPage(c echo.Context) error {
 		key := fmt.Sprintf("%d/%s/%s/%d/%d/%v", sc.Run.ID, r.version, f.Condition, opt.Orders, opt.Seed, opt.Weights)
 		res, ok := s.replays.get(key)
 		if !ok {
-			if res, err = r.Route(ctx, s.db, f.Condition, opt); err != nil {
+			if res, err = r.Route(ctx, s.db, f.Condition, opt, nil); err != nil {
 				if store.ErrorCode(err) != store.EINVALID {
 					return err
 				}

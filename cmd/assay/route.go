@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 
 	"assay/report"
+	"assay/runner"
+	"assay/runner/config"
 	"assay/runner/route"
 	"assay/store"
 )
@@ -24,6 +26,9 @@ func cmdRoute(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	weights := fs.String("weights", "0.7,0.2,0.1", "the reward's weights of quality, cost and latency")
 	condition := fs.String("condition", "", "the run file's condition the models answered under (default: the first)")
 	asJSON := fs.Bool("json", false, "print the figures as JSON")
+	embModel := fs.String("embeddings-model", "", "context features from this embedding model (an OpenAI-compatible /v1/embeddings); default: cheap local features")
+	embURL := fs.String("embeddings-url", "", "the embeddings endpoint's base URL (default: OpenAI's API)")
+	embKey := fs.String("embeddings-key-env", "", "the variable holding its key (default: OPENAI_API_KEY for OpenAI's API, none for another URL)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -46,7 +51,25 @@ func cmdRoute(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("route: %w", err)
 	}
-	res, err := r.Route(ctx, db, *condition, route.Options{Orders: *orders, Seed: *seed, Weights: w})
+	var vectors map[int64][]float32
+	if *embModel != "" {
+		key := *embKey
+		if key == "" && *embURL == "" {
+			key = config.DefaultKeyEnv
+		}
+		samples, err := db.Samples(ctx, r.Dataset.ID, 0, 0)
+		if err != nil {
+			return err
+		}
+		vectors, err = runner.Embed(ctx, db, nil, nil, r.Dataset.ID, runner.Embedding{Model: *embModel, BaseURL: *embURL, APIKeyEnv: key}, samples)
+		if err != nil {
+			if store.ErrorCode(err) == store.EINVALID {
+				return &exitError{code: 2, err: fmt.Errorf("route: %s", store.ErrorMessage(err))}
+			}
+			return fmt.Errorf("route: %w", err)
+		}
+	}
+	res, err := r.Route(ctx, db, *condition, route.Options{Orders: *orders, Seed: *seed, Weights: w}, vectors)
 	if err != nil {
 		if store.ErrorCode(err) == store.EINVALID {
 			return &exitError{code: 2, err: fmt.Errorf("route: %s", store.ErrorMessage(err))}

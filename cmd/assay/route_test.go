@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -188,5 +191,64 @@ func TestRouteReplaysAThreeModelRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// With --embeddings-model the contextual algorithms see the questions'
+// embeddings from an OpenAI-compatible endpoint, fetched once and kept.
+func TestRouteWithEmbeddings(t *testing.T) {
+	dbPath, id := routedRun(t, fixture.Path("gsm8k.jsonl"))
+	var calls, inputs atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/embeddings" {
+			http.NotFound(w, r)
+			return
+		}
+		calls.Add(1)
+		var req struct {
+			Input []string `json:"input"`
+			Model string   `json:"model"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		inputs.Add(int64(len(req.Input)))
+		var data []map[string]any
+		for i, text := range req.Input {
+			vec := make([]float32, 24)
+			for _, w := range strings.Fields(text) {
+				h := fnv.New32a()
+				h.Write([]byte(w))
+				vec[h.Sum32()%24]++
+			}
+			data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": vec})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model,
+			"usage": map[string]int{"prompt_tokens": 10, "total_tokens": 10}})
+	}))
+	t.Cleanup(srv.Close)
+	args := []string{"route", "--run", fmt.Sprint(id), "--db", dbPath, "--orders", "10", "--json",
+		"--embeddings-model", "tiny-embed", "--embeddings-url", srv.URL + "/v1"}
+	for round := range 2 {
+		var out, errOut bytes.Buffer
+		if err := run(context.Background(), args, &out, &errOut); err != nil {
+			t.Fatalf("%v\n%s", err, errOut.String())
+		}
+		var got struct {
+			Features   string `json:"features"`
+			Samples    int    `json:"samples"`
+			Algorithms []struct{ Name string }
+		}
+		json.Unmarshal(out.Bytes(), &got)
+		if got.Features != "embeddings" || len(got.Algorithms) != 12 || got.Samples != 10 {
+			t.Fatalf("round %d: %s", round, out.String()[:min(300, out.Len())])
+		}
+		if calls.Load() != 1 || inputs.Load() != 10 {
+			t.Errorf("round %d: %d requests for %d questions; want one request for the 10, then none", round, calls.Load(), inputs.Load())
+		}
+	}
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"route", "--run", fmt.Sprint(id), "--db", dbPath, "--embeddings-model", "other-embed",
+		"--embeddings-url", srv.URL + "/v1", "--embeddings-key-env", "ASSAY_TEST_UNSET_KEY"}, &out, &errOut)
+	if err == nil || exitCodeOf(err) != 2 || !strings.Contains(err.Error(), "ASSAY_TEST_UNSET_KEY is not set") {
+		t.Errorf("an unset key: %v", err)
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -59,4 +61,56 @@ func bucket(s string, n int) int {
 	h := fnv.New32a()
 	h.Write([]byte(s))
 	return int(h.Sum32() % uint32(n))
+}
+
+// EmbeddingFeatures are a sample's context from an embedding of its
+// question: 1, the log of its length in words, and the embedding projected
+// onto FeatureDim − 2 fixed random directions (a seeded Gaussian projection,
+// which keeps distances roughly), scaled to unit length. The contextual
+// algorithms stay fast whatever the embedding's size.
+func EmbeddingFeatures(question string, vec []float32) []float64 {
+	x := make([]float64, FeatureDim)
+	x[0] = 1
+	x[1] = math.Log1p(float64(len(strings.Fields(question)))) / 5
+	dirs := projection(len(vec))
+	var norm float64
+	for k := range FeatureDim - 2 {
+		s := 0.0
+		for i, v := range vec {
+			s += float64(v) * dirs[k][i]
+		}
+		x[2+k] = s
+		norm += s * s
+	}
+	if norm > 0 {
+		norm = math.Sqrt(norm)
+		for k := 2; k < FeatureDim; k++ {
+			x[k] /= norm
+		}
+	}
+	return x
+}
+
+var (
+	projMu    sync.Mutex
+	projCache = map[int][][]float64{}
+)
+
+// projection is the fixed random directions for embeddings of size n.
+func projection(n int) [][]float64 {
+	projMu.Lock()
+	defer projMu.Unlock()
+	if p, ok := projCache[n]; ok {
+		return p
+	}
+	rng := rand.New(rand.NewPCG(0x0a55a7, uint64(n)))
+	p := make([][]float64, FeatureDim-2)
+	for k := range p {
+		p[k] = make([]float64, n)
+		for i := range p[k] {
+			p[k][i] = rng.NormFloat64()
+		}
+	}
+	projCache[n] = p
+	return p
 }
