@@ -162,7 +162,7 @@ func Routing(v RoutingView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<div><label for=\"share_of\">Share over time of</label> <select id=\"share_of\" name=\"share_of\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<div><label for=\"share_of\">Follow <span class=\"hint\">(its band and share over time)</span></label> <select id=\"share_of\" name=\"share_of\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -168,7 +168,7 @@ func routingView(v *templates.RoutingView, res *report.Routing, shareOf string) 
 		v.Alone = append(v.Alone, templates.RoutingRow{Name: m.Name, Quality: fmt.Sprintf("%.3f", m.Quality),
 			Cost: fmt.Sprintf("$%.6f", m.CostUSD), Latency: fmt.Sprintf("%.0f ms", m.LatencyMS), Reward: fmt.Sprintf("%.3f", m.Reward)})
 	}
-	v.Charts = []templates.ChartView{frontChart(res), curveChart(res)}
+	v.Charts = []templates.ChartView{frontChart(res), curveChart(res, shareOf)}
 	for _, a := range res.Algorithms {
 		if a.Name == shareOf {
 			v.Charts = append(v.Charts, shareChart(res, a))
@@ -278,7 +278,7 @@ func frontChart(res *report.Routing) templates.ChartView {
 // curveChart plots each learning algorithm's cumulative average reward
 // against the query's place, with a band of one standard deviation over
 // the orders.
-func curveChart(res *report.Routing) templates.ChartView {
+func curveChart(res *report.Routing, banded string) templates.ChartView {
 	line := charts.NewLine()
 	line.SetGlobalOptions(append(common("Learning curves", "cumulative average reward after each query, mean over orders", "axis"),
 		charts.WithXAxisOpts(xAxis("queries", opts.XAxis{})),
@@ -297,6 +297,20 @@ func curveChart(res *report.Routing) templates.ChartView {
 			data = append(data, opts.LineData{Value: report.Round(a.Curve[t], 4)})
 		}
 		line.AddSeries(a.Name, data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
+		if a.Name != banded {
+			continue
+		}
+		// The band: its lower edge, then its width stacked on it and filled.
+		var lo, width []opts.LineData
+		for t := step - 1; t < n; t += step {
+			lo = append(lo, opts.LineData{Value: report.Round(a.CurveLo[t], 4)})
+			width = append(width, opts.LineData{Value: report.Round(a.CurveHi[t]-a.CurveLo[t], 4)})
+		}
+		band := a.Name + " ± sd"
+		line.AddSeries(band, lo, charts.WithLineChartOpts(opts.LineChart{Stack: "band", ShowSymbol: opts.Bool(false)}),
+			charts.WithLineStyleOpts(opts.LineStyle{Opacity: opts.Float(0)}))
+		line.AddSeries(band, width, charts.WithLineChartOpts(opts.LineChart{Stack: "band", ShowSymbol: opts.Bool(false)}),
+			charts.WithLineStyleOpts(opts.LineStyle{Opacity: opts.Float(0)}), charts.WithAreaStyleOpts(opts.AreaStyle{Opacity: opts.Float(0.2)}))
 	}
-	return chartView("chart-routing-curves", "How fast each algorithm learns: a flat line learns nothing; the baselines are flat by design. The band across orders is in the JSON (assay route --json).", line)
+	return chartView("chart-routing-curves", "How fast each algorithm learns: a flat line learns nothing; the baselines are flat by design. The shaded band: one standard deviation across orders of the algorithm the form follows.", line)
 }
