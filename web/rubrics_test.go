@@ -236,6 +236,18 @@ func TestRunFormWithSeveralModels(t *testing.T) {
 	if n := doc.Find("#routing-table tbody tr").Length(); n != 12 {
 		t.Errorf("%d algorithms on the Routing page: %q", n, text(doc, "#routing-message"))
 	}
+	// A share link leads to the same replay, read-only.
+	_, doc = f.postForm(fmt.Sprintf("/runs/%d/shares", id), url.Values{})
+	link, _ := doc.Find("#shares input").Attr("value")
+	shared := strings.TrimPrefix(link, f.srv.URL)
+	_, doc = f.get(shared)
+	if href, _ := doc.Find("#routing-link").Attr("href"); href != shared+"/routing" {
+		t.Fatalf("the shared report's routing link: %q", href)
+	}
+	_, doc = f.get(shared + "/routing")
+	if doc.Find("#routing-table tbody tr").Length() != 12 || doc.Find("form").Length() != 0 {
+		t.Errorf("the shared Routing page: %d rows, %d forms", doc.Find("#routing-table tbody tr").Length(), doc.Find("form").Length())
+	}
 	_, doc = f.get("/runs/new")
 	if got := doc.Find("#agent_models").Text(); got != "large: agent-large" {
 		t.Errorf("the next form starts from the last run's models: %q", got)

@@ -46,7 +46,7 @@ func threeModels(answers map[string]string) llmtest.Handler {
 
 // routedRun runs the three models over a GSM8K-shaped file and returns the
 // database's path and the run's id.
-func routedRun(t *testing.T, path string) (string, int64) {
+func routedRun(t *testing.T, path string, wrap ...func(llmtest.Handler) llmtest.Handler) (string, int64) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -61,7 +61,11 @@ func routedRun(t *testing.T, path string) (string, int64) {
 		_, final, _ := strings.Cut(row.Answer, "####")
 		answers[row.Question[:min(60, len(row.Question))]] = strings.TrimSpace(final)
 	}
-	srv := llmtest.New(threeModels(answers))
+	h := threeModels(answers)
+	for _, w := range wrap {
+		h = w(h)
+	}
+	srv := llmtest.New(h)
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	cfg := fmt.Sprintf(`name: three-models
@@ -108,7 +112,7 @@ prices:
 	c := sum.Conditions[0]
 	good, cheap := c.Models[0], c.Models[2]
 	if good.Name != "good" || good.Metrics[0].Mean != 1 || cheap.Metrics[0].Mean >= good.Metrics[0].Mean ||
-		cheap.CostUSD >= good.CostUSD || c.Results != 3*good.Results {
+		cheap.CostUSD >= good.CostUSD || c.Results != 3*good.Results && len(wrap) == 0 {
 		t.Errorf("models: %+v", c.Models)
 	}
 	return dbPath, sum.RunID
@@ -250,5 +254,51 @@ func TestRouteWithEmbeddings(t *testing.T) {
 		"--embeddings-url", srv.URL + "/v1", "--embeddings-key-env", "ASSAY_TEST_UNSET_KEY"}, &out, &errOut)
 	if err == nil || exitCodeOf(err) != 2 || !strings.Contains(err.Error(), "ASSAY_TEST_UNSET_KEY is not set") {
 		t.Errorf("an unset key: %v", err)
+	}
+}
+
+// A sample some model did not answer is left out of the replay, and said
+// so; a run of one model cannot be replayed.
+func TestRouteLeavesOutUnansweredSamples(t *testing.T) {
+	refuse := func(h llmtest.Handler) llmtest.Handler {
+		return func(req *llmtest.ChatRequest) llmtest.Reply {
+			if req.Model == "cheap-model" && strings.Contains(req.Messages[len(req.Messages)-1].Content, "A baker makes 12 loaves") {
+				return llmtest.Reply{Status: 400, Content: "this model refuses the question"}
+			}
+			return h(req)
+		}
+	}
+	data, _ := os.ReadFile(fixture.Path("gsm8k.jsonl"))
+	if !strings.Contains(string(data), "A baker makes 12 loaves") {
+		t.Fatal("the fixture changed: pick another question to refuse")
+	}
+	dbPath, id := routedRun(t, fixture.Path("gsm8k.jsonl"), refuse)
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"route", "--run", fmt.Sprint(id), "--db", dbPath, "--orders", "5", "--json"}, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	var got struct {
+		Samples int `json:"samples"`
+		LeftOut int `json:"left_out"`
+	}
+	json.Unmarshal(out.Bytes(), &got)
+	if got.LeftOut != 1 || got.Samples != 9 {
+		t.Errorf("samples %d, left out %d; want 9 and 1", got.Samples, got.LeftOut)
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"route", "--run", fmt.Sprint(id), "--db", dbPath, "--orders", "5"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "9 samples answered by every model (1 left out)") {
+		t.Errorf("the table's head: %.200q", out.String())
+	}
+
+	b := newGateBench(t, "execution: {num_repetitions: 1}\n")
+	if code, _, errOut := b.run(); code != 0 {
+		t.Fatalf("the one-model run: exit %d\n%s", code, errOut)
+	}
+	err := run(context.Background(), []string{"route", "--run", "1", "--db", b.db}, &out, &errOut)
+	if err == nil || exitCodeOf(err) != 2 || !strings.Contains(err.Error(), "routing needs a run over two models or more") {
+		t.Errorf("a run of one model: %v", err)
 	}
 }
