@@ -25,6 +25,7 @@ func cmdRoute(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	seed := fs.Uint64("seed", 1, "the seed of the orders and the algorithms' draws: the same seed gives the same figures")
 	weights := fs.String("weights", "0.7,0.2,0.1", "the reward's weights of quality, cost and latency")
 	condition := fs.String("condition", "", "the run file's condition the models answered under (default: the first)")
+	switchAfter := fs.Int("switch-after", 0, "queries the hybrids learn without context before LinUCB takes over (default: a quarter of the samples, at least 20)")
 	asJSON := fs.Bool("json", false, "print the figures as JSON")
 	embModel := fs.String("embeddings-model", "", "context features from this embedding model (an OpenAI-compatible /v1/embeddings); default: cheap local features")
 	embURL := fs.String("embeddings-url", "", "the embeddings endpoint's base URL (default: OpenAI's API)")
@@ -69,7 +70,16 @@ func cmdRoute(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("route: %w", err)
 		}
 	}
-	res, err := r.Route(ctx, db, *condition, route.Options{Orders: *orders, Seed: *seed, Weights: w}, vectors)
+	opt := route.Options{Orders: *orders, Seed: *seed, Weights: w}
+	if *switchAfter < 0 {
+		return &exitError{code: 2, err: fmt.Errorf("route: --switch-after must be at least 0, got %d", *switchAfter)}
+	}
+	if *switchAfter > 0 {
+		s := route.DefaultSettings(0)
+		s.SwitchAfter = *switchAfter
+		opt.Settings = &s
+	}
+	res, err := r.Route(ctx, db, *condition, opt, vectors)
 	if err != nil {
 		if store.ErrorCode(err) == store.EINVALID {
 			return &exitError{code: 2, err: fmt.Errorf("route: %s", store.ErrorMessage(err))}

@@ -180,6 +180,12 @@ func TestRouteReplaysAThreeModelRun(t *testing.T) {
 			if again.String() != out.String() {
 				t.Error("the same seed gave other figures")
 			}
+			// The hybrids switch when told: switching at once is LinUCB from the first query.
+			var switched bytes.Buffer
+			run(context.Background(), append(args, "--switch-after", "1"), &switched, &errOut)
+			if switched.String() == out.String() {
+				t.Error("--switch-after changed nothing")
+			}
 			for _, tc := range []struct {
 				args []string
 				want string
@@ -187,6 +193,7 @@ func TestRouteReplaysAThreeModelRun(t *testing.T) {
 				{[]string{"--orders", "0"}, "--orders must be at least 1"},
 				{[]string{"--weights", "0,0,0"}, "add up to more than 0"},
 				{[]string{"--condition", "nope"}, `no condition "nope"`},
+				{[]string{"--switch-after", "-2"}, "--switch-after must be at least 0"},
 			} {
 				var o, e bytes.Buffer
 				err := run(context.Background(), append([]string{"route", "--run", fmt.Sprint(id), "--db", dbPath}, tc.args...), &o, &e)

@@ -18,7 +18,21 @@ import (
 // row per algorithm with the figures `assay route --json` prints for the
 // same settings, and both charts drawn.
 func TestBrowserRoutingPage(t *testing.T) {
-	dbPath, id := routedRun(t, fixture.Path("gsm8k.jsonl"))
+	for _, name := range []string{"testdata:gsm8k.jsonl", "shared:gsm8k_sample.jsonl"} {
+		t.Run(name, func(t *testing.T) {
+			path, ok := strings.CutPrefix(name, "shared:")
+			if ok {
+				path = fixture.Shared(t, path)
+			} else {
+				path = fixture.Path(strings.TrimPrefix(name, "testdata:"))
+			}
+			browseRouting(t, path)
+		})
+	}
+}
+
+func browseRouting(t *testing.T, path string) {
+	dbPath, id := routedRun(t, path)
 	var out, errOut bytes.Buffer
 	if err := run(context.Background(), []string{"route", "--run", fmt.Sprint(id), "--db", dbPath, "--json"}, &out, &errOut); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
