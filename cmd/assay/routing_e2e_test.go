@@ -75,6 +75,21 @@ func browseRouting(t *testing.T, path string) {
 		t.Fatalf("the routing charts were never drawn: %v", err)
 	}
 	screenshot(t, ctx, "routing")
+	// It fits a phone: tables scroll inside their box.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#routing-table"))); err != nil {
+		t.Fatal(err)
+	}
+	fit, err := chromedp.Run(ctx, chromedp.Evaluate[[]any](overflow))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fit[0].(float64) > fit[1].(float64) {
+		t.Errorf("the Routing page is %v px wide in a %v px window: %v", fit[0], fit[1], fit[2])
+	}
+	screenshot(t, ctx, "phone-routing")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
+	}
 	// The exported report carries the same replay.
 	var html, e bytes.Buffer
 	if err := run(context.Background(), []string{"export", "--run", fmt.Sprint(id), "--db", dbPath, "--format", "html"}, &html, &e); err != nil {
