@@ -36,7 +36,9 @@ type RunForm struct {
 	JudgeSeed        string
 	SampleRate       string
 	JudgeRepetitions string
-	JudgeVarySeed    bool // judge repetition k asks with seed + k
+	JudgeVarySeed    bool   // judge repetition k asks with seed + k
+	JudgeMore        string // more judges of a panel, one per line: "name: model" or "model"
+	Panel            string // mean, median or first
 
 	CodeTimeout string // seconds, code datasets
 	Unsandboxed bool   // run generated code without the sandbox: an explicit opt-in

@@ -113,6 +113,7 @@ func (p *fieldParser) judge(cfg *config.Config, f templates.RunForm) {
 		cfg.JudgeRepetitions = p.integer("Judge repetitions", f.JudgeRepetitions, 1, config.MaxJudgeRepetitions)
 	}
 	j.VarySeed = f.JudgeVarySeed
+	p.panel(cfg, f)
 }
 
 // rubrics copies into the run's config each saved rubric the form chose
@@ -243,4 +244,44 @@ func (p *fieldParser) agentModels(a *config.Agent, text string) {
 		models[i].BaseURL, models[i].APIKeyEnv = a.BaseURL, a.APIKeyEnv
 	}
 	a.Models = models
+}
+
+// panel reads the form's More judges: with any, the judge is the first of
+// a panel, each at the judge's base URL, key, temperature and seed.
+func (p *fieldParser) panel(cfg *config.Config, f templates.RunForm) {
+	var more []config.Judge
+	for i, line := range strings.Split(f.JudgeMore, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		name, model, named := strings.Cut(line, ": ")
+		if !named {
+			name, model = line, line
+		}
+		name, model = strings.TrimSpace(name), strings.TrimSpace(model)
+		if name == "" || model == "" || strings.ContainsAny(model, " \t") {
+			p.fail("More judges, line %d: write name: model, or the model alone, such as second: gpt-4.1.", i+1)
+			return
+		}
+		j := cfg.Judge
+		j.Name, j.Model = name, model
+		more = append(more, j)
+	}
+	if len(more) == 0 {
+		return
+	}
+	if cfg.Judge.Model == "" {
+		p.fail("Judge model: a panel starts from the judge; enter its model.")
+		return
+	}
+	first := cfg.Judge
+	first.Name = first.Model
+	cfg.Judges = append([]config.Judge{first}, more...)
+	switch f.Panel {
+	case "", config.PanelMean, config.PanelMedian, config.PanelFirst:
+		cfg.PanelMode = f.Panel
+	default:
+		p.fail("Headline per answer: choose mean, median or first.")
+	}
 }

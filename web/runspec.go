@@ -49,6 +49,8 @@ func readRunForm(v url.Values) templates.RunForm {
 		SampleRate:       v.Get("judge_sample_rate"),
 		JudgeRepetitions: v.Get("judge_repetitions"),
 		JudgeVarySeed:    v.Get("judge_vary_seed") != "",
+		JudgeMore:        strings.ReplaceAll(v.Get("judge_more"), "\r\n", "\n"),
+		Panel:            v.Get("panel"),
 		CodeTimeout:      v.Get("code_timeout"),
 		Unsandboxed:      v.Get("unsandboxed") != "",
 	}
@@ -83,11 +85,19 @@ func formFromConfig(cfg *config.Config) templates.RunForm {
 		SampleRate:       number(cfg.JudgeSampleRate),
 		JudgeRepetitions: strconv.Itoa(cfg.JudgeRepetitions),
 		JudgeVarySeed:    cfg.Judge.VarySeed,
+		Panel:            cfg.PanelMode,
 		CodeTimeout:      strconv.Itoa(cfg.CodeExecution.TimeoutSeconds),
 		Unsandboxed:      cfg.CodeExecution.Unsandboxed,
 	}
 	if cfg.Agent.Temperature != nil {
 		f.AgentTemperature = number(*cfg.Agent.Temperature)
+	}
+	if len(cfg.Judges) > 1 {
+		var lines []string
+		for _, j := range cfg.Judges[1:] {
+			lines = append(lines, j.Name+": "+j.Model)
+		}
+		f.JudgeModel, f.JudgeMore = cfg.Judges[0].Model, strings.Join(lines, "\n")
 	}
 	if len(cfg.Agent.Models) > 1 {
 		var lines []string

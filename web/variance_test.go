@@ -411,3 +411,35 @@ func TestAPanelOnTheReportSamplesAndExport(t *testing.T) {
 		t.Errorf("the export's scores by judge and repetition: %v (6 answers × 3 metrics each)", count)
 	}
 }
+
+// More judges on the run form make a judge panel.
+func TestRunFormJudgePanel(t *testing.T) {
+	f := newRunServer(t, llmtest.JudgeAndAgent(panelJudge, llmtest.Text("An answer.")))
+	ds := f.qaDataset(3)
+	form := f.runForm(ds, f.conditions("baseline"))
+	form.Set("repetitions", "1")
+	form.Set("judge_model", "lenient-model")
+	form.Set("judge_more", "strict: strict-model")
+	form.Set("panel", "median")
+	if _, doc := f.postForm("/runs/estimate", form); text(doc, "#judge-calls") != "6" {
+		t.Errorf("two judges over 3 answers: %q judge calls", text(doc, "#judge-calls"))
+	}
+	bad := f.runForm(ds, form["condition"])
+	bad.Set("judge_more", "strict: strict model")
+	if resp, doc := f.postForm("/runs", bad); resp.StatusCode != 422 || !strings.Contains(text(doc, "#form-error"), "More judges, line 1") {
+		t.Errorf("a bad judge line: %d %q", resp.StatusCode, text(doc, "#form-error"))
+	}
+	id := f.launch(form)
+	f.waitFor(id, store.RunCompleted)
+	_, doc := f.get(fmt.Sprintf("/runs/%d", id))
+	if got := text(doc, "#judge-panel"); !strings.Contains(got, "strict") || !strings.Contains(got, "the median of the panel") {
+		t.Errorf("the panel in the facts: %q", got)
+	}
+	if n := doc.Find("#judge-panel-table tbody tr").Length(); n != 3 {
+		t.Errorf("%d rows in the panel table, want 3 metrics", n)
+	}
+	_, doc = f.get("/runs/new")
+	if got := doc.Find("#judge_more").Text(); got != "strict: strict-model" || doc.Find("#panel option[selected]").AttrOr("value", "") != "median" {
+		t.Errorf("the next form's panel: %q", got)
+	}
+}
