@@ -87,7 +87,8 @@ func (db *DB) ClearFailedTasks(ctx context.Context, runID int64) (int, error) {
 	if n == 0 {
 		return 0, Errorf(EINVALID, "Run %d has no failed task to retry.", runID)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, error = '', finished_at = NULL, headline = '' WHERE id = ?`, RunPending, runID); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, error = '', finished_at = NULL, headline = '',
+		results_count = results_count - ? WHERE id = ?`, RunPending, n, runID); err != nil {
 		return 0, fmt.Errorf("clear failed tasks: %w", err)
 	}
 	return int(n), tx.Commit()

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"maps"
 	"runtime"
@@ -416,13 +417,15 @@ func (db *DB) SampleIDs(ctx context.Context, datasetID int64) (map[int64]string,
 	return out, rows.Err()
 }
 
-// ResultsVersion counts a run's results and gives the id of its latest. Results
-// and their scores are only ever added, so an unchanged version means unchanged
-// scores.
+// ResultsVersion counts a run's results and gives the id of its latest, as
+// the run keeps them (migration 0019). Results and their scores are only
+// ever added, or cleared for a retry, which changes the count: an unchanged
+// version means unchanged scores.
 func (db *DB) ResultsVersion(ctx context.Context, runID int64) (count int, last int64, err error) {
-	err = db.read.QueryRowContext(ctx, `SELECT count(*), coalesce(max(id), 0) FROM results INDEXED BY results_report
-		WHERE run_id = ?`, runID).Scan(&count, &last)
-	if err != nil {
+	err = db.read.QueryRowContext(ctx, `SELECT results_count, results_last FROM runs WHERE id = ?`, runID).Scan(&count, &last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, 0, fmt.Errorf("run %d: %w", runID, ErrNotFound)
+	} else if err != nil {
 		return 0, 0, fmt.Errorf("results version: %w", err)
 	}
 	return count, last, nil

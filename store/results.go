@@ -61,6 +61,10 @@ func insertNewResult(ctx context.Context, tx *sql.Tx, now string, r *Result) (sa
 	if r.ID, err = res.LastInsertId(); err != nil {
 		return false, fmt.Errorf("insert result: %w", err)
 	}
+	if _, err := tx.ExecContext(ctx, `UPDATE runs SET results_count = results_count + 1, results_last = max(results_last, ?) WHERE id = ?`,
+		r.ID, r.RunID); err != nil {
+		return false, fmt.Errorf("insert result: %w", err)
+	}
 	for i := range r.Judgements {
 		if err := insertJudgement(ctx, tx, r, &r.Judgements[i]); err != nil {
 			return false, err

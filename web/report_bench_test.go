@@ -238,6 +238,10 @@ func bulkResults(path string, sr *storedRun, judgeReps int) error {
 			}
 		}
 	}
+	// What the store keeps on the run as each result commits.
+	if _, err := tx.Exec(`UPDATE runs SET results_count = ?, results_last = ? WHERE id = ?`, id, id, sr.Run.ID); err != nil {
+		return err
+	}
 	return tx.Commit()
 }
 

@@ -1,0 +1,50 @@
+package store
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+)
+
+// The version a run keeps of its results follows them: each one saved
+// counts, a repeated task does not, clearing failed ones uncounts them.
+func TestResultsVersionFollowsResults(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ds := &Dataset{Name: "d", Kind: KindQA, SHA256: "x", Format: "jsonl", Samples: 2}
+	if _, err := db.CreateDataset(ctx, ds, []Sample{{Ordinal: 1, SampleID: "a", Input: "q", Reference: "r"}, {Ordinal: 2, SampleID: "b", Input: "q", Reference: "r"}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := db.Samples(ctx, ds.ID, 0, 0)
+	run := &Run{Name: "r", DatasetID: ds.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 2, Conditions: []Condition{{Name: "c"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	check := func(wantCount int, wantLast int64) {
+		t.Helper()
+		n, last, err := db.ResultsVersion(ctx, run.ID)
+		if err != nil || n != wantCount || last != wantLast {
+			t.Fatalf("version %d/%d (%v), want %d/%d", n, last, err, wantCount, wantLast)
+		}
+	}
+	check(0, 0)
+	first := &Result{RunID: run.ID, SampleRow: rows[0].ID, Condition: "c", Repetition: 1, Response: "x"}
+	db.SaveResult(ctx, first)
+	again := &Result{RunID: run.ID, SampleRow: rows[0].ID, Condition: "c", Repetition: 1, Response: "y"}
+	if saved, _ := db.SaveResult(ctx, again); saved {
+		t.Fatal("a task saved twice")
+	}
+	check(1, first.ID)
+	failed := &Result{RunID: run.ID, SampleRow: rows[1].ID, Condition: "c", Repetition: 1, Error: "boom"}
+	db.SaveResult(ctx, failed)
+	check(2, failed.ID)
+	db.SetRunStatus(ctx, run.ID, RunCompleted, "")
+	if _, err := db.ClearFailedTasks(ctx, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	check(1, failed.ID)
+}
