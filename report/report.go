@@ -76,6 +76,32 @@ type Report struct {
 	allPairs     []PairTest // every pair's test, computed once for every view of the report
 	compareMu    sync.Mutex
 	compared     map[[2]string]*pairOnce // the paired comparisons views asked for
+	memoMu       sync.Mutex
+	memo         map[string]*memoOnce // what views derive from the report, by key
+}
+
+// memoOnce is one value derived from a report, computed once.
+type memoOnce struct {
+	once sync.Once
+	v    any
+}
+
+// Memo returns what f computes from the report, computed once per key: a
+// report never changes, and every view of it (a page, a refresh, the
+// export) asks again for the same charts and tables.
+func (r *Report) Memo(key string, f func() any) any {
+	r.memoMu.Lock()
+	if r.memo == nil {
+		r.memo = map[string]*memoOnce{}
+	}
+	m, ok := r.memo[key]
+	if !ok {
+		m = &memoOnce{}
+		r.memo[key] = m
+	}
+	r.memoMu.Unlock()
+	m.once.Do(func() { m.v = f() })
+	return m.v
 }
 
 // Load reads a run, its dataset and its stored config, and computes its report.

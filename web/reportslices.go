@@ -19,7 +19,16 @@ import (
 // sliceView is the section; nil when the dataset has no field to slice by.
 // The field is the one the URL chooses, else the run file's report.slice_by.
 func (r *viewed) sliceView(ctx context.Context, db *store.DB, q reportQuery, a, b string) (*templates.SliceView, error) {
-	fields, err := db.SliceFields(ctx, r.Run.DatasetID)
+	type read struct {
+		fields []store.SliceField
+		err    error
+	}
+	got := r.Memo("slice-fields", func() any { // a dataset never changes
+		// Not cut short by the request that asks first: the answer is kept.
+		fields, err := db.SliceFields(context.WithoutCancel(ctx), r.Run.DatasetID)
+		return read{fields, err}
+	}).(read)
+	fields, err := got.fields, got.err
 	if err != nil || len(fields) == 0 {
 		return nil, err
 	}

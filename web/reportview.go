@@ -92,7 +92,7 @@ func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static b
 		return v, err
 	}
 	v.Paired.AllPairs = allPairRows(r.AllPairs())
-	v.Charts = r.charts(a, b)
+	v.Charts = r.Memo("charts\x00"+a+"\x00"+b, func() any { return r.charts(a, b) }).([]templates.ChartView)
 	v.Variance = r.varianceView()
 	if len(r.AgentModels()) >= 2 && !static && r.sc.ReviewLink == nil {
 		v.RoutingURL = r.sc.Base + "/routing"
@@ -124,7 +124,6 @@ func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static b
 
 // pairedView fills the comparison of B with A and the samples with the largest gaps.
 func (r *viewed) pairedView(ctx context.Context, db *store.DB, p *templates.PairedView, static bool) error {
-	sa, sb := r.Side(p.A), r.Side(p.B)
 	delta, hasDelta := 0.0, false
 	if p.Delta != "" {
 		d, err := strconv.ParseFloat(p.Delta, 64)
@@ -143,7 +142,10 @@ func (r *viewed) pairedView(ctx context.Context, db *store.DB, p *templates.Pair
 		base = ""
 	}
 	var err error
-	p.Gaps, err = gapRows(ctx, db, r.Metrics, report.Gaps(r.Metrics, sa, sb, maxGaps, false), base)
+	gaps := r.Memo("gaps\x00"+p.A+"\x00"+p.B, func() any {
+		return report.Gaps(r.Metrics, r.Side(p.A), r.Side(p.B), maxGaps, false)
+	}).([]report.Gap)
+	p.Gaps, err = gapRows(ctx, db, r.Metrics, gaps, base)
 	return err
 }
 
