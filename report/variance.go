@@ -86,10 +86,16 @@ func (v *Variance) Unmeasured() string {
 
 // shareWords says a share as a person would: "two thirds", "about half", "38%".
 func shareWords(x float64) string {
+	switch {
+	case x >= 0.995:
+		return "all"
+	case x >= 0.9:
+		return "nearly all"
+	}
 	for _, w := range []struct {
 		v    float64
 		word string
-	}{{1, "all"}, {0.75, "three quarters"}, {2.0 / 3, "two thirds"}, {0.5, "half"}, {1.0 / 3, "a third"}, {0.25, "a quarter"}} {
+	}{{0.75, "three quarters"}, {2.0 / 3, "two thirds"}, {0.5, "half"}, {1.0 / 3, "a third"}, {0.25, "a quarter"}} {
 		if math.Abs(x-w.v) < 0.02 {
 			return w.word
 		}
