@@ -134,3 +134,53 @@ func (r *viewed) in(sc *reportScope) *viewed {
 	c.sc = sc
 	return &c
 }
+
+// sampleCache keeps the samples tables of the runs browsed last: a table
+// folds every result, judgement and score of its run, seconds at 150,000
+// results, and a run whose results are unchanged has the same table.
+type sampleCache struct {
+	mu      sync.Mutex
+	entries map[int64]cachedSamples
+}
+
+type cachedSamples struct {
+	count int
+	last  int64
+	table *report.SampleTable
+}
+
+// sampleCacheSize bounds the tables kept.
+const sampleCacheSize = 8
+
+// samples returns a run's samples table, from the cache when the run's
+// results are unchanged. The table is shared: callers only read it.
+func (s *Server) samples(ctx context.Context, sc *reportScope) (*report.SampleTable, error) {
+	count, last, err := s.db.ResultsVersion(ctx, sc.Run.ID)
+	if err != nil {
+		return nil, err
+	}
+	c := &s.sampleTables
+	c.mu.Lock()
+	e, ok := c.entries[sc.Run.ID]
+	c.mu.Unlock()
+	if ok && e.count == count && e.last == last {
+		return e.table, nil
+	}
+	t, err := report.LoadSamples(ctx, s.db, sc.Run.ID, sc.Config.Evaluators)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil {
+		c.entries = map[int64]cachedSamples{}
+	}
+	if _, ok := c.entries[sc.Run.ID]; !ok && len(c.entries) >= sampleCacheSize {
+		for id := range c.entries { // any one: the tables are cheap to make again once in a while
+			delete(c.entries, id)
+			break
+		}
+	}
+	c.entries[sc.Run.ID] = cachedSamples{count, last, t}
+	return t, nil
+}

@@ -62,7 +62,7 @@ func (s *Server) sampleTable(ctx context.Context, sc *reportScope, f sampleFilte
 	var matches *store.SampleMatches
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		stats, err = report.LoadSamples(gctx, s.db, sc.Run.ID, sc.Config.Evaluators)
+		stats, err = s.samples(gctx, sc)
 		return err
 	})
 	if f.Search != "" {

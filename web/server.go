@@ -50,14 +50,15 @@ type Config struct {
 
 // Server is assay's HTTP server.
 type Server struct {
-	db      *store.DB
-	cfg     Config
-	log     *slog.Logger
-	echo    *echo.Echo
-	runner  *runner.Manager
-	reports *reportCache
-	replays routeCache // routing replays, by run and settings
-	csrfKey []byte
+	db           *store.DB
+	cfg          Config
+	log          *slog.Logger
+	echo         *echo.Echo
+	runner       *runner.Manager
+	reports      *reportCache
+	replays      routeCache  // routing replays, by run and settings
+	sampleTables sampleCache // samples tables, by run
+	csrfKey      []byte
 
 	hasTokens tokensCache
 	logins    *loginLimiter
