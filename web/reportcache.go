@@ -184,3 +184,55 @@ func (s *Server) samples(ctx context.Context, sc *reportScope) (*report.SampleTa
 	c.entries[sc.Run.ID] = cachedSamples{count, last, t}
 	return t, nil
 }
+
+// searchCache keeps the last searches of samples tables: paging through a
+// search's matches asks for them again, and a search reads every response.
+type searchCache struct {
+	mu    sync.Mutex
+	keys  []searchKey
+	found map[searchKey]*store.SampleMatches
+}
+
+type searchKey struct {
+	run   int64
+	count int
+	last  int64
+	text  string
+}
+
+// searchCacheSize bounds the searches kept.
+const searchCacheSize = 16
+
+// search finds text in a run's samples and responses, from the cache when
+// the run's results are unchanged since the same search.
+func (s *Server) search(ctx context.Context, sc *reportScope, text string) (*store.SampleMatches, error) {
+	count, last, err := s.db.ResultsVersion(ctx, sc.Run.ID)
+	if err != nil {
+		return nil, err
+	}
+	key := searchKey{sc.Run.ID, count, last, text}
+	c := &s.searches
+	c.mu.Lock()
+	m, ok := c.found[key]
+	c.mu.Unlock()
+	if ok {
+		return m, nil
+	}
+	if m, err = s.db.SearchSamples(ctx, sc.Run.ID, sc.Run.DatasetID, text); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.found == nil {
+		c.found = map[searchKey]*store.SampleMatches{}
+	}
+	if _, ok := c.found[key]; !ok {
+		c.keys = append(c.keys, key)
+		if len(c.keys) > searchCacheSize {
+			delete(c.found, c.keys[0])
+			c.keys = c.keys[1:]
+		}
+	}
+	c.found[key] = m
+	return m, nil
+}

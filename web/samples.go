@@ -67,7 +67,7 @@ func (s *Server) sampleTable(ctx context.Context, sc *reportScope, f sampleFilte
 	})
 	if f.Search != "" {
 		g.Go(func() (err error) {
-			matches, err = s.db.SearchSamples(gctx, sc.Run.ID, sc.Run.DatasetID, f.Search)
+			matches, err = s.search(gctx, sc, f.Search)
 			return err
 		})
 	}

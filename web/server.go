@@ -58,6 +58,7 @@ type Server struct {
 	reports      *reportCache
 	replays      routeCache  // routing replays, by run and settings
 	sampleTables sampleCache // samples tables, by run
+	searches     searchCache // the last searches of samples tables
 	csrfKey      []byte
 
 	hasTokens tokensCache
