@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"assay/runner/stats"
@@ -164,11 +166,12 @@ func consistencyOf(groups []SampleScores) *JudgeConsistency {
 // conditions, from the samples scored under both; ok is false with fewer
 // than two such samples.
 func mddOf(base, other map[int64]float64) (mdd float64, sd float64, n int, ok bool) {
-	var diffs []float64
-	for row, a := range base {
-		if b, found := other[row]; found {
-			diffs = append(diffs, b-a)
-		}
+	// In the samples' order, so that the same scores give the same figure
+	// to the last bit (a backup restored, an export read back).
+	xa, xb := pairUp(base, other)
+	diffs := make([]float64, len(xa))
+	for i := range xa {
+		diffs[i] = xb[i] - xa[i]
 	}
 	if len(diffs) < 2 {
 		return 0, 0, len(diffs), false
@@ -214,13 +217,14 @@ func panelOf(groups []SampleScores, names []string) ([]JudgeFigure, *float64) {
 				jsum[j] += g.Values[k]
 				jn[j]++
 			}
+			judges := slices.Sorted(maps.Keys(jsum)) // in the panel's order: the same sums every time
 			var panel float64
-			for j := range jsum {
+			for _, j := range judges {
 				panel += jsum[j] / float64(jn[j])
 			}
 			panel /= float64(len(jsum))
 			var unit []float64
-			for j := range jsum {
+			for _, j := range judges {
 				if int(j) >= len(names) {
 					continue
 				}
