@@ -81,10 +81,14 @@ func (r *Report) Matrix(ctx context.Context, db *store.DB, base string, vectors 
 	}
 	type sums struct{ cost, latency, n []float64 }
 	spent := map[int64]*sums{}
-	err = db.EachResult(ctx, r.Run.ID, func(res *store.Result) error {
+	answers, err := db.AnswerCosts(ctx, r.Run.ID)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, res := range answers {
 		a, ok := conds[res.Condition]
-		if !ok || res.Error != "" {
-			return nil
+		if !ok {
+			continue
 		}
 		s := spent[res.SampleRow]
 		if s == nil {
@@ -94,10 +98,6 @@ func (r *Report) Matrix(ctx context.Context, db *store.DB, base string, vectors 
 		s.cost[a] += res.CostUSD
 		s.latency[a] += float64(res.LatencyMS)
 		s.n[a]++
-		return nil
-	})
-	if err != nil {
-		return nil, 0, err
 	}
 	samples, err := db.Samples(ctx, r.Dataset.ID, 0, 0)
 	if err != nil {

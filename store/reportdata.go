@@ -551,3 +551,32 @@ func reportModels(ctx context.Context, tx querier, runID int64) ([]ModelUse, err
 	}
 	return out, rows.Err()
 }
+
+// AnswerCost is what one answered result cost and took: its task, the
+// agent's cost and its latency.
+type AnswerCost struct {
+	SampleRow int64
+	Condition string
+	CostUSD   float64
+	LatencyMS int64
+}
+
+// AnswerCosts lists the cost and latency of each of a run's results that
+// has no error, through the covering index of its report scan.
+func (db *DB) AnswerCosts(ctx context.Context, runID int64) ([]AnswerCost, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT sample_id, condition, cost_usd, latency_ms
+		FROM results INDEXED BY results_report WHERE run_id = ? AND error = ''`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("answer costs: %w", err)
+	}
+	defer rows.Close()
+	var out []AnswerCost
+	for rows.Next() {
+		var a AnswerCost
+		if err := rows.Scan(&a.SampleRow, &a.Condition, &a.CostUSD, &a.LatencyMS); err != nil {
+			return nil, fmt.Errorf("answer costs: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}

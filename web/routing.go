@@ -158,7 +158,7 @@ func routingView(v *templates.RoutingView, res *report.Routing, shareOf string) 
 			QualityCI: fmt.Sprintf("%.3f – %.3f", a.QualityCI95[0], a.QualityCI95[1]),
 			Cost:      fmt.Sprintf("$%.6f", a.CostUSD), Latency: fmt.Sprintf("%.0f ms", a.LatencyMS),
 			Reward: fmt.Sprintf("%.3f", a.Reward), RewardCI: fmt.Sprintf("%.3f – %.3f", a.RewardCI95[0], a.RewardCI95[1]),
-			Regret: fmt.Sprintf("%.3f", a.Regret), Shares: shareText(a.Share), Saved: "—"}
+			Regret: fmt.Sprintf("%.3f", a.Regret), Shares: strings.Join(a.Shares(), " · "), Saved: "—"}
 		if a.CostSaved != nil {
 			row.Saved = fmt.Sprintf("%.0f%%", 100**a.CostSaved)
 		}
@@ -201,30 +201,6 @@ func shareChart(res *report.Routing, a route.AlgorithmResult) templates.ChartVie
 			charts.WithAreaStyleOpts(opts.AreaStyle{Opacity: opts.Float(0.6)}))
 	}
 	return chartView("chart-routing-share", "Each band is a model's share of the queries at that point; a router that has learnt settles on the models that pay.", line)
-}
-
-// shareText lists the models' shares of the queries, largest first.
-func shareText(share map[string]float64) string {
-	names := make([]string, 0, len(share))
-	for n, s := range share {
-		if s >= 0.005 {
-			names = append(names, n)
-		}
-	}
-	slices.SortFunc(names, func(a, b string) int {
-		if share[a] != share[b] {
-			if share[a] > share[b] {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a, b)
-	})
-	parts := make([]string, len(names))
-	for i, n := range names {
-		parts[i] = fmt.Sprintf("%s %.0f%%", n, 100*share[n])
-	}
-	return strings.Join(parts, " · ")
 }
 
 // frontChart plots quality against cost per query for every algorithm and

@@ -220,21 +220,8 @@ func (p *fieldParser) commandAgent(a *config.Agent, f templates.RunForm) {
 // the first of a run over several, each at the agent's base URL and key.
 func (p *fieldParser) agentModels(a *config.Agent, text string) {
 	var more []config.AgentModel
-	for i, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		name, model, named := strings.Cut(line, ": ")
-		if !named {
-			name, model = line, line
-		}
-		name, model = strings.TrimSpace(name), strings.TrimSpace(model)
-		if name == "" || model == "" || strings.ContainsAny(model, " \t") {
-			p.fail("More models, line %d: write name: model, or the model alone, such as large: gpt-4o.", i+1)
-			return
-		}
-		more = append(more, config.AgentModel{Name: name, Model: model})
+	for _, nm := range p.namedModels("More models", text, "large: gpt-4o") {
+		more = append(more, config.AgentModel{Name: nm[0], Model: nm[1]})
 	}
 	if len(more) == 0 {
 		return
@@ -250,22 +237,9 @@ func (p *fieldParser) agentModels(a *config.Agent, text string) {
 // a panel, each at the judge's base URL, key, temperature and seed.
 func (p *fieldParser) panel(cfg *config.Config, f templates.RunForm) {
 	var more []config.Judge
-	for i, line := range strings.Split(f.JudgeMore, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		name, model, named := strings.Cut(line, ": ")
-		if !named {
-			name, model = line, line
-		}
-		name, model = strings.TrimSpace(name), strings.TrimSpace(model)
-		if name == "" || model == "" || strings.ContainsAny(model, " \t") {
-			p.fail("More judges, line %d: write name: model, or the model alone, such as second: gpt-4.1.", i+1)
-			return
-		}
+	for _, nm := range p.namedModels("More judges", f.JudgeMore, "second: gpt-4.1") {
 		j := cfg.Judge
-		j.Name, j.Model = name, model
+		j.Name, j.Model = nm[0], nm[1]
 		more = append(more, j)
 	}
 	if len(more) == 0 {
@@ -284,4 +258,28 @@ func (p *fieldParser) panel(cfg *config.Config, f templates.RunForm) {
 	default:
 		p.fail("Headline per answer: choose mean, median or first.")
 	}
+}
+
+// namedModels reads a box of models, one per line, as "name: model" or the
+// model alone (its own name): pairs of name and model. A bad line fails the
+// form, naming the field and line, and gives none.
+func (p *fieldParser) namedModels(field, text, example string) [][2]string {
+	var out [][2]string
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		name, model, named := strings.Cut(line, ": ")
+		if !named {
+			name, model = line, line
+		}
+		name, model = strings.TrimSpace(name), strings.TrimSpace(model)
+		if name == "" || model == "" || strings.ContainsAny(model, " \t") {
+			p.fail("%s, line %d: write name: model, or the model alone, such as %s.", field, i+1, example)
+			return nil
+		}
+		out = append(out, [2]string{name, model})
+	}
+	return out
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"assay/report"
@@ -104,33 +104,11 @@ func printRouting(w io.Writer, r *report.Routing) {
 			saved = fmt.Sprintf("%.0f%%", 100**a.CostSaved)
 		}
 		fmt.Fprintf(tw, "%s\t%.3f\t[%.3f, %.3f]\t%.6f\t%.0f\t%.3f\t%.3f\t%s\t%s\t\n", a.Name, a.Quality, a.QualityCI95[0], a.QualityCI95[1],
-			a.CostUSD, a.LatencyMS, a.Reward, a.Regret, saved, shares(a.Share))
+			a.CostUSD, a.LatencyMS, a.Reward, a.Regret, saved, strings.Join(a.Shares(), " "))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nEach model alone:")
 	for _, m := range r.Models {
 		fmt.Fprintf(w, "  %s: quality %.3f, $%.6f and %.0f ms per query, reward %.3f\n", m.Name, m.Quality, m.CostUSD, m.LatencyMS, m.Reward)
 	}
-}
-
-// shares writes the models' shares, largest first.
-func shares(s map[string]float64) string {
-	names := make([]string, 0, len(s))
-	for n := range s {
-		names = append(names, n)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		return s[names[i]] > s[names[j]] || s[names[i]] == s[names[j]] && names[i] < names[j]
-	})
-	out := ""
-	for _, n := range names {
-		if s[n] < 0.005 {
-			continue
-		}
-		if out != "" {
-			out += " "
-		}
-		out += fmt.Sprintf("%s %.0f%%", n, 100*s[n])
-	}
-	return out
 }

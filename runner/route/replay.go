@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -295,4 +296,26 @@ func cmpFloat(a, b float64) int {
 		return 1
 	}
 	return 0
+}
+
+// Shares lists the models an algorithm sent queries to, largest share
+// first (then by name), as "name 62%"; shares under half a percent are left out.
+func (a AlgorithmResult) Shares() []string {
+	names := make([]string, 0, len(a.Share))
+	for n, s := range a.Share {
+		if s >= 0.005 {
+			names = append(names, n)
+		}
+	}
+	slices.SortFunc(names, func(x, y string) int {
+		if c := cmpFloat(a.Share[y], a.Share[x]); c != 0 {
+			return c
+		}
+		return strings.Compare(x, y)
+	})
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = fmt.Sprintf("%s %.0f%%", n, 100*a.Share[n])
+	}
+	return out
 }
