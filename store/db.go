@@ -46,6 +46,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := db.backfillAggregates(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 

@@ -91,5 +91,8 @@ func (db *DB) ClearFailedTasks(ctx context.Context, runID int64) (int, error) {
 		results_count = results_count - ? WHERE id = ?`, RunPending, n, runID); err != nil {
 		return 0, fmt.Errorf("clear failed tasks: %w", err)
 	}
+	if err := rebuildAggregates(ctx, tx, runID); err != nil {
+		return 0, err
+	}
 	return int(n), tx.Commit()
 }

@@ -10,12 +10,11 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-
-	"golang.org/x/sync/errgroup"
 )
 
-// This file holds the queries of reports and exports: whole-run scans that
-// read through the covering indexes of migration 0002 and join in memory.
+// This file holds the queries of reports: the run's aggregates (migration
+// 0020, kept by the transactions that store results), read in one snapshot,
+// and the few scans of failed rows and models that go beside them.
 
 // ModelUse is how many results of a run one model answered, and where
 // their cost came from.
@@ -28,7 +27,7 @@ type ModelUse struct {
 // ReportData is what a run's report is computed from.
 type ReportData struct {
 	Models     []ModelUse              // by model, then source
-	Scores     []ScoreRow              // the rows RunScores returns, in its order
+	Scores     []ScoreRow              // by condition, evaluator, metric, then sample, repetition and judge
 	Conditions []ConditionProgress     // the rows RunProgress returns, ordered by condition
 	TopErrors  map[string][]ErrorCount // by condition: the most common messages, as TopErrors gives them
 }
@@ -36,52 +35,28 @@ type ReportData struct {
 // topErrorsShown is how many messages of each kind a report lists per condition.
 const topErrorsShown = 5
 
-// resultKey is what a score needs of its result.
-type resultKey struct {
-	sample     int64
-	condition  string
-	repetition int
-}
-
-// ReportData returns every score of a run and its per-condition totals, in
-// index-only scans instead of joins over the wide rows. The scores are read
-// in one transaction while the totals are read in another, side by side; a
-// score is placed by the totals' results and judgements, so a score whose
-// result committed between the two reads is left out, as if read a moment
-// earlier, until the next read (a finished run's two reads agree).
+// ReportData returns every score of a run and its per-condition totals,
+// read from its aggregates in one snapshot: one row per sample and
+// condition and one per condition, however many repetitions and judges.
 func (db *DB) ReportData(ctx context.Context, runID int64) (*ReportData, error) {
-	var raw []rawScore
-	var t *totals
-	out := &ReportData{}
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		tx, err := db.beginRead(gctx)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback()
-		raw, err = readScores(gctx, tx, runID)
-		return err
-	})
-	g.Go(func() error {
-		tx, err := db.beginRead(gctx)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback()
-		if t, err = reportTotals(gctx, tx, runID); err != nil {
-			return err
-		}
-		if out.Models, err = reportModels(gctx, tx, runID); err != nil {
-			return err
-		}
-		out.TopErrors, err = topErrors(gctx, tx, runID, topErrorsShown)
-		return err
-	})
-	if err := g.Wait(); err != nil {
+	tx, err := db.beginRead(ctx)
+	if err != nil {
 		return nil, err
 	}
-	out.Scores, out.Conditions = placeScores(raw, t.results, t.evaluators), t.conditions()
+	defer tx.Rollback()
+	out := &ReportData{}
+	if out.Conditions, err = conditionTotals(ctx, tx, runID); err != nil {
+		return nil, err
+	}
+	if out.Models, err = reportModels(ctx, tx, runID); err != nil {
+		return nil, err
+	}
+	if out.TopErrors, err = topErrors(ctx, tx, runID, topErrorsShown); err != nil {
+		return nil, err
+	}
+	if out.Scores, err = aggregateScores(ctx, tx, runID); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -93,11 +68,7 @@ func (db *DB) RunProgress(ctx context.Context, runID int64) ([]ConditionProgress
 		return nil, err
 	}
 	defer tx.Rollback()
-	t, err := reportTotals(ctx, tx, runID)
-	if err != nil {
-		return nil, err
-	}
-	return t.conditions(), nil
+	return conditionTotals(ctx, tx, runID)
 }
 
 // RunCost is the recorded cost of a run's agent and judge calls: the sum of
@@ -114,249 +85,154 @@ func (db *DB) RunCost(ctx context.Context, runID int64) (float64, error) {
 	return cost, nil
 }
 
-// totals are a run's counts per condition, with what the scan of scores
-// needs to place each score.
-type totals struct {
-	results    map[int64]resultKey    // result id → its task
-	evaluators map[int64]judgementKey // judgement id → its evaluator and judge repetition
-	byName     map[string]*ConditionProgress
-}
-
-// reportTotals counts a run's results, judgements and tool calls per condition.
-func reportTotals(ctx context.Context, tx querier, runID int64) (*totals, error) {
-	results, byName, err := reportResults(ctx, tx, runID)
-	if err != nil {
-		return nil, err
-	}
-	evaluators, err := reportJudgements(ctx, tx, runID, results, byName)
-	if err != nil {
-		return nil, err
-	}
-	if err := reportToolCalls(ctx, tx, runID, byName); err != nil {
-		return nil, err
-	}
-	if err := reportRetries(ctx, tx, runID, byName); err != nil {
-		return nil, err
-	}
-	if err := reportErrorKinds(ctx, tx, runID, results, byName); err != nil {
-		return nil, err
-	}
-	return &totals{results: results, evaluators: evaluators, byName: byName}, nil
-}
-
-// conditions lists the totals by condition name.
-func (t *totals) conditions() []ConditionProgress {
+// conditionTotals reads a run's totals per condition, ordered by name, with
+// their errors by kind.
+func conditionTotals(ctx context.Context, tx querier, runID int64) ([]ConditionProgress, error) {
 	var out []ConditionProgress
-	for _, name := range slices.Sorted(maps.Keys(t.byName)) {
-		out = append(out, *t.byName[name])
-	}
-	return out
-}
-
-func reportResults(ctx context.Context, tx querier, runID int64) (map[int64]resultKey, map[string]*ConditionProgress, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, sample_id, condition, repetition, error != '', tokens_in,
-		tokens_out, cost_usd, latency_ms FROM results INDEXED BY results_report WHERE run_id = ?`, runID)
+	err := eachRow(ctx, tx, `SELECT condition, done, errors, judge_errors, tokens_in, tokens_out, cost_usd, latency_ms,
+		retries, tool_calls, tool_errors FROM condition_totals WHERE run_id = ? ORDER BY condition`, []any{runID},
+		func(rows *sql.Rows) error {
+			var p ConditionProgress
+			var latency int64
+			if err := rows.Scan(&p.Condition, &p.Done, &p.Errors, &p.JudgeErrors, &p.TokensIn, &p.TokensOut, &p.CostUSD,
+				&latency, &p.Retries, &p.ToolCalls, &p.ToolErrors); err != nil {
+				return err
+			}
+			if p.Done > 0 {
+				p.LatencyMS = float64(latency) / float64(p.Done)
+			}
+			out = append(out, p)
+			return nil
+		})
 	if err != nil {
-		return nil, nil, fmt.Errorf("report results: %w", err)
+		return nil, fmt.Errorf("condition totals: %w", err)
 	}
-	defer rows.Close()
-	results := map[int64]resultKey{}
-	totals := map[string]*ConditionProgress{}
-	latency := map[string]int64{}
-	for rows.Next() {
-		var id, lat int64
-		var k resultKey
-		var failed bool
-		var tin, tout int
-		var cost float64
-		if err := rows.Scan(&id, &k.sample, &k.condition, &k.repetition, &failed, &tin, &tout, &cost, &lat); err != nil {
-			return nil, nil, fmt.Errorf("report results: %w", err)
-		}
-		results[id] = k
-		t := totals[k.condition]
-		if t == nil {
-			t = &ConditionProgress{Condition: k.condition}
-			totals[k.condition] = t
-		}
-		t.Done++
-		t.Errors += b2i(failed)
-		t.TokensIn += tin
-		t.TokensOut += tout
-		t.CostUSD += cost
-		latency[k.condition] += lat
+	byName := map[string]*ConditionProgress{}
+	for i := range out {
+		byName[out[i].Condition] = &out[i]
 	}
-	for name, t := range totals {
-		t.LatencyMS = float64(latency[name]) / float64(t.Done)
+	if err := reportErrorKinds(ctx, tx, runID, byName); err != nil {
+		return nil, err
 	}
-	return results, totals, rows.Err()
+	return out, nil
 }
 
-// reportJudgements adds the judges' tokens, cost and errors to the totals and
-// returns the evaluator and judge repetition of each judgement.
-func reportJudgements(ctx context.Context, tx querier, runID int64, results map[int64]resultKey,
-	totals map[string]*ConditionProgress) (map[int64]judgementKey, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, result_id, evaluator, judge_repetition, judge, error != '', tokens_in, tokens_out, cost_usd
-		FROM judgements INDEXED BY judgements_report WHERE run_id = ?`, runID)
-	if err != nil {
-		return nil, fmt.Errorf("report judgements: %w", err)
-	}
-	defer rows.Close()
-	evaluators := map[int64]judgementKey{}
-	names := map[string]string{} // one copy of each evaluator's name
-	for rows.Next() {
-		var id, resultID int64
-		var evaluator, judge sql.RawBytes
-		var slot int
-		var failed bool
-		var tin, tout int
-		var cost float64
-		if err := rows.Scan(&id, &resultID, &evaluator, &slot, &judge, &failed, &tin, &tout, &cost); err != nil {
-			return nil, fmt.Errorf("report judgements: %w", err)
-		}
-		r, ok := results[resultID]
-		if !ok {
-			continue // saved after the scan of results
-		}
-		name, seen := names[string(evaluator)]
-		if !seen {
-			name = string(evaluator)
-			names[name] = name
-		}
-		judgeName, seen := names[string(judge)]
-		if !seen {
-			judgeName = string(judge)
-			names[judgeName] = judgeName
-		}
-		index, rep := fromSlot(slot)
-		evaluators[id] = judgementKey{name, judgeName, index, rep}
-		t := totals[r.condition]
-		t.JudgeErrors += b2i(failed)
-		t.TokensIn += tin
-		t.TokensOut += tout
-		t.CostUSD += cost
-	}
-	return evaluators, rows.Err()
+// aggregateRow is one sample_scores row as read.
+type aggregateRow struct {
+	condition string
+	sample    int64
+	text      string
 }
 
-// rawScore is a score as its row holds it, before it is placed.
-type rawScore struct {
-	id, result, judgement int64
-	metric                string
-	value                 float64
-}
-
-// readScores reads a run's scores as their rows hold them.
-func readScores(ctx context.Context, tx querier, runID int64) ([]rawScore, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, result_id, judgement_id, metric, value
-		FROM scores INDEXED BY scores_report WHERE run_id = ?`, runID)
+// aggregateScores reads a run's scores from its sample_scores rows, in
+// ReportData's order. The rows come by condition and sample; they are
+// parsed side by side, each sample's scores put in the order of repetition
+// and judge, then laid in buckets by evaluator and metric.
+func aggregateScores(ctx context.Context, tx querier, runID int64) ([]ScoreRow, error) {
+	var rows []aggregateRow
+	err := eachRow(ctx, tx, `SELECT condition, sample_id, scores FROM sample_scores WHERE run_id = ? AND scores != ''
+		ORDER BY condition, sample_id`, []any{runID}, func(r *sql.Rows) error {
+		var a aggregateRow
+		if err := r.Scan(&a.condition, &a.sample, &a.text); err != nil {
+			return err
+		}
+		if n := len(rows); n > 0 && rows[n-1].condition == a.condition {
+			a.condition = rows[n-1].condition // one copy of each name
+		}
+		rows = append(rows, a)
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("report scores: %w", err)
 	}
-	defer rows.Close()
-	var out []rawScore
-	metrics := map[string]string{} // one copy of each metric name
-	for rows.Next() {
-		var s rawScore
-		var metric sql.RawBytes
-		if err := rows.Scan(&s.id, &s.result, &s.judgement, &metric, &s.value); err != nil {
-			return nil, fmt.Errorf("report scores: %w", err)
-		}
-		name, seen := metrics[string(metric)]
-		if !seen {
-			name = string(metric)
-			metrics[name] = name
-		}
-		s.metric = name
-		out = append(out, s)
+	parts := runtime.GOMAXPROCS(0)
+	chunks := make([][]ScoreRow, parts)
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*len(rows)/parts, (p+1)*len(rows)/parts
+		wg.Go(func() { chunks[p], errs[p] = placeRows(rows[lo:hi]) })
 	}
-	return out, rows.Err()
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("report scores of run %d: %w", runID, err)
+	}
+	return mergeChunks(chunks), nil
 }
 
-// placeScores gives each score its task and judgement, leaving out those
-// whose result or judgement the totals have not seen.
-func placeScores(raw []rawScore, results map[int64]resultKey, evaluators map[int64]judgementKey) []ScoreRow {
-	// Scores come in result order; they are bucketed by condition and metric,
-	// then each bucket is sorted by sample: cheaper than one sort of them all.
-	// The two halves are placed side by side, then joined bucket by bucket.
-	half := len(raw) / 2
-	var second map[scoreBucket][]ScoreRow
-	done := make(chan struct{})
-	go func() {
-		second = bucketScores(raw[half:], results, evaluators)
-		close(done)
-	}()
-	buckets := bucketScores(raw[:half], results, evaluators)
-	<-done
-	for k, rows := range second {
-		buckets[k] = append(buckets[k], rows...)
-	}
-	return flatten(buckets)
-}
-
-// bucketScores places scores in buckets by condition, evaluator and metric.
-func bucketScores(raw []rawScore, results map[int64]resultKey, evaluators map[int64]judgementKey) map[scoreBucket][]ScoreRow {
+// placeRows turns sample_scores rows, by condition and sample, into score
+// rows ordered by condition, evaluator, metric, sample, repetition and judge.
+func placeRows(rows []aggregateRow) ([]ScoreRow, error) {
+	in := names{}
 	buckets := map[scoreBucket][]ScoreRow{}
-	for _, s := range raw {
-		id, value, name := s.id, s.value, s.metric
-		r, ok := results[s.result]
-		j, judged := evaluators[s.judgement]
-		if !ok || !judged {
-			continue
+	var one []ScoreRow
+	for _, a := range rows {
+		lines, err := parseLines(a.text, in)
+		if err != nil {
+			return nil, fmt.Errorf("sample %d under %s: %w", a.sample, a.condition, err)
 		}
-		k := scoreBucket{r.condition, j.evaluator, name}
-		buckets[k] = append(buckets[k], ScoreRow{
-			ID:              id,
-			SampleRow:       r.sample,
-			Condition:       r.condition,
-			Repetition:      r.repetition,
-			JudgeRepetition: j.rep,
-			Judge:           j.judge,
-			JudgeIndex:      j.index,
-			Evaluator:       j.evaluator,
-			Metric:          name,
-			Value:           value,
+		one = one[:0]
+		for _, s := range lines.scores {
+			j, ok := lines.judgement(s.judgement)
+			if !ok {
+				return nil, fmt.Errorf("sample %d under %s: score %d has no judgement", a.sample, a.condition, s.id)
+			}
+			index, rep := fromSlot(j.slot)
+			one = append(one, ScoreRow{ID: s.id, SampleRow: a.sample, Condition: a.condition, Repetition: j.rep,
+				JudgeRepetition: rep, Judge: j.judge, JudgeIndex: index, Evaluator: j.evaluator, Metric: s.metric, Value: s.value})
+		}
+		slices.SortFunc(one, func(x, y ScoreRow) int {
+			return cmp.Or(cmp.Compare(x.Repetition, y.Repetition), cmp.Compare(x.JudgeIndex, y.JudgeIndex),
+				cmp.Compare(x.JudgeRepetition, y.JudgeRepetition))
 		})
+		for _, s := range one {
+			k := scoreBucket{s.Condition, s.Evaluator, s.Metric}
+			buckets[k] = append(buckets[k], s)
+		}
 	}
-	return buckets
+	return flatten(buckets), nil
 }
 
-// judgementKey is what a score needs of its judgement.
-type judgementKey struct {
-	evaluator string
-	judge     string // the panel judge's name
-	index     int    // its place in the panel
-	rep       int    // judge repetition
+// mergeChunks joins the score rows of consecutive runs of sample_scores
+// rows: within each bucket, a later chunk's samples come after an earlier's.
+func mergeChunks(chunks [][]ScoreRow) []ScoreRow {
+	buckets := map[scoreBucket][]ScoreRow{}
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+		for start := 0; start < len(c); {
+			k := scoreBucket{c[start].Condition, c[start].Evaluator, c[start].Metric}
+			end := start + 1
+			for end < len(c) && c[end].Condition == k.condition && c[end].Evaluator == k.evaluator && c[end].Metric == k.metric {
+				end++
+			}
+			buckets[k] = append(buckets[k], c[start:end]...)
+			start = end
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(buckets), compareBuckets)
+	out := make([]ScoreRow, 0, n)
+	for _, k := range keys {
+		out = append(out, buckets[k]...)
+	}
+	return out
 }
 
 // scoreBucket holds the scores of one metric under one condition.
 type scoreBucket struct{ condition, evaluator, metric string }
 
-// flatten lists the buckets' scores in RunScores' order: condition,
-// evaluator, metric, then sample and repetition.
+func compareBuckets(a, b scoreBucket) int {
+	return cmp.Or(cmp.Compare(a.condition, b.condition), cmp.Compare(a.evaluator, b.evaluator), cmp.Compare(a.metric, b.metric))
+}
+
+// flatten lays the buckets end to end in bucket order.
 func flatten(buckets map[scoreBucket][]ScoreRow) []ScoreRow {
-	keys := slices.SortedFunc(maps.Keys(buckets), func(a, b scoreBucket) int {
-		return cmp.Or(cmp.Compare(a.condition, b.condition), cmp.Compare(a.evaluator, b.evaluator), cmp.Compare(a.metric, b.metric))
-	})
 	n := 0
 	for _, b := range buckets {
 		n += len(b)
 	}
-	// The buckets are sorted side by side, then laid end to end.
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for _, b := range buckets {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			slices.SortFunc(b, func(x, y ScoreRow) int {
-				return cmp.Or(cmp.Compare(x.SampleRow, y.SampleRow), cmp.Compare(x.Repetition, y.Repetition),
-					cmp.Compare(x.JudgeIndex, y.JudgeIndex), cmp.Compare(x.JudgeRepetition, y.JudgeRepetition))
-			})
-		})
-	}
-	wg.Wait()
 	out := make([]ScoreRow, 0, n)
-	for _, k := range keys {
+	for _, k := range slices.SortedFunc(maps.Keys(buckets), compareBuckets) {
 		out = append(out, buckets[k]...)
 	}
 	return out
@@ -431,93 +307,37 @@ func (db *DB) ResultsVersion(ctx context.Context, runID int64) (count int, last 
 	return count, last, nil
 }
 
-// reportToolCalls adds each condition's MCP tool calls and failed calls,
-// reading only the results that have any.
-func reportToolCalls(ctx context.Context, tx querier, runID int64, totals map[string]*ConditionProgress) error {
-	rows, err := tx.QueryContext(ctx, `SELECT condition, sum(json_array_length(tool_calls)),
-		sum((SELECT count(*) FROM json_each(tool_calls) WHERE json_extract(value, '$.is_error')))
-		FROM results INDEXED BY results_with_tools WHERE run_id = ? AND tool_calls != '[]' GROUP BY condition`, runID)
-	if err != nil {
-		return fmt.Errorf("report tool calls: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name string
-		var calls, failed int
-		if err := rows.Scan(&name, &calls, &failed); err != nil {
-			return fmt.Errorf("report tool calls: %w", err)
-		}
-		if t := totals[name]; t != nil {
-			t.ToolCalls, t.ToolErrors = calls, failed
-		}
-	}
-	return rows.Err()
-}
-
-// reportRetries counts each condition's results that were retried after a
-// failure, reading only those.
-func reportRetries(ctx context.Context, tx querier, runID int64, totals map[string]*ConditionProgress) error {
-	rows, err := tx.QueryContext(ctx, `SELECT condition, count(*) FROM results INDEXED BY results_retried
-		WHERE run_id = ? AND retries != '[]' GROUP BY condition`, runID)
-	if err != nil {
-		return fmt.Errorf("report retries: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name string
-		var n int
-		if err := rows.Scan(&name, &n); err != nil {
-			return fmt.Errorf("report retries: %w", err)
-		}
-		if t := totals[name]; t != nil {
-			t.Retries = n
-		}
-	}
-	return rows.Err()
-}
-
 // reportErrorKinds counts each condition's agent and judge errors by kind,
 // reading only the failed rows.
-func reportErrorKinds(ctx context.Context, tx querier, runID int64, results map[int64]resultKey,
-	totals map[string]*ConditionProgress) error {
-	rows, err := tx.QueryContext(ctx, `SELECT condition, error_kind, count(*) FROM results INDEXED BY results_errors
-		WHERE run_id = ? AND error != '' GROUP BY condition, error_kind`, runID)
-	if err != nil {
-		return fmt.Errorf("report error kinds: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name string
-		var kind ErrorKind
-		var n int
-		if err := rows.Scan(&name, &kind, &n); err != nil {
+func reportErrorKinds(ctx context.Context, tx querier, runID int64, totals map[string]*ConditionProgress) error {
+	for _, q := range []struct {
+		judge bool
+		sql   string
+	}{
+		{false, `SELECT condition, error_kind, count(*) FROM results INDEXED BY results_errors
+			WHERE run_id = ? AND error != '' GROUP BY condition, error_kind`},
+		{true, `SELECT r.condition, j.error_kind, count(*) FROM judgements j INDEXED BY judgements_errors
+			JOIN results r ON r.id = j.result_id WHERE j.run_id = ? AND j.error != '' GROUP BY r.condition, j.error_kind`},
+	} {
+		err := eachRow(ctx, tx, q.sql, []any{runID}, func(rows *sql.Rows) error {
+			var name string
+			var kind ErrorKind
+			var n int
+			if err := rows.Scan(&name, &kind, &n); err != nil {
+				return err
+			}
+			if t := totals[name]; t != nil && q.judge {
+				t.JudgeErrorKinds = addKind(t.JudgeErrorKinds, kind, n)
+			} else if t != nil {
+				t.ErrorKinds = addKind(t.ErrorKinds, kind, n)
+			}
+			return nil
+		})
+		if err != nil {
 			return fmt.Errorf("report error kinds: %w", err)
 		}
-		if t := totals[name]; t != nil {
-			t.ErrorKinds = addKind(t.ErrorKinds, kind, n)
-		}
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("report error kinds: %w", err)
-	}
-	jrows, err := tx.QueryContext(ctx, `SELECT result_id, error_kind FROM judgements INDEXED BY judgements_errors
-		WHERE run_id = ? AND error != ''`, runID)
-	if err != nil {
-		return fmt.Errorf("report judge error kinds: %w", err)
-	}
-	defer jrows.Close()
-	for jrows.Next() {
-		var resultID int64
-		var kind ErrorKind
-		if err := jrows.Scan(&resultID, &kind); err != nil {
-			return fmt.Errorf("report judge error kinds: %w", err)
-		}
-		if r, ok := results[resultID]; ok {
-			t := totals[r.condition]
-			t.JudgeErrorKinds = addKind(t.JudgeErrorKinds, kind, 1)
-		}
-	}
-	return jrows.Err()
+	return nil
 }
 
 // addKind counts n errors of a kind; an error stored before kinds were is other.

@@ -70,6 +70,9 @@ func insertNewResult(ctx context.Context, tx *sql.Tx, now string, r *Result) (sa
 			return false, err
 		}
 	}
+	if err := addAggregates(ctx, tx, r); err != nil {
+		return false, err
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM pending_work WHERE run_id = ? AND sample_id = ? AND condition = ? AND repetition = ?`,
 		r.RunID, r.SampleRow, r.Condition, r.Repetition); err != nil {
 		return false, fmt.Errorf("insert result: %w", err)

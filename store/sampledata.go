@@ -3,8 +3,13 @@ package store
 import (
 	"cmp"
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"maps"
+	"runtime"
 	"slices"
+	"sync"
 )
 
 // SampleKey names one sample (its row id) under one condition of a run.
@@ -54,74 +59,137 @@ type SampleStats struct {
 	Rows    []SampleCondition // in dataset order, then by condition name
 }
 
-// sampleFold is the state of SampleStats between its scans.
-type sampleFold struct {
-	stats      *SampleStats
-	byResult   map[int64]int32    // result id → row
-	evaluators map[int64]string   // judgement id → evaluator
-	sums       [][]MetricSums     // row → metric index → sums
-	metrics    map[MetricName]int // metric → index in names
-	names      []MetricName
-}
-
-// SampleStats folds a run's results, judgements and scores per sample and
-// condition: scans of the covering indexes of migration 0002, and of the
-// judgements with claims (0003), folded in memory, however many samples the
-// run has. As with ReportData, a result saved during the scans may lack
-// its judgements here, never the reverse.
+// SampleStats folds a run's results per sample and condition: its
+// sample_scores rows (migration 0020), one per sample and condition,
+// however many repetitions and judges, in one snapshot.
 func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error) {
-	f := &sampleFold{stats: &SampleStats{}, byResult: map[int64]int32{}, evaluators: map[int64]string{},
-		metrics: map[MetricName]int{}}
 	tx, err := db.beginRead(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	if err := foldResults(ctx, tx, runID, f); err != nil {
-		return nil, err
-	}
-	if err := foldJudgements(ctx, tx, runID, f); err != nil {
-		return nil, err
-	}
-	if err := foldScores(ctx, tx, runID, f); err != nil {
-		return nil, err
-	}
-	f.finish()
-	return f.stats, nil
-}
-
-// foldResults makes one row per (sample, condition) and counts its results and errors.
-func foldResults(ctx context.Context, tx querier, runID int64, f *sampleFold) error {
 	places, err := samplePlaces(ctx, tx, runID)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, sample_id, condition, error != ''
-		FROM results INDEXED BY results_report WHERE run_id = ?`, runID)
+	var rows []aggregateRow
+	out := &SampleStats{}
+	err = eachRow(ctx, tx, `SELECT condition, sample_id, results, errors, judge_errors, claims, scores
+		FROM sample_scores WHERE run_id = ?`, []any{runID}, func(r *sql.Rows) error {
+		var a aggregateRow
+		var c SampleCondition
+		if err := r.Scan(&a.condition, &a.sample, &c.Results, &c.Errors, &c.JudgeErrors, &c.Claims, &a.text); err != nil {
+			return err
+		}
+		if n := len(rows); n > 0 && rows[n-1].condition == a.condition {
+			a.condition = rows[n-1].condition // one copy of each name
+		}
+		n := places[a.sample]
+		c.SampleKey, c.Ordinal, c.SampleID = SampleKey{a.sample, a.condition}, n.ordinal, n.sampleID
+		rows = append(rows, a)
+		out.Rows = append(out.Rows, c)
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("sample stats: %w", err)
+		return nil, fmt.Errorf("sample stats: %w", err)
 	}
-	defer rows.Close()
-	index := map[SampleKey]int32{}
-	for rows.Next() {
-		var id int64
-		var k SampleKey
-		var failed bool
-		if err := rows.Scan(&id, &k.SampleRow, &k.Condition, &failed); err != nil {
-			return fmt.Errorf("sample stats: %w", err)
-		}
-		i, ok := index[k]
-		if !ok {
-			i = int32(len(f.stats.Rows))
-			index[k] = i
-			n := places[k.SampleRow]
-			f.stats.Rows = append(f.stats.Rows, SampleCondition{SampleCounts: SampleCounts{SampleKey: k, Ordinal: n.ordinal, SampleID: n.sampleID}})
-		}
-		f.byResult[id] = i
-		f.stats.Rows[i].Results++
-		f.stats.Rows[i].Errors += b2i(failed)
+	parts := runtime.GOMAXPROCS(0)
+	firsts := make([]map[MetricName]firstMet, parts)
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*len(rows)/parts, (p+1)*len(rows)/parts
+		wg.Go(func() { firsts[p], errs[p] = sumRows(rows[lo:hi], out.Rows[lo:hi]) })
 	}
-	return rows.Err()
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("sample stats of run %d: %w", runID, err)
+	}
+	out.Metrics = metricOrder(firsts, out.Rows)
+	slices.SortFunc(out.Rows, func(a, b SampleCondition) int {
+		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Condition, b.Condition))
+	})
+	return out, nil
+}
+
+// firstMet is where a metric's first score stands in the order of results
+// and judgements: the order in which SampleStats lists metrics.
+type firstMet struct{ result, judgement int64 }
+
+func (f firstMet) before(g firstMet) bool {
+	return f.result < g.result || f.result == g.result && f.judgement < g.judgement
+}
+
+// sumRows sums each row's scores per metric, adding them in the order of
+// results, judgements and metrics, and says where each metric is first met.
+func sumRows(rows []aggregateRow, out []SampleCondition) (map[MetricName]firstMet, error) {
+	in := names{}
+	firsts := map[MetricName]firstMet{}
+	type placed struct {
+		at firstMet
+		m  MetricName
+		v  float64
+	}
+	var one []placed
+	for i, a := range rows {
+		lines, err := parseLines(a.text, in)
+		if err != nil {
+			return nil, fmt.Errorf("sample %d under %s: %w", a.sample, a.condition, err)
+		}
+		one = one[:0]
+		for _, s := range lines.scores {
+			j, ok := lines.judgement(s.judgement)
+			if !ok {
+				return nil, fmt.Errorf("sample %d under %s: score %d has no judgement", a.sample, a.condition, s.id)
+			}
+			one = append(one, placed{firstMet{j.result, j.id}, MetricName{j.evaluator, s.metric}, s.value})
+		}
+		slices.SortFunc(one, func(x, y placed) int {
+			return cmp.Or(cmp.Compare(x.at.result, y.at.result), cmp.Compare(x.at.judgement, y.at.judgement),
+				cmp.Compare(x.m.Metric, y.m.Metric), cmp.Compare(x.v, y.v))
+		})
+		var sums []MetricSums
+		for _, p := range one {
+			if f, ok := firsts[p.m]; !ok || p.at.before(f) {
+				firsts[p.m] = p.at
+			}
+			k := slices.IndexFunc(sums, func(s MetricSums) bool { return s.MetricName == p.m })
+			if k < 0 {
+				k = len(sums)
+				sums = append(sums, MetricSums{MetricName: p.m})
+			}
+			sums[k].N++
+			sums[k].Sum += p.v
+			sums[k].SumSq += p.v * p.v
+		}
+		out[i].Metrics = sums
+	}
+	return firsts, nil
+}
+
+// metricOrder lists the metrics in the order they are first met, and puts
+// each row's sums in that order.
+func metricOrder(firsts []map[MetricName]firstMet, rows []SampleCondition) []MetricName {
+	all := map[MetricName]firstMet{}
+	for _, f := range firsts {
+		for m, at := range f {
+			if g, ok := all[m]; !ok || at.before(g) {
+				all[m] = at
+			}
+		}
+	}
+	order := slices.SortedFunc(maps.Keys(all), func(a, b MetricName) int {
+		x, y := all[a], all[b]
+		return cmp.Or(cmp.Compare(x.result, y.result), cmp.Compare(x.judgement, y.judgement), cmp.Compare(a.Metric, b.Metric))
+	})
+	place := map[MetricName]int{}
+	for i, m := range order {
+		place[m] = i
+	}
+	for i := range rows {
+		slices.SortFunc(rows[i].Metrics, func(a, b MetricSums) int { return cmp.Compare(place[a.MetricName], place[b.MetricName]) })
+	}
+	return order
 }
 
 // samplePlace is where a sample stands in its dataset, and its own id there.
@@ -148,110 +216,4 @@ func samplePlaces(ctx context.Context, tx querier, runID int64) (map[int64]sampl
 		out[id] = n
 	}
 	return out, rows.Err()
-}
-
-// foldJudgements counts judge errors and notes each judgement's evaluator.
-func foldJudgements(ctx context.Context, tx querier, runID int64, f *sampleFold) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id, result_id, evaluator, error != ''
-		FROM judgements INDEXED BY judgements_report WHERE run_id = ?`, runID)
-	if err != nil {
-		return fmt.Errorf("sample judgements: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, resultID int64
-		var evaluator string
-		var failed bool
-		if err := rows.Scan(&id, &resultID, &evaluator, &failed); err != nil {
-			return fmt.Errorf("sample judgements: %w", err)
-		}
-		if i, ok := f.byResult[resultID]; ok { // else saved after the scan of results
-			f.evaluators[id] = evaluator
-			f.stats.Rows[i].JudgeErrors += b2i(failed)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("sample judgements: %w", err)
-	}
-	return foldClaims(ctx, tx, runID, f)
-}
-
-// foldClaims counts unverified claims, reading only the judgements that have some.
-func foldClaims(ctx context.Context, tx querier, runID int64, f *sampleFold) error {
-	rows, err := tx.QueryContext(ctx, `SELECT result_id, json_array_length(unverified_claims)
-		FROM judgements INDEXED BY judgements_claims WHERE run_id = ? AND unverified_claims != '[]'`, runID)
-	if err != nil {
-		return fmt.Errorf("sample claims: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var resultID int64
-		var claims int
-		if err := rows.Scan(&resultID, &claims); err != nil {
-			return fmt.Errorf("sample claims: %w", err)
-		}
-		if i, ok := f.byResult[resultID]; ok {
-			f.stats.Rows[i].Claims += claims
-		}
-	}
-	return rows.Err()
-}
-
-// foldScores sums each metric's scores per row.
-func foldScores(ctx context.Context, tx querier, runID int64, f *sampleFold) error {
-	rows, err := tx.QueryContext(ctx, `SELECT result_id, judgement_id, metric, value
-		FROM scores INDEXED BY scores_report WHERE run_id = ?`, runID)
-	if err != nil {
-		return fmt.Errorf("sample scores: %w", err)
-	}
-	defer rows.Close()
-	f.sums = make([][]MetricSums, len(f.stats.Rows))
-	for rows.Next() {
-		var resultID, judgementID int64
-		var m MetricName
-		var v float64
-		if err := rows.Scan(&resultID, &judgementID, &m.Metric, &v); err != nil {
-			return fmt.Errorf("sample scores: %w", err)
-		}
-		var ok bool
-		if m.Evaluator, ok = f.evaluators[judgementID]; !ok {
-			continue // its judgement was saved after the scan of judgements
-		}
-		f.add(f.byResult[resultID], m, v)
-	}
-	return rows.Err()
-}
-
-func (f *sampleFold) add(row int32, m MetricName, v float64) {
-	k, ok := f.metrics[m]
-	if !ok {
-		k = len(f.metrics)
-		f.metrics[m] = k
-		f.names = append(f.names, m)
-	}
-	sums := f.sums[row]
-	for len(sums) <= k {
-		sums = append(sums, MetricSums{})
-	}
-	sums[k].MetricName = m
-	sums[k].N++
-	sums[k].Sum += v
-	sums[k].SumSq += v * v
-	f.sums[row] = sums
-}
-
-// finish keeps each row's sums of the metrics it has, and puts the rows in
-// dataset order.
-func (f *sampleFold) finish() {
-	f.stats.Metrics = f.names
-	for i, sums := range f.sums {
-		for _, s := range sums {
-			if s.N > 0 {
-				f.stats.Rows[i].Metrics = append(f.stats.Rows[i].Metrics, s)
-			}
-		}
-	}
-	slices.SortFunc(f.stats.Rows, func(a, b SampleCondition) int {
-		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Condition, b.Condition))
-	})
 }

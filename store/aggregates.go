@@ -1,0 +1,431 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// This file keeps a run's aggregates (migration 0020): per sample and
+// condition, its counts and every score it has, as lines of text; per
+// condition, its totals. A result's transaction adds to both, so they always
+// agree with the results, judgements and scores committed.
+//
+// The lines of sample_scores.scores, fields apart by \x1f:
+//
+//	j JUDGEMENT_ID RESULT_ID REPETITION SLOT EVALUATOR JUDGE
+//	s SCORE_ID JUDGEMENT_ID VALUE METRIC
+//
+// A value is written as strconv writes the shortest text that reads back as
+// the same float64; a name holding a separator or a newline is quoted.
+
+const fieldSep = '\x1f'
+
+// appendName writes a name so that parsing gives it back.
+func appendName(b []byte, name string) []byte {
+	if strings.ContainsAny(name, "\x1f\n\r\x00") || strings.HasPrefix(name, `"`) {
+		return strconv.AppendQuote(b, name)
+	}
+	return append(b, name...)
+}
+
+// readName reads back a name appendName wrote.
+func readName(s string) (string, error) {
+	if strings.HasPrefix(s, `"`) {
+		return strconv.Unquote(s)
+	}
+	return s, nil
+}
+
+// scoreLines writes a result's judgements and scores as sample_scores lines.
+func scoreLines(r *Result) string {
+	var b []byte
+	for i := range r.Judgements {
+		j := &r.Judgements[i]
+		b = append(b, 'j', fieldSep)
+		b = strconv.AppendInt(b, j.ID, 10)
+		b = append(b, fieldSep)
+		b = strconv.AppendInt(b, r.ID, 10)
+		b = append(b, fieldSep)
+		b = strconv.AppendInt(b, int64(r.Repetition), 10)
+		b = append(b, fieldSep)
+		b = strconv.AppendInt(b, int64(judgeSlot(j.JudgeIndex, j.JudgeRepetition)), 10)
+		b = append(b, fieldSep)
+		b = appendName(b, j.Evaluator)
+		b = append(b, fieldSep)
+		b = appendName(b, j.Judge)
+		b = append(b, '\n')
+		for k := range j.Scores {
+			b = appendScoreLine(b, j.Scores[k].ID, j.ID, j.Scores[k].Value, j.Scores[k].Metric)
+		}
+	}
+	return string(b)
+}
+
+func appendScoreLine(b []byte, id, judgement int64, value float64, metric string) []byte {
+	b = append(b, 's', fieldSep)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, fieldSep)
+	b = strconv.AppendInt(b, judgement, 10)
+	b = append(b, fieldSep)
+	b = strconv.AppendFloat(b, value, 'g', -1, 64)
+	b = append(b, fieldSep)
+	b = appendName(b, metric)
+	return append(b, '\n')
+}
+
+// sampleCounts are what a result adds to its sample_scores row.
+type sampleCounts struct {
+	results, errors, judgeErrors, claims int
+	scores                               string
+}
+
+// add adds another result's counts, stored after.
+func (c *sampleCounts) add(d sampleCounts) {
+	c.results += d.results
+	c.errors += d.errors
+	c.judgeErrors += d.judgeErrors
+	c.claims += d.claims
+	c.scores += d.scores
+}
+
+// conditionCounts are what a result adds to its condition's totals.
+type conditionCounts struct {
+	ConditionProgress
+	latencyMS int64 // summed
+}
+
+// add adds another result's counts, stored after: costs add up in the
+// order results are stored, as the column does.
+func (c *conditionCounts) add(d conditionCounts) {
+	c.Done += d.Done
+	c.Errors += d.Errors
+	c.JudgeErrors += d.JudgeErrors
+	c.TokensIn += d.TokensIn
+	c.TokensOut += d.TokensOut
+	c.CostUSD += d.CostUSD
+	c.latencyMS += d.latencyMS
+	c.Retries += d.Retries
+	c.ToolCalls += d.ToolCalls
+	c.ToolErrors += d.ToolErrors
+}
+
+// countsOf is what a result, with its judgements and scores, adds to its
+// run's aggregates.
+func countsOf(r *Result) (sampleCounts, conditionCounts) {
+	s := sampleCounts{results: 1, errors: b2i(r.Error != ""), scores: scoreLines(r)}
+	c := conditionCounts{ConditionProgress: ConditionProgress{Done: 1, Errors: s.errors, TokensIn: r.TokensIn,
+		TokensOut: r.TokensOut, CostUSD: r.CostUSD, Retries: b2i(len(r.Retries) > 0), ToolCalls: len(r.ToolCalls)},
+		latencyMS: r.LatencyMS}
+	for i := range r.Judgements {
+		j := &r.Judgements[i]
+		s.judgeErrors += b2i(j.Error != "")
+		s.claims += len(j.UnverifiedClaims)
+		c.TokensIn += j.TokensIn
+		c.TokensOut += j.TokensOut
+		c.CostUSD += j.CostUSD
+	}
+	c.JudgeErrors = s.judgeErrors
+	for _, call := range r.ToolCalls {
+		c.ToolErrors += b2i(call.IsError)
+	}
+	return s, c
+}
+
+// addAggregates adds a result just stored, with its judgements and scores,
+// to its run's aggregates, in the transaction that stored it.
+func addAggregates(ctx context.Context, tx *sql.Tx, r *Result) error {
+	s, c := countsOf(r)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO sample_scores (run_id, condition, sample_id, results, errors, judge_errors, claims, scores)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (run_id, condition, sample_id) DO UPDATE SET results = results + excluded.results, errors = errors + excluded.errors,
+			judge_errors = judge_errors + excluded.judge_errors, claims = claims + excluded.claims,
+			scores = scores || excluded.scores`,
+		r.RunID, r.Condition, r.SampleRow, s.results, s.errors, s.judgeErrors, s.claims, s.scores); err != nil {
+		return fmt.Errorf("sample aggregates: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO condition_totals (run_id, condition, done, errors, judge_errors,
+		tokens_in, tokens_out, cost_usd, latency_ms, retries, tool_calls, tool_errors)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (run_id, condition) DO UPDATE SET done = done + excluded.done, errors = errors + excluded.errors,
+			judge_errors = judge_errors + excluded.judge_errors, tokens_in = tokens_in + excluded.tokens_in,
+			tokens_out = tokens_out + excluded.tokens_out, cost_usd = cost_usd + excluded.cost_usd,
+			latency_ms = latency_ms + excluded.latency_ms, retries = retries + excluded.retries,
+			tool_calls = tool_calls + excluded.tool_calls, tool_errors = tool_errors + excluded.tool_errors`,
+		r.RunID, r.Condition, c.Done, c.Errors, c.JudgeErrors, c.TokensIn, c.TokensOut, c.CostUSD, c.latencyMS,
+		c.Retries, c.ToolCalls, c.ToolErrors); err != nil {
+		return fmt.Errorf("condition totals: %w", err)
+	}
+	return nil
+}
+
+// RebuildAggregates computes a run's aggregates again from its results,
+// judgements and scores, as the transactions that stored them would have
+// kept them: what opening the database does for runs stored before
+// aggregates were kept (and what clearing failed tasks does).
+func (db *DB) RebuildAggregates(ctx context.Context, runID int64) error {
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := rebuildAggregates(ctx, tx, runID); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// rebuildAggregates replaces a run's aggregates by ones computed from its
+// rows, reading results, judgements and scores in the order they were
+// stored: the same sums, to the last bit, as adding them result by result.
+func rebuildAggregates(ctx context.Context, tx *sql.Tx, runID int64) error {
+	for _, table := range []string{"sample_scores", "condition_totals", "aggregates_pending"} {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE run_id = ?`, runID); err != nil {
+			return fmt.Errorf("rebuild aggregates: %w", err)
+		}
+	}
+	results, err := storedResults(ctx, tx, runID)
+	if err != nil {
+		return err
+	}
+	samples := map[SampleKey]*sampleCounts{}
+	var order []SampleKey
+	totals := map[string]*conditionCounts{}
+	for i := range results {
+		r := &results[i]
+		s, c := countsOf(r)
+		k := SampleKey{r.SampleRow, r.Condition}
+		if samples[k] == nil {
+			samples[k] = &sampleCounts{}
+			order = append(order, k)
+		}
+		samples[k].add(s)
+		if totals[r.Condition] == nil {
+			totals[r.Condition] = &conditionCounts{}
+		}
+		totals[r.Condition].add(c)
+	}
+	insert, err := tx.PrepareContext(ctx, `INSERT INTO sample_scores (run_id, condition, sample_id, results, errors,
+		judge_errors, claims, scores) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("rebuild aggregates: %w", err)
+	}
+	defer insert.Close()
+	for _, k := range order {
+		s := samples[k]
+		if _, err := insert.ExecContext(ctx, runID, k.Condition, k.SampleRow, s.results, s.errors, s.judgeErrors, s.claims, s.scores); err != nil {
+			return fmt.Errorf("rebuild aggregates: %w", err)
+		}
+	}
+	for name, c := range totals {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO condition_totals (run_id, condition, done, errors, judge_errors,
+			tokens_in, tokens_out, cost_usd, latency_ms, retries, tool_calls, tool_errors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			runID, name, c.Done, c.Errors, c.JudgeErrors, c.TokensIn, c.TokensOut, c.CostUSD, c.latencyMS,
+			c.Retries, c.ToolCalls, c.ToolErrors); err != nil {
+			return fmt.Errorf("rebuild aggregates: %w", err)
+		}
+	}
+	return nil
+}
+
+// storedResults reads a run's results with what their aggregates need of
+// their judgements and scores, in id order.
+func storedResults(ctx context.Context, tx *sql.Tx, runID int64) ([]Result, error) {
+	var out []Result
+	byID := map[int64]int{}
+	err := eachRow(ctx, tx, `SELECT id, sample_id, condition, repetition, error, tokens_in, tokens_out, cost_usd, latency_ms,
+		retries != '[]', json_array_length(tool_calls),
+		(SELECT count(*) FROM json_each(tool_calls) WHERE json_extract(value, '$.is_error'))
+		FROM results WHERE run_id = ? ORDER BY id`, []any{runID}, func(rows *sql.Rows) error {
+		r := Result{RunID: runID}
+		var retried bool
+		var calls, failedCalls int
+		if err := rows.Scan(&r.ID, &r.SampleRow, &r.Condition, &r.Repetition, &r.Error, &r.TokensIn, &r.TokensOut,
+			&r.CostUSD, &r.LatencyMS, &retried, &calls, &failedCalls); err != nil {
+			return err
+		}
+		if retried {
+			r.Retries = []string{""}
+		}
+		r.ToolCalls = make([]ToolCall, calls)
+		for k := range failedCalls {
+			r.ToolCalls[k].IsError = true
+		}
+		byID[r.ID] = len(out)
+		out = append(out, r)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rebuild aggregates: %w", err)
+	}
+	judgements := map[int64][2]int{} // judgement id → its result's place, its own
+	err = eachRow(ctx, tx, `SELECT id, result_id, evaluator, judge_repetition, judge, error, json_array_length(unverified_claims),
+		tokens_in, tokens_out, cost_usd FROM judgements WHERE run_id = ? ORDER BY id`, []any{runID}, func(rows *sql.Rows) error {
+		var j Judgement
+		var resultID int64
+		var slot, claims int
+		if err := rows.Scan(&j.ID, &resultID, &j.Evaluator, &slot, &j.Judge, &j.Error, &claims, &j.TokensIn, &j.TokensOut, &j.CostUSD); err != nil {
+			return err
+		}
+		j.JudgeIndex, j.JudgeRepetition = fromSlot(slot)
+		j.UnverifiedClaims = make([]string, claims)
+		i := byID[resultID]
+		judgements[j.ID] = [2]int{i, len(out[i].Judgements)}
+		out[i].Judgements = append(out[i].Judgements, j)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rebuild aggregates: %w", err)
+	}
+	err = eachRow(ctx, tx, `SELECT id, judgement_id, metric, value FROM scores WHERE run_id = ? ORDER BY id`, []any{runID},
+		func(rows *sql.Rows) error {
+			var s Score
+			var judgementID int64
+			if err := rows.Scan(&s.ID, &judgementID, &s.Metric, &s.Value); err != nil {
+				return err
+			}
+			at := judgements[judgementID]
+			j := &out[at[0]].Judgements[at[1]]
+			j.Scores = append(j.Scores, s)
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("rebuild aggregates: %w", err)
+	}
+	return out, nil
+}
+
+// eachRow runs a query and calls f for each row.
+func eachRow(ctx context.Context, q querier, query string, args []any, f func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := f(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// backfillAggregates computes the aggregates of the runs stored before they
+// were kept, one run per transaction.
+func (db *DB) backfillAggregates(ctx context.Context) error {
+	var pending []int64
+	if err := eachRow(ctx, db.write, `SELECT run_id FROM aggregates_pending ORDER BY run_id`, nil, func(rows *sql.Rows) error {
+		var id int64
+		err := rows.Scan(&id)
+		pending = append(pending, id)
+		return err
+	}); err != nil {
+		return fmt.Errorf("aggregates pending: %w", err)
+	}
+	for _, id := range pending {
+		if err := db.RebuildAggregates(ctx, id); err != nil {
+			return fmt.Errorf("run %d: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// aggregateJudgement is a judgement line of sample_scores.
+type aggregateJudgement struct {
+	id, result int64
+	rep, slot  int
+	evaluator  string
+	judge      string
+}
+
+// aggregateScore is a score line of sample_scores.
+type aggregateScore struct {
+	id, judgement int64
+	value         float64
+	metric        string
+}
+
+// sampleLines are the judgements and scores of one sample_scores row.
+type sampleLines struct {
+	judgements []aggregateJudgement
+	scores     []aggregateScore
+}
+
+// names keeps one copy of each name a scan meets.
+type names map[string]string
+
+func (n names) intern(s string) string {
+	if v, ok := n[s]; ok {
+		return v
+	}
+	n[s] = s
+	return s
+}
+
+// parseLines reads the lines of a sample_scores row.
+func parseLines(text string, in names) (sampleLines, error) {
+	var out sampleLines
+	for line := range strings.Lines(text) {
+		line = strings.TrimSuffix(line, "\n")
+		f := strings.Split(line, string(fieldSep))
+		switch {
+		case len(f) == 7 && f[0] == "j":
+			var j aggregateJudgement
+			var err error
+			if j.id, err = strconv.ParseInt(f[1], 10, 64); err != nil {
+				return out, err
+			}
+			if j.result, err = strconv.ParseInt(f[2], 10, 64); err != nil {
+				return out, err
+			}
+			if j.rep, err = strconv.Atoi(f[3]); err != nil {
+				return out, err
+			}
+			if j.slot, err = strconv.Atoi(f[4]); err != nil {
+				return out, err
+			}
+			if j.evaluator, err = readName(f[5]); err != nil {
+				return out, err
+			}
+			if j.judge, err = readName(f[6]); err != nil {
+				return out, err
+			}
+			j.evaluator, j.judge = in.intern(j.evaluator), in.intern(j.judge)
+			out.judgements = append(out.judgements, j)
+		case len(f) == 5 && f[0] == "s":
+			var s aggregateScore
+			var err error
+			if s.id, err = strconv.ParseInt(f[1], 10, 64); err != nil {
+				return out, err
+			}
+			if s.judgement, err = strconv.ParseInt(f[2], 10, 64); err != nil {
+				return out, err
+			}
+			if s.value, err = strconv.ParseFloat(f[3], 64); err != nil {
+				return out, err
+			}
+			if s.metric, err = readName(f[4]); err != nil {
+				return out, err
+			}
+			s.metric = in.intern(s.metric)
+			out.scores = append(out.scores, s)
+		default:
+			return out, fmt.Errorf("unreadable line %q", line)
+		}
+	}
+	slices.SortFunc(out.judgements, func(a, b aggregateJudgement) int { return cmp.Compare(a.id, b.id) })
+	return out, nil
+}
+
+// judgement finds a line's judgement by id.
+func (l *sampleLines) judgement(id int64) (*aggregateJudgement, bool) {
+	i, ok := slices.BinarySearchFunc(l.judgements, id, func(j aggregateJudgement, id int64) int { return cmp.Compare(j.id, id) })
+	if !ok {
+		return nil, false
+	}
+	return &l.judgements[i], true
+}
