@@ -1,11 +1,9 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -18,8 +16,9 @@ import (
 // The lines of sample_scores.scores, fields apart by \x1f:
 //
 //	j JUDGEMENT_ID RESULT_ID REPETITION SLOT EVALUATOR JUDGE
-//	s SCORE_ID JUDGEMENT_ID VALUE METRIC
+//	s SCORE_ID VALUE METRIC
 //
+// each judgement's scores right after its line.
 // A value is written as strconv writes the shortest text that reads back as
 // the same float64; a name holding a separator or a newline is quoted.
 
@@ -60,17 +59,15 @@ func scoreLines(r *Result) string {
 		b = appendName(b, j.Judge)
 		b = append(b, '\n')
 		for k := range j.Scores {
-			b = appendScoreLine(b, j.Scores[k].ID, j.ID, j.Scores[k].Value, j.Scores[k].Metric)
+			b = appendScoreLine(b, j.Scores[k].ID, j.Scores[k].Value, j.Scores[k].Metric)
 		}
 	}
 	return string(b)
 }
 
-func appendScoreLine(b []byte, id, judgement int64, value float64, metric string) []byte {
+func appendScoreLine(b []byte, id int64, value float64, metric string) []byte {
 	b = append(b, 's', fieldSep)
 	b = strconv.AppendInt(b, id, 10)
-	b = append(b, fieldSep)
-	b = strconv.AppendInt(b, judgement, 10)
 	b = append(b, fieldSep)
 	b = strconv.AppendFloat(b, value, 'g', -1, 64)
 	b = append(b, fieldSep)
@@ -344,9 +341,10 @@ type aggregateJudgement struct {
 
 // aggregateScore is a score line of sample_scores.
 type aggregateScore struct {
-	id, judgement int64
-	value         float64
-	metric        string
+	id     int64
+	at     int // its judgement's place in sampleLines.judgements
+	value  float64
+	metric string
 }
 
 // sampleLines are the judgements and scores of one sample_scores row.
@@ -369,9 +367,10 @@ func (n names) intern(s string) string {
 // parseLines reads the lines of a sample_scores row.
 func parseLines(text string, in names) (sampleLines, error) {
 	var out sampleLines
+	var buf [8]string
 	for line := range strings.Lines(text) {
 		line = strings.TrimSuffix(line, "\n")
-		f := strings.Split(line, string(fieldSep))
+		f := splitFields(line, buf[:0])
 		switch {
 		case len(f) == 7 && f[0] == "j":
 			var j aggregateJudgement
@@ -396,19 +395,16 @@ func parseLines(text string, in names) (sampleLines, error) {
 			}
 			j.evaluator, j.judge = in.intern(j.evaluator), in.intern(j.judge)
 			out.judgements = append(out.judgements, j)
-		case len(f) == 5 && f[0] == "s":
-			var s aggregateScore
+		case len(f) == 4 && f[0] == "s" && len(out.judgements) > 0:
+			s := aggregateScore{at: len(out.judgements) - 1}
 			var err error
 			if s.id, err = strconv.ParseInt(f[1], 10, 64); err != nil {
 				return out, err
 			}
-			if s.judgement, err = strconv.ParseInt(f[2], 10, 64); err != nil {
+			if s.value, err = strconv.ParseFloat(f[2], 64); err != nil {
 				return out, err
 			}
-			if s.value, err = strconv.ParseFloat(f[3], 64); err != nil {
-				return out, err
-			}
-			if s.metric, err = readName(f[4]); err != nil {
+			if s.metric, err = readName(f[3]); err != nil {
 				return out, err
 			}
 			s.metric = in.intern(s.metric)
@@ -417,15 +413,17 @@ func parseLines(text string, in names) (sampleLines, error) {
 			return out, fmt.Errorf("unreadable line %q", line)
 		}
 	}
-	slices.SortFunc(out.judgements, func(a, b aggregateJudgement) int { return cmp.Compare(a.id, b.id) })
 	return out, nil
 }
 
-// judgement finds a line's judgement by id.
-func (l *sampleLines) judgement(id int64) (*aggregateJudgement, bool) {
-	i, ok := slices.BinarySearchFunc(l.judgements, id, func(j aggregateJudgement, id int64) int { return cmp.Compare(j.id, id) })
-	if !ok {
-		return nil, false
+// splitFields cuts a line at its separators, into out's room.
+func splitFields(line string, out []string) []string {
+	for {
+		i := strings.IndexByte(line, fieldSep)
+		if i < 0 {
+			return append(out, line)
+		}
+		out = append(out, line[:i])
+		line = line[i+1:]
 	}
-	return &l.judgements[i], true
 }

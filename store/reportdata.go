@@ -146,7 +146,7 @@ func aggregateScores(ctx context.Context, tx querier, runID int64) ([]ScoreRow, 
 		return nil, fmt.Errorf("report scores: %w", err)
 	}
 	parts := runtime.GOMAXPROCS(0)
-	chunks := make([][]ScoreRow, parts)
+	chunks := make([]map[scoreBucket][]ScoreRow, parts)
 	errs := make([]error, parts)
 	var wg sync.WaitGroup
 	for p := range parts {
@@ -157,12 +157,20 @@ func aggregateScores(ctx context.Context, tx querier, runID int64) ([]ScoreRow, 
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("report scores of run %d: %w", runID, err)
 	}
-	return mergeChunks(chunks), nil
+	// Within a bucket, a later chunk's samples come after an earlier's.
+	buckets := chunks[0]
+	for _, c := range chunks[1:] {
+		for k, rows := range c {
+			buckets[k] = append(buckets[k], rows...)
+		}
+	}
+	return flatten(buckets), nil
 }
 
 // placeRows turns sample_scores rows, by condition and sample, into score
-// rows ordered by condition, evaluator, metric, sample, repetition and judge.
-func placeRows(rows []aggregateRow) ([]ScoreRow, error) {
+// rows in buckets by condition, evaluator and metric, each by sample,
+// repetition and judge.
+func placeRows(rows []aggregateRow) (map[scoreBucket][]ScoreRow, error) {
 	in := names{}
 	buckets := map[scoreBucket][]ScoreRow{}
 	var one []ScoreRow
@@ -173,10 +181,7 @@ func placeRows(rows []aggregateRow) ([]ScoreRow, error) {
 		}
 		one = one[:0]
 		for _, s := range lines.scores {
-			j, ok := lines.judgement(s.judgement)
-			if !ok {
-				return nil, fmt.Errorf("sample %d under %s: score %d has no judgement", a.sample, a.condition, s.id)
-			}
+			j := &lines.judgements[s.at]
 			index, rep := fromSlot(j.slot)
 			one = append(one, ScoreRow{ID: s.id, SampleRow: a.sample, Condition: a.condition, Repetition: j.rep,
 				JudgeRepetition: rep, Judge: j.judge, JudgeIndex: index, Evaluator: j.evaluator, Metric: s.metric, Value: s.value})
@@ -190,32 +195,7 @@ func placeRows(rows []aggregateRow) ([]ScoreRow, error) {
 			buckets[k] = append(buckets[k], s)
 		}
 	}
-	return flatten(buckets), nil
-}
-
-// mergeChunks joins the score rows of consecutive runs of sample_scores
-// rows: within each bucket, a later chunk's samples come after an earlier's.
-func mergeChunks(chunks [][]ScoreRow) []ScoreRow {
-	buckets := map[scoreBucket][]ScoreRow{}
-	n := 0
-	for _, c := range chunks {
-		n += len(c)
-		for start := 0; start < len(c); {
-			k := scoreBucket{c[start].Condition, c[start].Evaluator, c[start].Metric}
-			end := start + 1
-			for end < len(c) && c[end].Condition == k.condition && c[end].Evaluator == k.evaluator && c[end].Metric == k.metric {
-				end++
-			}
-			buckets[k] = append(buckets[k], c[start:end]...)
-			start = end
-		}
-	}
-	keys := slices.SortedFunc(maps.Keys(buckets), compareBuckets)
-	out := make([]ScoreRow, 0, n)
-	for _, k := range keys {
-		out = append(out, buckets[k]...)
-	}
-	return out
+	return buckets, nil
 }
 
 // scoreBucket holds the scores of one metric under one condition.

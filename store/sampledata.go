@@ -138,10 +138,7 @@ func sumRows(rows []aggregateRow, out []SampleCondition) (map[MetricName]firstMe
 		}
 		one = one[:0]
 		for _, s := range lines.scores {
-			j, ok := lines.judgement(s.judgement)
-			if !ok {
-				return nil, fmt.Errorf("sample %d under %s: score %d has no judgement", a.sample, a.condition, s.id)
-			}
+			j := &lines.judgements[s.at]
 			one = append(one, placed{firstMet{j.result, j.id}, MetricName{j.evaluator, s.metric}, s.value})
 		}
 		slices.SortFunc(one, func(x, y placed) int {

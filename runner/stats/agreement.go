@@ -2,7 +2,6 @@ package stats
 
 import (
 	"math"
-	"math/rand/v2"
 	"slices"
 	"sort"
 
@@ -91,7 +90,7 @@ func KappaCI(a, b, cats []float64, iters int, seed uint64) (lo, hi float64) {
 	for i := range n {
 		idx[i] = category(a[i], cats)*len(cats) + category(b[i], cats)
 	}
-	rng := rand.New(rand.NewPCG(seed, pcgStream))
+	rng := newIndexer(seed)
 	m := make([][]int, len(cats))
 	for i := range m {
 		m[i] = make([]int, len(cats))
@@ -102,7 +101,7 @@ func KappaCI(a, b, cats []float64, iters int, seed uint64) (lo, hi float64) {
 			clear(m[i])
 		}
 		for range n {
-			p := idx[rng.IntN(n)]
+			p := idx[rng.intN(n)]
 			m[p/len(cats)][p%len(cats)]++
 		}
 		if k := kappaOf(m); !math.IsNaN(k) {

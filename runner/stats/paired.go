@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/stat"
@@ -70,13 +69,13 @@ func bootstrapMeans(values []float64, iters int, seed uint64) []float64 {
 	if iters <= 0 {
 		iters = DefaultIterations
 	}
-	rng := rand.New(rand.NewPCG(seed, pcgStream))
+	rng := newIndexer(seed)
 	n := len(values)
 	means := make([]float64, iters)
 	for i := range means {
 		var sum float64
 		for range n {
-			sum += values[rng.IntN(n)]
+			sum += values[rng.intN(n)]
 		}
 		means[i] = sum / float64(n)
 	}

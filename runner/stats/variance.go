@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/stat"
@@ -44,6 +43,8 @@ type sampleMoments struct {
 	sumNij2  float64 // Σ over answers of (scores of the answer)²
 	ssWithin float64 // Σ (score − its answer's mean)²
 	ssAnswer float64 // Σ over answers of n_ij (answer mean − sample mean)²
+	// What the sums divide by n, computed once for every resample.
+	sumSqOverN, sumNij2OverN float64
 }
 
 func momentsOf(answers [][]float64) (sampleMoments, bool) {
@@ -65,6 +66,7 @@ func momentsOf(answers [][]float64) (sampleMoments, bool) {
 	if m.n == 0 {
 		return m, false
 	}
+	m.sumSqOverN, m.sumNij2OverN = m.sum*m.sum/m.n, m.sumNij2/m.n
 	sampleMean := m.sum / m.n
 	for _, scores := range answers {
 		if len(scores) == 0 {
@@ -86,10 +88,10 @@ func (a *sums) add(m *sampleMoments) {
 	a.A += m.answers
 	a.S++
 	a.sum += m.sum
-	a.sumSq += m.sum * m.sum / m.n
+	a.sumSq += m.sumSqOverN
 	a.sumNi2 += m.n * m.n
 	a.sumNij2 += m.sumNij2
-	a.sumNij2OverNi += m.sumNij2 / m.n
+	a.sumNij2OverNi += m.sumNij2OverN
 	a.ssE += m.ssWithin
 	a.ssB += m.ssAnswer
 }
@@ -160,6 +162,27 @@ func moments(samples [][][]float64) []sampleMoments {
 	return ms
 }
 
+// resample adds up the moments of n samples drawn with replacement: add's
+// sums, in locals a compiler keeps in registers.
+func resample(ms []sampleMoments, rng indexer) *sums {
+	var N, A, sum, sumSq, sumNi2, sumNij2, sumNij2OverNi, ssE, ssB float64
+	n := len(ms)
+	for range n {
+		m := &ms[rng.intN(n)]
+		N += m.n
+		A += m.answers
+		sum += m.sum
+		sumSq += m.sumSqOverN
+		sumNi2 += m.n * m.n
+		sumNij2 += m.sumNij2
+		sumNij2OverNi += m.sumNij2OverN
+		ssE += m.ssWithin
+		ssB += m.ssAnswer
+	}
+	return &sums{N: N, A: A, S: float64(n), sum: sum, sumSq: sumSq, sumNi2: sumNi2, sumNij2: sumNij2,
+		sumNij2OverNi: sumNij2OverNi, ssE: ssE, ssB: ssB}
+}
+
 // ShareCI holds 95% bootstrap intervals of the three shares.
 type ShareCI struct {
 	Sample, Agent, Judge [2]float64
@@ -181,14 +204,10 @@ func DecomposeCI(samples [][][]float64, iters int, seed uint64) (Components, Sha
 	if iters <= 0 {
 		iters = DefaultIterations
 	}
-	rng := rand.New(rand.NewPCG(seed, pcgStream))
+	rng := newIndexer(seed)
 	shares := [3][]float64{make([]float64, iters), make([]float64, iters), make([]float64, iters)}
 	for it := range iters {
-		var a sums
-		for range n {
-			a.add(&ms[rng.IntN(n)])
-		}
-		b := a.components()
+		b := resample(ms, rng).components()
 		shares[0][it], shares[1][it], shares[2][it] = b.Shares()
 	}
 	interval := func(v []float64) [2]float64 {

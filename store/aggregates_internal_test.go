@@ -1,0 +1,44 @@
+package store
+
+import (
+	"math"
+	"testing"
+)
+
+// A result's lines read back as written: names with separators, quotes and
+// newlines, and values of every float64, to the last bit.
+func TestScoreLinesReadBack(t *testing.T) {
+	r := &Result{ID: 7, Repetition: 3, Judgements: []Judgement{
+		{ID: 11, Evaluator: `contains "runbook.md"`, Judge: "", Scores: []Score{
+			{ID: 101, Metric: `contains "runbook.md"`, Value: 1}}},
+		{ID: 12, Evaluator: "rubric", Judge: "strict\x1fjudge\nB", JudgeIndex: 1, JudgeRepetition: 2, Scores: []Score{
+			{ID: 102, Metric: "a metric\rwith\x00controls", Value: 0.1 + 0.2},
+			{ID: 103, Metric: `"quoted"`, Value: math.Nextafter(1.0/3, 1)}}},
+	}}
+	lines, err := parseLines(scoreLines(r), names{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines.judgements) != 2 || len(lines.scores) != 3 {
+		t.Fatalf("read %d judgements and %d scores, want 2 and 3", len(lines.judgements), len(lines.scores))
+	}
+	k := 0
+	for i, j := range r.Judgements {
+		got := lines.judgements[i]
+		index, rep := fromSlot(got.slot)
+		if got.id != j.ID || got.result != r.ID || got.rep != r.Repetition || index != j.JudgeIndex || rep != j.JudgeRepetition ||
+			got.evaluator != j.Evaluator || got.judge != j.Judge {
+			t.Errorf("judgement %d read back as %+v", j.ID, got)
+		}
+		for _, s := range j.Scores {
+			g := lines.scores[k]
+			k++
+			if g.id != s.ID || g.at != i || g.metric != s.Metric || math.Float64bits(g.value) != math.Float64bits(s.Value) {
+				t.Errorf("score %d read back as %+v", s.ID, g)
+			}
+		}
+	}
+	if _, err := parseLines("s\x1f1\x1f2\x1fm\n", names{}); err == nil {
+		t.Error("a score line before any judgement line was read")
+	}
+}
