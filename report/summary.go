@@ -147,25 +147,7 @@ func (r *Report) summarize(progress []store.ConditionProgress, top map[string][]
 	}
 	for ci, name := range r.Conditions {
 		p := byName[name]
-		cs := ConditionSummary{
-			Name:            name,
-			Base:            run.Conditions[ci].Base,
-			Model:           run.Conditions[ci].Model,
-			Results:         p.Done,
-			Errors:          p.Errors,
-			JudgeErrors:     p.JudgeErrors,
-			Retried:         p.Retries,
-			ErrorKinds:      p.ErrorKinds,
-			JudgeErrorKinds: p.JudgeErrorKinds,
-			TopErrors:       top[name],
-			ToolCalls:       p.ToolCalls,
-			ToolErrors:      p.ToolErrors,
-			CostUSD:         p.CostUSD,
-			TokensIn:        p.TokensIn,
-			TokensOut:       p.TokensOut,
-			LatencyMS:       p.LatencyMS,
-			Metrics:         []MetricSummary{},
-		}
+		cs := conditionTotals(run.Conditions[ci], p, top[name])
 		// Each metric's figures (the variance's bootstrap above all) are
 		// computed in parallel, then kept in the report's order.
 		metrics := make([]*MetricSummary, len(r.Metrics))
@@ -193,6 +175,52 @@ func (r *Report) summarize(progress []store.ConditionProgress, top map[string][]
 	}
 	s.byModel = r.groupByModel(s.Conditions)
 	return s
+}
+
+// conditionTotals is a condition's summary without its metrics.
+func conditionTotals(c store.Condition, p store.ConditionProgress, top []store.ErrorCount) ConditionSummary {
+	return ConditionSummary{
+		Name:            c.Name,
+		Base:            c.Base,
+		Model:           c.Model,
+		Results:         p.Done,
+		Errors:          p.Errors,
+		JudgeErrors:     p.JudgeErrors,
+		Retried:         p.Retries,
+		ErrorKinds:      p.ErrorKinds,
+		JudgeErrorKinds: p.JudgeErrorKinds,
+		TopErrors:       top,
+		ToolCalls:       p.ToolCalls,
+		ToolErrors:      p.ToolErrors,
+		CostUSD:         p.CostUSD,
+		TokensIn:        p.TokensIn,
+		TokensOut:       p.TokensOut,
+		LatencyMS:       p.LatencyMS,
+		Metrics:         []MetricSummary{},
+	}
+}
+
+// Totals is a run's summary without metrics: its conditions' counts, cost
+// and tokens, as the store keeps them while results commit. A live progress
+// bar polls it; it reads one row per condition, however big the run.
+func Totals(ctx context.Context, db *store.DB, run *store.Run) (*Summary, error) {
+	progress, err := db.RunProgress(ctx, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]store.ConditionProgress{}
+	for _, p := range progress {
+		byName[p.Condition] = p
+	}
+	s := &Summary{RunID: run.ID, Name: run.Name, Status: run.Status, Message: run.Message, TotalTasks: run.TotalTasks}
+	for _, c := range run.Conditions {
+		p := byName[c.Name]
+		s.Conditions = append(s.Conditions, conditionTotals(c, p, nil))
+		s.Results += p.Done
+		s.Errors += p.Errors
+		s.CostUSD += p.CostUSD
+	}
+	return s, nil
 }
 
 // groupByModel gathers a run over several models' conditions under the run

@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"sync"
+	"time"
 
 	"assay/report"
 	"assay/store"
@@ -33,7 +34,15 @@ type cachedReport struct {
 	version reportVersion
 	r       *viewed
 	used    uint64
+	built   time.Time     // when its computation began
+	took    time.Duration // how long it took
 }
+
+// runningRefresh is how many times its own computation time a running run's
+// report is kept after it was computed, however many results came since: a
+// report that takes a second to compute is not computed on every poll of a
+// live page. A report that takes milliseconds is computed again each time.
+const runningRefresh = 4
 
 // reportVersion is what changes when a run's report may change. The run's
 // creation time tells a run from a later one that got a deleted run's id.
@@ -51,20 +60,31 @@ func newReportCache(max int) *reportCache {
 	return &reportCache{max: max, entries: map[cacheKey]*cachedReport{}}
 }
 
-func (c *reportCache) get(key cacheKey, version reportVersion) (*viewed, bool) {
+// get returns the report of that version, or a running run's report of an
+// earlier version computed less than runningRefresh × its computation time
+// ago (the status, the verdicts and everything but the results the same).
+func (c *reportCache) get(key cacheKey, version reportVersion, now time.Time) (*viewed, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[key]
-	if !ok || e.version != version {
+	if !ok {
 		return nil, false
+	}
+	if e.version != version {
+		earlier := e.version
+		earlier.results, earlier.lastResult = version.results, version.lastResult
+		if version.status != store.RunRunning || earlier != version || now.Sub(e.built) >= runningRefresh*e.took {
+			return nil, false
+		}
 	}
 	c.tick++
 	e.used = c.tick
 	return e.r, true
 }
 
-// put keeps r, forgetting the report used longest ago when full.
-func (c *reportCache) put(key cacheKey, version reportVersion, r *viewed) {
+// put keeps r, computed from built for took, forgetting the report used
+// longest ago when full.
+func (c *reportCache) put(key cacheKey, version reportVersion, r *viewed, built time.Time, took time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.entries[key]; !ok && len(c.entries) >= c.max {
@@ -78,7 +98,7 @@ func (c *reportCache) put(key cacheKey, version reportVersion, r *viewed) {
 		delete(c.entries, oldest)
 	}
 	c.tick++
-	c.entries[key] = &cachedReport{version: version, r: r, used: c.tick}
+	c.entries[key] = &cachedReport{version: version, r: r, used: c.tick, built: built, took: took}
 }
 
 // loadReport returns the report of the scope's run, computed again only when
@@ -90,7 +110,8 @@ func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, erro
 		return nil, err
 	}
 	key := cacheKey{sc.Run.ID, sc.View, sc.Judge}
-	if r, ok := s.reports.get(key, version); ok {
+	start := time.Now()
+	if r, ok := s.reports.get(key, version, start); ok {
 		return r.in(sc), nil
 	}
 	r, err := buildReport(ctx, s.db, sc)
@@ -98,7 +119,7 @@ func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, erro
 		return nil, err
 	}
 	r.version = version.token()
-	s.reports.put(key, version, r)
+	s.reports.put(key, version, r, start, time.Since(start))
 	return r, nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay/report"
 	"assay/runner"
 	"assay/store"
 	"assay/templates"
@@ -142,15 +143,11 @@ func (s *Server) pathRun(c echo.Context) (*store.Run, error) {
 // (the same scans, cached while nothing changes).
 func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProgress, error) {
 	ctx := c.Request().Context()
-	sc, err := runScope(ctx, s.db, run)
+	totals, err := report.Totals(ctx, s.db, run)
 	if err != nil {
 		return templates.RunProgress{}, err
 	}
-	r, err := s.loadReport(ctx, sc)
-	if err != nil {
-		return templates.RunProgress{}, err
-	}
-	p := runProgress(run, r.Summary, time.Now())
+	p := runProgress(run, totals, time.Now())
 	p.CSRF, _ = c.Get("csrf").(string)
 	if msg := s.runner.Paused(run.ID); msg != "" {
 		p.Message, p.Paused = msg, true

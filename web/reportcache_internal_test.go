@@ -1,0 +1,48 @@
+package web
+
+import (
+	"testing"
+	"time"
+
+	"assay/store"
+)
+
+// A running run's report is kept for a few times its computation time while
+// results come in; a change of status or verdicts, or a finished run's new
+// results, computes it again at once.
+func TestRunningReportsRefreshAsOftenAsTheyAreCheap(t *testing.T) {
+	c := newReportCache(4)
+	key := cacheKey{run: 1}
+	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	running := reportVersion{created: "c", status: store.RunRunning, results: 100, lastResult: 100}
+	slow := &viewed{version: "slow"}
+	c.put(key, running, slow, t0, time.Second) // a report that took a second
+
+	later := running
+	later.results, later.lastResult = 180, 180
+	if r, ok := c.get(key, later, t0.Add(3*time.Second)); !ok || r != slow {
+		t.Error("a report computed 3 s ago in 1 s was computed again for new results")
+	}
+	if _, ok := c.get(key, later, t0.Add(4*time.Second)); ok {
+		t.Error("a report computed 4 s ago in 1 s was kept for new results")
+	}
+	ended := later
+	ended.status = store.RunCompleted
+	if _, ok := c.get(key, ended, t0.Add(time.Second)); ok {
+		t.Error("the report of a run that has ended was not computed again at once")
+	}
+	reviewed := later
+	reviewed.verdicts = 1
+	if _, ok := c.get(key, reviewed, t0.Add(time.Second)); ok {
+		t.Error("a new verdict did not compute the report again at once")
+	}
+
+	fast := &viewed{version: "fast"}
+	c.put(key, running, fast, t0, 5*time.Millisecond)
+	if _, ok := c.get(key, later, t0.Add(50*time.Millisecond)); ok {
+		t.Error("a report computed in 5 ms was kept 50 ms for new results")
+	}
+	if r, ok := c.get(key, running, t0.Add(time.Hour)); !ok || r != fast {
+		t.Error("an unchanged run's report was computed again")
+	}
+}
