@@ -135,24 +135,13 @@ func countsOf(r *Result) (sampleCounts, conditionCounts) {
 
 // addAggregates adds a result just stored, with its judgements and scores,
 // to its run's aggregates, in the transaction that stored it.
-func addAggregates(ctx context.Context, tx *sql.Tx, r *Result) error {
+func addAggregates(ctx context.Context, tx writer, r *Result) error {
 	s, c := countsOf(r)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO sample_scores (run_id, condition, sample_id, results, errors, judge_errors, claims, scores)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (run_id, condition, sample_id) DO UPDATE SET results = results + excluded.results, errors = errors + excluded.errors,
-			judge_errors = judge_errors + excluded.judge_errors, claims = claims + excluded.claims,
-			scores = scores || excluded.scores`,
+	if _, err := tx.exec(ctx, qAddSampleScores,
 		r.RunID, r.Condition, r.SampleRow, s.results, s.errors, s.judgeErrors, s.claims, s.scores); err != nil {
 		return fmt.Errorf("sample aggregates: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO condition_totals (run_id, condition, done, errors, judge_errors,
-		tokens_in, tokens_out, cost_usd, latency_ms, retries, tool_calls, tool_errors)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (run_id, condition) DO UPDATE SET done = done + excluded.done, errors = errors + excluded.errors,
-			judge_errors = judge_errors + excluded.judge_errors, tokens_in = tokens_in + excluded.tokens_in,
-			tokens_out = tokens_out + excluded.tokens_out, cost_usd = cost_usd + excluded.cost_usd,
-			latency_ms = latency_ms + excluded.latency_ms, retries = retries + excluded.retries,
-			tool_calls = tool_calls + excluded.tool_calls, tool_errors = tool_errors + excluded.tool_errors`,
+	if _, err := tx.exec(ctx, qAddConditionTotals,
 		r.RunID, r.Condition, c.Done, c.Errors, c.JudgeErrors, c.TokensIn, c.TokensOut, c.CostUSD, c.latencyMS,
 		c.Retries, c.ToolCalls, c.ToolErrors); err != nil {
 		return fmt.Errorf("condition totals: %w", err)
@@ -427,3 +416,18 @@ func splitFields(line string, out []string) []string {
 		line = line[i+1:]
 	}
 }
+
+const qAddSampleScores = `INSERT INTO sample_scores (run_id, condition, sample_id, results, errors, judge_errors, claims, scores)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (run_id, condition, sample_id) DO UPDATE SET results = results + excluded.results, errors = errors + excluded.errors,
+			judge_errors = judge_errors + excluded.judge_errors, claims = claims + excluded.claims,
+			scores = scores || excluded.scores`
+
+const qAddConditionTotals = `INSERT INTO condition_totals (run_id, condition, done, errors, judge_errors,
+		tokens_in, tokens_out, cost_usd, latency_ms, retries, tool_calls, tool_errors)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (run_id, condition) DO UPDATE SET done = done + excluded.done, errors = errors + excluded.errors,
+			judge_errors = judge_errors + excluded.judge_errors, tokens_in = tokens_in + excluded.tokens_in,
+			tokens_out = tokens_out + excluded.tokens_out, cost_usd = cost_usd + excluded.cost_usd,
+			latency_ms = latency_ms + excluded.latency_ms, retries = retries + excluded.retries,
+			tool_calls = tool_calls + excluded.tool_calls, tool_errors = tool_errors + excluded.tool_errors`

@@ -24,6 +24,7 @@ type DB struct {
 	write *sql.DB
 	read  *sql.DB
 	now   func() time.Time
+	stmts statements // prepared on write
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations.
@@ -50,6 +51,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := db.prepareWrites(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
@@ -66,6 +71,7 @@ func dsnFor(path, txlock string) string {
 
 // Close closes both pools.
 func (db *DB) Close() error {
+	db.closeStatements()
 	rerr := db.read.Close()
 	if err := db.write.Close(); err != nil {
 		return err

@@ -63,7 +63,7 @@ func (db *DB) ImportRun(ctx context.Context, imp *RunImport) (created bool, err 
 			return false, fmt.Errorf("import run: no sample at ordinal %d", imp.Ordinals[i])
 		}
 		res.RunID, res.SampleRow = r.ID, row
-		if err := insertResult(ctx, tx, now, res); err != nil {
+		if err := insertResult(ctx, db.writer(tx), now, res); err != nil {
 			return false, err
 		}
 	}

@@ -13,8 +13,7 @@ type Pending map[TaskKey]map[string][]byte
 // SavePending keeps one part of a task's unfinished work, replacing what
 // was kept under that part.
 func (db *DB) SavePending(ctx context.Context, runID int64, k TaskKey, part string, body []byte) error {
-	_, err := db.write.ExecContext(ctx, `INSERT INTO pending_work (run_id, sample_id, condition, repetition, part, body)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, sample_id, condition, repetition, part) DO UPDATE SET body = excluded.body`,
+	_, err := db.exec(ctx, qSavePending,
 		runID, k.SampleRow, k.Condition, k.Repetition, part, string(body))
 	if err != nil {
 		return fmt.Errorf("save pending work: %w", err)
@@ -43,3 +42,6 @@ func (db *DB) PendingWork(ctx context.Context, runID int64) (Pending, error) {
 	}
 	return out, rows.Err()
 }
+
+const qSavePending = `INSERT INTO pending_work (run_id, sample_id, condition, repetition, part, body)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, sample_id, condition, repetition, part) DO UPDATE SET body = excluded.body`

@@ -22,7 +22,7 @@ func (db *DB) SaveResult(ctx context.Context, r *Result) (saved bool, err error)
 		return false, err
 	}
 	defer tx.Rollback()
-	saved, err = insertNewResult(ctx, tx, db.nowText(), r)
+	saved, err = insertNewResult(ctx, db.writer(tx), db.nowText(), r)
 	if err != nil || !saved {
 		return false, err
 	}
@@ -30,7 +30,7 @@ func (db *DB) SaveResult(ctx context.Context, r *Result) (saved bool, err error)
 }
 
 // insertResult stores a result that must be new, with its judgements.
-func insertResult(ctx context.Context, tx *sql.Tx, now string, r *Result) error {
+func insertResult(ctx context.Context, tx writer, now string, r *Result) error {
 	saved, err := insertNewResult(ctx, tx, now, r)
 	if err == nil && !saved {
 		err = fmt.Errorf("result %d/%s/%d: stored twice", r.SampleRow, r.Condition, r.Repetition)
@@ -40,15 +40,11 @@ func insertResult(ctx context.Context, tx *sql.Tx, now string, r *Result) error 
 
 // insertNewResult stores a result with its judgements, unless its task
 // already has one.
-func insertNewResult(ctx context.Context, tx *sql.Tx, now string, r *Result) (saved bool, err error) {
+func insertNewResult(ctx context.Context, tx writer, now string, r *Result) (saved bool, err error) {
 	calls, _ := json.Marshal(nonNilCalls(r.ToolCalls))
 	retries, _ := json.Marshal(nonNil(r.Retries))
 	r.CreatedAt = parseTime(now)
-	res, err := tx.ExecContext(ctx, `INSERT INTO results (run_id, sample_id, condition, repetition, response, error,
-		error_kind, tokens_in, tokens_out, cache_read_tokens, cache_write_tokens, cost_usd, cost_source, model,
-		latency_ms, attempts, retries, tool_calls, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (run_id, sample_id, condition, repetition) DO NOTHING`,
+	res, err := tx.exec(ctx, qInsertResult,
 		r.RunID, r.SampleRow, r.Condition, r.Repetition, r.Response, r.Error, kindOf(r.Error, r.ErrorKind),
 		r.TokensIn, r.TokensOut, r.CacheReadTokens, r.CacheWriteTokens, r.CostUSD, r.CostSource, r.Model,
 		r.LatencyMS, r.Attempts, string(retries), string(calls), r.CreatedAt.Format(timeFormat))
@@ -61,7 +57,7 @@ func insertNewResult(ctx context.Context, tx *sql.Tx, now string, r *Result) (sa
 	if r.ID, err = res.LastInsertId(); err != nil {
 		return false, fmt.Errorf("insert result: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE runs SET results_count = results_count + 1, results_last = max(results_last, ?) WHERE id = ?`,
+	if _, err := tx.exec(ctx, qCountResult,
 		r.ID, r.RunID); err != nil {
 		return false, fmt.Errorf("insert result: %w", err)
 	}
@@ -73,18 +69,16 @@ func insertNewResult(ctx context.Context, tx *sql.Tx, now string, r *Result) (sa
 	if err := addAggregates(ctx, tx, r); err != nil {
 		return false, err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM pending_work WHERE run_id = ? AND sample_id = ? AND condition = ? AND repetition = ?`,
+	if _, err := tx.exec(ctx, qDeletePending,
 		r.RunID, r.SampleRow, r.Condition, r.Repetition); err != nil {
 		return false, fmt.Errorf("insert result: %w", err)
 	}
 	return true, nil
 }
 
-func insertJudgement(ctx context.Context, tx *sql.Tx, r *Result, j *Judgement) error {
+func insertJudgement(ctx context.Context, tx writer, r *Result, j *Judgement) error {
 	claims, _ := json.Marshal(nonNil(j.UnverifiedClaims))
-	res, err := tx.ExecContext(ctx, `INSERT INTO judgements (result_id, run_id, evaluator, judge_repetition, judge, seed, error,
-		error_kind, attempts, raw, detail, unverified_claims, tokens_in, tokens_out, cost_usd, latency_ms)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	res, err := tx.exec(ctx, qInsertJudgement,
 		r.ID, r.RunID, j.Evaluator, judgeSlot(j.JudgeIndex, j.JudgeRepetition), j.Judge, j.Seed, j.Error, kindOf(j.Error, j.ErrorKind), max(j.Attempts, 1),
 		j.Raw, j.Detail, string(claims), j.TokensIn, j.TokensOut, j.CostUSD, j.LatencyMS)
 	if err != nil {
@@ -95,8 +89,7 @@ func insertJudgement(ctx context.Context, tx *sql.Tx, r *Result, j *Judgement) e
 	}
 	for i := range j.Scores {
 		s := &j.Scores[i]
-		res, err := tx.ExecContext(ctx, `INSERT INTO scores (judgement_id, result_id, run_id, metric, value, reasoning)
-			VALUES (?, ?, ?, ?, ?, ?)`, j.ID, r.ID, r.RunID, s.Metric, s.Value, s.Reasoning)
+		res, err := tx.exec(ctx, qInsertScore, j.ID, r.ID, r.RunID, s.Metric, s.Value, s.Reasoning)
 		if err != nil {
 			return fmt.Errorf("insert score %s: %w", s.Metric, err)
 		}
@@ -270,3 +263,20 @@ func judgeSlot(index, rep int) int { return index*judgeSlots + rep }
 
 // fromSlot reads a judge_repetition column: the panel place and the repetition.
 func fromSlot(slot int) (index, rep int) { return slot / judgeSlots, slot % judgeSlots }
+
+const qInsertResult = `INSERT INTO results (run_id, sample_id, condition, repetition, response, error,
+		error_kind, tokens_in, tokens_out, cache_read_tokens, cache_write_tokens, cost_usd, cost_source, model,
+		latency_ms, attempts, retries, tool_calls, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (run_id, sample_id, condition, repetition) DO NOTHING`
+
+const qCountResult = `UPDATE runs SET results_count = results_count + 1, results_last = max(results_last, ?) WHERE id = ?`
+
+const qDeletePending = `DELETE FROM pending_work WHERE run_id = ? AND sample_id = ? AND condition = ? AND repetition = ?`
+
+const qInsertJudgement = `INSERT INTO judgements (result_id, run_id, evaluator, judge_repetition, judge, seed, error,
+		error_kind, attempts, raw, detail, unverified_claims, tokens_in, tokens_out, cost_usd, latency_ms)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+const qInsertScore = `INSERT INTO scores (judgement_id, result_id, run_id, metric, value, reasoning)
+			VALUES (?, ?, ?, ?, ?, ?)`

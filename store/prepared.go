@@ -1,0 +1,83 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+)
+
+// The statements every task of a run writes with are prepared once, on the
+// write connection, when the database opens: parsing one again for each
+// result, judgement and score took an eighth of the engine's CPU.
+
+// writer is a write transaction that runs prepared statements.
+type writer struct {
+	*sql.Tx
+	db *DB
+}
+
+func (db *DB) writer(tx *sql.Tx) writer { return writer{tx, db} }
+
+// exec runs a statement in the transaction, prepared once for the database.
+func (w writer) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := w.db.prepared(query)
+	if err != nil {
+		return nil, err
+	}
+	return w.StmtContext(ctx, st).ExecContext(ctx, args...)
+}
+
+// exec runs a statement outside any transaction, prepared once.
+func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := db.prepared(query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+// statements are the write statements prepared so far, by their text.
+type statements struct {
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+// prepared returns the statement of that text, prepared at Open: one
+// prepared later would wait for the write connection, which the calling
+// transaction holds.
+func (db *DB) prepared(query string) (*sql.Stmt, error) {
+	db.stmts.mu.Lock()
+	st, ok := db.stmts.m[query]
+	db.stmts.mu.Unlock()
+	if ok {
+		return st, nil
+	}
+	return nil, fmt.Errorf("statement not prepared at open: %.60s", query)
+}
+
+// prepareWrites prepares the statements of hotWrites.
+func (db *DB) prepareWrites(ctx context.Context) error {
+	db.stmts.m = map[string]*sql.Stmt{}
+	for _, q := range hotWrites {
+		st, err := db.write.PrepareContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("prepare %.60s: %w", q, err)
+		}
+		db.stmts.m[q] = st
+	}
+	return nil
+}
+
+// closeStatements closes the prepared statements.
+func (db *DB) closeStatements() {
+	db.stmts.mu.Lock()
+	defer db.stmts.mu.Unlock()
+	for _, st := range db.stmts.m {
+		st.Close()
+	}
+	db.stmts.m = nil
+}
+
+// hotWrites are the statements prepared at Open: those of each task.
+var hotWrites = []string{qInsertResult, qCountResult, qDeletePending, qInsertJudgement, qInsertScore, qAddSampleScores, qAddConditionTotals, qSavePending}
