@@ -20,11 +20,12 @@ var migrations embed.FS
 // DB is assay's SQLite database: one connection for writes beside a pool for reads,
 // so that concurrent workers never meet SQLITE_BUSY.
 type DB struct {
-	Path  string
-	write *sql.DB
-	read  *sql.DB
-	now   func() time.Time
-	stmts statements // prepared on write
+	Path    string
+	write   *sql.DB
+	read    *sql.DB
+	now     func() time.Time
+	stmts   statements // prepared on write
+	commits *committer // of results and pending work
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations.
@@ -55,6 +56,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	db.startCommitter()
 	return db, nil
 }
 
@@ -62,7 +64,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 // connection gets them; txlock is how its transactions begin.
 func dsnFor(path, txlock string) string {
 	q := url.Values{}
-	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(ON)", "synchronous(NORMAL)"} {
+	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(ON)", "synchronous(NORMAL)", "temp_store(MEMORY)"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", txlock)
@@ -71,6 +73,7 @@ func dsnFor(path, txlock string) string {
 
 // Close closes both pools.
 func (db *DB) Close() error {
+	db.stopCommitter()
 	db.closeStatements()
 	rerr := db.read.Close()
 	if err := db.write.Close(); err != nil {

@@ -13,8 +13,10 @@ type Pending map[TaskKey]map[string][]byte
 // SavePending keeps one part of a task's unfinished work, replacing what
 // was kept under that part.
 func (db *DB) SavePending(ctx context.Context, runID int64, k TaskKey, part string, body []byte) error {
-	_, err := db.exec(ctx, qSavePending,
-		runID, k.SampleRow, k.Condition, k.Repetition, part, string(body))
+	err := db.commit(ctx, func(ctx context.Context, tx writer) error {
+		_, err := tx.exec(ctx, qSavePending, runID, k.SampleRow, k.Condition, k.Repetition, part, string(body))
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("save pending work: %w", err)
 	}

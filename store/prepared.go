@@ -28,15 +28,6 @@ func (w writer) exec(ctx context.Context, query string, args ...any) (sql.Result
 	return w.StmtContext(ctx, st).ExecContext(ctx, args...)
 }
 
-// exec runs a statement outside any transaction, prepared once.
-func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	st, err := db.prepared(query)
-	if err != nil {
-		return nil, err
-	}
-	return st.ExecContext(ctx, args...)
-}
-
 // statements are the write statements prepared so far, by their text.
 type statements struct {
 	mu sync.Mutex
@@ -80,4 +71,4 @@ func (db *DB) closeStatements() {
 }
 
 // hotWrites are the statements prepared at Open: those of each task.
-var hotWrites = []string{qInsertResult, qCountResult, qDeletePending, qInsertJudgement, qInsertScore, qAddSampleScores, qAddConditionTotals, qSavePending}
+var hotWrites = []string{qSavepoint, qRollbackTo, qRelease, qInsertResult, qCountResult, qDeletePending, qInsertJudgement, qInsertScore, qAddSampleScores, qAddConditionTotals, qSavePending}

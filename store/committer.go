@@ -1,0 +1,148 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// Results and pending work are written by a committer: the writes that
+// arrive while a transaction commits are committed together in the next,
+// each under a savepoint of its own, so that one that fails leaves the
+// others stored. A caller returns once its write is committed, or failed:
+// a task is counted done only when its result is durable, as before, but
+// concurrent tasks share the cost of a commit (a fifth of the engine's CPU
+// when each result committed alone).
+
+// maxBatch bounds the writes of one transaction.
+const maxBatch = 64
+
+// write is one caller's work in a batch.
+type write struct {
+	ctx  context.Context
+	do   func(ctx context.Context, tx writer) error
+	done chan error
+}
+
+// committer runs batches of writes on the write connection.
+type committer struct {
+	mu     sync.RWMutex // held to send, and to close
+	closed bool
+	queue  chan *write
+	exited chan struct{}
+}
+
+// errClosed is the error of a write after Close.
+var errClosed = errors.New("the database is closed")
+
+func (db *DB) startCommitter() {
+	db.commits = &committer{queue: make(chan *write, maxBatch), exited: make(chan struct{})}
+	go db.commitLoop()
+}
+
+// commit runs do in a transaction shared with the writes arriving at the
+// same time, and returns once that transaction is committed.
+func (db *DB) commit(ctx context.Context, do func(ctx context.Context, tx writer) error) error {
+	c := db.commits
+	w := &write{ctx: ctx, do: do, done: make(chan error, 1)}
+	c.mu.RLock()
+	if c.closed {
+		c.mu.RUnlock()
+		return errClosed
+	}
+	c.queue <- w
+	c.mu.RUnlock()
+	return <-w.done
+}
+
+// stopCommitter commits what is queued and stops.
+func (db *DB) stopCommitter() {
+	c := db.commits
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	if !c.closed {
+		c.closed = true
+		close(c.queue)
+	}
+	c.mu.Unlock()
+	<-c.exited
+}
+
+func (db *DB) commitLoop() {
+	c := db.commits
+	defer close(c.exited)
+	for first := range c.queue {
+		batch := []*write{first}
+	more:
+		for len(batch) < maxBatch {
+			select {
+			case w, ok := <-c.queue:
+				if !ok {
+					break more
+				}
+				batch = append(batch, w)
+			default:
+				break more
+			}
+		}
+		db.commitBatch(batch)
+	}
+}
+
+// commitBatch runs each write under its own savepoint, commits, and tells
+// each caller how its write went.
+func (db *DB) commitBatch(batch []*write) {
+	errs := make([]error, len(batch))
+	fail := func(err error) {
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+		}
+	}
+	defer func() {
+		for i, w := range batch {
+			w.done <- errs[i]
+		}
+	}()
+	tx, err := db.beginWrite(context.Background())
+	if err != nil {
+		fail(err)
+		return
+	}
+	defer tx.Rollback()
+	w := db.writer(tx)
+	for i, one := range batch {
+		if err := one.ctx.Err(); err != nil {
+			errs[i] = err
+			continue
+		}
+		if _, err := w.exec(one.ctx, qSavepoint); err != nil {
+			fail(fmt.Errorf("savepoint: %w", err))
+			return
+		}
+		if errs[i] = one.do(one.ctx, w); errs[i] != nil {
+			if _, err := w.exec(context.Background(), qRollbackTo); err != nil {
+				fail(fmt.Errorf("rollback to savepoint: %w", err))
+				return
+			}
+		}
+		if _, err := w.exec(context.Background(), qRelease); err != nil {
+			fail(fmt.Errorf("release savepoint: %w", err))
+			return
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		fail(fmt.Errorf("commit: %w", err))
+	}
+}
+
+// The statements that keep one write of a batch apart.
+const (
+	qSavepoint  = `SAVEPOINT one_write`
+	qRollbackTo = `ROLLBACK TO one_write`
+	qRelease    = `RELEASE one_write`
+)
