@@ -131,11 +131,9 @@ func (db *DB) runConditions(ctx context.Context, where string, args ...any) (map
 // Runs lists runs, newest first, with their conditions and progress.
 func (db *DB) Runs(ctx context.Context) ([]RunSummary, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT `+runColumns+`, d.name,
-		(SELECT count(*) FROM results x WHERE x.run_id = r.id),
-		(SELECT count(*) FROM results x WHERE x.run_id = r.id AND x.error != ''),
-		(SELECT coalesce(sum(x.cost_usd), 0) FROM results x WHERE x.run_id = r.id) +
-		(SELECT coalesce(sum(j.cost_usd), 0) FROM judgements j WHERE j.run_id = r.id)
-		FROM runs r JOIN datasets d ON d.id = r.dataset_id ORDER BY r.id DESC`)
+		coalesce(t.done, 0), coalesce(t.errors, 0), coalesce(t.cost, 0)
+		FROM runs r LEFT JOIN (SELECT run_id, sum(done) AS done, sum(errors) AS errors, sum(cost_usd) AS cost
+			FROM condition_totals GROUP BY run_id) t ON t.run_id = r.id JOIN datasets d ON d.id = r.dataset_id ORDER BY r.id DESC`)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}

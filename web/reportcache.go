@@ -38,11 +38,15 @@ type cachedReport struct {
 	took    time.Duration // how long it took
 }
 
-// runningRefresh is how many times its own computation time a running run's
-// report is kept after it was computed, however many results came since: a
-// report that takes a second to compute is not computed on every poll of a
-// live page. A report that takes milliseconds is computed again each time.
-const runningRefresh = 4
+// runningRefresh is how many times its own computation time the report of
+// a large running run (runningLarge results or more) is kept after it was
+// computed, however many results came since: a report that takes a second
+// to compute is not computed on every poll of a live page. A smaller run's
+// report is computed again for every new result.
+const (
+	runningRefresh = 4
+	runningLarge   = 10000
+)
 
 // reportVersion is what changes when a run's report may change. The run's
 // creation time tells a run from a later one that got a deleted run's id.
@@ -60,9 +64,9 @@ func newReportCache(max int) *reportCache {
 	return &reportCache{max: max, entries: map[cacheKey]*cachedReport{}}
 }
 
-// get returns the report of that version, or a running run's report of an
-// earlier version computed less than runningRefresh × its computation time
-// ago (the status, the verdicts and everything but the results the same).
+// get returns the report of that version, or a large running run's report
+// of an earlier version computed less than runningRefresh × its computation
+// time ago (the status, the verdicts and everything but the results the same).
 func (c *reportCache) get(key cacheKey, version reportVersion, now time.Time) (*viewed, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -73,7 +77,8 @@ func (c *reportCache) get(key cacheKey, version reportVersion, now time.Time) (*
 	if e.version != version {
 		earlier := e.version
 		earlier.results, earlier.lastResult = version.results, version.lastResult
-		if version.status != store.RunRunning || earlier != version || now.Sub(e.built) >= runningRefresh*e.took {
+		if version.status != store.RunRunning || earlier != version || e.version.results < runningLarge ||
+			now.Sub(e.built) >= runningRefresh*e.took {
 			return nil, false
 		}
 	}

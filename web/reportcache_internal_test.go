@@ -7,19 +7,19 @@ import (
 	"assay/store"
 )
 
-// A running run's report is kept for a few times its computation time while
-// results come in; a change of status or verdicts, or a finished run's new
-// results, computes it again at once.
+// A large running run's report is kept for a few times its computation
+// time while results come in; a change of status or verdicts, or a small
+// run's new result, computes it again at once.
 func TestRunningReportsRefreshAsOftenAsTheyAreCheap(t *testing.T) {
 	c := newReportCache(4)
 	key := cacheKey{run: 1}
 	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	running := reportVersion{created: "c", status: store.RunRunning, results: 100, lastResult: 100}
+	running := reportVersion{created: "c", status: store.RunRunning, results: 20000, lastResult: 20000}
 	slow := &viewed{version: "slow"}
 	c.put(key, running, slow, t0, time.Second) // a report that took a second
 
 	later := running
-	later.results, later.lastResult = 180, 180
+	later.results, later.lastResult = 20080, 20080
 	if r, ok := c.get(key, later, t0.Add(3*time.Second)); !ok || r != slow {
 		t.Error("a report computed 3 s ago in 1 s was computed again for new results")
 	}
@@ -44,5 +44,12 @@ func TestRunningReportsRefreshAsOftenAsTheyAreCheap(t *testing.T) {
 	}
 	if r, ok := c.get(key, running, t0.Add(time.Hour)); !ok || r != fast {
 		t.Error("an unchanged run's report was computed again")
+	}
+
+	small := reportVersion{created: "s", status: store.RunRunning, results: 100, lastResult: 100}
+	c.put(cacheKey{run: 2}, small, slow, t0, time.Second)
+	small.results, small.lastResult = 101, 101
+	if _, ok := c.get(cacheKey{run: 2}, small, t0.Add(time.Millisecond)); ok {
+		t.Error("a small run's report was kept for a new result")
 	}
 }
