@@ -9,7 +9,9 @@ import (
 )
 
 // CreateDataset stores a dataset and all its samples in one transaction. When a
-// dataset with the same SHA-256 exists it is returned instead, with created false.
+// dataset of the same bytes (SHA-256) read the same way (kind, question and
+// answer keys) exists it is returned instead, with created false; the same
+// bytes read another way are another dataset.
 func (db *DB) CreateDataset(ctx context.Context, d *Dataset, samples []Sample) (created bool, err error) {
 	if len(samples) == 0 {
 		return false, Errorf(EINVALID, "the dataset has no samples")
@@ -19,7 +21,8 @@ func (db *DB) CreateDataset(ctx context.Context, d *Dataset, samples []Sample) (
 		return false, err
 	}
 	defer tx.Rollback()
-	existing, err := findDataset(ctx, tx, `d.sha256 = ?`, d.SHA256)
+	existing, err := findDataset(ctx, tx, `d.sha256 = ? AND d.kind = ? AND d.question_key = ? AND d.answer_key = ?`,
+		d.SHA256, d.Kind, d.QuestionKey, d.AnswerKey)
 	if err == nil {
 		*d = *existing
 		return false, nil

@@ -29,7 +29,10 @@ type DB struct {
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations.
-func Open(ctx context.Context, path string) (*DB, error) {
+func Open(ctx context.Context, path string) (*DB, error) { return open(ctx, path, "") }
+
+// open is Open applying the migrations numbered up to upTo ("0021"; "" for all).
+func open(ctx context.Context, path, upTo string) (*DB, error) {
 	write, err := sql.Open("sqlite", dsnFor(path, "immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -44,7 +47,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	read.SetMaxOpenConns(8)
 	db := &DB{Path: path, write: write, read: read, now: func() time.Time { return time.Now().UTC() }}
-	if err := db.migrate(ctx); err != nil {
+	if err := db.migrate(ctx, upTo); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -82,7 +85,7 @@ func (db *DB) Close() error {
 	return rerr
 }
 
-func (db *DB) migrate(ctx context.Context) error {
+func (db *DB) migrate(ctx context.Context, upTo string) error {
 	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
@@ -93,6 +96,9 @@ func (db *DB) migrate(ctx context.Context) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
+		if upTo != "" && strings.TrimPrefix(name, "migrations/")[:len(upTo)] > upTo {
+			break
+		}
 		if err := db.applyMigration(ctx, name); err != nil {
 			return err
 		}
@@ -100,10 +106,30 @@ func (db *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
-// applyMigration runs one migration file in its own transaction, once.
+// applyMigration runs one migration file in its own transaction, once. A
+// file that begins with foreignKeysOff runs with foreign keys off (they
+// cannot be turned off inside a transaction): it copies a table that other
+// tables refer to, and dropping the old one must delete nothing. The keys
+// are checked before it commits, then turned on again.
 func (db *DB) applyMigration(ctx context.Context, name string) error {
 	version := strings.TrimSuffix(strings.TrimPrefix(name, "migrations/"), ".sql")
-	tx, err := db.write.BeginTx(ctx, nil)
+	body, err := migrations.ReadFile(name)
+	if err != nil {
+		return fmt.Errorf("migration %s: %w", version, err)
+	}
+	conn, err := db.write.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("migration %s: %w", version, err)
+	}
+	defer conn.Close()
+	keysOff := strings.HasPrefix(string(body), foreignKeysOff)
+	if keysOff {
+		if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+			return fmt.Errorf("migration %s: %w", version, err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("migration %s: %w", version, err)
 	}
@@ -115,12 +141,16 @@ func (db *DB) applyMigration(ctx context.Context, name string) error {
 	if n > 0 {
 		return nil
 	}
-	body, err := migrations.ReadFile(name)
-	if err != nil {
-		return fmt.Errorf("migration %s: %w", version, err)
-	}
 	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
 		return fmt.Errorf("migration %s: %w", version, err)
+	}
+	if keysOff {
+		var broken int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_foreign_key_check`).Scan(&broken); err != nil {
+			return fmt.Errorf("migration %s: %w", version, err)
+		} else if broken > 0 {
+			return fmt.Errorf("migration %s: %d rows would refer to nothing", version, broken)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`,
 		version, db.now().Format(time.RFC3339Nano)); err != nil {
@@ -128,6 +158,9 @@ func (db *DB) applyMigration(ctx context.Context, name string) error {
 	}
 	return tx.Commit()
 }
+
+// foreignKeysOff opens a migration that runs with foreign keys off.
+const foreignKeysOff = "-- assay: foreign keys off"
 
 // beginRead opens a read-only transaction on the read pool: the queries
 // made in it see one snapshot.

@@ -73,7 +73,7 @@ func (db *DB) ImportRun(ctx context.Context, imp *RunImport) (created bool, err 
 // importDataset finds or creates the imported run's dataset and returns its
 // samples' row ids by ordinal.
 func importDataset(ctx context.Context, tx *sql.Tx, now string, imp *RunImport) (rows map[int]int64, created bool, err error) {
-	existing, err := findDataset(ctx, tx, `d.sha256 = ?`, imp.Dataset.SHA256)
+	existing, err := findDataset(ctx, tx, `d.sha256 = ? ORDER BY d.id LIMIT 1`, imp.Dataset.SHA256)
 	created = errors.Is(err, ErrNotFound)
 	switch {
 	case errors.Is(err, ErrNotFound):

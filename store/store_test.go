@@ -39,7 +39,7 @@ func TestDatasetCreateAndDedupe(t *testing.T) {
 	if err != nil || !created {
 		t.Fatalf("create: created=%v err=%v", created, err)
 	}
-	again := &store.Dataset{Name: "other name", Kind: store.KindQA, SHA256: "abc", Format: "jsonl"}
+	again := &store.Dataset{Name: "other name", Kind: store.KindMCQ, SHA256: "abc", Format: "jsonl"}
 	created, err = db.CreateDataset(ctx, again, testSamples(5))
 	if err != nil || created {
 		t.Fatalf("re-upload of the same bytes: created=%v err=%v", created, err)
@@ -50,6 +50,15 @@ func TestDatasetCreateAndDedupe(t *testing.T) {
 	list, _ := db.Datasets(ctx)
 	if len(list) != 1 {
 		t.Fatalf("want 1 dataset, got %d", len(list))
+	}
+	// The same bytes read another way are another dataset.
+	other := &store.Dataset{Name: "mmlu as qa", Kind: store.KindQA, SHA256: "abc", Format: "jsonl"}
+	if created, err := db.CreateDataset(ctx, other, testSamples(5)); err != nil || !created || other.ID == d.ID || other.Samples != 5 {
+		t.Fatalf("the same bytes as another kind: created=%v err=%v %+v", created, err, other)
+	}
+	keyed := &store.Dataset{Name: "mmlu keyed", Kind: store.KindMCQ, SHA256: "abc", Format: "jsonl", QuestionKey: "prompt"}
+	if created, err := db.CreateDataset(ctx, keyed, testSamples(2)); err != nil || !created || keyed.ID == d.ID {
+		t.Fatalf("the same bytes with another question key: created=%v err=%v %+v", created, err, keyed)
 	}
 	samples, err := db.Samples(ctx, d.ID, 1, 10)
 	if err != nil || len(samples) != 2 || samples[0].Ordinal != 2 {

@@ -53,13 +53,19 @@ func (s *Server) uploadDataset(c echo.Context) error {
 	}
 	switch ignored := ignoredSettings(c, d); {
 	case created:
-		setFlash(c, "ok", fmt.Sprintf("Imported %s as %s.", templates.Count(d.Samples, "sample"), d.Kind))
+		msg := fmt.Sprintf("Imported %s as %s.", templates.Count(d.Samples, "sample"), d.Kind)
+		if others, err := s.sameBytes(c, d); err != nil {
+			return err
+		} else if len(others) > 0 {
+			msg += " These bytes are also " + strings.Join(others, " and ") + ", read another way; this dataset reads them " +
+				reading(d) + ", and each keeps its own runs."
+		}
+		setFlash(c, "ok", msg)
 	case len(ignored) > 0:
-		setFlash(c, "warn", fmt.Sprintf("These exact bytes were uploaded before, as this dataset; what you chose for them was not applied: %s. "+
-			"A dataset is its bytes, so its runs stay comparable; to read the file another way, delete this dataset "+
-			"(with its runs, at the foot of this page) and upload it again with those settings.", strings.Join(ignored, ", ")))
+		setFlash(c, "warn", fmt.Sprintf("These exact bytes, read the same way, were uploaded before as this dataset; "+
+			"what you chose for them was not applied: %s.", strings.Join(ignored, ", ")))
 	default:
-		setFlash(c, "info", "These exact bytes were uploaded before: here is that dataset.")
+		setFlash(c, "info", "These exact bytes were uploaded before, read the same way: here is that dataset.")
 	}
 	return redirect(c, fmt.Sprintf("/datasets/%d", d.ID))
 }
@@ -203,6 +209,33 @@ func newPager(param string, perPage, total int, base string) templates.Pager {
 		Total:   total,
 		BaseURL: base,
 	}
+}
+
+// sameBytes names the other datasets of d's bytes, each with its reading.
+func (s *Server) sameBytes(c echo.Context, d *store.Dataset) ([]string, error) {
+	all, err := s.db.Datasets(c.Request().Context())
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, o := range all {
+		if o.SHA256 == d.SHA256 && o.ID != d.ID {
+			out = append(out, fmt.Sprintf("dataset %d %q (%s)", o.ID, o.Name, reading(&o)))
+		}
+	}
+	return out, nil
+}
+
+// reading says how a dataset reads its bytes.
+func reading(d *store.Dataset) string {
+	out := "as " + string(d.Kind)
+	if d.QuestionKey != "" {
+		out += fmt.Sprintf(", question key %q", d.QuestionKey)
+	}
+	if d.AnswerKey != "" {
+		out += fmt.Sprintf(", answer key %q", d.AnswerKey)
+	}
+	return out
 }
 
 // ignoredSettings names the settings of an upload that differ from those of

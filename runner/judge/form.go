@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -38,12 +39,20 @@ type form struct {
 	fields []field
 	// derive, when set, adds metrics computed from the others.
 	derive func([]Metric) []Metric
+	// schemaJSON is the schema, written once for every call.
+	schemaOnce sync.Once
+	schemaJSON json.RawMessage
 }
 
 // schema is the JSON Schema of the answer: every field required, nothing
 // else allowed, properties in field order (encoding/json would sort them,
 // and strict decoding writes them in schema order).
 func (f *form) schema() json.RawMessage {
+	f.schemaOnce.Do(func() { f.schemaJSON = f.buildSchema() })
+	return f.schemaJSON
+}
+
+func (f *form) buildSchema() json.RawMessage {
 	var b bytes.Buffer
 	b.WriteString(`{"type":"object","properties":{`)
 	required := make([]string, len(f.fields))
