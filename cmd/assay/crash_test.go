@@ -187,3 +187,96 @@ func TestTwoProcessesExecuteARunOnce(t *testing.T) {
 		t.Errorf("the fake server saw %d calls for 60 tasks, want 60 agent and 60 judge calls", got)
 	}
 }
+
+// A run of 3,000 tasks at concurrency 64, whose results commit in batches,
+// killed three times midway and resumed: every task has one result with one
+// judgement, no call finished before a kill was made again beyond what was
+// in flight, and the summary read from the aggregates kept batch by batch
+// equals the one computed again from the results.
+func TestKilledThreeTimesAtScale(t *testing.T) {
+	bin := buildBinary(t)
+	srv := llmtest.New(llmtest.JudgeAndAgent(llmtest.Judge(nil), llmtest.Text("The answer is 4.")), llmtest.WithLatency(5*time.Millisecond))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	var data strings.Builder
+	for i := 1; i <= 500; i++ {
+		fmt.Fprintf(&data, "{\"question\": \"Q%d?\", \"answer\": \"A%d\"}\n", i, i)
+	}
+	os.WriteFile(filepath.Join(dir, "questions.jsonl"), []byte(data.String()), 0o644)
+	cfgPath, dbPath := filepath.Join(dir, "run.yaml"), filepath.Join(dir, "assay.db")
+	os.WriteFile(cfgPath, []byte(fmt.Sprintf(`name: crash at scale
+dataset: {path: ./questions.jsonl}
+agent: {type: openai, model: m, base_url: %q}
+judge: {model: j, base_url: %q}
+conditions:
+  a: {system_prompt: "A"}
+  b: {system_prompt: "B"}
+execution: {num_repetitions: 3, max_concurrent: 64}
+`, srv.URL, srv.URL)), 0o644)
+
+	const tasks, concurrency = 3000, 64
+	args := []string{"run", "--quiet", "--config", cfgPath, "--db", dbPath}
+	for _, at := range []int{400, 1300, 2200} {
+		killAt(t, bin, at, dbPath, args...)
+		if n := countResults(t, dbPath); n >= tasks {
+			t.Fatalf("the kill at %d came after the run's end", at)
+		}
+		args = []string{"run", "--quiet", "--resume", "1", "--db", dbPath}
+	}
+	out, err := exec.Command(bin, "run", "--resume", "1", "--json", "--db", dbPath).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"status":"completed"`) {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+
+	db, err := store.Open(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	results, _ := db.Results(context.Background(), 1)
+	seen := map[store.TaskKey]bool{}
+	for _, r := range results {
+		seen[store.TaskKey{SampleRow: r.SampleRow, Condition: r.Condition, Repetition: r.Repetition}] = true
+		if len(r.Judgements) != 1 {
+			t.Errorf("result %d has %d judgements", r.ID, len(r.Judgements))
+		}
+	}
+	if len(results) != tasks || len(seen) != tasks {
+		t.Fatalf("want %d tasks exactly once, got %d results for %d tasks", tasks, len(results), len(seen))
+	}
+	// Each kill may cost what was in flight: an answer and a judge call per worker.
+	if calls, most := srv.Stats().Requests, 2*tasks+3*2*concurrency; calls > most {
+		t.Errorf("%d calls for %d tasks and three kills, want at most %d", calls, tasks, most)
+	}
+	db.Close()
+	kept := summaryJSON(t, dbPath, 1)
+	if db, err = store.Open(context.Background(), dbPath); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RebuildAggregates(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if again := summaryJSON(t, dbPath, 1); again != kept {
+		t.Errorf("the summary from the aggregates kept batch by batch differs from the one computed again:\n%s\n%s", kept, again)
+	}
+}
+
+// killAt starts assay, waits for at least n results, and SIGKILLs it.
+func killAt(t *testing.T, bin string, n int, dbPath string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(120 * time.Second)
+	for countResults(t, dbPath) < n {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("fewer than %d results before the kill", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+}
