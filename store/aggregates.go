@@ -356,6 +356,14 @@ func (n names) intern(s string) string {
 // parseLines reads the lines of a sample_scores row.
 func parseLines(text string, in names) (sampleLines, error) {
 	var out sampleLines
+	err := out.parse(text, in)
+	return out, err
+}
+
+// parse reads the lines of a sample_scores row into l, reusing its room.
+func (l *sampleLines) parse(text string, in names) error {
+	out := l
+	out.judgements, out.scores = out.judgements[:0], out.scores[:0]
 	var buf [8]string
 	for line := range strings.Lines(text) {
 		line = strings.TrimSuffix(line, "\n")
@@ -365,22 +373,22 @@ func parseLines(text string, in names) (sampleLines, error) {
 			var j aggregateJudgement
 			var err error
 			if j.id, err = strconv.ParseInt(f[1], 10, 64); err != nil {
-				return out, err
+				return err
 			}
 			if j.result, err = strconv.ParseInt(f[2], 10, 64); err != nil {
-				return out, err
+				return err
 			}
 			if j.rep, err = strconv.Atoi(f[3]); err != nil {
-				return out, err
+				return err
 			}
 			if j.slot, err = strconv.Atoi(f[4]); err != nil {
-				return out, err
+				return err
 			}
 			if j.evaluator, err = readName(f[5]); err != nil {
-				return out, err
+				return err
 			}
 			if j.judge, err = readName(f[6]); err != nil {
-				return out, err
+				return err
 			}
 			j.evaluator, j.judge = in.intern(j.evaluator), in.intern(j.judge)
 			out.judgements = append(out.judgements, j)
@@ -388,21 +396,21 @@ func parseLines(text string, in names) (sampleLines, error) {
 			s := aggregateScore{at: len(out.judgements) - 1}
 			var err error
 			if s.id, err = strconv.ParseInt(f[1], 10, 64); err != nil {
-				return out, err
+				return err
 			}
 			if s.value, err = strconv.ParseFloat(f[2], 64); err != nil {
-				return out, err
+				return err
 			}
 			if s.metric, err = readName(f[3]); err != nil {
-				return out, err
+				return err
 			}
 			s.metric = in.intern(s.metric)
 			out.scores = append(out.scores, s)
 		default:
-			return out, fmt.Errorf("unreadable line %q", line)
+			return fmt.Errorf("unreadable line %q", line)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // splitFields cuts a line at its separators, into out's room.

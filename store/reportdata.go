@@ -146,7 +146,7 @@ func aggregateScores(ctx context.Context, tx querier, runID int64) ([]ScoreRow, 
 		return nil, fmt.Errorf("report scores: %w", err)
 	}
 	parts := runtime.GOMAXPROCS(0)
-	chunks := make([]map[scoreBucket][]ScoreRow, parts)
+	chunks := make([]map[scoreBucket]*[]ScoreRow, parts)
 	errs := make([]error, parts)
 	var wg sync.WaitGroup
 	for p := range parts {
@@ -157,26 +157,37 @@ func aggregateScores(ctx context.Context, tx querier, runID int64) ([]ScoreRow, 
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("report scores of run %d: %w", runID, err)
 	}
-	// Within a bucket, a later chunk's samples come after an earlier's.
-	buckets := chunks[0]
-	for _, c := range chunks[1:] {
-		for k, rows := range c {
-			buckets[k] = append(buckets[k], rows...)
+	// Buckets in order, and within a bucket a later chunk's samples after an
+	// earlier's: every score is copied once.
+	keys := map[scoreBucket]bool{}
+	n := 0
+	for _, c := range chunks {
+		for k, b := range c {
+			keys[k] = true
+			n += len(*b)
 		}
 	}
-	return flatten(buckets), nil
+	out := make([]ScoreRow, 0, n)
+	for _, k := range slices.SortedFunc(maps.Keys(keys), compareBuckets) {
+		for _, c := range chunks {
+			if b := c[k]; b != nil {
+				out = append(out, *b...)
+			}
+		}
+	}
+	return out, nil
 }
 
 // placeRows turns sample_scores rows, by condition and sample, into score
 // rows in buckets by condition, evaluator and metric, each by sample,
 // repetition and judge.
-func placeRows(rows []aggregateRow) (map[scoreBucket][]ScoreRow, error) {
+func placeRows(rows []aggregateRow) (map[scoreBucket]*[]ScoreRow, error) {
 	in := names{}
-	buckets := map[scoreBucket][]ScoreRow{}
+	buckets := map[scoreBucket]*[]ScoreRow{}
 	var one []ScoreRow
-	for _, a := range rows {
-		lines, err := parseLines(a.text, in)
-		if err != nil {
+	var lines sampleLines
+	for r, a := range rows {
+		if err := lines.parse(a.text, in); err != nil {
 			return nil, fmt.Errorf("sample %d under %s: %w", a.sample, a.condition, err)
 		}
 		one = one[:0]
@@ -186,13 +197,32 @@ func placeRows(rows []aggregateRow) (map[scoreBucket][]ScoreRow, error) {
 			one = append(one, ScoreRow{ID: s.id, SampleRow: a.sample, Condition: a.condition, Repetition: j.rep,
 				JudgeRepetition: rep, Judge: j.judge, JudgeIndex: index, Evaluator: j.evaluator, Metric: s.metric, Value: s.value})
 		}
+		// By bucket, then as a bucket orders them: each bucket is looked up once.
 		slices.SortFunc(one, func(x, y ScoreRow) int {
-			return cmp.Or(cmp.Compare(x.Repetition, y.Repetition), cmp.Compare(x.JudgeIndex, y.JudgeIndex),
+			return cmp.Or(cmp.Compare(x.Evaluator, y.Evaluator), cmp.Compare(x.Metric, y.Metric),
+				cmp.Compare(x.Repetition, y.Repetition), cmp.Compare(x.JudgeIndex, y.JudgeIndex),
 				cmp.Compare(x.JudgeRepetition, y.JudgeRepetition))
 		})
-		for _, s := range one {
-			k := scoreBucket{s.Condition, s.Evaluator, s.Metric}
-			buckets[k] = append(buckets[k], s)
+		var bucket *[]ScoreRow
+		for i, s := range one {
+			if i == 0 || s.Evaluator != one[i-1].Evaluator || s.Metric != one[i-1].Metric {
+				k := scoreBucket{s.Condition, s.Evaluator, s.Metric}
+				if bucket = buckets[k]; bucket == nil {
+					// Room for the condition's rows left, if shaped like this one.
+					same := 1
+					for same < len(one)-i && one[i+same].Evaluator == s.Evaluator && one[i+same].Metric == s.Metric {
+						same++
+					}
+					end := r
+					for end < len(rows) && rows[end].condition == a.condition {
+						end++
+					}
+					b := make([]ScoreRow, 0, same*(end-r))
+					bucket = &b
+					buckets[k] = bucket
+				}
+			}
+			*bucket = append(*bucket, s)
 		}
 	}
 	return buckets, nil
@@ -203,19 +233,6 @@ type scoreBucket struct{ condition, evaluator, metric string }
 
 func compareBuckets(a, b scoreBucket) int {
 	return cmp.Or(cmp.Compare(a.condition, b.condition), cmp.Compare(a.evaluator, b.evaluator), cmp.Compare(a.metric, b.metric))
-}
-
-// flatten lays the buckets end to end in bucket order.
-func flatten(buckets map[scoreBucket][]ScoreRow) []ScoreRow {
-	n := 0
-	for _, b := range buckets {
-		n += len(b)
-	}
-	out := make([]ScoreRow, 0, n)
-	for _, k := range slices.SortedFunc(maps.Keys(buckets), compareBuckets) {
-		out = append(out, buckets[k]...)
-	}
-	return out
 }
 
 func b2i(b bool) int {

@@ -131,9 +131,9 @@ func sumRows(rows []aggregateRow, out []SampleCondition) (map[MetricName]firstMe
 		v  float64
 	}
 	var one []placed
+	var lines sampleLines
 	for i, a := range rows {
-		lines, err := parseLines(a.text, in)
-		if err != nil {
+		if err := lines.parse(a.text, in); err != nil {
 			return nil, fmt.Errorf("sample %d under %s: %w", a.sample, a.condition, err)
 		}
 		one = one[:0]

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/stat"
@@ -69,6 +70,14 @@ func bootstrapMeans(values []float64, iters int, seed uint64) []float64 {
 	if iters <= 0 {
 		iters = DefaultIterations
 	}
+	if g, ok := groupItems(values); ok {
+		return groupedMeans(g, iters, seed)
+	}
+	return indexedMeans(values, iters, seed)
+}
+
+// indexedMeans is bootstrapMeans drawing n indices per resample.
+func indexedMeans(values []float64, iters int, seed uint64) []float64 {
 	rng := newIndexer(seed)
 	n := len(values)
 	means := make([]float64, iters)
@@ -78,6 +87,24 @@ func bootstrapMeans(values []float64, iters int, seed uint64) []float64 {
 			sum += values[rng.intN(n)]
 		}
 		means[i] = sum / float64(n)
+	}
+	slices.Sort(means)
+	return means
+}
+
+// groupedMeans is bootstrapMeans over grouped values: each resample's mean
+// from its counts of the distinct values.
+func groupedMeans(g grouped[float64], iters int, seed uint64) []float64 {
+	src := rand.NewPCG(seed, pcgStream)
+	counts := make([]float64, len(g.items))
+	means := make([]float64, iters)
+	for i := range means {
+		g.draw(src, counts)
+		var sum float64
+		for k, c := range counts {
+			sum += c * g.items[k]
+		}
+		means[i] = sum / float64(g.n)
 	}
 	slices.Sort(means)
 	return means

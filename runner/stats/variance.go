@@ -183,6 +183,29 @@ func resample(ms []sampleMoments, rng indexer) *sums {
 		sumNij2OverNi: sumNij2OverNi, ssE: ssE, ssB: ssB}
 }
 
+// resampleGrouped adds up a resample's moments from its counts of the
+// distinct samples' moments.
+func resampleGrouped(g grouped[sampleMoments], counts []float64) *sums {
+	var a sums
+	for k, c := range counts {
+		if c == 0 {
+			continue
+		}
+		m := &g.items[k]
+		a.N += c * m.n
+		a.A += c * m.answers
+		a.sum += c * m.sum
+		a.sumSq += c * m.sumSqOverN
+		a.sumNi2 += c * m.n * m.n
+		a.sumNij2 += c * m.sumNij2
+		a.sumNij2OverNi += c * m.sumNij2OverN
+		a.ssE += c * m.ssWithin
+		a.ssB += c * m.ssAnswer
+	}
+	a.S = float64(g.n)
+	return &a
+}
+
 // ShareCI holds 95% bootstrap intervals of the three shares.
 type ShareCI struct {
 	Sample, Agent, Judge [2]float64
@@ -192,6 +215,11 @@ type ShareCI struct {
 // resampling samples with replacement iters times (zero or fewer means
 // DefaultIterations); the same seed gives the same intervals.
 func DecomposeCI(samples [][][]float64, iters int, seed uint64) (Components, ShareCI) {
+	return decomposeCI(samples, iters, seed, true)
+}
+
+// decomposeCI is DecomposeCI; mayGroup false always draws indices.
+func decomposeCI(samples [][][]float64, iters int, seed uint64, mayGroup bool) (Components, ShareCI) {
 	ms := moments(samples)
 	c := all(ms).components()
 	var ci ShareCI
@@ -205,9 +233,18 @@ func DecomposeCI(samples [][][]float64, iters int, seed uint64) (Components, Sha
 		iters = DefaultIterations
 	}
 	rng := newIndexer(seed)
+	g, isGrouped := groupItems(ms)
+	isGrouped = isGrouped && mayGroup
+	counts := make([]float64, len(g.items))
 	shares := [3][]float64{make([]float64, iters), make([]float64, iters), make([]float64, iters)}
 	for it := range iters {
-		b := resample(ms, rng).components()
+		var b Components
+		if isGrouped {
+			g.draw(rng.src, counts)
+			b = resampleGrouped(g, counts).components()
+		} else {
+			b = resample(ms, rng).components()
+		}
 		shares[0][it], shares[1][it], shares[2][it] = b.Shares()
 	}
 	interval := func(v []float64) [2]float64 {
