@@ -30,11 +30,11 @@ func Export(ctx context.Context, db *store.DB, runID int64, format string, w io.
 	}
 	switch format {
 	case "json":
-		return exportJSON(ctx, db, sc, w)
+		return exportJSON(ctx, db, sc, nil, w)
 	case "csv":
-		return exportCSV(ctx, db, sc, w)
+		return exportCSV(ctx, db, sc, nil, w)
 	case "html":
-		return exportHTML(ctx, db, sc, reportQuery{}, w)
+		return exportHTML(ctx, db, sc, nil, reportQuery{}, w)
 	}
 	return store.Errorf(store.EINVALID, "unknown export format %q: use json, csv or html", format)
 }
@@ -58,8 +58,12 @@ func (s *Server) exportHTML(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	r, err := s.loadReport(c.Request().Context(), sc)
+	if err != nil {
+		return err
+	}
 	var buf bytes.Buffer
-	if err := exportHTML(c.Request().Context(), s.db, sc, queryOf(c), &buf); err != nil {
+	if err := exportHTML(c.Request().Context(), s.db, sc, r, queryOf(c), &buf); err != nil {
 		return err
 	}
 	attach(c, sc.Run.ID, "html", "text/html; charset=utf-8")
@@ -74,12 +78,16 @@ func (s *Server) export(c echo.Context, format, contentType string) error {
 	if err != nil {
 		return err
 	}
-	attach(c, sc.Run.ID, format, contentType)
 	ctx := c.Request().Context()
+	r, err := s.loadReport(ctx, sc) // the report a page computed, when one did
+	if err != nil {
+		return err
+	}
+	attach(c, sc.Run.ID, format, contentType)
 	if format == "json" {
-		err = exportJSON(ctx, s.db, sc, c.Response())
+		err = exportJSON(ctx, s.db, sc, r, c.Response())
 	} else {
-		err = exportCSV(ctx, s.db, sc, c.Response())
+		err = exportCSV(ctx, s.db, sc, r, c.Response())
 	}
 	if err != nil {
 		s.log.Error("export failed", "run_id", sc.Run.ID, "format", format, "err", err)

@@ -18,10 +18,12 @@ import (
 // exportHTML writes the report as one HTML file: its CSS, echarts.min.js and
 // report.js inline, its charts' data in the page, and no reference to
 // anything outside the file, so that it opens from file:// with no network.
-func exportHTML(ctx context.Context, db *store.DB, sc *reportScope, q reportQuery, w io.Writer) error {
-	r, err := buildReport(ctx, db, sc)
-	if err != nil {
-		return err
+func exportHTML(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, q reportQuery, w io.Writer) error {
+	if r == nil {
+		var err error
+		if r, err = buildReport(ctx, db, sc); err != nil {
+			return err
+		}
 	}
 	now := time.Now()
 	v, err := r.view(ctx, db, q, true, now)

@@ -153,10 +153,12 @@ func toExport(r *store.Result, name string, reviews map[int64][]store.Verdict) e
 // exportSource is what an export of results reads first: the run's report,
 // the dataset's own id of each sample by its row id, and the verdicts on
 // each score.
-func exportSource(ctx context.Context, db *store.DB, sc *reportScope) (*viewed, map[int64]string, map[int64][]store.Verdict, error) {
-	r, err := buildReport(ctx, db, sc)
-	if err != nil {
-		return nil, nil, nil, err
+func exportSource(ctx context.Context, db *store.DB, sc *reportScope, r *viewed) (*viewed, map[int64]string, map[int64][]store.Verdict, error) {
+	if r == nil {
+		var err error
+		if r, err = buildReport(ctx, db, sc); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	sampleIDs, err := db.SampleIDs(ctx, sc.Dataset.ID)
 	if err != nil {
@@ -175,8 +177,8 @@ func exportSource(ctx context.Context, db *store.DB, sc *reportScope) (*viewed, 
 
 // exportJSON writes {"run": {...}, "results": [...]}, one result per line,
 // as the results are read.
-func exportJSON(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer) error {
-	r, names, reviews, err := exportSource(ctx, db, sc)
+func exportJSON(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, w io.Writer) error {
+	r, names, reviews, err := exportSource(ctx, db, sc, r)
 	if err != nil {
 		return err
 	}
@@ -211,8 +213,8 @@ var csvHeader = []string{"run_id", "sample_id", "sample_row_id", "condition", "r
 // exportCSV writes one row per result and metric of the run. A metric a
 // result has no score for (an agent or judge error, or a result the judge
 // did not sample) still gets its row, with an empty value and the error.
-func exportCSV(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer) error {
-	r, names, reviews, err := exportSource(ctx, db, sc)
+func exportCSV(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, w io.Writer) error {
+	r, names, reviews, err := exportSource(ctx, db, sc, r)
 	if err != nil {
 		return err
 	}
@@ -238,7 +240,11 @@ func exportCSV(ctx context.Context, db *store.DB, sc *reportScope, w io.Writer) 
 // csvRows are a result's rows: one per score of each metric, or one with the
 // reason it has none.
 func csvRows(metrics []report.Metric, res *store.Result, name string, reviews map[int64][]store.Verdict) [][]string {
-	claims, _ := json.Marshal(toExport(res, name, nil).UnverifiedClaims)
+	all := []string{}
+	for _, j := range res.Judgements {
+		all = append(all, j.UnverifiedClaims...)
+	}
+	claims, _ := json.Marshal(all)
 	base := func(m report.Metric, judge string, judgeRep int, value, reasoning, errText string, kind store.ErrorKind, score int64) []string {
 		row := []string{strconv.FormatInt(res.RunID, 10), textCell(name), strconv.FormatInt(res.SampleRow, 10), textCell(res.Condition),
 			strconv.Itoa(res.Repetition), m.Evaluator, m.Name, strconv.Itoa(judgeRep), value, textCell(reasoning), textCell(errText),
