@@ -10,8 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -188,3 +191,108 @@ func peakRSS() int64 {
 
 // resetPeakRSS starts a new peak measurement where the kernel allows it.
 func resetPeakRSS() { os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// BenchmarkResumeLarge resumes a run of 150,000 tasks (10,000 samples × 5
+// conditions × 3 repetitions) of which all but 1,000 are done, against the
+// fake server in its own process, and prints the engine's peak RSS while it
+// plans and finishes the run: what a run of that size holds of its finished
+// tasks and its plan. Target < 100 MB.
+func BenchmarkResumeLarge(b *testing.B) {
+	const samples, conditions, reps, left = 10000, 5, 3, 1000
+	ctx := context.Background()
+	dir := b.TempDir()
+	db, err := store.Open(ctx, filepath.Join(dir, "assay.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	srv := startFake(b, 0)
+	var data strings.Builder
+	for i := 1; i <= samples; i++ {
+		fmt.Fprintf(&data, "{\"question\": \"What is %d + %d? Explain the steps.\", \"answer\": \"%d\"}\n", i, i, 2*i)
+	}
+	path := filepath.Join(dir, "qa.jsonl")
+	if err := os.WriteFile(path, []byte(data.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var conds strings.Builder
+	for c := 1; c <= conditions; c++ {
+		fmt.Fprintf(&conds, "  c%d: {system_prompt: \"Answer.\"}\n", c)
+	}
+	yaml := fmt.Sprintf(`dataset: {path: %q}
+agent: {type: openai, model: m, base_url: %q}
+judge: {model: j, base_url: %q}
+conditions:
+%sexecution: {num_repetitions: %d, max_concurrent: 50}
+`, path, srv.URL, srv.URL, conds.String(), reps)
+	cfg, err := config.Parse([]byte(yaml), "bench.yaml", dir, func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := runner.New(db, runner.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	defer m.Close(ctx)
+	run, err := m.CreateFromConfig(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The finished tasks, stored side by side so that their commits batch.
+	rows, _ := db.Samples(ctx, run.DatasetID, 0, 0)
+	start := time.Now()
+	keys := make(chan store.TaskKey, 256)
+	errs := make(chan error, 16)
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for k := range keys {
+				_, err := db.SaveResult(ctx, &store.Result{RunID: run.ID, SampleRow: k.SampleRow, Condition: k.Condition,
+					Repetition: k.Repetition, Response: "The answer is 4.", TokensIn: 40, TokensOut: 8, Attempts: 1,
+					Judgements: []store.Judgement{{Evaluator: "rubric", Raw: `{"factual_adherence": 4}`, Scores: []store.Score{
+						{Metric: "factual_adherence", Value: 4, Reasoning: "Right."}, {Metric: "completeness", Value: 5, Reasoning: "Whole."},
+						{Metric: "helpfulness_and_clarity", Value: 3, Reasoning: "Terse."}}}}})
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	n := 0
+	for rep := 1; rep <= reps; rep++ {
+		for i, s := range rows {
+			for _, c := range run.Conditions {
+				if rep == reps && i >= len(rows)-left/conditions {
+					continue // left to do
+				}
+				select {
+				case err := <-errs:
+					b.Fatal(err)
+				case keys <- store.TaskKey{SampleRow: s.ID, Condition: c.Name, Repetition: rep}:
+				}
+				n++
+			}
+		}
+	}
+	close(keys)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		b.Fatal(err)
+	default:
+	}
+	fmt.Printf("stored %d finished tasks in %s\n", n, time.Since(start).Round(time.Millisecond))
+
+	runtime.GC()
+	debug.FreeOSMemory()
+	resetPeakRSS()
+	before := float64(peakRSS()) / (1 << 20)
+	b.ResetTimer()
+	status, err := m.Execute(ctx, run.ID)
+	if err != nil || status != store.RunCompleted {
+		b.Fatalf("status %s, err %v", status, err)
+	}
+	peak := float64(peakRSS()) / (1 << 20)
+	b.ReportMetric(peak, "peak-MiB")
+	fmt.Printf("resume of a run of %d tasks with %d left: peak RSS %.0f MiB (%.0f before; target < 100)\n",
+		samples*conditions*reps, samples*conditions*reps-n, peak, before)
+	srv.stop(b)
+}
