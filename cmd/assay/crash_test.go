@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -192,10 +193,27 @@ func TestTwoProcessesExecuteARunOnce(t *testing.T) {
 // killed three times midway and resumed: every task has one result with one
 // judgement, no call finished before a kill was made again beyond what was
 // in flight, and the summary read from the aggregates kept batch by batch
-// equals the one computed again from the results.
+// equals the one computed again from the results. Each kill comes once the
+// fake server has been asked a given number of calls, and holds the calls
+// past that number, so that the run is midway whatever the machine's load.
 func TestKilledThreeTimesAtScale(t *testing.T) {
 	bin := buildBinary(t)
-	srv := llmtest.New(llmtest.JudgeAndAgent(llmtest.Judge(nil), llmtest.Text("The answer is 4.")), llmtest.WithLatency(5*time.Millisecond))
+	var calls, limit atomic.Int64
+	var gate atomic.Pointer[chan struct{}]
+	inner := llmtest.JudgeAndAgent(llmtest.Judge(nil), llmtest.Text("The answer is 4."))
+	held := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if calls.Add(1) > limit.Load() {
+			<-*gate.Load()
+		}
+		return inner(req)
+	}
+	hold := func(after int64) {
+		ch := make(chan struct{})
+		gate.Store(&ch)
+		limit.Store(after)
+	}
+	hold(1 << 62)
+	srv := llmtest.New(held, llmtest.WithLatency(5*time.Millisecond))
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	var data strings.Builder
@@ -216,13 +234,29 @@ execution: {num_repetitions: 3, max_concurrent: 64}
 
 	const tasks, concurrency = 3000, 64
 	args := []string{"run", "--quiet", "--config", cfgPath, "--db", dbPath}
-	for _, at := range []int{400, 1300, 2200} {
-		killAt(t, bin, at, dbPath, args...)
+	for _, at := range []int64{800, 2600, 4400} { // calls: about 400, 1,300 and 2,200 tasks
+		hold(at)
+		cmd := exec.Command(bin, args...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(120 * time.Second)
+		for calls.Load() < at {
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("%d calls before the kill, want %d", calls.Load(), at)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		close(*gate.Load()) // the held calls' client is gone
 		if n := countResults(t, dbPath); n >= tasks {
-			t.Fatalf("the kill at %d came after the run's end", at)
+			t.Fatalf("the kill at %d calls came after the run's end", at)
 		}
 		args = []string{"run", "--quiet", "--resume", "1", "--db", dbPath}
 	}
+	hold(1 << 62)
 	out, err := exec.Command(bin, "run", "--resume", "1", "--json", "--db", dbPath).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), `"status":"completed"`) {
 		t.Fatalf("resume: %v\n%s", err, out)
@@ -245,7 +279,7 @@ execution: {num_repetitions: 3, max_concurrent: 64}
 		t.Fatalf("want %d tasks exactly once, got %d results for %d tasks", tasks, len(results), len(seen))
 	}
 	// Each kill may cost what was in flight: an answer and a judge call per worker.
-	if calls, most := srv.Stats().Requests, 2*tasks+3*2*concurrency; calls > most {
+	if calls, most := calls.Load(), int64(2*tasks+3*2*concurrency); calls > most {
 		t.Errorf("%d calls for %d tasks and three kills, want at most %d", calls, tasks, most)
 	}
 	db.Close()
@@ -260,23 +294,4 @@ execution: {num_repetitions: 3, max_concurrent: 64}
 	if again := summaryJSON(t, dbPath, 1); again != kept {
 		t.Errorf("the summary from the aggregates kept batch by batch differs from the one computed again:\n%s\n%s", kept, again)
 	}
-}
-
-// killAt starts assay, waits for at least n results, and SIGKILLs it.
-func killAt(t *testing.T, bin string, n int, dbPath string, args ...string) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(120 * time.Second)
-	for countResults(t, dbPath) < n {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("fewer than %d results before the kill", n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
 }
