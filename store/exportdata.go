@@ -14,13 +14,24 @@ const exportBatch = 200
 // never holds it whole in memory. An error from fn stops the walk and is
 // returned as is.
 func (db *DB) EachResult(ctx context.Context, runID int64, fn func(*Result) error) error {
+	return db.eachResult(ctx, runID, false, fn)
+}
+
+// EachScored is EachResult without the texts a table of scores has no use
+// for: each result's response, and each judgement's raw answer and detail
+// are left empty (a judgement's claims and scores' reasoning stay).
+func (db *DB) EachScored(ctx context.Context, runID int64, fn func(*Result) error) error {
+	return db.eachResult(ctx, runID, true, fn)
+}
+
+func (db *DB) eachResult(ctx context.Context, runID int64, lean bool, fn func(*Result) error) error {
 	samples, err := db.resultSamples(ctx, runID)
 	if err != nil {
 		return err
 	}
 	for start := 0; start < len(samples); start += exportBatch {
 		end := min(start+exportBatch, len(samples)) - 1
-		batch, err := db.queryResults(ctx, `WHERE r.run_id = ? AND r.sample_id BETWEEN ? AND ?`,
+		batch, err := db.queryResults(ctx, lean, `WHERE r.run_id = ? AND r.sample_id BETWEEN ? AND ?`,
 			runID, samples[start], samples[end])
 		if err != nil {
 			return err

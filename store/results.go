@@ -1,10 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // TaskKey names one task of a run: a sample under a condition, one repetition.
@@ -150,16 +152,22 @@ type ScoreRow struct {
 
 // Results returns a run's results with their judgements and scores, in task order.
 func (db *DB) Results(ctx context.Context, runID int64) ([]Result, error) {
-	return db.queryResults(ctx, `WHERE r.run_id = ?`, runID)
+	return db.queryResults(ctx, false, `WHERE r.run_id = ?`, runID)
 }
 
 // SampleResults returns a run's results for one sample.
 func (db *DB) SampleResults(ctx context.Context, runID, sampleID int64) ([]Result, error) {
-	return db.queryResults(ctx, `WHERE r.run_id = ? AND r.sample_id = ?`, runID, sampleID)
+	return db.queryResults(ctx, false, `WHERE r.run_id = ? AND r.sample_id = ?`, runID, sampleID)
 }
 
-func (db *DB) queryResults(ctx context.Context, where string, args ...any) ([]Result, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT r.id, r.run_id, r.sample_id, r.condition, r.repetition, r.response,
+// queryResults reads the results the where clause selects, with their
+// judgements and scores; lean leaves out the long texts (see EachScored).
+func (db *DB) queryResults(ctx context.Context, lean bool, where string, args ...any) ([]Result, error) {
+	response, raw, detail := "r.response", "j.raw", "j.detail"
+	if lean {
+		response, raw, detail = "''", "''", "''"
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT r.id, r.run_id, r.sample_id, r.condition, r.repetition, `+response+`,
 		r.error, r.error_kind, r.tokens_in, r.tokens_out, r.cache_read_tokens, r.cache_write_tokens, r.cost_usd,
 		r.cost_source, r.model, r.latency_ms, r.attempts, r.retries, r.tool_calls, r.created_at
 		FROM results r `+where+` ORDER BY r.sample_id, r.condition, r.repetition`, args...)
@@ -186,50 +194,72 @@ func (db *DB) queryResults(ctx context.Context, where string, args ...any) ([]Re
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	return out, db.attachJudgements(ctx, out, byID, where, args)
+	return out, db.attachJudgements(ctx, out, byID, raw, detail, where, args)
 }
 
-func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[int64]int, where string, args []any) error {
+// attachJudgements reads the judgements of the results the where clause
+// selects, then their scores, and gives each result its judgements and each
+// judgement its scores, in the order they were stored. Judgements and scores
+// are read apart: read joined, a judgement's raw answer came once per score.
+// A judgement of a result stored after the results were read is left out.
+func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[int64]int, raw, detail, where string, args []any) error {
 	if len(results) == 0 {
 		return nil
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT j.id, j.result_id, j.evaluator, j.judge_repetition, j.judge, j.seed, j.error,
-		j.error_kind, j.attempts, j.raw,
-		j.detail, j.unverified_claims, j.tokens_in, j.tokens_out, j.cost_usd, j.latency_ms,
-		coalesce(s.id, 0), coalesce(s.metric, ''), coalesce(s.value, 0), coalesce(s.reasoning, '')
-		FROM judgements j JOIN results r ON r.id = j.result_id LEFT JOIN scores s ON s.judgement_id = j.id
-		`+where+` ORDER BY j.id, s.id`, args...)
-	if err != nil {
-		return fmt.Errorf("judgements: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+	type place struct{ result, judgement int }
+	places := map[int64]place{}
+	err := eachRow(ctx, db.read, `SELECT j.id, j.result_id, j.evaluator, j.judge_repetition, j.judge, j.seed, j.error,
+		j.error_kind, j.attempts, `+raw+`, `+detail+`, j.unverified_claims, j.tokens_in, j.tokens_out, j.cost_usd, j.latency_ms
+		FROM judgements j JOIN results r ON r.id = j.result_id `+where, args, func(rows *sql.Rows) error {
 		var j Judgement
 		var resultID int64
 		var claims string
-		var s Score
 		var seed sql.NullInt64
 		if err := rows.Scan(&j.ID, &resultID, &j.Evaluator, &j.JudgeRepetition, &j.Judge, &seed, &j.Error, &j.ErrorKind, &j.Attempts,
-			&j.Raw, &j.Detail, &claims,
-			&j.TokensIn, &j.TokensOut, &j.CostUSD, &j.LatencyMS, &s.ID, &s.Metric, &s.Value, &s.Reasoning); err != nil {
-			return fmt.Errorf("judgements: %w", err)
+			&j.Raw, &j.Detail, &claims, &j.TokensIn, &j.TokensOut, &j.CostUSD, &j.LatencyMS); err != nil {
+			return err
+		}
+		i, ok := byID[resultID]
+		if !ok {
+			return nil
 		}
 		j.JudgeIndex, j.JudgeRepetition = fromSlot(j.JudgeRepetition)
 		if seed.Valid {
 			v := int(seed.Int64)
 			j.Seed = &v
 		}
-		r := &results[byID[resultID]]
-		if n := len(r.Judgements); n == 0 || r.Judgements[n-1].ID != j.ID {
-			_ = json.Unmarshal([]byte(claims), &j.UnverifiedClaims)
-			r.Judgements = append(r.Judgements, j)
+		_ = json.Unmarshal([]byte(claims), &j.UnverifiedClaims)
+		places[j.ID] = place{i, len(results[i].Judgements)}
+		results[i].Judgements = append(results[i].Judgements, j)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("judgements: %w", err)
+	}
+	err = eachRow(ctx, db.read, `SELECT s.id, s.judgement_id, s.metric, s.value, s.reasoning
+		FROM scores s JOIN results r ON r.id = s.result_id `+where, args, func(rows *sql.Rows) error {
+		var s Score
+		var judgementID int64
+		if err := rows.Scan(&s.ID, &judgementID, &s.Metric, &s.Value, &s.Reasoning); err != nil {
+			return err
 		}
-		if s.ID != 0 {
-			last := &r.Judgements[len(r.Judgements)-1]
-			last.Scores = append(last.Scores, s)
+		if at, ok := places[judgementID]; ok {
+			j := &results[at.result].Judgements[at.judgement]
+			j.Scores = append(j.Scores, s)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("scores: %w", err)
+	}
+	for i := range results {
+		js := results[i].Judgements
+		slices.SortFunc(js, func(a, b Judgement) int { return cmp.Compare(a.ID, b.ID) })
+		for k := range js {
+			slices.SortFunc(js[k].Scores, func(a, b Score) int { return cmp.Compare(a.ID, b.ID) })
 		}
 	}
-	return rows.Err()
+	return nil
 }
 
 // kindOf is the kind stored with an error: none without one, other when

@@ -222,7 +222,7 @@ func exportCSV(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, w 
 	if err := cw.Write(csvHeader); err != nil {
 		return fmt.Errorf("export csv: %w", err)
 	}
-	err = db.EachResult(ctx, sc.Run.ID, func(res *store.Result) error {
+	err = db.EachScored(ctx, sc.Run.ID, func(res *store.Result) error {
 		for _, row := range csvRows(r.Metrics, res, names[res.SampleRow], reviews) {
 			if err := cw.Write(row); err != nil {
 				return err
