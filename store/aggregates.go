@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // This file keeps a run's aggregates (migration 0020): per sample and
@@ -195,8 +197,7 @@ func rebuildAggregates(ctx context.Context, tx *sql.Tx, runID int64) error {
 		}
 		totals[r.Condition].add(c)
 	}
-	insert, err := tx.PrepareContext(ctx, `INSERT INTO sample_scores (run_id, condition, sample_id, results, errors,
-		judge_errors, claims, scores) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	insert, err := tx.PrepareContext(ctx, qAddSampleScores)
 	if err != nil {
 		return fmt.Errorf("rebuild aggregates: %w", err)
 	}
@@ -208,9 +209,7 @@ func rebuildAggregates(ctx context.Context, tx *sql.Tx, runID int64) error {
 		}
 	}
 	for name, c := range totals {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO condition_totals (run_id, condition, done, errors, judge_errors,
-			tokens_in, tokens_out, cost_usd, latency_ms, retries, tool_calls, tool_errors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			runID, name, c.Done, c.Errors, c.JudgeErrors, c.TokensIn, c.TokensOut, c.CostUSD, c.latencyMS,
+		if _, err := tx.ExecContext(ctx, qAddConditionTotals, runID, name, c.Done, c.Errors, c.JudgeErrors, c.TokensIn, c.TokensOut, c.CostUSD, c.latencyMS,
 			c.Retries, c.ToolCalls, c.ToolErrors); err != nil {
 			return fmt.Errorf("rebuild aggregates: %w", err)
 		}
@@ -283,6 +282,18 @@ func storedResults(ctx context.Context, tx *sql.Tx, runID int64) ([]Result, erro
 		return nil, fmt.Errorf("rebuild aggregates: %w", err)
 	}
 	return out, nil
+}
+
+// inParts runs f on n items cut into parts runs of about equal size, side
+// by side: f(p, lo, hi) does items lo to hi-1 as part p.
+func inParts(n, parts int, f func(p, lo, hi int) error) error {
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() { errs[p] = f(p, p*n/parts, (p+1)*n/parts) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // eachRow runs a query and calls f for each row.

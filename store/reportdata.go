@@ -9,7 +9,6 @@ import (
 	"maps"
 	"runtime"
 	"slices"
-	"sync"
 )
 
 // This file holds the queries of reports: the run's aggregates (migration
@@ -145,16 +144,12 @@ func aggregateScores(ctx context.Context, tx querier, runID int64) ([]ScoreRow, 
 	if err != nil {
 		return nil, fmt.Errorf("report scores: %w", err)
 	}
-	parts := runtime.GOMAXPROCS(0)
-	chunks := make([]map[scoreBucket]*[]ScoreRow, parts)
-	errs := make([]error, parts)
-	var wg sync.WaitGroup
-	for p := range parts {
-		lo, hi := p*len(rows)/parts, (p+1)*len(rows)/parts
-		wg.Go(func() { chunks[p], errs[p] = placeRows(rows[lo:hi]) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	chunks := make([]map[scoreBucket]*[]ScoreRow, runtime.GOMAXPROCS(0))
+	err = inParts(len(rows), len(chunks), func(p, lo, hi int) (err error) {
+		chunks[p], err = placeRows(rows[lo:hi])
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("report scores of run %d: %w", runID, err)
 	}
 	// Buckets in order, and within a bucket a later chunk's samples after an

@@ -4,12 +4,10 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"maps"
 	"runtime"
 	"slices"
-	"sync"
 )
 
 // SampleKey names one sample (its row id) under one condition of a run.
@@ -93,16 +91,12 @@ func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error
 	if err != nil {
 		return nil, fmt.Errorf("sample stats: %w", err)
 	}
-	parts := runtime.GOMAXPROCS(0)
-	firsts := make([]map[MetricName]firstMet, parts)
-	errs := make([]error, parts)
-	var wg sync.WaitGroup
-	for p := range parts {
-		lo, hi := p*len(rows)/parts, (p+1)*len(rows)/parts
-		wg.Go(func() { firsts[p], errs[p] = sumRows(rows[lo:hi], out.Rows[lo:hi]) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	firsts := make([]map[MetricName]firstMet, runtime.GOMAXPROCS(0))
+	err = inParts(len(rows), len(firsts), func(p, lo, hi int) (err error) {
+		firsts[p], err = sumRows(rows[lo:hi], out.Rows[lo:hi])
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("sample stats of run %d: %w", runID, err)
 	}
 	out.Metrics = metricOrder(firsts, out.Rows)

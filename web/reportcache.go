@@ -212,23 +212,48 @@ func (s *Server) samples(ctx context.Context, sc *reportScope) (*report.SampleTa
 	return t, nil
 }
 
-// searchCache keeps the last searches of samples tables: paging through a
-// search's matches asks for them again, and a search reads every response.
-type searchCache struct {
-	mu    sync.Mutex
-	keys  []searchKey
-	found map[searchKey]*store.SampleMatches
+// fifo keeps the last fifoSize values put, by key, forgetting the one put
+// first when full: the searches of samples tables (paging through a
+// search's matches asks for them again, and a search reads every response)
+// and routing replays (a replay over a large run takes seconds).
+type fifo[K comparable, V any] struct {
+	mu     sync.Mutex
+	keys   []K
+	values map[K]V
 }
 
+const fifoSize = 16
+
+func (c *fifo[K, V]) get(key K) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.values[key]
+	return v, ok
+}
+
+func (c *fifo[K, V]) put(key K, v V) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.values == nil {
+		c.values = map[K]V{}
+	}
+	if _, ok := c.values[key]; !ok {
+		c.keys = append(c.keys, key)
+		if len(c.keys) > fifoSize {
+			delete(c.values, c.keys[0])
+			c.keys = c.keys[1:]
+		}
+	}
+	c.values[key] = v
+}
+
+// searchKey is a search of a run's samples as its results stand.
 type searchKey struct {
 	run   int64
 	count int
 	last  int64
 	text  string
 }
-
-// searchCacheSize bounds the searches kept.
-const searchCacheSize = 16
 
 // search finds text in a run's samples and responses, from the cache when
 // the run's results are unchanged since the same search.
@@ -238,28 +263,13 @@ func (s *Server) search(ctx context.Context, sc *reportScope, text string) (*sto
 		return nil, err
 	}
 	key := searchKey{sc.Run.ID, count, last, text}
-	c := &s.searches
-	c.mu.Lock()
-	m, ok := c.found[key]
-	c.mu.Unlock()
-	if ok {
+	if m, ok := s.searches.get(key); ok {
 		return m, nil
 	}
-	if m, err = s.db.SearchSamples(ctx, sc.Run.ID, sc.Run.DatasetID, text); err != nil {
+	m, err := s.db.SearchSamples(ctx, sc.Run.ID, sc.Run.DatasetID, text)
+	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.found == nil {
-		c.found = map[searchKey]*store.SampleMatches{}
-	}
-	if _, ok := c.found[key]; !ok {
-		c.keys = append(c.keys, key)
-		if len(c.keys) > searchCacheSize {
-			delete(c.found, c.keys[0])
-			c.keys = c.keys[1:]
-		}
-	}
-	c.found[key] = m
+	s.searches.put(key, m)
 	return m, nil
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -70,39 +69,6 @@ func (f routingForm) options() (route.Options, error) {
 		return opt, fmt.Errorf("Weights: %v.", strings.TrimPrefix(err.Error(), "weights: "))
 	}
 	return opt, nil
-}
-
-// routeCache keeps replays: a finished run's answers do not change, and a
-// replay over a large run takes seconds.
-type routeCache struct {
-	mu      sync.Mutex
-	entries map[string]*report.Routing
-	order   []string
-}
-
-const routeCacheSize = 16
-
-func (c *routeCache) get(key string) (*report.Routing, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r, ok := c.entries[key]
-	return r, ok
-}
-
-func (c *routeCache) put(key string, r *report.Routing) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.entries == nil {
-		c.entries = map[string]*report.Routing{}
-	}
-	if _, ok := c.entries[key]; !ok {
-		c.order = append(c.order, key)
-	}
-	c.entries[key] = r
-	if len(c.order) > routeCacheSize {
-		delete(c.entries, c.order[0])
-		c.order = c.order[1:]
-	}
 }
 
 // routingPage handles GET /runs/:id/routing (and the same under a share link).

@@ -14,6 +14,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"assay/report"
 	"assay/runner"
 	"assay/store"
 	"assay/templates"
@@ -56,9 +57,9 @@ type Server struct {
 	echo         *echo.Echo
 	runner       *runner.Manager
 	reports      *reportCache
-	replays      routeCache  // routing replays, by run and settings
-	sampleTables sampleCache // samples tables, by run
-	searches     searchCache // the last searches of samples tables
+	replays      fifo[string, *report.Routing]         // routing replays, by run and settings
+	sampleTables sampleCache                           // samples tables, by run
+	searches     fifo[searchKey, *store.SampleMatches] // the last searches of samples tables
 	csrfKey      []byte
 
 	hasTokens tokensCache

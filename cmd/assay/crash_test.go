@@ -87,8 +87,9 @@ func countResults(t *testing.T, dbPath string) int {
 	return len(done)
 }
 
-// checkExactlyOnce asserts every task of run 1 has one result and the run completed.
-func checkExactlyOnce(t *testing.T, dbPath string) {
+// checkExactlyOnce asserts every one of the tasks of run 1 has one result
+// with one judgement, and the run completed.
+func checkExactlyOnce(t *testing.T, dbPath string, tasks int) {
 	t.Helper()
 	db, err := store.Open(context.Background(), dbPath)
 	if err != nil {
@@ -103,8 +104,8 @@ func checkExactlyOnce(t *testing.T, dbPath string) {
 			t.Errorf("result %d has %d judgements", r.ID, len(r.Judgements))
 		}
 	}
-	if len(results) != 60 || len(seen) != 60 {
-		t.Fatalf("want 60 tasks exactly once, got %d results for %d tasks", len(results), len(seen))
+	if len(results) != tasks || len(seen) != tasks {
+		t.Fatalf("want %d tasks exactly once, got %d results for %d tasks", tasks, len(results), len(seen))
 	}
 	run, _ := db.Run(context.Background(), 1)
 	if run.Status != store.RunCompleted {
@@ -127,7 +128,7 @@ func TestKilledRunResumesFromCommandLine(t *testing.T) {
 	if !strings.Contains(string(out), `"status":"completed"`) {
 		t.Fatalf("resume output %s", out)
 	}
-	checkExactlyOnce(t, dbPath)
+	checkExactlyOnce(t, dbPath, 60)
 }
 
 func TestKilledRunResumesWhenServing(t *testing.T) {
@@ -157,7 +158,7 @@ func TestKilledRunResumesWhenServing(t *testing.T) {
 	}
 	serve.Process.Signal(syscall.SIGTERM)
 	serve.Wait()
-	checkExactlyOnce(t, dbPath)
+	checkExactlyOnce(t, dbPath, 60)
 }
 
 // Two processes on one database: a run that `assay run` executes is left
@@ -183,7 +184,7 @@ func TestTwoProcessesExecuteARunOnce(t *testing.T) {
 	if err := first.Wait(); err != nil {
 		t.Fatalf("the first assay run: %v\n%s", err, firstOut.String())
 	}
-	checkExactlyOnce(t, dbPath)
+	checkExactlyOnce(t, dbPath, 60)
 	if got := srv.Stats().Requests; got != 120 {
 		t.Errorf("the fake server saw %d calls for 60 tasks, want 60 agent and 60 judge calls", got)
 	}
@@ -261,30 +262,14 @@ execution: {num_repetitions: 3, max_concurrent: 64}
 	if err != nil || !strings.Contains(string(out), `"status":"completed"`) {
 		t.Fatalf("resume: %v\n%s", err, out)
 	}
-
-	db, err := store.Open(context.Background(), dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	results, _ := db.Results(context.Background(), 1)
-	seen := map[store.TaskKey]bool{}
-	for _, r := range results {
-		seen[store.TaskKey{SampleRow: r.SampleRow, Condition: r.Condition, Repetition: r.Repetition}] = true
-		if len(r.Judgements) != 1 {
-			t.Errorf("result %d has %d judgements", r.ID, len(r.Judgements))
-		}
-	}
-	if len(results) != tasks || len(seen) != tasks {
-		t.Fatalf("want %d tasks exactly once, got %d results for %d tasks", tasks, len(results), len(seen))
-	}
+	checkExactlyOnce(t, dbPath, tasks)
 	// Each kill may cost what was in flight: an answer and a judge call per worker.
 	if calls, most := calls.Load(), int64(2*tasks+3*2*concurrency); calls > most {
 		t.Errorf("%d calls for %d tasks and three kills, want at most %d", calls, tasks, most)
 	}
-	db.Close()
 	kept := summaryJSON(t, dbPath, 1)
-	if db, err = store.Open(context.Background(), dbPath); err != nil {
+	db, err := store.Open(context.Background(), dbPath)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := db.RebuildAggregates(context.Background(), 1); err != nil {
