@@ -126,7 +126,9 @@ func (db *DB) commitBatch(batch []*write) {
 		}
 		if errs[i] = one.do(one.ctx, w); errs[i] != nil {
 			if _, err := w.exec(context.Background(), qRollbackTo); err != nil {
-				fail(fmt.Errorf("rollback to savepoint: %w", err))
+				// SQLite rolled the whole transaction back on that error (a
+				// full disk, say): every write of the batch is undone by it.
+				fail(errs[i])
 				return
 			}
 		}
