@@ -205,7 +205,7 @@ func (r *Report) testAllPairs() []PairTest {
 		var tests []PairTest
 		for ai, a := range r.Conditions {
 			for _, b := range r.Conditions[ai+1:] {
-				xa, xb := pairUp(r.Means(i, a), r.Means(i, b))
+				xa, xb := pairTables(r.meanTable(i, a), r.meanTable(i, b))
 				if len(xa) < 2 {
 					continue
 				}

@@ -6,7 +6,9 @@
 package report
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -27,27 +29,34 @@ type SampleScores struct {
 }
 
 // JudgeAnswers are the sample's scores by answer and judge: what one judge
-// of the panel gave one answer over its repetitions.
+// of the panel gave one answer over its repetitions. They share Values's
+// memory, capped: appending to one copies it.
 func (g SampleScores) JudgeAnswers() [][]float64 {
-	var out [][]float64
-	for i := range g.Values {
-		if i == 0 || g.Reps[i] != g.Reps[i-1] || g.Judges[i] != g.Judges[i-1] {
-			out = append(out, nil)
-		}
-		out[len(out)-1] = append(out[len(out)-1], g.Values[i])
-	}
-	return out
+	return g.runs(func(i int) bool { return g.Reps[i] != g.Reps[i-1] || g.Judges[i] != g.Judges[i-1] })
 }
 
 // Answers are the sample's scores by answer (repetition): one score per
 // judge repetition and panel judge, or one for a deterministic evaluator.
+// They share Values's memory, capped: appending to one copies it.
 func (g SampleScores) Answers() [][]float64 {
-	var out [][]float64
+	return g.runs(func(i int) bool { return g.Reps[i] != g.Reps[i-1] })
+}
+
+// runs cuts Values where cut says a value starts a new run.
+func (g SampleScores) runs(cut func(i int) bool) [][]float64 {
+	n := 0
 	for i := range g.Values {
-		if i == 0 || g.Reps[i] != g.Reps[i-1] {
-			out = append(out, nil)
+		if i == 0 || cut(i) {
+			n++
 		}
-		out[len(out)-1] = append(out[len(out)-1], g.Values[i])
+	}
+	out := make([][]float64, 0, n)
+	start := 0
+	for i := 1; i <= len(g.Values); i++ {
+		if i == len(g.Values) || cut(i) {
+			out = append(out, g.Values[start:i:i])
+			start = i
+		}
 	}
 	return out
 }
@@ -171,20 +180,19 @@ func BuildJudge(ctx context.Context, db *store.DB, run *store.Run, ds *store.Dat
 		return nil, err
 	}
 	if place >= 0 {
-		data.Scores = slices.DeleteFunc(data.Scores, func(s store.ScoreRow) bool {
-			return s.Judge != "" && s.JudgeIndex != place // a deterministic evaluator's scores have no judge
-		})
+		for i := range data.Scores {
+			data.Scores[i] = onlyJudge(data.Scores[i], place)
+		}
 	}
 	r := &Report{Run: run, Dataset: ds, Config: cfg, Models: data.Models, View: view, Judge: judge}
 	for _, c := range run.Conditions {
 		r.Conditions = append(r.Conditions, c.Name)
 	}
-	judged := data.Scores
+	judged, scores := data.Scores, data.Scores
 	if view == Reviewed && len(verdicts) > 0 {
-		judged = slices.Clone(data.Scores)
-		applyReviews(data.Scores, latest(verdicts))
+		scores = applyReviews(data.Scores, latest(verdicts))
 	}
-	r.group(data.Scores)
+	r.group(scores)
 	var wg sync.WaitGroup
 	wg.Go(func() { r.Reviews = r.reviews(judged, verdicts) })
 	if len(r.Conditions) >= 2 {
@@ -198,29 +206,30 @@ func BuildJudge(ctx context.Context, db *store.DB, run *store.Run, ds *store.Dat
 	return r, nil
 }
 
-// group folds scores, ordered by condition, metric and sample as the store
-// gives them, into per-sample groups, and names the run's metrics.
-func (r *Report) group(scores []store.ScoreRow) {
+// group cuts each metric's scores under each condition, as the store
+// gives them, into per-sample groups that share their columns, and names
+// the run's metrics.
+func (r *Report) group(scores []store.MetricScores) {
 	index := map[[2]string]int{}
 	var samples []map[string][]SampleScores
-	for _, s := range scores {
-		key := [2]string{s.Evaluator, s.Metric}
+	for _, m := range scores {
+		if len(m.Samples) == 0 {
+			continue // every score left out: a panel judge's view of another's metric
+		}
+		key := [2]string{m.Evaluator, m.Metric}
 		i, ok := index[key]
 		if !ok {
 			i = len(r.Metrics)
 			index[key] = i
-			r.Metrics = append(r.Metrics, Metric{Evaluator: s.Evaluator, Name: s.Metric})
+			r.Metrics = append(r.Metrics, Metric{Evaluator: m.Evaluator, Name: m.Metric})
 			samples = append(samples, map[string][]SampleScores{})
 		}
-		groups := samples[i][s.Condition]
-		if n := len(groups); n == 0 || groups[n-1].SampleRow != s.SampleRow {
-			groups = append(groups, SampleScores{SampleRow: s.SampleRow})
+		groups := make([]SampleScores, len(m.Samples))
+		for k, row := range m.Samples {
+			lo, hi := m.Starts[k], m.Starts[k+1]
+			groups[k] = SampleScores{SampleRow: row, Values: m.Values[lo:hi:hi], Reps: m.Reps[lo:hi:hi], Judges: m.Judges[lo:hi:hi]}
 		}
-		last := &groups[len(groups)-1]
-		last.Values = append(last.Values, s.Value)
-		last.Reps = append(last.Reps, int32(s.Repetition))
-		last.Judges = append(last.Judges, int8(s.JudgeIndex))
-		samples[i][s.Condition] = groups
+		samples[i][m.Condition] = groups
 	}
 	for i := range r.Metrics {
 		if sc, ok := r.Config.MetricScale(r.Metrics[i].Evaluator, r.Metrics[i].Name); ok {
@@ -260,6 +269,28 @@ func (r *Report) group(scores []store.ScoreRow) {
 			}
 		}
 	}
+}
+
+// onlyJudge keeps the scores of the panel judge at place, and a
+// deterministic evaluator's, which have no judge.
+func onlyJudge(m store.MetricScores, place int) store.MetricScores {
+	out := m
+	out.Samples, out.Starts, out.IDs, out.Values, out.Reps, out.Judges, out.JudgeReps = nil, nil, nil, nil, nil, nil, nil
+	for k, row := range m.Samples {
+		start := int32(len(out.Values))
+		for i := m.Starts[k]; i < m.Starts[k+1]; i++ {
+			if m.Judged(int(i)) && int(m.Judges[i]) != place {
+				continue
+			}
+			out.IDs, out.Values = append(out.IDs, m.IDs[i]), append(out.Values, m.Values[i])
+			out.Reps, out.Judges, out.JudgeReps = append(out.Reps, m.Reps[i]), append(out.Judges, m.Judges[i]), append(out.JudgeReps, m.JudgeReps[i])
+		}
+		if int32(len(out.Values)) > start {
+			out.Samples, out.Starts = append(out.Samples, row), append(out.Starts, start)
+		}
+	}
+	out.Starts = append(out.Starts, int32(len(out.Values)))
+	return out
 }
 
 // Raw are the score groups of metric m under condition c with every
@@ -309,13 +340,56 @@ func combinePanel(g SampleScores, mode string) SampleScores {
 // Samples are the score groups of metric m under condition c, by row id.
 func (r *Report) Samples(m int, c string) []SampleScores { return r.samples[m][c] }
 
-// Means returns each sample's mean score for metric m under condition c, by row id.
+// Means returns each sample's mean score for metric m under condition c, by
+// row id. It is computed once per report: a caller must not change it.
 func (r *Report) Means(m int, c string) map[int64]float64 {
-	out := map[int64]float64{}
-	for _, g := range r.samples[m][c] {
-		out[g.SampleRow] = Mean(g.Values)
+	return r.Memo(fmt.Sprintf("means\x00%d\x00%s", m, c), func() any {
+		t := r.meanTable(m, c)
+		out := make(map[int64]float64, len(t.ids))
+		for i, id := range t.ids {
+			out[id] = t.means[i]
+		}
+		return out
+	}).(map[int64]float64)
+}
+
+// sampleMeans are each sample's mean score for one metric under one
+// condition, by row id, in the order of the ids.
+type sampleMeans struct {
+	ids   []int64
+	means []float64
+}
+
+// meanTable is Means as a table ordered by row id, computed once per report.
+func (r *Report) meanTable(m int, c string) *sampleMeans {
+	return r.Memo(fmt.Sprintf("mean table\x00%d\x00%s", m, c), func() any {
+		groups := r.samples[m][c]
+		t := &sampleMeans{ids: make([]int64, len(groups)), means: make([]float64, len(groups))}
+		if !slices.IsSortedFunc(groups, func(a, b SampleScores) int { return cmp.Compare(a.SampleRow, b.SampleRow) }) {
+			groups = slices.SortedFunc(slices.Values(groups), func(a, b SampleScores) int { return cmp.Compare(a.SampleRow, b.SampleRow) })
+		}
+		for i, g := range groups {
+			t.ids[i], t.means[i] = g.SampleRow, Mean(g.Values)
+		}
+		return t
+	}).(*sampleMeans)
+}
+
+// pairTables lines up, by row id, the samples present in both tables.
+func pairTables(a, b *sampleMeans) (xa, xb []float64) {
+	for i, k := 0, 0; i < len(a.ids) && k < len(b.ids); {
+		switch {
+		case a.ids[i] < b.ids[k]:
+			i++
+		case a.ids[i] > b.ids[k]:
+			k++
+		default:
+			xa, xb = append(xa, a.means[i]), append(xb, b.means[k])
+			i++
+			k++
+		}
 	}
-	return out
+	return xa, xb
 }
 
 // Quality is a condition's mean of its metric means, each rescaled to 0–1;

@@ -95,18 +95,31 @@ func latest(verdicts []store.Verdict) map[int64]store.Verdict {
 	return out
 }
 
-// applyReviews replaces each reviewed score's value by its latest verdict's.
-func applyReviews(scores []store.ScoreRow, last map[int64]store.Verdict) {
-	for i := range scores {
-		if v, ok := last[scores[i].ID]; ok {
-			scores[i].Value = v.Value
+// applyReviews is scores with each reviewed score's value replaced by its
+// latest verdict's; scores are left as they are.
+func applyReviews(scores []store.MetricScores, last map[int64]store.Verdict) []store.MetricScores {
+	out := slices.Clone(scores)
+	for k := range out {
+		m := &out[k]
+		cloned := false
+		for i, id := range m.IDs {
+			if v, ok := last[id]; ok {
+				if !cloned {
+					m.Values, cloned = slices.Clone(m.Values), true
+				}
+				m.Values[i] = v.Value
+			}
 		}
 	}
+	return out
 }
+
+// reviewedScore is what agreement needs of a score reviewers looked at.
+type reviewedScore struct{ evaluator, metric string }
 
 // reviews computes coverage and agreement. scores are the run's scores as
 // judged.
-func (r *Report) reviews(scores []store.ScoreRow, verdicts []store.Verdict) *Reviews {
+func (r *Report) reviews(scores []store.MetricScores, verdicts []store.Verdict) *Reviews {
 	out := &Reviews{Verdicts: len(verdicts)}
 	last := latest(verdicts)
 	out.Scored = len(last)
@@ -120,13 +133,18 @@ func (r *Report) reviews(scores []store.ScoreRow, verdicts []store.Verdict) *Rev
 	slices.Sort(out.Reviewers)
 	type key struct{ evaluator, metric, condition string }
 	total, reviewed := map[key]int{}, map[key]int{}
-	judge := map[int64]store.ScoreRow{}
-	for _, s := range scores {
-		k := key{s.Evaluator, s.Metric, s.Condition}
-		total[k]++
-		if _, ok := last[s.ID]; ok {
-			reviewed[k]++
-			judge[s.ID] = s
+	judge := map[int64]reviewedScore{}
+	for _, m := range scores {
+		k := key{m.Evaluator, m.Metric, m.Condition}
+		total[k] += m.Len()
+		if len(last) == 0 {
+			continue
+		}
+		for _, id := range m.IDs {
+			if _, ok := last[id]; ok {
+				reviewed[k]++
+				judge[id] = reviewedScore{m.Evaluator, m.Metric}
+			}
 		}
 	}
 	for _, v := range last {
@@ -157,13 +175,13 @@ func (r *Report) reviews(scores []store.ScoreRow, verdicts []store.Verdict) *Rev
 }
 
 // agreement compares the judge and the latest human value on metric m.
-func agreement(m Metric, last map[int64]store.Verdict, judge map[int64]store.ScoreRow, byScore map[int64][]float64) (Agreement, bool) {
+func agreement(m Metric, last map[int64]store.Verdict, judge map[int64]reviewedScore, byScore map[int64][]float64) (Agreement, bool) {
 	a := Agreement{Metric: m, Evaluator: m.Evaluator, Name: m.Name, Categories: Categories(m.Scale)}
 	var js, hs []float64
 	var units [][]float64
 	ids := make([]int64, 0, len(judge))
 	for id, s := range judge {
-		if s.Evaluator == m.Evaluator && s.Metric == m.Name {
+		if s.evaluator == m.Evaluator && s.metric == m.Name {
 			ids = append(ids, id)
 		}
 	}

@@ -145,25 +145,28 @@ func (r *Report) summarize(progress []store.ConditionProgress, top map[string][]
 	for _, p := range progress {
 		byName[p.Condition] = p
 	}
+	// Each metric's figures under each condition (the variance's bootstrap
+	// above all) are computed in parallel, then kept in the report's order.
+	metrics := make([][]*MetricSummary, len(r.Conditions))
+	var wg sync.WaitGroup
+	for ci, name := range r.Conditions {
+		metrics[ci] = make([]*MetricSummary, len(r.Metrics))
+		for i, m := range r.Metrics {
+			if groups := r.Samples(i, name); len(groups) > 0 {
+				wg.Go(func() { metrics[ci][i] = r.metricSummary(i, m, name, groups) })
+			}
+		}
+	}
+	wg.Wait()
 	for ci, name := range r.Conditions {
 		p := byName[name]
 		cs := conditionTotals(run.Conditions[ci], p, top[name])
-		// Each metric's figures (the variance's bootstrap above all) are
-		// computed in parallel, then kept in the report's order.
-		metrics := make([]*MetricSummary, len(r.Metrics))
-		var wg sync.WaitGroup
 		for i, m := range r.Metrics {
-			groups := r.Samples(i, name)
-			if len(groups) == 0 {
-				continue
-			}
-			wg.Go(func() { metrics[i] = r.metricSummary(i, m, name, groups) })
-			if m.Evaluator == string(config.EvalCodeExecution) {
+			if groups := r.Samples(i, name); len(groups) > 0 && m.Evaluator == string(config.EvalCodeExecution) {
 				cs.PassAtK, cs.PassAtKCI95 = passAtK(Values(groups), r.Run.Repetitions)
 			}
 		}
-		wg.Wait()
-		for _, ms := range metrics {
+		for _, ms := range metrics[ci] {
 			if ms != nil {
 				cs.Metrics = append(cs.Metrics, *ms)
 			}
@@ -297,7 +300,7 @@ func (r *Report) metricSummary(i int, m Metric, condition string, groups []Sampl
 		ms.Judges, ms.JudgeAlpha = panelOf(raw, r.panelNames())
 	}
 	if first := r.Conditions[0]; condition != first {
-		if mdd, sd, _, ok := mddOf(r.Means(i, first), r.Means(i, condition)); ok {
+		if mdd, sd, _, ok := mddOf(pairTables(r.meanTable(i, first), r.meanTable(i, condition))); ok {
 			ms.MDD, ms.MDDSD = &mdd, sd
 		}
 	}

@@ -165,10 +165,9 @@ func consistencyOf(groups []SampleScores) *JudgeConsistency {
 // mddOf is the minimum detectable paired difference of a metric between two
 // conditions, from the samples scored under both; ok is false with fewer
 // than two such samples.
-func mddOf(base, other map[int64]float64) (mdd float64, sd float64, n int, ok bool) {
-	// In the samples' order, so that the same scores give the same figure
-	// to the last bit (a backup restored, an export read back).
-	xa, xb := pairUp(base, other)
+// xa and xb are in the samples' order, so that the same scores give the
+// same figure to the last bit (a backup restored, an export read back).
+func mddOf(xa, xb []float64) (mdd float64, sd float64, n int, ok bool) {
 	diffs := make([]float64, len(xa))
 	for i := range xa {
 		diffs[i] = xb[i] - xa[i]

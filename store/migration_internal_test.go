@@ -49,7 +49,7 @@ func TestDatasetIdentityMigrationKeepsEverything(t *testing.T) {
 		t.Errorf("%d samples after the migration, want 4", n)
 	}
 	data, err := db.ReportData(ctx, run.ID)
-	if err != nil || len(data.Scores) != 1 {
+	if err != nil || len(ScoreRows(data.Scores)) != 1 {
 		t.Fatalf("the run's scores after the migration: %v, %v", data, err)
 	}
 	var broken int

@@ -1,14 +1,10 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"maps"
-	"runtime"
-	"slices"
 )
 
 // This file holds the queries of reports: the run's aggregates (migration
@@ -26,7 +22,7 @@ type ModelUse struct {
 // ReportData is what a run's report is computed from.
 type ReportData struct {
 	Models     []ModelUse              // by model, then source
-	Scores     []ScoreRow              // by condition, evaluator, metric, then sample, repetition and judge
+	Scores     []MetricScores          // by condition, evaluator and metric
 	Conditions []ConditionProgress     // the rows RunProgress returns, ordered by condition
 	TopErrors  map[string][]ErrorCount // by condition: the most common messages, as TopErrors gives them
 }
@@ -53,7 +49,7 @@ func (db *DB) ReportData(ctx context.Context, runID int64) (*ReportData, error) 
 	if out.TopErrors, err = topErrors(ctx, tx, runID, topErrorsShown); err != nil {
 		return nil, err
 	}
-	if out.Scores, err = aggregateScores(ctx, tx, runID); err != nil {
+	if out.Scores, err = metricScores(ctx, tx, runID); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -114,120 +110,6 @@ func conditionTotals(ctx context.Context, tx querier, runID int64) ([]ConditionP
 		return nil, err
 	}
 	return out, nil
-}
-
-// aggregateRow is one sample_scores row as read.
-type aggregateRow struct {
-	condition string
-	sample    int64
-	text      string
-}
-
-// aggregateScores reads a run's scores from its sample_scores rows, in
-// ReportData's order. The rows come by condition and sample; they are
-// parsed side by side, each sample's scores put in the order of repetition
-// and judge, then laid in buckets by evaluator and metric.
-func aggregateScores(ctx context.Context, tx querier, runID int64) ([]ScoreRow, error) {
-	var rows []aggregateRow
-	err := eachRow(ctx, tx, `SELECT condition, sample_id, scores FROM sample_scores WHERE run_id = ? AND scores != ''
-		ORDER BY condition, sample_id`, []any{runID}, func(r *sql.Rows) error {
-		var a aggregateRow
-		if err := r.Scan(&a.condition, &a.sample, &a.text); err != nil {
-			return err
-		}
-		if n := len(rows); n > 0 && rows[n-1].condition == a.condition {
-			a.condition = rows[n-1].condition // one copy of each name
-		}
-		rows = append(rows, a)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("report scores: %w", err)
-	}
-	chunks := make([]map[scoreBucket]*[]ScoreRow, runtime.GOMAXPROCS(0))
-	err = inParts(len(rows), len(chunks), func(p, lo, hi int) (err error) {
-		chunks[p], err = placeRows(rows[lo:hi])
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("report scores of run %d: %w", runID, err)
-	}
-	// Buckets in order, and within a bucket a later chunk's samples after an
-	// earlier's: every score is copied once.
-	keys := map[scoreBucket]bool{}
-	n := 0
-	for _, c := range chunks {
-		for k, b := range c {
-			keys[k] = true
-			n += len(*b)
-		}
-	}
-	out := make([]ScoreRow, 0, n)
-	for _, k := range slices.SortedFunc(maps.Keys(keys), compareBuckets) {
-		for _, c := range chunks {
-			if b := c[k]; b != nil {
-				out = append(out, *b...)
-			}
-		}
-	}
-	return out, nil
-}
-
-// placeRows turns sample_scores rows, by condition and sample, into score
-// rows in buckets by condition, evaluator and metric, each by sample,
-// repetition and judge.
-func placeRows(rows []aggregateRow) (map[scoreBucket]*[]ScoreRow, error) {
-	in := names{}
-	buckets := map[scoreBucket]*[]ScoreRow{}
-	var one []ScoreRow
-	var lines sampleLines
-	for r, a := range rows {
-		if err := lines.parse(a.text, in); err != nil {
-			return nil, fmt.Errorf("sample %d under %s: %w", a.sample, a.condition, err)
-		}
-		one = one[:0]
-		for _, s := range lines.scores {
-			j := &lines.judgements[s.at]
-			index, rep := fromSlot(j.slot)
-			one = append(one, ScoreRow{ID: s.id, SampleRow: a.sample, Condition: a.condition, Repetition: j.rep,
-				JudgeRepetition: rep, Judge: j.judge, JudgeIndex: index, Evaluator: j.evaluator, Metric: s.metric, Value: s.value})
-		}
-		// By bucket, then as a bucket orders them: each bucket is looked up once.
-		slices.SortFunc(one, func(x, y ScoreRow) int {
-			return cmp.Or(cmp.Compare(x.Evaluator, y.Evaluator), cmp.Compare(x.Metric, y.Metric),
-				cmp.Compare(x.Repetition, y.Repetition), cmp.Compare(x.JudgeIndex, y.JudgeIndex),
-				cmp.Compare(x.JudgeRepetition, y.JudgeRepetition))
-		})
-		var bucket *[]ScoreRow
-		for i, s := range one {
-			if i == 0 || s.Evaluator != one[i-1].Evaluator || s.Metric != one[i-1].Metric {
-				k := scoreBucket{s.Condition, s.Evaluator, s.Metric}
-				if bucket = buckets[k]; bucket == nil {
-					// Room for the condition's rows left, if shaped like this one.
-					same := 1
-					for same < len(one)-i && one[i+same].Evaluator == s.Evaluator && one[i+same].Metric == s.Metric {
-						same++
-					}
-					end := r
-					for end < len(rows) && rows[end].condition == a.condition {
-						end++
-					}
-					b := make([]ScoreRow, 0, same*(end-r))
-					bucket = &b
-					buckets[k] = bucket
-				}
-			}
-			*bucket = append(*bucket, s)
-		}
-	}
-	return buckets, nil
-}
-
-// scoreBucket holds the scores of one metric under one condition.
-type scoreBucket struct{ condition, evaluator, metric string }
-
-func compareBuckets(a, b scoreBucket) int {
-	return cmp.Or(cmp.Compare(a.condition, b.condition), cmp.Compare(a.evaluator, b.evaluator), cmp.Compare(a.metric, b.metric))
 }
 
 func b2i(b bool) int {

@@ -111,25 +111,32 @@ func referenceProgress(t *testing.T, raw *sql.DB, runID int64) []store.Condition
 	return out
 }
 
+// scoresMatchTheJoin checks ReportData's scores of run against the join, and
+// returns a connection of its own to the database and what ReportData read.
+func scoresMatchTheJoin(t *testing.T, db *store.DB, run *store.Run) (*sql.DB, *store.ReportData) {
+	t.Helper()
+	raw, err := sql.Open("sqlite", db.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	got, err := db.ReportData(context.Background(), run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := referenceScores(t, raw, run.ID)
+	if rows := store.ScoreRows(got.Scores); !reflect.DeepEqual(rows, want) {
+		t.Errorf("ReportData has %d scores, the join %d, or their order differs", len(rows), len(want))
+	}
+	return raw, got
+}
+
 func TestReportDataMatchesTheJoins(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
 	run := seedRun(t, db, 12, 3, "with-docs", "baseline")
 	seedRun(t, db, 3, 2, "other-run") // must not leak into the first
-	raw, err := sql.Open("sqlite", db.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-
-	got, err := db.ReportData(ctx, run.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	scores := referenceScores(t, raw, run.ID)
-	if !reflect.DeepEqual(got.Scores, scores) {
-		t.Errorf("ReportData has %d scores, the join %d, or their order differs", len(got.Scores), len(scores))
-	}
+	raw, got := scoresMatchTheJoin(t, db, run)
 	progress := referenceProgress(t, raw, run.ID)
 	fromProgress, _ := db.RunProgress(ctx, run.ID)
 	cost, _ := db.RunCost(ctx, run.ID)
@@ -149,6 +156,20 @@ func TestReportDataMatchesTheJoins(t *testing.T) {
 	}
 	if !near(cost, want) {
 		t.Errorf("RunCost %v, want %v", cost, want)
+	}
+}
+
+// TestReportDataJoinsItsChunks reads a run whose rows are folded in several
+// chunks side by side: each metric's columns are joined in sample order.
+func TestReportDataJoinsItsChunks(t *testing.T) {
+	db := openTestDB(t)
+	run := seedRun(t, db, 700, 1, "b", "a") // 1,400 rows: three chunks, one of them across both conditions
+	_, got := scoresMatchTheJoin(t, db, run)
+	for _, m := range got.Scores {
+		if len(m.Starts) != len(m.Samples)+1 || m.Starts[len(m.Samples)] != int32(m.Len()) {
+			t.Errorf("%s under %s: %d samples, %d starts ending at %d of %d scores", m.Metric, m.Condition,
+				len(m.Samples), len(m.Starts), m.Starts[len(m.Starts)-1], m.Len())
+		}
 	}
 }
 

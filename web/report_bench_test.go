@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -140,6 +141,7 @@ const coldServers = 3
 
 func benchPage(b *testing.B, db *store.DB, h http.Handler, path string) {
 	var firsts []time.Duration
+	stop := profileFirsts(b)
 	for range coldServers {
 		fresh, err := web.New(db, web.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err != nil {
@@ -149,6 +151,7 @@ func benchPage(b *testing.B, db *store.DB, h http.Handler, path string) {
 		serve(b, fresh.Handler(), path) // the first request fills the caches a server would have warm
 		firsts = append(firsts, time.Since(start))
 	}
+	stop()
 	slices.Sort(firsts)
 	cold := ms(firsts[len(firsts)/2])
 	serve(b, h, path) // warms the server the timed requests go to
@@ -177,6 +180,23 @@ func benchPage(b *testing.B, db *store.DB, h http.Handler, path string) {
 	b.ReportMetric(peak, "peak-MB")
 	fmt.Printf("%-58s %6.1f ms (slowest %6.1f, first %6.1f, CPU %6.1f)  %6.1f KiB HTML  peak %5.1f MB (%.1f before)\n",
 		path, median, slowest, cold, cpu, float64(size)/1024, peak, rss)
+}
+
+// profileFirsts writes a CPU profile of a page's first requests to the
+// folder ASSAY_BENCH_PROFILE names, one file per benchmark, when it is set.
+func profileFirsts(b *testing.B) (stop func()) {
+	dir := os.Getenv("ASSAY_BENCH_PROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	f, err := os.Create(filepath.Join(dir, strings.NewReplacer("/", "_").Replace(b.Name())+".pprof"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -186,8 +186,8 @@ func TestRubricsAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	metrics := map[string]bool{}
-	for _, s := range data.Scores {
-		metrics[s.Evaluator+"/"+s.Metric] = true
+	for _, m := range data.Scores {
+		metrics[m.Evaluator+"/"+m.Metric] = true
 	}
 	if !metrics["runbook/cites_runbook"] || !metrics["runbook/calm"] || len(metrics) != 2 {
 		t.Errorf("scores by evaluator/metric: %v", metrics)

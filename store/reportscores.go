@@ -1,0 +1,265 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"maps"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// MetricScores are a run's scores of one metric under one condition, sample
+// by sample, in columns: sample k's scores are entries Starts[k] to
+// Starts[k+1]-1, in the order of repetition, panel judge and judge
+// repetition. A report folds them as they are: no row per score is made.
+type MetricScores struct {
+	Condition string
+	Evaluator string
+	Metric    string
+	Samples   []int64 // the samples' row ids, ascending
+	Starts    []int32 // where each sample's entries start, and one more: the end
+	IDs       []int64 // the scores' row ids, which verdicts name
+	Values    []float64
+	Reps      []int32 // the repetition of the answer scored
+	Judges    []int8  // the panel place of the judge
+	JudgeReps []int16 // the judge's repetition of that answer, from 0
+	// JudgeNames name the judges by panel place: "" for a deterministic
+	// evaluator and for a run's one judge.
+	JudgeNames []string
+}
+
+// Len is how many scores m holds.
+func (m *MetricScores) Len() int { return len(m.Values) }
+
+// Judged reports whether entry i is a panel judge's score.
+func (m *MetricScores) Judged(i int) bool { return m.JudgeNames[m.Judges[i]] != "" }
+
+// ScoreRows are the scores of ms one row each, as ReportData orders them.
+func ScoreRows(ms []MetricScores) []ScoreRow {
+	var out []ScoreRow
+	for _, m := range ms {
+		for k, sample := range m.Samples {
+			for i := m.Starts[k]; i < m.Starts[k+1]; i++ {
+				out = append(out, ScoreRow{ID: m.IDs[i], SampleRow: sample, Condition: m.Condition, Repetition: int(m.Reps[i]),
+					JudgeRepetition: int(m.JudgeReps[i]), Judge: m.JudgeNames[m.Judges[i]], JudgeIndex: int(m.Judges[i]),
+					Evaluator: m.Evaluator, Metric: m.Metric, Value: m.Values[i]})
+			}
+		}
+	}
+	return out
+}
+
+// aggregateRow is one sample_scores row as read.
+type aggregateRow struct {
+	condition string
+	sample    int64
+	text      string
+}
+
+// scoreBucket holds the scores of one metric under one condition.
+type scoreBucket struct{ condition, evaluator, metric string }
+
+func compareBuckets(a, b scoreBucket) int {
+	return cmp.Or(cmp.Compare(a.condition, b.condition), cmp.Compare(a.evaluator, b.evaluator), cmp.Compare(a.metric, b.metric))
+}
+
+// chunkRows is how many sample_scores rows one worker folds at a time.
+const chunkRows = 512
+
+// scoreChunk is a run of sample_scores rows and what they fold into.
+type scoreChunk struct {
+	rows    []aggregateRow
+	buckets map[scoreBucket]*MetricScores
+	err     error
+}
+
+// metricScores reads a run's scores from its sample_scores rows, ordered by
+// condition, evaluator and metric. The rows come by condition and sample;
+// workers fold chunks of them while later ones are read, and the chunks'
+// columns are joined in order.
+func metricScores(ctx context.Context, tx querier, runID int64) ([]MetricScores, error) {
+	var chunks []*scoreChunk
+	work := make(chan *scoreChunk)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			f := folder{in: names{}}
+			for c := range work {
+				c.buckets, c.err = f.fold(c.rows)
+				c.rows = nil
+			}
+		})
+	}
+	var cur *scoreChunk
+	err := eachRow(ctx, tx, `SELECT condition, sample_id, scores FROM sample_scores WHERE run_id = ? AND scores != ''
+		ORDER BY condition, sample_id`, []any{runID}, func(r *sql.Rows) error {
+		var a aggregateRow
+		if err := r.Scan(&a.condition, &a.sample, &a.text); err != nil {
+			return err
+		}
+		if cur == nil {
+			cur = &scoreChunk{rows: make([]aggregateRow, 0, chunkRows)}
+			chunks = append(chunks, cur)
+		}
+		cur.rows = append(cur.rows, a)
+		if len(cur.rows) == chunkRows {
+			work <- cur
+			cur = nil
+		}
+		return nil
+	})
+	if cur != nil {
+		work <- cur
+	}
+	close(work)
+	wg.Wait()
+	if err != nil {
+		return nil, fmt.Errorf("report scores: %w", err)
+	}
+	keys := map[scoreBucket]bool{}
+	for _, c := range chunks {
+		if c.err != nil {
+			return nil, fmt.Errorf("report scores of run %d: %w", runID, c.err)
+		}
+		for k := range c.buckets {
+			keys[k] = true
+		}
+	}
+	var out []MetricScores
+	for _, k := range slices.SortedFunc(maps.Keys(keys), compareBuckets) {
+		var parts []*MetricScores
+		for _, c := range chunks {
+			if m := c.buckets[k]; m != nil {
+				parts = append(parts, m)
+			}
+		}
+		m, err := joinScores(parts)
+		if err != nil {
+			return nil, fmt.Errorf("report scores of run %d, %s under %s: %w", runID, k.metric, k.condition, err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// joinScores puts the columns of one metric's chunks end to end.
+func joinScores(parts []*MetricScores) (MetricScores, error) {
+	if len(parts) == 1 {
+		m := *parts[0]
+		m.Starts = append(m.Starts, int32(len(m.Values)))
+		return m, nil
+	}
+	var samples, scores int
+	for _, p := range parts {
+		samples += len(p.Samples)
+		scores += len(p.Values)
+	}
+	first := parts[0]
+	m := MetricScores{Condition: first.Condition, Evaluator: first.Evaluator, Metric: first.Metric,
+		Samples: make([]int64, 0, samples), Starts: make([]int32, 0, samples+1), IDs: make([]int64, 0, scores),
+		Values: make([]float64, 0, scores), Reps: make([]int32, 0, scores), Judges: make([]int8, 0, scores),
+		JudgeReps: make([]int16, 0, scores)}
+	for _, p := range parts {
+		at := int32(len(m.Values))
+		for _, s := range p.Starts {
+			m.Starts = append(m.Starts, at+s)
+		}
+		m.Samples = append(m.Samples, p.Samples...)
+		m.IDs = append(m.IDs, p.IDs...)
+		m.Values = append(m.Values, p.Values...)
+		m.Reps = append(m.Reps, p.Reps...)
+		m.Judges = append(m.Judges, p.Judges...)
+		m.JudgeReps = append(m.JudgeReps, p.JudgeReps...)
+		var err error
+		if m.JudgeNames, err = mergeNames(m.JudgeNames, p.JudgeNames); err != nil {
+			return m, err
+		}
+	}
+	m.Starts = append(m.Starts, int32(len(m.Values)))
+	return m, nil
+}
+
+// mergeNames adds the judge names of b by place to a's.
+func mergeNames(a, b []string) ([]string, error) {
+	for i, name := range b {
+		if i >= len(a) {
+			a = append(a, b[i:]...)
+			break
+		}
+		if a[i] != name {
+			return a, fmt.Errorf("panel place %d is judge %q and judge %q", i, a[i], name)
+		}
+	}
+	return a, nil
+}
+
+// folder folds sample_scores rows into columns, reusing its room.
+type folder struct {
+	in    names
+	lines sampleLines
+	order []int
+}
+
+// fold turns rows, by condition and sample, into columns by condition,
+// evaluator and metric; each column's Starts lacks its end.
+func (f *folder) fold(rows []aggregateRow) (map[scoreBucket]*MetricScores, error) {
+	buckets := map[scoreBucket]*MetricScores{}
+	for _, a := range rows {
+		if err := f.lines.parse(a.text, f.in); err != nil {
+			return nil, fmt.Errorf("sample %d under %s: %w", a.sample, a.condition, err)
+		}
+		lines := &f.lines
+		f.order = f.order[:0]
+		for i := range lines.scores {
+			f.order = append(f.order, i)
+		}
+		// By metric, then in the order a sample's scores keep.
+		slices.SortFunc(f.order, func(x, y int) int {
+			sx, sy := &lines.scores[x], &lines.scores[y]
+			jx, jy := &lines.judgements[sx.at], &lines.judgements[sy.at]
+			return cmp.Or(cmp.Compare(jx.evaluator, jy.evaluator), cmp.Compare(sx.metric, sy.metric),
+				cmp.Compare(jx.rep, jy.rep), cmp.Compare(jx.slot, jy.slot))
+		})
+		var m *MetricScores
+		for _, i := range f.order {
+			s := &lines.scores[i]
+			j := &lines.judgements[s.at]
+			if m == nil || j.evaluator != m.Evaluator || s.metric != m.Metric {
+				k := scoreBucket{a.condition, j.evaluator, s.metric}
+				if m = buckets[k]; m == nil {
+					m = &MetricScores{Condition: f.in.intern(a.condition), Evaluator: j.evaluator, Metric: s.metric}
+					buckets[k] = m
+				}
+				m.Samples = append(m.Samples, a.sample)
+				m.Starts = append(m.Starts, int32(len(m.Values)))
+			}
+			index, rep := fromSlot(j.slot)
+			if index > 127 || rep > 32767 {
+				return nil, fmt.Errorf("sample %d under %s: judgement %d has place %d, repetition %d", a.sample, a.condition, j.id, index, rep)
+			}
+			for len(m.JudgeNames) <= index {
+				m.JudgeNames = append(m.JudgeNames, "")
+			}
+			if name := m.JudgeNames[index]; name != j.judge {
+				if name != "" || judgedBefore(m, index) {
+					return nil, fmt.Errorf("sample %d under %s: panel place %d is judge %q and judge %q", a.sample, a.condition, index, name, j.judge)
+				}
+				m.JudgeNames[index] = j.judge
+			}
+			m.IDs = append(m.IDs, s.id)
+			m.Values = append(m.Values, s.value)
+			m.Reps = append(m.Reps, int32(j.rep))
+			m.Judges = append(m.Judges, int8(index))
+			m.JudgeReps = append(m.JudgeReps, int16(rep))
+		}
+	}
+	return buckets, nil
+}
+
+// judgedBefore reports whether m already holds an entry of panel place index.
+func judgedBefore(m *MetricScores, index int) bool {
+	return slices.Contains(m.Judges, int8(index))
+}
