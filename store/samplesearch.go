@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // SampleMatches are what a text search found in a run.
@@ -33,14 +34,34 @@ func (db *DB) SearchSamples(ctx context.Context, runID, datasetID int64, text st
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("search samples: %w", err)
 	}
-	return m, db.searchResponses(ctx, runID, pattern, m)
+	return m, db.searchResponses(ctx, runID, text, m)
 }
 
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
-func (db *DB) searchResponses(ctx context.Context, runID int64, pattern string, m *SampleMatches) error {
-	rows, err := db.read.QueryContext(ctx, `SELECT DISTINCT sample_id, condition FROM results
-		WHERE run_id = ? AND response LIKE ? ESCAPE '\'`, runID, pattern)
+// The queries of a search of responses: through their trigram index
+// (migration 0023), which answers LIKE without an ESCAPE clause only, or
+// by a scan of the run's responses.
+const (
+	qResponsesIndexed = `SELECT DISTINCT r.sample_id, r.condition FROM response_search s JOIN results r ON r.id = s.rowid
+		WHERE s.response LIKE ?2 AND r.run_id = ?1`
+	qResponsesScanned = `SELECT DISTINCT sample_id, condition FROM results WHERE run_id = ?1 AND response LIKE ?2 ESCAPE '\'`
+)
+
+// searchResponses finds text in a run's responses: through their index
+// when the text has three characters or more, which the index needs, and
+// neither % nor _, which LIKE without ESCAPE would read as wildcards; by a
+// scan otherwise.
+func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *SampleMatches) error {
+	if utf8.RuneCountInString(text) >= 3 && !strings.ContainsAny(text, "%_") {
+		return db.responsesLike(ctx, qResponsesIndexed, runID, "%"+text+"%", m)
+	}
+	return db.responsesLike(ctx, qResponsesScanned, runID, "%"+likeEscaper.Replace(text)+"%", m)
+}
+
+// responsesLike adds to m the samples and conditions query finds with pattern.
+func (db *DB) responsesLike(ctx context.Context, query string, runID int64, pattern string, m *SampleMatches) error {
+	rows, err := db.read.QueryContext(ctx, query, runID, pattern)
 	if err != nil {
 		return fmt.Errorf("search responses: %w", err)
 	}

@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The trigram index of responses (migration 0023) must find what a scan of
+// the responses finds: for results stored before the migration and after
+// it, once failed results are cleared and once a run is deleted, whatever
+// the case, wildcards and letters of the text.
+func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "assay.db")
+	db, err := open(ctx, path, "0022")
+	if err != nil {
+		t.Fatal(err)
+	}
+	responses := []string{"Photosynthesis makes sugar.", "PHOTOSYNTHESIS, loudly", "It is 50_50 — or 50%.",
+		`a back\slash`, "Ünïcode ÄBC and äbc", "photo synthesis", "", "x"}
+	d := &Dataset{Name: "golden", Kind: KindQA, SHA256: "feed", Format: "jsonl"}
+	var samples []Sample
+	for i := range len(responses) {
+		samples = append(samples, Sample{Ordinal: i + 1, SampleID: fmt.Sprint("s", i), Input: "q", Reference: "r"})
+	}
+	if _, err := db.CreateDataset(ctx, d, samples); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := db.Samples(ctx, d.ID, 0, 0)
+	store := func(db *DB, conditions ...string) *Run {
+		run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: len(rows) * len(conditions)}
+		for _, c := range conditions {
+			run.Conditions = append(run.Conditions, Condition{Name: c})
+		}
+		if err := db.CreateRun(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range rows {
+			for k, c := range conditions {
+				r := &Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: 1, Response: responses[(i+k)%len(responses)]}
+				if (i+k)%3 == 0 {
+					r.Error, r.ErrorKind = "agent: timeout after "+r.Response, ErrorTimeout
+				}
+				if _, err := db.SaveResult(ctx, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		return run
+	}
+	before := store(db, "a", "b")
+	db.Close()
+	if db, err = Open(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	after := store(db, "a", "c")
+	gone := store(db, "d")
+
+	texts := []string{"photosynthesis", "PhotoSynth", "synthesis", "50_50", "50%", "0_5", `k\s`, "äbc", "ÄBC", "ünï",
+		"sugar.", " — ", "is 50", "nothing like it"}
+	check := func(when string, runs ...*Run) {
+		t.Helper()
+		for _, run := range runs {
+			for _, text := range texts {
+				pattern := "%" + likeEscaper.Replace(text) + "%"
+				scan, index := &SampleMatches{Responses: map[SampleKey]bool{}}, &SampleMatches{Responses: map[SampleKey]bool{}}
+				if err := db.responsesLike(ctx, qResponsesScanned, run.ID, pattern, scan); err != nil {
+					t.Fatal(err)
+				}
+				if err := db.searchResponses(ctx, run.ID, text, index); err != nil {
+					t.Fatal(err)
+				}
+				if !maps.Equal(scan.Responses, index.Responses) {
+					t.Errorf("%s, run %d, %q: the index finds %v, the scan %v", when, run.ID, text, keys(index.Responses), keys(scan.Responses))
+				}
+				if text == "photosynthesis" && len(scan.Responses) == 0 {
+					t.Errorf("%s, run %d: nothing found: the check cannot fail", when, run.ID)
+				}
+			}
+		}
+	}
+	check("stored", before, after, gone)
+	for _, run := range []*Run{after, gone} {
+		if err := db.SetRunStatus(ctx, run.ID, RunCompleted, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.ClearFailedTasks(ctx, after.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.DeleteRun(ctx, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("failed results cleared and a run deleted", before, after)
+	// FTS5's own check compares the index with the text it reads from results.
+	if _, err := db.write.ExecContext(ctx, `INSERT INTO response_search (response_search, rank) VALUES ('integrity-check', 1)`); err != nil {
+		t.Errorf("the index disagrees with the responses: %v", err)
+	}
+}
+
+func keys(m map[SampleKey]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, fmt.Sprintf("%d/%s", k.SampleRow, k.Condition))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// The index answers the search only if SQLite hands the LIKE to it; a
+// full scan of the index would give the same answers, slower than the
+// scan of the run's responses.
+func TestResponseSearchUsesTheIndex(t *testing.T) {
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "assay.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.read.Query(`EXPLAIN QUERY PLAN `+qResponsesIndexed, 1, "%photosynthesis%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	// FTS5 names the constraints it takes in its index string: L for LIKE, on column 0.
+	if joined := strings.Join(plan, "; "); !strings.Contains(joined, "VIRTUAL TABLE INDEX 0:L0") {
+		t.Errorf("the search does not give its LIKE to the index: %s", joined)
+	}
+}
