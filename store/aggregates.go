@@ -3,11 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // This file keeps a run's aggregates (migration 0020): per sample and
@@ -282,18 +280,6 @@ func storedResults(ctx context.Context, tx *sql.Tx, runID int64) ([]Result, erro
 		return nil, fmt.Errorf("rebuild aggregates: %w", err)
 	}
 	return out, nil
-}
-
-// inParts runs f on n items cut into parts runs of about equal size, side
-// by side: f(p, lo, hi) does items lo to hi-1 as part p.
-func inParts(n, parts int, f func(p, lo, hi int) error) error {
-	errs := make([]error, parts)
-	var wg sync.WaitGroup
-	for p := range parts {
-		wg.Go(func() { errs[p] = f(p, p*n/parts, (p+1)*n/parts) })
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 // eachRow runs a query and calls f for each row.

@@ -66,46 +66,43 @@ func compareBuckets(a, b scoreBucket) int {
 	return cmp.Or(cmp.Compare(a.condition, b.condition), cmp.Compare(a.evaluator, b.evaluator), cmp.Compare(a.metric, b.metric))
 }
 
-// chunkRows is how many sample_scores rows one worker folds at a time.
+// chunkRows is how many rows one worker folds at a time.
 const chunkRows = 512
 
-// scoreChunk is a run of sample_scores rows and what they fold into.
-type scoreChunk struct {
-	rows    []aggregateRow
-	buckets map[scoreBucket]*MetricScores
-	err     error
-}
-
-// metricScores reads a run's scores from its sample_scores rows, ordered by
-// condition, evaluator and metric. The rows come by condition and sample;
-// workers fold chunks of them while later ones are read, and the chunks'
-// columns are joined in order.
-func metricScores(ctx context.Context, tx querier, runID int64) ([]MetricScores, error) {
-	var chunks []*scoreChunk
-	work := make(chan *scoreChunk)
+// foldChunks runs a query and folds its rows chunkRows at a time on a
+// worker per core while later rows are read: scan reads a row, and each
+// worker folds with a fold of its own from newFold, so that it may reuse
+// its room. It returns what the chunks folded into, in the rows' order.
+func foldChunks[R, O any](ctx context.Context, q querier, query string, args []any, scan func(*sql.Rows) (R, error),
+	newFold func() func([]R) (O, error)) ([]O, error) {
+	type chunk struct {
+		rows []R
+		out  O
+		err  error
+	}
+	var chunks []*chunk
+	work := make(chan *chunk)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
+		fold := newFold()
 		wg.Go(func() {
-			f := folder{in: names{}}
 			for c := range work {
-				c.buckets, c.err = f.fold(c.rows)
+				c.out, c.err = fold(c.rows)
 				c.rows = nil
 			}
 		})
 	}
-	var cur *scoreChunk
-	err := eachRow(ctx, tx, `SELECT condition, sample_id, scores FROM sample_scores WHERE run_id = ? AND scores != ''
-		ORDER BY condition, sample_id`, []any{runID}, func(r *sql.Rows) error {
-		var a aggregateRow
-		if err := r.Scan(&a.condition, &a.sample, &a.text); err != nil {
+	var cur *chunk
+	err := eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
+		r, err := scan(rows)
+		if err != nil {
 			return err
 		}
 		if cur == nil {
-			cur = &scoreChunk{rows: make([]aggregateRow, 0, chunkRows)}
+			cur = &chunk{rows: make([]R, 0, chunkRows)}
 			chunks = append(chunks, cur)
 		}
-		cur.rows = append(cur.rows, a)
-		if len(cur.rows) == chunkRows {
+		if cur.rows = append(cur.rows, r); len(cur.rows) == chunkRows {
 			work <- cur
 			cur = nil
 		}
@@ -117,14 +114,37 @@ func metricScores(ctx context.Context, tx querier, runID int64) ([]MetricScores,
 	close(work)
 	wg.Wait()
 	if err != nil {
-		return nil, fmt.Errorf("report scores: %w", err)
+		return nil, err
+	}
+	out := make([]O, len(chunks))
+	for i, c := range chunks {
+		if c.err != nil {
+			return nil, c.err
+		}
+		out[i] = c.out
+	}
+	return out, nil
+}
+
+// metricScores reads a run's scores from its sample_scores rows, ordered by
+// condition, evaluator and metric. The rows come by condition and sample;
+// workers fold chunks of them while later ones are read, and the chunks'
+// columns are joined in order.
+func metricScores(ctx context.Context, tx querier, runID int64) ([]MetricScores, error) {
+	chunks, err := foldChunks(ctx, tx, `SELECT condition, sample_id, scores FROM sample_scores WHERE run_id = ? AND scores != ''
+		ORDER BY condition, sample_id`, []any{runID}, func(r *sql.Rows) (a aggregateRow, err error) {
+		err = r.Scan(&a.condition, &a.sample, &a.text)
+		return a, err
+	}, func() func([]aggregateRow) (map[scoreBucket]*MetricScores, error) {
+		f := folder{in: names{}}
+		return f.fold
+	})
+	if err != nil {
+		return nil, fmt.Errorf("report scores of run %d: %w", runID, err)
 	}
 	keys := map[scoreBucket]bool{}
 	for _, c := range chunks {
-		if c.err != nil {
-			return nil, fmt.Errorf("report scores of run %d: %w", runID, c.err)
-		}
-		for k := range c.buckets {
+		for k := range c {
 			keys[k] = true
 		}
 	}
@@ -132,7 +152,7 @@ func metricScores(ctx context.Context, tx querier, runID int64) ([]MetricScores,
 	for _, k := range slices.SortedFunc(maps.Keys(keys), compareBuckets) {
 		var parts []*MetricScores
 		for _, c := range chunks {
-			if m := c.buckets[k]; m != nil {
+			if m := c[k]; m != nil {
 				parts = append(parts, m)
 			}
 		}

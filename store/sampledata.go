@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"fmt"
 	"maps"
-	"runtime"
 	"slices"
 )
 
@@ -70,34 +69,55 @@ func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error
 	if err != nil {
 		return nil, err
 	}
-	var rows []aggregateRow
-	out := &SampleStats{}
-	err = eachRow(ctx, tx, `SELECT condition, sample_id, results, errors, judge_errors, claims, scores
-		FROM sample_scores WHERE run_id = ?`, []any{runID}, func(r *sql.Rows) error {
-		var a aggregateRow
-		var c SampleCondition
-		if err := r.Scan(&a.condition, &a.sample, &c.Results, &c.Errors, &c.JudgeErrors, &c.Claims, &a.text); err != nil {
-			return err
-		}
-		if n := len(rows); n > 0 && rows[n-1].condition == a.condition {
-			a.condition = rows[n-1].condition // one copy of each name
-		}
-		n := places[a.sample]
-		c.SampleKey, c.Ordinal, c.SampleID = SampleKey{a.sample, a.condition}, n.ordinal, n.sampleID
-		rows = append(rows, a)
-		out.Rows = append(out.Rows, c)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("sample stats: %w", err)
+	type row struct {
+		aggregateRow
+		SampleCondition
 	}
-	firsts := make([]map[MetricName]firstMet, runtime.GOMAXPROCS(0))
-	err = inParts(len(rows), len(firsts), func(p, lo, hi int) (err error) {
-		firsts[p], err = sumRows(rows[lo:hi], out.Rows[lo:hi])
-		return err
+	type summed struct {
+		rows   []SampleCondition
+		firsts map[MetricName]firstMet
+	}
+	var last string
+	chunks, err := foldChunks(ctx, tx, `SELECT condition, sample_id, results, errors, judge_errors, claims, scores
+		FROM sample_scores WHERE run_id = ?`, []any{runID}, func(r *sql.Rows) (row, error) {
+		var a row
+		if err := r.Scan(&a.condition, &a.sample, &a.Results, &a.Errors, &a.JudgeErrors, &a.Claims, &a.text); err != nil {
+			return a, err
+		}
+		if a.condition == last {
+			a.condition = last // one copy of each name
+		}
+		last = a.condition
+		n := places[a.sample]
+		a.SampleKey, a.Ordinal, a.SampleID = SampleKey{a.sample, a.condition}, n.ordinal, n.sampleID
+		return a, nil
+	}, func() func([]row) (summed, error) {
+		var f summer
+		return func(rows []row) (out summed, err error) {
+			out.rows = make([]SampleCondition, len(rows))
+			for i := range rows {
+				out.rows[i] = rows[i].SampleCondition
+				if out.rows[i].Metrics, err = f.sum(rows[i].aggregateRow); err != nil {
+					return out, err
+				}
+			}
+			out.firsts = f.firsts
+			f.firsts = nil
+			return out, nil
+		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sample stats of run %d: %w", runID, err)
+	}
+	n := 0
+	for _, c := range chunks {
+		n += len(c.rows)
+	}
+	out := &SampleStats{Rows: make([]SampleCondition, 0, n)}
+	firsts := make([]map[MetricName]firstMet, len(chunks))
+	for i, c := range chunks {
+		out.Rows = append(out.Rows, c.rows...)
+		firsts[i] = c.firsts
 	}
 	out.Metrics = metricOrder(firsts, out.Rows)
 	slices.SortFunc(out.Rows, func(a, b SampleCondition) int {
@@ -114,48 +134,58 @@ func (f firstMet) before(g firstMet) bool {
 	return f.result < g.result || f.result == g.result && f.judgement < g.judgement
 }
 
-// sumRows sums each row's scores per metric, adding them in the order of
-// results, judgements and metrics, and says where each metric is first met.
-func sumRows(rows []aggregateRow, out []SampleCondition) (map[MetricName]firstMet, error) {
-	in := names{}
-	firsts := map[MetricName]firstMet{}
-	type placed struct {
-		at firstMet
-		m  MetricName
-		v  float64
+// summer sums rows' scores per metric, reusing its room, and keeps where
+// each metric is first met.
+type summer struct {
+	in     names
+	lines  sampleLines
+	one    []placedScore
+	firsts map[MetricName]firstMet
+}
+
+// placedScore is a score with where it stands.
+type placedScore struct {
+	at firstMet
+	m  MetricName
+	v  float64
+}
+
+// sum sums a row's scores per metric, adding them in the order of results,
+// judgements and metrics.
+func (f *summer) sum(a aggregateRow) ([]MetricSums, error) {
+	if f.in == nil {
+		f.in = names{}
 	}
-	var one []placed
-	var lines sampleLines
-	for i, a := range rows {
-		if err := lines.parse(a.text, in); err != nil {
-			return nil, fmt.Errorf("sample %d under %s: %w", a.sample, a.condition, err)
-		}
-		one = one[:0]
-		for _, s := range lines.scores {
-			j := &lines.judgements[s.at]
-			one = append(one, placed{firstMet{j.result, j.id}, MetricName{j.evaluator, s.metric}, s.value})
-		}
-		slices.SortFunc(one, func(x, y placed) int {
-			return cmp.Or(cmp.Compare(x.at.result, y.at.result), cmp.Compare(x.at.judgement, y.at.judgement),
-				cmp.Compare(x.m.Metric, y.m.Metric), cmp.Compare(x.v, y.v))
-		})
-		var sums []MetricSums
-		for _, p := range one {
-			if f, ok := firsts[p.m]; !ok || p.at.before(f) {
-				firsts[p.m] = p.at
-			}
-			k := slices.IndexFunc(sums, func(s MetricSums) bool { return s.MetricName == p.m })
-			if k < 0 {
-				k = len(sums)
-				sums = append(sums, MetricSums{MetricName: p.m})
-			}
-			sums[k].N++
-			sums[k].Sum += p.v
-			sums[k].SumSq += p.v * p.v
-		}
-		out[i].Metrics = sums
+	if f.firsts == nil {
+		f.firsts = map[MetricName]firstMet{}
 	}
-	return firsts, nil
+	if err := f.lines.parse(a.text, f.in); err != nil {
+		return nil, fmt.Errorf("sample %d under %s: %w", a.sample, a.condition, err)
+	}
+	f.one = f.one[:0]
+	for _, s := range f.lines.scores {
+		j := &f.lines.judgements[s.at]
+		f.one = append(f.one, placedScore{firstMet{j.result, j.id}, MetricName{j.evaluator, s.metric}, s.value})
+	}
+	slices.SortFunc(f.one, func(x, y placedScore) int {
+		return cmp.Or(cmp.Compare(x.at.result, y.at.result), cmp.Compare(x.at.judgement, y.at.judgement),
+			cmp.Compare(x.m.Metric, y.m.Metric), cmp.Compare(x.v, y.v))
+	})
+	var sums []MetricSums
+	for _, p := range f.one {
+		if first, ok := f.firsts[p.m]; !ok || p.at.before(first) {
+			f.firsts[p.m] = p.at
+		}
+		k := slices.IndexFunc(sums, func(s MetricSums) bool { return s.MetricName == p.m })
+		if k < 0 {
+			k = len(sums)
+			sums = append(sums, MetricSums{MetricName: p.m})
+		}
+		sums[k].N++
+		sums[k].Sum += p.v
+		sums[k].SumSq += p.v * p.v
+	}
+	return sums, nil
 }
 
 // metricOrder lists the metrics in the order they are first met, and puts
