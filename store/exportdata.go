@@ -5,7 +5,8 @@ import (
 	"fmt"
 )
 
-// exportBatch is how many samples' results EachResult holds at once.
+// exportBatch is how many samples' results EachResult reads at once; it
+// holds two batches: the one fn is given and the next, read meanwhile.
 const exportBatch = 200
 
 // EachResult calls fn with every result of a run, its judgements and scores
@@ -29,20 +30,45 @@ func (db *DB) eachResult(ctx context.Context, runID int64, lean bool, fn func(*R
 	if err != nil {
 		return err
 	}
-	for start := 0; start < len(samples); start += exportBatch {
-		end := min(start+exportBatch, len(samples)) - 1
-		batch, err := db.queryResults(ctx, lean, `WHERE r.run_id = ? AND r.sample_id BETWEEN ? AND ?`,
-			runID, samples[start], samples[end])
-		if err != nil {
-			return err
+	// The next batch is read while fn is given this one's results.
+	type batch struct {
+		results []Result
+		err     error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	next := make(chan batch, 1)
+	go func() {
+		defer close(next)
+		for start := 0; start < len(samples); start += exportBatch {
+			end := min(start+exportBatch, len(samples)) - 1
+			results, err := db.queryResults(ctx, lean, `WHERE r.run_id = ? AND r.sample_id BETWEEN ? AND ?`,
+				runID, samples[start], samples[end])
+			select {
+			case next <- batch{results, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
 		}
-		for i := range batch {
-			if err := fn(&batch[i]); err != nil {
+	}()
+	defer func() {
+		cancel()
+		for range next { // the reader has stopped once next is closed
+		}
+	}()
+	for b := range next {
+		if b.err != nil {
+			return b.err
+		}
+		for i := range b.results {
+			if err := fn(&b.results[i]); err != nil {
 				return err
 			}
 		}
 	}
-	return nil
+	return ctx.Err() // the reader stops early only when the caller's context ends
 }
 
 // resultSamples lists the row ids of the samples a run has results for, in order.
