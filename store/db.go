@@ -26,6 +26,7 @@ type DB struct {
 	now     func() time.Time
 	stmts   statements // prepared on write
 	commits *committer // of results and pending work
+	index   *searchIndexer
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations.
@@ -46,7 +47,7 @@ func open(ctx context.Context, path, upTo string) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	read.SetMaxOpenConns(8)
-	db := &DB{Path: path, write: write, read: read, now: func() time.Time { return time.Now().UTC() }}
+	db := &DB{Path: path, write: write, read: read, now: func() time.Time { return time.Now().UTC() }, index: newSearchIndexer()}
 	if err := db.migrate(ctx, upTo); err != nil {
 		db.Close()
 		return nil, err
@@ -76,6 +77,7 @@ func dsnFor(path, txlock string) string {
 
 // Close closes both pools.
 func (db *DB) Close() error {
+	db.stopIndexing()
 	db.stopCommitter()
 	db.closeStatements()
 	rerr := db.read.Close()

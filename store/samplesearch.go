@@ -40,23 +40,38 @@ func (db *DB) SearchSamples(ctx context.Context, runID, datasetID int64, text st
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // The queries of a search of responses: through their trigram index
-// (migration 0023), which answers LIKE without an ESCAPE clause only, or
-// by a scan of the run's responses.
+// (migration 0023), which answers LIKE without an ESCAPE clause only, and
+// a scan of the results it lacks, in one snapshot; or by a scan of the
+// run's responses.
 const (
-	qResponsesIndexed = `SELECT DISTINCT r.sample_id, r.condition FROM response_search s JOIN results r ON r.id = s.rowid
-		WHERE s.response LIKE ?2 AND r.run_id = ?1`
+	qResponsesIndexed = `SELECT r.sample_id, r.condition FROM response_search s JOIN results r ON r.id = s.rowid
+			WHERE s.response LIKE ?2 AND r.run_id = ?1
+		UNION SELECT sample_id, condition FROM results
+			WHERE id > (SELECT indexed_through FROM response_search_state) AND +run_id = ?1 AND response LIKE ?2`
 	qResponsesScanned = `SELECT DISTINCT sample_id, condition FROM results WHERE run_id = ?1 AND response LIKE ?2 ESCAPE '\'`
+	qNotIndexed       = `SELECT count(*) FROM results WHERE id > (SELECT indexed_through FROM response_search_state)`
 )
 
 // searchResponses finds text in a run's responses: through their index
 // when the text has three characters or more, which the index needs, and
 // neither % nor _, which LIKE without ESCAPE would read as wildcards; by a
-// scan otherwise.
+// scan otherwise. Meeting many results the index lacks, it starts the
+// index's catch-up.
 func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *SampleMatches) error {
-	if utf8.RuneCountInString(text) >= 3 && !strings.ContainsAny(text, "%_") {
-		return db.responsesLike(ctx, qResponsesIndexed, runID, "%"+text+"%", m)
+	if utf8.RuneCountInString(text) < 3 || strings.ContainsAny(text, "%_") {
+		return db.responsesLike(ctx, qResponsesScanned, runID, "%"+likeEscaper.Replace(text)+"%", m)
 	}
-	return db.responsesLike(ctx, qResponsesScanned, runID, "%"+likeEscaper.Replace(text)+"%", m)
+	if err := db.responsesLike(ctx, qResponsesIndexed, runID, "%"+text+"%", m); err != nil {
+		return err
+	}
+	var lacking int
+	if err := db.read.QueryRowContext(ctx, qNotIndexed).Scan(&lacking); err != nil {
+		return fmt.Errorf("search responses: %w", err)
+	}
+	if lacking > catchUpAt {
+		db.startIndexing()
+	}
+	return nil
 }
 
 // responsesLike adds to m the samples and conditions query finds with pattern.

@@ -59,8 +59,6 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	after := store(db, "a", "c")
-	gone := store(db, "d")
 
 	texts := []string{"photosynthesis", "PhotoSynth", "synthesis", "50_50", "50%", "0_5", `k\s`, "äbc", "ÄBC", "ünï",
 		"sugar.", " — ", "is 50", "nothing like it"}
@@ -85,7 +83,19 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 			}
 		}
 	}
-	check("stored", before, after, gone)
+	index := func() {
+		t.Helper()
+		if n, err := db.IndexResponses(ctx); err != nil || n == 0 {
+			t.Fatalf("indexing read %d results: %v", n, err)
+		}
+	}
+	check("stored before the migration, not indexed", before)
+	index()
+	after := store(db, "a", "c")
+	gone := store(db, "d")
+	check("partly indexed", before, after, gone)
+	index()
+	check("indexed", before, after, gone)
 	for _, run := range []*Run{after, gone} {
 		if err := db.SetRunStatus(ctx, run.ID, RunCompleted, ""); err != nil {
 			t.Fatal(err)
@@ -97,10 +107,14 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 	if _, err := db.DeleteRun(ctx, gone.ID); err != nil {
 		t.Fatal(err)
 	}
-	check("failed results cleared and a run deleted", before, after)
+	again := store(db, "e") // under the ids the deleted run freed, which the index has passed
+	check("failed results cleared, a run deleted, its ids given again", before, after, again)
 	// FTS5's own check compares the index with the text it reads from results.
 	if _, err := db.write.ExecContext(ctx, `INSERT INTO response_search (response_search, rank) VALUES ('integrity-check', 1)`); err != nil {
 		t.Errorf("the index disagrees with the responses: %v", err)
+	}
+	if n, err := db.IndexResponses(ctx); err != nil || n != 0 {
+		t.Errorf("the index lacked %d results after the ids were given again: %v", n, err)
 	}
 }
 
@@ -139,5 +153,59 @@ func TestResponseSearchUsesTheIndex(t *testing.T) {
 	// FTS5 names the constraints it takes in its index string: L for LIKE, on column 0.
 	if joined := strings.Join(plan, "; "); !strings.Contains(joined, "VIRTUAL TABLE INDEX 0:L0") {
 		t.Errorf("the search does not give its LIKE to the index: %s", joined)
+	}
+}
+
+// A search that meets more results past the index than catchUpAt starts
+// the catch-up in the background; Close waits for it.
+func TestSearchStartsTheIndexCatchUp(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	defer func(n int) { catchUpAt = n }(catchUpAt)
+	catchUpAt = 3
+	d := &Dataset{Name: "golden", Kind: KindQA, SHA256: "feed", Format: "jsonl"}
+	var samples []Sample
+	for i := range 6 {
+		samples = append(samples, Sample{Ordinal: i + 1, SampleID: fmt.Sprint("s", i), Input: "q", Reference: "r"})
+	}
+	if _, err := db.CreateDataset(ctx, d, samples); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := db.Samples(ctx, d.ID, 0, 0)
+	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: len(rows), Conditions: []Condition{{Name: "a"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	var last int64
+	for _, s := range rows {
+		r := &Result{RunID: run.ID, SampleRow: s.ID, Condition: "a", Repetition: 1, Response: "Photosynthesis " + s.SampleID}
+		if _, err := db.SaveResult(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		last = r.ID
+	}
+	through := func() (n int64) {
+		if err := db.read.QueryRowContext(ctx, `SELECT indexed_through FROM response_search_state`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := through(); n != 0 {
+		t.Fatalf("indexed through %d before any search", n)
+	}
+	m, err := db.SearchSamples(ctx, run.ID, d.ID, "photo")
+	if err != nil || len(m.Responses) != len(rows) {
+		t.Fatalf("the search found %d responses of %d: %v", len(m.Responses), len(rows), err)
+	}
+	db.index.wg.Wait() // the catch-up it started
+	if n := through(); n != last {
+		t.Errorf("after the search the index reaches result %d, want %d", n, last)
+	}
+	if m, err = db.SearchSamples(ctx, run.ID, d.ID, "PHOTO"); err != nil || len(m.Responses) != len(rows) {
+		t.Errorf("through the index the search found %d responses of %d: %v", len(m.Responses), len(rows), err)
 	}
 }

@@ -1,0 +1,99 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+)
+
+// The response index (migration 0023) catches up with the results in the
+// background: a search that meets more than catchUpAt results past it
+// starts the catch-up, which indexes indexBatch results per transaction
+// through the committer, so that a running run's writes wait for one batch
+// at most. A search is right whatever the catch-up has done: it scans the
+// results the index lacks.
+
+const indexBatch = 2000
+
+var catchUpAt = 2000 // a variable for tests
+
+// searchIndexer runs one catch-up at a time, and stops it at Close.
+type searchIndexer struct {
+	mu      sync.Mutex
+	running bool
+	stopped bool
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+func newSearchIndexer() *searchIndexer {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &searchIndexer{ctx: ctx, cancel: cancel}
+}
+
+// startIndexing runs the catch-up in the background unless one runs or the
+// database is closing.
+func (db *DB) startIndexing() {
+	s := db.index
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running || s.stopped {
+		return
+	}
+	s.running = true
+	s.wg.Go(func() {
+		_, err := db.IndexResponses(s.ctx)
+		if err != nil && s.ctx.Err() == nil {
+			// The next search that meets the results the index lacks tries again.
+			slog.Warn("response index: " + err.Error())
+		}
+		s.mu.Lock()
+		s.running = false
+		s.mu.Unlock()
+	})
+}
+
+// stopIndexing stops the catch-up and waits for it.
+func (db *DB) stopIndexing() {
+	s := db.index
+	s.mu.Lock()
+	s.stopped = true
+	s.mu.Unlock()
+	s.cancel()
+	s.wg.Wait()
+}
+
+// IndexResponses brings the response index up to date with every result
+// stored, a batch per transaction, and returns how many results it read.
+func (db *DB) IndexResponses(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		n := 0
+		err := db.commit(ctx, func(ctx context.Context, tx writer) error {
+			var through, last int64
+			if err := tx.QueryRowContext(ctx, `SELECT indexed_through FROM response_search_state`).Scan(&through); err != nil {
+				return err
+			}
+			err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(max(id), 0) FROM
+				(SELECT id FROM results WHERE id > ? ORDER BY id LIMIT ?)`, through, indexBatch).Scan(&n, &last)
+			if err != nil || n == 0 {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO response_search (rowid, response)
+				SELECT id, response FROM results WHERE id > ? AND id <= ? AND response != ''`, through, last); err != nil {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, `UPDATE response_search_state SET indexed_through = ?`, last)
+			return err
+		})
+		if err != nil {
+			return total, fmt.Errorf("index responses: %w", err)
+		}
+		if n == 0 {
+			return total, nil
+		}
+		total += n
+	}
+}
