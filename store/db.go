@@ -41,7 +41,7 @@ func open(ctx context.Context, path, upTo string) (*DB, error) {
 	write.SetMaxOpenConns(1)
 	// Reads begin deferred: a read transaction takes no write lock, and sees
 	// one snapshot of the database however many queries it makes.
-	read, err := sql.Open("sqlite", dsnFor(path, "deferred")+"&_pragma=query_only(1)&_pragma=mmap_size(1073741824)")
+	read, err := sql.Open("sqlite", dsnFor(path, "deferred")+"&_pragma=query_only(1)")
 	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)

@@ -3,11 +3,18 @@ package store
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 )
 
-// exportBatch is how many samples' results EachResult reads at once; it
-// holds two batches: the one fn is given and the next, read meanwhile.
-const exportBatch = 200
+// exportBatch is how many samples' results EachResult reads at once, and
+// exportAhead how many batches it holds: the one fn is given and those
+// read meanwhile.
+const (
+	exportBatch = 100
+	exportAhead = 3
+)
 
 // EachResult calls fn with every result of a run, its judgements and scores
 // attached, in task order (sample, condition, repetition). It reads the
@@ -30,35 +37,52 @@ func (db *DB) eachResult(ctx context.Context, runID int64, lean bool, fn func(*R
 	if err != nil {
 		return err
 	}
-	// The next batch is read while fn is given this one's results.
+	// Readers, one per core, read the batches ahead while fn is given the
+	// results of the current one, in order; at most exportAhead batches
+	// are held.
 	type batch struct {
 		results []Result
 		err     error
 	}
+	n := (len(samples) + exportBatch - 1) / exportBatch
+	batches := make([]chan batch, n)
+	for i := range batches {
+		batches[i] = make(chan batch, 1)
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	next := make(chan batch, 1)
-	go func() {
-		defer close(next)
-		for start := 0; start < len(samples); start += exportBatch {
-			end := min(start+exportBatch, len(samples)) - 1
-			results, err := db.queryResults(ctx, lean, `WHERE r.run_id = ? AND r.sample_id BETWEEN ? AND ?`,
-				runID, samples[start], samples[end])
-			select {
-			case next <- batch{results, err}:
-			case <-ctx.Done():
-				return
+	ahead := make(chan struct{}, exportAhead)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() {
+			for {
+				select {
+				case ahead <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				start, end := i*exportBatch, min((i+1)*exportBatch, len(samples))-1
+				results, err := db.queryResults(ctx, lean, `WHERE r.run_id = ? AND r.sample_id BETWEEN ? AND ?`,
+					runID, samples[start], samples[end])
+				batches[i] <- batch{results, err}
 			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+		})
+	}
 	defer func() {
 		cancel()
-		for range next { // the reader has stopped once next is closed
-		}
+		wg.Wait()
 	}()
-	for b := range next {
+	for _, c := range batches {
+		var b batch
+		select {
+		case b = <-c:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 		if b.err != nil {
 			return b.err
 		}
@@ -67,8 +91,9 @@ func (db *DB) eachResult(ctx context.Context, runID int64, lean bool, fn func(*R
 				return err
 			}
 		}
+		<-ahead // this batch is done with: a reader may read another
 	}
-	return ctx.Err() // the reader stops early only when the caller's context ends
+	return nil
 }
 
 // resultSamples lists the row ids of the samples a run has results for, in order.
