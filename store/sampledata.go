@@ -58,17 +58,22 @@ type SampleStats struct {
 
 // SampleStats folds a run's results per sample and condition: its
 // sample_scores rows (migration 0020), one per sample and condition,
-// however many repetitions and judges, in one snapshot.
+// however many repetitions and judges, in one snapshot. The samples'
+// places in their dataset, which never change, are read beside it.
 func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error) {
+	var places map[int64]samplePlace
+	var placesErr error
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		places, placesErr = samplePlaces(ctx, db.read, runID)
+	}()
+	defer func() { <-read }()
 	tx, err := db.beginRead(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	places, err := samplePlaces(ctx, tx, runID)
-	if err != nil {
-		return nil, err
-	}
 	type row struct {
 		aggregateRow
 		SampleCondition
@@ -88,8 +93,7 @@ func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error
 			a.condition = last // one copy of each name
 		}
 		last = a.condition
-		n := places[a.sample]
-		a.SampleKey, a.Ordinal, a.SampleID = SampleKey{a.sample, a.condition}, n.ordinal, n.sampleID
+		a.SampleKey = SampleKey{a.sample, a.condition}
 		return a, nil
 	}, func() func([]row) (summed, error) {
 		var f summer
@@ -109,9 +113,17 @@ func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error
 	if err != nil {
 		return nil, fmt.Errorf("sample stats of run %d: %w", runID, err)
 	}
+	<-read
+	if placesErr != nil {
+		return nil, placesErr
+	}
 	n := 0
 	for _, c := range chunks {
 		n += len(c.rows)
+		for i := range c.rows {
+			p := places[c.rows[i].SampleRow]
+			c.rows[i].Ordinal, c.rows[i].SampleID = p.ordinal, p.sampleID
+		}
 	}
 	out := &SampleStats{Rows: make([]SampleCondition, 0, n)}
 	firsts := make([]map[MetricName]firstMet, len(chunks))
@@ -141,6 +153,7 @@ type summer struct {
 	lines  sampleLines
 	one    []placedScore
 	firsts map[MetricName]firstMet
+	width  int // how many metrics the last row had: room for the next
 }
 
 // placedScore is a score with where it stands.
@@ -171,13 +184,14 @@ func (f *summer) sum(a aggregateRow) ([]MetricSums, error) {
 		return cmp.Or(cmp.Compare(x.at.result, y.at.result), cmp.Compare(x.at.judgement, y.at.judgement),
 			cmp.Compare(x.m.Metric, y.m.Metric), cmp.Compare(x.v, y.v))
 	})
-	var sums []MetricSums
+	sums := make([]MetricSums, 0, f.width)
 	for _, p := range f.one {
-		if first, ok := f.firsts[p.m]; !ok || p.at.before(first) {
-			f.firsts[p.m] = p.at
-		}
 		k := slices.IndexFunc(sums, func(s MetricSums) bool { return s.MetricName == p.m })
 		if k < 0 {
+			// The row's first score of the metric, in order: where the row first meets it.
+			if first, ok := f.firsts[p.m]; !ok || p.at.before(first) {
+				f.firsts[p.m] = p.at
+			}
 			k = len(sums)
 			sums = append(sums, MetricSums{MetricName: p.m})
 		}
@@ -185,6 +199,7 @@ func (f *summer) sum(a aggregateRow) ([]MetricSums, error) {
 		sums[k].Sum += p.v
 		sums[k].SumSq += p.v * p.v
 	}
+	f.width = len(sums)
 	return sums, nil
 }
 
