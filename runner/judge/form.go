@@ -42,6 +42,12 @@ type form struct {
 	// schemaJSON is the schema, written once for every call.
 	schemaOnce sync.Once
 	schemaJSON json.RawMessage
+	// system is the system message, with and without structured output,
+	// written once for every call.
+	system [2]struct {
+		once sync.Once
+		text string
+	}
 }
 
 // schema is the JSON Schema of the answer: every field required, nothing
@@ -110,21 +116,37 @@ func (f *form) format(structured bool) *openai.ChatCompletionResponseFormat {
 // messages is the opening conversation. Without structured output the
 // schema itself goes in the prompt.
 func (f *form) messages(in Input, structured bool) []openai.ChatCompletionMessage {
-	var sys strings.Builder
-	sys.WriteString(f.instructions)
-	sys.WriteString("\n\n## Output\nAnswer with one JSON object with these fields, in this order:\n")
-	for _, fd := range f.fields {
-		sys.WriteString("- " + fd.name + ": " + fd.about + "\n")
-	}
-	if !structured {
-		sys.WriteString("\nReply with only the JSON object, no other text. It must follow this JSON Schema:\n```json\n")
-		sys.Write(f.schema())
-		sys.WriteString("\n```\n")
-	}
 	return []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: sys.String()},
+		{Role: openai.ChatMessageRoleSystem, Content: f.systemMessage(structured)},
 		{Role: openai.ChatMessageRoleUser, Content: evaluand(in)},
 	}
+}
+
+// systemMessage is the judge's instructions and the answer it must give.
+func (f *form) systemMessage(structured bool) string {
+	s := &f.system[b2i(structured)]
+	s.once.Do(func() {
+		var sys strings.Builder
+		sys.WriteString(f.instructions)
+		sys.WriteString("\n\n## Output\nAnswer with one JSON object with these fields, in this order:\n")
+		for _, fd := range f.fields {
+			sys.WriteString("- " + fd.name + ": " + fd.about + "\n")
+		}
+		if !structured {
+			sys.WriteString("\nReply with only the JSON object, no other text. It must follow this JSON Schema:\n```json\n")
+			sys.Write(f.schema())
+			sys.WriteString("\n```\n")
+		}
+		s.text = sys.String()
+	})
+	return s.text
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // evaluand presents the three texts, fenced in tags so that a response

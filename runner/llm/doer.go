@@ -82,7 +82,15 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 // patchTemperature returns a copy of req whose JSON body carries
 // "temperature": t exactly as a float64.
 func patchTemperature(req *http.Request, t float64) (*http.Request, error) {
-	body, err := io.ReadAll(req.Body)
+	var body []byte
+	var err error
+	if n := req.ContentLength; n > 0 {
+		// Read into room of the body's size: ReadAll would copy it as it grows.
+		body = make([]byte, n)
+		_, err = io.ReadFull(req.Body, body)
+	} else {
+		body, err = io.ReadAll(req.Body)
+	}
 	req.Body.Close()
 	if err != nil {
 		return nil, fmt.Errorf("read request body: %w", err)
