@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // This file keeps a run's aggregates (migration 0020): per sample and
@@ -295,6 +297,66 @@ func eachRow(ctx context.Context, q querier, query string, args []any, f func(*s
 		}
 	}
 	return rows.Err()
+}
+
+// chunkRows is how many rows one worker folds at a time.
+const chunkRows = 512
+
+// foldChunks runs a query and folds its rows chunkRows at a time on a
+// worker per core while later rows are read: scan reads a row, and each
+// worker folds with a fold of its own from newFold, so that it may reuse
+// its room. It returns what the chunks folded into, in the rows' order.
+func foldChunks[R, O any](ctx context.Context, q querier, query string, args []any, scan func(*sql.Rows) (R, error),
+	newFold func() func([]R) (O, error)) ([]O, error) {
+	type chunk struct {
+		rows []R
+		out  O
+		err  error
+	}
+	var chunks []*chunk
+	work := make(chan *chunk)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		fold := newFold()
+		wg.Go(func() {
+			for c := range work {
+				c.out, c.err = fold(c.rows)
+				c.rows = nil
+			}
+		})
+	}
+	var cur *chunk
+	err := eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
+		r, err := scan(rows)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			cur = &chunk{rows: make([]R, 0, chunkRows)}
+			chunks = append(chunks, cur)
+		}
+		if cur.rows = append(cur.rows, r); len(cur.rows) == chunkRows {
+			work <- cur
+			cur = nil
+		}
+		return nil
+	})
+	if cur != nil {
+		work <- cur
+	}
+	close(work)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]O, len(chunks))
+	for i, c := range chunks {
+		if c.err != nil {
+			return nil, c.err
+		}
+		out[i] = c.out
+	}
+	return out, nil
 }
 
 // backfillAggregates computes the aggregates of the runs stored before they
