@@ -248,8 +248,10 @@ func storedResults(ctx context.Context, tx *sql.Tx, runID int64) ([]Result, erro
 		return nil, fmt.Errorf("rebuild aggregates: %w", err)
 	}
 	judgements := map[int64][2]int{} // judgement id → its result's place, its own
-	err = eachRow(ctx, tx, `SELECT id, result_id, evaluator, judge_repetition, judge, error, json_array_length(unverified_claims),
-		tokens_in, tokens_out, cost_usd FROM judgements WHERE run_id = ? ORDER BY id`, []any{runID}, func(rows *sql.Rows) error {
+	// Judgements and scores are found through their results (migration 0024).
+	err = eachRow(ctx, tx, `SELECT j.id, j.result_id, j.evaluator, j.judge_repetition, j.judge, j.error,
+		json_array_length(j.unverified_claims), j.tokens_in, j.tokens_out, j.cost_usd
+		FROM results r JOIN judgements j ON j.result_id = r.id WHERE r.run_id = ? ORDER BY j.id`, []any{runID}, func(rows *sql.Rows) error {
 		var j Judgement
 		var resultID int64
 		var slot, claims int
@@ -266,7 +268,8 @@ func storedResults(ctx context.Context, tx *sql.Tx, runID int64) ([]Result, erro
 	if err != nil {
 		return nil, fmt.Errorf("rebuild aggregates: %w", err)
 	}
-	err = eachRow(ctx, tx, `SELECT id, judgement_id, metric, value FROM scores WHERE run_id = ? ORDER BY id`, []any{runID},
+	err = eachRow(ctx, tx, `SELECT s.id, s.judgement_id, s.metric, s.value
+		FROM results r JOIN scores s ON s.result_id = r.id WHERE r.run_id = ? ORDER BY s.id`, []any{runID},
 		func(rows *sql.Rows) error {
 			var s Score
 			var judgementID int64

@@ -12,7 +12,7 @@ import (
 	"assay/store"
 )
 
-func openTestDB(t *testing.T) *store.DB {
+func openTestDB(t testing.TB) *store.DB {
 	t.Helper()
 	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "assay.db"))
 	if err != nil {
