@@ -31,8 +31,7 @@ lint: ## vet, gofmt and stale generated files
 	@$(GO) tool templ generate >/dev/null 2>&1; git diff --exit-code -- '*_templ.go' || { echo "templ generate changed *_templ.go: run make generate and commit"; exit 1; }
 
 fuzz: ## each fuzz target for $(FUZZTIME): the dataset, run-file, judge-answer and EEE readers
-	@for t in $(FUZZ); do pkg=$${t%%:*}; name=$${t##*:}; echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
-	  $(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) >/tmp/assay-fuzz.log 2>&1 || { tail -40 /tmp/assay-fuzz.log; exit 1; }; done
+	@FUZZTIME=$(FUZZTIME) GO=$(GO) ./.ci/fuzz $(FUZZ)
 
 bench: ## benchmarks that print figures
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
