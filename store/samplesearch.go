@@ -49,7 +49,9 @@ const (
 		UNION SELECT sample_id, condition FROM results
 			WHERE id > (SELECT indexed_through FROM response_search_state) AND +run_id = ?1 AND response LIKE ?2`
 	qResponsesScanned = `SELECT DISTINCT sample_id, condition FROM results WHERE run_id = ?1 AND response LIKE ?2 ESCAPE '\'`
-	qNotIndexed       = `SELECT count(*) FROM results WHERE id > (SELECT indexed_through FROM response_search_state)`
+	// qNotIndexed counts the results the index lacks, up to ?1: a search only
+	// asks whether they are more than catchUpAt.
+	qNotIndexed = `SELECT count(*) FROM (SELECT 1 FROM results WHERE id > (SELECT indexed_through FROM response_search_state) LIMIT ?1)`
 )
 
 // searchResponses finds text in a run's responses: through their index
@@ -65,7 +67,7 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 		return err
 	}
 	var lacking int
-	if err := db.read.QueryRowContext(ctx, qNotIndexed).Scan(&lacking); err != nil {
+	if err := db.read.QueryRowContext(ctx, qNotIndexed, catchUpAt+1).Scan(&lacking); err != nil {
 		return fmt.Errorf("search responses: %w", err)
 	}
 	if lacking > catchUpAt {
