@@ -214,3 +214,44 @@ func TestDatasetRunsAndSampleNames(t *testing.T) {
 		t.Fatalf("sample names %v %v", err, names)
 	}
 }
+
+// A panel judge that scored nothing in the first chunk of a run's rows (its
+// server down for a while, say) is still named in the later ones: the
+// chunks' columns join, each score with its judge.
+func TestReportDataJoinsChunksAJudgeMissedIn(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	const n = 700
+	d := &store.Dataset{Name: "d", Kind: store.KindQA, SHA256: "panel", Format: "jsonl"}
+	if _, err := db.CreateDataset(ctx, d, testSamples(n)); err != nil {
+		t.Fatal(err)
+	}
+	samples, _ := db.Samples(ctx, d.ID, 0, 0)
+	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: n, Conditions: []store.Condition{{Name: "a"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range samples {
+		r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: "a", Repetition: 1, Response: "answer"}
+		if i >= 600 {
+			r.Judgements = append(r.Judgements, store.Judgement{Evaluator: "rubric", Judge: "first", JudgeIndex: 0,
+				Scores: []store.Score{{Metric: "completeness", Value: 2}}})
+		}
+		r.Judgements = append(r.Judgements, store.Judgement{Evaluator: "rubric", Judge: "second", JudgeIndex: 1,
+			Scores: []store.Score{{Metric: "completeness", Value: 4}}})
+		if _, err := db.SaveResult(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := db.ReportData(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	judges := map[string]int{}
+	for _, s := range store.ScoreRows(got.Scores) {
+		judges[fmt.Sprint(s.JudgeIndex, s.Judge, s.Value)]++
+	}
+	if want := map[string]int{"0first2": 100, "1second4": n}; !reflect.DeepEqual(judges, want) {
+		t.Errorf("scores by place, judge and value: %v, want %v", judges, want)
+	}
+}

@@ -131,27 +131,15 @@ func joinScores(parts []*MetricScores) (MetricScores, error) {
 		m.Reps = append(m.Reps, p.Reps...)
 		m.Judges = append(m.Judges, p.Judges...)
 		m.JudgeReps = append(m.JudgeReps, p.JudgeReps...)
-		var err error
-		if m.JudgeNames, err = mergeNames(m.JudgeNames, p.JudgeNames); err != nil {
-			return m, err
+		for place, name := range p.JudgeNames {
+			var err error
+			if m.JudgeNames, err = nameJudge(m.JudgeNames, place, name); err != nil {
+				return m, err
+			}
 		}
 	}
 	m.Starts = append(m.Starts, int32(len(m.Values)))
 	return m, nil
-}
-
-// mergeNames adds the judge names of b by place to a's.
-func mergeNames(a, b []string) ([]string, error) {
-	for i, name := range b {
-		if i >= len(a) {
-			a = append(a, b[i:]...)
-			break
-		}
-		if a[i] != name {
-			return a, fmt.Errorf("panel place %d is judge %q and judge %q", i, a[i], name)
-		}
-	}
-	return a, nil
 }
 
 // folder folds sample_scores rows into columns, reusing its room.
@@ -198,14 +186,9 @@ func (f *folder) fold(rows []aggregateRow) (map[scoreBucket]*MetricScores, error
 			if index > 127 || rep > 32767 {
 				return nil, fmt.Errorf("sample %d under %s: judgement %d has place %d, repetition %d", a.sample, a.condition, j.id, index, rep)
 			}
-			for len(m.JudgeNames) <= index {
-				m.JudgeNames = append(m.JudgeNames, "")
-			}
-			if name := m.JudgeNames[index]; name != j.judge {
-				if name != "" || judgedBefore(m, index) {
-					return nil, fmt.Errorf("sample %d under %s: panel place %d is judge %q and judge %q", a.sample, a.condition, index, name, j.judge)
-				}
-				m.JudgeNames[index] = j.judge
+			var err error
+			if m.JudgeNames, err = nameJudge(m.JudgeNames, index, j.judge); err != nil {
+				return nil, fmt.Errorf("sample %d under %s: %w", a.sample, a.condition, err)
 			}
 			m.IDs = append(m.IDs, s.id)
 			m.Values = append(m.Values, s.value)
@@ -217,7 +200,17 @@ func (f *folder) fold(rows []aggregateRow) (map[scoreBucket]*MetricScores, error
 	return buckets, nil
 }
 
-// judgedBefore reports whether m already holds an entry of panel place index.
-func judgedBefore(m *MetricScores, index int) bool {
-	return slices.Contains(m.Judges, int8(index))
+// nameJudge names the judge at a panel place. A place not named yet is ""
+// (as is a run's one judge): two names for one place are an error.
+func nameJudge(names []string, place int, name string) ([]string, error) {
+	for len(names) <= place {
+		names = append(names, "")
+	}
+	switch {
+	case names[place] == "":
+		names[place] = name
+	case name != "" && names[place] != name:
+		return names, fmt.Errorf("panel place %d is judge %q and judge %q", place, names[place], name)
+	}
+	return names, nil
 }
