@@ -23,15 +23,7 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 	}
 	responses := []string{"Photosynthesis makes sugar.", "PHOTOSYNTHESIS, loudly", "It is 50_50 — or 50%.",
 		`a back\slash`, "Ünïcode ÄBC and äbc", "photo synthesis", "", "x"}
-	d := &Dataset{Name: "golden", Kind: KindQA, SHA256: "feed", Format: "jsonl"}
-	var samples []Sample
-	for i := range len(responses) {
-		samples = append(samples, Sample{Ordinal: i + 1, SampleID: fmt.Sprint("s", i), Input: "q", Reference: "r"})
-	}
-	if _, err := db.CreateDataset(ctx, d, samples); err != nil {
-		t.Fatal(err)
-	}
-	rows, _ := db.Samples(ctx, d.ID, 0, 0)
+	d, rows := goldenDataset(t, db, len(responses))
 	store := func(db *DB, conditions ...string) *Run {
 		run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: len(rows) * len(conditions)}
 		for _, c := range conditions {
@@ -118,6 +110,25 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 	}
 }
 
+// goldenDataset stores a dataset of n samples, s0 to s{n-1}, and returns it
+// with its stored samples.
+func goldenDataset(t *testing.T, db *DB, n int) (*Dataset, []Sample) {
+	t.Helper()
+	d := &Dataset{Name: "golden", Kind: KindQA, SHA256: "feed", Format: "jsonl"}
+	var samples []Sample
+	for i := range n {
+		samples = append(samples, Sample{Ordinal: i + 1, SampleID: fmt.Sprint("s", i), Input: "q", Reference: "r"})
+	}
+	if _, err := db.CreateDataset(context.Background(), d, samples); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Samples(context.Background(), d.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, rows
+}
+
 func keys(m map[SampleKey]bool) []string {
 	var out []string
 	for k := range m {
@@ -167,15 +178,7 @@ func TestSearchStartsTheIndexCatchUp(t *testing.T) {
 	defer db.Close()
 	defer func(n int) { catchUpAt = n }(catchUpAt)
 	catchUpAt = 3
-	d := &Dataset{Name: "golden", Kind: KindQA, SHA256: "feed", Format: "jsonl"}
-	var samples []Sample
-	for i := range 6 {
-		samples = append(samples, Sample{Ordinal: i + 1, SampleID: fmt.Sprint("s", i), Input: "q", Reference: "r"})
-	}
-	if _, err := db.CreateDataset(ctx, d, samples); err != nil {
-		t.Fatal(err)
-	}
-	rows, _ := db.Samples(ctx, d.ID, 0, 0)
+	d, rows := goldenDataset(t, db, 6)
 	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: len(rows), Conditions: []Condition{{Name: "a"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
