@@ -89,6 +89,7 @@ func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) 
 		w.guess = EstimateRun(ex.spec, ex.dataset.Kind, ex.samples, ex.run.Conditions, ex.prices).CostUSD / float64(ex.run.TotalTasks)
 	}
 	budgetHit := w.run(ctx, tasks, max(ex.spec.Execution.MaxConcurrent, 1))
+	ex.keeping.Wait() // a run resumed next reads what its tasks kept
 	if err := w.err(); err != nil {
 		return "", "", err
 	}
@@ -252,7 +253,7 @@ func (w *workers) do(ctx context.Context, t task) {
 	} else {
 		res.Response = ans.Content
 		if ex.eval.asksJudges() {
-			ex.keep(ctx, t, partAnswer, res) // the judges may take long: a kill now must not cost the answer
+			ex.keep(t, partAnswer, res) // the judges may take long: a kill now must not cost the answer
 		}
 		res.Judgements = w.judge(ctx, t, res, nil)
 		if ctx.Err() != nil {
@@ -269,7 +270,7 @@ func (w *workers) judge(ctx context.Context, t task, res *store.Result, done map
 	js := ex.eval.evaluate(ctx, t, res.Response, done, func(part string, j store.Judgement) {
 		clean := store.Result{Judgements: []store.Judgement{j}} // no key is ever kept, even for a while
 		ex.secrets.cleanResult(&clean)
-		ex.keep(ctx, t, part, clean.Judgements[0])
+		ex.keep(t, part, clean.Judgements[0])
 	})
 	return append(js, assert.Judgements(ex.spec.Assertions,
 		assert.Answer{Text: res.Response, LatencyMS: res.LatencyMS, CostUSD: res.CostUSD})...)
@@ -335,15 +336,23 @@ type job struct {
 const partAnswer = "answer"
 
 // keep writes one part of a task's unfinished work; a run that is cut short
-// goes on from it. Failing to keep it costs only a repeated call.
-func (ex *execution) keep(ctx context.Context, t task, part string, v any) {
+// goes on from it. The task goes on without waiting for the write (the
+// store drops it if the task's result comes first); the run waits for
+// every write before it ends (loop). Failing to keep a part costs only a
+// repeated call.
+func (ex *execution) keep(t task, part string, v any) {
 	body, err := json.Marshal(v)
-	if err == nil {
-		err = ex.m.db.SavePending(context.WithoutCancel(ctx), ex.run.ID, t.key(), part, body)
-	}
 	if err != nil {
 		ex.m.log.Warn("pending work not kept", "run_id", ex.run.ID, "part", part, "err", err)
+		return
 	}
+	ex.keeping.Add(1)
+	ex.m.db.KeepPending(ex.run.ID, t.key(), part, body, func(err error) {
+		if err != nil {
+			ex.m.log.Warn("pending work not kept", "run_id", ex.run.ID, "part", part, "err", err)
+		}
+		ex.keeping.Done()
+	})
 }
 
 // keptAnswer is the agent's answer kept for a task, if there is one.

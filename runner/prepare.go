@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"assay/runner/agent"
@@ -25,10 +26,11 @@ type execution struct {
 	models     map[string]modelAgent // a run over several models: each model's agent, by its name
 	eval       *evaluators
 	prices     prices
-	timeout    time.Duration // one answer, every turn and retry
-	secrets    secrets       // the keys this run read: never in a stored message
-	h          *handle       // the run's handle in this process
-	pending    store.Pending // work done for tasks not committed when the run last stopped
+	timeout    time.Duration  // one answer, every turn and retry
+	secrets    secrets        // the keys this run read: never in a stored message
+	h          *handle        // the run's handle in this process
+	pending    store.Pending  // work done for tasks not committed when the run last stopped
+	keeping    sync.WaitGroup // parts of tasks' work on their way to the store (keep)
 }
 
 // prepare decodes a run's snapshot, resolves its ${...} references in this

@@ -22,7 +22,8 @@ const maxBatch = 64
 type write struct {
 	ctx  context.Context
 	do   func(ctx context.Context, tx writer) error
-	done chan error
+	done chan error // told how the write went; nil for a kept part
+	kept *keptPart  // a part of a task's unfinished work (pending.go)
 }
 
 // committer runs batches of writes on the write connection.
@@ -44,16 +45,23 @@ func (db *DB) startCommitter() {
 // commit runs do in a transaction shared with the writes arriving at the
 // same time, and returns once that transaction is committed.
 func (db *DB) commit(ctx context.Context, do func(ctx context.Context, tx writer) error) error {
-	c := db.commits
 	w := &write{ctx: ctx, do: do, done: make(chan error, 1)}
+	if err := db.enqueue(w); err != nil {
+		return err
+	}
+	return <-w.done
+}
+
+// enqueue hands w to the committer.
+func (db *DB) enqueue(w *write) error {
+	c := db.commits
 	c.mu.RLock()
+	defer c.mu.RUnlock()
 	if c.closed {
-		c.mu.RUnlock()
 		return errClosed
 	}
 	c.queue <- w
-	c.mu.RUnlock()
-	return <-w.done
+	return nil
 }
 
 // stopCommitter commits what is queued and stops.
@@ -105,6 +113,10 @@ func (db *DB) commitBatch(batch []*write) {
 	}
 	defer func() {
 		for i, w := range batch {
+			if w.kept != nil {
+				db.keeps.written(w.kept, errs[i])
+				continue
+			}
 			w.done <- errs[i]
 		}
 	}()
@@ -119,6 +131,9 @@ func (db *DB) commitBatch(batch []*write) {
 		if err := one.ctx.Err(); err != nil {
 			errs[i] = err
 			continue
+		}
+		if one.kept != nil && !one.kept.state.CompareAndSwap(partQueued, partWriting) {
+			continue // dropped: its task's result came first
 		}
 		if _, err := w.exec(one.ctx, qSavepoint); err != nil {
 			fail(fmt.Errorf("savepoint: %w", err))

@@ -26,6 +26,7 @@ type DB struct {
 	now     func() time.Time
 	stmts   statements // prepared on write
 	commits *committer // of results and pending work
+	keeps   keptParts  // pending work queued for the committer
 	index   *searchIndexer
 }
 

@@ -20,6 +20,7 @@ type TaskKey struct {
 // A result for a task that already has one is not stored again: saved is false.
 // It is committed with the writes that arrive at the same time (committer.go).
 func (db *DB) SaveResult(ctx context.Context, r *Result) (saved bool, err error) {
+	db.keeps.drop(runTask{r.RunID, TaskKey{r.SampleRow, r.Condition, r.Repetition}})
 	err = db.commit(ctx, func(ctx context.Context, tx writer) error {
 		saved, err = insertNewResult(ctx, tx, db.nowText(), r)
 		return err

@@ -1,0 +1,73 @@
+package store
+
+import (
+	"context"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// A kept part is written without its caller waiting: once its callback
+// says so it is in the database, where a resumed run reads it. A part still
+// queued when its task's result is saved is dropped, not written: the
+// result makes it useless and the write would cost a commit.
+func TestKeepPendingWritesOrDropsForTheResult(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	d, rows := goldenDataset(t, db, 2)
+	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 2, Conditions: []Condition{{Name: "a"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	first, second := TaskKey{rows[0].ID, "a", 1}, TaskKey{rows[1].ID, "a", 1}
+
+	kept := make(chan error, 1)
+	db.KeepPending(run.ID, first, "answer", []byte(`{"response":"kept"}`), func(err error) { kept <- err })
+	if err := <-kept; err != nil {
+		t.Fatal(err)
+	}
+	pending, err := db.PendingWork(ctx, run.ID)
+	if err != nil || string(pending[first]["answer"]) != `{"response":"kept"}` {
+		t.Fatalf("the kept part: %q, %v", pending[first]["answer"], err)
+	}
+
+	// Hold the committer, queue a part behind it, then the task's result.
+	held, release := make(chan struct{}), make(chan struct{})
+	go db.commit(ctx, func(context.Context, writer) error { close(held); <-release; return nil })
+	<-held
+	db.KeepPending(run.ID, second, "answer", []byte(`{}`), func(err error) { kept <- err })
+	db.keeps.mu.Lock()
+	part := db.keeps.queued[runTask{run.ID, second}][0]
+	db.keeps.mu.Unlock()
+	saved := make(chan error, 1)
+	go func() {
+		_, err := db.SaveResult(ctx, &Result{RunID: run.ID, SampleRow: second.SampleRow, Condition: "a", Repetition: 1, Response: "done"})
+		saved <- err
+	}()
+	for len(db.commits.queue) < 2 { // the part, then the result
+		runtime.Gosched()
+	}
+	close(release)
+	if err := <-kept; err != nil {
+		t.Errorf("a dropped part reported %v", err)
+	}
+	if err := <-saved; err != nil {
+		t.Fatal(err)
+	}
+	if got := part.state.Load(); got != partDropped {
+		t.Errorf("the part queued before its result was %d, not dropped", got)
+	}
+	pending, _ = db.PendingWork(ctx, run.ID)
+	if _, ok := pending[second]; ok || len(pending[first]) != 1 {
+		t.Errorf("pending work after the result: %v", pending)
+	}
+	db.keeps.mu.Lock()
+	defer db.keeps.mu.Unlock()
+	if len(db.keeps.queued) != 0 {
+		t.Errorf("parts still tracked after the committer: %v", db.keeps.queued)
+	}
+}
