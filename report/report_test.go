@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"assay/report"
@@ -128,8 +129,62 @@ func TestSampleTableFoldsRepetitions(t *testing.T) {
 	if row.SampleID != "1" || row.Condition != "a" || row.Results != 2 || len(row.Metrics) != 3 {
 		t.Fatalf("row %+v", row)
 	}
-	if fa := row.Metrics[1]; fa.Name != "factual_adherence" || fa.N != 2 || fa.Mean != 3 || !near(fa.Std, math.Sqrt2) {
+	if fa := row.Metrics[1]; fa.N != 2 || fa.Mean != 3 || !near(fa.Std, math.Sqrt2) {
 		t.Errorf("factual adherence over 2 and 4: %+v, want mean 3, std √2", fa)
+	}
+}
+
+// A row holds every metric of the table in the table's order, with no
+// score (N 0) where its results have none: an agent error, or a judge
+// that scored a metric only for other samples.
+func TestSampleTableRowsHoldEveryMetricInPlace(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ds := &store.Dataset{Name: "gaps", Kind: store.KindQA, SHA256: "gaps", Format: "jsonl", Samples: 2}
+	if _, err := db.CreateDataset(ctx, ds, []store.Sample{{Ordinal: 1, SampleID: "1", Input: "q", Reference: "r"},
+		{Ordinal: 2, SampleID: "2", Input: "q", Reference: "r"}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := db.Samples(ctx, ds.ID, 0, 0)
+	cfg := []config.Evaluator{config.EvalExactMatch, config.EvalRubric}
+	run := &store.Run{Name: "gaps", DatasetID: ds.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 4,
+		Conditions: []store.Condition{{Name: "a"}, {Name: "b"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	results := []*store.Result{ // the rubric met first: the table's order is still the evaluators'
+		{SampleRow: rows[1].ID, Condition: "a", Judgements: []store.Judgement{
+			{Evaluator: "rubric", Scores: []store.Score{{Metric: "completeness", Value: 4}}},
+			{Evaluator: "exact_match", Scores: []store.Score{{Metric: "exact_match", Value: 0}}}}},
+		{SampleRow: rows[0].ID, Condition: "a", Judgements: []store.Judgement{
+			{Evaluator: "exact_match", Scores: []store.Score{{Metric: "exact_match", Value: 1}}}}},
+		{SampleRow: rows[0].ID, Condition: "b", Error: "agent: timeout"},
+	}
+	for _, r := range results {
+		r.RunID, r.Repetition, r.Attempts = run.ID, 1, 1
+		if _, err := db.SaveResult(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := report.LoadSamples(ctx, db, run.ID, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Metrics) != 2 || st.Metrics[0].Name != "exact_match" || st.Metrics[1].Name != "completeness" || len(st.Rows) != 3 {
+		t.Fatalf("metrics %+v, %d rows", st.Metrics, len(st.Rows))
+	}
+	want := [][]report.SampleMetric{{{Mean: 1, N: 1}, {}}, {{}, {}}, {{Mean: 0, N: 1}, {Mean: 4, N: 1}}}
+	for i, row := range st.Rows {
+		if !slices.Equal(row.Metrics, want[i]) {
+			t.Errorf("row %d (%s under %s): %+v, want %+v", i, row.SampleID, row.Condition, row.Metrics, want[i])
+		}
+	}
+	if !st.Rows[0].Scored() || st.Rows[1].Scored() {
+		t.Errorf("scored: %v %v, want true false", st.Rows[0].Scored(), st.Rows[1].Scored())
 	}
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"slices"
 
 	"assay/runner/config"
 	"assay/runner/stats"
@@ -10,17 +11,26 @@ import (
 
 // SampleMetric is one metric's scores for one sample under one condition.
 type SampleMetric struct {
-	Metric
 	Mean float64
 	Std  float64 // sample standard deviation over the scores (repetitions); 0 with one score
-	N    int
+	N    int     // 0: the metric has no score here
 }
 
 // SampleRow is one sample under one condition of a run, its repetitions
 // folded together: a row of the samples table.
 type SampleRow struct {
 	store.SampleCounts
-	Metrics []SampleMetric // in the order of SampleTable.Metrics; a metric without a score is left out
+	Metrics []SampleMetric // one per SampleTable.Metrics, in its order, N 0 where a metric has no score
+}
+
+// Scored reports whether the row has a score of any metric.
+func (r *SampleRow) Scored() bool {
+	for _, m := range r.Metrics {
+		if m.N > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // SampleTable is a run's results per sample and condition.
@@ -44,15 +54,18 @@ func sampleTable(st *store.SampleStats, evaluators []config.Evaluator) *SampleTa
 		t.Metrics = append(t.Metrics, metricOf(m))
 	}
 	Order(evaluators, t.Metrics)
+	at := make(map[store.MetricName]int, len(t.Metrics))
+	for _, m := range st.Metrics {
+		at[m] = slices.Index(t.Metrics, metricOf(m))
+	}
+	// Every row's metrics in one array: a table of 50,000 rows is kept
+	// by the server, and is read by every filter and sort.
+	all := make([]SampleMetric, len(st.Rows)*len(t.Metrics))
 	for i, r := range st.Rows {
-		row := SampleRow{SampleCounts: r.SampleCounts}
-		for _, m := range t.Metrics {
-			for _, s := range r.Metrics {
-				if metricOf(s.MetricName) == m {
-					mean, std := stats.FromSums(s.N, s.Sum, s.SumSq)
-					row.Metrics = append(row.Metrics, SampleMetric{Metric: m, Mean: mean, Std: std, N: s.N})
-				}
-			}
+		row := SampleRow{SampleCounts: r.SampleCounts, Metrics: all[i*len(t.Metrics) : (i+1)*len(t.Metrics) : (i+1)*len(t.Metrics)]}
+		for _, s := range r.Metrics {
+			mean, std := stats.FromSums(s.N, s.Sum, s.SumSq)
+			row.Metrics[at[s.MetricName]] = SampleMetric{Mean: mean, Std: std, N: s.N}
 		}
 		t.Rows[i] = row
 	}

@@ -54,10 +54,14 @@ func (s *Server) sampleQueue(c echo.Context, sc *reportScope, order string) ([]i
 			ids = append(ids, r.SampleRow)
 		}
 		a.claims += r.Claims
-		for _, m := range r.Metrics {
-			lo, hi := m.Scale.Bounds()
+		for i, m := range r.Metrics {
+			if m.N == 0 {
+				continue
+			}
+			scale := t.Metrics[i].Scale
+			lo, hi := scale.Bounds()
 			a.spread = max(a.spread, m.Std/(hi-lo))
-			a.lowest = min(a.lowest, m.Scale.Unit(m.Mean))
+			a.lowest = min(a.lowest, scale.Unit(m.Mean))
 			scores[r.SampleRow] += m.N
 		}
 	}

@@ -158,9 +158,30 @@ func threshold(s string) *float64 {
 	return &v
 }
 
-// keep reports whether a row passes the filter. matches is the text search's
-// result, nil when there is no search.
-func (f sampleFilter) keep(r *report.SampleRow, matches *store.SampleMatches) bool {
+// metricAt is where the thresholds' metric stands in metrics: -1 for any
+// metric, len(metrics) for one the table does not have.
+func (f sampleFilter) metricAt(metrics []report.Metric) int {
+	if f.Metric == "" {
+		return -1
+	}
+	return metricIndex(metrics, f.Metric)
+}
+
+// metricIndex is where the metric of that metricKey stands in metrics,
+// len(metrics) when it is not there.
+func metricIndex(metrics []report.Metric, key string) int {
+	for i, m := range metrics {
+		if metricKey(m) == key {
+			return i
+		}
+	}
+	return len(metrics)
+}
+
+// keep reports whether a row passes the filter. metricAt is f.metricAt of
+// the table's metrics; matches is the text search's result, nil when there
+// is no search.
+func (f sampleFilter) keep(r *report.SampleRow, metricAt int, matches *store.SampleMatches) bool {
 	switch {
 	case f.Condition != "" && r.Condition != f.Condition,
 		f.Claims && r.Claims == 0,
@@ -172,8 +193,8 @@ func (f sampleFilter) keep(r *report.SampleRow, matches *store.SampleMatches) bo
 	if below == nil && spread == nil {
 		return true
 	}
-	for _, m := range r.Metrics {
-		if f.Metric != "" && metricKey(m.Metric) != f.Metric {
+	for i, m := range r.Metrics {
+		if metricAt >= 0 && i != metricAt || m.N == 0 {
 			continue
 		}
 		if (below == nil || m.Mean < *below) && (spread == nil || m.Std > *spread) {
@@ -185,11 +206,11 @@ func (f sampleFilter) keep(r *report.SampleRow, matches *store.SampleMatches) bo
 
 // sortRows orders rows by the filter's column; rows without a value for a
 // metric come last either way; ties keep dataset and condition order.
-func (f sampleFilter) sortRows(rows []*report.SampleRow, condOrder map[string]int) {
+func (f sampleFilter) sortRows(rows []*report.SampleRow, metrics []report.Metric, condOrder map[string]int) {
 	natural := func(a, b *report.SampleRow) int {
 		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(condOrder[a.Condition], condOrder[b.Condition]))
 	}
-	value := f.sortValue(condOrder)
+	value := f.sortValue(metrics, condOrder)
 	slices.SortStableFunc(rows, func(a, b *report.SampleRow) int {
 		va, oka := value(a)
 		vb, okb := value(b)
@@ -208,7 +229,7 @@ func (f sampleFilter) sortRows(rows []*report.SampleRow, condOrder map[string]in
 }
 
 // sortValue returns what a row is sorted by, and whether it has it.
-func (f sampleFilter) sortValue(condOrder map[string]int) func(*report.SampleRow) (float64, bool) {
+func (f sampleFilter) sortValue(metrics []report.Metric, condOrder map[string]int) func(*report.SampleRow) (float64, bool) {
 	switch f.Sort {
 	case "", "sample":
 		return func(r *report.SampleRow) (float64, bool) { return float64(r.Ordinal), true }
@@ -221,11 +242,10 @@ func (f sampleFilter) sortValue(condOrder map[string]int) func(*report.SampleRow
 	case "spread":
 		return func(r *report.SampleRow) (float64, bool) { return spreadOf(r) }
 	}
+	at := metricIndex(metrics, f.Sort)
 	return func(r *report.SampleRow) (float64, bool) {
-		for _, m := range r.Metrics {
-			if metricKey(m.Metric) == f.Sort {
-				return m.Mean, true
-			}
+		if at < len(r.Metrics) && r.Metrics[at].N > 0 {
+			return r.Metrics[at].Mean, true
 		}
 		return 0, false
 	}
@@ -233,12 +253,12 @@ func (f sampleFilter) sortValue(condOrder map[string]int) func(*report.SampleRow
 
 // spreadOf is a row's largest standard deviation over repetitions, of any metric.
 func spreadOf(r *report.SampleRow) (float64, bool) {
-	if len(r.Metrics) == 0 {
-		return 0, false
-	}
 	var s float64
+	scored := false
 	for _, m := range r.Metrics {
-		s = max(s, m.Std)
+		if m.N > 0 {
+			s, scored = max(s, m.Std), true
+		}
 	}
-	return s, true
+	return s, scored
 }

@@ -83,12 +83,13 @@ func (s *Server) sampleTable(ctx context.Context, sc *reportScope, f sampleFilte
 		return nil, nil, err
 	}
 	rows := make([]*report.SampleRow, 0, len(stats.Rows))
+	metricAt := f.metricAt(stats.Metrics)
 	for i := range stats.Rows {
-		if f.keep(&stats.Rows[i], matches) && f.keepReviewed(stats.Rows[i].SampleKey, reviews) {
+		if f.keep(&stats.Rows[i], metricAt, matches) && f.keepReviewed(stats.Rows[i].SampleKey, reviews) {
 			rows = append(rows, &stats.Rows[i])
 		}
 	}
-	f.sortRows(rows, conditionOrder(sc.Run))
+	f.sortRows(rows, stats.Metrics, conditionOrder(sc.Run))
 	return stats, rows, nil
 }
 

@@ -106,21 +106,19 @@ func sampleTableRow(r *report.SampleRow, metrics []report.Metric, name func(repo
 	if s, ok := spreadOf(r); ok {
 		row.Spread = fmt.Sprintf("%.2f", s)
 	}
-	for _, m := range metrics {
-		row.Metrics = append(row.Metrics, metricCell(r.Metrics, m, name(m)))
+	for i, m := range metrics {
+		row.Metrics = append(row.Metrics, metricCell(r.Metrics[i], name(m)))
 	}
 	return row
 }
 
-// metricCell finds metric m among a row's statistics.
-func metricCell(stats []report.SampleMetric, m report.Metric, label string) templates.MetricCell {
-	for _, st := range stats {
-		if st.Metric == m {
-			return templates.MetricCell{Mean: fmt.Sprintf("%.2f", st.Mean), Std: fmt.Sprintf("%.2f", st.Std),
-				Title: fmt.Sprintf("%s: %d scores", label, st.N)}
-		}
+// metricCell shows one metric's statistics in a row.
+func metricCell(st report.SampleMetric, label string) templates.MetricCell {
+	if st.N == 0 {
+		return templates.MetricCell{Title: label + ": no score"}
 	}
-	return templates.MetricCell{Title: label + ": no score"}
+	return templates.MetricCell{Mean: fmt.Sprintf("%.2f", st.Mean), Std: fmt.Sprintf("%.2f", st.Std),
+		Title: fmt.Sprintf("%s: %d scores", label, st.N)}
 }
 
 // reportNav is the head of a report's sub-pages.
