@@ -54,18 +54,22 @@ func sampleTable(st *store.SampleStats, evaluators []config.Evaluator) *SampleTa
 		t.Metrics = append(t.Metrics, metricOf(m))
 	}
 	Order(evaluators, t.Metrics)
-	at := make(map[store.MetricName]int, len(t.Metrics))
-	for _, m := range st.Metrics {
-		at[m] = slices.Index(t.Metrics, metricOf(m))
+	at := make([]int, len(st.Metrics)) // where each of the store's metrics stands in the table
+	for i, m := range st.Metrics {
+		at[i] = slices.Index(t.Metrics, metricOf(m))
 	}
 	// Every row's metrics in one array: a table of 50,000 rows is kept
 	// by the server, and is read by every filter and sort.
 	all := make([]SampleMetric, len(st.Rows)*len(t.Metrics))
 	for i, r := range st.Rows {
 		row := SampleRow{SampleCounts: r.SampleCounts, Metrics: all[i*len(t.Metrics) : (i+1)*len(t.Metrics) : (i+1)*len(t.Metrics)]}
-		for _, s := range r.Metrics {
+		k := 0
+		for _, s := range r.Metrics { // in the store's order of metrics
+			for st.Metrics[k] != s.MetricName {
+				k++
+			}
 			mean, std := stats.FromSums(s.N, s.Sum, s.SumSq)
-			row.Metrics[at[s.MetricName]] = SampleMetric{Mean: mean, Std: std, N: s.N}
+			row.Metrics[at[k]] = SampleMetric{Mean: mean, Std: std, N: s.N}
 		}
 		t.Rows[i] = row
 	}

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -40,5 +42,34 @@ func TestScoreLinesReadBack(t *testing.T) {
 	}
 	if _, err := parseLines("s\x1f1\x1f2\x1fm\n", names{}); err == nil {
 		t.Error("a score line before any judgement line was read")
+	}
+}
+
+// byPlace orders rows read in the table's order (condition name, then
+// sample row id) as a sort by (ordinal, condition name) would, whether the
+// row ids follow the ordinals or not, and whether the ordinals are dense or
+// far apart.
+func TestByPlaceOrdersAsTheSort(t *testing.T) {
+	for _, spread := range []int{1, 100000} {
+		var rows []SampleCondition
+		for _, c := range []string{"a", "b", "c"} {
+			for id := int64(1); id <= 50; id++ {
+				if (id+int64(len(c)))%7 == 0 && c == "b" {
+					continue // a sample without a row under b
+				}
+				ordinal := int((id*37)%50+1) * spread // row ids and ordinals in different orders
+				rows = append(rows, SampleCondition{SampleCounts: SampleCounts{SampleKey: SampleKey{id, c}, Ordinal: ordinal}})
+			}
+		}
+		want := slices.Clone(rows)
+		slices.SortFunc(want, func(a, b SampleCondition) int {
+			return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Condition, b.Condition))
+		})
+		got := byPlace(rows)
+		for i := range want {
+			if got[i].SampleKey != want[i].SampleKey {
+				t.Fatalf("ordinals ×%d: row %d is %v, want %v", spread, i, got[i].SampleKey, want[i].SampleKey)
+			}
+		}
 	}
 }

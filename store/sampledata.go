@@ -125,17 +125,41 @@ func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error
 			c.rows[i].Ordinal, c.rows[i].SampleID = p.ordinal, p.sampleID
 		}
 	}
-	out := &SampleStats{Rows: make([]SampleCondition, 0, n)}
+	all := make([]SampleCondition, 0, n)
 	firsts := make([]map[MetricName]firstMet, len(chunks))
 	for i, c := range chunks {
-		out.Rows = append(out.Rows, c.rows...)
+		all = append(all, c.rows...)
 		firsts[i] = c.firsts
 	}
-	out.Metrics = metricOrder(firsts, out.Rows)
-	slices.SortFunc(out.Rows, func(a, b SampleCondition) int {
-		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Condition, b.Condition))
-	})
-	return out, nil
+	return &SampleStats{Metrics: metricOrder(firsts, all), Rows: byPlace(all)}, nil
+}
+
+// byPlace orders rows read by condition name, then sample row id, by
+// their samples' places in the dataset, then by condition name: placed by
+// ordinal, the rows of one sample stay in the order they were read.
+func byPlace(rows []SampleCondition) []SampleCondition {
+	top := 0
+	for i := range rows {
+		top = max(top, rows[i].Ordinal)
+	}
+	if top > 4*len(rows)+1024 { // ordinals far apart: a sort needs less room
+		slices.SortStableFunc(rows, func(a, b SampleCondition) int { return cmp.Compare(a.Ordinal, b.Ordinal) })
+		return rows
+	}
+	starts := make([]int, top+2)
+	for i := range rows {
+		starts[rows[i].Ordinal+1]++
+	}
+	for i := 1; i < len(starts); i++ {
+		starts[i] += starts[i-1]
+	}
+	out := make([]SampleCondition, len(rows))
+	for i := range rows {
+		at := &starts[rows[i].Ordinal]
+		out[*at] = rows[i]
+		*at++
+	}
+	return out
 }
 
 // firstMet is where a metric's first score stands in the order of results
@@ -218,12 +242,12 @@ func metricOrder(firsts []map[MetricName]firstMet, rows []SampleCondition) []Met
 		x, y := all[a], all[b]
 		return cmp.Or(cmp.Compare(x.result, y.result), cmp.Compare(x.judgement, y.judgement), cmp.Compare(a.Metric, b.Metric))
 	})
-	place := map[MetricName]int{}
-	for i, m := range order {
-		place[m] = i
-	}
+	place := func(m MetricSums) int { return slices.Index(order, m.MetricName) } // a few metrics, their names shared
 	for i := range rows {
-		slices.SortFunc(rows[i].Metrics, func(a, b MetricSums) int { return cmp.Compare(place[a.MetricName], place[b.MetricName]) })
+		ms := rows[i].Metrics
+		if !slices.IsSortedFunc(ms, func(a, b MetricSums) int { return cmp.Compare(place(a), place(b)) }) {
+			slices.SortFunc(ms, func(a, b MetricSums) int { return cmp.Compare(place(a), place(b)) })
+		}
 	}
 	return order
 }
