@@ -73,3 +73,34 @@ func TestByPlaceOrdersAsTheSort(t *testing.T) {
 		}
 	}
 }
+
+// A row's scores are summed in the order of their results and judgements,
+// whatever the order of its lines: the sums equal, to the last bit, those
+// added in that order, and a metric is first met at its first result.
+func TestSummerAddsInResultOrder(t *testing.T) {
+	result := func(id int64, v float64) string {
+		return scoreLines(&Result{ID: id, Repetition: int(id), Judgements: []Judgement{{ID: 10 * id, Evaluator: "rubric",
+			Scores: []Score{{ID: 100 * id, Metric: "b", Value: v}, {ID: 100*id + 1, Metric: "a", Value: 1 - v}}}}})
+	}
+	x, y, z := 0.1, 0.2, 0.3 // float64 arithmetic, not exact constants
+	inOrder := result(1, x) + result(2, y) + result(3, z)
+	shuffled := result(2, y) + result(3, z) + result(1, x)
+	want := (x + y) + z
+	if want == (y+z)+x {
+		t.Fatal("the values do not tell the orders apart")
+	}
+	for _, text := range []string{inOrder, shuffled} {
+		var f summer
+		sums, err := f.sum(aggregateRow{condition: "c", sample: 1, text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := slices.IndexFunc(sums, func(s MetricSums) bool { return s.Metric == "b" })
+		if len(sums) != 2 || k < 0 || sums[k].N != 3 || math.Float64bits(sums[k].Sum) != math.Float64bits(want) {
+			t.Errorf("sums of %q: %+v, want b's sum %v", text, sums, want)
+		}
+		if at := f.firsts[MetricName{"rubric", "a"}]; at != (firstMet{1, 10}) {
+			t.Errorf("a first met at %+v, want result 1, judgement 10", at)
+		}
+	}
+}

@@ -187,8 +187,8 @@ type placedScore struct {
 	v  float64
 }
 
-// sum sums a row's scores per metric, adding them in the order of results,
-// judgements and metrics.
+// sum sums a row's scores per metric, adding them in the order of results
+// and judgements (a judgement scores a metric once).
 func (f *summer) sum(a aggregateRow) ([]MetricSums, error) {
 	if f.in == nil {
 		f.in = names{}
@@ -204,10 +204,14 @@ func (f *summer) sum(a aggregateRow) ([]MetricSums, error) {
 		j := &f.lines.judgements[s.at]
 		f.one = append(f.one, placedScore{firstMet{j.result, j.id}, MetricName{j.evaluator, s.metric}, s.value})
 	}
-	slices.SortFunc(f.one, func(x, y placedScore) int {
-		return cmp.Or(cmp.Compare(x.at.result, y.at.result), cmp.Compare(x.at.judgement, y.at.judgement),
-			cmp.Compare(x.m.Metric, y.m.Metric), cmp.Compare(x.v, y.v))
-	})
+	// Results commit in the order of their ids and their judgements with
+	// them, so a row's lines are nearly always in order already.
+	order := func(x, y placedScore) int {
+		return cmp.Or(cmp.Compare(x.at.result, y.at.result), cmp.Compare(x.at.judgement, y.at.judgement))
+	}
+	if !slices.IsSortedFunc(f.one, order) {
+		slices.SortStableFunc(f.one, order)
+	}
 	sums := make([]MetricSums, 0, f.width)
 	for _, p := range f.one {
 		k := slices.IndexFunc(sums, func(s MetricSums) bool { return s.MetricName == p.m })
