@@ -60,7 +60,7 @@ func TestSummariesBeforeAndAfterAggregates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{`DELETE FROM sample_scores`, `DELETE FROM condition_totals`,
+	for _, q := range []string{`DELETE FROM sample_scores`, `DELETE FROM sample_sums`, `DELETE FROM condition_totals`,
 		`INSERT INTO aggregates_pending (run_id) SELECT id FROM runs`} {
 		if _, err := raw.Exec(q); err != nil {
 			t.Fatal(err)

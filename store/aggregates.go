@@ -10,10 +10,11 @@ import (
 	"sync"
 )
 
-// This file keeps a run's aggregates (migration 0020): per sample and
-// condition, its counts and every score it has, as lines of text; per
-// condition, its totals. A result's transaction adds to both, so they always
-// agree with the results, judgements and scores committed.
+// This file keeps a run's aggregates (migrations 0020, 0025): per sample
+// and condition, every score it has, as lines of text (sample_scores), and
+// its counts and sums (sample_sums, samplesums.go); per condition, its
+// totals. A result's transaction adds to each, so they always agree with
+// the results, judgements and scores committed.
 //
 // The lines of sample_scores.scores, fields apart by \x1f:
 //
@@ -81,6 +82,7 @@ func appendScoreLine(b []byte, id int64, value float64, metric string) []byte {
 type sampleCounts struct {
 	results, errors, judgeErrors, claims int
 	scores                               string
+	sums                                 rowSums // the row's, with the result's scores
 }
 
 // add adds another result's counts, stored after.
@@ -139,9 +141,24 @@ func countsOf(r *Result) (sampleCounts, conditionCounts) {
 // to its run's aggregates, in the transaction that stored it.
 func addAggregates(ctx context.Context, tx writer, r *Result) error {
 	s, c := countsOf(r)
-	if _, err := tx.exec(ctx, qAddSampleScores,
-		r.RunID, r.Condition, r.SampleRow, s.results, s.errors, s.judgeErrors, s.claims, s.scores); err != nil {
+	if hasScores(r) { // else the row's sums stay as they are
+		kept, err := tx.queryText(ctx, qSampleSums, r.RunID, r.Condition, r.SampleRow)
+		if err != nil {
+			return fmt.Errorf("sample aggregates: %w", err)
+		}
+		if s.sums, err = parseSums(kept, nil, nil); err != nil {
+			return fmt.Errorf("sample aggregates of sample %d under %s: %w", r.SampleRow, r.Condition, err)
+		}
+		s.sums = s.sums.add(r)
+	}
+	if _, err := tx.exec(ctx, qAddSampleSums,
+		r.RunID, r.Condition, r.SampleRow, s.results, s.errors, s.judgeErrors, s.claims, s.sums.text()); err != nil {
 		return fmt.Errorf("sample aggregates: %w", err)
+	}
+	if s.scores != "" {
+		if _, err := tx.exec(ctx, qAddSampleScores, r.RunID, r.Condition, r.SampleRow, s.scores); err != nil {
+			return fmt.Errorf("sample aggregates: %w", err)
+		}
 	}
 	if _, err := tx.exec(ctx, qAddConditionTotals,
 		r.RunID, r.Condition, c.Done, c.Errors, c.JudgeErrors, c.TokensIn, c.TokensOut, c.CostUSD, c.latencyMS,
@@ -171,7 +188,7 @@ func (db *DB) RebuildAggregates(ctx context.Context, runID int64) error {
 // rows, reading results, judgements and scores in the order they were
 // stored: the same sums, to the last bit, as adding them result by result.
 func rebuildAggregates(ctx context.Context, tx *sql.Tx, runID int64) error {
-	for _, table := range []string{"sample_scores", "condition_totals", "aggregates_pending"} {
+	for _, table := range []string{"sample_scores", "sample_sums", "condition_totals", "aggregates_pending"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE run_id = ?`, runID); err != nil {
 			return fmt.Errorf("rebuild aggregates: %w", err)
 		}
@@ -192,19 +209,31 @@ func rebuildAggregates(ctx context.Context, tx *sql.Tx, runID int64) error {
 			order = append(order, k)
 		}
 		samples[k].add(s)
+		samples[k].sums = samples[k].sums.add(r)
 		if totals[r.Condition] == nil {
 			totals[r.Condition] = &conditionCounts{}
 		}
 		totals[r.Condition].add(c)
 	}
-	insert, err := tx.PrepareContext(ctx, qAddSampleScores)
+	insertSums, err := tx.PrepareContext(ctx, qAddSampleSums)
 	if err != nil {
 		return fmt.Errorf("rebuild aggregates: %w", err)
 	}
-	defer insert.Close()
+	defer insertSums.Close()
+	insertScores, err := tx.PrepareContext(ctx, qAddSampleScores)
+	if err != nil {
+		return fmt.Errorf("rebuild aggregates: %w", err)
+	}
+	defer insertScores.Close()
 	for _, k := range order {
 		s := samples[k]
-		if _, err := insert.ExecContext(ctx, runID, k.Condition, k.SampleRow, s.results, s.errors, s.judgeErrors, s.claims, s.scores); err != nil {
+		if _, err := insertSums.ExecContext(ctx, runID, k.Condition, k.SampleRow, s.results, s.errors, s.judgeErrors, s.claims, s.sums.text()); err != nil {
+			return fmt.Errorf("rebuild aggregates: %w", err)
+		}
+		if s.scores == "" {
+			continue
+		}
+		if _, err := insertScores.ExecContext(ctx, runID, k.Condition, k.SampleRow, s.scores); err != nil {
 			return fmt.Errorf("rebuild aggregates: %w", err)
 		}
 	}
@@ -488,11 +517,29 @@ func splitFields(line string, out []string) []string {
 	return append(out, line[start:])
 }
 
-const qAddSampleScores = `INSERT INTO sample_scores (run_id, condition, sample_id, results, errors, judge_errors, claims, scores)
+// qAddSampleSums adds a result to its sample_sums row; sums are the row's
+// sums with the result's scores, empty when it has none (the row's are kept).
+const qAddSampleSums = `INSERT INTO sample_sums (run_id, condition, sample_id, results, errors, judge_errors, claims, sums)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (run_id, condition, sample_id) DO UPDATE SET results = results + excluded.results, errors = errors + excluded.errors,
 			judge_errors = judge_errors + excluded.judge_errors, claims = claims + excluded.claims,
-			scores = scores || excluded.scores`
+			sums = iif(excluded.sums = '', sums, excluded.sums)`
+
+// qAddSampleScores adds a result's lines to its sample_scores row.
+const qAddSampleScores = `INSERT INTO sample_scores (run_id, condition, sample_id, scores) VALUES (?, ?, ?, ?)
+		ON CONFLICT (run_id, condition, sample_id) DO UPDATE SET scores = scores || excluded.scores`
+
+const qSampleSums = `SELECT sums FROM sample_sums WHERE run_id = ? AND condition = ? AND sample_id = ?`
+
+// hasScores reports whether a result has a score.
+func hasScores(r *Result) bool {
+	for i := range r.Judgements {
+		if len(r.Judgements[i].Scores) > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 const qAddConditionTotals = `INSERT INTO condition_totals (run_id, condition, done, errors, judge_errors,
 		tokens_in, tokens_out, cost_usd, latency_ms, retries, tool_calls, tool_errors)

@@ -2,7 +2,12 @@ package store
 
 import (
 	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"maps"
 	"math"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -65,7 +70,7 @@ func TestByPlaceOrdersAsTheSort(t *testing.T) {
 		slices.SortFunc(want, func(a, b SampleCondition) int {
 			return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Condition, b.Condition))
 		})
-		got := byPlace(rows)
+		got := byPlace([][]SampleCondition{rows[:7], rows[7:]})
 		for i := range want {
 			if got[i].SampleKey != want[i].SampleKey {
 				t.Fatalf("ordinals ×%d: row %d is %v, want %v", spread, i, got[i].SampleKey, want[i].SampleKey)
@@ -74,33 +79,103 @@ func TestByPlaceOrdersAsTheSort(t *testing.T) {
 	}
 }
 
-// A row's scores are summed in the order of their results and judgements,
-// whatever the order of its lines: the sums equal, to the last bit, those
-// added in that order, and a metric is first met at its first result.
-func TestSummerAddsInResultOrder(t *testing.T) {
-	result := func(id int64, v float64) string {
-		return scoreLines(&Result{ID: id, Repetition: int(id), Judgements: []Judgement{{ID: 10 * id, Evaluator: "rubric",
-			Scores: []Score{{ID: 100 * id, Metric: "b", Value: v}, {ID: 100*id + 1, Metric: "a", Value: 1 - v}}}}})
+// The sums a row keeps (samplesums.go) are those of its score lines added
+// in the order of results and judgements, to the last bit, with where each
+// metric was first met: for results committed one by one, repetitions out
+// of order, a panel of two judges asked twice each, agent errors and judge
+// errors between; and computing the run's aggregates again gives the same.
+func TestSampleSumsAreTheLinesAddedInOrder(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	x, y, z := 0.1, 0.2, 0.3 // float64 arithmetic, not exact constants
-	inOrder := result(1, x) + result(2, y) + result(3, z)
-	shuffled := result(2, y) + result(3, z) + result(1, x)
-	want := (x + y) + z
-	if want == (y+z)+x {
-		t.Fatal("the values do not tell the orders apart")
+	defer db.Close()
+	d, rows := goldenDataset(t, db, 5)
+	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 3, TotalTasks: 30, Conditions: []Condition{{Name: "a"}, {Name: "b"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
 	}
-	for _, text := range []string{inOrder, shuffled} {
-		var f summer
-		sums, err := f.sum(aggregateRow{condition: "c", sample: 1, text: text})
+	v := 0.1
+	for _, rep := range []int{3, 1, 2} {
+		for i, s := range rows {
+			for _, c := range []string{"a", "b"} {
+				r := &Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: rep}
+				if (i+rep)%4 == 0 {
+					r.Error = "agent: timeout"
+				} else {
+					for judge := range 2 {
+						for jrep := range 2 {
+							v = math.Mod(v*7.3+0.137, 1) // values whose sums depend on their order
+							j := Judgement{Evaluator: "rubric", Judge: fmt.Sprint("judge-", judge), JudgeIndex: judge, JudgeRepetition: jrep,
+								Scores: []Score{{Metric: "completeness", Value: v}, {Metric: "accuracy", Value: 1 - v}}}
+							if (i+judge+jrep)%5 == 0 {
+								j.Error, j.Scores = "judge: malformed", nil
+							}
+							r.Judgements = append(r.Judgements, j)
+						}
+					}
+					r.Judgements = append(r.Judgements, Judgement{Evaluator: "exact_match", Scores: []Score{{Metric: "exact_match", Value: float64(i % 2)}}})
+				}
+				if _, err := db.SaveResult(ctx, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	read := func() map[string]string {
+		out := map[string]string{}
+		err := eachRow(ctx, db.read, `SELECT s.condition, s.sample_id, s.sums, coalesce(l.scores, '') FROM sample_sums s
+			LEFT JOIN sample_scores l USING (run_id, condition, sample_id) WHERE s.run_id = ?`, []any{run.ID},
+			func(r *sql.Rows) error {
+				var c, sums, scores string
+				var id int64
+				if err := r.Scan(&c, &id, &sums, &scores); err != nil {
+					return err
+				}
+				lines, err := parseLines(scores, names{})
+				if err != nil {
+					return err
+				}
+				var want rowSums
+				for _, s := range lines.scores { // the lines are in the order results committed
+					j := lines.judgements[s.at]
+					k := slices.IndexFunc(want, func(m metricSum) bool { return m.Evaluator == j.evaluator && m.Metric == s.metric })
+					if k < 0 {
+						k = len(want)
+						want = append(want, metricSum{MetricSums{MetricName: MetricName{j.evaluator, s.metric}}, firstMet{j.result, j.id}})
+					}
+					want[k].N++
+					want[k].Sum += s.value
+					want[k].SumSq += s.value * s.value
+				}
+				slices.SortStableFunc(want, func(a, b metricSum) int { // by where they are first met, then by name
+					return cmp.Or(cmp.Compare(a.first.result, b.first.result), cmp.Compare(a.first.judgement, b.first.judgement),
+						cmp.Compare(a.Metric, b.Metric))
+				})
+				got, err := parseSums(sums, nil, nil)
+				if err != nil {
+					return err
+				}
+				if !slices.Equal(got, want) || got.text() != want.text() {
+					t.Errorf("sample %d under %s keeps\n%v\nits lines add up to\n%v", id, c, got, want)
+				}
+				out[fmt.Sprint(c, id)] = sums
+				return nil
+			})
 		if err != nil {
 			t.Fatal(err)
 		}
-		k := slices.IndexFunc(sums, func(s MetricSums) bool { return s.Metric == "b" })
-		if len(sums) != 2 || k < 0 || sums[k].N != 3 || math.Float64bits(sums[k].Sum) != math.Float64bits(want) {
-			t.Errorf("sums of %q: %+v, want b's sum %v", text, sums, want)
-		}
-		if at := f.firsts[MetricName{"rubric", "a"}]; at != (firstMet{1, 10}) {
-			t.Errorf("a first met at %+v, want result 1, judgement 10", at)
-		}
+		return out
+	}
+	kept := read()
+	if len(kept) != 10 {
+		t.Fatalf("%d rows, want 10", len(kept))
+	}
+	if err := db.RebuildAggregates(ctx, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	if again := read(); !maps.Equal(again, kept) {
+		t.Errorf("the sums computed again differ from those kept:\n%v\n%v", again, kept)
 	}
 }

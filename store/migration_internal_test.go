@@ -31,7 +31,12 @@ func TestDatasetIdentityMigrationKeepsEverything(t *testing.T) {
 	}
 	r := &Result{RunID: run.ID, SampleRow: rows[0].ID, Condition: "baseline", Repetition: 1, Response: "r",
 		Judgements: []Judgement{{Evaluator: "exact_match", Scores: []Score{{Metric: "exact_match", Value: 1}}}}}
-	if _, err := db.SaveResult(ctx, r); err != nil {
+	saveAt(t, db, r)
+	if _, err := db.write.Exec(`INSERT INTO judgements (result_id, run_id, evaluator) VALUES (?, ?, 'exact_match')`, r.ID, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.write.Exec(`INSERT INTO scores (judgement_id, result_id, run_id, metric, value)
+		VALUES (last_insert_rowid(), ?, ?, 'exact_match', 1)`, r.ID, run.ID); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sync"
 )
@@ -26,6 +27,21 @@ func (w writer) exec(ctx context.Context, query string, args ...any) (sql.Result
 		return nil, err
 	}
 	return w.StmtContext(ctx, st).ExecContext(ctx, args...)
+}
+
+// queryText reads one text in the transaction with a query prepared once
+// for the database; "" when the query finds no row.
+func (w writer) queryText(ctx context.Context, query string, args ...any) (string, error) {
+	st, err := w.db.prepared(query)
+	if err != nil {
+		return "", err
+	}
+	var s string
+	err = w.StmtContext(ctx, st).QueryRowContext(ctx, args...).Scan(&s)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return s, err
 }
 
 // statements are the write statements prepared so far, by their text.
@@ -71,4 +87,4 @@ func (db *DB) closeStatements() {
 }
 
 // hotWrites are the statements prepared at Open: those of each task.
-var hotWrites = []string{qSavepoint, qRollbackTo, qRelease, qInsertResult, qCountResult, qDeletePending, qInsertJudgement, qInsertScore, qAddSampleScores, qAddConditionTotals, qSavePending}
+var hotWrites = []string{qSavepoint, qRollbackTo, qRelease, qInsertResult, qCountResult, qDeletePending, qInsertJudgement, qInsertScore, qSampleSums, qAddSampleSums, qAddSampleScores, qAddConditionTotals, qSavePending}

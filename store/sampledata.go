@@ -57,7 +57,7 @@ type SampleStats struct {
 }
 
 // SampleStats folds a run's results per sample and condition: its
-// sample_scores rows (migration 0020), one per sample and condition,
+// sample_sums rows (migration 0025), one per sample and condition,
 // however many repetitions and judges, in one snapshot. The samples'
 // places in their dataset, which never change, are read beside it.
 func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error) {
@@ -83,8 +83,8 @@ func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error
 		firsts map[MetricName]firstMet
 	}
 	var last string
-	chunks, err := foldChunks(ctx, tx, `SELECT condition, sample_id, results, errors, judge_errors, claims, scores
-		FROM sample_scores WHERE run_id = ?`, []any{runID}, func(r *sql.Rows) (row, error) {
+	chunks, err := foldChunks(ctx, tx, `SELECT condition, sample_id, results, errors, judge_errors, claims, sums
+		FROM sample_sums WHERE run_id = ?`, []any{runID}, func(r *sql.Rows) (row, error) {
 		var a row
 		if err := r.Scan(&a.condition, &a.sample, &a.Results, &a.Errors, &a.JudgeErrors, &a.Claims, &a.text); err != nil {
 			return a, err
@@ -117,47 +117,51 @@ func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error
 	if placesErr != nil {
 		return nil, placesErr
 	}
-	n := 0
-	for _, c := range chunks {
-		n += len(c.rows)
+	parts := make([][]SampleCondition, len(chunks))
+	firsts := make([]map[MetricName]firstMet, len(chunks))
+	for k, c := range chunks {
 		for i := range c.rows {
 			p := places[c.rows[i].SampleRow]
 			c.rows[i].Ordinal, c.rows[i].SampleID = p.ordinal, p.sampleID
 		}
+		parts[k], firsts[k] = c.rows, c.firsts
 	}
-	all := make([]SampleCondition, 0, n)
-	firsts := make([]map[MetricName]firstMet, len(chunks))
-	for i, c := range chunks {
-		all = append(all, c.rows...)
-		firsts[i] = c.firsts
-	}
-	return &SampleStats{Metrics: metricOrder(firsts, all), Rows: byPlace(all)}, nil
+	return &SampleStats{Metrics: metricOrder(firsts, parts), Rows: byPlace(parts)}, nil
 }
 
-// byPlace orders rows read by condition name, then sample row id, by
-// their samples' places in the dataset, then by condition name: placed by
-// ordinal, the rows of one sample stay in the order they were read.
-func byPlace(rows []SampleCondition) []SampleCondition {
-	top := 0
-	for i := range rows {
-		top = max(top, rows[i].Ordinal)
+// byPlace orders rows read by condition name, then sample row id, in
+// parts, by their samples' places in the dataset, then by condition name:
+// placed by ordinal, the rows of one sample stay in the order they were
+// read. Each row is copied once: 50,000 rows of a large run.
+func byPlace(parts [][]SampleCondition) []SampleCondition {
+	top, n := 0, 0
+	for _, rows := range parts {
+		n += len(rows)
+		for i := range rows {
+			top = max(top, rows[i].Ordinal)
+		}
 	}
-	if top > 4*len(rows)+1024 { // ordinals far apart: a sort needs less room
-		slices.SortStableFunc(rows, func(a, b SampleCondition) int { return cmp.Compare(a.Ordinal, b.Ordinal) })
-		return rows
+	if top > 4*n+1024 { // ordinals far apart: a sort needs less room
+		all := slices.Concat(parts...)
+		slices.SortStableFunc(all, func(a, b SampleCondition) int { return cmp.Compare(a.Ordinal, b.Ordinal) })
+		return all
 	}
 	starts := make([]int, top+2)
-	for i := range rows {
-		starts[rows[i].Ordinal+1]++
+	for _, rows := range parts {
+		for i := range rows {
+			starts[rows[i].Ordinal+1]++
+		}
 	}
 	for i := 1; i < len(starts); i++ {
 		starts[i] += starts[i-1]
 	}
-	out := make([]SampleCondition, len(rows))
-	for i := range rows {
-		at := &starts[rows[i].Ordinal]
-		out[*at] = rows[i]
-		*at++
+	out := make([]SampleCondition, n)
+	for _, rows := range parts {
+		for i := range rows {
+			at := &starts[rows[i].Ordinal]
+			out[*at] = rows[i]
+			*at++
+		}
 	}
 	return out
 }
@@ -170,25 +174,16 @@ func (f firstMet) before(g firstMet) bool {
 	return f.result < g.result || f.result == g.result && f.judgement < g.judgement
 }
 
-// summer sums rows' scores per metric, reusing its room, and keeps where
-// each metric is first met.
+// summer reads rows' sums (samplesums.go), reusing its room, and keeps
+// where each metric is first met.
 type summer struct {
 	in     names
-	lines  sampleLines
-	one    []placedScore
+	sums   rowSums
 	firsts map[MetricName]firstMet
-	width  int // how many metrics the last row had: room for the next
+	room   []MetricSums // the sums of the rows read, and room for more
 }
 
-// placedScore is a score with where it stands.
-type placedScore struct {
-	at firstMet
-	m  MetricName
-	v  float64
-}
-
-// sum sums a row's scores per metric, adding them in the order of results
-// and judgements (a judgement scores a metric once).
+// sum reads a row's sums per metric.
 func (f *summer) sum(a aggregateRow) ([]MetricSums, error) {
 	if f.in == nil {
 		f.in = names{}
@@ -196,44 +191,30 @@ func (f *summer) sum(a aggregateRow) ([]MetricSums, error) {
 	if f.firsts == nil {
 		f.firsts = map[MetricName]firstMet{}
 	}
-	if err := f.lines.parse(a.text, f.in); err != nil {
+	var err error
+	if f.sums, err = parseSums(a.text, f.in, f.sums); err != nil {
 		return nil, fmt.Errorf("sample %d under %s: %w", a.sample, a.condition, err)
 	}
-	f.one = f.one[:0]
-	for _, s := range f.lines.scores {
-		j := &f.lines.judgements[s.at]
-		f.one = append(f.one, placedScore{firstMet{j.result, j.id}, MetricName{j.evaluator, s.metric}, s.value})
+	// The rows' sums share the summer's room, a row after another.
+	if cap(f.room)-len(f.room) < len(f.sums) {
+		f.room = make([]MetricSums, 0, max(sumsRoom, len(f.sums)))
 	}
-	// Results commit in the order of their ids and their judgements with
-	// them, so a row's lines are nearly always in order already.
-	order := func(x, y placedScore) int {
-		return cmp.Or(cmp.Compare(x.at.result, y.at.result), cmp.Compare(x.at.judgement, y.at.judgement))
-	}
-	if !slices.IsSortedFunc(f.one, order) {
-		slices.SortStableFunc(f.one, order)
-	}
-	sums := make([]MetricSums, 0, f.width)
-	for _, p := range f.one {
-		k := slices.IndexFunc(sums, func(s MetricSums) bool { return s.MetricName == p.m })
-		if k < 0 {
-			// The row's first score of the metric, in order: where the row first meets it.
-			if first, ok := f.firsts[p.m]; !ok || p.at.before(first) {
-				f.firsts[p.m] = p.at
-			}
-			k = len(sums)
-			sums = append(sums, MetricSums{MetricName: p.m})
+	start := len(f.room)
+	for _, m := range f.sums {
+		if first, ok := f.firsts[m.MetricName]; !ok || m.first.before(first) {
+			f.firsts[m.MetricName] = m.first
 		}
-		sums[k].N++
-		sums[k].Sum += p.v
-		sums[k].SumSq += p.v * p.v
+		f.room = append(f.room, m.MetricSums)
 	}
-	f.width = len(sums)
-	return sums, nil
+	return f.room[start:len(f.room):len(f.room)], nil
 }
+
+// sumsRoom is how many sums a summer allocates at once.
+const sumsRoom = 4096
 
 // metricOrder lists the metrics in the order they are first met, and puts
 // each row's sums in that order.
-func metricOrder(firsts []map[MetricName]firstMet, rows []SampleCondition) []MetricName {
+func metricOrder(firsts []map[MetricName]firstMet, parts [][]SampleCondition) []MetricName {
 	all := map[MetricName]firstMet{}
 	for _, f := range firsts {
 		for m, at := range f {
@@ -247,10 +228,12 @@ func metricOrder(firsts []map[MetricName]firstMet, rows []SampleCondition) []Met
 		return cmp.Or(cmp.Compare(x.result, y.result), cmp.Compare(x.judgement, y.judgement), cmp.Compare(a.Metric, b.Metric))
 	})
 	place := func(m MetricSums) int { return slices.Index(order, m.MetricName) } // a few metrics, their names shared
-	for i := range rows {
-		ms := rows[i].Metrics
-		if !slices.IsSortedFunc(ms, func(a, b MetricSums) int { return cmp.Compare(place(a), place(b)) }) {
-			slices.SortFunc(ms, func(a, b MetricSums) int { return cmp.Compare(place(a), place(b)) })
+	for _, rows := range parts {
+		for i := range rows {
+			ms := rows[i].Metrics
+			if !slices.IsSortedFunc(ms, func(a, b MetricSums) int { return cmp.Compare(place(a), place(b)) }) {
+				slices.SortFunc(ms, func(a, b MetricSums) int { return cmp.Compare(place(a), place(b)) })
+			}
 		}
 	}
 	return order
