@@ -132,9 +132,15 @@ func TestRunScoresEveryTaskOnce(t *testing.T) {
 }
 
 func TestRunSurvivesFaultsAndRecordsErrors(t *testing.T) {
+	var answered atomic.Int64
 	agent := func(req *llmtest.ChatRequest) llmtest.Reply {
 		if strings.Contains(req.LastUser(), "What is 7 + 7") {
 			return llmtest.Reply{Status: 400, Body: `{"error": {"message": "content policy"}}`}
+		}
+		if answered.Add(1) == 1 {
+			// One fault sure to reach the agent: which requests the random
+			// ones hit depends on how the calls interleave.
+			return llmtest.Reply{Status: 503, Body: `{"error": {"message": "overloaded"}}`}
 		}
 		return llmtest.Reply{Content: "4"}
 	}
