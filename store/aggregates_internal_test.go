@@ -179,3 +179,59 @@ func TestSampleSumsAreTheLinesAddedInOrder(t *testing.T) {
 		t.Errorf("the sums computed again differ from those kept:\n%v\n%v", again, kept)
 	}
 }
+
+// The parts a run's sample_sums rows are read in (keyParts, foldParts) hold
+// every row once and in key order, however many parts, whatever the rows'
+// conditions: also ones the run does not list, sorting before and after
+// its own, which the ranges at either end take.
+func TestKeyPartsHoldEveryRowOnce(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	d, rows := goldenDataset(t, db, 7)
+	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 14, Conditions: []Condition{{Name: "b"}, {Name: "m"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, c := range []string{"a", "b", "m", "z"} { // a and z: not the run's
+		for i, s := range rows {
+			if c == "m" && i%3 == 0 {
+				continue
+			}
+			if _, err := db.SaveResult(ctx, &Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: 1}); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, fmt.Sprint(c, "/", s.ID))
+		}
+	}
+	for _, n := range []int{1, 2, 3, 7, 40} {
+		bounds, err := db.keyParts(ctx, run.ID, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks, err := foldParts(ctx, db.read, `SELECT condition, sample_id FROM sample_sums WHERE run_id = ?`, []any{run.ID}, bounds,
+			func() func(*sql.Rows) (string, error) {
+				return func(r *sql.Rows) (string, error) {
+					var c string
+					var id int64
+					err := r.Scan(&c, &id)
+					return fmt.Sprint(c, "/", id), err
+				}
+			}, func() func([]string) ([]string, error) {
+				return func(rows []string) ([]string, error) { return rows, nil }
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Concat(chunks...); !slices.Equal(got, want) {
+			t.Errorf("%d parts (bounds %v) read\n%v\nwant\n%v", n, bounds, got, want)
+		}
+		if n > 1 && len(bounds) == 0 {
+			t.Errorf("%d parts: no bounds", n)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 )
 
@@ -58,8 +59,10 @@ type SampleStats struct {
 
 // SampleStats folds a run's results per sample and condition: its
 // sample_sums rows (migration 0025), one per sample and condition,
-// however many repetitions and judges, in one snapshot. The samples'
-// places in their dataset, which never change, are read beside it.
+// however many repetitions and judges. The rows are read in parts, one per
+// core, each on a connection of its own (keyParts): while a run is
+// running, two parts may be read a few results apart, each row whole. The
+// samples' places in their dataset, which never change, are read beside.
 func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error) {
 	var places map[int64]samplePlace
 	var placesErr error
@@ -69,11 +72,10 @@ func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error
 		places, placesErr = samplePlaces(ctx, db.read, runID)
 	}()
 	defer func() { <-read }()
-	tx, err := db.beginRead(ctx)
+	bounds, err := db.keyParts(ctx, runID, runtime.GOMAXPROCS(0))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sample stats of run %d: %w", runID, err)
 	}
-	defer tx.Rollback()
 	type row struct {
 		aggregateRow
 		SampleCondition
@@ -82,19 +84,21 @@ func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error
 		rows   []SampleCondition
 		firsts map[MetricName]firstMet
 	}
-	var last string
-	chunks, err := foldChunks(ctx, tx, `SELECT condition, sample_id, results, errors, judge_errors, claims, sums
-		FROM sample_sums WHERE run_id = ?`, []any{runID}, func(r *sql.Rows) (row, error) {
-		var a row
-		if err := r.Scan(&a.condition, &a.sample, &a.Results, &a.Errors, &a.JudgeErrors, &a.Claims, &a.text); err != nil {
-			return a, err
+	chunks, err := foldParts(ctx, db.read, `SELECT condition, sample_id, results, errors, judge_errors, claims, sums
+		FROM sample_sums WHERE run_id = ?`, []any{runID}, bounds, func() func(r *sql.Rows) (row, error) {
+		var last string
+		return func(r *sql.Rows) (row, error) {
+			var a row
+			if err := r.Scan(&a.condition, &a.sample, &a.Results, &a.Errors, &a.JudgeErrors, &a.Claims, &a.text); err != nil {
+				return a, err
+			}
+			if a.condition == last {
+				a.condition = last // one copy of each name
+			}
+			last = a.condition
+			a.SampleKey = SampleKey{a.sample, a.condition}
+			return a, nil
 		}
-		if a.condition == last {
-			a.condition = last // one copy of each name
-		}
-		last = a.condition
-		a.SampleKey = SampleKey{a.sample, a.condition}
-		return a, nil
 	}, func() func([]row) (summed, error) {
 		var f summer
 		return func(rows []row) (out summed, err error) {
