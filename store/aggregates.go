@@ -3,10 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -391,79 +389,6 @@ func foldChunks[R, O any](ctx context.Context, q querier, query string, args []a
 		out[i] = c.out
 	}
 	return out, nil
-}
-
-// keyBound is a key of sample_sums within a run: a condition, and a
-// sample's row id.
-type keyBound struct {
-	condition string
-	sample    int64
-}
-
-// keyParts cuts the keys of a run's sample_sums rows into about n ranges
-// of as many keys, from the run's conditions and its dataset's row ids:
-// the bounds between ranges, in order. The first range has no lower bound
-// and the last no upper one, so that together they hold every row of the
-// run whatever its condition.
-func (db *DB) keyParts(ctx context.Context, runID int64, n int) ([]keyBound, error) {
-	var conditions []string
-	if err := eachRow(ctx, db.read, `SELECT name FROM run_conditions WHERE run_id = ? ORDER BY name`, []any{runID},
-		func(rows *sql.Rows) error {
-			var c string
-			err := rows.Scan(&c)
-			conditions = append(conditions, c)
-			return err
-		}); err != nil {
-		return nil, err
-	}
-	var lo, hi sql.NullInt64
-	if err := db.read.QueryRowContext(ctx, `SELECT min(id), max(id) FROM samples
-		WHERE dataset_id = (SELECT dataset_id FROM runs WHERE id = ?)`, runID).Scan(&lo, &hi); err != nil {
-		return nil, err
-	}
-	if len(conditions) == 0 || !lo.Valid {
-		return nil, nil
-	}
-	span := hi.Int64 - lo.Int64 + 1
-	total := span * int64(len(conditions))
-	var bounds []keyBound
-	for k := int64(1); k < int64(n); k++ {
-		at := total * k / int64(n)
-		b := keyBound{conditions[at/span], lo.Int64 + at%span}
-		if len(bounds) == 0 || bounds[len(bounds)-1] != b {
-			bounds = append(bounds, b)
-		}
-	}
-	return bounds, nil
-}
-
-// foldParts is foldChunks over the ranges of a run's keys between bounds
-// (keyParts), each read on a connection of its own beside the others: query
-// selects the run's rows of a table keyed by (run_id, condition,
-// sample_id), and gets each range's bounds added. Each range gets a scan of
-// its own from newScan. The chunks are returned in the keys' order.
-func foldParts[R, O any](ctx context.Context, db *sql.DB, query string, args []any, bounds []keyBound,
-	newScan func() func(*sql.Rows) (R, error), newFold func() func([]R) (O, error)) ([]O, error) {
-	parts := make([][]O, len(bounds)+1)
-	errs := make([]error, len(parts))
-	var wg sync.WaitGroup
-	for i := range parts {
-		q, a := query, slices.Clone(args)
-		if i > 0 {
-			q += ` AND (condition, sample_id) >= (?, ?)`
-			a = append(a, bounds[i-1].condition, bounds[i-1].sample)
-		}
-		if i < len(bounds) {
-			q += ` AND (condition, sample_id) < (?, ?)`
-			a = append(a, bounds[i].condition, bounds[i].sample)
-		}
-		wg.Go(func() { parts[i], errs[i] = foldChunks(ctx, db, q, a, newScan(), newFold) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return slices.Concat(parts...), nil
 }
 
 // backfillAggregates computes the aggregates of the runs stored before they

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -86,16 +85,7 @@ func TestByPlaceOrdersAsTheSort(t *testing.T) {
 // errors between; and computing the run's aggregates again gives the same.
 func TestSampleSumsAreTheLinesAddedInOrder(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	d, rows := goldenDataset(t, db, 5)
-	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 3, TotalTasks: 30, Conditions: []Condition{{Name: "a"}, {Name: "b"}}}
-	if err := db.CreateRun(ctx, run); err != nil {
-		t.Fatal(err)
-	}
+	db, run, rows := goldenRun(t, 5, 3, "a", "b")
 	v := 0.1
 	for _, rep := range []int{3, 1, 2} {
 		for i, s := range rows {
@@ -186,16 +176,7 @@ func TestSampleSumsAreTheLinesAddedInOrder(t *testing.T) {
 // its own, which the ranges at either end take.
 func TestKeyPartsHoldEveryRowOnce(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	d, rows := goldenDataset(t, db, 7)
-	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 14, Conditions: []Condition{{Name: "b"}, {Name: "m"}}}
-	if err := db.CreateRun(ctx, run); err != nil {
-		t.Fatal(err)
-	}
+	db, run, rows := goldenRun(t, 7, 1, "b", "m")
 	var want []string
 	for _, c := range []string{"a", "b", "m", "z"} { // a and z: not the run's
 		for i, s := range rows {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"path/filepath"
 	"runtime"
 	"testing"
 )
@@ -13,16 +12,7 @@ import (
 // result makes it useless and the write would cost a commit.
 func TestKeepPendingWritesOrDropsForTheResult(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	d, rows := goldenDataset(t, db, 2)
-	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 2, Conditions: []Condition{{Name: "a"}}}
-	if err := db.CreateRun(ctx, run); err != nil {
-		t.Fatal(err)
-	}
+	db, run, rows := goldenRun(t, 2, 1, "a")
 	first, second := TaskKey{rows[0].ID, "a", 1}, TaskKey{rows[1].ID, "a", 1}
 
 	kept := make(chan error, 1)

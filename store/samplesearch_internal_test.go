@@ -130,6 +130,26 @@ func saveAt(t *testing.T, db *DB, r *Result) {
 	}
 }
 
+// goldenRun opens a database for the test and stores a golden dataset of
+// n samples and a run over it with those conditions and repetitions.
+func goldenRun(t *testing.T, n, repetitions int, conditions ...string) (*DB, *Run, []Sample) {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "assay.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	d, rows := goldenDataset(t, db, n)
+	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: repetitions, TotalTasks: n * repetitions * len(conditions)}
+	for _, c := range conditions {
+		run.Conditions = append(run.Conditions, Condition{Name: c})
+	}
+	if err := db.CreateRun(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	return db, run, rows
+}
+
 // goldenDataset stores a dataset of n samples, s0 to s{n-1}, and returns it
 // with its stored samples.
 func goldenDataset(t *testing.T, db *DB, n int) (*Dataset, []Sample) {
