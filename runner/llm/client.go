@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,9 +57,10 @@ type Response struct {
 // Anthropic Messages API when cfg.Provider says so. It is safe for
 // concurrent use.
 type Client struct {
-	cfg  Config
-	api  *openai.Client
-	anth *anthropic.Client
+	cfg     Config
+	hc      *http.Client
+	chatURL string // OpenAI-compatible: where chat completions are posted
+	anth    *anthropic.Client
 }
 
 // New returns a client for cfg, with defaults filled in, sending through
@@ -69,16 +71,12 @@ func New(cfg Config, hc *http.Client) *Client {
 	if hc == nil {
 		hc = &http.Client{Transport: transport}
 	}
-	oc := openai.DefaultConfig(cfg.APIKey)
-	if cfg.BaseURL != "" {
-		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	}
 	if cfg.Provider == ProviderAnthropic {
 		a := newAnthropic(cfg, &doer{hc: hc})
 		return &Client{cfg: cfg, anth: &a}
 	}
-	oc.HTTPClient = &doer{hc: hc, temperature: cfg.Temperature}
-	return &Client{cfg: cfg, api: openai.NewClientWithConfig(oc)}
+	base := strings.TrimRight(cmp.Or(cfg.BaseURL, defaultOpenAIURL), "/")
+	return &Client{cfg: cfg, hc: hc, chatURL: base + "/chat/completions"}
 }
 
 // transport pools the connections of model and judge calls: it keeps as
@@ -139,8 +137,15 @@ func (c *Client) caller(req Request) (func(context.Context) (*Response, *failure
 		return func(ctx context.Context) (*Response, *failure) { return c.anthropicAttempt(ctx, p, structured) }, err
 	}
 	creq := c.request(req)
+	if err := openai.NewReasoningValidator().Validate(creq); err != nil {
+		return nil, err
+	}
+	body, err := encodeChat(&creq, c.cfg.Temperature)
+	if err != nil {
+		return nil, fmt.Errorf("encode the request: %w", err)
+	}
 	return func(ctx context.Context) (*Response, *failure) {
-		resp, f := c.attempt(ctx, creq)
+		resp, f := c.attempt(ctx, body)
 		if f != nil {
 			return nil, f
 		}
@@ -149,11 +154,11 @@ func (c *Client) caller(req Request) (func(context.Context) (*Response, *failure
 }
 
 // attempt makes one call under its own deadline.
-func (c *Client) attempt(ctx context.Context, creq openai.ChatCompletionRequest) (openai.ChatCompletionResponse, *failure) {
+func (c *Client) attempt(ctx context.Context, body []byte) (openai.ChatCompletionResponse, *failure) {
 	callCtx, cancel := context.WithTimeout(ctx, c.cfg.CallTimeout)
 	defer cancel()
 	var seen attempt
-	resp, err := c.api.CreateChatCompletion(withAttempt(callCtx, &seen), creq)
+	resp, err := c.openAIPost(callCtx, body, &seen)
 	if err != nil {
 		f := classify(ctx, callCtx, c.cfg.CallTimeout, seen.status, err)
 		f.header = seen.header
@@ -176,8 +181,8 @@ func (c *Client) request(req Request) openai.ChatCompletionRequest {
 		Seed:           c.cfg.Seed,
 	}
 	if t := c.cfg.Temperature; t != nil {
-		// Set for go-openai's own checks; doer writes the exact value,
-		// zero included, into the body.
+		// Set for go-openai's reasoning-model checks; encodeChat writes
+		// the exact value, zero included, into the body.
 		r.Temperature = float32(*t)
 	}
 	if c.cfg.MaxTokens > 0 {

@@ -219,25 +219,3 @@ func TestChatSurvivesFaults(t *testing.T) {
 		t.Errorf("%d requests and %d waits for 200 calls and %d faults", st.Requests, len(rec.all()), faults)
 	}
 }
-
-// The temperature is set at the body's top level only: a tool's parameter
-// or a schema's property called temperature stays as it is.
-func TestSetTopLevelNumber(t *testing.T) {
-	for _, c := range []struct{ body, want string }{
-		{`{"model":"m","temperature":0.699999988}`, `{"model":"m","temperature":0.7}`},
-		{`{"model":"m","temperature":0.5,"seed":1}`, `{"model":"m","temperature":0.7,"seed":1}`},
-		{`{"model":"m"}` + "\n", `{"model":"m","temperature":0.7}` + "\n"},
-		{`{}`, `{"temperature":0.7}`},
-		{`{"tools":[{"parameters":{"properties":{"temperature":{"type":"number"}}}}],"messages":[{"content":"say \"temperature\": 3 }"}]}`,
-			`{"tools":[{"parameters":{"properties":{"temperature":{"type":"number"}}}}],"messages":[{"content":"say \"temperature\": 3 }"}],"temperature":0.7}`},
-		{`{"a":"\\","temperature":1}`, `{"a":"\\","temperature":0.7}`},
-	} {
-		got, err := setTopLevelNumber([]byte(c.body), "temperature", "0.7")
-		if err != nil || string(got) != c.want {
-			t.Errorf("%s:\n got %s (%v)\nwant %s", c.body, got, err, c.want)
-		}
-	}
-	if _, err := setTopLevelNumber([]byte(`[1, 2]`), "temperature", "0"); err == nil {
-		t.Error("an array was taken for an object")
-	}
-}

@@ -1,0 +1,72 @@
+package llm
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// The body a client sends is the one go-openai would send for the same
+// request, but for the temperature, which it sends exactly (0 included)
+// where go-openai rounds it to a float32 or drops it.
+func TestEncodeChatMatchesGoOpenAI(t *testing.T) {
+	seed, zero, warm := 7, 0.0, 0.7
+	call := openai.ToolCall{ID: "call_1", Type: openai.ToolTypeFunction,
+		Function: openai.FunctionCall{Name: "search", Arguments: `{"q":"<go> & \"json\""}`}}
+	tool := openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+		Name: "search", Description: "Search the web.",
+		Parameters: json.RawMessage(`{"type": "object", "properties": {"temperature": {"type": "number"}}}`)}}
+	schema := json.RawMessage(`{"type":"object","properties":{"score":{"enum":[1,2,3],"type":"integer"}},"required":["score"]}`)
+	conversation := []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: "Judge <fairly> & \"well\".\n\tUnicode: é – 😀 \u2028"},
+		{Role: openai.ChatMessageRoleUser, MultiContent: []openai.ChatMessagePart{
+			{Type: openai.ChatMessagePartTypeText, Text: "look"},
+			{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: "data:image/png;base64,AA==", Detail: openai.ImageURLDetailLow}}}},
+		{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{call}, ReasoningContent: "think"},
+		{Role: openai.ChatMessageRoleTool, Content: "found", ToolCallID: "call_1", Name: "search"},
+	}
+	for _, c := range []struct {
+		name        string
+		req         openai.ChatCompletionRequest
+		temperature *float64
+	}{
+		{name: "one turn", req: openai.ChatCompletionRequest{Model: "m", Messages: conversation[:1]}},
+		{name: "tools and parts", req: openai.ChatCompletionRequest{Model: "m", Messages: conversation, Tools: []openai.Tool{tool}, Seed: &seed, MaxTokens: 64}, temperature: &zero},
+		{name: "schema", temperature: &warm, req: openai.ChatCompletionRequest{Model: "j", Messages: conversation[:1], MaxCompletionTokens: 9,
+			ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+				JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "verdict", Description: "d", Schema: schema, Strict: true}}}},
+		{name: "json object", req: openai.ChatCompletionRequest{Model: "j", Messages: conversation[:1],
+			ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := encodeChat(&c.req, c.temperature)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := json.Marshal(c.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g, w map[string]any
+			if err := json.Unmarshal(got, &g); err != nil {
+				t.Fatalf("not JSON: %v\n%s", err, got)
+			}
+			json.Unmarshal(want, &w)
+			delete(w, "temperature")
+			if c.temperature != nil {
+				w["temperature"] = *c.temperature
+			}
+			if !reflect.DeepEqual(g, w) {
+				t.Errorf("body\n got %s\nwant %s", got, want)
+			}
+		})
+	}
+	bad := openai.ChatCompletionRequest{Model: "m", Messages: []openai.ChatCompletionMessage{
+		{Role: "user", Content: "a", MultiContent: []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: "b"}}}}}
+	if _, err := encodeChat(&bad, nil); !errors.Is(err, openai.ErrContentFieldsMisused) {
+		t.Errorf("content and parts both set: err %v", err)
+	}
+}

@@ -1,0 +1,201 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// defaultOpenAIURL is the API of an OpenAI-compatible client without a BaseURL.
+const defaultOpenAIURL = "https://api.openai.com/v1"
+
+// openAIPost sends one chat completion request and decodes its answer,
+// with go-openai's types and its error types, so classify reads a
+// failure the same whichever API sent it. The body is written by
+// encodeChat rather than by go-openai's client, which marshals every
+// message twice (its MarshalJSON, then encoding/json compacting what that
+// returned) and cannot send a temperature of 0: a judge's five-kilobyte
+// prompt took a sixth of the engine's CPU that way.
+func (c *Client) openAIPost(ctx context.Context, body []byte, seen *attempt) (openai.ChatCompletionResponse, error) {
+	var out openai.ChatCompletionResponse
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.chatURL, bytes.NewReader(body))
+	if err != nil {
+		return out, err
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Content-Type", "application/json")
+	if c.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return out, err
+	}
+	defer resp.Body.Close()
+	seen.status, seen.header = resp.StatusCode, resp.Header
+	reply := &boundedBody{ReadCloser: resp.Body, left: MaxReplyBytes}
+	if resp.StatusCode < http.StatusOK || resp.StatusCode >= http.StatusBadRequest {
+		return out, errorReply(resp, reply)
+	}
+	err = json.NewDecoder(reply).Decode(&out)
+	out.SetHeader(resp.Header)
+	return out, err
+}
+
+// errorReply reads the body of an error status as go-openai does: an
+// *openai.APIError when it is OpenAI's error object, else an
+// *openai.RequestError with the body as sent.
+func errorReply(resp *http.Response, body io.Reader) error {
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return fmt.Errorf("error, reading response body: %w", err)
+	}
+	var e openai.ErrorResponse
+	err = json.Unmarshal(data, &e)
+	if err != nil || e.Error == nil {
+		reqErr := &openai.RequestError{HTTPStatus: resp.Status, HTTPStatusCode: resp.StatusCode, Err: err, Body: data}
+		if e.Error != nil {
+			reqErr.Err = e.Error
+		}
+		return reqErr
+	}
+	e.Error.HTTPStatus, e.Error.HTTPStatusCode = resp.Status, resp.StatusCode
+	return e.Error
+}
+
+// encodeChat writes the JSON body of r, the fields Client.request sets,
+// with the temperature exactly as given (go-openai's float32 tagged
+// omitempty would turn 0.7 into 0.699999988 and drop 0). A message is
+// encoded once through a copy of its type that has no MarshalJSON.
+func encodeChat(r *openai.ChatCompletionRequest, temperature *float64) ([]byte, error) {
+	b := bytes.NewBuffer(make([]byte, 0, 512))
+	b.WriteString(`{"model":`)
+	if err := writeJSON(b, r.Model); err != nil {
+		return nil, err
+	}
+	b.WriteString(`,"messages":[`)
+	for i := range r.Messages {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := writeMessage(b, &r.Messages[i]); err != nil {
+			return nil, fmt.Errorf("message %d: %w", i+1, err)
+		}
+	}
+	b.WriteByte(']')
+	if r.MaxTokens > 0 {
+		b.WriteString(`,"max_tokens":` + strconv.Itoa(r.MaxTokens))
+	}
+	if r.MaxCompletionTokens > 0 {
+		b.WriteString(`,"max_completion_tokens":` + strconv.Itoa(r.MaxCompletionTokens))
+	}
+	if temperature != nil {
+		b.WriteString(`,"temperature":` + strconv.FormatFloat(*temperature, 'g', -1, 64))
+	}
+	b.WriteString(`,"stream":false`)
+	if f := r.ResponseFormat; f != nil {
+		b.WriteString(`,"response_format":`)
+		if err := writeFormat(b, f); err != nil {
+			return nil, err
+		}
+	}
+	if r.Seed != nil {
+		b.WriteString(`,"seed":` + strconv.Itoa(*r.Seed))
+	}
+	if len(r.Tools) > 0 {
+		b.WriteString(`,"tools":`)
+		if err := writeJSON(b, r.Tools); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// textMessage and partsMessage are openai.ChatCompletionMessage as its
+// MarshalJSON writes it, with a string content or with content parts. A
+// field added to the library's type stops the conversions from compiling.
+type textMessage struct {
+	Role             string                   `json:"role"`
+	Content          string                   `json:"content,omitempty"`
+	Refusal          string                   `json:"refusal,omitempty"`
+	MultiContent     []openai.ChatMessagePart `json:"-"`
+	Name             string                   `json:"name,omitempty"`
+	ReasoningContent string                   `json:"reasoning_content,omitempty"`
+	FunctionCall     *openai.FunctionCall     `json:"function_call,omitempty"`
+	ToolCalls        []openai.ToolCall        `json:"tool_calls,omitempty"`
+	ToolCallID       string                   `json:"tool_call_id,omitempty"`
+}
+
+type partsMessage struct {
+	Role             string                   `json:"role"`
+	Content          string                   `json:"-"`
+	Refusal          string                   `json:"refusal,omitempty"`
+	MultiContent     []openai.ChatMessagePart `json:"content,omitempty"`
+	Name             string                   `json:"name,omitempty"`
+	ReasoningContent string                   `json:"reasoning_content,omitempty"`
+	FunctionCall     *openai.FunctionCall     `json:"function_call,omitempty"`
+	ToolCalls        []openai.ToolCall        `json:"tool_calls,omitempty"`
+	ToolCallID       string                   `json:"tool_call_id,omitempty"`
+}
+
+func writeMessage(b *bytes.Buffer, m *openai.ChatCompletionMessage) error {
+	switch {
+	case m.Content != "" && m.MultiContent != nil:
+		return openai.ErrContentFieldsMisused
+	case len(m.MultiContent) > 0:
+		return writeJSON(b, partsMessage(*m))
+	}
+	return writeJSON(b, textMessage(*m))
+}
+
+// writeFormat writes a response format; a schema given as json.RawMessage
+// (every judge's, built once with encoding/json) is written as it is.
+func writeFormat(b *bytes.Buffer, f *openai.ChatCompletionResponseFormat) error {
+	s := f.JSONSchema
+	raw, ok := json.RawMessage(nil), false
+	if s != nil {
+		raw, ok = s.Schema.(json.RawMessage)
+	}
+	if !ok || !json.Valid(raw) {
+		return writeJSON(b, f)
+	}
+	b.WriteByte('{')
+	if f.Type != "" {
+		b.WriteString(`"type":`)
+		if err := writeJSON(b, f.Type); err != nil {
+			return err
+		}
+		b.WriteByte(',')
+	}
+	b.WriteString(`"json_schema":{"name":`)
+	if err := writeJSON(b, s.Name); err != nil {
+		return err
+	}
+	if s.Description != "" {
+		b.WriteString(`,"description":`)
+		if err := writeJSON(b, s.Description); err != nil {
+			return err
+		}
+	}
+	b.WriteString(`,"schema":`)
+	b.Write(raw)
+	b.WriteString(`,"strict":` + strconv.FormatBool(s.Strict) + `}}`)
+	return nil
+}
+
+// writeJSON appends v as encoding/json writes it.
+func writeJSON(b *bytes.Buffer, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b.Write(data)
+	return nil
+}
