@@ -177,10 +177,17 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) bool {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			saved := closed
 			for j := range work {
-				w.do(ctx, j.t)
-				w.release(j.reserved)
+				res := w.do(ctx, j.t)
+				<-saved
+				if res == nil {
+					w.release(j.reserved)
+					continue
+				}
+				saved = w.saveBehind(ctx, res, j.reserved)
 			}
+			<-saved
 		}()
 	}
 	budgetHit := false
@@ -207,9 +214,30 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) bool {
 	return budgetHit
 }
 
-// do executes one task and commits its result. A task cut short by
-// cancellation is not recorded, so a resumed run does it again.
-func (w *workers) do(ctx context.Context, t task) {
+// closed is a channel that is closed: nothing to wait for.
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// saveBehind commits res while its worker goes on with the next task, and
+// closes the channel it returns once res is committed (or failed). Only
+// then is the task counted, its cost added and its reservation freed, so
+// the budget holds as before; a worker waits for its last result before
+// saving the next, so at most one result per worker awaits its commit.
+// The calls of the next task no longer wait for the commit of the last (a
+// tenth of each task's time at concurrency 200).
+func (w *workers) saveBehind(ctx context.Context, res *store.Result, reserved float64) chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.save(ctx, res)
+		w.release(reserved)
+	}()
+	return done
+}
+
+// do executes one task and returns its result to commit; nil when the
+// task was cut short by cancellation, which is not recorded, so a resumed
+// run does it again.
+func (w *workers) do(ctx context.Context, t task) *store.Result {
 	ex := w.ex
 	res := &store.Result{RunID: ex.run.ID, SampleRow: t.sample.ID, Condition: t.condition.Name, Repetition: t.repetition}
 	done := ex.pending[t.key()]
@@ -218,10 +246,10 @@ func (w *workers) do(ctx context.Context, t task) {
 		*res = *kept
 		res.ID, res.RunID, res.SampleRow, res.Condition, res.Repetition = 0, ex.run.ID, t.sample.ID, t.condition.Name, t.repetition
 		res.Judgements = w.judge(ctx, t, res, done)
-		if ctx.Err() == nil {
-			w.save(ctx, res)
+		if ctx.Err() != nil {
+			return nil
 		}
-		return
+		return res
 	}
 	// Each attempt has the agent's timeout (see agent.Guarded); the task as
 	// a whole has room for every attempt its condition's guards allow.
@@ -230,7 +258,7 @@ func (w *workers) do(ctx context.Context, t task) {
 	ans, err := ag.Answer(actx, agent.Task{Condition: *t.condition, Prompt: Prompt(ex.spec.Prompts, ex.dataset.Kind, t.sample)})
 	cancel()
 	if ctx.Err() != nil {
-		return
+		return nil
 	}
 	if ans != nil {
 		res.TokensIn = ans.TokensIn
@@ -257,10 +285,10 @@ func (w *workers) do(ctx context.Context, t task) {
 		}
 		res.Judgements = w.judge(ctx, t, res, nil)
 		if ctx.Err() != nil {
-			return
+			return nil
 		}
 	}
-	w.save(ctx, res)
+	return res
 }
 
 // judge scores an answer: the judges, each call kept as it returns unless
