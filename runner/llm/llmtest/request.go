@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -30,22 +31,100 @@ type ChatRequest struct {
 	// MaxTokens is max_tokens, or max_completion_tokens when that was sent.
 	MaxTokens           int `json:"max_tokens"`
 	MaxCompletionTokens int `json:"max_completion_tokens"`
+
+	schemaOnce       sync.Once
+	schema           map[string]any
+	schemaStructured bool
+	hasSchema        bool
+}
+
+// wireRequest is a chat request as sent, decoded in one pass: go-openai's
+// UnmarshalJSON methods decode each message and schema twice, which made
+// the fake server, in its own process beside the engine in benchmarks,
+// spend half its CPU there.
+type wireRequest struct {
+	Model          string        `json:"model"`
+	Messages       []wireMessage `json:"messages"`
+	Tools          []openai.Tool `json:"tools"`
+	ResponseFormat *struct {
+		Type       openai.ChatCompletionResponseFormatType `json:"type"`
+		JSONSchema *struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Schema      json.RawMessage `json:"schema"`
+			Strict      bool            `json:"strict"`
+		} `json:"json_schema"`
+	} `json:"response_format"`
+	Temperature         *float64 `json:"temperature"`
+	Seed                *int     `json:"seed"`
+	MaxTokens           int      `json:"max_tokens"`
+	MaxCompletionTokens int      `json:"max_completion_tokens"`
+}
+
+// wireMessage is a message whose content is a string or a list of parts.
+type wireMessage struct {
+	Role             string               `json:"role"`
+	Content          json.RawMessage      `json:"content"`
+	Refusal          string               `json:"refusal"`
+	Name             string               `json:"name"`
+	ReasoningContent string               `json:"reasoning_content"`
+	FunctionCall     *openai.FunctionCall `json:"function_call"`
+	ToolCalls        []openai.ToolCall    `json:"tool_calls"`
+	ToolCallID       string               `json:"tool_call_id"`
 }
 
 // decodeRequest reads and decodes a chat request.
 func decodeRequest(r *http.Request) (*ChatRequest, error) {
-	body, err := io.ReadAll(r.Body)
+	body, err := readBody(r)
 	if err != nil {
 		return nil, fmt.Errorf("read body: %w", err)
 	}
-	req := &ChatRequest{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
-	if err := json.Unmarshal(body, req); err != nil {
+	var w wireRequest
+	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, fmt.Errorf("decode chat request: %w", err)
 	}
+	req := &ChatRequest{Path: r.URL.Path, Header: r.Header.Clone(), Body: body,
+		Model: w.Model, Tools: w.Tools, Temperature: w.Temperature, Seed: w.Seed,
+		MaxTokens: w.MaxTokens, MaxCompletionTokens: w.MaxCompletionTokens}
 	if req.MaxCompletionTokens > 0 {
 		req.MaxTokens = req.MaxCompletionTokens
 	}
+	if f := w.ResponseFormat; f != nil {
+		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: f.Type}
+		if s := f.JSONSchema; s != nil {
+			req.ResponseFormat.JSONSchema = &openai.ChatCompletionResponseFormatJSONSchema{
+				Name: s.Name, Description: s.Description, Strict: s.Strict}
+			if len(s.Schema) > 0 && string(s.Schema) != "null" {
+				req.ResponseFormat.JSONSchema.Schema = s.Schema
+			}
+		}
+	}
+	req.Messages = make([]openai.ChatCompletionMessage, len(w.Messages))
+	for i, m := range w.Messages {
+		out := openai.ChatCompletionMessage{Role: m.Role, Refusal: m.Refusal, Name: m.Name, ReasoningContent: m.ReasoningContent,
+			FunctionCall: m.FunctionCall, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
+		switch {
+		case len(m.Content) > 0 && m.Content[0] == '[':
+			err = json.Unmarshal(m.Content, &out.MultiContent)
+		case len(m.Content) > 0 && string(m.Content) != "null":
+			err = json.Unmarshal(m.Content, &out.Content)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("decode chat request: message %d: content: %w", i+1, err)
+		}
+		req.Messages[i] = out
+	}
 	return req, nil
+}
+
+// readBody reads a request's body, into room of its size when it says.
+func readBody(r *http.Request) ([]byte, error) {
+	if n := r.ContentLength; n > 0 && n < 64<<20 {
+		body := make([]byte, n)
+		_, err := io.ReadFull(r.Body, body)
+		return body, err
+	}
+	return io.ReadAll(r.Body)
 }
 
 // structured reports whether the request asks for response_format json_schema.
@@ -78,10 +157,17 @@ func (r *ChatRequest) LastUser() string {
 // a schema with properties (how a judge asks servers without structured
 // output). structured tells which of the two it was.
 func (r *ChatRequest) Schema() (schema map[string]any, structured bool, ok bool) {
+	r.schemaOnce.Do(func() { r.schema, r.schemaStructured, r.hasSchema = r.findSchema() })
+	return r.schema, r.schemaStructured, r.hasSchema
+}
+
+func (r *ChatRequest) findSchema() (schema map[string]any, structured bool, ok bool) {
 	if r.structured() && r.ResponseFormat.JSONSchema != nil && r.ResponseFormat.JSONSchema.Schema != nil {
 		raw, err := r.ResponseFormat.JSONSchema.Schema.MarshalJSON()
-		if err == nil && json.Unmarshal(raw, &schema) == nil {
-			return schema, true, true
+		if err == nil {
+			if schema, ok := schemas.parse(raw); ok {
+				return schema, true, true
+			}
 		}
 	}
 	for _, m := range r.Messages {
@@ -90,6 +176,34 @@ func (r *ChatRequest) Schema() (schema map[string]any, structured bool, ok bool)
 		}
 	}
 	return nil, false, false
+}
+
+// schemas keeps the schemas seen, decoded: a judge sends the same one
+// with every request. Handlers read a schema and never change it.
+var schemas = &schemaCache{m: map[string]map[string]any{}}
+
+type schemaCache struct {
+	mu sync.Mutex
+	m  map[string]map[string]any
+}
+
+func (c *schemaCache) parse(raw []byte) (map[string]any, bool) {
+	c.mu.Lock()
+	s, ok := c.m[string(raw)]
+	c.mu.Unlock()
+	if ok {
+		return s, true
+	}
+	if json.Unmarshal(raw, &s) != nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	if len(c.m) >= 256 {
+		clear(c.m)
+	}
+	c.m[string(raw)] = s
+	c.mu.Unlock()
+	return s, true
 }
 
 // fencedSchema finds a ```json block holding an object schema in text.
