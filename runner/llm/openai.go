@@ -10,6 +10,8 @@ import (
 	"strconv"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"assay/runner/llm/internal/wire"
 )
 
 // defaultOpenAIURL is the API of an OpenAI-compatible client without a BaseURL.
@@ -43,9 +45,34 @@ func (c *Client) openAIPost(ctx context.Context, body []byte, seen *attempt) (op
 	if resp.StatusCode < http.StatusOK || resp.StatusCode >= http.StatusBadRequest {
 		return out, errorReply(resp, reply)
 	}
-	err = json.NewDecoder(reply).Decode(&out)
+	var w wireCompletion
+	if err := json.NewDecoder(reply).Decode(&w); err != nil {
+		return out, err
+	}
+	out.Model, out.Usage.PromptTokens, out.Usage.CompletionTokens = w.Model, w.Usage.PromptTokens, w.Usage.CompletionTokens
+	out.Choices = make([]openai.ChatCompletionChoice, len(w.Choices))
+	for i, c := range w.Choices {
+		out.Choices[i].Index, out.Choices[i].FinishReason = i, openai.FinishReason(c.FinishReason)
+		if out.Choices[i].Message, err = c.Message.Message(); err != nil {
+			return out, err
+		}
+	}
 	out.SetHeader(resp.Header)
-	return out, err
+	return out, nil
+}
+
+// wireCompletion is what a chat completion holds that the client reads,
+// decoded in one pass (package wire).
+type wireCompletion struct {
+	Model   string `json:"model"`
+	Choices []struct {
+		Message      wire.Message `json:"message"`
+		FinishReason string       `json:"finish_reason"`
+	} `json:"choices"`
+	Usage struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
 }
 
 // errorReply reads the body of an error status as go-openai does: an

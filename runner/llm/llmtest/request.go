@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"assay/runner/llm/internal/wire"
 )
 
 // ChatRequest is one decoded chat completion request.
@@ -38,14 +40,12 @@ type ChatRequest struct {
 	hasSchema        bool
 }
 
-// wireRequest is a chat request as sent, decoded in one pass: go-openai's
-// UnmarshalJSON methods decode each message and schema twice, which made
-// the fake server, in its own process beside the engine in benchmarks,
-// spend half its CPU there.
+// wireRequest is a chat request as sent, decoded in one pass (package
+// wire); go-openai's schema type decodes its schema twice too.
 type wireRequest struct {
-	Model          string        `json:"model"`
-	Messages       []wireMessage `json:"messages"`
-	Tools          []openai.Tool `json:"tools"`
+	Model          string         `json:"model"`
+	Messages       []wire.Message `json:"messages"`
+	Tools          []openai.Tool  `json:"tools"`
 	ResponseFormat *struct {
 		Type       openai.ChatCompletionResponseFormatType `json:"type"`
 		JSONSchema *struct {
@@ -59,18 +59,6 @@ type wireRequest struct {
 	Seed                *int     `json:"seed"`
 	MaxTokens           int      `json:"max_tokens"`
 	MaxCompletionTokens int      `json:"max_completion_tokens"`
-}
-
-// wireMessage is a message whose content is a string or a list of parts.
-type wireMessage struct {
-	Role             string               `json:"role"`
-	Content          json.RawMessage      `json:"content"`
-	Refusal          string               `json:"refusal"`
-	Name             string               `json:"name"`
-	ReasoningContent string               `json:"reasoning_content"`
-	FunctionCall     *openai.FunctionCall `json:"function_call"`
-	ToolCalls        []openai.ToolCall    `json:"tool_calls"`
-	ToolCallID       string               `json:"tool_call_id"`
 }
 
 // decodeRequest reads and decodes a chat request.
@@ -99,21 +87,11 @@ func decodeRequest(r *http.Request) (*ChatRequest, error) {
 			}
 		}
 	}
-	req.Messages = make([]openai.ChatCompletionMessage, len(w.Messages))
-	for i, m := range w.Messages {
-		out := openai.ChatCompletionMessage{Role: m.Role, Refusal: m.Refusal, Name: m.Name, ReasoningContent: m.ReasoningContent,
-			FunctionCall: m.FunctionCall, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
-		switch {
-		case len(m.Content) > 0 && m.Content[0] == '[':
-			err = json.Unmarshal(m.Content, &out.MultiContent)
-		case len(m.Content) > 0 && string(m.Content) != "null":
-			err = json.Unmarshal(m.Content, &out.Content)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("decode chat request: message %d: content: %w", i+1, err)
-		}
-		req.Messages[i] = out
+	msgs, bad, err := wire.Messages(w.Messages)
+	if err != nil {
+		return nil, fmt.Errorf("decode chat request: message %d: content: %w", bad+1, err)
 	}
+	req.Messages = msgs
 	return req, nil
 }
 
