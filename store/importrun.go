@@ -56,6 +56,7 @@ func (db *DB) ImportRun(ctx context.Context, imp *RunImport) (created bool, err 
 		r.Status, r.Origin, finished, finished, r.ID); err != nil {
 		return false, fmt.Errorf("import run: %w", err)
 	}
+	w := db.writer(tx)
 	for i := range imp.Results {
 		res := &imp.Results[i]
 		row, ok := rows[imp.Ordinals[i]]
@@ -63,7 +64,7 @@ func (db *DB) ImportRun(ctx context.Context, imp *RunImport) (created bool, err 
 			return false, fmt.Errorf("import run: no sample at ordinal %d", imp.Ordinals[i])
 		}
 		res.RunID, res.SampleRow = r.ID, row
-		if err := insertResult(ctx, db.writer(tx), now, res); err != nil {
+		if err := insertResult(ctx, w, now, res); err != nil {
 			return false, err
 		}
 	}

@@ -15,29 +15,45 @@ import (
 // writer is a write transaction that runs prepared statements.
 type writer struct {
 	*sql.Tx
-	db *DB
+	db    *DB
+	bound map[string]*sql.Stmt // statements bound to Tx so far, by their text
 }
 
-func (db *DB) writer(tx *sql.Tx) writer { return writer{tx, db} }
+func (db *DB) writer(tx *sql.Tx) writer { return writer{tx, db, map[string]*sql.Stmt{}} }
 
-// exec runs a statement in the transaction, prepared once for the database.
-func (w writer) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+// stmt returns the statement of that text, prepared once for the database,
+// bound to the transaction once: Tx.StmtContext makes a new one each time.
+func (w writer) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := w.bound[query]; ok {
+		return st, nil
+	}
 	st, err := w.db.prepared(query)
 	if err != nil {
 		return nil, err
 	}
-	return w.StmtContext(ctx, st).ExecContext(ctx, args...)
+	st = w.StmtContext(ctx, st)
+	w.bound[query] = st
+	return st, nil
+}
+
+// exec runs a statement in the transaction, prepared once for the database.
+func (w writer) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := w.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
 }
 
 // queryText reads one text in the transaction with a query prepared once
 // for the database; "" when the query finds no row.
 func (w writer) queryText(ctx context.Context, query string, args ...any) (string, error) {
-	st, err := w.db.prepared(query)
+	st, err := w.stmt(ctx, query)
 	if err != nil {
 		return "", err
 	}
 	var s string
-	err = w.StmtContext(ctx, st).QueryRowContext(ctx, args...).Scan(&s)
+	err = st.QueryRowContext(ctx, args...).Scan(&s)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

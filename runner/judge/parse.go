@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"assay/runner/config"
@@ -80,17 +81,16 @@ func count(list []string, s string) int {
 // number reads a score: a JSON number within the scale's bounds, and
 // integral on an integral scale (4.0 passes for 1–5, 4.5 does not).
 func number(raw json.RawMessage, sc config.Scale) (float64, string) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	if !json.Valid(raw) {
 		return 0, "not valid JSON"
 	}
-	n, ok := v.(json.Number)
-	if !ok {
+	// Valid JSON that starts like a number is one, and ParseFloat reads
+	// every JSON number.
+	n := string(bytes.TrimSpace(raw))
+	if n[0] != '-' && (n[0] < '0' || n[0] > '9') {
 		return 0, fmt.Sprintf("%s is not a number", raw)
 	}
-	x, err := n.Float64()
+	x, err := strconv.ParseFloat(n, 64)
 	if err != nil {
 		return 0, fmt.Sprintf("%s is not a number", raw)
 	}
