@@ -19,8 +19,11 @@ import (
 	"testing"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"assay/runner"
 	"assay/runner/config"
+	"assay/runner/llm"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -170,6 +173,50 @@ execution: {num_repetitions: 1, max_concurrent: %d}
 	summary, _ := json.Marshal(map[string]any{"calls": calls, "wall_s": wall.Seconds(), "cpu_s": cpu.Seconds()})
 	fmt.Printf("engine, %d samples at %s, concurrency %d: %s; CPU %.3f ms per call (target ≤ 0.15), wall/ideal %.2f (target ≤ 1.10), peak RSS %.0f MiB (target < 100); the fake server beside it: %.3f ms CPU per call\n",
 		samples, latency, concurrency, summary, perCall, ratio, peak, float64(serverCPU.Microseconds())/1000/float64(calls))
+}
+
+// BenchmarkCallFloor makes the engine benchmark's 20,000 calls at 50 ms
+// and concurrency 200 with the client alone, two small calls per task and
+// nothing else, against the same fake server in its own process: the floor
+// under BenchmarkRun's figures on this machine, which the engine's own work
+// (prompts, the judge's five-kilobyte request and its parsing, the
+// database) comes on top of.
+func BenchmarkCallFloor(b *testing.B) {
+	const tasks, concurrency, latency = 10000, 200, 50 * time.Millisecond
+	for range b.N {
+		srv := startFake(b, latency)
+		zero := 0.0
+		c := llm.New(llm.Config{BaseURL: srv.URL, Model: "m", Temperature: &zero}, nil)
+		turn := func(text string) llm.Request {
+			return llm.Request{Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: text}}}
+		}
+		work := make(chan int)
+		var wg sync.WaitGroup
+		cpu0, start := cpuTime(), time.Now()
+		for range concurrency {
+			wg.Go(func() {
+				for range work {
+					for _, text := range []string{"What is 1 + 1?", "And 2 + 2?"} {
+						if _, err := c.Chat(context.Background(), turn(text)); err != nil {
+							b.Error(err)
+						}
+					}
+				}
+			})
+		}
+		for i := range tasks {
+			work <- i
+		}
+		close(work)
+		wg.Wait()
+		wall, cpu := time.Since(start), cpuTime()-cpu0
+		calls, serverCPU := srv.stop(b)
+		ideal := time.Duration(calls) * latency / concurrency
+		perCall := float64(cpu.Microseconds()) / 1000 / float64(calls)
+		b.ReportMetric(perCall, "cpu-ms/call")
+		fmt.Printf("calls alone, %d at %s, concurrency %d: CPU %.3f ms per call, wall/ideal %.2f; the fake server beside it: %.3f ms CPU per call\n",
+			calls, latency, concurrency, perCall, float64(wall)/float64(ideal), float64(serverCPU.Microseconds())/1000/float64(calls))
+	}
 }
 
 func cpuTime() time.Duration {
