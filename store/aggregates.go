@@ -298,7 +298,8 @@ func storedResults(ctx context.Context, tx *sql.Tx, runID int64) ([]Result, erro
 		return nil, fmt.Errorf("rebuild aggregates: %w", err)
 	}
 	err = eachRow(ctx, tx, `SELECT s.id, s.judgement_id, s.metric, s.value
-		FROM results r JOIN scores s ON s.result_id = r.id WHERE r.run_id = ? ORDER BY s.id`, []any{runID},
+		FROM results r JOIN judgements j ON j.result_id = r.id JOIN scores s ON s.judgement_id = j.id
+		WHERE r.run_id = ? ORDER BY s.id`, []any{runID},
 		func(rows *sql.Rows) error {
 			var s Score
 			var judgementID int64

@@ -238,7 +238,7 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 		return fmt.Errorf("judgements: %w", err)
 	}
 	err = eachRow(ctx, db.read, `SELECT s.id, s.judgement_id, s.metric, s.value, s.reasoning
-		FROM scores s JOIN results r ON r.id = s.result_id `+where, args, func(rows *sql.Rows) error {
+		FROM scores s JOIN judgements j ON j.id = s.judgement_id JOIN results r ON r.id = j.result_id `+where, args, func(rows *sql.Rows) error {
 		var s Score
 		var judgementID int64
 		if err := rows.Scan(&s.ID, &judgementID, &s.Metric, &s.Value, &s.Reasoning); err != nil {
