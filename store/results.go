@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // TaskKey names one task of a run: a sample under a condition, one repetition.
@@ -86,14 +87,50 @@ func insertJudgement(ctx context.Context, tx writer, r *Result, j *Judgement) er
 	if j.ID, err = res.LastInsertId(); err != nil {
 		return fmt.Errorf("insert judgement: %w", err)
 	}
-	for i := range j.Scores {
-		s := &j.Scores[i]
-		res, err := tx.exec(ctx, qInsertScore, j.ID, r.ID, r.RunID, s.Metric, s.Value, s.Reasoning)
-		if err != nil {
-			return fmt.Errorf("insert score %s: %w", s.Metric, err)
+	for rest := j.Scores; len(rest) > 0; {
+		n := min(len(rest), len(qInsertScores))
+		if err := insertScores(ctx, tx, r, j.ID, rest[:n]); err != nil {
+			return err
 		}
-		if s.ID, err = res.LastInsertId(); err != nil {
-			return fmt.Errorf("insert score: %w", err)
+		rest = rest[n:]
+	}
+	return nil
+}
+
+// insertScores stores a judgement's scores with one statement, and gives
+// each its id. A statement per score cost its binding, stepping and reset
+// each time.
+func insertScores(ctx context.Context, tx writer, r *Result, judgement int64, scores []Score) error {
+	args := make([]any, 0, 6*len(scores))
+	for i := range scores {
+		s := &scores[i]
+		args = append(args, judgement, r.ID, r.RunID, s.Metric, s.Value, s.Reasoning)
+	}
+	st, err := tx.stmt(ctx, qInsertScores[len(scores)-1])
+	if err != nil {
+		return err
+	}
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return fmt.Errorf("insert scores: %w", err)
+	}
+	defer rows.Close()
+	ids := make(map[string]int64, len(scores))
+	for rows.Next() {
+		var id int64
+		var metric string
+		if err := rows.Scan(&id, &metric); err != nil {
+			return fmt.Errorf("insert scores: %w", err)
+		}
+		ids[metric] = id
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("insert scores: %w", err)
+	}
+	for i := range scores {
+		var ok bool
+		if scores[i].ID, ok = ids[scores[i].Metric]; !ok {
+			return fmt.Errorf("insert score %s: no id returned", scores[i].Metric)
 		}
 	}
 	return nil
@@ -305,5 +342,13 @@ const qInsertJudgement = `INSERT INTO judgements (result_id, run_id, evaluator, 
 		error_kind, attempts, raw, detail, unverified_claims, tokens_in, tokens_out, cost_usd, latency_ms)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-const qInsertScore = `INSERT INTO scores (judgement_id, result_id, run_id, metric, value, reasoning)
-			VALUES (?, ?, ?, ?, ?, ?)`
+// qInsertScores[n-1] inserts n scores of one judgement and returns each
+// one's id by its metric (a judgement's metrics are unique).
+var qInsertScores = func() []string {
+	out := make([]string, 8)
+	for n := range out {
+		out[n] = `INSERT INTO scores (judgement_id, result_id, run_id, metric, value, reasoning) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?), ", n+1), ", ") + ` RETURNING id, metric`
+	}
+	return out
+}()
