@@ -3,6 +3,7 @@ package llm
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"testing"
 
@@ -68,5 +69,9 @@ func TestEncodeChatMatchesGoOpenAI(t *testing.T) {
 		{Role: "user", Content: "a", MultiContent: []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: "b"}}}}}
 	if _, err := encodeChat(&bad, nil); !errors.Is(err, openai.ErrContentFieldsMisused) {
 		t.Errorf("content and parts both set: err %v", err)
+	}
+	nan := math.NaN()
+	if body, err := encodeChat(&openai.ChatCompletionRequest{Model: "m"}, &nan); err == nil {
+		t.Errorf("a NaN temperature was sent: %s", body)
 	}
 }

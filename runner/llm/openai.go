@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 
@@ -58,9 +59,9 @@ func (c *Client) openAIPost(ctx context.Context, body []byte, seen *attempt) (op
 	}
 	out.Model, out.Usage.PromptTokens, out.Usage.CompletionTokens = w.Model, w.Usage.PromptTokens, w.Usage.CompletionTokens
 	out.Choices = make([]openai.ChatCompletionChoice, len(w.Choices))
-	for i, c := range w.Choices {
-		out.Choices[i].Index, out.Choices[i].FinishReason = i, openai.FinishReason(c.FinishReason)
-		if out.Choices[i].Message, err = c.Message.Message(); err != nil {
+	for i, choice := range w.Choices {
+		out.Choices[i].Index, out.Choices[i].FinishReason = i, openai.FinishReason(choice.FinishReason)
+		if out.Choices[i].Message, err = choice.Message.Message(); err != nil {
 			return out, err
 		}
 	}
@@ -141,6 +142,9 @@ func encodeChat(r *openai.ChatCompletionRequest, temperature *float64) ([]byte, 
 		b.WriteString(`,"max_completion_tokens":` + strconv.Itoa(r.MaxCompletionTokens))
 	}
 	if temperature != nil {
+		if math.IsNaN(*temperature) || math.IsInf(*temperature, 0) {
+			return nil, fmt.Errorf("temperature %v is not a number JSON can carry", *temperature)
+		}
 		b.WriteString(`,"temperature":` + strconv.FormatFloat(*temperature, 'g', -1, 64))
 	}
 	b.WriteString(`,"stream":false`)
