@@ -46,7 +46,7 @@ func (c *Client) openAIPost(ctx context.Context, body []byte, seen *attempt) (op
 	if resp.StatusCode < http.StatusOK || resp.StatusCode >= http.StatusBadRequest {
 		return out, errorReply(resp, reply)
 	}
-	data, err := readReply(resp.ContentLength, reply)
+	data, err := wire.ReadBody(resp.ContentLength, MaxReplyBytes, reply)
 	if err != nil {
 		return out, err
 	}
@@ -81,17 +81,6 @@ type wireCompletion struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
 	} `json:"usage"`
-}
-
-// readReply reads a reply's body into room of the size it gives, when it
-// gives one within bounds: a decoder grows its buffer as it reads.
-func readReply(size int64, body io.Reader) ([]byte, error) {
-	if size <= 0 || size > MaxReplyBytes {
-		return io.ReadAll(body)
-	}
-	data := make([]byte, size)
-	_, err := io.ReadFull(body, data)
-	return data, err
 }
 
 // errorReply reads the body of an error status as go-openai does: an

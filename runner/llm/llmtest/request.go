@@ -3,7 +3,6 @@ package llmtest
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -63,7 +62,7 @@ type wireRequest struct {
 
 // decodeRequest reads and decodes a chat request.
 func decodeRequest(r *http.Request) (*ChatRequest, error) {
-	body, err := readBody(r)
+	body, err := wire.ReadBody(r.ContentLength, 64<<20, r.Body)
 	if err != nil {
 		return nil, fmt.Errorf("read body: %w", err)
 	}
@@ -93,16 +92,6 @@ func decodeRequest(r *http.Request) (*ChatRequest, error) {
 	}
 	req.Messages = msgs
 	return req, nil
-}
-
-// readBody reads a request's body, into room of its size when it says.
-func readBody(r *http.Request) ([]byte, error) {
-	if n := r.ContentLength; n > 0 && n < 64<<20 {
-		body := make([]byte, n)
-		_, err := io.ReadFull(r.Body, body)
-		return body, err
-	}
-	return io.ReadAll(r.Body)
 }
 
 // structured reports whether the request asks for response_format json_schema.

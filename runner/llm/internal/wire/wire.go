@@ -1,4 +1,6 @@
-// Package wire decodes the chat messages of the OpenAI API in one pass.
+// Package wire reads what crosses the wire to and from an OpenAI-compatible
+// server: bodies read into room of their size, and chat messages decoded
+// in one pass.
 // go-openai's ChatCompletionMessage.UnmarshalJSON decodes every message
 // twice (and encoding/json scans it once more before calling it): for the
 // client, a tenth of the engine's CPU; for the fake server in benchmarks,
@@ -7,6 +9,7 @@ package wire
 
 import (
 	"encoding/json"
+	"io"
 	"reflect"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -52,4 +55,16 @@ func Messages(in []Message) ([]openai.ChatCompletionMessage, int, error) {
 		}
 	}
 	return out, 0, nil
+}
+
+// ReadBody reads a body into room of the size it gives, when it gives one
+// up to most: reading as it grows (io.ReadAll, a decoder's buffer) copies
+// it again at every doubling.
+func ReadBody(size, most int64, body io.Reader) ([]byte, error) {
+	if size <= 0 || size > most {
+		return io.ReadAll(body)
+	}
+	data := make([]byte, size)
+	_, err := io.ReadFull(body, data)
+	return data, err
 }
