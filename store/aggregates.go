@@ -10,10 +10,10 @@ import (
 	"sync"
 )
 
-// This file keeps a run's aggregates (migrations 0020, 0025): per sample
-// and condition, every score it has, as lines of text (sample_scores), and
-// its counts and sums (sample_sums, samplesums.go); per condition, its
-// totals. A result's transaction adds to each, so they always agree with
+// This file keeps a run's aggregates (migrations 0020, 0025, 0027): per
+// sample and condition, every score it has, as lines of text
+// (sample_scores), and its counts and sums (sample_sums, samplesums.go);
+// per condition, its totals; per model that answered, its count. A result's transaction adds to each, so they always agree with
 // the results, judgements and scores committed.
 //
 // The lines of sample_scores.scores, fields apart by \x1f:
@@ -165,6 +165,9 @@ func addAggregates(ctx context.Context, tx writer, r *Result) error {
 		c.Retries, c.ToolCalls, c.ToolErrors); err != nil {
 		return fmt.Errorf("condition totals: %w", err)
 	}
+	if _, err := tx.exec(ctx, qAddModelTotals, r.RunID, r.Model, r.CostSource, 1); err != nil {
+		return fmt.Errorf("model totals: %w", err)
+	}
 	return nil
 }
 
@@ -188,7 +191,7 @@ func (db *DB) RebuildAggregates(ctx context.Context, runID int64) error {
 // rows, reading results, judgements and scores in the order they were
 // stored: the same sums, to the last bit, as adding them result by result.
 func rebuildAggregates(ctx context.Context, tx *sql.Tx, runID int64) error {
-	for _, table := range []string{"sample_scores", "sample_sums", "condition_totals", "aggregates_pending"} {
+	for _, table := range []string{"sample_scores", "sample_sums", "condition_totals", "model_totals", "aggregates_pending"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE run_id = ?`, runID); err != nil {
 			return fmt.Errorf("rebuild aggregates: %w", err)
 		}
@@ -200,6 +203,7 @@ func rebuildAggregates(ctx context.Context, tx *sql.Tx, runID int64) error {
 	samples := map[SampleKey]*sampleCounts{}
 	var order []SampleKey
 	totals := map[string]*conditionCounts{}
+	models := map[ModelUse]int{}
 	for i := range results {
 		r := &results[i]
 		s, c := countsOf(r)
@@ -214,6 +218,7 @@ func rebuildAggregates(ctx context.Context, tx *sql.Tx, runID int64) error {
 			totals[r.Condition] = &conditionCounts{}
 		}
 		totals[r.Condition].add(c)
+		models[ModelUse{Model: r.Model, Source: r.CostSource}]++
 	}
 	insertSums, err := tx.PrepareContext(ctx, qAddSampleSums)
 	if err != nil {
@@ -243,6 +248,11 @@ func rebuildAggregates(ctx context.Context, tx *sql.Tx, runID int64) error {
 			return fmt.Errorf("rebuild aggregates: %w", err)
 		}
 	}
+	for m, n := range models {
+		if _, err := tx.ExecContext(ctx, qAddModelTotals, runID, m.Model, m.Source, n); err != nil {
+			return fmt.Errorf("rebuild aggregates: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -252,14 +262,14 @@ func storedResults(ctx context.Context, tx *sql.Tx, runID int64) ([]Result, erro
 	var out []Result
 	byID := map[int64]int{}
 	err := eachRow(ctx, tx, `SELECT id, sample_id, condition, repetition, error, tokens_in, tokens_out, cost_usd, latency_ms,
-		retries != '[]', json_array_length(tool_calls),
+		model, cost_source, retries != '[]', json_array_length(tool_calls),
 		(SELECT count(*) FROM json_each(tool_calls) WHERE json_extract(value, '$.is_error'))
 		FROM results WHERE run_id = ? ORDER BY id`, []any{runID}, func(rows *sql.Rows) error {
 		r := Result{RunID: runID}
 		var retried bool
 		var calls, failedCalls int
 		if err := rows.Scan(&r.ID, &r.SampleRow, &r.Condition, &r.Repetition, &r.Error, &r.TokensIn, &r.TokensOut,
-			&r.CostUSD, &r.LatencyMS, &retried, &calls, &failedCalls); err != nil {
+			&r.CostUSD, &r.LatencyMS, &r.Model, &r.CostSource, &retried, &calls, &failedCalls); err != nil {
 			return err
 		}
 		if retried {
@@ -550,3 +560,7 @@ const qAddConditionTotals = `INSERT INTO condition_totals (run_id, condition, do
 			tokens_out = tokens_out + excluded.tokens_out, cost_usd = cost_usd + excluded.cost_usd,
 			latency_ms = latency_ms + excluded.latency_ms, retries = retries + excluded.retries,
 			tool_calls = tool_calls + excluded.tool_calls, tool_errors = tool_errors + excluded.tool_errors`
+
+// qAddModelTotals counts results by the model that answered and their cost's source.
+const qAddModelTotals = `INSERT INTO model_totals (run_id, model, cost_source, results) VALUES (?, ?, ?, ?)
+		ON CONFLICT (run_id, model, cost_source) DO UPDATE SET results = results + excluded.results`

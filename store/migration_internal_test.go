@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -84,4 +85,49 @@ func sampleCount(t *testing.T, db *DB, dataset int64) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// Migration 0027 counts the results stored before it by model and cost
+// source, which the report then reads in place of the index it drops.
+func TestModelTotalsMigrationCountsEveryResult(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "assay.db")
+	db, err := open(ctx, path, "0026")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, rows := goldenDataset(t, db, 5)
+	var runs []*Run
+	for range 2 {
+		run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 5, Conditions: []Condition{{Name: "c"}}}
+		if err := db.CreateRun(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run)
+	}
+	for i, s := range rows {
+		for k, run := range runs {
+			model, source := []string{"model-a", "model-b"}[(i+k)%2], []string{"prices", "agent", ""}[i%3]
+			if _, err := db.write.Exec(`INSERT INTO results (run_id, sample_id, condition, repetition, model, cost_source, created_at)
+				VALUES (?, ?, 'c', 1, ?, ?, ?)`, run.ID, s.ID, model, source, db.nowText()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	db.Close()
+
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	data, err := db.ReportData(ctx, runs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Samples 0–4 under run 1: model-a for 0, 2, 4; prices for 0 and 3, agent for 1 and 4, none for 2.
+	want := []ModelUse{{"model-a", "", 1}, {"model-a", "agent", 1}, {"model-a", "prices", 1}, {"model-b", "agent", 1}, {"model-b", "prices", 1}}
+	if !reflect.DeepEqual(data.Models, want) {
+		t.Errorf("models after the migration\n got %+v\nwant %+v", data.Models, want)
+	}
 }

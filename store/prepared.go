@@ -103,4 +103,4 @@ func (db *DB) closeStatements() {
 }
 
 // hotWrites are the statements prepared at Open: those of each task.
-var hotWrites = append([]string{qSavepoint, qRollbackTo, qRelease, qInsertResult, qCountResult, qDeletePending, qInsertJudgement, qSampleSums, qAddSampleSums, qAddSampleScores, qAddConditionTotals, qSavePending}, qInsertScores...)
+var hotWrites = append([]string{qSavepoint, qRollbackTo, qRelease, qInsertResult, qCountResult, qDeletePending, qInsertJudgement, qSampleSums, qAddSampleSums, qAddSampleScores, qAddConditionTotals, qAddModelTotals, qSavePending}, qInsertScores...)

@@ -226,11 +226,11 @@ func addKind(m map[ErrorKind]int, kind ErrorKind, n int) map[ErrorKind]int {
 	return m
 }
 
-// reportModels counts a run's results by the model that answered and the
-// source of their cost.
+// reportModels reads a run's results counted by the model that answered
+// and the source of their cost.
 func reportModels(ctx context.Context, tx querier, runID int64) ([]ModelUse, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT model, cost_source, count(*) FROM results INDEXED BY results_models
-		WHERE run_id = ? GROUP BY model, cost_source ORDER BY model, cost_source`, runID)
+	rows, err := tx.QueryContext(ctx, `SELECT model, cost_source, results FROM model_totals
+		WHERE run_id = ? ORDER BY model, cost_source`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("report models: %w", err)
 	}

@@ -35,7 +35,8 @@ func seedRun(t *testing.T, db *store.DB, n, reps int, conditions ...string) *sto
 			for rep := 1; rep <= reps; rep++ {
 				r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: rep, Response: "answer",
 					TokensIn: rng.IntN(100), TokensOut: rng.IntN(50), CostUSD: rng.Float64() / 100, LatencyMS: int64(rng.IntN(900)),
-					Attempts: 1 + rng.IntN(2)}
+					Attempts: 1 + rng.IntN(2), Model: []string{"model-a", "model-b", ""}[rng.IntN(3)],
+					CostSource: []store.CostSource{store.CostFromPrices, store.CostFromAgent, store.CostUnknown}[rng.IntN(3)]}
 				if r.Attempts > 1 && rng.IntN(2) == 0 {
 					r.Retries = []string{"attempt 1: status 503; retrying in 1s"}
 				}
@@ -156,6 +157,41 @@ func TestReportDataMatchesTheJoins(t *testing.T) {
 	}
 	if !near(cost, want) {
 		t.Errorf("RunCost %v, want %v", cost, want)
+	}
+	modelsMatchTheCount(t, db, raw, run.ID, got.Models)
+	if err := db.SetRunStatus(ctx, run.ID, store.RunCompleted, ""); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.ClearFailedTasks(ctx, run.ID); err != nil || n == 0 {
+		t.Fatalf("cleared %d failed tasks: %v", n, err)
+	}
+	after, err := db.ReportData(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	modelsMatchTheCount(t, db, raw, run.ID, after.Models)
+}
+
+// modelsMatchTheCount checks a run's models, as ReportData read them,
+// against its results counted by model and cost source.
+func modelsMatchTheCount(t *testing.T, db *store.DB, raw *sql.DB, runID int64, got []store.ModelUse) {
+	t.Helper()
+	var want []store.ModelUse
+	rows, err := raw.Query(`SELECT model, cost_source, count(*) FROM results WHERE run_id = ?
+		GROUP BY model, cost_source ORDER BY model, cost_source`, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var m store.ModelUse
+		if err := rows.Scan(&m.Model, &m.Source, &m.Results); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, m)
+	}
+	if len(want) < 6 || !reflect.DeepEqual(got, want) {
+		t.Errorf("models\n got %+v\nwant %+v", got, want)
 	}
 }
 
