@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -464,68 +465,68 @@ func parseLines(text string, in names) (sampleLines, error) {
 
 // parse reads the lines of a sample_scores row into l, reusing its room.
 func (l *sampleLines) parse(text string, in names) error {
-	out := l
-	out.judgements, out.scores = out.judgements[:0], out.scores[:0]
-	var buf [8]string
+	l.judgements, l.scores = l.judgements[:0], l.scores[:0]
 	for line := range strings.Lines(text) {
 		line = strings.TrimSuffix(line, "\n")
-		f := splitFields(line, buf[:0])
-		switch {
-		case len(f) == 7 && f[0] == "j":
-			var j aggregateJudgement
-			var err error
-			if j.id, err = strconv.ParseInt(f[1], 10, 64); err != nil {
-				return err
-			}
-			if j.result, err = strconv.ParseInt(f[2], 10, 64); err != nil {
-				return err
-			}
-			if j.rep, err = strconv.Atoi(f[3]); err != nil {
-				return err
-			}
-			if j.slot, err = strconv.Atoi(f[4]); err != nil {
-				return err
-			}
-			if j.evaluator, err = readName(f[5]); err != nil {
-				return err
-			}
-			if j.judge, err = readName(f[6]); err != nil {
-				return err
-			}
-			j.evaluator, j.judge = in.intern(j.evaluator), in.intern(j.judge)
-			out.judgements = append(out.judgements, j)
-		case len(f) == 4 && f[0] == "s" && len(out.judgements) > 0:
-			s := aggregateScore{at: len(out.judgements) - 1}
-			var err error
-			if s.id, err = strconv.ParseInt(f[1], 10, 64); err != nil {
-				return err
-			}
-			if s.value, err = strconv.ParseFloat(f[2], 64); err != nil {
-				return err
-			}
-			if s.metric, err = readName(f[3]); err != nil {
-				return err
-			}
-			s.metric = in.intern(s.metric)
-			out.scores = append(out.scores, s)
-		default:
-			return fmt.Errorf("unreadable line %q", line)
+		if err := l.parseLine(line, in); err != nil {
+			return fmt.Errorf("unreadable line %q: %w", line, err)
 		}
 	}
 	return nil
 }
 
-// splitFields cuts a line at its separators, into out's room. Fields are
-// a few bytes long: a plain loop beats a search call per field.
-func splitFields(line string, out []string) []string {
-	start := 0
-	for i := 0; i < len(line); i++ {
-		if line[i] == fieldSep {
-			out = append(out, line[start:i])
-			start = i + 1
-		}
+// parseLine reads one line of a sample_scores row into l.
+func (l *sampleLines) parseLine(line string, in names) error {
+	f := lineFields(line)
+	kind, err := f.text()
+	if err != nil {
+		return err
 	}
-	return append(out, line[start:])
+	switch kind {
+	case "j":
+		var j aggregateJudgement
+		var rep, slot int64
+		if j.id, err = f.int(); err != nil {
+			return err
+		}
+		if j.result, err = f.int(); err != nil {
+			return err
+		}
+		if rep, err = f.int(); err != nil {
+			return err
+		}
+		if slot, err = f.int(); err != nil {
+			return err
+		}
+		j.rep, j.slot = int(rep), int(slot)
+		if j.evaluator, err = f.name(); err != nil {
+			return err
+		}
+		if j.judge, err = f.name(); err != nil {
+			return err
+		}
+		j.evaluator, j.judge = in.intern(j.evaluator), in.intern(j.judge)
+		l.judgements = append(l.judgements, j)
+	case "s":
+		if len(l.judgements) == 0 {
+			return errors.New("a score before any judgement")
+		}
+		s := aggregateScore{at: len(l.judgements) - 1}
+		if s.id, err = f.int(); err != nil {
+			return err
+		}
+		if s.value, err = f.float(); err != nil {
+			return err
+		}
+		if s.metric, err = f.name(); err != nil {
+			return err
+		}
+		s.metric = in.intern(s.metric)
+		l.scores = append(l.scores, s)
+	default:
+		return errors.New("no such kind of line")
+	}
+	return f.done()
 }
 
 // qAddSampleSums adds a result to its sample_sums row; sums are the row's

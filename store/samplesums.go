@@ -77,34 +77,11 @@ func (s rowSums) text() string {
 // parseSums reads a row's sums into out's room, names kept once by in.
 func parseSums(text string, in names, out rowSums) (rowSums, error) {
 	out = out[:0]
-	var buf [8]string
 	for line := range strings.Lines(text) {
-		f := splitFields(strings.TrimSuffix(line, "\n"), buf[:0])
-		if len(f) != 7 {
-			return nil, fmt.Errorf("unreadable sums %q", line)
-		}
-		var m metricSum
-		var err error
-		if m.Evaluator, err = readName(f[0]); err != nil {
-			return nil, err
-		}
-		if m.Metric, err = readName(f[1]); err != nil {
-			return nil, err
-		}
-		if m.N, err = strconv.Atoi(f[2]); err != nil {
-			return nil, err
-		}
-		if m.Sum, err = strconv.ParseFloat(f[3], 64); err != nil {
-			return nil, err
-		}
-		if m.SumSq, err = strconv.ParseFloat(f[4], 64); err != nil {
-			return nil, err
-		}
-		if m.first.result, err = strconv.ParseInt(f[5], 10, 64); err != nil {
-			return nil, err
-		}
-		if m.first.judgement, err = strconv.ParseInt(f[6], 10, 64); err != nil {
-			return nil, err
+		line = strings.TrimSuffix(line, "\n")
+		m, err := parseSum(line)
+		if err != nil {
+			return nil, fmt.Errorf("unreadable sums %q: %w", line, err)
 		}
 		if in != nil {
 			m.Evaluator, m.Metric = in.intern(m.Evaluator), in.intern(m.Metric)
@@ -112,4 +89,33 @@ func parseSums(text string, in names, out rowSums) (rowSums, error) {
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// parseSum reads one line of a sample_sums row.
+func parseSum(line string) (m metricSum, err error) {
+	f := lineFields(line)
+	if m.Evaluator, err = f.name(); err != nil {
+		return m, err
+	}
+	if m.Metric, err = f.name(); err != nil {
+		return m, err
+	}
+	n, err := f.int()
+	if err != nil {
+		return m, err
+	}
+	m.N = int(n)
+	if m.Sum, err = f.float(); err != nil {
+		return m, err
+	}
+	if m.SumSq, err = f.float(); err != nil {
+		return m, err
+	}
+	if m.first.result, err = f.int(); err != nil {
+		return m, err
+	}
+	if m.first.judgement, err = f.int(); err != nil {
+		return m, err
+	}
+	return m, f.done()
 }
