@@ -178,10 +178,15 @@ func metricIndex(metrics []report.Metric, key string) int {
 	return len(metrics)
 }
 
-// keep reports whether a row passes the filter. metricAt is f.metricAt of
-// the table's metrics; matches is the text search's result, nil when there
-// is no search.
-func (f sampleFilter) keep(r *report.SampleRow, metricAt int, matches *store.SampleMatches) bool {
+// keeper returns whether a row passes the filter, its thresholds read
+// once for every row. metricAt is f.metricAt of the table's metrics;
+// matches is the text search's result, nil when there is no search.
+func (f sampleFilter) keeper(metricAt int, matches *store.SampleMatches) func(r *report.SampleRow) bool {
+	below, spread := threshold(f.Below), threshold(f.Spread)
+	return func(r *report.SampleRow) bool { return f.keep(r, metricAt, matches, below, spread) }
+}
+
+func (f sampleFilter) keep(r *report.SampleRow, metricAt int, matches *store.SampleMatches, below, spread *float64) bool {
 	switch {
 	case f.Condition != "" && r.Condition != f.Condition,
 		f.Claims && r.Claims == 0,
@@ -189,7 +194,6 @@ func (f sampleFilter) keep(r *report.SampleRow, metricAt int, matches *store.Sam
 		matches != nil && !matches.Samples[r.SampleRow] && !matches.Responses[r.SampleKey]:
 		return false
 	}
-	below, spread := threshold(f.Below), threshold(f.Spread)
 	if below == nil && spread == nil {
 		return true
 	}

@@ -83,9 +83,9 @@ func (s *Server) sampleTable(ctx context.Context, sc *reportScope, f sampleFilte
 		return nil, nil, err
 	}
 	rows := make([]*report.SampleRow, 0, len(stats.Rows))
-	metricAt := f.metricAt(stats.Metrics)
+	keep := f.keeper(f.metricAt(stats.Metrics), matches)
 	for i := range stats.Rows {
-		if f.keep(&stats.Rows[i], metricAt, matches) && f.keepReviewed(stats.Rows[i].SampleKey, reviews) {
+		if keep(&stats.Rows[i]) && f.keepReviewed(stats.Rows[i].SampleKey, reviews) {
 			rows = append(rows, &stats.Rows[i])
 		}
 	}
