@@ -210,26 +210,38 @@ func (f sampleFilter) keep(r *report.SampleRow, metricAt int, matches *store.Sam
 
 // sortRows orders rows by the filter's column; rows without a value for a
 // metric come last either way; ties keep dataset and condition order.
+// Each row's keys are read once, and the last of them, its place in rows,
+// makes the order total: a sort that need not be stable gives it, in a
+// fraction of a stable sort's time on tens of thousands of rows.
 func (f sampleFilter) sortRows(rows []*report.SampleRow, metrics []report.Metric, condOrder map[string]int) {
-	natural := func(a, b *report.SampleRow) int {
-		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(condOrder[a.Condition], condOrder[b.Condition]))
+	type keyed struct {
+		value             float64
+		has               bool
+		ordinal, cond, at int
+		row               *report.SampleRow
 	}
 	value := f.sortValue(metrics, condOrder)
-	slices.SortStableFunc(rows, func(a, b *report.SampleRow) int {
-		va, oka := value(a)
-		vb, okb := value(b)
-		if oka != okb {
-			if oka {
+	keys := make([]keyed, len(rows))
+	for i, r := range rows {
+		v, ok := value(r)
+		keys[i] = keyed{value: v, has: ok, ordinal: r.Ordinal, cond: condOrder[r.Condition], at: i, row: r}
+	}
+	slices.SortFunc(keys, func(a, b keyed) int {
+		if a.has != b.has {
+			if a.has {
 				return -1
 			}
 			return 1
 		}
-		c := cmp.Compare(va, vb)
+		c := cmp.Compare(a.value, b.value)
 		if f.Desc {
 			c = -c
 		}
-		return cmp.Or(c, natural(a, b))
+		return cmp.Or(c, cmp.Compare(a.ordinal, b.ordinal), cmp.Compare(a.cond, b.cond), cmp.Compare(a.at, b.at))
 	})
+	for i := range keys {
+		rows[i] = keys[i].row
+	}
 }
 
 // sortValue returns what a row is sorted by, and whether it has it.
