@@ -1,6 +1,9 @@
 package web
 
 import (
+	"slices"
+	"sync"
+
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
@@ -12,27 +15,38 @@ import (
 
 // charts lists every chart of a report: score distributions, variance over
 // repetitions, the paired scatter of conditions a and b, and cost against
-// quality. A chart with nothing to draw is left out.
+// quality. A chart with nothing to draw is left out. The charts are drawn
+// side by side and listed in that order.
 func (r *viewed) charts(a, b string) []templates.ChartView {
-	var out []templates.ChartView
+	var draw []func() []templates.ChartView
+	one := func(f func() templates.ChartView) func() []templates.ChartView {
+		return func() []templates.ChartView { return []templates.ChartView{f()} }
+	}
 	var pass []int
 	for i, m := range r.Metrics {
 		if m.Scale == config.ScalePass {
 			pass = append(pass, i)
 			continue
 		}
-		out = append(out, r.distributionChart(i))
+		draw = append(draw, one(func() templates.ChartView { return r.distributionChart(i) }))
 	}
 	if len(pass) > 0 {
-		out = append(out, r.passRateChart(pass))
+		draw = append(draw, one(func() templates.ChartView { return r.passRateChart(pass) }))
 	}
 	if r.HasRepetitions() {
-		out = append(out, r.spreadChart(), r.disagreementChart())
+		draw = append(draw, one(r.spreadChart), one(r.disagreementChart))
 	}
 	if a != "" && b != "" {
-		out = append(out, r.pairedCharts(a, b)...)
+		draw = append(draw, func() []templates.ChartView { return r.pairedCharts(a, b) })
 	}
-	return append(out, r.costChart())
+	draw = append(draw, one(r.costChart))
+	drawn := make([][]templates.ChartView, len(draw))
+	var wg sync.WaitGroup
+	for i, f := range draw {
+		wg.Go(func() { drawn[i] = f() })
+	}
+	wg.Wait()
+	return slices.Concat(drawn...)
 }
 
 // spreadChart is a box plot, per metric and condition, of each sample's

@@ -16,9 +16,9 @@ import (
 // of a metadata field (MMLU's subject), the paired comparison within each
 // value, and a chart per metric.
 
-// sliceView is the section; nil when the dataset has no field to slice by.
-// The field is the one the URL chooses, else the run file's report.slice_by.
-func (r *viewed) sliceView(ctx context.Context, db *store.DB, q reportQuery, a, b string) (*templates.SliceView, error) {
+// sliceFields are the metadata fields the run's samples may be sliced by,
+// read once per report.
+func (r *viewed) sliceFields(ctx context.Context, db *store.DB) ([]store.SliceField, error) {
 	type read struct {
 		fields []store.SliceField
 		err    error
@@ -28,7 +28,13 @@ func (r *viewed) sliceView(ctx context.Context, db *store.DB, q reportQuery, a, 
 		fields, err := db.SliceFields(context.WithoutCancel(ctx), r.Run.DatasetID)
 		return read{fields, err}
 	}).(read)
-	fields, err := got.fields, got.err
+	return got.fields, got.err
+}
+
+// sliceView is the section; nil when the dataset has no field to slice by.
+// The field is the one the URL chooses, else the run file's report.slice_by.
+func (r *viewed) sliceView(ctx context.Context, db *store.DB, q reportQuery, a, b string) (*templates.SliceView, error) {
+	fields, err := r.sliceFields(ctx, db)
 	if err != nil || len(fields) == 0 {
 		return nil, err
 	}

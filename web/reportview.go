@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"assay/internal/text"
@@ -88,11 +89,24 @@ func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static b
 	v.Paired = templates.PairedView{Conditions: r.Conditions, A: a, B: b, Message: reason, View: q.View, Delta: q.Delta}
 	if reason != "" {
 		a, b = "", ""
-	} else if err := r.pairedView(ctx, db, &v.Paired, static); err != nil {
-		return v, err
+	}
+	chartsOf := func() []templates.ChartView {
+		return r.Memo("charts\x00"+a+"\x00"+b, func() any { return r.charts(a, b) }).([]templates.ChartView)
+	}
+	// The parts below are kept with the report once computed; on its first
+	// view, those that do not wait on each other are computed side by side.
+	var ahead sync.WaitGroup
+	defer ahead.Wait()
+	ahead.Go(func() { chartsOf() })
+	ahead.Go(func() { r.AllPairs() })
+	ahead.Go(func() { _, _ = r.sliceFields(ctx, db) })
+	if reason == "" {
+		if err := r.pairedView(ctx, db, &v.Paired, static); err != nil {
+			return v, err
+		}
 	}
 	v.Paired.AllPairs = allPairRows(r.AllPairs())
-	v.Charts = r.Memo("charts\x00"+a+"\x00"+b, func() any { return r.charts(a, b) }).([]templates.ChartView)
+	v.Charts = chartsOf()
 	v.Variance = r.varianceView()
 	if len(r.AgentModels()) >= 2 && !static && r.sc.ReviewLink == nil {
 		v.RoutingURL = r.sc.Base + "/routing"
