@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -289,5 +290,78 @@ func TestReportDataJoinsChunksAJudgeMissedIn(t *testing.T) {
 	}
 	if want := map[string]int{"0first2": 100, "1second4": n}; !reflect.DeepEqual(judges, want) {
 		t.Errorf("scores by place, judge and value: %v, want %v", judges, want)
+	}
+}
+
+// Results that commit out of repetition order, judged by a panel twice
+// each, are read in the report's order: by condition, evaluator, metric,
+// sample, repetition, panel place and judge repetition.
+func TestReportDataOrdersScoresCommittedOutOfOrder(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	d := &store.Dataset{Name: "d", Kind: store.KindQA, SHA256: "out-of-order", Format: "jsonl"}
+	if _, err := db.CreateDataset(ctx, d, testSamples(4)); err != nil {
+		t.Fatal(err)
+	}
+	samples, _ := db.Samples(ctx, d.ID, 0, 0)
+	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 3, TotalTasks: 4 * 3 * 2,
+		Conditions: []store.Condition{{Name: "b"}, {Name: "a"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	type task struct {
+		sample    int64
+		condition string
+		rep       int
+	}
+	var tasks []task
+	for _, s := range samples {
+		for _, c := range []string{"b", "a"} {
+			for rep := 1; rep <= 3; rep++ {
+				tasks = append(tasks, task{s.ID, c, rep})
+			}
+		}
+	}
+	rng.Shuffle(len(tasks), func(i, j int) { tasks[i], tasks[j] = tasks[j], tasks[i] })
+	for _, k := range tasks {
+		r := &store.Result{RunID: run.ID, SampleRow: k.sample, Condition: k.condition, Repetition: k.rep, Response: "answer"}
+		var panel []store.Judgement
+		for place := 1; place >= 0; place-- { // the panel's judgements, stored last place first
+			for jrep := 1; jrep >= 0; jrep-- {
+				panel = append(panel, store.Judgement{Evaluator: "rubric", Judge: fmt.Sprint("judge-", place), JudgeIndex: place,
+					JudgeRepetition: jrep, Scores: []store.Score{
+						{Metric: "completeness", Value: float64(rng.IntN(5) + 1)}, {Metric: "accuracy", Value: float64(rng.IntN(5) + 1)}}})
+			}
+		}
+		r.Judgements = append(panel, store.Judgement{Evaluator: "exact_match", Scores: []store.Score{{Metric: "exact_match", Value: float64(rng.IntN(2))}}})
+		if _, err := db.SaveResult(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := db.ReportData(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := store.ScoreRows(got.Scores)
+	if len(rows) != len(tasks)*9 {
+		t.Fatalf("%d scores, want %d", len(rows), len(tasks)*9)
+	}
+	ids := map[int64]bool{}
+	for i, s := range rows {
+		ids[s.ID] = true
+		if i == 0 {
+			continue
+		}
+		p := rows[i-1]
+		order := cmp.Or(strings.Compare(p.Condition, s.Condition), strings.Compare(p.Evaluator, s.Evaluator), strings.Compare(p.Metric, s.Metric),
+			cmp.Compare(p.SampleRow, s.SampleRow), cmp.Compare(p.Repetition, s.Repetition), cmp.Compare(p.JudgeIndex, s.JudgeIndex),
+			cmp.Compare(p.JudgeRepetition, s.JudgeRepetition))
+		if order >= 0 {
+			t.Fatalf("score %d (%+v) comes after %+v", i, s, p)
+		}
+	}
+	if len(ids) != len(rows) {
+		t.Errorf("%d scores read, %d of them distinct", len(rows), len(ids))
 	}
 }

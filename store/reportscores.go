@@ -144,60 +144,113 @@ func joinScores(parts []*MetricScores) (MetricScores, error) {
 
 // folder folds sample_scores rows into columns, reusing its room.
 type folder struct {
-	in    names
-	lines sampleLines
-	order []int
+	in     names
+	lines  sampleLines
+	groups []metricGroup
+	// The columns of the row's condition met so far: rows come by
+	// condition, and a condition has a few metrics.
+	condition string
+	columns   []*MetricScores
+}
+
+// metricGroup is a row's scores of one metric: their places in its lines.
+type metricGroup struct {
+	evaluator, metric string
+	at                []int
 }
 
 // fold turns rows, by condition and sample, into columns by condition,
 // evaluator and metric; each column's Starts lacks its end.
 func (f *folder) fold(rows []aggregateRow) (map[scoreBucket]*MetricScores, error) {
 	buckets := map[scoreBucket]*MetricScores{}
+	f.condition, f.columns = "", f.columns[:0]
 	for _, a := range rows {
 		if err := f.lines.parse(a.text, f.in); err != nil {
 			return nil, fmt.Errorf("sample %d under %s: %w", a.sample, a.condition, err)
 		}
-		lines := &f.lines
-		f.order = f.order[:0]
-		for i := range lines.scores {
-			f.order = append(f.order, i)
+		if a.condition != f.condition {
+			f.condition, f.columns = a.condition, f.columns[:0]
 		}
-		// By metric, then in the order a sample's scores keep.
-		slices.SortFunc(f.order, func(x, y int) int {
-			sx, sy := &lines.scores[x], &lines.scores[y]
-			jx, jy := &lines.judgements[sx.at], &lines.judgements[sy.at]
-			return cmp.Or(cmp.Compare(jx.evaluator, jy.evaluator), cmp.Compare(sx.metric, sy.metric),
-				cmp.Compare(jx.rep, jy.rep), cmp.Compare(jx.slot, jy.slot))
-		})
-		var m *MetricScores
-		for _, i := range f.order {
-			s := &lines.scores[i]
-			j := &lines.judgements[s.at]
-			if m == nil || j.evaluator != m.Evaluator || s.metric != m.Metric {
-				k := scoreBucket{a.condition, j.evaluator, s.metric}
-				if m = buckets[k]; m == nil {
-					m = &MetricScores{Condition: f.in.intern(a.condition), Evaluator: j.evaluator, Metric: s.metric}
-					buckets[k] = m
+		for _, g := range f.group() {
+			m := f.column(buckets, a.condition, g.evaluator, g.metric)
+			m.Samples = append(m.Samples, a.sample)
+			m.Starts = append(m.Starts, int32(len(m.Values)))
+			for _, i := range g.at {
+				s := &f.lines.scores[i]
+				j := &f.lines.judgements[s.at]
+				index, rep := fromSlot(j.slot)
+				if index > 127 || rep > 32767 {
+					return nil, fmt.Errorf("sample %d under %s: judgement %d has place %d, repetition %d", a.sample, a.condition, j.id, index, rep)
 				}
-				m.Samples = append(m.Samples, a.sample)
-				m.Starts = append(m.Starts, int32(len(m.Values)))
+				var err error
+				if m.JudgeNames, err = nameJudge(m.JudgeNames, index, j.judge); err != nil {
+					return nil, fmt.Errorf("sample %d under %s: %w", a.sample, a.condition, err)
+				}
+				m.IDs = append(m.IDs, s.id)
+				m.Values = append(m.Values, s.value)
+				m.Reps = append(m.Reps, int32(j.rep))
+				m.Judges = append(m.Judges, int8(index))
+				m.JudgeReps = append(m.JudgeReps, int16(rep))
 			}
-			index, rep := fromSlot(j.slot)
-			if index > 127 || rep > 32767 {
-				return nil, fmt.Errorf("sample %d under %s: judgement %d has place %d, repetition %d", a.sample, a.condition, j.id, index, rep)
-			}
-			var err error
-			if m.JudgeNames, err = nameJudge(m.JudgeNames, index, j.judge); err != nil {
-				return nil, fmt.Errorf("sample %d under %s: %w", a.sample, a.condition, err)
-			}
-			m.IDs = append(m.IDs, s.id)
-			m.Values = append(m.Values, s.value)
-			m.Reps = append(m.Reps, int32(j.rep))
-			m.Judges = append(m.Judges, int8(index))
-			m.JudgeReps = append(m.JudgeReps, int16(rep))
 		}
 	}
 	return buckets, nil
+}
+
+// group sorts the row's scores by evaluator and metric, then by the
+// repetition and the judge's place and repetition: lines come in the
+// order results committed, which is most often that order already.
+func (f *folder) group() []metricGroup {
+	lines := &f.lines
+	groups := f.groups[:0]
+	for i := range lines.scores {
+		s := &lines.scores[i]
+		j := &lines.judgements[s.at]
+		k := 0
+		for k < len(groups) && (groups[k].evaluator != j.evaluator || groups[k].metric != s.metric) {
+			k++
+		}
+		if k == len(groups) {
+			if k < cap(groups) {
+				groups = groups[:k+1]
+				groups[k].evaluator, groups[k].metric, groups[k].at = j.evaluator, s.metric, groups[k].at[:0]
+			} else {
+				groups = append(groups, metricGroup{evaluator: j.evaluator, metric: s.metric})
+			}
+		}
+		groups[k].at = append(groups[k].at, i)
+	}
+	slices.SortFunc(groups, func(x, y metricGroup) int {
+		return cmp.Or(cmp.Compare(x.evaluator, y.evaluator), cmp.Compare(x.metric, y.metric))
+	})
+	byPlace := func(x, y int) int {
+		jx, jy := &lines.judgements[lines.scores[x].at], &lines.judgements[lines.scores[y].at]
+		return cmp.Or(cmp.Compare(jx.rep, jy.rep), cmp.Compare(jx.slot, jy.slot))
+	}
+	for _, g := range groups {
+		if !slices.IsSortedFunc(g.at, byPlace) {
+			slices.SortFunc(g.at, byPlace)
+		}
+	}
+	f.groups = groups
+	return groups
+}
+
+// column returns the columns of a metric under the row's condition.
+func (f *folder) column(buckets map[scoreBucket]*MetricScores, condition, evaluator, metric string) *MetricScores {
+	for _, m := range f.columns {
+		if m.Evaluator == evaluator && m.Metric == metric {
+			return m
+		}
+	}
+	k := scoreBucket{condition, evaluator, metric}
+	m := buckets[k]
+	if m == nil {
+		m = &MetricScores{Condition: f.in.intern(condition), Evaluator: evaluator, Metric: metric}
+		buckets[k] = m
+	}
+	f.columns = append(f.columns, m)
+	return m
 }
 
 // nameJudge names the judge at a panel place. A place not named yet is ""
