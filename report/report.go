@@ -31,34 +31,32 @@ type SampleScores struct {
 // JudgeAnswers are the sample's scores by answer and judge: what one judge
 // of the panel gave one answer over its repetitions. They share Values's
 // memory, capped: appending to one copies it.
-func (g SampleScores) JudgeAnswers() [][]float64 {
-	return g.runs(func(i int) bool { return g.Reps[i] != g.Reps[i-1] || g.Judges[i] != g.Judges[i-1] })
-}
+func (g SampleScores) JudgeAnswers() [][]float64 { return g.runs(true) }
 
 // Answers are the sample's scores by answer (repetition): one score per
 // judge repetition and panel judge, or one for a deterministic evaluator.
 // They share Values's memory, capped: appending to one copies it.
-func (g SampleScores) Answers() [][]float64 {
-	return g.runs(func(i int) bool { return g.Reps[i] != g.Reps[i-1] })
+func (g SampleScores) Answers() [][]float64 { return g.runs(false) }
+
+// runs cuts Values into answers, and by judge too when byJudge.
+func (g SampleScores) runs(byJudge bool) [][]float64 {
+	n := 0
+	g.eachRun(byJudge, func([]float64) { n++ })
+	out := make([][]float64, 0, n)
+	g.eachRun(byJudge, func(v []float64) { out = append(out, v) })
+	return out
 }
 
-// runs cuts Values where cut says a value starts a new run.
-func (g SampleScores) runs(cut func(i int) bool) [][]float64 {
-	n := 0
-	for i := range g.Values {
-		if i == 0 || cut(i) {
-			n++
-		}
-	}
-	out := make([][]float64, 0, n)
+// eachRun calls fn with each answer's values, or each answer's values by
+// one judge when byJudge, in order; they share Values's memory, capped.
+func (g SampleScores) eachRun(byJudge bool, fn func([]float64)) {
 	start := 0
 	for i := 1; i <= len(g.Values); i++ {
-		if i == len(g.Values) || cut(i) {
-			out = append(out, g.Values[start:i:i])
+		if i == len(g.Values) || g.Reps[i] != g.Reps[i-1] || byJudge && g.Judges[i] != g.Judges[i-1] {
+			fn(g.Values[start:i:i])
 			start = i
 		}
 	}
-	return out
 }
 
 // Report is a run's report, computed from its stored scores. Reports are

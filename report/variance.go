@@ -131,9 +131,9 @@ func consistencyOf(groups []SampleScores) *JudgeConsistency {
 	var same, pairs int
 	var diff float64
 	for _, g := range groups {
-		for _, scores := range g.JudgeAnswers() {
+		g.eachRun(true, func(scores []float64) {
 			if len(scores) < 2 {
-				continue
+				return
 			}
 			units = append(units, scores)
 			equal := true
@@ -150,7 +150,7 @@ func consistencyOf(groups []SampleScores) *JudgeConsistency {
 			if equal {
 				same++
 			}
-		}
+		})
 	}
 	if len(units) == 0 {
 		return nil
