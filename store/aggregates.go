@@ -445,26 +445,42 @@ type sampleLines struct {
 	scores     []aggregateScore
 }
 
-// names keeps one copy of each name a scan meets.
-type names map[string]string
+// names keeps one copy of each name a scan meets. A scan meets a few names
+// over and over: the last ones met are looked for first, by comparing
+// them, before the map, which hashes the name.
+type names struct {
+	seen map[string]string
+	last [8]string
+	next int
+}
 
-func (n names) intern(s string) string {
-	if v, ok := n[s]; ok {
-		return v
+func (n *names) intern(s string) string {
+	for i := range n.last {
+		if n.last[i] == s {
+			return s
+		}
 	}
-	n[s] = s
-	return s
+	v, ok := n.seen[s]
+	if !ok {
+		if n.seen == nil {
+			n.seen = map[string]string{}
+		}
+		n.seen[s], v = s, s
+	}
+	n.last[n.next%len(n.last)] = v
+	n.next++
+	return v
 }
 
 // parseLines reads the lines of a sample_scores row.
-func parseLines(text string, in names) (sampleLines, error) {
+func parseLines(text string, in *names) (sampleLines, error) {
 	var out sampleLines
 	err := out.parse(text, in)
 	return out, err
 }
 
 // parse reads the lines of a sample_scores row into l, reusing its room.
-func (l *sampleLines) parse(text string, in names) error {
+func (l *sampleLines) parse(text string, in *names) error {
 	l.judgements, l.scores = l.judgements[:0], l.scores[:0]
 	for line := range strings.Lines(text) {
 		line = strings.TrimSuffix(line, "\n")
@@ -476,7 +492,7 @@ func (l *sampleLines) parse(text string, in names) error {
 }
 
 // parseLine reads one line of a sample_scores row into l.
-func (l *sampleLines) parseLine(line string, in names) error {
+func (l *sampleLines) parseLine(line string, in *names) error {
 	f := lineFields(line)
 	kind, err := f.text()
 	if err != nil {

@@ -21,7 +21,7 @@ func TestScoreLinesReadBack(t *testing.T) {
 			{ID: 102, Metric: "a metric\rwith\x00controls", Value: 0.1 + 0.2},
 			{ID: 103, Metric: `"quoted"`, Value: math.Nextafter(1.0/3, 1)}}},
 	}}
-	lines, err := parseLines(scoreLines(r), names{})
+	lines, err := parseLines(scoreLines(r), &names{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestScoreLinesReadBack(t *testing.T) {
 			}
 		}
 	}
-	if _, err := parseLines("s\x1f1\x1f2\x1fm\n", names{}); err == nil {
+	if _, err := parseLines("s\x1f1\x1f2\x1fm\n", &names{}); err == nil {
 		t.Error("a score line before any judgement line was read")
 	}
 }
@@ -123,7 +123,7 @@ func TestSampleSumsAreTheLinesAddedInOrder(t *testing.T) {
 				if err := r.Scan(&c, &id, &sums, &scores); err != nil {
 					return err
 				}
-				lines, err := parseLines(scores, names{})
+				lines, err := parseLines(scores, &names{})
 				if err != nil {
 					return err
 				}

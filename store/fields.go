@@ -51,21 +51,21 @@ func (f *fields) digits() (n int64, ok bool) {
 	if f.end {
 		return 0, false
 	}
-	i := 0
-	for ; i < len(f.rest) && i < 16; i++ {
-		d := f.rest[i] - '0'
+	s, i := f.rest, 0
+	for ; i < len(s); i++ {
+		d := s[i] - '0'
 		if d > 9 {
 			break
 		}
-		n = n*10 + int64(d)
+		n = n*10 + int64(d) // past 15 digits n may wrap: it is not returned
 	}
 	switch {
-	case i == 0 || i == 16:
+	case i == 0 || i > 15:
 		return 0, false
-	case i == len(f.rest):
+	case i == len(s):
 		f.rest, f.end = "", true
-	case f.rest[i] == fieldSep:
-		f.rest = f.rest[i+1:]
+	case s[i] == fieldSep:
+		f.rest = s[i+1:]
 	default:
 		return 0, false
 	}

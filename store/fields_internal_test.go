@@ -47,7 +47,7 @@ func TestFieldsReadNumbersAsStrconv(t *testing.T) {
 // A line with a field too few or too many is refused, naming the line.
 func TestUnreadableLinesAreRefused(t *testing.T) {
 	good := "j\x1f1\x1f2\x1f1\x1f0\x1frubric\x1f\ns\x1f3\x1f4\x1fcompleteness\n"
-	if _, err := parseLines(good, names{}); err != nil {
+	if _, err := parseLines(good, &names{}); err != nil {
 		t.Fatalf("a good row: %v", err)
 	}
 	for _, bad := range []string{
@@ -60,7 +60,7 @@ func TestUnreadableLinesAreRefused(t *testing.T) {
 		"k\x1f1\n", // no such line
 		"\n",       // an empty line
 	} {
-		if _, err := parseLines(bad, names{}); err == nil || !strings.Contains(err.Error(), "unreadable line") {
+		if _, err := parseLines(bad, &names{}); err == nil || !strings.Contains(err.Error(), "unreadable line") {
 			t.Errorf("%q read: %v", bad, err)
 		}
 	}

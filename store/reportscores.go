@@ -74,7 +74,7 @@ func metricScores(ctx context.Context, tx querier, runID int64) ([]MetricScores,
 		err = r.Scan(&a.condition, &a.sample, &a.text)
 		return a, err
 	}, func() func([]aggregateRow) (map[scoreBucket]*MetricScores, error) {
-		f := folder{in: names{}}
+		f := folder{}
 		return f.fold
 	})
 	if err != nil {
@@ -165,7 +165,7 @@ func (f *folder) fold(rows []aggregateRow) (map[scoreBucket]*MetricScores, error
 	buckets := map[scoreBucket]*MetricScores{}
 	f.condition, f.columns = "", f.columns[:0]
 	for _, a := range rows {
-		if err := f.lines.parse(a.text, f.in); err != nil {
+		if err := f.lines.parse(a.text, &f.in); err != nil {
 			return nil, fmt.Errorf("sample %d under %s: %w", a.sample, a.condition, err)
 		}
 		if a.condition != f.condition {

@@ -111,8 +111,7 @@ func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error
 					return out, err
 				}
 			}
-			out.firsts = f.firsts
-			f.firsts = nil
+			out.firsts = f.takeFirsts()
 			return out, nil
 		}
 	})
@@ -258,20 +257,25 @@ func (f firstMet) before(g firstMet) bool {
 type summer struct {
 	in     names
 	sums   rowSums
-	firsts map[MetricName]firstMet
+	firsts []metricSum  // each metric met and where first, its names interned
 	room   []MetricSums // the sums of the rows read, and room for more
+}
+
+// takeFirsts returns where each metric the rows read were first met, and
+// starts again.
+func (f *summer) takeFirsts() map[MetricName]firstMet {
+	out := make(map[MetricName]firstMet, len(f.firsts))
+	for _, m := range f.firsts {
+		out[m.MetricName] = m.first
+	}
+	f.firsts = f.firsts[:0]
+	return out
 }
 
 // sum reads a row's sums per metric.
 func (f *summer) sum(a aggregateRow) ([]MetricSums, error) {
-	if f.in == nil {
-		f.in = names{}
-	}
-	if f.firsts == nil {
-		f.firsts = map[MetricName]firstMet{}
-	}
 	var err error
-	if f.sums, err = parseSums(a.text, f.in, f.sums); err != nil {
+	if f.sums, err = parseSums(a.text, &f.in, f.sums); err != nil {
 		return nil, fmt.Errorf("sample %d under %s: %w", a.sample, a.condition, err)
 	}
 	// The rows' sums share the summer's room, a row after another.
@@ -280,8 +284,14 @@ func (f *summer) sum(a aggregateRow) ([]MetricSums, error) {
 	}
 	start := len(f.room)
 	for _, m := range f.sums {
-		if first, ok := f.firsts[m.MetricName]; !ok || m.first.before(first) {
-			f.firsts[m.MetricName] = m.first
+		k := 0
+		for k < len(f.firsts) && f.firsts[k].MetricName != m.MetricName {
+			k++
+		}
+		if k == len(f.firsts) {
+			f.firsts = append(f.firsts, m)
+		} else if m.first.before(f.firsts[k].first) {
+			f.firsts[k].first = m.first
 		}
 		f.room = append(f.room, m.MetricSums)
 	}

@@ -75,7 +75,7 @@ func (s rowSums) text() string {
 }
 
 // parseSums reads a row's sums into out's room, names kept once by in.
-func parseSums(text string, in names, out rowSums) (rowSums, error) {
+func parseSums(text string, in *names, out rowSums) (rowSums, error) {
 	out = out[:0]
 	for line := range strings.Lines(text) {
 		line = strings.TrimSuffix(line, "\n")
