@@ -9,6 +9,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"assay/runner/config"
+	"assay/runner/llm"
 )
 
 // kind is the type of one answer field.
@@ -42,6 +43,7 @@ type form struct {
 	// schemaJSON is the schema, written once for every call.
 	schemaOnce sync.Once
 	schemaJSON json.RawMessage
+	schemaSent json.Marshaler // the same, as a request sends it: an llm.Schema
 	// system is the system message, with and without structured output,
 	// written once for every call.
 	system [2]struct {
@@ -54,8 +56,20 @@ type form struct {
 // else allowed, properties in field order (encoding/json would sort them,
 // and strict decoding writes them in schema order).
 func (f *form) schema() json.RawMessage {
-	f.schemaOnce.Do(func() { f.schemaJSON = f.buildSchema() })
+	f.schemaOnce.Do(func() {
+		f.schemaJSON = f.buildSchema()
+		f.schemaSent = f.schemaJSON
+		if s, err := llm.NewSchema(f.schemaJSON); err == nil { // it is: buildSchema writes what encoding/json wrote
+			f.schemaSent = s
+		}
+	})
 	return f.schemaJSON
+}
+
+// requestSchema is the schema as a request's response format sends it.
+func (f *form) requestSchema() json.Marshaler {
+	f.schema()
+	return f.schemaSent
 }
 
 func (f *form) buildSchema() json.RawMessage {
@@ -108,7 +122,7 @@ func (f *form) format(structured bool) *openai.ChatCompletionResponseFormat {
 	return &openai.ChatCompletionResponseFormat{
 		Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 		JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
-			Name: f.name, Strict: true, Schema: f.schema(),
+			Name: f.name, Strict: true, Schema: f.requestSchema(),
 		},
 	}
 }

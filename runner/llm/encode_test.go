@@ -21,6 +21,10 @@ func TestEncodeChatMatchesGoOpenAI(t *testing.T) {
 		Name: "search", Description: "Search the web.",
 		Parameters: json.RawMessage(`{"type": "object", "properties": {"temperature": {"type": "number"}}}`)}}
 	schema := json.RawMessage(`{"type":"object","properties":{"score":{"enum":[1,2,3],"type":"integer"}},"required":["score"]}`)
+	checked, err := NewSchema([]byte("{\"type\": \"object\",\n \"properties\": {\"score\": {\"enum\": [1, 2, 3], \"type\": \"integer\"}}, \"required\": [\"score\"]}"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	conversation := []openai.ChatCompletionMessage{
 		{Role: openai.ChatMessageRoleSystem, Content: "Judge <fairly> & \"well\".\n\tUnicode: é – 😀 \u2028"},
 		{Role: openai.ChatMessageRoleUser, MultiContent: []openai.ChatMessagePart{
@@ -39,6 +43,9 @@ func TestEncodeChatMatchesGoOpenAI(t *testing.T) {
 		{name: "schema", temperature: &warm, req: openai.ChatCompletionRequest{Model: "j", Messages: conversation[:1], MaxCompletionTokens: 9,
 			ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 				JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "verdict", Description: "d", Schema: schema, Strict: true}}}},
+		{name: "checked schema", req: openai.ChatCompletionRequest{Model: "j", Messages: conversation[:1],
+			ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+				JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "verdict", Schema: checked, Strict: true}}}},
 		{name: "json object", req: openai.ChatCompletionRequest{Model: "j", Messages: conversation[:1],
 			ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}}},
 	} {
@@ -69,6 +76,12 @@ func TestEncodeChatMatchesGoOpenAI(t *testing.T) {
 		{Role: "user", Content: "a", MultiContent: []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: "b"}}}}}
 	if _, err := encodeChat(&bad, nil); !errors.Is(err, openai.ErrContentFieldsMisused) {
 		t.Errorf("content and parts both set: err %v", err)
+	}
+	if s, err := NewSchema([]byte(`{"type": "object",`)); err == nil {
+		t.Errorf("a schema that is not JSON was checked: %s", s.raw)
+	}
+	if got, _ := json.Marshal(checked); string(got) != string(schema) {
+		t.Errorf("a checked schema is written as %s, want it compact: %s", got, schema)
 	}
 	nan := math.NaN()
 	if body, err := encodeChat(&openai.ChatCompletionRequest{Model: "m"}, &nan); err == nil {
