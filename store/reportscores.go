@@ -71,7 +71,7 @@ func compareBuckets(a, b scoreBucket) int {
 func metricScores(ctx context.Context, tx querier, runID int64) ([]MetricScores, error) {
 	chunks, err := foldChunks(ctx, tx, `SELECT condition, sample_id, scores FROM sample_scores WHERE run_id = ? AND scores != ''
 		ORDER BY condition, sample_id`, []any{runID}, func(r *sql.Rows) (a aggregateRow, err error) {
-		err = r.Scan(&a.condition, &a.sample, &a.text)
+		err = r.Scan(&a.condition, int64Col{&a.sample}, &a.text)
 		return a, err
 	}, func() func([]aggregateRow) (map[scoreBucket]*MetricScores, error) {
 		f := folder{}

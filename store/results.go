@@ -218,9 +218,10 @@ func (db *DB) queryResults(ctx context.Context, lean bool, where string, args ..
 	for rows.Next() {
 		var r Result
 		var retries, calls, created string
-		if err := rows.Scan(&r.ID, &r.RunID, &r.SampleRow, &r.Condition, &r.Repetition, &r.Response, &r.Error,
-			&r.ErrorKind, &r.TokensIn, &r.TokensOut, &r.CacheReadTokens, &r.CacheWriteTokens, &r.CostUSD,
-			&r.CostSource, &r.Model, &r.LatencyMS, &r.Attempts, &retries, &calls, &created); err != nil {
+		if err := rows.Scan(int64Col{&r.ID}, int64Col{&r.RunID}, int64Col{&r.SampleRow}, &r.Condition, intCol{&r.Repetition},
+			&r.Response, &r.Error, textCol[ErrorKind]{&r.ErrorKind}, intCol{&r.TokensIn}, intCol{&r.TokensOut},
+			intCol{&r.CacheReadTokens}, intCol{&r.CacheWriteTokens}, floatCol{&r.CostUSD}, textCol[CostSource]{&r.CostSource},
+			&r.Model, int64Col{&r.LatencyMS}, intCol{&r.Attempts}, &retries, &calls, &created); err != nil {
 			return nil, fmt.Errorf("results: %w", err)
 		}
 		_ = json.Unmarshal([]byte(retries), &r.Retries)
@@ -253,8 +254,9 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 		var resultID int64
 		var claims string
 		var seed sql.NullInt64
-		if err := rows.Scan(&j.ID, &resultID, &j.Evaluator, &j.JudgeRepetition, &j.Judge, &seed, &j.Error, &j.ErrorKind, &j.Attempts,
-			&j.Raw, &j.Detail, &claims, &j.TokensIn, &j.TokensOut, &j.CostUSD, &j.LatencyMS); err != nil {
+		if err := rows.Scan(int64Col{&j.ID}, int64Col{&resultID}, &j.Evaluator, intCol{&j.JudgeRepetition}, &j.Judge, &seed, &j.Error,
+			textCol[ErrorKind]{&j.ErrorKind}, intCol{&j.Attempts}, &j.Raw, &j.Detail, &claims, intCol{&j.TokensIn}, intCol{&j.TokensOut},
+			floatCol{&j.CostUSD}, int64Col{&j.LatencyMS}); err != nil {
 			return err
 		}
 		i, ok := byID[resultID]
@@ -278,7 +280,7 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 		FROM scores s JOIN judgements j ON j.id = s.judgement_id JOIN results r ON r.id = j.result_id `+where, args, func(rows *sql.Rows) error {
 		var s Score
 		var judgementID int64
-		if err := rows.Scan(&s.ID, &judgementID, &s.Metric, &s.Value, &s.Reasoning); err != nil {
+		if err := rows.Scan(int64Col{&s.ID}, int64Col{&judgementID}, &s.Metric, floatCol{&s.Value}, &s.Reasoning); err != nil {
 			return err
 		}
 		if at, ok := places[judgementID]; ok {

@@ -91,7 +91,8 @@ func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error
 		var last string
 		return func(r *sql.Rows) (row, error) {
 			var a row
-			if err := r.Scan(&a.condition, &a.sample, &a.Results, &a.Errors, &a.JudgeErrors, &a.Claims, &a.text); err != nil {
+			if err := r.Scan(&a.condition, int64Col{&a.sample}, intCol{&a.Results}, intCol{&a.Errors}, intCol{&a.JudgeErrors},
+				intCol{&a.Claims}, &a.text); err != nil {
 				return a, err
 			}
 			if a.condition == last {
