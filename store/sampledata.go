@@ -347,7 +347,7 @@ func samplePlaces(ctx context.Context, tx querier, runID int64) (map[int64]sampl
 	for rows.Next() {
 		var id int64
 		var n samplePlace
-		if err := rows.Scan(&id, &n.ordinal, &n.sampleID); err != nil {
+		if err := rows.Scan(int64Col{&id}, intCol{&n.ordinal}, &n.sampleID); err != nil {
 			return nil, fmt.Errorf("sample places: %w", err)
 		}
 		out[id] = n
