@@ -3,8 +3,10 @@ package llm
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -22,6 +24,14 @@ func TestEncodeChatMatchesGoOpenAI(t *testing.T) {
 		Parameters: json.RawMessage(`{"type": "object", "properties": {"temperature": {"type": "number"}}}`)}}
 	schema := json.RawMessage(`{"type":"object","properties":{"score":{"enum":[1,2,3],"type":"integer"}},"required":["score"]}`)
 	checked, err := NewSchema([]byte("{\"type\": \"object\",\n \"properties\": {\"score\": {\"enum\": [1, 2, 3], \"type\": \"integer\"}}, \"required\": [\"score\"]}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields []string // a rubric of many metrics: a schema larger than the room a body has to spare
+	for i := range 40 {
+		fields = append(fields, fmt.Sprintf(`"metric_%d":{"type":"integer","enum":[1,2,3,4,5],"description":"How well the answer covers part %d."}`, i, i))
+	}
+	large, err := NewSchema([]byte(`{"type":"object","properties":{` + strings.Join(fields, ",") + `}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +56,9 @@ func TestEncodeChatMatchesGoOpenAI(t *testing.T) {
 		{name: "checked schema", req: openai.ChatCompletionRequest{Model: "j", Messages: conversation[:1],
 			ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 				JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "verdict", Schema: checked, Strict: true}}}},
+		{name: "large checked schema", req: openai.ChatCompletionRequest{Model: "j", Messages: conversation[:1],
+			ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+				JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "verdict", Schema: large, Strict: true}}}},
 		{name: "json object", req: openai.ChatCompletionRequest{Model: "j", Messages: conversation[:1],
 			ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}}},
 	} {
@@ -53,6 +66,9 @@ func TestEncodeChatMatchesGoOpenAI(t *testing.T) {
 			got, err := encodeChat(&c.req, c.temperature)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if c.req.ResponseFormat != nil && len(got) > sizeOf(&c.req) {
+				t.Errorf("a body of %d bytes outgrew the %d it was given room for: a judge's request grew its buffer", len(got), sizeOf(&c.req))
 			}
 			want, err := json.Marshal(c.req)
 			if err != nil {

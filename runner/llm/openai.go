@@ -165,8 +165,11 @@ func sizeOf(r *openai.ChatCompletionRequest) int {
 		n += 128 + len(r.Messages[i].Content)*9/8
 	}
 	if f := r.ResponseFormat; f != nil && f.JSONSchema != nil {
-		if raw, ok := f.JSONSchema.Schema.(json.RawMessage); ok {
-			n += len(raw)
+		switch s := f.JSONSchema.Schema.(type) {
+		case Schema:
+			n += len(s.raw)
+		case json.RawMessage:
+			n += len(s)
 		}
 	}
 	return n
