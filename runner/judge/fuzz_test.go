@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"reflect"
 	"testing"
 )
 
@@ -28,6 +29,26 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("accepted metric %+v from %q", m, content)
 			}
 			seen[m.Name] = true
+		}
+	})
+}
+
+// FuzzDecodeObject holds decodeObject, which cuts a valid object at its
+// members, to what the token decoder reads of the same text: the same
+// members, keys in order with duplicates, or the same refusal.
+func FuzzDecodeObject(f *testing.F) {
+	for _, s := range []string{
+		rubricAnswer(5, 4, 3, "a claim"), `{}`, ` { } `, `{"a":1,"a":2}`, `{"a" : [1, {"b": "}"}], "c": "\"x\\"}`,
+		`{"k\u00e9y": true, "n": null, "f": -1.5e3}`, `{"a":1} trailing`, `{"a":1,}`, `[1]`, `"x"`, `{"\xff": 1}`,
+		`{"a": "\ud800"}`, "{\"a\":\n\t1\r}", `{"a":{"b":{"c":[]}}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		obj, keys, ok := decodeObject(s)
+		wantObj, wantKeys, wantOK := decodeTokens(s)
+		if ok != wantOK || !reflect.DeepEqual(keys, wantKeys) || !reflect.DeepEqual(obj, wantObj) {
+			t.Fatalf("%q: read %v %q %q, the decoder %v %q %q", s, ok, keys, obj, wantOK, wantKeys, wantObj)
 		}
 	})
 }
