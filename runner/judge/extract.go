@@ -177,11 +177,13 @@ func valueEnd(s string, i int) int {
 		}
 		return len(s)
 	}
-	j := i
-	for j < len(s) && !strings.ContainsRune(",}] \t\n\r", rune(s[j])) {
-		j++
+	for j := i; j < len(s); j++ { // a number or a literal: up to what follows it
+		switch s[j] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return j
+		}
 	}
-	return j
+	return len(s)
 }
 
 // decodeTokens is decodeObject through encoding/json's token decoder.
