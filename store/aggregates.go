@@ -161,14 +161,7 @@ func addAggregates(ctx context.Context, tx writer, r *Result) error {
 			return fmt.Errorf("sample aggregates: %w", err)
 		}
 	}
-	if _, err := tx.exec(ctx, qAddConditionTotals,
-		r.RunID, r.Condition, c.Done, c.Errors, c.JudgeErrors, c.TokensIn, c.TokensOut, c.CostUSD, c.latencyMS,
-		c.Retries, c.ToolCalls, c.ToolErrors); err != nil {
-		return fmt.Errorf("condition totals: %w", err)
-	}
-	if _, err := tx.exec(ctx, qAddModelTotals, r.RunID, r.Model, r.CostSource, 1); err != nil {
-		return fmt.Errorf("model totals: %w", err)
-	}
+	tx.totals.add(r, c) // with the run's count, before the transaction commits (batchtotals.go)
 	return nil
 }
 

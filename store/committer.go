@@ -172,6 +172,7 @@ func (db *DB) commitBatch(batch []*write) {
 			return
 		}
 		if errs[i] = one.do(one.ctx, w); errs[i] != nil {
+			w.totals.drop()
 			if _, err := w.exec(context.Background(), qRollbackTo); err != nil {
 				// SQLite rolled the whole transaction back on that error (a
 				// full disk, say): every write of the batch is undone by it.
@@ -183,8 +184,9 @@ func (db *DB) commitBatch(batch []*write) {
 			fail(fmt.Errorf("release savepoint: %w", err))
 			return
 		}
+		w.totals.keep()
 	}
-	if err := tx.Commit(); err != nil {
+	if err := w.commit(context.Background()); err != nil {
 		fail(fmt.Errorf("commit: %w", err))
 	}
 }

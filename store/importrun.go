@@ -68,7 +68,7 @@ func (db *DB) ImportRun(ctx context.Context, imp *RunImport) (created bool, err 
 			return false, err
 		}
 	}
-	return created, tx.Commit()
+	return created, w.commit(ctx)
 }
 
 // importDataset finds or creates the imported run's dataset and returns its

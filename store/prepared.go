@@ -15,11 +15,22 @@ import (
 // writer is a write transaction that runs prepared statements.
 type writer struct {
 	*sql.Tx
-	db    *DB
-	bound map[string]*sql.Stmt // statements bound to Tx so far, by their text
+	db     *DB
+	bound  map[string]*sql.Stmt // statements bound to Tx so far, by their text
+	totals *batchTotals         // what its results add to their runs' totals, added before it commits
 }
 
-func (db *DB) writer(tx *sql.Tx) writer { return writer{tx, db, map[string]*sql.Stmt{}} }
+func (db *DB) writer(tx *sql.Tx) writer {
+	return writer{tx, db, map[string]*sql.Stmt{}, &batchTotals{}}
+}
+
+// commit adds the transaction's results to their runs' totals and commits.
+func (w writer) commit(ctx context.Context) error {
+	if err := w.flushTotals(ctx); err != nil {
+		return err
+	}
+	return w.Commit()
+}
 
 // stmt returns the statement of that text, prepared once for the database,
 // bound to the transaction once: Tx.StmtContext makes a new one each time.
@@ -103,4 +114,4 @@ func (db *DB) closeStatements() {
 }
 
 // hotWrites are the statements prepared at Open: those of each task.
-var hotWrites = append([]string{qSavepoint, qRollbackTo, qRelease, qInsertResult, qCountResult, qDeletePending, qInsertJudgement, qSampleSums, qAddSampleSums, qAddSampleScores, qAddConditionTotals, qAddModelTotals, qSavePending}, qInsertScores...)
+var hotWrites = append([]string{qSavepoint, qRollbackTo, qRelease, qInsertResult, qDeletePending, qInsertJudgement, qSampleSums, qAddSampleSums, qAddSampleScores, qCountResults, qConditionTotals, qAddConditionTotals, qSetConditionTotals, qAddModelTotals, qSavePending}, qInsertScores...)

@@ -57,10 +57,6 @@ func insertNewResult(ctx context.Context, tx writer, now string, r *Result) (sav
 	if r.ID, err = res.LastInsertId(); err != nil {
 		return false, fmt.Errorf("insert result: %w", err)
 	}
-	if _, err := tx.exec(ctx, qCountResult,
-		r.ID, r.RunID); err != nil {
-		return false, fmt.Errorf("insert result: %w", err)
-	}
 	for i := range r.Judgements {
 		if err := insertJudgement(ctx, tx, r, &r.Judgements[i]); err != nil {
 			return false, err
@@ -335,8 +331,6 @@ const qInsertResult = `INSERT INTO results (run_id, sample_id, condition, repeti
 		latency_ms, attempts, retries, tool_calls, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (run_id, sample_id, condition, repetition) DO NOTHING`
-
-const qCountResult = `UPDATE runs SET results_count = results_count + 1, results_last = max(results_last, ?) WHERE id = ?`
 
 const qDeletePending = `DELETE FROM pending_work WHERE run_id = ? AND sample_id = ? AND condition = ? AND repetition = ?`
 
