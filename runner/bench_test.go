@@ -176,46 +176,87 @@ execution: {num_repetitions: 1, max_concurrent: %d}
 }
 
 // BenchmarkCallFloor makes the engine benchmark's 20,000 calls at 50 ms
-// and concurrency 200 with the client alone, two small calls per task and
+// and concurrency 200 with the client alone, two calls per task and
 // nothing else, against the same fake server in its own process: the floor
 // under BenchmarkRun's figures on this machine, which the engine's own work
-// (prompts, the judge's five-kilobyte request and its parsing, the
-// database) comes on top of.
+// (prompts, the judge's parsing, the database) comes on top of. Two shapes:
+// two small calls; and a small call then one the size of the engine's
+// judge call (five kilobytes of prompt and a JSON schema, answered in
+// JSON), which is the exchange the engine makes.
 func BenchmarkCallFloor(b *testing.B) {
+	for _, shape := range []string{"small", "judge-sized"} {
+		b.Run("calls="+shape, func(b *testing.B) {
+			for range b.N {
+				callFloor(b, shape == "judge-sized")
+			}
+		})
+	}
+}
+
+func callFloor(b *testing.B, judgeSized bool) {
 	const tasks, concurrency, latency = 10000, 200, 50 * time.Millisecond
-	for range b.N {
-		srv := startFake(b, latency)
-		zero := 0.0
-		c := llm.New(llm.Config{BaseURL: srv.URL, Model: "m", Temperature: &zero}, nil)
-		turn := func(text string) llm.Request {
-			return llm.Request{Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: text}}}
-		}
-		work := make(chan int)
-		var wg sync.WaitGroup
-		cpu0, start := cpuTime(), time.Now()
-		for range concurrency {
-			wg.Go(func() {
-				for range work {
-					for _, text := range []string{"What is 1 + 1?", "And 2 + 2?"} {
-						if _, err := c.Chat(context.Background(), turn(text)); err != nil {
-							b.Error(err)
-						}
+	srv := startFake(b, latency)
+	zero := 0.0
+	c := llm.New(llm.Config{BaseURL: srv.URL, Model: "m", Temperature: &zero}, nil)
+	turns := []llm.Request{
+		{Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "What is 1 + 1?"}}},
+		{Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "And 2 + 2?"}}},
+	}
+	if judgeSized {
+		turns[1] = judgeSizedRequest(b)
+	}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	cpu0, start := cpuTime(), time.Now()
+	for range concurrency {
+		wg.Go(func() {
+			for range work {
+				for _, turn := range turns {
+					resp, err := c.Chat(context.Background(), turn)
+					if err != nil {
+						b.Error(err)
+					} else if turn.ResponseFormat != nil && !strings.HasPrefix(resp.Content, "{") {
+						b.Errorf("the judge-sized call was answered %q, not with a JSON object", resp.Content)
 					}
 				}
-			})
-		}
-		for i := range tasks {
-			work <- i
-		}
-		close(work)
-		wg.Wait()
-		wall, cpu := time.Since(start), cpuTime()-cpu0
-		calls, serverCPU := srv.stop(b)
-		ideal := time.Duration(calls) * latency / concurrency
-		perCall := float64(cpu.Microseconds()) / 1000 / float64(calls)
-		b.ReportMetric(perCall, "cpu-ms/call")
-		fmt.Printf("calls alone, %d at %s, concurrency %d: CPU %.3f ms per call, wall/ideal %.2f; the fake server beside it: %.3f ms CPU per call\n",
-			calls, latency, concurrency, perCall, float64(wall)/float64(ideal), float64(serverCPU.Microseconds())/1000/float64(calls))
+			}
+		})
+	}
+	for i := range tasks {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	wall, cpu := time.Since(start), cpuTime()-cpu0
+	calls, serverCPU := srv.stop(b)
+	ideal := time.Duration(calls) * latency / concurrency
+	perCall := float64(cpu.Microseconds()) / 1000 / float64(calls)
+	b.ReportMetric(perCall, "cpu-ms/call")
+	shape := "small"
+	if judgeSized {
+		shape = "one small, one judge-sized"
+	}
+	fmt.Printf("calls alone (%s), %d at %s, concurrency %d: CPU %.3f ms per call, wall/ideal %.2f; the fake server beside it: %.3f ms CPU per call\n",
+		shape, calls, latency, concurrency, perCall, float64(wall)/float64(ideal), float64(serverCPU.Microseconds())/1000/float64(calls))
+}
+
+// judgeSizedRequest is a request the size of the engine's rubric judge
+// call: a five-kilobyte prompt and the rubric's schema, which the fake
+// server answers with a JSON object.
+func judgeSizedRequest(b *testing.B) llm.Request {
+	score := `{"type": "integer", "minimum": 1, "maximum": 5}`
+	schema, err := llm.NewSchema([]byte(`{"type": "object", "additionalProperties": false,
+		"required": ["factual_adherence", "completeness", "helpfulness_and_clarity", "unverified_claims"],
+		"properties": {"factual_adherence": ` + score + `, "completeness": ` + score + `,
+		"helpfulness_and_clarity": ` + score + `, "unverified_claims": {"type": "array", "items": {"type": "string"}}}}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	prompt := strings.Repeat("Score the response against the reference on each criterion of the rubric. ", 60)
+	return llm.Request{
+		Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: prompt}},
+		ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "rubric", Strict: true, Schema: schema}},
 	}
 }
 
