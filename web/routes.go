@@ -5,8 +5,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-
-	"assay/static"
 )
 
 // routes registers every route of the server, in one place.
@@ -20,7 +18,8 @@ func (s *Server) routes() {
 	e.Use(s.authenticate)
 	e.Use(s.csrf)
 
-	e.StaticFS("/static", static.FS)
+	e.GET("/static/*", s.assets.serve)
+	e.HEAD("/static/*", s.assets.serve)
 	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok") })
 	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/runs") })
 	e.GET("/login", s.loginPage)

@@ -61,6 +61,7 @@ type Server struct {
 	sampleTables sampleCache                           // samples tables, by run
 	searches     fifo[searchKey, *store.SampleMatches] // the last searches of samples tables
 	csrfKey      []byte
+	assets       *assets // the embedded CSS and JavaScript (static.go)
 
 	hasTokens tokensCache
 	logins    *loginLimiter
@@ -121,6 +122,9 @@ func New(db *store.DB, cfg Config) (*Server, error) {
 		s.echo.IPExtractor = echo.ExtractIPFromXFFHeader()
 	}
 	s.echo.HTTPErrorHandler = s.handleError
+	if s.assets, err = staticAssets(); err != nil {
+		return nil, fmt.Errorf("static assets: %w", err)
+	}
 	s.routes()
 	return s, nil
 }
