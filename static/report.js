@@ -1,7 +1,8 @@
 // report.js draws a report's charts from the ECharts options the server put
-// in their data-option attributes, follows the paired-comparison selects, and
-// copies share links. It runs on the run page, a share link's page and in an
-// exported file, with the embedded echarts.min.js; it loads nothing.
+// in their data-option attributes, each as it comes near the window; follows
+// the paired-comparison selects, and copies share links. It runs on the run
+// page, a share link's page and in an exported file, with the embedded
+// echarts.min.js; it loads nothing.
 (function () {
   "use strict";
 
@@ -31,16 +32,40 @@
     return opt;
   }
 
+  function draw(el) {
+    if (echarts.getInstanceByDom(el)) return;
+    var chart = echarts.init(el, null, { renderer: "canvas" });
+    chart.setOption(withTooltips(JSON.parse(el.getAttribute("data-option"))));
+  }
+
+  // A chart is drawn when it comes within half a screen of the window: a
+  // report of a dozen charts is ready to read and scroll at once, and
+  // draws the others as they are reached (all of them before printing).
+  var nearView = "IntersectionObserver" in window ? new IntersectionObserver(function (entries) {
+    entries.forEach(function (e) {
+      if (!e.isIntersecting) return;
+      nearView.unobserve(e.target);
+      draw(e.target);
+    });
+  }, { rootMargin: "50% 0px" }) : null;
+
   function initCharts(root) {
     root.querySelectorAll(".chart[data-option]").forEach(function (el) {
-      if (echarts.getInstanceByDom(el)) return;
-      var chart = echarts.init(el, null, { renderer: "canvas" });
-      chart.setOption(withTooltips(JSON.parse(el.getAttribute("data-option"))));
+      if (nearView) nearView.observe(el);
+      else draw(el);
+    });
+  }
+
+  function drawAll() {
+    document.querySelectorAll(".chart[data-option]").forEach(function (el) {
+      if (nearView) nearView.unobserve(el);
+      draw(el);
     });
   }
 
   function disposeCharts(root) {
     root.querySelectorAll(".chart[data-option]").forEach(function (el) {
+      if (nearView) nearView.unobserve(el);
       var chart = echarts.getInstanceByDom(el);
       if (chart) chart.dispose();
     });
@@ -86,6 +111,7 @@
   function start() {
     initCharts(document);
     window.addEventListener("resize", resizeCharts);
+    window.addEventListener("beforeprint", drawAll);
     document.addEventListener("change", followPair);
     document.addEventListener("click", copy);
     document.body.addEventListener("htmx:beforeSwap", function (e) { disposeCharts(e.detail.target); });

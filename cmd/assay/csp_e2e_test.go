@@ -29,7 +29,9 @@ func TestContentSecurityPolicyHolds(t *testing.T) {
 	err = chromedp.Do(ctx,
 		chromedp.Navigate(fmt.Sprintf("%s/runs/%d", base, id)),
 		chromedp.WaitVisible(chromedp.CSS("#summary")),
-		chromedp.WaitVisible(chromedp.CSS(".chart canvas")), // report.js drew the charts
+		chromedp.Poll[chromedp.Void](`document.readyState === 'complete'`),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('.chart').scrollIntoView(); true`),
+		chromedp.WaitVisible(chromedp.CSS(".chart canvas")), // report.js drew the chart reached
 	)
 	if err != nil {
 		t.Fatalf("report: %v", err)

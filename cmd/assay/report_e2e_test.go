@@ -22,15 +22,11 @@ const chartData = `Array.from(document.querySelectorAll('.chart')).map(el => {
 	return c ? c.getOption().series[0].data.length : -1;
 })`
 
-// checkCharts fails unless the page has charts and each has been drawn with data.
+// checkCharts fails unless the page has charts and each has been drawn with
+// data once scrolled to.
 func checkCharts(t *testing.T, ctx context.Context, page string) {
 	t.Helper()
-	// The page's scripts draw the charts once they have loaded: wait for that.
-	drawn := `typeof echarts !== 'undefined' && document.querySelectorAll('.chart').length > 0 &&
-		Array.from(document.querySelectorAll('.chart')).every(el => echarts.getInstanceByDom(el))`
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](drawn, chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
-		t.Fatalf("%s: the charts were never drawn: %v", page, err)
-	}
+	scrollThroughCharts(t, ctx, page)
 	counts, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](chartData))
 	if err != nil {
 		t.Fatalf("%s: charts: %v", page, err)
@@ -44,6 +40,36 @@ func checkCharts(t *testing.T, ctx context.Context, page string) {
 		}
 	}
 }
+
+// scrollThroughCharts scrolls to each chart of the page in turn, as a
+// reader would, and waits for it to be drawn: a chart is drawn as it comes
+// near the window.
+func scrollThroughCharts(t *testing.T, ctx context.Context, page string) {
+	t.Helper()
+	loaded := `typeof echarts !== 'undefined' && document.readyState === 'complete'`
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](loaded, chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
+		t.Fatalf("%s: the page's scripts never loaded: %v", page, err)
+	}
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('.chart').length`))
+	if err != nil || n == 0 {
+		t.Fatalf("%s: %d charts (%v)", page, n, err)
+	}
+	for i := range n {
+		chart := fmt.Sprintf(`document.querySelectorAll('.chart')[%d]`, i)
+		err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](chart+`.scrollIntoView(); true`),
+			chromedp.Poll[chromedp.Void](`!!echarts.getInstanceByDom(`+chart+`)`, chromedp.WithPollingInterval(20*time.Millisecond)))
+		if err != nil {
+			t.Fatalf("%s: chart %d was never drawn: %v", page, i, err)
+		}
+	}
+}
+
+// farCharts counts the charts of the page whose top is more than two
+// windows below the window's, and of those the ones drawn.
+const farCharts = `(() => {
+	const far = Array.from(document.querySelectorAll('.chart')).filter(el => el.getBoundingClientRect().top > 2 * innerHeight);
+	return [far.length, far.filter(el => echarts.getInstanceByDom(el)).length];
+})()`
 
 func summaryOf(t *testing.T, dbPath string, id int64) *report.Summary {
 	t.Helper()
@@ -83,6 +109,14 @@ func TestBrowserReportShareAndRevoke(t *testing.T) {
 		if got := textOf(t, owner, row+"td:nth-child(1)") + " " + textOf(t, owner, row+"td:nth-child(2)"); got != c.Name+" "+mean {
 			t.Errorf("summary row %d: %q, want %s %s", i+1, got, c.Name, mean)
 		}
+	}
+	// The charts far below the window are drawn only when reached: the
+	// report is ready to read and scroll before they are.
+	if _, err := chromedp.Run(owner, chromedp.Poll[bool](`typeof echarts !== 'undefined' && document.readyState === 'complete'`)); err != nil {
+		t.Fatal(err)
+	}
+	if far, err := chromedp.Run(owner, chromedp.Evaluate[[]int](farCharts)); err != nil || len(far) != 2 || far[0] == 0 || far[1] != 0 {
+		t.Errorf("charts far below the window, and of those drawn at once: %v (%v); want some, none drawn", far, err)
 	}
 	checkCharts(t, owner, "report")
 
@@ -137,6 +171,15 @@ func TestBrowserReportShareAndRevoke(t *testing.T) {
 	forms, _ := chromedp.Run(guest, chromedp.Evaluate[int](`document.querySelectorAll('form').length`))
 	if forms != 0 || !strings.Contains(textOf(t, guest, "header"), "read-only") {
 		t.Errorf("the shared page has %d forms; header %q", forms, textOf(t, guest, "header"))
+	}
+	// Printing draws every chart, reached or not.
+	if err := chromedp.Do(guest, chromedp.Poll[chromedp.Void](`typeof echarts !== 'undefined' && document.readyState === 'complete'`)); err != nil {
+		t.Fatal(err)
+	}
+	printed, err := chromedp.Run(guest, chromedp.Evaluate[[]int](`window.dispatchEvent(new Event('beforeprint'));
+			[document.querySelectorAll('.chart').length, Array.from(document.querySelectorAll('.chart')).filter(el => echarts.getInstanceByDom(el)).length]`))
+	if err != nil || len(printed) != 2 || printed[0] == 0 || printed[0] != printed[1] {
+		t.Errorf("charts, and of those drawn before printing: %v (%v)", printed, err)
 	}
 	checkCharts(t, guest, "shared report")
 

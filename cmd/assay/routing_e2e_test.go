@@ -69,6 +69,7 @@ func browseRouting(t *testing.T, path string) {
 			t.Errorf("row %d: %q, the command says %s %.3f", i, rows[i][:2], a.Name, a.Quality)
 		}
 	}
+	scrollThroughCharts(t, ctx, "routing")
 	drawn := `typeof echarts !== 'undefined' && document.querySelectorAll(".chart").length === 3 &&
 		Array.from(document.querySelectorAll('.chart')).every(el => { const c = echarts.getInstanceByDom(el); return c && c.getOption().series.length >= 3 })`
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](drawn, chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
