@@ -320,13 +320,28 @@ func metricOrder(firsts []map[MetricName]firstMet, parts [][]SampleCondition) []
 	place := func(m MetricSums) int { return slices.Index(order, m.MetricName) } // a few metrics, their names shared
 	for _, rows := range parts {
 		for i := range rows {
-			ms := rows[i].Metrics
-			if !slices.IsSortedFunc(ms, func(a, b MetricSums) int { return cmp.Compare(place(a), place(b)) }) {
+			if ms := rows[i].Metrics; !inOrder(ms, order) {
 				slices.SortFunc(ms, func(a, b MetricSums) int { return cmp.Compare(place(a), place(b)) })
 			}
 		}
 	}
 	return order
+}
+
+// inOrder reports whether a row's metrics come in the order given, each
+// met once along it: most rows' do, checked in one walk.
+func inOrder(ms []MetricSums, order []MetricName) bool {
+	k := 0
+	for _, m := range ms {
+		for k < len(order) && order[k] != m.MetricName {
+			k++
+		}
+		if k == len(order) {
+			return false
+		}
+		k++
+	}
+	return true
 }
 
 // samplePlace is where a sample stands in its dataset, and its own id there.

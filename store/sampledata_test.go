@@ -93,6 +93,40 @@ func TestSampleStatsFoldsRepetitions(t *testing.T) {
 	}
 }
 
+// Each row lists its metrics in the run's order (where each was first
+// met), also a row that met them in another order.
+func TestSampleStatsListsEveryRowsMetricsInTheRunsOrder(t *testing.T) {
+	db := openTestDB(t)
+	run, _ := sampleRun(t, db, func(s store.Sample, cond string, rep int) *store.Result {
+		both := []store.Score{{Metric: "x", Value: 1}, {Metric: "y", Value: 2}}
+		switch {
+		case s.SampleID == "s2" && rep == 1, s.SampleID == "s3":
+			both = both[1:] // y alone: s2 meets y before x
+		}
+		return &store.Result{Response: "r", Judgements: []store.Judgement{{Evaluator: "rubric", Scores: both}}}
+	})
+	st, err := db.SampleStats(context.Background(), run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []store.MetricName{{Evaluator: "rubric", Metric: "x"}, {Evaluator: "rubric", Metric: "y"}}; !slices.Equal(st.Metrics, want) {
+		t.Fatalf("metrics %v, want %v", st.Metrics, want)
+	}
+	for _, r := range st.Rows {
+		var got []string
+		for _, m := range r.Metrics {
+			got = append(got, m.Metric)
+		}
+		want := []string{"x", "y"}
+		if r.SampleID == "s3" {
+			want = want[1:]
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s under %s lists %v, want %v", r.SampleID, r.Condition, got, want)
+		}
+	}
+}
+
 func TestSearchSamplesIsLiteral(t *testing.T) {
 	db := openTestDB(t)
 	run, samples := sampleRun(t, db, func(s store.Sample, cond string, rep int) *store.Result {
