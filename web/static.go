@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"io"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -26,44 +28,53 @@ import (
 // A browser that takes gzip gets the file gzipped (a third of echarts'
 // size), compressed once, when first asked for.
 type assets struct {
+	fs    fs.FS
 	files map[string]*asset
 }
 
+// asset is what is known of an embedded file; its bytes are read from the
+// binary as it is served, never copied.
 type asset struct {
-	body  []byte
-	etag  string // of body
+	etag  string // of the file's bytes
 	ctype string
 
 	once sync.Once
-	gz   []byte // body gzipped; nil when that saves nothing
+	gz   []byte // the file gzipped; nil when that saves little
 }
 
 func newAssets(files fs.FS) (*assets, error) {
-	a := &assets{files: map[string]*asset{}}
+	a := &assets{fs: files, files: map[string]*asset{}}
 	err := fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		body, err := fs.ReadFile(files, name)
+		f, err := files.Open(name)
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(body)
-		a.files[name] = &asset{body: body, etag: hex.EncodeToString(sum[:12]),
-			ctype: mime.TypeByExtension(path.Ext(name))}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return err
+		}
+		a.files[name] = &asset{etag: hex.EncodeToString(h.Sum(nil)[:12]), ctype: mime.TypeByExtension(path.Ext(name))}
 		return nil
 	})
 	return a, err
 }
 
-// gzipped returns the file gzipped, or nil when gzip does not make it smaller.
-func (f *asset) gzipped() []byte {
+// gzipped returns the file gzipped, or nil when gzip saves little.
+func (a *assets) gzipped(name string, f *asset) []byte {
 	f.once.Do(func() {
+		body, err := fs.ReadFile(a.fs, name)
+		if err != nil {
+			return
+		}
 		var b bytes.Buffer
 		w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
-		w.Write(f.body)
+		w.Write(body)
 		w.Close()
-		if b.Len() < len(f.body)*9/10 {
+		if b.Len() < len(body)*9/10 {
 			f.gz = b.Bytes()
 		}
 	})
@@ -72,7 +83,8 @@ func (f *asset) gzipped() []byte {
 
 // serve answers GET and HEAD /static/NAME.
 func (a *assets) serve(c echo.Context) error {
-	f, ok := a.files[c.Param("*")]
+	name := c.Param("*")
+	f, ok := a.files[name]
 	if !ok {
 		return echo.ErrNotFound
 	}
@@ -82,15 +94,25 @@ func (a *assets) serve(c echo.Context) error {
 	if f.ctype != "" {
 		h.Set("Content-Type", f.ctype)
 	}
-	body, etag := f.body, f.etag
 	if acceptsGzip(c.Request()) {
-		if gz := f.gzipped(); gz != nil {
-			body, etag = gz, f.etag+"-gz"
+		if gz := a.gzipped(name, f); gz != nil {
 			h.Set("Content-Encoding", "gzip")
+			h.Set("ETag", `"`+f.etag+`-gz"`)
+			http.ServeContent(c.Response(), c.Request(), "", time.Time{}, bytes.NewReader(gz))
+			return nil
 		}
 	}
-	h.Set("ETag", `"`+etag+`"`)
-	http.ServeContent(c.Response(), c.Request(), "", time.Time{}, bytes.NewReader(body))
+	file, err := a.fs.Open(name)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	body, ok := file.(io.ReadSeeker) // an embedded file reads from the binary
+	if !ok {
+		return fmt.Errorf("static %s cannot seek", name)
+	}
+	h.Set("ETag", `"`+f.etag+`"`)
+	http.ServeContent(c.Response(), c.Request(), "", time.Time{}, body)
 	return nil
 }
 
