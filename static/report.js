@@ -32,10 +32,13 @@
     return opt;
   }
 
-  function draw(el) {
+  // draw draws a chart; still, without its opening animation (for print).
+  function draw(el, still) {
     if (echarts.getInstanceByDom(el)) return;
     var chart = echarts.init(el, null, { renderer: "canvas" });
-    chart.setOption(withTooltips(JSON.parse(el.getAttribute("data-option"))));
+    var opt = withTooltips(JSON.parse(el.getAttribute("data-option")));
+    if (still) opt.animation = false;
+    chart.setOption(opt);
   }
 
   // A chart is drawn when it comes within half a screen of the window: a
@@ -59,7 +62,7 @@
   function drawAll() {
     document.querySelectorAll(".chart[data-option]").forEach(function (el) {
       if (nearView) nearView.unobserve(el);
-      draw(el);
+      draw(el, true);
     });
   }
 

@@ -172,14 +172,20 @@ func TestBrowserReportShareAndRevoke(t *testing.T) {
 	if forms != 0 || !strings.Contains(textOf(t, guest, "header"), "read-only") {
 		t.Errorf("the shared page has %d forms; header %q", forms, textOf(t, guest, "header"))
 	}
-	// Printing draws every chart, reached or not.
+	// Printing draws every chart, reached or not; those it draws, still
+	// (an opening animation would be printed half done).
 	if err := chromedp.Do(guest, chromedp.Poll[chromedp.Void](`typeof echarts !== 'undefined' && document.readyState === 'complete'`)); err != nil {
 		t.Fatal(err)
 	}
-	printed, err := chromedp.Run(guest, chromedp.Evaluate[[]int](`window.dispatchEvent(new Event('beforeprint'));
-			[document.querySelectorAll('.chart').length, Array.from(document.querySelectorAll('.chart')).filter(el => echarts.getInstanceByDom(el)).length]`))
-	if err != nil || len(printed) != 2 || printed[0] == 0 || printed[0] != printed[1] {
-		t.Errorf("charts, and of those drawn before printing: %v (%v)", printed, err)
+	printed, err := chromedp.Run(guest, chromedp.Evaluate[[]int](`(() => {
+		const charts = Array.from(document.querySelectorAll('.chart'));
+		const undrawn = charts.filter(el => !echarts.getInstanceByDom(el));
+		window.dispatchEvent(new Event('beforeprint'));
+		return [charts.length, charts.filter(el => echarts.getInstanceByDom(el)).length,
+			undrawn.length, undrawn.filter(el => echarts.getInstanceByDom(el).getOption().animation === false).length];
+	})()`))
+	if err != nil || len(printed) != 4 || printed[0] == 0 || printed[0] != printed[1] || printed[2] == 0 || printed[2] != printed[3] {
+		t.Errorf("charts, those drawn before printing, those not drawn until then, and those drawn still: %v (%v)", printed, err)
 	}
 	checkCharts(t, guest, "shared report")
 
