@@ -33,11 +33,8 @@ const varianceIterations = 500
 
 // varianceOf splits the variance of groups' scores.
 func varianceOf(groups []SampleScores) *Variance {
-	data := make([][][]float64, len(groups))
-	for i, g := range groups {
-		data[i] = g.Answers()
-	}
-	c, ci := stats.DecomposeCI(data, varianceIterations, pairSeed)
+	c, ci := stats.DecomposeCIEach(len(groups), func(i int, yield func([]float64)) { groups[i].eachRun(false, yield) },
+		varianceIterations, pairSeed)
 	return &Variance{Total: c.Total, Sample: c.Sample, Agent: c.Agent, Judge: c.Judge,
 		AgentMeasured: c.AgentMeasured, JudgeMeasured: c.JudgeMeasured,
 		SharesCI95: map[string][2]float64{"sample": ci.Sample, "agent": ci.Agent, "judge": ci.Judge}}

@@ -34,8 +34,8 @@ func TestGroupedBootstrapMatchesIndexedOne(t *testing.T) {
 			samples[i] = append(samples[i], []float64{answer, min(5, answer+float64(rng.IntN(2)))})
 		}
 	}
-	c1, g := decomposeCI(samples, 500, 1, true)
-	c2, x := decomposeCI(samples, 500, 1, false)
+	c1, g := decomposeCI(moments(samples), 500, 1, true)
+	c2, x := decomposeCI(moments(samples), 500, 1, false)
 	if c1 != c2 {
 		t.Fatalf("the components differ: %+v and %+v", c1, c2)
 	}

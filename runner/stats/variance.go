@@ -47,33 +47,45 @@ type sampleMoments struct {
 	sumSqOverN, sumNij2OverN float64
 }
 
-func momentsOf(answers [][]float64) (sampleMoments, bool) {
-	var m sampleMoments
-	for _, scores := range answers {
-		if len(scores) == 0 {
-			continue
-		}
-		mean, _ := Describe(scores)
-		nij := float64(len(scores))
-		m.n += nij
-		m.answers++
-		m.sum += mean * nij
-		m.sumNij2 += nij * nij
-		for _, v := range scores {
-			m.ssWithin += (v - mean) * (v - mean)
-		}
+// momentsOf computes one sample's moments, an answer at a time: each
+// answer's size and mean are kept for the sum that needs the sample's mean.
+// Its room is reused from sample to sample.
+type momentsOf struct {
+	m     sampleMoments
+	sizes []float64
+	means []float64
+}
+
+// answer adds an answer's scores; an empty answer is skipped.
+func (b *momentsOf) answer(scores []float64) {
+	if len(scores) == 0 {
+		return
 	}
+	mean, _ := Describe(scores)
+	nij := float64(len(scores))
+	b.m.n += nij
+	b.m.answers++
+	b.m.sum += mean * nij
+	b.m.sumNij2 += nij * nij
+	for _, v := range scores {
+		b.m.ssWithin += (v - mean) * (v - mean)
+	}
+	b.sizes, b.means = append(b.sizes, nij), append(b.means, mean)
+}
+
+// take returns the sample's moments, false when it had no score, and
+// starts the next sample.
+func (b *momentsOf) take() (sampleMoments, bool) {
+	m := b.m
+	sizes, means := b.sizes, b.means
+	b.m, b.sizes, b.means = sampleMoments{}, b.sizes[:0], b.means[:0]
 	if m.n == 0 {
 		return m, false
 	}
 	m.sumSqOverN, m.sumNij2OverN = m.sum*m.sum/m.n, m.sumNij2/m.n
 	sampleMean := m.sum / m.n
-	for _, scores := range answers {
-		if len(scores) == 0 {
-			continue
-		}
-		mean, _ := Describe(scores)
-		m.ssAnswer += float64(len(scores)) * (mean - sampleMean) * (mean - sampleMean)
+	for k, mean := range means {
+		m.ssAnswer += sizes[k] * (mean - sampleMean) * (mean - sampleMean)
 	}
 	return m, true
 }
@@ -153,9 +165,20 @@ func all(ms []sampleMoments) *sums {
 }
 
 func moments(samples [][][]float64) []sampleMoments {
-	ms := make([]sampleMoments, 0, len(samples))
-	for _, answers := range samples {
-		if m, ok := momentsOf(answers); ok {
+	return momentsEach(len(samples), func(i int, yield func([]float64)) {
+		for _, scores := range samples[i] {
+			yield(scores)
+		}
+	})
+}
+
+// momentsEach is moments over n samples whose answers each yields.
+func momentsEach(n int, each func(i int, yield func(scores []float64))) []sampleMoments {
+	ms := make([]sampleMoments, 0, n)
+	var b momentsOf
+	for i := range n {
+		each(i, b.answer)
+		if m, ok := b.take(); ok {
 			ms = append(ms, m)
 		}
 	}
@@ -215,12 +238,20 @@ type ShareCI struct {
 // resampling samples with replacement iters times (zero or fewer means
 // DefaultIterations); the same seed gives the same intervals.
 func DecomposeCI(samples [][][]float64, iters int, seed uint64) (Components, ShareCI) {
-	return decomposeCI(samples, iters, seed, true)
+	return decomposeCI(moments(samples), iters, seed, true)
 }
 
-// decomposeCI is DecomposeCI; mayGroup false always draws indices.
-func decomposeCI(samples [][][]float64, iters int, seed uint64, mayGroup bool) (Components, ShareCI) {
-	ms := moments(samples)
+// DecomposeCIEach is DecomposeCI over n samples whose answers each yields,
+// in order, sample i's when called with i: the scores of an answer, which
+// are read before yield returns. A caller that keeps its scores otherwise
+// than as samples → answers → scores needs not copy them into that shape.
+func DecomposeCIEach(n int, each func(i int, yield func(scores []float64)), iters int, seed uint64) (Components, ShareCI) {
+	return decomposeCI(momentsEach(n, each), iters, seed, true)
+}
+
+// decomposeCI is DecomposeCI from the samples' moments; mayGroup false
+// always draws indices.
+func decomposeCI(ms []sampleMoments, iters int, seed uint64, mayGroup bool) (Components, ShareCI) {
 	c := all(ms).components()
 	var ci ShareCI
 	n := len(ms)

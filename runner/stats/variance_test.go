@@ -144,3 +144,31 @@ func TestPairedP(t *testing.T) {
 		t.Error("constant differences")
 	}
 }
+
+// DecomposeCIEach, fed the answers one at a time, gives DecomposeCI's
+// parts and intervals to the bit, with answers of uneven sizes, empty
+// answers and empty samples among them.
+func TestDecomposeCIEachIsDecomposeCI(t *testing.T) {
+	samples := synthetic(7, 300, 3, 2, 1, 0.5, 0.3)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range samples {
+		for j := range samples[i] {
+			samples[i][j] = samples[i][j][:rng.IntN(3)] // 0, 1 or 2 scores
+		}
+	}
+	samples[5], samples[17] = nil, [][]float64{{}, {}}
+	for _, data := range [][][][]float64{samples, synthetic(9, 400, 3, 1, 1, 0.5, 0)} {
+		c1, ci1 := DecomposeCI(data, 300, 11)
+		c2, ci2 := DecomposeCIEach(len(data), func(i int, yield func([]float64)) {
+			for _, scores := range data[i] {
+				yield(scores)
+			}
+		}, 300, 11)
+		if c1 != c2 || ci1 != ci2 {
+			t.Errorf("DecomposeCIEach %+v %+v, DecomposeCI %+v %+v", c2, ci2, c1, ci1)
+		}
+		if c1.Total <= 0 || ci1.Sample[0] >= ci1.Sample[1] {
+			t.Errorf("a decomposition with nothing in it: %+v %+v", c1, ci1)
+		}
+	}
+}
