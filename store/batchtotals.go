@@ -29,8 +29,9 @@ type batchTotals struct {
 	one []totalsEntry // the current write's, until its savepoint is released
 	all []totalsEntry // the released writes', in the order stored
 
-	// Room flushTotals reuses: a batch holds a run or two, a few
-	// conditions and models, found by a look along these.
+	// The batch's runs, conditions and models with what they add up to,
+	// each found by a look along these: a batch holds a run or two and a
+	// few conditions and models.
 	runs       []runCount
 	conditions []conditionAdds
 	models     []modelCount
