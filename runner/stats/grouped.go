@@ -27,18 +27,23 @@ type grouped[T comparable] struct {
 // groupItems groups items by value; ok is false when the bootstrap should
 // draw indices instead (too few items, or too many distinct).
 func groupItems[T comparable](items []T) (g grouped[T], ok bool) {
+	return groupItemsBy(items, func(v T) T { return v })
+}
+
+// groupItemsBy is groupItems with items equal when their keys are.
+func groupItemsBy[T, K comparable](items []T, key func(T) K) (g grouped[T], ok bool) {
 	if len(items) < groupedFrom {
 		return g, false
 	}
-	at := map[T]int{}
+	at := map[K]int{}
 	for _, v := range items {
-		k, seen := at[v]
+		k, seen := at[key(v)]
 		if !seen {
 			if len(g.items) >= len(items)/4 {
 				return g, false
 			}
 			k = len(g.items)
-			at[v] = k
+			at[key(v)] = k
 			g.items = append(g.items, v)
 			g.counts = append(g.counts, 0)
 		}

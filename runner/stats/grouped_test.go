@@ -61,3 +61,29 @@ func TestSmallOrVariedSamplesAreNotGrouped(t *testing.T) {
 		t.Error("4,000 distinct values were grouped")
 	}
 }
+
+// Moments are grouped by their bits as they would be by ==: −0 and +0
+// together, values apart however close.
+func TestMomentsKeyGroupsAsEquality(t *testing.T) {
+	var ms []sampleMoments
+	for i := range 3000 {
+		m := sampleMoments{n: 3, answers: 3, sum: float64(i % 5), ssWithin: 0.5}
+		switch i % 7 {
+		case 0:
+			m.ssAnswer = math.Copysign(0, -1)
+		case 1:
+			m.sum = math.Nextafter(m.sum, 10)
+		}
+		ms = append(ms, m)
+	}
+	byKey, ok1 := groupItemsBy(ms, sampleMoments.key)
+	byValue, ok2 := groupItems(ms)
+	if !ok1 || !ok2 || len(byKey.items) != len(byValue.items) || len(byKey.items) != 10 {
+		t.Fatalf("grouped by key into %d (%v), by value into %d (%v); want 10 each", len(byKey.items), ok1, len(byValue.items), ok2)
+	}
+	for i := range byKey.items {
+		if byKey.items[i] != byValue.items[i] || byKey.counts[i] != byValue.counts[i] {
+			t.Errorf("group %d: %+v × %v by key, %+v × %v by value", i, byKey.items[i], byKey.counts[i], byValue.items[i], byValue.counts[i])
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"math"
 	"slices"
 
 	"gonum.org/v1/gonum/stat"
@@ -45,6 +46,22 @@ type sampleMoments struct {
 	ssAnswer float64 // Σ over answers of n_ij (answer mean − sample mean)²
 	// What the sums divide by n, computed once for every resample.
 	sumSqOverN, sumNij2OverN float64
+}
+
+// key is the moments as a map key, equal when they are: their bits, −0 as
+// +0 as == has it (moments are never NaN). A map keyed by the moments
+// themselves hashes each of their fields apart: most of grouping's time.
+func (m sampleMoments) key() [8]uint64 {
+	return [8]uint64{floatBits(m.n), floatBits(m.answers), floatBits(m.sum), floatBits(m.sumNij2), floatBits(m.ssWithin), floatBits(m.ssAnswer),
+		floatBits(m.sumSqOverN), floatBits(m.sumNij2OverN)}
+}
+
+// floatBits are x's bits, those of +0 for −0.
+func floatBits(x float64) uint64 {
+	if x == 0 {
+		return 0
+	}
+	return math.Float64bits(x)
 }
 
 // momentsOf computes one sample's moments, an answer at a time: each
@@ -264,7 +281,7 @@ func decomposeCI(ms []sampleMoments, iters int, seed uint64, mayGroup bool) (Com
 		iters = DefaultIterations
 	}
 	rng := newIndexer(seed)
-	g, isGrouped := groupItems(ms)
+	g, isGrouped := groupItemsBy(ms, sampleMoments.key)
 	isGrouped = isGrouped && mayGroup
 	counts := make([]float64, len(g.items))
 	shares := [3][]float64{make([]float64, iters), make([]float64, iters), make([]float64, iters)}
