@@ -14,8 +14,10 @@ import (
 // This file keeps a run's aggregates (migrations 0020, 0025, 0027): per
 // sample and condition, every score it has, as lines of text
 // (sample_scores), and its counts and sums (sample_sums, samplesums.go);
-// per condition, its totals; per model that answered, its count. A result's transaction adds to each, so they always agree with
-// the results, judgements and scores committed.
+// per condition, its totals; per model that answered, its count. A
+// result's transaction adds to each (to the totals and counts once per
+// batch of the committer, batchtotals.go), so they always agree with the
+// results, judgements and scores committed.
 //
 // The lines of sample_scores.scores, fields apart by \x1f:
 //
