@@ -38,9 +38,9 @@ type batchTotals struct {
 }
 
 type runCount struct {
-	run  int64
-	n    int
-	last int64 // the latest result's id
+	run         int64
+	n           int
+	first, last int64 // the lowest and highest result ids
 }
 
 type conditionAdds struct {
@@ -80,10 +80,10 @@ func (t *batchTotals) group() {
 			r++
 		}
 		if r == len(t.runs) {
-			t.runs = append(t.runs, runCount{run: e.run})
+			t.runs = append(t.runs, runCount{run: e.run, first: e.result})
 		}
 		t.runs[r].n++
-		t.runs[r].last = max(t.runs[r].last, e.result)
+		t.runs[r].first, t.runs[r].last = min(t.runs[r].first, e.result), max(t.runs[r].last, e.result)
 		c := 0
 		for c < len(t.conditions) && (t.conditions[c].run != e.run || t.conditions[c].condition != e.condition) {
 			c++
@@ -115,7 +115,7 @@ func (w writer) flushTotals(ctx context.Context) error {
 	defer func() { t.all = t.all[:0] }()
 	t.group()
 	for _, r := range t.runs {
-		if _, err := w.exec(ctx, qCountResults, r.n, r.last, r.run); err != nil {
+		if _, err := w.exec(ctx, qCountResults, r.n, r.first, r.last, r.run); err != nil {
 			return fmt.Errorf("count results: %w", err)
 		}
 	}
@@ -163,8 +163,11 @@ func (w writer) conditionTotals(ctx context.Context, run int64, condition string
 	return nil
 }
 
-// qCountResults adds results to their run's count, and notes the latest's id.
-const qCountResults = `UPDATE runs SET results_count = results_count + ?, results_last = max(results_last, ?) WHERE id = ?`
+// qCountResults adds results to their run's count, and notes the lowest
+// and highest of their ids.
+const qCountResults = `UPDATE runs SET results_count = results_count + ?1,
+	results_first = CASE results_first WHEN 0 THEN ?2 ELSE min(results_first, ?2) END,
+	results_last = max(results_last, ?3) WHERE id = ?4`
 
 const qConditionTotals = `SELECT done, errors, judge_errors, tokens_in, tokens_out, cost_usd, latency_ms, retries,
 		tool_calls, tool_errors FROM condition_totals WHERE run_id = ? AND condition = ?`

@@ -155,11 +155,11 @@ func TestSearchSamplesIsLiteral(t *testing.T) {
 			got = append(got, id)
 		}
 		slices.Sort(got)
-		if !slices.Equal(got, tc.samples) || len(m.Responses) != len(tc.responses) {
-			t.Errorf("%q: samples %v, responses %v; want %v, %v", tc.text, got, m.Responses, tc.samples, tc.responses)
+		if !slices.Equal(got, tc.samples) || len(m.Responses()) != len(tc.responses) {
+			t.Errorf("%q: samples %v, responses %v; want %v, %v", tc.text, got, m.Responses(), tc.samples, tc.responses)
 		}
 		for _, k := range tc.responses {
-			if !m.Responses[k] {
+			if !m.Response(k) {
 				t.Errorf("%q: no match of %v", tc.text, k)
 			}
 		}

@@ -2,18 +2,21 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"maps"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 )
 
-// The trigram index of responses (migration 0023) must find what a scan of
-// the responses finds: for results stored before the migration and after
-// it, once failed results are cleared and once a run is deleted, whatever
-// the case, wildcards and letters of the text.
+// A search of responses must find what LIKE finds in the run's responses,
+// through the trigram index (migration 0023) and reading the run's ids in
+// order alike: for results stored before the migrations and after them,
+// once failed results are cleared and once a run is deleted, whatever the
+// case, wildcards and letters of the text.
 func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "assay.db")
@@ -51,24 +54,53 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 	defer db.Close()
 
 	texts := []string{"photosynthesis", "PhotoSynth", "synthesis", "50_50", "50%", "0_5", `k\s`, "äbc", "ÄBC", "ünï",
-		"sugar.", " — ", "is 50", "nothing like it"}
+		"sugar.", " — ", "is 50", "nothing like it", "ph", `"50`, "photo synthesis makes"}
+	defer func(f func(int) int) { scanFrom = f }(scanFrom)
+	ways := []struct {
+		name string
+		from func(int) int
+	}{{"as chosen", scanFrom}, {"through the index", func(int) int { return math.MaxInt32 }}, {"in id order", func(int) int { return 0 }}}
 	check := func(when string, runs ...*Run) {
 		t.Helper()
 		for _, run := range runs {
+			// The run's range of ids holds its results (migration 0028 and the committer).
+			var first, last, low, high int64
+			if err := db.read.QueryRow(`SELECT results_first, results_last, (SELECT min(id) FROM results WHERE run_id = runs.id),
+				(SELECT max(id) FROM results WHERE run_id = runs.id) FROM runs WHERE id = ?`, run.ID).Scan(&first, &last, &low, &high); err != nil {
+				t.Fatal(err)
+			}
+			if first < 1 || first > low || last < high {
+				t.Errorf("%s, run %d: its results' ids run from %d to %d, its range is %d to %d", when, run.ID, low, high, first, last)
+			}
 			for _, text := range texts {
-				pattern := "%" + likeEscaper.Replace(text) + "%"
-				scan, index := &SampleMatches{Responses: map[SampleKey]bool{}}, &SampleMatches{Responses: map[SampleKey]bool{}}
-				if err := db.responsesLike(ctx, qResponsesScanned, run.ID, pattern, scan); err != nil {
+				want := map[SampleKey]bool{}
+				err := eachRow(ctx, db.read, `SELECT sample_id, condition FROM results WHERE run_id = ? AND response LIKE ? ESCAPE '\'`,
+					[]any{run.ID, "%" + likeEscaper.Replace(text) + "%"}, func(rows *sql.Rows) error {
+						var k SampleKey
+						err := rows.Scan(&k.SampleRow, &k.Condition)
+						want[k] = true
+						return err
+					})
+				if err != nil {
 					t.Fatal(err)
 				}
-				if err := db.searchResponses(ctx, run.ID, text, index); err != nil {
-					t.Fatal(err)
-				}
-				if !maps.Equal(scan.Responses, index.Responses) {
-					t.Errorf("%s, run %d, %q: the index finds %v, the scan %v", when, run.ID, text, keys(index.Responses), keys(scan.Responses))
-				}
-				if text == "photosynthesis" && len(scan.Responses) == 0 {
+				if text == "photosynthesis" && len(want) == 0 {
 					t.Errorf("%s, run %d: nothing found: the check cannot fail", when, run.ID)
+				}
+				for _, way := range ways {
+					scanFrom = way.from
+					got := &SampleMatches{}
+					if err := db.searchResponses(ctx, run.ID, text, got); err != nil {
+						t.Fatal(err)
+					}
+					if !maps.Equal(want, got.Responses()) {
+						t.Errorf("%s, run %d, %q, searched %s: found %v, want %v", when, run.ID, text, way.name, keys(got.Responses()), keys(want))
+					}
+					for k := range want {
+						if !got.Response(k) {
+							t.Errorf("%s, run %d, %q, searched %s: %v is found and not matched", when, run.ID, text, way.name, k)
+						}
+					}
 				}
 			}
 		}
@@ -109,8 +141,8 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 }
 
 // saveAt stores a result (scores left out) in a database opened at any
-// version: by hand when it was opened at an older one (open's upTo), which
-// the statements of the current schema may not fit.
+// version from 0019 on: by hand when it was opened at an older one (open's
+// upTo), which the statements of the current schema may not fit.
 func saveAt(t *testing.T, db *DB, r *Result) {
 	t.Helper()
 	if db.stmts.m != nil {
@@ -124,6 +156,10 @@ func saveAt(t *testing.T, db *DB, r *Result) {
 		db.nowText())
 	if err == nil {
 		r.ID, err = res.LastInsertId()
+	}
+	if err == nil { // as the store kept them from migration 0019 on
+		_, err = db.write.Exec(`UPDATE runs SET results_count = results_count + 1, results_last = max(results_last, ?)
+			WHERE id = ?`, r.ID, r.RunID)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -178,16 +214,38 @@ func keys(m map[SampleKey]bool) []string {
 	return out
 }
 
-// The index answers the search only if SQLite hands the LIKE to it; a
-// full scan of the index would give the same answers, slower than the
-// scan of the run's responses.
-func TestResponseSearchUsesTheIndex(t *testing.T) {
+// Each of a search's queries reads what it is meant to: the index's lists
+// by MATCH (a full scan of the index would give the same answers, slower
+// than reading the run's results), and the results by their ids.
+func TestResponseSearchPlans(t *testing.T) {
 	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "assay.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.read.Query(`EXPLAIN QUERY PLAN `+qResponsesIndexed, 1, "%photosynthesis%")
+	for _, q := range []struct {
+		query string
+		args  []any
+		want  []string
+	}{
+		{qCandidates, []any{`"pho"`, 1, 9}, []string{"VIRTUAL TABLE INDEX 0:M"}},
+		{qResponsesIndexed, []any{1, `"pho"`, 1, 9, "%pho%"}, []string{"SCAN response_search VIRTUAL TABLE INDEX 0:M",
+			"SEARCH r USING INTEGER PRIMARY KEY (rowid=?)", "SEARCH results USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"}},
+		{qResponsesScanned, []any{1, 1, 9, "%pho%"}, []string{"SEARCH results USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"}},
+	} {
+		plan := explain(t, db, q.query, q.args...)
+		for _, w := range q.want {
+			if !strings.Contains(plan, w) {
+				t.Errorf("the plan of %s\nis %s\nwithout %s", q.query, plan, w)
+			}
+		}
+	}
+}
+
+// explain returns a query's plan, its steps joined by "; ".
+func explain(t *testing.T, db *DB, query string, args ...any) string {
+	t.Helper()
+	rows, err := db.read.Query(`EXPLAIN QUERY PLAN `+query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,10 +259,7 @@ func TestResponseSearchUsesTheIndex(t *testing.T) {
 		}
 		plan = append(plan, detail)
 	}
-	// FTS5 names the constraints it takes in its index string: L for LIKE, on column 0.
-	if joined := strings.Join(plan, "; "); !strings.Contains(joined, "VIRTUAL TABLE INDEX 0:L0") {
-		t.Errorf("the search does not give its LIKE to the index: %s", joined)
-	}
+	return strings.Join(plan, "; ")
 }
 
 // A search that meets more results past the index than catchUpAt starts
@@ -241,14 +296,73 @@ func TestSearchStartsTheIndexCatchUp(t *testing.T) {
 		t.Fatalf("indexed through %d before any search", n)
 	}
 	m, err := db.SearchSamples(ctx, run.ID, d.ID, "photo")
-	if err != nil || len(m.Responses) != len(rows) {
-		t.Fatalf("the search found %d responses of %d: %v", len(m.Responses), len(rows), err)
+	if err != nil || len(m.Responses()) != len(rows) {
+		t.Fatalf("the search found %d responses of %d: %v", len(m.Responses()), len(rows), err)
 	}
 	db.index.wg.Wait() // the catch-up it started
 	if n := through(); n != last {
 		t.Errorf("after the search the index reaches result %d, want %d", n, last)
 	}
-	if m, err = db.SearchSamples(ctx, run.ID, d.ID, "PHOTO"); err != nil || len(m.Responses) != len(rows) {
-		t.Errorf("through the index the search found %d responses of %d: %v", len(m.Responses), len(rows), err)
+	if m, err = db.SearchSamples(ctx, run.ID, d.ID, "PHOTO"); err != nil || len(m.Responses()) != len(rows) {
+		t.Errorf("through the index the search found %d responses of %d: %v", len(m.Responses()), len(rows), err)
+	}
+}
+
+// A run's results are read between its first and last result ids: a
+// result stored under a lower id than its run's first (once failed results
+// are cleared, the highest ids are given again) is found all the same.
+func TestSearchFindsAResultUnderAnIdGivenAgain(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	d, rows := goldenDataset(t, db, 3)
+	newRun := func() *Run {
+		run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 3, Conditions: []Condition{{Name: "c"}}}
+		if err := db.CreateRun(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+		return run
+	}
+	save := func(run *Run, s Sample, response, failure string) int64 {
+		r := &Result{RunID: run.ID, SampleRow: s.ID, Condition: "c", Repetition: 1, Response: response, Error: failure}
+		if _, err := db.SaveResult(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		return r.ID
+	}
+	b, a := newRun(), newRun()
+	for i, s := range rows {
+		failure := ""
+		if i == 2 {
+			failure = "agent: timeout"
+		}
+		save(b, s, "kept", failure)
+	}
+	var first int64
+	for i, s := range rows {
+		if id := save(a, s, "failed", "agent: timeout"); i == 0 {
+			first = id
+		}
+	}
+	for _, run := range []*Run{a, b} {
+		if err := db.SetRunStatus(ctx, run.ID, RunCompleted, ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ClearFailedTasks(ctx, run.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if id := save(a, rows[0], "Photosynthesis, retried", ""); id >= first {
+		t.Fatalf("the retried result has id %d, not under the run's first %d: the test tests nothing", id, first)
+	}
+	m, err := db.SearchSamples(ctx, a.ID, d.ID, "photosynthesis")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (SampleKey{SampleRow: rows[0].ID, Condition: "c"}); !m.Response(want) || len(m.Responses()) != 1 {
+		t.Errorf("the search found %v, want %v", keys(m.Responses()), want)
 	}
 }

@@ -50,6 +50,8 @@ func BenchmarkReportPages(b *testing.B) {
 		{"report", base},
 		{"samples-filtered", base + "/samples?metric=rubric.factual_adherence&below=3&sort=spread&dir=desc"},
 		{"samples-search", base + "/samples?q=photosynthesis&sort=rubric.completeness"},
+		{"samples-search-few", base + "/samples?q=not+certain"},
+		{"samples-search-every", base + "/samples?q=step+by+step"},
 		{"sample", fmt.Sprintf("%s/samples/%d", base, sample)},
 		{"sample-in-filtered-table", fmt.Sprintf("%s/samples/%d?metric=rubric.factual_adherence&below=3&sort=spread&dir=desc", base, sample)},
 	} {
@@ -89,6 +91,8 @@ func BenchmarkReport150k(b *testing.B) {
 		{"runs", "/runs"},
 		{"samples-filtered", base + "/samples?metric=rubric.factual_adherence&below=3&sort=spread&dir=desc"},
 		{"samples-search", base + "/samples?q=photosynthesis&sort=rubric.completeness"},
+		{"samples-search-few", base + "/samples?q=not+certain"},
+		{"samples-search-every", base + "/samples?q=step+by+step"},
 		{"sample", fmt.Sprintf("%s/samples/%d", base, sample)},
 	} {
 		b.Run(p.name, func(b *testing.B) { benchPage(b, db, s.Handler(), p.path) })
@@ -317,20 +321,19 @@ func bulkResults(path string, sr *storedRun, judgeReps int) error {
 	if err != nil {
 		return err
 	}
-	response := "**Short answer.** " + strings.Repeat("The response explains the idea step by step, cites the mechanism, and gives an example. ", 9)
 	id := int64(0)
 	for _, smp := range sr.Samples {
 		for _, c := range sr.Run.Conditions {
 			for rep := 1; rep <= sr.Run.Repetitions; rep++ {
 				id++
-				if err := bulkResult(insResult, insJudgement, insScore, sr.Run.ID, id, smp, c.Name, rep, response, judgeReps); err != nil {
+				if err := bulkResult(insResult, insJudgement, insScore, sr.Run.ID, id, smp, c.Name, rep, benchResponse(id, smp), judgeReps); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	// What the store keeps on the run as each result commits.
-	if _, err := tx.Exec(`UPDATE runs SET results_count = ?, results_last = ? WHERE id = ?`, id, id, sr.Run.ID); err != nil {
+	if _, err := tx.Exec(`UPDATE runs SET results_count = ?, results_first = 1, results_last = ? WHERE id = ?`, id, id, sr.Run.ID); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -369,6 +372,21 @@ func bulkResult(insResult, insJudgement, insScore *sql.Stmt, run, id int64, smp 
 		}
 	}
 	return nil
+}
+
+// benchResponse is a response of about 800 characters on the sample's
+// topic: every one says "step by step", a quarter name each topic, and one
+// in ten begins "I am not certain", so that text searches meet every
+// response, some and few.
+func benchResponse(id int64, smp store.Sample) string {
+	_, rest, _ := strings.Cut(smp.Input, "the role of ")
+	topic, _, _ := strings.Cut(rest, " in two paragraphs")
+	hedge := ""
+	if id%10 == 0 {
+		hedge = "I am not certain, but "
+	}
+	return "**Short answer.** " + hedge + "On " + topic + ": " +
+		strings.Repeat("The response explains the idea step by step, cites the mechanism, and gives an example. ", 8)
 }
 
 // benchReasoning is a judge's reasoning of a realistic length (about 300 characters).
