@@ -161,6 +161,5 @@ type ScoreReview struct {
 type Transcript struct {
 	Sample     SampleRow
 	Conditions []SampleConditionView
-	Errors     int    // failed answers
-	Search     string // its text, lower-cased, for the file's filter
+	Errors     int // failed answers
 }

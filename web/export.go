@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -50,25 +49,30 @@ func (s *Server) exportCSV(c echo.Context) error {
 }
 
 // exportHTML handles GET /runs/:id/export.html and GET /r/:token/export.html:
-// the report as one file that opens with no network.
-// The file is rendered whole (about 1 MiB, most of it ECharts) before it is
-// sent, so that a failure still gets an error page.
+// the report as one file that opens with no network. What it shows is
+// computed before a byte is sent, so that a failure there still gets an
+// error page; its transcripts are read as they are sent, and a failure
+// among them cuts the file short and is logged.
 func (s *Server) exportHTML(c echo.Context) error {
 	sc, err := s.scope(c)
 	if err != nil {
 		return err
 	}
-	r, err := s.loadReport(c.Request().Context(), sc)
+	ctx := c.Request().Context()
+	r, err := s.loadReport(ctx, sc)
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := exportHTML(c.Request().Context(), s.db, sc, r, queryOf(c), &buf); err != nil {
+	d, err := prepareExportHTML(ctx, s.db, sc, r, queryOf(c))
+	if err != nil {
 		return err
 	}
 	attach(c, sc.Run.ID, "html", "text/html; charset=utf-8")
-	_, err = buf.WriteTo(c.Response())
-	return err
+	if err := d.write(ctx, c.Response()); err != nil {
+		s.log.Error("export failed", "run_id", sc.Run.ID, "format", "html", "err", err)
+		return err
+	}
+	return nil
 }
 
 // export streams a JSON or CSV export. Once the first bytes are sent a failure

@@ -135,6 +135,41 @@ func TestExportHTMLIsSelfContained(t *testing.T) {
 	}
 }
 
+// A run's exported file holds every sample's transcript while they fit its
+// budget; past it, the file stops with the samples that fit, says so, and
+// is still whole: its scripts follow the list.
+func TestExportHTMLStopsAtItsBudget(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	id, _ := handRunIn(t, db, store.RunCompleted)
+	read := func() *goquery.Document {
+		t.Helper()
+		doc, err := goquery.NewDocumentFromReader(bytes.NewReader(download(t, b, fmt.Sprintf("/runs/%d/export.html", id))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	doc := read()
+	if n := doc.Find("#transcript-list details.transcript").Length(); n != 5 {
+		t.Errorf("%d transcripts, want the 5 samples'", n)
+	}
+	if doc.Find("#transcripts-cut").Length() != 0 {
+		t.Error("the file says it stops short with every sample in it")
+	}
+	defer web.SetTranscriptBudget(1)()
+	doc = read()
+	list := doc.Find("#transcript-list details.transcript")
+	if list.Length() != 1 || !strings.HasPrefix(list.Find("summary .mono").Text(), "s1") {
+		t.Errorf("%d transcripts (%q first), want the first sample's alone", list.Length(), list.Find("summary .mono").First().Text())
+	}
+	if cut := strings.Join(strings.Fields(doc.Find("#transcripts-cut").Text()), " "); !strings.Contains(cut, "the first 1 sample of the 5 this run answered") {
+		t.Errorf("the file says %q of where it stops", cut)
+	}
+	if n := doc.Find("#transcript-list ~ script, main ~ script").Length(); n != 3 {
+		t.Errorf("%d scripts after the list, want the file whole", n)
+	}
+}
+
 func TestExportCSVCellsAreNeverFormulas(t *testing.T) {
 	b, db := newServer(t, web.Config{})
 	id, samples := handRunIn(t, db, store.RunCompleted)

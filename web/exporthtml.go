@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -9,84 +10,160 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
+
 	"assay/runner/route"
 	"assay/static"
 	"assay/store"
 	"assay/templates"
 )
 
-// exportHTML writes the report as one HTML file: its CSS, echarts.min.js and
-// report.js inline, its charts' data in the page, and no reference to
-// anything outside the file, so that it opens from file:// with no network.
-func exportHTML(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, q reportQuery, w io.Writer) error {
+// exportDoc is a report ready to be written as one HTML file: its CSS,
+// echarts.min.js and report.js inline, its charts' data in the page, and no
+// reference to anything outside the file, so that it opens from file://
+// with no network.
+type exportDoc struct {
+	v      templates.ReportView
+	assets templates.InlineAssets
+	now    time.Time
+	list   templ.Component // the transcripts, read as they are written; nil without results
+}
+
+// prepareExportHTML computes what the file shows but its transcripts,
+// which are read as the file is written: what can fail before a byte is
+// sent fails here.
+func prepareExportHTML(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, q reportQuery) (*exportDoc, error) {
 	if r == nil {
 		var err error
 		if r, err = buildReport(ctx, db, sc); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	now := time.Now()
-	v, err := r.view(ctx, db, q, true, now)
-	if err != nil {
-		return err
+	d := &exportDoc{now: time.Now()}
+	var err error
+	if d.v, err = r.view(ctx, db, q, true, d.now); err != nil {
+		return nil, err
 	}
-	assets, err := inlineAssets()
-	if err != nil {
-		return err
+	if d.assets, err = inlineAssets(); err != nil {
+		return nil, err
 	}
 	if len(r.AgentModels()) >= 2 && sc.Run.Status.Finished() {
 		res, err := r.Route(ctx, db, "", route.Options{Orders: route.DefaultOrders, Seed: 1, Weights: route.DefaultWeights}, nil)
 		if err == nil {
 			rv := templates.RoutingView{Models: r.AgentModels()}
 			routingView(&rv, res, route.Thompson)
-			v.Routing = &rv
+			d.v.Routing = &rv
 		} else if store.ErrorCode(err) != store.EINVALID {
-			return err
+			return nil, err
 		}
 	}
-	transcripts, err := exportTranscripts(ctx, db, sc)
+	samples, err := db.ResultSamples(ctx, sc.Run.ID)
+	if err != nil {
+		return nil, err
+	}
+	if samples > 0 {
+		d.list = templates.ExportTranscripts(exportTranscripts(db, sc, samples, transcriptBudget))
+	}
+	return d, nil
+}
+
+// write writes the file.
+func (d *exportDoc) write(ctx context.Context, w io.Writer) error {
+	list := d.list
+	if list == nil {
+		list = templ.NopComponent
+	}
+	return templates.ExportDocument(d.v, list, d.assets, templates.When(d.now)).Render(ctx, w)
+}
+
+// exportHTML writes the report as one HTML file.
+func exportHTML(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, q reportQuery, w io.Writer) error {
+	d, err := prepareExportHTML(ctx, db, sc, r, q)
 	if err != nil {
 		return err
 	}
-	return templates.ExportDocument(v, transcripts, assets, templates.When(now)).Render(ctx, w)
+	return d.write(ctx, w)
 }
 
-// exportTranscripts is every sample of the run with its answers and
-// judgements, for the exported file to stand alone for a reviewer.
-func exportTranscripts(ctx context.Context, db *store.DB, sc *reportScope) ([]templates.Transcript, error) {
-	results, err := db.Results(ctx, sc.Run.ID)
-	if err != nil {
-		return nil, err
-	}
-	bySample := map[int64][]store.Result{}
-	for _, r := range results {
-		bySample[r.SampleRow] = append(bySample[r.SampleRow], r)
-	}
-	samples, err := db.Samples(ctx, sc.Dataset.ID, 0, 0)
-	if err != nil {
-		return nil, err
-	}
-	var out []templates.Transcript
-	for _, smp := range samples {
-		rs := bySample[smp.ID]
-		if len(rs) == 0 {
-			continue
-		}
-		t := templates.Transcript{Sample: goldenRow(smp, sc.Dataset.Kind), Conditions: sampleConditions(sc, rs)}
-		for i := range t.Conditions {
-			t.Conditions[i].Anchor = "" // many samples in one file: no anchors to collide
-		}
-		search := []string{smp.SampleID, smp.Input, smp.Reference}
-		for _, r := range rs {
-			search = append(search, r.Condition, r.Response, r.Error)
-			if r.Error != "" {
-				t.Errors++
+// transcriptBudget bounds the bytes of a file's transcripts: every
+// transcript of a 150,000-result run (10,000 samples) made a file of
+// 917 MB, which no browser opens, and took the server 3.8 GB to write;
+// Chromium opens one of 35 MB in about 5 s. A variable for tests.
+var transcriptBudget = 32 << 20
+
+// exportTranscripts writes each sample the run answered, in the dataset's
+// order, with its answers and judgements, for the file to stand alone for
+// a reviewer: read a few samples at a time (EachResult), until the
+// transcripts reach budget bytes; then it says where the others are. The
+// run answered total samples.
+func exportTranscripts(db *store.DB, sc *reportScope, total, budget int) templ.Component {
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		cw := &byteCounter{w: w}
+		shown := 0
+		var rs []store.Result
+		flush := func() error {
+			if len(rs) == 0 {
+				return nil
 			}
+			smp, err := db.Sample(ctx, rs[0].SampleRow)
+			if err != nil {
+				return err
+			}
+			t := templates.Transcript{Sample: goldenRow(*smp, sc.Dataset.Kind), Conditions: sampleConditions(sc, rs)}
+			for i := range t.Conditions {
+				t.Conditions[i].Anchor = "" // many samples in one file: no anchors to collide
+			}
+			for _, r := range rs {
+				if r.Error != "" {
+					t.Errors++
+				}
+			}
+			rs = rs[:0]
+			shown++
+			if err := templates.ExportTranscript(string(sc.Dataset.Kind), t).Render(ctx, cw); err != nil {
+				return err
+			}
+			if cw.n >= int64(budget) {
+				return errBudgetSpent
+			}
+			return nil
 		}
-		t.Search = strings.ToLower(strings.Join(search, " "))
-		out = append(out, t)
-	}
-	return out, nil
+		err := db.EachResult(ctx, sc.Run.ID, func(r *store.Result) error {
+			if len(rs) > 0 && rs[0].SampleRow != r.SampleRow {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			rs = append(rs, *r)
+			return nil
+		})
+		if err == nil {
+			err = flush()
+		}
+		if err != nil && err != errBudgetSpent {
+			return err
+		}
+		if shown < total {
+			return templates.ExportTranscriptsCut(shown, total, megabytes(budget)).Render(ctx, w)
+		}
+		return nil
+	})
+}
+
+// errBudgetSpent stops the walk of a run's results once the transcripts
+// have reached their budget.
+var errBudgetSpent = errors.New("the transcripts' budget is spent")
+
+// byteCounter counts what it passes on.
+type byteCounter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // closingTag matches what would end an inline style or script early.
@@ -109,4 +186,12 @@ func inlineAssets() (templates.InlineAssets, error) {
 		}
 	}
 	return a, nil
+}
+
+// megabytes writes a size in bytes as whole megabytes, or bytes under one.
+func megabytes(n int) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%d MB", n>>20)
 }
