@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"assay/report"
+	"assay/store"
 )
 
 // RunJSON is a run as the API lists it.
@@ -60,15 +61,24 @@ func (s *Server) apiRuns(c echo.Context) error {
 
 // apiRun handles GET /api/runs/:id: the run's summary, as `assay run --json` prints it.
 func (s *Server) apiRun(c echo.Context) error {
-	id, err := pathID(c)
+	sc, err := s.scope(c)
 	if err != nil {
 		return err
 	}
-	sum, err := report.Summarize(c.Request().Context(), s.db, id)
+	r, err := s.loadReport(c.Request().Context(), sc)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, sum.Grouped())
+	return c.JSON(http.StatusOK, currentSummary(r.Summary, sc.Run).Grouped())
+}
+
+// currentSummary is a copy of a report's summary, which the server keeps
+// and may have computed a moment ago (a poll of a large running run's, a
+// second ago at most), with its run's name, status and message as read now.
+func currentSummary(sum *report.Summary, run *store.Run) *report.Summary {
+	c := *sum
+	c.Name, c.Status, c.Message = run.Name, run.Status, run.Message
+	return &c
 }
 
 // apiCancelRun handles POST /api/runs/:id/cancel: stops the run and answers

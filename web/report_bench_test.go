@@ -88,6 +88,7 @@ func BenchmarkReport150k(b *testing.B) {
 	for _, p := range []struct{ name, path string }{
 		{"report", base},
 		{"progress", base + "/progress"},
+		{"api-run", "/api" + base},
 		{"runs", "/runs"},
 		{"samples-filtered", base + "/samples?metric=rubric.factual_adherence&below=3&sort=spread&dir=desc"},
 		{"samples-search", base + "/samples?q=photosynthesis&sort=rubric.completeness"},

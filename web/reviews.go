@@ -135,11 +135,11 @@ func (s *Server) apiVerdicts(c echo.Context) error {
 
 // apiAgreement handles GET /api/runs/:id/agreement.
 func (s *Server) apiAgreement(c echo.Context) error {
-	id, err := pathID(c)
+	sc, err := s.scope(c)
 	if err != nil {
 		return err
 	}
-	r, err := report.Load(c.Request().Context(), s.db, id)
+	r, err := s.loadReport(c.Request().Context(), sc)
 	if err != nil {
 		return err
 	}
