@@ -9,7 +9,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"assay/report"
 	"assay/store"
 	"assay/templates"
 )
@@ -33,7 +32,11 @@ func queueOrder(key string) (templates.QueueOrder, bool) {
 // sampleQueue is the run's samples in a review order, with the number of
 // scores each has.
 func (s *Server) sampleQueue(c echo.Context, sc *reportScope, order string) ([]int64, map[int64]int, error) {
-	t, err := report.LoadSamples(c.Request().Context(), s.db, sc.Run.ID, sc.Config.EvaluatorsFor(sc.Dataset.Kind))
+	// The samples table the server keeps (the order of its metrics, the
+	// one thing its evaluators decide, changes nothing here): a reviewer
+	// stepping through a 150,000-result run no longer folds every sample's
+	// scores at each step.
+	t, err := s.samples(c.Request().Context(), sc)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -42,6 +45,7 @@ func (s *Server) sampleQueue(c echo.Context, sc *reportScope, order string) ([]i
 		spread  float64
 		lowest  float64
 		ordinal int
+		place   uint64 // in the seeded shuffle
 	}
 	by := map[int64]*agg{}
 	scores := map[int64]int{}
@@ -49,7 +53,7 @@ func (s *Server) sampleQueue(c echo.Context, sc *reportScope, order string) ([]i
 	for _, r := range t.Rows {
 		a := by[r.SampleRow]
 		if a == nil {
-			a = &agg{lowest: 2, ordinal: r.Ordinal}
+			a = &agg{lowest: 2, ordinal: r.Ordinal, place: shufflePlace(sc.Run.ID, r.SampleRow)}
 			by[r.SampleRow] = a
 			ids = append(ids, r.SampleRow)
 		}
@@ -64,11 +68,6 @@ func (s *Server) sampleQueue(c echo.Context, sc *reportScope, order string) ([]i
 			a.lowest = min(a.lowest, scale.Unit(m.Mean))
 			scores[r.SampleRow] += m.N
 		}
-	}
-	key := func(id int64) uint64 {
-		h := fnv.New64a()
-		fmt.Fprintf(h, "%d/%d", sc.Run.ID, id)
-		return h.Sum64()
 	}
 	slices.SortStableFunc(ids, func(x, y int64) int {
 		a, b := by[x], by[y]
@@ -86,8 +85,8 @@ func (s *Server) sampleQueue(c echo.Context, sc *reportScope, order string) ([]i
 				return cmpFloat(a.lowest, b.lowest)
 			}
 		default:
-			if kx, ky := key(x), key(y); kx != ky {
-				if kx < ky {
+			if a.place != b.place {
+				if a.place < b.place {
 					return -1
 				}
 				return 1
@@ -96,6 +95,13 @@ func (s *Server) sampleQueue(c echo.Context, sc *reportScope, order string) ([]i
 		return a.ordinal - b.ordinal
 	})
 	return ids, scores, nil
+}
+
+// shufflePlace is a sample's place in its run's seeded shuffle.
+func shufflePlace(run, sample int64) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%d", run, sample)
+	return h.Sum64()
 }
 
 func cmpFloat(a, b float64) int {
