@@ -3,6 +3,8 @@ package eee
 import (
 	"os"
 	"testing"
+
+	"assay/store"
 )
 
 // FuzzRead feeds any pair of files to the EEE reader. It must not panic;
@@ -16,21 +18,24 @@ func FuzzRead(f *testing.F) {
 		"0000000000000000000000000000000000000000000000000000000000000000"+`"}}]}`),
 		[]byte(`{"schema_version": "instance_level_eval_0.2.1", "evaluation_name": "a/b", "sample_idx": 0, "input": {"raw": "q"}, "run_details": [{"repetition_index": 0, "x": 1}]}`))
 	f.Fuzz(func(t *testing.T, agg, inst []byte) {
-		imp, err := Read(Files{ResultsName: "a.json", InstancesName: "i.jsonl", Results: agg, Instances: inst})
+		imp, err := Read(Files{ResultsName: "a.json", InstancesName: "i.jsonl", Results: agg, Instances: Bytes(inst)})
 		if err != nil {
 			return
-		}
-		if len(imp.Samples) == 0 || len(imp.Results) == 0 || len(imp.Ordinals) != len(imp.Results) {
-			t.Fatalf("accepted %d samples, %d results, %d ordinals", len(imp.Samples), len(imp.Results), len(imp.Ordinals))
 		}
 		ordinals := map[int]bool{}
 		for _, s := range imp.Samples {
 			ordinals[s.Ordinal] = true
 		}
-		for _, o := range imp.Ordinals {
+		n := 0
+		err = imp.EachResult(func(_ *store.Result, o int) error {
+			n++
 			if !ordinals[o] {
 				t.Fatalf("a result of sample ordinal %d, which the samples lack", o)
 			}
+			return nil
+		})
+		if err != nil || len(imp.Samples) == 0 || n == 0 || n != imp.Results {
+			t.Fatalf("accepted %d samples, %d results of %d counted: %v", len(imp.Samples), n, imp.Results, err)
 		}
 	})
 }

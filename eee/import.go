@@ -29,7 +29,7 @@ func Import(ctx context.Context, db *store.DB, f Files) (*Imported, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Imported{RunID: imp.Run.ID, Name: imp.Run.Name, Results: len(imp.Results), Samples: len(imp.Samples),
+	out := &Imported{RunID: imp.Run.ID, Name: imp.Run.Name, Results: imp.Results, Samples: len(imp.Samples),
 		DatasetID: imp.Dataset.ID, Dataset: imp.Dataset.Name, DatasetSHA256: imp.Dataset.SHA256,
 		DatasetCreated: created}
 	for _, c := range imp.Run.Conditions {

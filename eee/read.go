@@ -1,10 +1,13 @@
 package eee
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,15 +20,75 @@ import (
 
 var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
-// Files are the two files of a run, with the names errors give them.
+// Files are the two files of a run, with the names errors give them. The
+// instances, a line per sample and condition with every repetition's
+// answer and reasoning, are read twice, a line at a time: to check them and
+// rebuild the samples, then as the results are stored. Held whole, a
+// 150,000-result run's (445 MB) took 2.7 GB to import.
 type Files struct {
 	ResultsName, InstancesName string
-	Results, Instances         []byte
+	Results                    []byte
+	Instances                  Source
+}
+
+// Source is a file read once per pass.
+type Source struct {
+	Open func() (io.ReadCloser, error)
+	Size int64
+}
+
+// Bytes is a source of bytes in memory (an upload).
+func Bytes(data []byte) Source {
+	return Source{Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }, Size: int64(len(data))}
+}
+
+// File is the source of the file at path.
+func File(path string) (Source, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return Source{}, err
+	}
+	if !info.Mode().IsRegular() {
+		return Source{}, fmt.Errorf("%s is not a regular file", path)
+	}
+	return Source{Open: func() (io.ReadCloser, error) { return os.Open(path) }, Size: info.Size()}, nil
+}
+
+// maxLine bounds a line of the instances: a sample under a condition with
+// every repetition's answer and reasoning.
+const maxLine = 64 << 20
+
+// eachLine calls fn with each line of src that is not blank, numbered from 1.
+func eachLine(src Source, name string, fn func(line int, raw []byte) error) error {
+	rc, err := src.Open()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	sc := bufio.NewScanner(rc)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		if err := fn(line, sc.Bytes()); err != nil {
+			return err
+		}
+	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return fmt.Errorf("%s:%d: the line is over %d MiB", name, line+1, maxLine>>20)
+	} else if sc.Err() != nil {
+		return fmt.Errorf("%s: %w", name, sc.Err())
+	}
+	return nil
 }
 
 // Read checks the files and turns them into a run to import: the samples
-// rebuilt from the instances, a result per repetition with its scores and
-// the judge's reasoning. An error names the file and line.
+// rebuilt from the instances, and the results — a result per repetition
+// with its scores and the judge's reasoning — read again as they are
+// stored (RunImport.EachResult). An error names the file and line.
 func Read(f Files) (*store.RunImport, error) {
 	agg, err := readAggregate(f.ResultsName, f.Results)
 	if err != nil {
@@ -123,24 +186,29 @@ type reader struct {
 	judgeModel       string
 	evaluatorOf      map[string]string // metric → evaluator, from an assay export
 
-	seen      map[key]int // line of each sample and condition
-	samples   map[int]*store.Sample
-	instances []Instance
-	metrics   []string
-	reps      int
+	seen    map[key]int // line of each sample and condition
+	samples map[int]*store.Sample
+	results int // one per repetition of each instance
+	metrics []string
+	reps    int
+}
+
+// instance decodes a line of the instances.
+func (r *reader) instance(line int, raw []byte) (*Instance, error) {
+	var in Instance
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, fmt.Errorf("%s:%d: %s", r.files.InstancesName, line, strings.TrimPrefix(jsonError(raw, err), "line 1: "))
+	}
+	return &in, nil
 }
 
 func (r *reader) readInstances() error {
 	name := r.files.InstancesName
 	perCond := map[string]int{}
-	for i, raw := range bytes.Split(r.files.Instances, []byte("\n")) {
-		line := i + 1
-		if len(bytes.TrimSpace(raw)) == 0 {
-			continue
-		}
-		var in Instance
-		if err := json.Unmarshal(raw, &in); err != nil {
-			return fmt.Errorf("%s:%d: %s", name, line, strings.TrimPrefix(jsonError(raw, err), "line 1: "))
+	err := eachLine(r.files.Instances, name, func(line int, raw []byte) error {
+		in, err := r.instance(line, raw)
+		if err != nil {
+			return err
 		}
 		_, cond, _ := strings.Cut(in.EvaluationName, "/")
 		k := key{int(in.SampleIdx), cond}
@@ -184,7 +252,11 @@ func (r *reader) readInstances() error {
 			r.samples[k.idx] = &store.Sample{Ordinal: k.idx + 1, SampleID: id, Input: in.Input.Raw, Reference: in.Input.Reference}
 		}
 		perCond[cond]++
-		r.instances = append(r.instances, in)
+		r.results += len(in.RunDetails)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	for _, c := range r.order {
 		if perCond[c] == 0 {
@@ -242,7 +314,7 @@ func (r *reader) build() (*store.RunImport, error) {
 		}
 	}
 	imp.Dataset = store.Dataset{Name: r.name, Kind: kind, SHA256: r.sha, Format: "eee", Filename: r.files.InstancesName,
-		Size: int64(len(r.files.Instances)), QuestionKey: "question", AnswerKey: "answer"}
+		Size: r.files.Instances.Size, QuestionKey: "question", AnswerKey: "answer"}
 	cfg := config.Defaults()
 	cfg.Name = r.name
 	cfg.Agent = config.Agent{Model: r.agg.ModelInfo.ID}
@@ -260,15 +332,22 @@ func (r *reader) build() (*store.RunImport, error) {
 	for _, c := range r.order {
 		imp.Run.Conditions = append(imp.Run.Conditions, store.Condition{Name: c})
 	}
-	for i := range r.instances {
-		r.results(imp, &r.instances[i])
+	imp.Results, imp.Run.TotalTasks = r.results, r.results
+	imp.EachResult = func(fn func(res *store.Result, ordinal int) error) error {
+		return eachLine(r.files.Instances, r.files.InstancesName, func(line int, raw []byte) error {
+			in, err := r.instance(line, raw)
+			if err != nil {
+				return err
+			}
+			return r.eachResult(in, fn)
+		})
 	}
-	imp.Run.TotalTasks = len(imp.Results)
 	return imp, nil
 }
 
-// results turns an instance's runs into results.
-func (r *reader) results(imp *store.RunImport, in *Instance) {
+// eachResult turns an instance's runs into results, given to fn with the
+// ordinal of their sample.
+func (r *reader) eachResult(in *Instance, fn func(res *store.Result, ordinal int) error) error {
 	_, cond, _ := strings.Cut(in.EvaluationName, "/")
 	claims := stringList(in.Evaluation.Details["unverified_claims"])
 	for j, run := range in.RunDetails {
@@ -323,9 +402,11 @@ func (r *reader) results(imp *store.RunImport, in *Instance) {
 			}
 			res.Judgements = append(res.Judgements, *judgements[e])
 		}
-		imp.Results = append(imp.Results, res)
-		imp.Ordinals = append(imp.Ordinals, int(in.SampleIdx)+1)
+		if err := fn(&res, int(in.SampleIdx)+1); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // share is repetition j's part of n of a total the files give only for all

@@ -15,9 +15,11 @@ type RunImport struct {
 	Dataset  Dataset
 	Samples  []Sample // the samples the files hold, by ordinal
 	Run      Run
-	Results  []Result
-	Ordinals []int     // Ordinals[i] is the ordinal of Results[i]'s sample
+	Results  int       // how many EachResult gives
 	Finished time.Time // when the run finished; zero for now
+	// EachResult gives fn each result, with the ordinal of its sample, as
+	// it reads them: a large run's are never held at once.
+	EachResult func(fn func(r *Result, ordinal int) error) error
 }
 
 // ImportRun stores an imported run in one transaction: all of it or nothing.
@@ -28,9 +30,6 @@ type RunImport struct {
 func (db *DB) ImportRun(ctx context.Context, imp *RunImport) (created bool, err error) {
 	if len(imp.Samples) == 0 {
 		return false, Errorf(EINVALID, "the files hold no samples")
-	}
-	if len(imp.Ordinals) != len(imp.Results) {
-		return false, fmt.Errorf("import run: %d ordinals for %d results", len(imp.Ordinals), len(imp.Results))
 	}
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
@@ -57,16 +56,21 @@ func (db *DB) ImportRun(ctx context.Context, imp *RunImport) (created bool, err 
 		return false, fmt.Errorf("import run: %w", err)
 	}
 	w := db.writer(tx)
-	for i := range imp.Results {
-		res := &imp.Results[i]
-		row, ok := rows[imp.Ordinals[i]]
+	n := 0
+	err = imp.EachResult(func(res *Result, ordinal int) error {
+		row, ok := rows[ordinal]
 		if !ok {
-			return false, fmt.Errorf("import run: no sample at ordinal %d", imp.Ordinals[i])
+			return fmt.Errorf("import run: no sample at ordinal %d", ordinal)
 		}
 		res.RunID, res.SampleRow = r.ID, row
-		if err := insertResult(ctx, w, now, res); err != nil {
-			return false, err
-		}
+		n++
+		return insertResult(ctx, w, now, res)
+	})
+	if err != nil {
+		return false, err
+	}
+	if n != imp.Results {
+		return false, fmt.Errorf("import run: %d results read, %d counted before: the files changed meanwhile", n, imp.Results)
 	}
 	return created, w.commit(ctx)
 }

@@ -36,11 +36,12 @@ func (s *Server) apiImportRun(c echo.Context) error {
 // request, each within the upload limit, and imports the run.
 func (s *Server) importEEE(c echo.Context) (*eee.Imported, error) {
 	var f eee.Files
+	var instances []byte
 	for _, part := range []struct {
 		field string
 		name  *string
 		data  *[]byte
-	}{{"results", &f.ResultsName, &f.Results}, {"instances", &f.InstancesName, &f.Instances}} {
+	}{{"results", &f.ResultsName, &f.Results}, {"instances", &f.InstancesName, &instances}} {
 		fh, err := c.FormFile(part.field)
 		if errors.Is(err, http.ErrMissingFile) {
 			return nil, store.Errorf(store.EINVALID, "Choose both files: the aggregate results (.json) and the instances (.jsonl).")
@@ -61,6 +62,7 @@ func (s *Server) importEEE(c echo.Context) (*eee.Imported, error) {
 		}
 		*part.name = fh.Filename
 	}
+	f.Instances = eee.Bytes(instances)
 	return eee.Import(c.Request().Context(), s.db, f)
 }
 

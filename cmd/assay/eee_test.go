@@ -201,6 +201,37 @@ func TestImportKEvalFiles(t *testing.T) {
 	}
 }
 
+// An instances file over the 64 MiB a dataset may take imports: it is
+// read a line at a time, twice, never held whole (a 150,000-result run's is
+// 445 MB). Here the fixture's lines, each followed by 12 MB of blank lines
+// (a file of long answers would take the race detector a minute to read).
+func TestImportEEEOverADatasetsLimit(t *testing.T) {
+	dir := t.TempDir()
+	raw, err := os.ReadFile(fixture.Path("eee/ask-sre_20251123_3f1c2a9e.detailed.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blank := bytes.Repeat([]byte(strings.Repeat(" ", 1<<20-1)+"\n"), 12)
+	var big bytes.Buffer
+	for _, line := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
+		big.Write(line)
+		big.WriteByte('\n')
+		big.Write(blank)
+	}
+	if big.Len() <= 64<<20 {
+		t.Fatalf("the file is %d bytes, not over 64 MiB: the test tests nothing", big.Len())
+	}
+	instances := filepath.Join(dir, "big.detailed.jsonl")
+	if err := os.WriteFile(instances, big.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "assay.db")
+	got := importEEE(t, db, fixture.Path("eee/ask-sre_20251123_3f1c2a9e.json"), instances)
+	if got["results"] != 12.0 || got["samples"] != 3.0 {
+		t.Errorf("import printed %v, want 12 results of 3 samples", got)
+	}
+}
+
 func TestImportEEERefusesBadFiles(t *testing.T) {
 	aggPath := fixture.Path("eee/ask-sre_20251123_3f1c2a9e.json")
 	inst := fixture.Read(t, "eee/ask-sre_20251123_3f1c2a9e.detailed.jsonl")

@@ -70,7 +70,7 @@ func importRun(ctx context.Context, dbPath, results, instances string, asJSON bo
 	if f.Results, err = ingest.ReadFile(results); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	if f.Instances, err = ingest.ReadFile(instances); err != nil {
+	if f.Instances, err = eee.File(instances); err != nil { // read a line at a time, twice: no size limit
 		return fmt.Errorf("import: %w", err)
 	}
 	db, err := store.Open(ctx, dbPath)
