@@ -91,8 +91,8 @@ func exportHTML(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, q
 // Chromium opens one of 35 MB in about 5 s. A variable for tests.
 var transcriptBudget = 32 << 20
 
-// exportTranscripts writes each sample the run answered, in the dataset's
-// order, with its answers and judgements, for the file to stand alone for
+// exportTranscripts writes each sample the run answered, in the order its
+// dataset's samples were stored, with its answers and judgements, for the file to stand alone for
 // a reviewer: read a few samples at a time (EachResult), until the
 // transcripts reach budget bytes; then it says where the others are. The
 // run answered total samples.
