@@ -58,6 +58,25 @@ func (s *Server) compareSide(ctx context.Context, param string) (*viewed, error)
 	return s.loadReport(ctx, sc)
 }
 
+// comparison is run B compared with run A under one condition.
+type comparison struct {
+	paired []report.Paired
+	gaps   []report.Gap // the samples that regressed most
+}
+
+// compared compares rb with ra under a condition, once per version of the
+// two reports: it is kept on ra's report, which the server keeps until
+// run A changes, under rb's run and version. A paired bootstrap of every
+// sample on every metric of every condition took 0.2 s on each view of
+// two 150,000-result runs.
+func compared(ra, rb *viewed, condition string, metrics []report.Metric) *comparison {
+	key := fmt.Sprintf("compare/%d/%s/%s", rb.sc.Run.ID, rb.version, condition)
+	return ra.Memo(key, func() any {
+		sa, sb := ra.SideFor(condition, metrics), rb.SideFor(condition, metrics)
+		return &comparison{paired: report.ComparePaired(metrics, sa, sb), gaps: report.Gaps(metrics, sa, sb, maxGaps, true)}
+	}).(*comparison)
+}
+
 func compareRun(r *store.Run) templates.CompareRun {
 	return templates.CompareRun{ID: r.ID, Name: r.Name, Status: string(r.Status), Created: templates.When(r.CreatedAt)}
 }
@@ -80,13 +99,13 @@ func compareConditions(ctx context.Context, db *store.DB, ra, rb *viewed, v *tem
 		if len(metrics) == 0 {
 			cc.Paired.Message = "The runs share no metric."
 		} else {
-			sa, sb := ra.SideFor(name, metrics), rb.SideFor(name, metrics)
-			cc.Paired.Rows = pairedRows(report.ComparePaired(metrics, sa, sb), 0, false)
+			c := compared(ra, rb, name, metrics)
+			cc.Paired.Rows = pairedRows(c.paired, 0, false)
 			for _, m := range metrics {
 				cc.Paired.Metrics = append(cc.Paired.Metrics, metricHead(m))
 			}
 			var err error
-			cc.Paired.Gaps, err = gapRows(ctx, db, metrics, report.Gaps(metrics, sa, sb, maxGaps, true), rb.sc.Base)
+			cc.Paired.Gaps, err = gapRows(ctx, db, metrics, c.gaps, rb.sc.Base)
 			if err != nil {
 				return err
 			}

@@ -50,6 +50,38 @@ func TestCompareTwoRunsOfADataset(t *testing.T) {
 	}
 }
 
+// The comparison is kept with the reports, and computed again when either
+// run changes: here run B gets the results of a sample it lacked.
+func TestCompareFollowsTheRuns(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	a, samples := handRunIn(t, db, store.RunCompleted)
+	short := regressed()
+	short["baseline"] = short["baseline"][:3] // s4 and s5 unanswered under baseline
+	bID, _ := storeScoredRun(t, db, store.RunCompleted, "feedc0de", short)
+	page := fmt.Sprintf("/compare?a=%d&b=%d", a, bID)
+	n := func() string {
+		t.Helper()
+		_, doc := b.get(page)
+		row := cells(doc, `section[data-condition="baseline"] #paired-table`, "rubric · factual_adherence 1–5")
+		if len(row) != 10 {
+			t.Fatalf("baseline factual_adherence: %q", row)
+		}
+		return row[8]
+	}
+	if got := n(); got != "3" {
+		t.Fatalf("%s samples compared, want s1–s3", got)
+	}
+	if got := n(); got != "3" {
+		t.Fatalf("%s samples compared on the second view, want s1–s3", got)
+	}
+	for rep := 1; rep <= 2; rep++ {
+		saveHandResult(t, db, bID, samples[3], "baseline", rep, handRun["baseline"][3])
+	}
+	if got := n(); got != "4" {
+		t.Errorf("%s samples compared once run B answered s4, want 4", got)
+	}
+}
+
 func TestCompareRefusesRunsOfOtherDatasets(t *testing.T) {
 	b, db := newServer(t, web.Config{})
 	a, _ := handRunIn(t, db, store.RunCompleted)
