@@ -101,12 +101,8 @@ func (db *DB) eachResult(ctx context.Context, runID int64, lean bool, fn func(*R
 
 // ResultSamples counts the samples a run has results for.
 func (db *DB) ResultSamples(ctx context.Context, runID int64) (int, error) {
-	var n int
-	err := db.read.QueryRowContext(ctx, `SELECT count(DISTINCT sample_id) FROM results WHERE run_id = ?`, runID).Scan(&n)
-	if err != nil {
-		return 0, fmt.Errorf("result samples: %w", err)
-	}
-	return n, nil
+	ids, err := db.resultSamples(ctx, runID)
+	return len(ids), err
 }
 
 // resultSamples lists the row ids of the samples a run has results for, in order.

@@ -261,7 +261,7 @@ func ExportTranscript(kind string, t Transcript) templ.Component {
 
 // ExportTranscriptsCut says the list stops short of the run's samples;
 // written after the list, it is shown above it (transcripts.js).
-func ExportTranscriptsCut(shown, total int, budget string) templ.Component {
+func ExportTranscriptsCut(shown, total int, budget int64) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -313,9 +313,9 @@ func ExportTranscriptsCut(shown, total int, budget string) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var13 string
-		templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(budget)
+		templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(Bytes(budget))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report_export.templ`, Line: 76, Col: 22}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report_export.templ`, Line: 76, Col: 29}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 		if templ_7745c5c3_Err != nil {

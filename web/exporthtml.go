@@ -144,7 +144,7 @@ func exportTranscripts(db *store.DB, sc *reportScope, total, budget int) templ.C
 			return err
 		}
 		if shown < total {
-			return templates.ExportTranscriptsCut(shown, total, megabytes(budget)).Render(ctx, w)
+			return templates.ExportTranscriptsCut(shown, total, int64(budget)).Render(ctx, w)
 		}
 		return nil
 	})
@@ -186,12 +186,4 @@ func inlineAssets() (templates.InlineAssets, error) {
 		}
 	}
 	return a, nil
-}
-
-// megabytes writes a size in bytes as whole megabytes, or bytes under one.
-func megabytes(n int) string {
-	if n < 1<<20 {
-		return fmt.Sprintf("%d bytes", n)
-	}
-	return fmt.Sprintf("%d MB", n>>20)
 }
