@@ -220,8 +220,8 @@ func (db *DB) queryResults(ctx context.Context, lean bool, where string, args ..
 			&r.Model, int64Col{&r.LatencyMS}, intCol{&r.Attempts}, &retries, &calls, &created); err != nil {
 			return nil, fmt.Errorf("results: %w", err)
 		}
-		_ = json.Unmarshal([]byte(retries), &r.Retries)
-		_ = json.Unmarshal([]byte(calls), &r.ToolCalls)
+		decodeList(retries, &r.Retries)
+		decodeList(calls, &r.ToolCalls)
 		r.CreatedAt = parseTime(created)
 		byID[r.ID] = len(out)
 		out = append(out, r)
@@ -264,7 +264,7 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 			v := int(seed.Int64)
 			j.Seed = &v
 		}
-		_ = json.Unmarshal([]byte(claims), &j.UnverifiedClaims)
+		decodeList(claims, &j.UnverifiedClaims)
 		places[j.ID] = place{i, len(results[i].Judgements)}
 		results[i].Judgements = append(results[i].Judgements, j)
 		return nil
@@ -296,6 +296,17 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 		}
 	}
 	return nil
+}
+
+// decodeList decodes a list stored as JSON. Most rows hold "[]", which
+// is read without the decoder: a tenth of an export's reading went to
+// decoding them.
+func decodeList[T any](text string, into *[]T) {
+	if text == "[]" {
+		*into = []T{}
+		return
+	}
+	_ = json.Unmarshal([]byte(text), into)
 }
 
 // kindOf is the kind stored with an error: none without one, other when
