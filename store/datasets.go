@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 )
 
 // CreateDataset stores a dataset and all its samples in one transaction. When a
@@ -13,7 +14,26 @@ import (
 // answer keys) exists it is returned instead, with created false; the same
 // bytes read another way are another dataset.
 func (db *DB) CreateDataset(ctx context.Context, d *Dataset, samples []Sample) (created bool, err error) {
-	if len(samples) == 0 {
+	return db.CreateDatasetFrom(ctx, d, len(samples), eachSample(samples))
+}
+
+// eachSample gives the samples one at a time.
+func eachSample(samples []Sample) iter.Seq2[Sample, error] {
+	return func(yield func(Sample, error) bool) {
+		for _, s := range samples {
+			if !yield(s, nil) {
+				return
+			}
+		}
+	}
+}
+
+// CreateDatasetFrom is CreateDataset with the samples given one at a time,
+// n of them: they are stored as they come, so that a large file's samples
+// are never all held at once. An error from samples is returned as it is,
+// and nothing is stored.
+func (db *DB) CreateDatasetFrom(ctx context.Context, d *Dataset, n int, samples iter.Seq2[Sample, error]) (created bool, err error) {
+	if n == 0 {
 		return false, Errorf(EINVALID, "the dataset has no samples")
 	}
 	tx, err := db.beginWrite(ctx)
@@ -29,7 +49,7 @@ func (db *DB) CreateDataset(ctx context.Context, d *Dataset, samples []Sample) (
 	} else if !errors.Is(err, ErrNotFound) {
 		return false, err
 	}
-	d.Samples = len(samples)
+	d.Samples = n
 	d.CreatedAt = parseTime(db.nowText())
 	res, err := tx.ExecContext(ctx, `INSERT INTO datasets
 		(name, kind, sha256, format, filename, size_bytes, question_key, answer_key, sample_count, created_at)
@@ -41,30 +61,40 @@ func (db *DB) CreateDataset(ctx context.Context, d *Dataset, samples []Sample) (
 	if d.ID, err = res.LastInsertId(); err != nil {
 		return false, fmt.Errorf("insert dataset: %w", err)
 	}
-	if err := insertSamples(ctx, tx, d.ID, samples); err != nil {
+	stored, err := insertSamples(ctx, tx, d.ID, samples)
+	if err != nil {
 		return false, err
+	}
+	if stored != n {
+		return false, fmt.Errorf("insert samples: %d of %d", stored, n)
 	}
 	return true, tx.Commit()
 }
 
-func insertSamples(ctx context.Context, tx *sql.Tx, datasetID int64, samples []Sample) error {
+// insertSamples stores the samples as they come and counts them; an error
+// from samples is returned as it is.
+func insertSamples(ctx context.Context, tx *sql.Tx, datasetID int64, samples iter.Seq2[Sample, error]) (int, error) {
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO samples
 		(dataset_id, ordinal, sample_id, input, reference, choices, test, entry_point, metadata)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
-		return fmt.Errorf("insert samples: %w", err)
+		return 0, fmt.Errorf("insert samples: %w", err)
 	}
 	defer stmt.Close()
-	for i := range samples {
-		s := &samples[i]
+	n := 0
+	for s, err := range samples {
+		if err != nil {
+			return n, err
+		}
 		choices, _ := json.Marshal(nonNil(s.Choices))
 		meta, _ := json.Marshal(nonNilMap(s.Metadata))
 		if _, err := stmt.ExecContext(ctx, datasetID, s.Ordinal, s.SampleID, s.Input, s.Reference,
 			string(choices), s.Test, s.EntryPoint, string(meta)); err != nil {
-			return fmt.Errorf("insert sample %q: %w", s.SampleID, err)
+			return n, fmt.Errorf("insert sample %q: %w", s.SampleID, err)
 		}
+		n++
 	}
-	return nil
+	return n, nil
 }
 
 const datasetColumns = `d.id, d.name, d.kind, d.sha256, d.format, d.filename, d.size_bytes,

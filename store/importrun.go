@@ -94,7 +94,7 @@ func importDataset(ctx context.Context, tx *sql.Tx, now string, imp *RunImport) 
 		if d.ID, err = res.LastInsertId(); err != nil {
 			return nil, false, fmt.Errorf("insert dataset: %w", err)
 		}
-		if err := insertSamples(ctx, tx, d.ID, imp.Samples); err != nil {
+		if _, err := insertSamples(ctx, tx, d.ID, eachSample(imp.Samples)); err != nil {
 			return nil, false, err
 		}
 	case err != nil:

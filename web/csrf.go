@@ -89,7 +89,7 @@ func (s *Server) formToken(c echo.Context) (string, error) {
 	r := c.Request()
 	var err error
 	if strings.HasPrefix(r.Header.Get(echo.HeaderContentType), echo.MIMEMultipartForm) {
-		err = r.ParseMultipartForm(32 << 20)
+		err = r.ParseMultipartForm(multipartMemory)
 	} else {
 		err = r.ParseForm()
 	}

@@ -3,7 +3,6 @@ package web
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -42,23 +41,14 @@ func (s *Server) importEEE(c echo.Context) (*eee.Imported, error) {
 		name  *string
 		data  *[]byte
 	}{{"results", &f.ResultsName, &f.Results}, {"instances", &f.InstancesName, &instances}} {
-		fh, err := c.FormFile(part.field)
+		fh, err := formFile(c, part.field)
 		if errors.Is(err, http.ErrMissingFile) {
 			return nil, store.Errorf(store.EINVALID, "Choose both files: the aggregate results (.json) and the instances (.jsonl).")
 		} else if err != nil {
 			return nil, formFileError(err, s.cfg.MaxUpload)
 		}
-		file, err := fh.Open()
-		if err != nil {
-			return nil, fmt.Errorf("open upload: %w", err)
-		}
-		*part.data, err = io.ReadAll(io.LimitReader(file, s.cfg.MaxUpload+1))
-		file.Close()
-		if err != nil {
-			return nil, fmt.Errorf("read upload: %w", err)
-		}
-		if int64(len(*part.data)) > s.cfg.MaxUpload {
-			return nil, tooLarge(s.cfg.MaxUpload)
+		if *part.data, err = readUpload(fh, s.cfg.MaxUpload); err != nil {
+			return nil, err
 		}
 		*part.name = fh.Filename
 	}

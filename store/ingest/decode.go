@@ -1,11 +1,13 @@
 package ingest
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 
 	"assay/store"
@@ -18,66 +20,69 @@ type record struct {
 	fields map[string]any // string, json.Number, bool, nil, []any or map[string]any
 }
 
-// table is a decoded file.
-type table struct {
-	format  string
-	records []record
-}
+// records are a file's records, decoded one at a time, in order; a bad
+// one ends them with its error. A file is read twice (records.survey, then
+// its samples) rather than held whole as records: 100,000 of them took
+// 100 MB.
+type records iter.Seq2[record, error]
 
-// decode reads text in the given format into at least one record.
-func decode(name, format, text string) (*table, error) {
-	var (
-		t   *table
-		err error
-	)
+// decode reads text in the given format, one record at a time.
+func decode(name, format string, text []byte) records {
 	switch format {
 	case FormatJSON:
-		t, err = decodeJSONArray(name, text)
+		return decodeJSONArray(name, text)
 	case FormatCSV:
-		t, err = decodeCSV(name, text)
-	default:
-		t, err = decodeJSONL(name, text)
+		return decodeCSV(name, text)
 	}
-	if err != nil {
-		return nil, err
+	return decodeJSONL(name, text)
+}
+
+// noRecords is the error of a file without a record.
+func noRecords(name, format string) error {
+	if format == FormatCSV {
+		return store.Errorf(store.EINVALID, "%s: line 1: the file has a header row but no samples", name)
 	}
-	if len(t.records) == 0 && format == FormatCSV {
-		return nil, store.Errorf(store.EINVALID, "%s: line 1: the file has a header row but no samples", name)
-	}
-	if len(t.records) == 0 {
-		return nil, store.Errorf(store.EINVALID, "%s: line 1: the JSON array is empty; the file has no samples", name)
-	}
-	return t, nil
+	return store.Errorf(store.EINVALID, "%s: line 1: the JSON array is empty; the file has no samples", name)
 }
 
 // decodeJSONL reads one object per line; blank lines are skipped but counted.
-func decodeJSONL(name, text string) (*table, error) {
-	t := &table{format: FormatJSONL}
-	for i, line := range strings.Split(text, "\n") {
-		line = strings.TrimSuffix(line, "\r")
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		where := fmt.Sprintf("line %d", i+1)
-		v, err := decodeValue(line)
-		if err != nil {
-			if len(t.records) == 0 && json.Valid([]byte(text)) {
-				return nil, store.Errorf(store.EINVALID, "%s: %s: the file is a single JSON value; want one object per line (JSONL) or a JSON array of objects", name, where)
+func decodeJSONL(name string, text []byte) records {
+	return func(yield func(record, error) bool) {
+		first, left := true, text
+		for i := 1; len(left) > 0; i++ {
+			here := left
+			line, rest, _ := bytes.Cut(left, []byte("\n"))
+			left = rest
+			line = bytes.TrimSuffix(line, []byte("\r"))
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
 			}
-			return nil, store.Errorf(store.EINVALID, "%s: %s: not valid JSON: %s", name, where, describeJSONError(err))
+			where := fmt.Sprintf("line %d", i)
+			v, err := decodeValue(line)
+			if err != nil {
+				if first && json.Valid(here) {
+					yield(record{}, store.Errorf(store.EINVALID, "%s: %s: the file is a single JSON value; want one object per line (JSONL) or a JSON array of objects", name, where))
+					return
+				}
+				yield(record{}, store.Errorf(store.EINVALID, "%s: %s: not valid JSON: %s", name, where, describeJSONError(err)))
+				return
+			}
+			obj, ok := v.(map[string]any)
+			if !ok {
+				yield(record{}, store.Errorf(store.EINVALID, "%s: %s: is %s, want a JSON object", name, where, describe(v)))
+				return
+			}
+			first = false
+			if !yield(record{where: where, seq: i, fields: obj}, nil) {
+				return
+			}
 		}
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return nil, store.Errorf(store.EINVALID, "%s: %s: is %s, want a JSON object", name, where, describe(v))
-		}
-		t.records = append(t.records, record{where: where, seq: i + 1, fields: obj})
 	}
-	return t, nil
 }
 
 // decodeValue decodes exactly one JSON value, keeping numbers as json.Number.
-func decodeValue(s string) (any, error) {
-	dec := json.NewDecoder(strings.NewReader(s))
+func decodeValue(s []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(s))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
@@ -90,48 +95,57 @@ func decodeValue(s string) (any, error) {
 }
 
 // decodeJSONArray reads a JSON array of objects, noting the line each starts on.
-func decodeJSONArray(name, text string) (*table, error) {
-	t := &table{format: FormatJSON}
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-		return nil, store.Errorf(store.EINVALID, "%s: line 1: want a JSON array of objects", name)
-	}
-	lines := &lineCounter{text: text, line: 1}
-	for i := 1; dec.More(); i++ {
-		off := skipSeparators(text, int(dec.InputOffset()))
-		where := fmt.Sprintf("item %d (line %d)", i, lines.at(off))
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			if line, ok := errorLine(text, off); ok {
-				where = fmt.Sprintf("item %d (line %d)", i, line)
+func decodeJSONArray(name string, text []byte) records {
+	return func(yield func(record, error) bool) {
+		fail := func(format string, args ...any) {
+			yield(record{}, store.Errorf(store.EINVALID, "%s: "+format, append([]any{name}, args...)...))
+		}
+		dec := json.NewDecoder(bytes.NewReader(text))
+		dec.UseNumber()
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+			fail("line 1: want a JSON array of objects")
+			return
+		}
+		lines := &lineCounter{text: text, line: 1}
+		for i := 1; dec.More(); i++ {
+			off := skipSeparators(text, int(dec.InputOffset()))
+			where := fmt.Sprintf("item %d (line %d)", i, lines.at(off))
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				if line, ok := errorLine(text, off); ok {
+					where = fmt.Sprintf("item %d (line %d)", i, line)
+				}
+				fail("%s: not valid JSON: %s", where, describeJSONError(err))
+				return
 			}
-			return nil, store.Errorf(store.EINVALID, "%s: %s: not valid JSON: %s", name, where, describeJSONError(err))
+			obj, ok := v.(map[string]any)
+			if !ok {
+				fail("%s: is %s, want a JSON object", where, describe(v))
+				return
+			}
+			if !yield(record{where: where, seq: i, fields: obj}, nil) {
+				return
+			}
 		}
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return nil, store.Errorf(store.EINVALID, "%s: %s: is %s, want a JSON object", name, where, describe(v))
+		if _, err := dec.Token(); err != nil {
+			line := lineAt(text, skipSeparators(text, int(dec.InputOffset())))
+			fail("line %d: not valid JSON: %s", line, describeJSONError(err))
+			return
 		}
-		t.records = append(t.records, record{where: where, seq: i, fields: obj})
+		if _, err := dec.Token(); err != io.EOF {
+			line := lineAt(text, skipSeparators(text, int(dec.InputOffset())))
+			fail("line %d: unexpected text after the JSON array", line)
+		}
 	}
-	if _, err := dec.Token(); err != nil {
-		line := lineAt(text, skipSeparators(text, int(dec.InputOffset())))
-		return nil, store.Errorf(store.EINVALID, "%s: line %d: not valid JSON: %s", name, line, describeJSONError(err))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		line := lineAt(text, skipSeparators(text, int(dec.InputOffset())))
-		return nil, store.Errorf(store.EINVALID, "%s: line %d: unexpected text after the JSON array", name, line)
-	}
-	return t, nil
 }
 
 // errorLine is the line of the syntax error in the JSON value that starts
 // at off. A stream decoder's offsets leave out what its Token calls read,
 // so the value is decoded again on its own.
-func errorLine(text string, off int) (int, bool) {
+func errorLine(text []byte, off int) (int, bool) {
 	var v any
 	var syn *json.SyntaxError
-	if err := json.NewDecoder(strings.NewReader(text[off:])).Decode(&v); !errors.As(err, &syn) {
+	if err := json.NewDecoder(bytes.NewReader(text[off:])).Decode(&v); !errors.As(err, &syn) {
 		return 0, false
 	}
 	return lineAt(text, off+int(syn.Offset)), true
@@ -141,7 +155,7 @@ func errorLine(text string, off int) (int, bool) {
 // newline once: asking lineAt for every item of a JSON array went over the
 // file again for each, quadratic in its size.
 type lineCounter struct {
-	text string
+	text []byte
 	off  int // counted up to here
 	line int // the line at off
 }
@@ -151,14 +165,14 @@ func (l *lineCounter) at(off int) int {
 	if off < l.off {
 		return lineAt(l.text, off)
 	}
-	l.line += strings.Count(l.text[l.off:off], "\n")
+	l.line += bytes.Count(l.text[l.off:off], []byte("\n"))
 	l.off = off
 	return l.line
 }
 
 // skipSeparators returns the offset of the first byte at or after off that is
 // not JSON whitespace or a comma, so that errors point at the item itself.
-func skipSeparators(text string, off int) int {
+func skipSeparators(text []byte, off int) int {
 	for off < len(text) && strings.IndexByte(" \t\r\n,", text[off]) >= 0 {
 		off++
 	}
@@ -174,36 +188,43 @@ func describeJSONError(err error) string {
 }
 
 // decodeCSV reads CSV whose first row names the columns; every value is a string.
-func decodeCSV(name, text string) (*table, error) {
-	t := &table{format: FormatCSV}
-	r := csv.NewReader(strings.NewReader(text))
-	r.FieldsPerRecord = -1 // checked below, to say how many fields a row has
-	header, err := r.Read()
-	if err != nil {
-		return nil, csvError(name, err)
-	}
-	if err := checkHeader(name, header); err != nil {
-		return nil, err
-	}
-	for row := 1; ; row++ {
-		rec, err := r.Read()
-		if err == io.EOF {
-			return t, nil
-		}
+func decodeCSV(name string, text []byte) records {
+	return func(yield func(record, error) bool) {
+		r := csv.NewReader(bytes.NewReader(text))
+		r.FieldsPerRecord = -1 // checked below, to say how many fields a row has
+		header, err := r.Read()
 		if err != nil {
-			return nil, csvError(name, err)
+			yield(record{}, csvError(name, err))
+			return
 		}
-		line, _ := r.FieldPos(0)
-		if len(rec) != len(header) {
-			return nil, store.Errorf(store.EINVALID, "%s: row %d (line %d): has %d fields, the header has %d",
-				name, row, line, len(rec), len(header))
+		if err := checkHeader(name, header); err != nil {
+			yield(record{}, err)
+			return
 		}
-		fields := make(map[string]any, len(header))
-		for i, h := range header {
-			fields[strings.TrimSpace(h)] = rec[i]
+		for row := 1; ; row++ {
+			rec, err := r.Read()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				yield(record{}, csvError(name, err))
+				return
+			}
+			line, _ := r.FieldPos(0)
+			if len(rec) != len(header) {
+				yield(record{}, store.Errorf(store.EINVALID, "%s: row %d (line %d): has %d fields, the header has %d",
+					name, row, line, len(rec), len(header)))
+				return
+			}
+			fields := make(map[string]any, len(header))
+			for i, h := range header {
+				fields[strings.TrimSpace(h)] = rec[i]
+			}
+			where := fmt.Sprintf("row %d (line %d)", row, line)
+			if !yield(record{where: where, seq: row, fields: fields}, nil) {
+				return
+			}
 		}
-		where := fmt.Sprintf("row %d (line %d)", row, line)
-		t.records = append(t.records, record{where: where, seq: row, fields: fields})
 	}
 }
 

@@ -44,30 +44,75 @@ func MathAnswer(reference string) (string, bool) {
 	return strings.ReplaceAll(m[1], ",", ""), true
 }
 
-// isCode reports whether any record has a field only HumanEval-style code
-// samples have; "test" alone is too common a name to decide on.
-func isCode(t *table) bool {
-	return anyHas(t, fieldSolution) || anyHas(t, fieldEntryPoint)
+// survey is what settling a file's kind and keys needs of its records,
+// gathered as they are decoded: the first record, how many there are,
+// whether any has the fields of a kind, and whether every answer is a math
+// answer.
+type survey struct {
+	format  string
+	first   record
+	count   int
+	code    bool   // a field only HumanEval-style code samples have; "test" alone is too common a name to decide on
+	choices bool   // a choices field, or fields A, B, C and D
+	mathKey string // the answer key, as resolveKey will find it
+	allMath bool   // every record's mathKey ends with a "#### N" line
+}
+
+// survey decodes every record of the file once, and counts them; a file
+// without one is an error.
+func (rs records) survey(name, format, answerKey string) (*survey, error) {
+	s := &survey{format: format, allMath: true}
+	for r, err := range rs {
+		if err != nil {
+			return nil, err
+		}
+		if s.count == 0 {
+			s.first, s.mathKey = r, answerKey
+			if s.mathKey == "" {
+				s.mathKey = firstKey(r.fields, answerKeys)
+			}
+		}
+		s.count++
+		s.code = s.code || has(r, fieldSolution) || has(r, fieldEntryPoint)
+		s.choices = s.choices || has(r, fieldChoices) || hasLetterKeys(r)
+		if s.allMath {
+			v, ok := r.fields[s.mathKey].(string)
+			_, math := MathAnswer(v)
+			s.allMath = ok && math
+		}
+	}
+	if s.count == 0 {
+		return nil, noRecords(name, format)
+	}
+	return s, nil
 }
 
 // detectKind says whether records that are not code are mcq, math or qa,
 // given the answer key.
-func detectKind(t *table, answerKey string) store.Kind {
+func (s *survey) detectKind(answerKey string) store.Kind {
 	switch {
-	case anyHas(t, fieldChoices) || slices.ContainsFunc(t.records, hasLetterKeys):
+	case s.choices:
 		return store.KindMCQ
-	case answerKey != "" && allMath(t, answerKey):
+	case answerKey != "" && answerKey == s.mathKey && s.allMath:
 		return store.KindMath
 	}
 	return store.KindQA
 }
 
-// anyHas reports whether any record has the field key.
-func anyHas(t *table, key string) bool {
-	return slices.ContainsFunc(t.records, func(r record) bool {
-		_, ok := r.fields[key]
-		return ok
-	})
+// has reports whether r has the field key.
+func has(r record, key string) bool {
+	_, ok := r.fields[key]
+	return ok
+}
+
+// firstKey is the first of candidates that fields has, or "".
+func firstKey(fields map[string]any, candidates []string) string {
+	for _, k := range candidates {
+		if _, ok := fields[k]; ok {
+			return k
+		}
+	}
+	return ""
 }
 
 // hasLetterKeys reports whether r has fields A, B, C and D.
@@ -80,34 +125,18 @@ func hasLetterKeys(r record) bool {
 	return true
 }
 
-// allMath reports whether every answer ends with a "#### N" line.
-func allMath(t *table, answerKey string) bool {
-	for _, r := range t.records {
-		s, ok := r.fields[answerKey].(string)
-		if !ok {
-			return false
-		}
-		if _, ok := MathAnswer(s); !ok {
-			return false
-		}
-	}
-	return true
-}
-
 // resolveKey returns the given key, or the first candidate present in the
 // first record; role is "question" or "answer", for the error message.
-func resolveKey(name string, t *table, given string, candidates []string, role string) (string, error) {
+func resolveKey(name string, s *survey, given string, candidates []string, role string) (string, error) {
 	if given != "" {
 		return given, nil
 	}
-	first := t.records[0].fields
-	for _, k := range candidates {
-		if _, ok := first[k]; ok {
-			return k, nil
-		}
+	first := s.first.fields
+	if k := firstKey(first, candidates); k != "" {
+		return k, nil
 	}
-	where, hint := t.records[0].where, ""
-	if t.format == FormatCSV {
+	where, hint := s.first.where, ""
+	if s.format == FormatCSV {
 		where, hint = "header (line 1)", " (the first row must be a header naming the columns)"
 	}
 	return "", store.Errorf(store.EINVALID, "%s: %s: no %s field (looked for %s); set the %s key to one of the fields%s: %s",

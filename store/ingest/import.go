@@ -11,8 +11,10 @@ import (
 // Import parses data and stores it as a dataset in one transaction. When the same
 // bytes were imported before, it returns that dataset with created false.
 // An empty name defaults to the file's base name without its extension.
+// Each sample is stored as it is made: a file of 100,000 samples (44 MB)
+// took 300 MB to hold whole as records and samples at once.
 func Import(ctx context.Context, db *store.DB, data []byte, opts Options, name string) (*store.Dataset, bool, error) {
-	p, err := Parse(data, opts)
+	p, err := read(data, opts)
 	if err != nil {
 		return nil, false, err
 	}
@@ -34,7 +36,7 @@ func Import(ctx context.Context, db *store.DB, data []byte, opts Options, name s
 		QuestionKey: p.QuestionKey,
 		AnswerKey:   p.AnswerKey,
 	}
-	created, err := db.CreateDataset(ctx, d, p.Samples)
+	created, err := db.CreateDatasetFrom(ctx, d, p.count, p.samples)
 	if err != nil {
 		return nil, false, err
 	}

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"iter"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -49,6 +50,31 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 // Parse reads data as a dataset file and returns all its samples, or an error
 // (a *store.Error with code EINVALID or ETOOLARGE) and no samples.
 func Parse(data []byte, opts Options) (*Parsed, error) {
+	src, err := read(data, opts)
+	if err != nil {
+		return nil, err
+	}
+	p := src.Parsed
+	p.Samples = make([]store.Sample, 0, src.count)
+	for s, err := range src.samples {
+		if err != nil {
+			return nil, err
+		}
+		p.Samples = append(p.Samples, s)
+	}
+	return &p, nil
+}
+
+// source is a dataset file decoded, its kind and keys settled, whose
+// samples are made one at a time: Parsed without Samples, count of them.
+type source struct {
+	Parsed
+	count   int
+	samples iter.Seq2[store.Sample, error]
+}
+
+// read decodes data and settles how its records become samples.
+func read(data []byte, opts Options) (*source, error) {
 	name := opts.Filename
 	if name == "" {
 		name = "dataset"
@@ -65,47 +91,50 @@ func Parse(data []byte, opts Options) (*Parsed, error) {
 			"or CSV with a header row; this is %s", name, what)
 	}
 	format := sniffFormat(name, text)
-	tbl, err := decode(name, format, text)
+	rs := decode(name, format, text)
+	sv, err := rs.survey(name, format, opts.AnswerKey)
 	if err != nil {
 		return nil, err
 	}
-	p, err := build(name, tbl, opts)
+	b, err := settle(name, sv, opts)
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
-	p.SHA256 = hex.EncodeToString(sum[:])
-	p.Format = format
-	return p, nil
+	return &source{
+		Parsed: Parsed{Kind: b.kind, Format: format, SHA256: hex.EncodeToString(sum[:]), QuestionKey: b.qKey, AnswerKey: b.aKey},
+		count:  sv.count, samples: b.samples(rs),
+	}, nil
 }
 
 // checkBytes rejects files that are too large, binary or empty, and returns
-// the text without its byte order mark.
-func checkBytes(name string, data []byte, limit int64) (string, error) {
+// the text without its byte order mark: the bytes themselves, not a copy
+// (a file read twice, as records, is still held once).
+func checkBytes(name string, data []byte, limit int64) ([]byte, error) {
 	if limit <= 0 {
 		limit = DefaultMaxBytes
 	}
 	if int64(len(data)) > limit {
-		return "", store.Errorf(store.ETOOLARGE, "%s: the file is %s MiB, over the %s MiB limit",
+		return nil, store.Errorf(store.ETOOLARGE, "%s: the file is %s MiB, over the %s MiB limit",
 			name, mib(int64(len(data))), mib(limit))
 	}
 	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
-		return "", store.Errorf(store.EINVALID, "%s: line 1: the file is UTF-16; save it as UTF-8", name)
+		return nil, store.Errorf(store.EINVALID, "%s: line 1: the file is UTF-16; save it as UTF-8", name)
 	}
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if i := bytes.IndexByte(data, 0); i >= 0 {
-		return "", store.Errorf(store.EINVALID, "%s: line %d: the file looks binary (a NUL byte at byte %d), not JSONL, JSON or CSV text",
+		return nil, store.Errorf(store.EINVALID, "%s: line %d: the file looks binary (a NUL byte at byte %d), not JSONL, JSON or CSV text",
 			name, lineAt(data, i), i+1)
 	}
 	if !utf8.Valid(data) {
 		i := firstInvalidUTF8(data)
-		return "", store.Errorf(store.EINVALID, "%s: line %d: the file looks binary (invalid UTF-8 at byte %d), not JSONL, JSON or CSV text",
+		return nil, store.Errorf(store.EINVALID, "%s: line %d: the file looks binary (invalid UTF-8 at byte %d), not JSONL, JSON or CSV text",
 			name, lineAt(data, i), i+1)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return "", store.Errorf(store.EINVALID, "%s: the file is empty", name)
+		return nil, store.Errorf(store.EINVALID, "%s: the file is empty", name)
 	}
-	return string(data), nil
+	return data, nil
 }
 
 // notADataset are files people upload by mistake, by extension, with what
@@ -128,12 +157,12 @@ var notADataset = map[string]string{
 // sniffFormat picks the format from the file name, then from the content:
 // a .csv file is CSV; text that starts with '[' is a JSON array and with '{'
 // is JSONL (so a .json file of one object per line still reads).
-func sniffFormat(name, text string) string {
+func sniffFormat(name string, text []byte) string {
 	ext := strings.ToLower(filepath.Ext(name))
 	if ext == ".csv" {
 		return FormatCSV
 	}
-	switch strings.TrimLeft(text, " \t\r\n")[0] {
+	switch bytes.TrimLeft(text, " \t\r\n")[0] {
 	case '[':
 		return FormatJSON
 	case '{':

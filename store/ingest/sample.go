@@ -3,6 +3,7 @@ package ingest
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"strconv"
@@ -20,52 +21,65 @@ type builder struct {
 	seen       map[string]string // sample id → where it was first seen
 }
 
-// build settles the kind, keys and id field, then turns every record into a
-// sample, stopping at the first bad one.
-func build(name string, t *table, opts Options) (*Parsed, error) {
-	b := &builder{name: name, kind: opts.Kind, seen: make(map[string]string, len(t.records))}
-	if err := b.chooseKind(t, opts); err != nil {
+// settle settles the kind, the keys and the id field of a file's records.
+func settle(name string, s *survey, opts Options) (*builder, error) {
+	b := &builder{name: name, kind: opts.Kind, seen: make(map[string]string, s.count)}
+	if err := b.chooseKind(s, opts); err != nil {
 		return nil, err
 	}
-	first := t.records[0].fields
+	first := s.first.fields
 	for _, k := range []string{fieldTaskID, "id"} {
 		if _, ok := first[k]; ok {
 			b.idKey = k
 			break
 		}
 	}
-	p := &Parsed{Kind: b.kind, QuestionKey: b.qKey, AnswerKey: b.aKey,
-		Samples: make([]store.Sample, 0, len(t.records))}
-	for i, r := range t.records {
-		s, err := b.sample(r, i+1)
-		if err != nil {
-			return nil, err
+	return b, nil
+}
+
+// samples decodes the records again and turns them into samples one at a
+// time, in order, stopping at the first bad one.
+func (b *builder) samples(rs records) iter.Seq2[store.Sample, error] {
+	return func(yield func(store.Sample, error) bool) {
+		i := 0
+		for r, err := range rs {
+			if err != nil {
+				yield(store.Sample{}, err)
+				return
+			}
+			i++
+			s, err := b.sample(r, i)
+			if err != nil {
+				yield(s, err)
+				return
+			}
+			if !yield(s, nil) {
+				return
+			}
 		}
-		p.Samples = append(p.Samples, s)
 	}
-	return p, nil
 }
 
 // chooseKind settles the kind and, unless it is code, the question and answer keys.
-func (b *builder) chooseKind(t *table, opts Options) error {
-	if b.kind == "" && isCode(t) {
+func (b *builder) chooseKind(s *survey, opts Options) error {
+	if b.kind == "" && s.code {
 		b.kind = store.KindCode
 	}
 	if b.kind == store.KindCode {
 		return nil
 	}
 	var err error
-	if b.qKey, err = resolveKey(b.name, t, opts.QuestionKey, questionKeys, "question"); err != nil {
+	if b.qKey, err = resolveKey(b.name, s, opts.QuestionKey, questionKeys, "question"); err != nil {
 		return err
 	}
-	if b.aKey, err = resolveKey(b.name, t, opts.AnswerKey, answerKeys, "answer"); err != nil {
+	if b.aKey, err = resolveKey(b.name, s, opts.AnswerKey, answerKeys, "answer"); err != nil {
 		return err
 	}
 	if b.qKey == b.aKey {
 		return store.Errorf(store.EINVALID, "%s: the question key and the answer key are both %q", b.name, b.qKey)
 	}
 	if b.kind == "" {
-		b.kind = detectKind(t, b.aKey)
+		b.kind = s.detectKind(b.aKey)
 	}
 	return nil
 }
