@@ -47,7 +47,12 @@ func open(ctx context.Context, path, upTo string) (*DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	// Every read connection stays open between reads: with database/sql's
+	// two idle ones, the parts a first report or search reads at once each
+	// opened a connection again, read its schema and filled its page cache
+	// anew (a tenth of the CPU of a 150,000-result report's first request).
 	read.SetMaxOpenConns(8)
+	read.SetMaxIdleConns(8)
 	db := &DB{Path: path, write: write, read: read, now: func() time.Time { return time.Now().UTC() }, index: newSearchIndexer()}
 	if err := db.migrate(ctx, upTo); err != nil {
 		db.Close()
