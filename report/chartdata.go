@@ -34,7 +34,7 @@ func Distribution(sc config.Scale, groups []SampleScores) (bins []string, shares
 	counts := make([]int, len(bins))
 	total := 0
 	for _, g := range groups {
-		for _, v := range g.Values {
+		for _, v := range g.Values() {
 			counts[binOf(sc, v, len(bins))]++
 			total++
 		}
@@ -70,8 +70,8 @@ func binOf(sc config.Scale, v float64, bins int) int {
 func RepetitionStds(groups []SampleScores) []float64 {
 	var out []float64
 	for _, g := range groups {
-		if len(g.Values) >= 2 {
-			_, std := stats.Describe(g.Values)
+		if len(g.Values()) >= 2 {
+			_, std := stats.Describe(g.Values())
 			out = append(out, std)
 		}
 	}
@@ -136,7 +136,7 @@ func PairedPoints(a, b map[int64]float64) []Point {
 func Values(groups []SampleScores) [][]float64 {
 	out := make([][]float64, len(groups))
 	for i, g := range groups {
-		out[i] = g.Values
+		out[i] = g.Values()
 	}
 	return out
 }

@@ -23,10 +23,28 @@ import (
 // every repetition (and judge repetition).
 type SampleScores struct {
 	SampleRow int64 // the sample's row id
-	Values    []float64
-	Reps      []int32 // the repetition of each value: values of one answer are together
-	Judges    []int8  // the panel place of each value's judge
+	// The scores are [at, at+n) of the metric's columns, shared by its
+	// groups: 150,000 groups each with slices of their own took 12 MB of
+	// a large run's report.
+	cols  *store.MetricScores
+	at, n int32
 }
+
+// Values are every score of the sample, every repetition's (and judge
+// repetition's): those of one answer are together. They share the
+// report's memory, capped: appending copies them.
+func (g SampleScores) Values() []float64 {
+	if g.cols == nil {
+		return nil
+	}
+	return g.cols.Values[g.at : g.at+g.n : g.at+g.n]
+}
+
+// rep is the repetition of score i: the answer it scores.
+func (g SampleScores) rep(i int) int32 { return g.cols.Reps[int(g.at)+i] }
+
+// judge is the panel place of score i's judge.
+func (g SampleScores) judge(i int) int8 { return g.cols.Judges[int(g.at)+i] }
 
 // JudgeAnswers are the sample's scores by answer and judge: what one judge
 // of the panel gave one answer over its repetitions. They share Values's
@@ -50,10 +68,10 @@ func (g SampleScores) runs(byJudge bool) [][]float64 {
 // eachRun calls fn with each answer's values, or each answer's values by
 // one judge when byJudge, in order; they share Values's memory, capped.
 func (g SampleScores) eachRun(byJudge bool, fn func([]float64)) {
-	start := 0
-	for i := 1; i <= len(g.Values); i++ {
-		if i == len(g.Values) || g.Reps[i] != g.Reps[i-1] || byJudge && g.Judges[i] != g.Judges[i-1] {
-			fn(g.Values[start:i:i])
+	values, start := g.Values(), 0
+	for i := 1; i <= len(values); i++ {
+		if i == len(values) || g.rep(i) != g.rep(i-1) || byJudge && g.judge(i) != g.judge(i-1) {
+			fn(values[start:i:i])
 			start = i
 		}
 	}
@@ -222,10 +240,12 @@ func (r *Report) group(scores []store.MetricScores) {
 			r.Metrics = append(r.Metrics, Metric{Evaluator: m.Evaluator, Name: m.Metric})
 			samples = append(samples, map[string][]SampleScores{})
 		}
+		// The groups keep the columns they read, not the scores' ids.
+		cols := &store.MetricScores{Values: m.Values, Reps: m.Reps, Judges: m.Judges}
 		groups := make([]SampleScores, len(m.Samples))
 		for k, row := range m.Samples {
 			lo, hi := m.Starts[k], m.Starts[k+1]
-			groups[k] = SampleScores{SampleRow: row, Values: m.Values[lo:hi:hi], Reps: m.Reps[lo:hi:hi], Judges: m.Judges[lo:hi:hi]}
+			groups[k] = SampleScores{SampleRow: row, cols: cols, at: lo, n: hi - lo}
 		}
 		samples[i][m.Condition] = groups
 	}
@@ -237,7 +257,7 @@ func (r *Report) group(scores []store.MetricScores) {
 		r.Metrics[i].Scale = scaleOf(func(yield func(float64) bool) {
 			for _, groups := range samples[i] {
 				for _, g := range groups {
-					for _, v := range g.Values {
+					for _, v := range g.Values() {
 						if !yield(v) {
 							return
 						}
@@ -259,9 +279,9 @@ func (r *Report) group(scores []store.MetricScores) {
 		for i, byCondition := range r.raw {
 			r.samples[i] = map[string][]SampleScores{}
 			for c, groups := range byCondition {
-				out := make([]SampleScores, len(groups))
+				out, cols := make([]SampleScores, len(groups)), &store.MetricScores{}
 				for k, g := range groups {
-					out[k] = combinePanel(g, r.Config.Mode())
+					out[k] = combinePanel(g, r.Config.Mode(), cols)
 				}
 				r.samples[i][c] = out
 			}
@@ -298,26 +318,31 @@ func (r *Report) Raw(m int, c string) []SampleScores { return r.raw[m][c] }
 
 // combinePanel makes one sample's headline scores from a panel's: per
 // answer, the first judge's scores, or the median of the judges' means.
-func combinePanel(g SampleScores, mode string) SampleScores {
-	out := SampleScores{SampleRow: g.SampleRow}
-	for start := 0; start < len(g.Values); {
+// They are added to cols, which the groups of one condition share.
+func combinePanel(g SampleScores, mode string, cols *store.MetricScores) SampleScores {
+	values := g.Values()
+	at := int32(len(cols.Values))
+	add := func(v float64, rep int32) {
+		cols.Values, cols.Reps, cols.Judges = append(cols.Values, v), append(cols.Reps, rep), append(cols.Judges, 0)
+	}
+	for start := 0; start < len(values); {
 		end := start
-		for end < len(g.Values) && g.Reps[end] == g.Reps[start] {
+		for end < len(values) && g.rep(end) == g.rep(start) {
 			end++
 		}
-		rep := g.Reps[start]
+		rep := g.rep(start)
 		switch mode {
 		case config.PanelFirst:
 			for k := start; k < end; k++ {
-				if g.Judges[k] == 0 {
-					out.Values, out.Reps, out.Judges = append(out.Values, g.Values[k]), append(out.Reps, rep), append(out.Judges, 0)
+				if g.judge(k) == 0 {
+					add(values[k], rep)
 				}
 			}
 		default: // median of the judges' means
 			sums, counts := map[int8]float64{}, map[int8]int{}
 			for k := start; k < end; k++ {
-				sums[g.Judges[k]] += g.Values[k]
-				counts[g.Judges[k]]++
+				sums[g.judge(k)] += values[k]
+				counts[g.judge(k)]++
 			}
 			var means []float64
 			for j, s := range sums {
@@ -328,11 +353,11 @@ func combinePanel(g SampleScores, mode string) SampleScores {
 			if len(means)%2 == 0 {
 				med = (means[len(means)/2-1] + med) / 2
 			}
-			out.Values, out.Reps, out.Judges = append(out.Values, med), append(out.Reps, rep), append(out.Judges, 0)
+			add(med, rep)
 		}
 		start = end
 	}
-	return out
+	return SampleScores{SampleRow: g.SampleRow, cols: cols, at: at, n: int32(len(cols.Values)) - at}
 }
 
 // Samples are the score groups of metric m under condition c, by row id.
@@ -367,7 +392,7 @@ func (r *Report) meanTable(m int, c string) *sampleMeans {
 			groups = slices.SortedFunc(slices.Values(groups), func(a, b SampleScores) int { return cmp.Compare(a.SampleRow, b.SampleRow) })
 		}
 		for i, g := range groups {
-			t.ids[i], t.means[i] = g.SampleRow, Mean(g.Values)
+			t.ids[i], t.means[i] = g.SampleRow, Mean(g.Values())
 		}
 		return t
 	}).(*sampleMeans)

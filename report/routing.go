@@ -74,7 +74,7 @@ func (r *Report) Matrix(ctx context.Context, db *store.DB, base string, vectors 
 				if quality[g.SampleRow] == nil {
 					quality[g.SampleRow], counted[g.SampleRow] = make([]float64, k), make([]int, k)
 				}
-				quality[g.SampleRow][a] += metric.Scale.Unit(Mean(g.Values))
+				quality[g.SampleRow][a] += metric.Scale.Unit(Mean(g.Values()))
 				counted[g.SampleRow][a]++
 			}
 		}

@@ -51,7 +51,7 @@ func (r *Report) Slices(values map[int64]string) []Slice {
 				var groups [][]float64
 				for _, g := range r.Samples(i, c) {
 					if val, ok := values[g.SampleRow]; ok && val == v {
-						groups = append(groups, g.Values)
+						groups = append(groups, g.Values())
 					}
 				}
 				if len(groups) == 0 {

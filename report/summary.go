@@ -273,7 +273,7 @@ func (r *Report) groupByModel(conditions []ConditionSummary) []ConditionSummary 
 					if _, seen := merged[s.SampleRow]; !seen {
 						order = append(order, s.SampleRow)
 					}
-					merged[s.SampleRow] = append(merged[s.SampleRow], s.Values...)
+					merged[s.SampleRow] = append(merged[s.SampleRow], s.Values()...)
 				}
 			}
 			if len(order) == 0 {

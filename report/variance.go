@@ -198,19 +198,20 @@ func panelOf(groups []SampleScores, names []string) ([]JudgeFigure, *float64) {
 	counts := make([]int, len(names))
 	var units [][]float64
 	for _, g := range groups {
-		for start := 0; start < len(g.Values); {
+		values := g.Values()
+		for start := 0; start < len(values); {
 			end := start
-			for end < len(g.Values) && g.Reps[end] == g.Reps[start] {
+			for end < len(values) && g.rep(end) == g.rep(start) {
 				end++
 			}
 			jsum, jn := map[int8]float64{}, map[int8]int{}
 			first := map[int8]float64{}
 			for k := start; k < end; k++ {
-				j := g.Judges[k]
+				j := g.judge(k)
 				if _, seen := first[j]; !seen {
-					first[j] = g.Values[k]
+					first[j] = values[k]
 				}
-				jsum[j] += g.Values[k]
+				jsum[j] += values[k]
 				jn[j]++
 			}
 			judges := slices.Sorted(maps.Keys(jsum)) // in the panel's order: the same sums every time

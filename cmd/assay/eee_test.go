@@ -133,11 +133,11 @@ func TestEEERoundTrip(t *testing.T) {
 				for _, c := range orig.Conditions {
 					want := map[string][]float64{}
 					for _, s := range orig.Samples(m, c) {
-						want[origNames[s.SampleRow]] = s.Values
+						want[origNames[s.SampleRow]] = s.Values()
 					}
 					gotScores := map[string][]float64{}
 					for _, s := range back.Samples(bm, c) {
-						gotScores[backNames[s.SampleRow]] = s.Values
+						gotScores[backNames[s.SampleRow]] = s.Values()
 					}
 					if fmt.Sprint(want) != fmt.Sprint(gotScores) {
 						t.Errorf("%s under %s: per-sample scores %v, want %v", metric.Label(), c, gotScores, want)
