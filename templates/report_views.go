@@ -117,8 +117,14 @@ type VarianceRow struct {
 	MDD                          string // against the first condition; "" for it
 }
 
-// VarianceSentence says what dominates one metric's spread under a condition.
-type VarianceSentence struct{ Condition, Text string }
+// VarianceSentence says what dominates one metric's spread under the
+// conditions named (every condition of the run when Every): the conditions
+// whose sentence is the same share one.
+type VarianceSentence struct {
+	Conditions []string
+	Every      bool
+	Text       string
+}
 
 // ConsistencyRow is the judge against itself on one metric under one condition.
 type ConsistencyRow struct {
@@ -261,6 +267,9 @@ type PairedView struct {
 	Delta      string         // the difference typed to detect, if any
 	DeltaError string         // why it is not a difference
 	AllPairs   []PairTestRow  // every pair's test, with three conditions or more
+	// AllPairsDiffer are the tests whose adjusted p is below 0.05, smallest
+	// first: shown above the whole list when it is long (many conditions).
+	AllPairsDiffer []PairTestRow
 }
 
 // PairTestRow is one pair of conditions on one metric, with its p-value

@@ -1,8 +1,10 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"assay/internal/text"
@@ -68,15 +70,26 @@ func gapRows(ctx context.Context, db *store.DB, metrics []report.Metric, gs []re
 	return rows, nil
 }
 
-// allPairRows shows every pair's paired t-test with its Holm-adjusted p.
-func allPairRows(tests []report.PairTest) []templates.PairTestRow {
-	var out []templates.PairTestRow
-	for _, t := range tests {
+// allPairRows shows every pair's paired t-test with its Holm-adjusted p,
+// and apart those whose adjusted p is below 0.05, smallest first.
+func allPairRows(tests []report.PairTest) (all, differ []templates.PairTestRow) {
+	row := func(t report.PairTest) templates.PairTestRow {
 		d := t.Metric.Digits()
-		out = append(out, templates.PairTestRow{Metric: metricHead(t.Metric).Label(), A: t.A, B: t.B,
-			Diff: templates.Signed(t.Diff, d), N: t.N, P: pValue(t.P), HolmP: pValue(t.HolmP), Significant: t.HolmP < 0.05})
+		return templates.PairTestRow{Metric: metricHead(t.Metric).Label(), A: t.A, B: t.B,
+			Diff: templates.Signed(t.Diff, d), N: t.N, P: pValue(t.P), HolmP: pValue(t.HolmP), Significant: t.HolmP < 0.05}
 	}
-	return out
+	var significant []report.PairTest
+	for _, t := range tests {
+		all = append(all, row(t))
+		if t.HolmP < 0.05 {
+			significant = append(significant, t)
+		}
+	}
+	slices.SortStableFunc(significant, func(a, b report.PairTest) int { return cmp.Compare(a.HolmP, b.HolmP) })
+	for _, t := range significant {
+		differ = append(differ, row(t))
+	}
+	return all, differ
 }
 
 // pValue writes a p-value as papers do: three decimals, "< 0.001" below.

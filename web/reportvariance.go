@@ -19,6 +19,19 @@ import (
 // The colours of the three parts, the same in every chart.
 var partColours = map[string]string{"sample": "#5b7db1", "agent": "#e0973a", "judge": "#c4455a"}
 
+// addSentence adds what dominates a metric's spread under a condition, to
+// the sentence other conditions share when it is the same: a sweep of
+// twenty conditions said the same thing sixty times.
+func addSentence(out []templates.VarianceSentence, condition, text string) []templates.VarianceSentence {
+	for i := range out {
+		if out[i].Text == text {
+			out[i].Conditions = append(out[i].Conditions, condition)
+			return out
+		}
+	}
+	return append(out, templates.VarianceSentence{Conditions: []string{condition}, Text: text})
+}
+
 // varianceView is the section; nil when no metric has two samples scored.
 func (r *viewed) varianceView() *templates.VarianceView {
 	v := &templates.VarianceView{FirstCondition: r.Conditions[0], JudgeRepetitions: max(r.Config.JudgeRepetitions, 1)}
@@ -43,7 +56,7 @@ func (r *viewed) varianceView() *templates.VarianceView {
 				row.MDD = fmt.Sprintf("%.*f", d, *m.MDD)
 			}
 			v.Rows = append(v.Rows, row)
-			v.Sentences = append(v.Sentences, templates.VarianceSentence{Condition: c.Name, Text: va.Sentence(metricHead(metric).Label())})
+			v.Sentences = addSentence(v.Sentences, c.Name, va.Sentence(metricHead(metric).Label()))
 			if note := va.Unmeasured(); note != "" && !slices.Contains(v.Notes, note) {
 				v.Notes = append(v.Notes, note)
 			}
@@ -75,6 +88,9 @@ func (r *viewed) varianceView() *templates.VarianceView {
 	}
 	if len(v.Rows) == 0 {
 		return nil
+	}
+	for i := range v.Sentences {
+		v.Sentences[i].Every = len(v.Sentences[i].Conditions) == len(r.Summary.Conditions)
 	}
 	for i, c := range r.Summary.Conditions {
 		if ch, ok := r.varianceChart(c, fmt.Sprintf("chart-variance-%d", i+1)); ok {

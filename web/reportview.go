@@ -105,7 +105,7 @@ func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static b
 			return v, err
 		}
 	}
-	v.Paired.AllPairs = allPairRows(r.AllPairs())
+	v.Paired.AllPairs, v.Paired.AllPairsDiffer = allPairRows(r.AllPairs())
 	v.Charts = chartsOf()
 	v.Variance = r.varianceView()
 	if len(r.AgentModels()) >= 2 && !static && r.sc.ReviewLink == nil {
