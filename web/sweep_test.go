@@ -14,15 +14,16 @@ import (
 
 // A sweep of many conditions keeps its report readable: what dominates a
 // metric's spread, the same under every condition, is said once per metric;
-// and the tests of every pair (15 pairs × 3 metrics here) are folded under
-// those that differ, smallest p first.
+// the charts, one per condition, are folded; and the tests of every pair
+// (21 pairs × 3 metrics here) are folded under those that differ, smallest
+// p first.
 func TestReportOfASweepOfConditions(t *testing.T) {
 	b, db := newServer(t, web.Config{})
 	var rows []map[string]any
 	for i := 1; i <= 12; i++ {
 		rows = append(rows, map[string]any{"id": fmt.Sprintf("q%02d", i), "question": fmt.Sprintf("Question %d?", i), "answer": "A."})
 	}
-	conditions := []string{"c1", "c2", "c3", "c4", "c5", "strong"}
+	conditions := []string{"c1", "c2", "c3", "c4", "c5", "c6", "strong"}
 	sr := storeRun(t, db, "sweep.jsonl", jsonl(rows...), conditions, 1, func(s store.Sample, c string, _ int) store.Result {
 		v := float64(1 + s.Ordinal%3) // the samples differ, the same way under every condition
 		if c == "strong" {
@@ -42,17 +43,21 @@ func TestReportOfASweepOfConditions(t *testing.T) {
 		}
 	})
 
-	if got := doc.Find("#all-pairs tbody tr").Length(); got != 45 {
-		t.Fatalf("%d rows in every pair's table, want 15 pairs × 3 metrics", got)
+	if got := doc.Find("details.variance-charts-fold .chart").Length(); got != 7 {
+		t.Errorf("%d variance charts folded, want one per condition", got)
+	}
+
+	if got := doc.Find("#all-pairs tbody tr").Length(); got != 63 {
+		t.Fatalf("%d rows in every pair's table, want 21 pairs × 3 metrics", got)
 	}
 	if doc.Find("details.all-pairs-fold #all-pairs").Length() != 1 {
-		t.Error("a list of 45 tests is not folded")
+		t.Error("a list of 63 tests is not folded")
 	}
-	// "strong" differs from each of the five others on each metric; the
+	// "strong" differs from each of the six others on each metric; the
 	// others do not differ from one another.
 	differ := doc.Find("#all-pairs-differ tbody tr")
-	if differ.Length() != 15 || !strings.HasPrefix(text(doc, "#all-pairs-differ-count"), "15 of 45 tests differ") {
-		t.Fatalf("%d tests shown as differing (%q), want 5 pairs × 3 metrics", differ.Length(), text(doc, "#all-pairs-differ-count"))
+	if differ.Length() != 18 || !strings.HasPrefix(text(doc, "#all-pairs-differ-count"), "18 of 63 tests differ") {
+		t.Fatalf("%d tests shown as differing (%q), want 6 pairs × 3 metrics", differ.Length(), text(doc, "#all-pairs-differ-count"))
 	}
 	last := -1.0
 	differ.Each(func(_ int, s *goquery.Selection) {
