@@ -114,6 +114,8 @@
   function start() {
     initCharts(document);
     window.addEventListener("resize", resizeCharts);
+    // A chart drawn while folded (for print) takes its size when opened.
+    document.addEventListener("toggle", resizeCharts, true);
     window.addEventListener("beforeprint", drawAll);
     document.addEventListener("change", followPair);
     document.addEventListener("click", copy);
