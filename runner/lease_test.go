@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,7 +48,22 @@ func (f *fixture) waitStatus(id int64, want store.RunStatus) {
 }
 
 func TestARunIsExecutedByOneProcess(t *testing.T) {
-	f := newFixture(t, rubricJudge(), llmtest.WithLatency(20*time.Millisecond))
+	// One call about the last sample waits until the second process has
+	// tried: the first cannot finish the run in the meantime, however slow
+	// the machine is.
+	release := make(chan struct{})
+	var held atomic.Bool
+	judge := rubricJudge()
+	gate := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if strings.Contains(string(req.Body), "What is 6 + 6?") && held.CompareAndSwap(false, true) {
+			<-release
+		}
+		return judge(req)
+	}
+	f := newFixture(t, gate, llmtest.WithLatency(20*time.Millisecond))
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(open) // before the fixture's server closes
 	first, _ := f.secondProcess("assay run")
 	second, _ := f.secondProcess("assay serve")
 	run, err := first.CreateFromConfig(context.Background(), f.config(f.qaDataset(6), ""))
@@ -70,6 +87,7 @@ func TestARunIsExecutedByOneProcess(t *testing.T) {
 	if err := second.Resume(context.Background(), run.ID); store.ErrorCode(err) != store.ECONFLICT {
 		t.Fatalf("a second resume: %v", err)
 	}
+	open()
 	second.Adopt(50 * time.Millisecond) // looks again and again while the first works
 	f.waitStatus(run.ID, store.RunCompleted)
 	if got := f.srv.Stats().Requests; got != 2*run.TotalTasks {
