@@ -10,6 +10,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"assay/store"
+	"assay/web"
 )
 
 // The list of runs gives each finished run its headline figure, and finds
@@ -57,5 +58,25 @@ func TestRunsListHeadlineTagsAndSearch(t *testing.T) {
 	_, doc = f.get("/runs?q=nothing-like-it")
 	if !strings.Contains(text(doc, "#runs-none"), "No run matches") {
 		t.Error("an empty search says nothing")
+	}
+}
+
+// A finished run without a score (every answer failed) shows no headline,
+// and keeps that: its report is not built again for every list.
+func TestRunsListKeepsThatARunHasNoScore(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	sr := storeRun(t, db, "failed.jsonl", jsonl(map[string]any{"question": "Q?", "answer": "A."}), []string{"baseline"}, 2,
+		func(store.Sample, string, int) store.Result {
+			return store.Result{Error: "agent: timeout", ErrorKind: store.ErrorTimeout, Attempts: 1}
+		})
+	for range 2 {
+		_, doc := b.get("/runs")
+		if row := doc.Find("#runs tbody tr"); row.Length() != 1 || row.Find("td.headline div").Length() != 0 {
+			t.Fatalf("the failed run's row: %q", strings.Join(strings.Fields(row.Text()), " "))
+		}
+		run, _ := db.Run(context.Background(), sr.Run.ID)
+		if run.Headline == "" {
+			t.Fatal("a run without a score keeps no headline: every list builds its report again")
+		}
 	}
 }
