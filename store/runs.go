@@ -11,11 +11,15 @@ import (
 
 // RunSummary is a run with its progress, for lists.
 type RunSummary struct {
-	Run
-	DatasetName string
-	Done        int
-	Errors      int
-	CostUSD     float64
+	Run // without its Conditions: ConditionNames names them
+	// ConditionNames are the run's conditions, in order. A list of runs
+	// reads their names, not their snapshots: decoding the snapshots of 300
+	// runs of 20 conditions cost a runs list 0.2 s.
+	ConditionNames []string
+	DatasetName    string
+	Done           int
+	Errors         int
+	CostUSD        float64
 }
 
 // CreateRun stores a pending run with a snapshot of each of its conditions.
@@ -151,12 +155,30 @@ func (db *DB) Runs(ctx context.Context) ([]RunSummary, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
-	conds, err := db.runConditions(ctx, "")
+	names, err := db.conditionNames(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for i := range out {
-		out[i].Conditions = conds[out[i].ID]
+		out[i].ConditionNames = names[out[i].ID]
+	}
+	return out, nil
+}
+
+// conditionNames names every run's conditions, in order, by run.
+func (db *DB) conditionNames(ctx context.Context) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	err := eachRow(ctx, db.read, `SELECT run_id, name FROM run_conditions ORDER BY run_id, position`, nil, func(rows *sql.Rows) error {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return err
+		}
+		out[id] = append(out[id], name)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run conditions: %w", err)
 	}
 	return out, nil
 }

@@ -51,9 +51,7 @@ func (s *Server) apiRuns(c echo.Context) error {
 			StartedAt:  r.StartedAt,
 			FinishedAt: r.FinishedAt,
 		}
-		for _, c := range r.Conditions {
-			j.Conditions = append(j.Conditions, c.Name)
-		}
+		j.Conditions = append(j.Conditions, r.ConditionNames...)
 		out = append(out, j)
 	}
 	return c.JSON(http.StatusOK, out)

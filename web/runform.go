@@ -58,8 +58,8 @@ func (s *Server) lastRunForm(ctx context.Context) (templates.RunForm, error) {
 			f, f.FromRun = formFromConfig(cfg), last.ID
 			f.BudgetUSD = "" // a budget belongs to one run
 		}
-		for _, c := range last.Conditions {
-			chosen[c.Name] = true
+		for _, name := range last.ConditionNames {
+			chosen[name] = true
 		}
 	}
 	for _, c := range conds {

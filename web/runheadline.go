@@ -103,9 +103,7 @@ func matchesRun(r store.RunSummary, q string) bool {
 	var hay []string
 	hay = append(hay, r.Name, r.Note, r.DatasetName, fmt.Sprintf("#%d", r.ID))
 	hay = append(hay, r.Tags...)
-	for _, c := range r.Conditions {
-		hay = append(hay, c.Name)
-	}
+	hay = append(hay, r.ConditionNames...)
 	text := strings.ToLower(strings.Join(hay, " \n "))
 	for _, w := range strings.Fields(strings.ToLower(q)) {
 		if !strings.Contains(text, w) {

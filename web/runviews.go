@@ -43,9 +43,7 @@ func runRow(r store.RunSummary) templates.RunRow {
 			row.Finished = row.Finished[11:] // the same day: the time says it
 		}
 	}
-	for _, c := range r.Conditions {
-		row.Conditions = append(row.Conditions, c.Name)
-	}
+	row.Conditions = r.ConditionNames
 	return row
 }
 
