@@ -74,7 +74,13 @@ func (s *Server) headlineOf(ctx context.Context, run *store.Run) (*headline, err
 			return nil, nil // written by an older version: computed again below on the next change
 		}
 	} else {
-		sc, err := runScope(ctx, s.db, run)
+		// The report is kept for the run's pages too: it is built from the
+		// whole run, which a list's runs are not (they lack their conditions).
+		full, err := s.db.Run(ctx, run.ID)
+		if err != nil {
+			return nil, err
+		}
+		sc, err := runScope(ctx, s.db, full)
 		if err != nil {
 			return nil, err
 		}

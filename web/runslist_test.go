@@ -55,6 +55,11 @@ func TestRunsListHeadlineTagsAndSearch(t *testing.T) {
 			t.Errorf("q=%q: %d runs, want %d", q, n, want)
 		}
 	}
+	// The list built the second run's report, never shown before, and keeps
+	// it for the run's page: whole, with its condition.
+	if resp, doc := f.get(fmt.Sprintf("/runs/%d", second)); resp.StatusCode != 200 || doc.Find("#summary tbody tr").Length() != 1 {
+		t.Fatalf("the run's page after the list: %d, %d rows in its summary", resp.StatusCode, doc.Find("#summary tbody tr").Length())
+	}
 	_, doc = f.get("/runs?q=nothing-like-it")
 	if !strings.Contains(text(doc, "#runs-none"), "No run matches") {
 		t.Error("an empty search says nothing")
