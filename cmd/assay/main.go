@@ -19,12 +19,21 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
-		if !errors.Is(err, errSilent) {
-			fmt.Fprintln(os.Stderr, "assay:", err)
-		}
-		os.Exit(exitCode(err))
+	if code := finish(err, os.Stderr); code != 0 {
+		os.Exit(code)
 	}
+}
+
+// finish prints what err says, unless it was printed already or is a
+// request for help, and returns the process's exit code.
+func finish(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	if !errors.Is(err, errSilent) && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(stderr, "assay:", err)
+	}
+	return exitCode(err)
 }
 
 // errSilent marks a failure whose explanation was already printed.

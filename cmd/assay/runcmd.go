@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -30,7 +31,7 @@ const (
 // badUsage marks err as the caller's mistake: exit 3.
 func badUsage(err error) error {
 	var ee *exitError
-	if err == nil || errors.As(err, &ee) && ee.code == exitBadUsage {
+	if err == nil || errors.Is(err, flag.ErrHelp) || errors.As(err, &ee) && ee.code == exitBadUsage {
 		return err
 	}
 	if errors.As(err, &ee) {

@@ -13,12 +13,16 @@ import (
 
 // cmdToken manages named access tokens: create, list, revoke.
 func cmdToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	const usage = "usage: assay token create --name N [--role owner|reviewer|viewer] [--db F]\n" +
+		"       assay token list [--json] [--db F]\n       assay token revoke NAME [--db F]\n"
 	if len(args) == 0 {
-		fmt.Fprint(stderr, "usage: assay token create --name N [--role owner|reviewer|viewer] [--db F]\n"+
-			"       assay token list [--json] [--db F]\n       assay token revoke NAME [--db F]\n")
+		fmt.Fprint(stderr, usage)
 		return &exitError{code: 2, err: errSilent}
 	}
 	switch args[0] {
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, usage)
+		return nil
 	case "create":
 		return tokenCreate(ctx, args[1:], stdout, stderr)
 	case "list":
