@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -22,31 +23,26 @@ type SampleMatches struct {
 // holds the text.
 func (m *SampleMatches) Response(k SampleKey) bool {
 	i := slices.Index(m.responses.conditions, k.Condition)
-	_, ok := m.responses.keys[responseKey{k.SampleRow, i}]
-	return i >= 0 && ok
+	return i >= 0 && m.responses.has(k.SampleRow, i)
 }
 
 // Responses lists the samples and conditions whose responses hold the text.
 func (m *SampleMatches) Responses() map[SampleKey]bool {
-	out := make(map[SampleKey]bool, len(m.responses.keys))
-	for k := range m.responses.keys {
-		out[SampleKey{SampleRow: k.row, Condition: m.responses.conditions[k.condition]}] = true
-	}
+	out := map[SampleKey]bool{}
+	m.responses.each(func(row int64, i int) {
+		out[SampleKey{SampleRow: row, Condition: m.responses.conditions[i]}] = true
+	})
 	return out
 }
 
-// responseSet is a set of samples under conditions, each condition named
-// by its place in conditions: a key of two numbers hashes at a fraction
-// of the cost of one with the condition's name, and a search meeting every
-// response of a large run adds a key per result.
+// responseSet is a set of samples under conditions: a bit per sample row
+// from first under each condition, named by its place in conditions. A
+// search meeting every response of a large run adds one per result: into
+// a map, the adds were an eighth of the search's CPU.
 type responseSet struct {
 	conditions []string
-	keys       map[responseKey]struct{}
-}
-
-type responseKey struct {
-	row       int64
-	condition int
+	first      int64      // the sample row of each condition's bit 0, a multiple of 64
+	bits       [][]uint64 // by condition
 }
 
 // add adds the row's sample and condition (sample_id, condition).
@@ -58,30 +54,85 @@ func (s *responseSet) add(rows *sql.Rows) error {
 	}
 	i := slices.IndexFunc(s.conditions, func(c string) bool { return c == string(condition) })
 	if i < 0 {
-		i = len(s.conditions)
-		s.conditions = append(s.conditions, string(condition))
+		i = s.place(string(condition))
 	}
-	if s.keys == nil {
-		s.keys = map[responseKey]struct{}{}
-	}
-	s.keys[responseKey{row, i}] = struct{}{}
+	s.put(row, i)
 	return nil
 }
 
-// merge adds the keys of o.
-func (s *responseSet) merge(o *responseSet) {
-	places := make([]int, len(o.conditions))
-	for i, c := range o.conditions {
-		if places[i] = slices.Index(s.conditions, c); places[i] < 0 {
-			places[i] = len(s.conditions)
-			s.conditions = append(s.conditions, c)
+// place returns the place of a condition, adding it when it is new.
+func (s *responseSet) place(condition string) int {
+	if i := slices.Index(s.conditions, condition); i >= 0 {
+		return i
+	}
+	s.conditions = append(s.conditions, condition)
+	s.bits = append(s.bits, nil)
+	return len(s.conditions) - 1
+}
+
+// put adds the sample row under the condition at place i.
+func (s *responseSet) put(row int64, i int) {
+	if row < s.first { // before every row so far: the bits move up
+		shift := int((s.first - row&^63) / 64)
+		for c, b := range s.bits {
+			if len(b) > 0 {
+				s.bits[c] = append(make([]uint64, shift, shift+len(b)), b...)
+			}
+		}
+		s.first = row &^ 63
+	}
+	at := row - s.first
+	w := int(at / 64)
+	b := s.bits[i]
+	if w >= len(b) {
+		b = slices.Grow(b, w+1-len(b))[:w+1]
+		s.bits[i] = b
+	}
+	b[w] |= 1 << (at % 64)
+}
+
+// has reports whether the set holds the sample row under the condition at place i.
+func (s *responseSet) has(row int64, i int) bool {
+	if i >= len(s.bits) || row < s.first {
+		return false
+	}
+	at := row - s.first
+	w := int(at / 64)
+	return w < len(s.bits[i]) && s.bits[i][w]&(1<<(at%64)) != 0
+}
+
+// each calls f with every sample row and place of a condition in the set.
+func (s *responseSet) each(f func(row int64, i int)) {
+	for i, b := range s.bits {
+		for w, word := range b {
+			for word != 0 {
+				f(s.first+int64(w*64+bits.TrailingZeros64(word)), i)
+				word &= word - 1
+			}
 		}
 	}
-	if s.keys == nil {
-		s.keys = make(map[responseKey]struct{}, len(o.keys))
-	}
-	for k := range o.keys {
-		s.keys[responseKey{k.row, places[k.condition]}] = struct{}{}
+}
+
+// merge adds the samples and conditions of o.
+func (s *responseSet) merge(o *responseSet) {
+	for i, c := range o.conditions {
+		place := s.place(c)
+		if o.first != s.first {
+			o.each(func(row int64, j int) {
+				if j == i {
+					s.put(row, place)
+				}
+			})
+			continue
+		}
+		b := s.bits[place]
+		if len(b) < len(o.bits[i]) {
+			b = slices.Grow(b, len(o.bits[i])-len(b))[:len(o.bits[i])]
+			s.bits[place] = b
+		}
+		for w, word := range o.bits[i] {
+			b[w] |= word
+		}
 	}
 }
 
@@ -90,6 +141,13 @@ func (s *responseSet) merge(o *responseSet) {
 func (db *DB) SearchSamples(ctx context.Context, runID, datasetID int64, text string) (*SampleMatches, error) {
 	pattern := "%" + likeEscaper.Replace(text) + "%"
 	m := &SampleMatches{Samples: map[int64]bool{}}
+	// The dataset's first sample row, where the matches' bits start.
+	err := db.read.QueryRowContext(ctx, `SELECT coalesce((SELECT id FROM samples WHERE dataset_id = ? ORDER BY ordinal LIMIT 1), 0)`,
+		datasetID).Scan(&m.responses.first)
+	if err != nil {
+		return nil, fmt.Errorf("search samples: %w", err)
+	}
+	m.responses.first &^= 63
 	rows, err := db.read.QueryContext(ctx, `SELECT id FROM samples WHERE dataset_id = ?1
 		AND (input LIKE ?2 ESCAPE '\' OR reference LIKE ?2 ESCAPE '\')`, datasetID, pattern)
 	if err != nil {
@@ -202,6 +260,9 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 func (db *DB) scanResponses(ctx context.Context, runID, first, last int64, pattern string, m *SampleMatches) error {
 	parts := int64(min(runtime.GOMAXPROCS(0), 4))
 	found := make([]responseSet, parts)
+	for p := range found {
+		found[p].first = m.responses.first
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	size := (last - first + parts) / parts
 	for p := range parts {

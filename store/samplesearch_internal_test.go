@@ -366,3 +366,32 @@ func TestSearchFindsAResultUnderAnIdGivenAgain(t *testing.T) {
 		t.Errorf("the search found %v, want %v", keys(m.Responses()), want)
 	}
 }
+
+// A set of matches holds what was put in it, whatever the order of the
+// rows, and merges sets that start at other rows.
+func TestResponseSetHoldsWhatIsPut(t *testing.T) {
+	want := map[SampleKey]bool{}
+	var a, b responseSet
+	a.first, b.first = 640, 64
+	for i, row := range []int64{700, 3, 641, 64, 5000, 130, 700} {
+		c := []string{"x", "y"}[i%2]
+		a.put(row, a.place(c))
+		want[SampleKey{row, c}] = true
+	}
+	for _, row := range []int64{65, 9000, 127} {
+		b.put(row, b.place("z"))
+		want[SampleKey{row, "z"}] = true
+	}
+	b.put(64, b.place("x"))
+	want[SampleKey{64, "x"}] = true
+	a.merge(&b)
+	m := &SampleMatches{responses: a}
+	if got := m.Responses(); !maps.Equal(got, want) {
+		t.Errorf("the set holds %v, want %v", keys(got), keys(want))
+	}
+	for _, k := range []SampleKey{{700, "y"}, {2, "x"}, {9001, "z"}, {64, "w"}, {0, "x"}, {1 << 20, "x"}, {127, "z"}, {126, "z"}} {
+		if m.Response(k) != want[k] {
+			t.Errorf("Response(%v) = %v", k, m.Response(k))
+		}
+	}
+}
