@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"assay/runner/config"
@@ -21,12 +22,14 @@ func (m *Manager) CreateFromConfig(ctx context.Context, cfg *config.Config) (*st
 
 // DatasetFromConfig imports the config's dataset, or finds it by its bytes.
 func (m *Manager) DatasetFromConfig(ctx context.Context, cfg *config.Config) (*store.Dataset, error) {
-	data, err := ingest.ReadFile(cfg.Dataset.Path)
-	if err != nil {
-		return nil, fmt.Errorf("dataset.path: %w", err)
-	}
 	opts := ingest.Options{Filename: cfg.Dataset.Path, Kind: cfg.Dataset.Kind, QuestionKey: cfg.Dataset.QuestionKey,
 		AnswerKey: cfg.Dataset.AnswerKey}
-	ds, _, err := ingest.Import(ctx, m.db, data, opts, "")
-	return ds, err
+	ds, _, err := ingest.ImportFile(ctx, m.db, cfg.Dataset.Path, opts, "")
+	if err != nil {
+		if se, ok := errors.AsType[*store.Error](err); ok && se.Code == store.EINVALID {
+			return nil, err // it names the file and the line
+		}
+		return nil, fmt.Errorf("dataset.path: %w", err)
+	}
+	return ds, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -35,19 +36,18 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *file == "" {
 		return &exitError{code: 2, err: fmt.Errorf("import: --file (a dataset) or --results and --instances (a run) is required")}
 	}
-	data, err := ingest.ReadFile(*file)
-	if err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
 	db, err := store.Open(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	opts := ingest.Options{Filename: *file, Kind: store.Kind(*kind), QuestionKey: *qKey, AnswerKey: *aKey}
-	d, created, err := ingest.Import(ctx, db, data, opts, *name)
+	d, created, err := ingest.ImportFile(ctx, db, *file, opts, *name)
 	if err != nil {
-		return err
+		if se, ok := errors.AsType[*store.Error](err); ok && se.Code == store.EINVALID {
+			return err // it names the file and the line
+		}
+		return fmt.Errorf("import: %w", err)
 	}
 	if *asJSON {
 		out := web.NewDatasetJSON(d)
