@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"iter"
 	"slices"
 	"unicode/utf8"
 
@@ -36,6 +37,17 @@ const (
 // that answer plus about 700 tokens of instructions and writes about 250. MCP
 // tool definitions, further tool-loop turns and retries are not counted.
 func EstimateRun(cfg *config.Config, kind store.Kind, samples []store.Sample, conditions []store.Condition, prices map[string]config.Price) Estimate {
+	return EstimateEach(cfg, kind, func(yield func(*store.Sample) bool) {
+		for i := range samples {
+			if !yield(&samples[i]) {
+				return
+			}
+		}
+	}, conditions, prices)
+}
+
+// EstimateEach is EstimateRun over samples read one at a time.
+func EstimateEach(cfg *config.Config, kind store.Kind, samples iter.Seq[*store.Sample], conditions []store.Condition, prices map[string]config.Price) Estimate {
 	var e Estimate
 	judges := 0
 	for _, ev := range cfg.EvaluatorsFor(kind) {
@@ -62,8 +74,7 @@ func EstimateRun(cfg *config.Config, kind store.Kind, samples []store.Sample, co
 		conditions = expanded
 	}
 	var agentIn, agentOut, judgeIn int
-	for i := range samples {
-		s := &samples[i]
+	for s := range samples {
 		prompt := tokens(Prompt(cfg.Prompts, kind, s)) + messageOverhead
 		answer := answerTokens(cfg.Agent.MaxTokens, s.Reference)
 		judgeRead := tokens(s.Input) + tokens(judgeReference(kind, s)) + answer + judgeInstructions

@@ -33,7 +33,7 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunSt
 	if err != nil {
 		return "", err
 	}
-	samples, err := m.db.Samples(ctx, ds.ID, 0, 0)
+	samples, err := newSampleSource(ctx, m.db, ds.ID)
 	if err != nil {
 		return "", err
 	}
@@ -82,11 +82,16 @@ func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) 
 	if err != nil {
 		return "", "", err
 	}
-	tasks := plan(ex.samples, ex.run.Conditions, ex.run.Repetitions, done)
+	tasks := plan(ex.samples.refs, ex.run.Conditions, ex.run.Repetitions, done)
 	w := &workers{ex: ex, cost: cost}
 	w.finished = make(chan struct{}, 1)
 	if ex.run.BudgetUSD > 0 && ex.run.TotalTasks > 0 {
-		w.guess = EstimateRun(ex.spec, ex.dataset.Kind, ex.samples, ex.run.Conditions, ex.prices).CostUSD / float64(ex.run.TotalTasks)
+		var err error
+		e := EstimateEach(ex.spec, ex.dataset.Kind, ex.samples.all(ctx, &err), ex.run.Conditions, ex.prices)
+		if err != nil {
+			return "", "", err
+		}
+		w.guess = e.CostUSD / float64(ex.run.TotalTasks)
 	}
 	budgetHit := w.run(ctx, tasks, max(ex.spec.Execution.MaxConcurrent, 1))
 	ex.keeping.Wait() // a run resumed next reads what its tasks kept
@@ -168,6 +173,15 @@ func (w *workers) err() error {
 	return w.saveErr
 }
 
+// fail ends the run with err unless it has an error already.
+func (w *workers) fail(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.saveErr == nil {
+		w.saveErr = err
+	}
+}
+
 // run starts n workers, feeds them until the tasks, the budget or ctx run out,
 // and waits. It reports whether the budget stopped it.
 func (w *workers) run(ctx context.Context, tasks []task, n int) bool {
@@ -192,6 +206,11 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) bool {
 	}
 	budgetHit := false
 	for _, t := range tasks {
+		var err error
+		if t.sample, err = w.ex.samples.get(ctx, t.at); err != nil {
+			w.fail(err)
+			break
+		}
 		reserved, ok := w.reserve(ctx, w.ex.run.BudgetUSD)
 		if !ok {
 			budgetHit = ctx.Err() == nil

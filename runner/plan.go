@@ -10,23 +10,25 @@ import (
 
 // task is one (sample, condition, repetition) of a run.
 type task struct {
-	sample     *store.Sample
+	at         int           // the sample's place in the dataset's order
+	row        int64         // the sample's row
+	sample     *store.Sample // read as the task is handed to a worker
 	condition  *store.Condition
 	repetition int
 }
 
 func (t task) key() store.TaskKey {
-	return store.TaskKey{SampleRow: t.sample.ID, Condition: t.condition.Name, Repetition: t.repetition}
+	return store.TaskKey{SampleRow: t.row, Condition: t.condition.Name, Repetition: t.repetition}
 }
 
 // plan lists the tasks not yet done, interleaved so that a partial run is
 // balanced: repetition by repetition, sample by sample, every condition in turn.
-func plan(samples []store.Sample, conditions []store.Condition, repetitions int, done map[store.TaskKey]bool) []task {
+func plan(samples []store.SampleRef, conditions []store.Condition, repetitions int, done map[store.TaskKey]bool) []task {
 	var out []task
 	for rep := 1; rep <= repetitions; rep++ {
 		for i := range samples {
 			for j := range conditions {
-				t := task{sample: &samples[i], condition: &conditions[j], repetition: rep}
+				t := task{at: i, row: samples[i].ID, condition: &conditions[j], repetition: rep}
 				if !done[t.key()] {
 					out = append(out, t)
 				}

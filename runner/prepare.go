@@ -20,7 +20,7 @@ type execution struct {
 	run        *store.Run
 	spec       *config.Config
 	dataset    *store.Dataset
-	samples    []store.Sample
+	samples    *sampleSource
 	agent      agent.Agent
 	agentModel string
 	models     map[string]modelAgent // a run over several models: each model's agent, by its name
@@ -36,7 +36,7 @@ type execution struct {
 // prepare decodes a run's snapshot, resolves its ${...} references in this
 // process's environment, and builds what executing it needs. Its
 // errors are the run's fault (a missing key, no sandbox) and fail the run.
-func (m *Manager) prepare(run *store.Run, ds *store.Dataset, samples []store.Sample) (*execution, error) {
+func (m *Manager) prepare(run *store.Run, ds *store.Dataset, samples *sampleSource) (*execution, error) {
 	stored, err := config.Stored(run.Config)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
+	"math"
 )
 
 const sampleColumns = `s.id, s.dataset_id, s.ordinal, s.sample_id, s.input, s.reference,
@@ -51,6 +53,78 @@ func (db *DB) Samples(ctx context.Context, datasetID int64, offset, limit int) (
 		out = append(out, *s)
 	}
 	return out, rows.Err()
+}
+
+// SampleRef is a sample without its texts: its row, its place in the
+// file and its own id.
+type SampleRef struct {
+	ID       int64
+	Ordinal  int
+	SampleID string
+}
+
+// SampleRefs lists a dataset's samples in file order, without their
+// texts: what a run of a large dataset holds of every sample.
+func (db *DB) SampleRefs(ctx context.Context, datasetID int64) ([]SampleRef, error) {
+	var out []SampleRef
+	err := eachRow(ctx, db.read, `SELECT id, ordinal, sample_id FROM samples WHERE dataset_id = ? ORDER BY ordinal`,
+		[]any{datasetID}, func(rows *sql.Rows) error {
+			var r SampleRef
+			err := rows.Scan(&r.ID, &r.Ordinal, &r.SampleID)
+			out = append(out, r)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("list samples: %w", err)
+	}
+	return out, nil
+}
+
+// SamplesBetween returns a dataset's samples whose ordinals are from to
+// to, in file order.
+func (db *DB) SamplesBetween(ctx context.Context, datasetID int64, from, to int) ([]Sample, error) {
+	var out []Sample
+	err := db.EachSampleBetween(ctx, datasetID, from, to, func(s *Sample) error {
+		out = append(out, *s)
+		return nil
+	})
+	return out, err
+}
+
+// EachSampleBetween calls f with each of a dataset's samples whose
+// ordinals are from to to, in file order, one at a time: an estimate of a
+// run over 100,000 questions held them all at once.
+func (db *DB) EachSampleBetween(ctx context.Context, datasetID int64, from, to int, f func(*Sample) error) error {
+	err := eachRow(ctx, db.read, `SELECT `+sampleColumns+` FROM samples s
+		WHERE s.dataset_id = ? AND s.ordinal BETWEEN ? AND ? ORDER BY s.ordinal`, []any{datasetID, from, to},
+		func(rows *sql.Rows) error {
+			s, err := scanSample(rows)
+			if err != nil {
+				return err
+			}
+			return f(s)
+		})
+	if err != nil {
+		return fmt.Errorf("list samples: %w", err)
+	}
+	return nil
+}
+
+// AllSamples is every sample of a dataset in file order, read one at a
+// time; what stopped the reading is left in *err.
+func (db *DB) AllSamples(ctx context.Context, datasetID int64, err *error) iter.Seq[*Sample] {
+	return func(yield func(*Sample) bool) {
+		stop := errors.New("stop")
+		*err = db.EachSampleBetween(ctx, datasetID, math.MinInt, math.MaxInt, func(s *Sample) error {
+			if !yield(s) {
+				return stop
+			}
+			return nil
+		})
+		if errors.Is(*err, stop) {
+			*err = nil
+		}
+	}
 }
 
 // Sample returns one sample by its row id.
