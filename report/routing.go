@@ -99,13 +99,10 @@ func (r *Report) Matrix(ctx context.Context, db *store.DB, base string, vectors 
 		s.latency[a] += float64(res.LatencyMS)
 		s.n[a]++
 	}
-	samples, err := db.Samples(ctx, r.Dataset.ID, 0, 0)
-	if err != nil {
-		return nil, 0, err
-	}
 	m = &route.Matrix{Models: models}
 	metrics := len(r.Metrics)
-	for _, smp := range samples {
+	var readErr error
+	for smp := range db.AllSamples(ctx, r.Dataset.ID, &readErr) { // one at a time: a dataset may be large
 		q, s := quality[smp.ID], spent[smp.ID]
 		whole := q != nil && s != nil
 		for a := 0; whole && a < k; a++ {
@@ -129,6 +126,9 @@ func (r *Report) Matrix(ctx context.Context, db *store.DB, base string, vectors 
 		} else {
 			m.Context = append(m.Context, route.Features(smp.Input, smp.Metadata))
 		}
+	}
+	if readErr != nil {
+		return nil, 0, readErr
 	}
 	if len(m.Quality) == 0 {
 		return nil, left, store.Errorf(store.EINVALID, "No sample of run %d was answered by every model under %s.", r.Run.ID, base)
