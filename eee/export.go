@@ -2,6 +2,7 @@ package eee
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -93,13 +94,21 @@ func writeAtomic(path string, fn func(io.Writer) error) error {
 // aggregate, which names the instance file instancesFile.
 func Write(ctx context.Context, db *store.DB, rep *report.Report, version, instancesFile string, w io.Writer) (*Aggregate, error) {
 	run, ds, cfg := rep.Run, rep.Dataset, rep.Config
-	samples, err := db.Samples(ctx, ds.ID, 0, 0)
-	if err != nil {
-		return nil, err
-	}
-	byRow := make(map[int64]*store.Sample, len(samples))
-	for i := range samples {
-		byRow[samples[i].ID] = &samples[i]
+	// The results come in their samples' row order: the samples are read
+	// a window at a time as the results reach them, not held all at once.
+	var window []store.Sample
+	sampleAt := func(row int64) (*store.Sample, error) {
+		if len(window) == 0 || row < window[0].ID || row > window[len(window)-1].ID {
+			var err error
+			if window, err = db.SamplesFromRow(ctx, ds.ID, row, 512); err != nil {
+				return nil, err
+			}
+		}
+		i, ok := slices.BinarySearchFunc(window, row, func(s store.Sample, row int64) int { return cmp.Compare(s.ID, row) })
+		if !ok {
+			return nil, nil
+		}
+		return &window[i], nil
 	}
 	finished := time.Now()
 	if run.FinishedAt != nil {
@@ -123,15 +132,18 @@ func Write(ctx context.Context, db *store.DB, rep *report.Report, version, insta
 		if len(group) == 0 {
 			return nil
 		}
-		s := byRow[group[0].SampleRow]
+		s, err := sampleAt(group[0].SampleRow)
+		if err != nil {
+			return err
+		}
 		if s == nil {
 			return fmt.Errorf("result of unknown sample row %d", group[0].SampleRow)
 		}
-		err := enc.Encode(ex.instance(s, group))
+		err = enc.Encode(ex.instance(s, group))
 		group = group[:0]
 		return err
 	}
-	err = db.EachResult(ctx, run.ID, func(r *store.Result) error {
+	err := db.EachResult(ctx, run.ID, func(r *store.Result) error {
 		if len(group) > 0 && (group[0].SampleRow != r.SampleRow || group[0].Condition != r.Condition) {
 			if err := flush(); err != nil {
 				return err

@@ -110,6 +110,25 @@ func (db *DB) EachSampleBetween(ctx context.Context, datasetID int64, from, to i
 	return nil
 }
 
+// SamplesFromRow returns up to n samples of a dataset whose row ids are
+// row or more, in row order: a walk over samples in that order reads them
+// a window at a time.
+func (db *DB) SamplesFromRow(ctx context.Context, datasetID, row int64, n int) ([]Sample, error) {
+	var out []Sample
+	err := eachRow(ctx, db.read, `SELECT `+sampleColumns+` FROM samples s WHERE s.id >= ? AND +s.dataset_id = ? ORDER BY s.id LIMIT ?`,
+		[]any{row, datasetID, n}, func(rows *sql.Rows) error {
+			s, err := scanSample(rows)
+			if err == nil {
+				out = append(out, *s)
+			}
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("list samples: %w", err)
+	}
+	return out, nil
+}
+
 // AllSamples is every sample of a dataset in file order, read one at a
 // time; what stopped the reading is left in *err.
 func (db *DB) AllSamples(ctx context.Context, datasetID int64, err *error) iter.Seq[*Sample] {

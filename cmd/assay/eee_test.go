@@ -6,14 +6,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"assay/eee"
 	"assay/internal/fixture"
 	"assay/report"
+	"assay/runner/llm/llmtest"
 	"assay/store"
 )
 
@@ -285,5 +288,58 @@ func TestImportEEERefusesBadFiles(t *testing.T) {
 	}
 	if runs, _ := s.Runs(context.Background()); len(runs) != 0 {
 		t.Errorf("a refused import stored %d runs", len(runs))
+	}
+}
+
+// An export of more samples than it reads at a time gives each instance
+// its own sample's question, and every sample once.
+func TestEEEExportOfManySamples(t *testing.T) {
+	srv := llmtest.New(llmtest.Text("The answer is 4."))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	var data strings.Builder
+	const n = 1100 // three of the export's reads
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&data, "{\"id\": \"q%d\", \"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, i, 2*i)
+	}
+	os.WriteFile(filepath.Join(dir, "questions.jsonl"), []byte(data.String()), 0o644)
+	os.WriteFile(filepath.Join(dir, "run.yaml"), fmt.Appendf(nil, `name: many
+dataset: {path: ./questions.jsonl}
+agent: {type: openai, model: agent-model, base_url: %q}
+conditions: {baseline: {system_prompt: "Answer."}}
+evaluators: [{contains: "4"}]
+execution: {num_repetitions: 1, max_concurrent: 16}
+`, srv.URL), 0o644)
+	db := filepath.Join(dir, "assay.db")
+	if err := run(context.Background(), []string{"run", "--config", filepath.Join(dir, "run.yaml"), "--db", db, "--quiet"}, io.Discard, io.Discard); err != nil {
+		t.Fatalf("assay run: %v", err)
+	}
+	_, instPath := exportEEE(t, db, lastRun(t, db))
+	f, err := os.Open(instPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	seen := map[int]bool{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var in struct {
+			SampleIdx eee.SampleIdx `json:"sample_idx"`
+			Input     struct {
+				Raw string `json:"raw"`
+			} `json:"input"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &in); err != nil {
+			t.Fatal(err)
+		}
+		i := int(in.SampleIdx) + 1
+		if want := fmt.Sprintf("What is %d + %d?", i, i); in.Input.Raw != want || seen[i] {
+			t.Fatalf("sample_idx %d: %q (seen before: %v), want %q", in.SampleIdx, in.Input.Raw, seen[i], want)
+		}
+		seen[i] = true
+	}
+	if len(seen) != n {
+		t.Errorf("%d instances, want %d", len(seen), n)
 	}
 }
