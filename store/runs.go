@@ -134,10 +134,37 @@ func (db *DB) runConditions(ctx context.Context, where string, args ...any) (map
 
 // Runs lists runs, newest first, with their conditions and progress.
 func (db *DB) Runs(ctx context.Context) ([]RunSummary, error) {
+	out, err := db.RunList(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return out, db.NameConditions(ctx, out)
+}
+
+// LatestRun returns the summary of the run launched last, with its
+// conditions' names, or ErrNotFound.
+func (db *DB) LatestRun(ctx context.Context) (*RunSummary, error) {
+	out, err := db.runSummaries(ctx, `ORDER BY r.id DESC LIMIT 1`)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("latest run: %w", ErrNotFound)
+	}
+	return &out[0], db.NameConditions(ctx, out)
+}
+
+// RunList is Runs without the conditions' names, which NameConditions adds
+// to the runs a page shows.
+func (db *DB) RunList(ctx context.Context) ([]RunSummary, error) {
+	return db.runSummaries(ctx, `ORDER BY r.id DESC`)
+}
+
+func (db *DB) runSummaries(ctx context.Context, order string) ([]RunSummary, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT `+runColumns+`, d.name,
 		coalesce(t.done, 0), coalesce(t.errors, 0), coalesce(t.cost, 0)
 		FROM runs r LEFT JOIN (SELECT run_id, sum(done) AS done, sum(errors) AS errors, sum(cost_usd) AS cost
-			FROM condition_totals GROUP BY run_id) t ON t.run_id = r.id JOIN datasets d ON d.id = r.dataset_id ORDER BY r.id DESC`)
+			FROM condition_totals GROUP BY run_id) t ON t.run_id = r.id JOIN datasets d ON d.id = r.dataset_id `+order)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
@@ -155,28 +182,43 @@ func (db *DB) Runs(ctx context.Context) ([]RunSummary, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
-	names, err := db.conditionNames(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for i := range out {
-		out[i].ConditionNames = names[out[i].ID]
-	}
 	return out, nil
 }
 
-// conditionNames names every run's conditions, in order, by run.
-func (db *DB) conditionNames(ctx context.Context) (map[int64][]string, error) {
-	out := map[int64][]string{}
-	err := eachRow(ctx, db.read, `SELECT run_id, name FROM run_conditions ORDER BY run_id, position`, nil, func(rows *sql.Rows) error {
-		var id int64
-		var name string
-		if err := rows.Scan(&id, &name); err != nil {
-			return err
-		}
-		out[id] = append(out[id], name)
+// NameConditions sets the conditions' names of the runs listed.
+func (db *DB) NameConditions(ctx context.Context, list []RunSummary) error {
+	if len(list) == 0 {
 		return nil
-	})
+	}
+	// The runs of a page are a range of ids; a search's may be all of them.
+	low, high := list[0].ID, list[0].ID
+	for _, r := range list {
+		low, high = min(low, r.ID), max(high, r.ID)
+	}
+	names, err := db.conditionNames(ctx, low, high)
+	if err != nil {
+		return err
+	}
+	for i := range list {
+		list[i].ConditionNames = names[list[i].ID]
+	}
+	return nil
+}
+
+// conditionNames names the conditions of the runs with ids low to high,
+// in order, by run.
+func (db *DB) conditionNames(ctx context.Context, low, high int64) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	err := eachRow(ctx, db.read, `SELECT run_id, name FROM run_conditions WHERE run_id BETWEEN ? AND ? ORDER BY run_id, position`,
+		[]any{low, high}, func(rows *sql.Rows) error {
+			var id int64
+			var name string
+			if err := rows.Scan(&id, &name); err != nil {
+				return err
+			}
+			out[id] = append(out[id], name)
+			return nil
+		})
 	if err != nil {
 		return nil, fmt.Errorf("run conditions: %w", err)
 	}

@@ -33,11 +33,13 @@ type HeadlineCell struct {
 
 // RunsView is the list of runs, newest first.
 type RunsView struct {
-	Page   Page
-	Query  string // the search: words found in a run's name, tags, note, dataset or conditions
-	All    int    // runs before the search
-	Runs   []RunRow
-	Import ImportForm
+	Page    Page
+	Query   string // the search: words found in a run's name, tags, note, dataset or conditions
+	All     int    // runs before the search
+	Matched int    // runs the search found (all of them without one)
+	Pager   Pager  // the page of them shown
+	Runs    []RunRow
+	Import  ImportForm
 }
 
 // ImportForm is the Runs page's form that imports a run from EEE files.

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -48,12 +49,11 @@ func (s *Server) lastRunForm(ctx context.Context) (templates.RunForm, error) {
 	if len(conds) == 1 {
 		chosen[conds[0].Name] = true
 	}
-	runs, err := s.db.Runs(ctx)
-	if err != nil {
+	last, err := s.db.LatestRun(ctx)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return f, err
 	}
-	if len(runs) > 0 {
-		last := runs[0]
+	if last != nil {
 		if cfg, err := config.Stored(last.Config); err == nil {
 			f, f.FromRun = formFromConfig(cfg), last.ID
 			f.BudgetUSD = "" // a budget belongs to one run

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +17,17 @@ import (
 	"assay/templates"
 )
 
+// runsPerPage is how many runs a page of the Runs list shows.
+const runsPerPage = 50
+
+// pageQuery is the query of a list's pages: its search, then the page's number.
+func pageQuery(q string) string {
+	if q == "" {
+		return "page="
+	}
+	return "q=" + url.QueryEscape(q) + "&page="
+}
+
 // runsPage handles GET /runs.
 func (s *Server) runsPage(c echo.Context) error {
 	return s.renderRuns(c, http.StatusOK, templates.ImportForm{})
@@ -22,22 +35,36 @@ func (s *Server) runsPage(c echo.Context) error {
 
 // renderRuns renders the Runs page with the import form as given.
 func (s *Server) renderRuns(c echo.Context, status int, form templates.ImportForm) error {
-	list, err := s.db.Runs(c.Request().Context())
+	ctx := c.Request().Context()
+	list, err := s.db.RunList(ctx)
 	if err != nil {
 		return err
 	}
 	form.MaxMiB = s.cfg.MaxUpload >> 20
 	v := templates.RunsView{Page: s.page(c, "Runs", "runs"), Import: form, Query: strings.TrimSpace(c.QueryParam("q")), All: len(list)}
-	for _, r := range list {
-		if v.Query != "" && !matchesRun(r, v.Query) {
-			continue
+	if v.Query != "" { // a search reads every run's conditions
+		if err := s.db.NameConditions(ctx, list); err != nil {
+			return err
 		}
+		list = slices.DeleteFunc(list, func(r store.RunSummary) bool { return !matchesRun(r, v.Query) })
+	}
+	v.Matched = len(list)
+	// A page of runs, newest first: a team's CI adds a run to the list at
+	// every change, and 3,000 of them made a page of 2.2 MB in 0.3 s.
+	v.Pager = newPager(c.QueryParam("page"), runsPerPage, len(list), "/runs?"+pageQuery(v.Query))
+	list = list[(v.Pager.Page-1)*runsPerPage : min(v.Pager.Page*runsPerPage, len(list))]
+	if v.Query == "" {
+		if err := s.db.NameConditions(ctx, list); err != nil {
+			return err
+		}
+	}
+	for _, r := range list {
 		row := runRow(r)
-		if row.Headline, err = s.runHeadline(c.Request().Context(), &r.Run); err != nil {
+		if row.Headline, err = s.runHeadline(ctx, &r.Run); err != nil {
 			return err
 		}
 		if !r.Status.Finished() { // a run whose process died reads as such here too
-			if in, err := s.runner.Interrupted(c.Request().Context(), &r.Run); err != nil {
+			if in, err := s.runner.Interrupted(ctx, &r.Run); err != nil {
 				return err
 			} else if in != nil {
 				row.Status = "interrupted"
