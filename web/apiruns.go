@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -27,11 +28,27 @@ type RunJSON struct {
 	FinishedAt *time.Time `json:"finished_at"`
 }
 
-// apiRuns handles GET /api/runs: every run, newest first.
+// apiRuns handles GET /api/runs: every run, newest first; ?limit=N and
+// ?offset=M give a page of them.
 func (s *Server) apiRuns(c echo.Context) error {
 	ctx := c.Request().Context()
-	list, err := s.db.Runs(ctx)
+	limit, err := queryCount(c, "limit")
 	if err != nil {
+		return err
+	}
+	offset, err := queryCount(c, "offset")
+	if err != nil {
+		return err
+	}
+	list, err := s.db.RunList(ctx)
+	if err != nil {
+		return err
+	}
+	list = list[min(offset, len(list)):]
+	if limit > 0 {
+		list = list[:min(limit, len(list))]
+	}
+	if err := s.db.NameConditions(ctx, list); err != nil {
 		return err
 	}
 	out := []RunJSON{}
@@ -55,6 +72,19 @@ func (s *Server) apiRuns(c echo.Context) error {
 		out = append(out, j)
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// queryCount reads a query parameter that counts: 0 when it is absent.
+func queryCount(c echo.Context, name string) (int, error) {
+	v := c.QueryParam(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, store.Errorf(store.EINVALID, "%s %q: want a whole number, 0 or more", name, v)
+	}
+	return n, nil
 }
 
 // apiRun handles GET /api/runs/:id: the run's summary, as `assay run --json` prints it.

@@ -2,7 +2,9 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,21 +19,7 @@ import (
 // a search's pages keeping the search, each run with its conditions.
 func TestRunsListPagesThroughManyRuns(t *testing.T) {
 	b, db := newServer(t, web.Config{})
-	ctx := context.Background()
-	ds, _, err := ingest.Import(ctx, db, []byte(`{"question": "What is 2 + 2?", "answer": "4"}`+"\n"), ingest.Options{Filename: "qa.jsonl"}, "qa")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 1; i <= 120; i++ {
-		run := &store.Run{Name: fmt.Sprintf("nightly-%03d", i), DatasetID: ds.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 2,
-			Conditions: []store.Condition{{Name: "baseline", MCPServers: []store.MCPServer{}}, {Name: fmt.Sprintf("variant-%d", i), MCPServers: []store.MCPServer{}}}}
-		if err := db.CreateRun(ctx, run); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.SetRunStatus(ctx, run.ID, store.RunCompleted, ""); err != nil {
-			t.Fatal(err)
-		}
-	}
+	manyRuns(t, db, 120)
 	rows := func(doc *goquery.Document) []string {
 		var out []string
 		doc.Find("#runs tbody tr").Each(func(_ int, tr *goquery.Selection) {
@@ -63,5 +51,65 @@ func TestRunsListPagesThroughManyRuns(t *testing.T) {
 	next, _ := doc.Find("#runs-pager a").Last().Attr("href")
 	if got := rows(doc); len(got) != 50 || got[0] != "#70 nightly-070 | baseline, variant-70" || next != "/runs?q=nightly&page=3" {
 		t.Errorf("a search's second page: %d runs from %q, next %q", len(got), got[0], next)
+	}
+}
+
+// The API lists every run, or a page of them.
+func TestRunsAPIPages(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	manyRuns(t, db, 7)
+	ids := func(path string) (int, []int64) {
+		resp, err := b.http.Get(b.srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var list []struct {
+			ID         int64    `json:"run_id"`
+			Conditions []string `json:"conditions"`
+		}
+		json.NewDecoder(resp.Body).Decode(&list)
+		var out []int64
+		for _, r := range list {
+			if len(r.Conditions) != 2 {
+				t.Errorf("%s: run %d has conditions %q", path, r.ID, r.Conditions)
+			}
+			out = append(out, r.ID)
+		}
+		return resp.StatusCode, out
+	}
+	for path, want := range map[string][]int64{
+		"/api/runs":                  {7, 6, 5, 4, 3, 2, 1},
+		"/api/runs?limit=3":          {7, 6, 5},
+		"/api/runs?limit=3&offset=5": {2, 1},
+		"/api/runs?offset=9":         nil,
+	} {
+		if code, got := ids(path); code != 200 || !slices.Equal(got, want) {
+			t.Errorf("%s: %d %v, want %v", path, code, got, want)
+		}
+	}
+	if code, _ := ids("/api/runs?limit=-1"); code != 422 {
+		t.Errorf("a negative limit: %d, want 422", code)
+	}
+}
+
+// manyRuns stores n completed runs of a one-question dataset, named
+// nightly-001 on, each under baseline and a condition of its own.
+func manyRuns(t *testing.T, db *store.DB, n int) {
+	t.Helper()
+	ctx := context.Background()
+	ds, _, err := ingest.Import(ctx, db, []byte(`{"question": "What is 2 + 2?", "answer": "4"}`+"\n"), ingest.Options{Filename: "qa.jsonl"}, "qa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= n; i++ {
+		run := &store.Run{Name: fmt.Sprintf("nightly-%03d", i), DatasetID: ds.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 2,
+			Conditions: []store.Condition{{Name: "baseline", MCPServers: []store.MCPServer{}}, {Name: fmt.Sprintf("variant-%d", i), MCPServers: []store.MCPServer{}}}}
+		if err := db.CreateRun(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.SetRunStatus(ctx, run.ID, store.RunCompleted, ""); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
