@@ -31,6 +31,11 @@ type HeadlineCell struct {
 	Condition, Mean, Title string
 }
 
+// shownConditions is how many conditions a row of the runs list names:
+// a sweep of twenty made each of its rows ten lines tall. The others are
+// counted, and named in the cell's title.
+const shownConditions = 4
+
 // RunsView is the list of runs, newest first.
 type RunsView struct {
 	Page    Page

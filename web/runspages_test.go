@@ -113,3 +113,30 @@ func manyRuns(t *testing.T, db *store.DB, n int) {
 		}
 	}
 }
+
+// A run of many conditions names three in the list and counts the rest,
+// all of them in the cell's title.
+func TestRunsListNamesAFewConditionsOfASweep(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	manyRuns(t, db, 1)
+	ctx := context.Background()
+	run := &store.Run{Name: "sweep", DatasetID: 1, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 12}
+	for i := 1; i <= 12; i++ {
+		run.Conditions = append(run.Conditions, store.Condition{Name: fmt.Sprintf("temp-%02d", i), MCPServers: []store.MCPServer{}})
+	}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetRunStatus(ctx, run.ID, store.RunCompleted, ""); err != nil {
+		t.Fatal(err)
+	}
+	_, doc := b.get("/runs")
+	cell := doc.Find("#runs tbody tr").First().Find("td.mono")
+	title, _ := cell.Attr("title")
+	if got := strings.Join(strings.Fields(cell.Text()), " "); got != "temp-01, temp-02, temp-03, and 9 more" || !strings.HasSuffix(title, "temp-11, temp-12") {
+		t.Errorf("the sweep's conditions: %q, title %q", got, title)
+	}
+	if got := strings.TrimSpace(doc.Find("#runs tbody tr").Last().Find("td.mono").Text()); got != "baseline, variant-1" {
+		t.Errorf("a run of two: %q", got)
+	}
+}
