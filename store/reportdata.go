@@ -119,10 +119,16 @@ func b2i(b bool) int {
 	return 0
 }
 
-// DatasetRuns lists the runs of a dataset, newest first, with their conditions.
-func (db *DB) DatasetRuns(ctx context.Context, datasetID int64) ([]Run, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.dataset_id = ? ORDER BY r.id DESC`,
-		datasetID)
+// DatasetRuns lists the runs of a dataset, newest first, up to limit of
+// them (every one when limit is 0), without their conditions (see
+// ConditionNames): with them, a dataset's 3,000 runs of twenty conditions
+// took 0.4 s to read for each of its runs' pages.
+func (db *DB) DatasetRuns(ctx context.Context, datasetID int64, limit int) ([]Run, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.dataset_id = ? ORDER BY r.id DESC LIMIT ?`,
+		datasetID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("dataset runs: %w", err)
 	}
@@ -138,14 +144,16 @@ func (db *DB) DatasetRuns(ctx context.Context, datasetID int64) ([]Run, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("dataset runs: %w", err)
 	}
-	conds, err := db.runConditions(ctx, `WHERE run_id IN (SELECT id FROM runs WHERE dataset_id = ?)`, datasetID)
-	if err != nil {
-		return nil, err
-	}
-	for i := range out {
-		out[i].Conditions = conds[out[i].ID]
-	}
 	return out, nil
+}
+
+// DatasetRunCount counts the runs of a dataset.
+func (db *DB) DatasetRunCount(ctx context.Context, datasetID int64) (int, error) {
+	var n int
+	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE dataset_id = ?`, datasetID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("dataset runs: %w", err)
+	}
+	return n, nil
 }
 
 // SampleIDs maps the row ids of a dataset's samples to the dataset's own ids.

@@ -241,9 +241,15 @@ func TestDatasetRunsAndSampleNames(t *testing.T) {
 	if err := db.CreateRun(ctx, second); err != nil {
 		t.Fatal(err)
 	}
-	runs, err := db.DatasetRuns(ctx, first.DatasetID)
+	runs, err := db.DatasetRuns(ctx, first.DatasetID, 0)
 	if err != nil || len(runs) != 2 || runs[0].ID != second.ID || runs[1].ID != first.ID {
 		t.Fatalf("dataset runs %v %+v", err, runs)
+	}
+	if runs, err := db.DatasetRuns(ctx, first.DatasetID, 1); err != nil || len(runs) != 1 || runs[0].ID != second.ID {
+		t.Fatalf("the last run of the dataset: %v %+v", err, runs)
+	}
+	if n, err := db.DatasetRunCount(ctx, first.DatasetID); err != nil || n != 2 {
+		t.Fatalf("dataset runs counted: %d %v", n, err)
 	}
 	names, err := db.SampleIDs(ctx, first.DatasetID)
 	samples, _ := db.Samples(ctx, first.DatasetID, 0, 0)

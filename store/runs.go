@@ -195,7 +195,7 @@ func (db *DB) NameConditions(ctx context.Context, list []RunSummary) error {
 	for _, r := range list {
 		low, high = min(low, r.ID), max(high, r.ID)
 	}
-	names, err := db.conditionNames(ctx, low, high)
+	names, err := db.ConditionNames(ctx, low, high)
 	if err != nil {
 		return err
 	}
@@ -205,9 +205,9 @@ func (db *DB) NameConditions(ctx context.Context, list []RunSummary) error {
 	return nil
 }
 
-// conditionNames names the conditions of the runs with ids low to high,
+// ConditionNames names the conditions of the runs with ids low to high,
 // in order, by run.
-func (db *DB) conditionNames(ctx context.Context, low, high int64) (map[int64][]string, error) {
+func (db *DB) ConditionNames(ctx context.Context, low, high int64) (map[int64][]string, error) {
 	out := map[int64][]string{}
 	err := eachRow(ctx, db.read, `SELECT run_id, name FROM run_conditions WHERE run_id BETWEEN ? AND ? ORDER BY run_id, position`,
 		[]any{low, high}, func(rows *sql.Rows) error {

@@ -73,7 +73,8 @@ type DatasetView struct {
 // Leaderboard is every finished run's condition on one metric, best first.
 type Leaderboard struct {
 	Metric string
-	Rows   []LeaderRow
+	Rows   []LeaderRow // the best of them
+	Total  int         // every condition of every run on the board
 }
 
 // LeaderRow is one condition of one run on a leaderboard.

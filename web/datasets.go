@@ -205,11 +205,11 @@ func (s *Server) datasetPage(c echo.Context) error {
 	}
 	v := templates.DatasetView{Page: s.page(c, d.Name, "datasets"), Dataset: datasetRow(*d), Pager: pager}
 	if u := userOf(c); u != nil && u.Role == store.RoleOwner {
-		runs, err := s.db.DatasetRuns(ctx, d.ID)
+		n, err := s.db.DatasetRunCount(ctx, d.ID)
 		if err != nil {
 			return err
 		}
-		v.CanDelete, v.Runs = true, len(runs)
+		v.CanDelete, v.Runs = true, n
 	}
 	for _, smp := range samples {
 		v.Samples = append(v.Samples, sampleRow(smp))

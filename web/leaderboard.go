@@ -12,11 +12,15 @@ import (
 	"assay/templates"
 )
 
+// leaderRows is how many rows a leaderboard shows: the best. A dataset
+// that CI runs against gathers thousands of runs.
+const leaderRows = 25
+
 // leaderboards ranks a dataset's finished runs by their headline metrics:
 // one board per metric, every run's every condition (and model) on it,
 // best first.
 func (s *Server) leaderboards(ctx context.Context, datasetID int64) ([]templates.Leaderboard, error) {
-	runs, err := s.db.DatasetRuns(ctx, datasetID)
+	runs, err := s.db.DatasetRuns(ctx, datasetID, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +60,8 @@ func (s *Server) leaderboards(ctx context.Context, datasetID int64) ([]templates
 		list := rows[m]
 		slices.SortStableFunc(list, func(a, b ranked) int { return cmp.Compare(b.value, a.value) })
 		b := boards[m]
-		for _, r := range list {
+		b.Total = len(list)
+		for _, r := range list[:min(len(list), leaderRows)] {
 			b.Rows = append(b.Rows, r.row)
 		}
 		out = append(out, *b)

@@ -143,9 +143,15 @@ func (s *Server) reportOwner(c echo.Context, sc *reportScope, query string) (tem
 		return o, err
 	}
 	o.ReviewLinks = reviewLinkRows(c, links)
-	runs, err := s.db.DatasetRuns(ctx, sc.Dataset.ID)
+	runs, err := s.db.DatasetRuns(ctx, sc.Dataset.ID, maxOtherRuns+1)
 	if err != nil {
 		return o, err
+	}
+	var names map[int64][]string
+	if len(runs) > 0 {
+		if names, err = s.db.ConditionNames(ctx, runs[len(runs)-1].ID, runs[0].ID); err != nil {
+			return o, err
+		}
 	}
 	for _, other := range runs {
 		if other.ID == sc.Run.ID || len(o.OtherRuns) == maxOtherRuns {
@@ -156,7 +162,7 @@ func (s *Server) reportOwner(c echo.Context, sc *reportScope, query string) (tem
 			Name:       other.Name,
 			Status:     string(other.Status),
 			Created:    templates.When(other.CreatedAt),
-			Conditions: conditionNames(other.Conditions),
+			Conditions: strings.Join(names[other.ID], ", "),
 			CompareURL: fmt.Sprintf("/compare?a=%d&b=%d", sc.Run.ID, other.ID),
 		})
 	}
@@ -166,12 +172,4 @@ func (s *Server) reportOwner(c echo.Context, sc *reportScope, query string) (tem
 // origin is the scheme and host the request came to, for links to copy.
 func origin(c echo.Context) string {
 	return c.Scheme() + "://" + c.Request().Host
-}
-
-func conditionNames(cs []store.Condition) string {
-	names := make([]string, len(cs))
-	for i, c := range cs {
-		names[i] = c.Name
-	}
-	return strings.Join(names, ", ")
 }

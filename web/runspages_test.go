@@ -140,3 +140,39 @@ func TestRunsListNamesAFewConditionsOfASweep(t *testing.T) {
 		t.Errorf("a run of two: %q", got)
 	}
 }
+
+// A dataset of many runs ranks them all and shows the best on its
+// leaderboard; each run's page lists the last twenty others.
+func TestManyRunsOfADataset(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	manyRuns(t, db, 40)
+	ctx := context.Background()
+	for id := int64(1); id <= 40; id++ {
+		mean := float64((id*7)%40) / 10 // 0.0 to 3.9, each once
+		h := fmt.Sprintf(`{"metric": "rubric · factual_adherence", "digits": 2, "conditions": [{"name": "baseline", "mean": %g, "ci95": [0, 5], "n": 1}, {"name": "variant-%d", "mean": 0.01, "ci95": [0, 5], "n": 1}]}`, mean, id)
+		if err := db.SetRunHeadline(ctx, id, h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, doc := b.get("/datasets/1")
+	rows := doc.Find("#leaderboard-1 tbody tr")
+	var cells []string
+	rows.First().Find("td").Each(func(_ int, td *goquery.Selection) {
+		cells = append(cells, strings.Join(strings.Fields(td.Text()), " "))
+	})
+	first := strings.Join(cells[:5], " | ")
+	if rows.Length() != 25 || first != "1 | baseline | nightly-017 #17 |  | 3.90" {
+		t.Errorf("the leaderboard: %d rows, first %q", rows.Length(), first)
+	}
+	if got := strings.Join(strings.Fields(text(doc, "#leaderboard-1-more")), " "); got != "The best 25 of 80; the Runs page lists every run." {
+		t.Errorf("the leaderboard's note: %q", got)
+	}
+	_, doc = b.get("/runs/40")
+	var others []string
+	doc.Find("#other-runs-table tbody tr").Each(func(_ int, tr *goquery.Selection) {
+		others = append(others, strings.Join(strings.Fields(tr.Find("td").First().Text()), " ")+" | "+tr.Find("td.mono").Text())
+	})
+	if len(others) != 20 || others[0] != "#39 nightly-039 | baseline, variant-39" || others[19] != "#20 nightly-020 | baseline, variant-20" {
+		t.Errorf("the run's others: %q", others)
+	}
+}
