@@ -69,6 +69,12 @@ func open(ctx context.Context, path, upTo string) (*DB, error) {
 		}
 	}
 	db.startCommitter()
+	if upTo == "" {
+		if err := db.resumeDeleting(ctx); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
 	return db, nil
 }
 

@@ -18,7 +18,8 @@ const indexBatch = 2000
 
 var catchUpAt = 2000 // a variable for tests
 
-// searchIndexer runs one catch-up at a time, and stops it at Close.
+// searchIndexer runs one catch-up at a time, and stops it at Close; the
+// deletion of runs a stopped process left deleting runs under it too.
 type searchIndexer struct {
 	mu      sync.Mutex
 	running bool

@@ -120,6 +120,8 @@ const (
 	RunFailed          RunStatus = "failed"
 	RunCancelled       RunStatus = "cancelled"
 	RunBudgetExhausted RunStatus = "budget_exhausted"
+	// RunDeleting is a run being deleted: no page or list shows it.
+	RunDeleting RunStatus = "deleting"
 )
 
 // Finished reports whether a run in status s will do no more work unless resumed.

@@ -1,0 +1,133 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"testing"
+	"time"
+
+	"assay/store"
+)
+
+// counts is how many rows hang from a run in each table.
+func counts(t *testing.T, raw *sql.DB, runID int64) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, table := range []string{"results", "judgements", "scores", "sample_sums", "sample_scores", "condition_totals", "model_totals", "run_conditions"} {
+		var n int
+		if err := raw.QueryRow(`SELECT count(*) FROM `+table+` WHERE run_id = ?`, runID).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		out[table] = n
+	}
+	var n int
+	if err := raw.QueryRow(`SELECT count(*) FROM runs WHERE id = ?`, runID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	out["runs"] = n
+	return out
+}
+
+// A run's deletion, a few results per transaction, leaves nothing of it
+// and takes nothing of another run.
+func TestDeleteRunABatchAtATime(t *testing.T) {
+	defer func(n int) { *store.DeleteBatch = n }(*store.DeleteBatch)
+	*store.DeleteBatch = 7
+	ctx := context.Background()
+	db := openTestDB(t)
+	keep := seedRun(t, db, 5, 2, "a")
+	gone := seedRun(t, db, 12, 2, "a", "b")
+	raw, err := sql.Open("sqlite", db.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if err := db.SetRunStatus(ctx, gone.ID, store.RunCompleted, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.IndexResponses(ctx); err != nil {
+		t.Fatal(err)
+	}
+	kept := counts(t, raw, keep.ID)
+	if before := counts(t, raw, gone.ID); before["results"] != 48 || before["scores"] == 0 || before["sample_sums"] == 0 {
+		t.Fatalf("the run to delete holds %v", before)
+	}
+	if n, err := db.DeleteRun(ctx, gone.ID); err != nil || n != 48 {
+		t.Fatalf("deleted %d results: %v", n, err)
+	}
+	for table, n := range counts(t, raw, gone.ID) {
+		if n != 0 {
+			t.Errorf("%d rows of the deleted run left in %s", n, table)
+		}
+	}
+	for table, n := range counts(t, raw, keep.ID) {
+		if n != kept[table] {
+			t.Errorf("the other run's %s: %d rows, had %d", table, n, kept[table])
+		}
+	}
+	// The response index was emptied rather than deleted from a batch at
+	// a time: a search of the other run is right before and after it
+	// catches up.
+	var through int64
+	if err := raw.QueryRow(`SELECT indexed_through FROM response_search_state`).Scan(&through); err != nil || through != 0 {
+		t.Errorf("the index is through %d (%v), want emptied", through, err)
+	}
+	for _, when := range []string{"emptied", "caught up"} {
+		m, err := db.SearchSamples(ctx, keep.ID, keep.DatasetID, "answer")
+		if err != nil || len(m.Responses()) != 5 {
+			t.Errorf("%s: a search of the other run found %d of its 5 samples: %v", when, len(m.Responses()), err)
+		}
+		if n, err := db.IndexResponses(ctx); err != nil || (when == "emptied" && n != kept["results"]) {
+			t.Errorf("%s: the catch-up read %d results (%v), want the other run's %d", when, n, err, kept["results"])
+		}
+	}
+}
+
+// A run a stopped process left being deleted is hidden at once, and
+// deleted when the database is opened again.
+func TestARunLeftDeletingIsDeletedAtOpen(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	keep := seedRun(t, db, 3, 1, "a")
+	gone := seedRun(t, db, 20, 2, "a")
+	path := db.Path
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	// What DeleteRun's first transaction does, the process then stopping.
+	if _, err := raw.Exec(`UPDATE runs SET status = 'deleting' WHERE id = ?`, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Run(ctx, gone.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a run being deleted is shown: %v", err)
+	}
+	if list, err := db.Runs(ctx); err != nil || len(list) != 1 || list[0].ID != keep.ID {
+		t.Errorf("the runs listed: %v %v", list, err)
+	}
+	if runs, err := db.DatasetRuns(ctx, gone.DatasetID, 0); err != nil || len(runs) != 0 {
+		t.Errorf("the dataset's runs: %v %v", runs, err)
+	}
+	db.Close()
+	again, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	for deadline := time.Now().Add(time.Minute); counts(t, raw, gone.ID)["runs"] != 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the run left deleting is still there: %v", counts(t, raw, gone.ID))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for table, n := range counts(t, raw, gone.ID) {
+		if n != 0 {
+			t.Errorf("%d rows of the deleted run left in %s", n, table)
+		}
+	}
+	if _, err := again.Run(ctx, keep.ID); err != nil {
+		t.Errorf("the other run: %v", err)
+	}
+}

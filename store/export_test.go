@@ -1,0 +1,5 @@
+package store
+
+// DeleteBatch is how many results a transaction of a run's deletion
+// deletes, for tests to make it small.
+var DeleteBatch = &deleteBatch
