@@ -256,9 +256,11 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 }
 
 // scanResponses reads the results with ids first to last (the run's range)
-// in as many parts as there are processors, up to four, read at once.
+// in twice as many parts as there are processors, up to four, read at
+// once: a part's reader waits on reads of pages from the OS meanwhile (on
+// two cores, four parts searched 150,000 responses in 248 ms, two in 264).
 func (db *DB) scanResponses(ctx context.Context, runID, first, last int64, pattern string, m *SampleMatches) error {
-	parts := int64(min(runtime.GOMAXPROCS(0), 4))
+	parts := int64(min(2*runtime.GOMAXPROCS(0), 4))
 	found := make([]responseSet, parts)
 	for p := range found {
 		found[p].first = m.responses.first
