@@ -2,12 +2,8 @@ package runner
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"os"
 	"sync"
-	"syscall"
 	"time"
 
 	"assay/store"
@@ -20,26 +16,10 @@ import (
 const defaultLeaseTTL = 30 * time.Second
 
 // newHolder names this process for the leases it takes.
-func newHolder(program string) store.Holder {
-	b := make([]byte, 16)
-	rand.Read(b)
-	host, _ := os.Hostname()
-	if program == "" {
-		program = "assay"
-	}
-	return store.Holder{ID: hex.EncodeToString(b), Host: host, PID: os.Getpid(), Program: program}
-}
+func newHolder(program string) store.Holder { return store.ThisProcess(program) }
 
-// alive reports whether a lease's holder may still be working: a process
-// on another host is assumed alive until its lease expires; on this host,
-// one whose pid is gone is not.
-func alive(h store.Holder) bool {
-	host, _ := os.Hostname()
-	if h.Host != host || h.PID <= 0 {
-		return true
-	}
-	return !errors.Is(syscall.Kill(h.PID, 0), syscall.ESRCH)
-}
+// alive reports whether a lease's holder may still be working (see store.HolderAlive).
+func alive(h store.Holder) bool { return store.HolderAlive(h) }
 
 // heartbeat renews the run's lease until stopped. It cancels the run when
 // the lease is lost to another process, and marks it cancelled by a user

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 )
@@ -96,6 +97,24 @@ func (db *DB) purgeRun(ctx context.Context, id int64) error {
 // resumeDeleting deletes, in the background, the runs a process left
 // deleting when it stopped.
 func (db *DB) resumeDeleting(ctx context.Context) error {
+	// A run a stopped process was importing is deleted as well; one a
+	// live process imports is left to it.
+	importing, err := db.runIDs(ctx, "runs being imported", `SELECT id FROM runs WHERE status = ?`, RunImporting)
+	if err != nil {
+		return err
+	}
+	for _, id := range importing {
+		l, err := findLease(ctx, db.read, id)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		if l != nil && db.now().Before(l.ExpiresAt) && HolderAlive(l.Holder) {
+			continue
+		}
+		if _, err := db.write.ExecContext(ctx, `UPDATE runs SET status = ? WHERE id = ? AND status = ?`, RunDeleting, id, RunImporting); err != nil {
+			return fmt.Errorf("runs being imported: %w", err)
+		}
+	}
 	var n int
 	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE status = ?`, RunDeleting).Scan(&n); err != nil {
 		return fmt.Errorf("runs being deleted: %w", err)

@@ -84,13 +84,14 @@ func TestDeleteRunABatchAtATime(t *testing.T) {
 	}
 }
 
-// A run a stopped process left being deleted is hidden at once, and
-// deleted when the database is opened again.
+// A run a stopped process left being deleted, or being imported, is
+// hidden at once, and deleted when the database is opened again.
 func TestARunLeftDeletingIsDeletedAtOpen(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
 	keep := seedRun(t, db, 3, 1, "a")
 	gone := seedRun(t, db, 20, 2, "a")
+	importing := seedRun(t, db, 4, 1, "b")
 	path := db.Path
 	raw, err := sql.Open("sqlite", path)
 	if err != nil {
@@ -100,6 +101,12 @@ func TestARunLeftDeletingIsDeletedAtOpen(t *testing.T) {
 	// What DeleteRun's first transaction does, the process then stopping.
 	if _, err := raw.Exec(`UPDATE runs SET status = 'deleting' WHERE id = ?`, gone.ID); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`UPDATE runs SET status = 'importing' WHERE id = ?`, importing.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Run(ctx, importing.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a run being imported is shown: %v", err)
 	}
 	if _, err := db.Run(ctx, gone.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a run being deleted is shown: %v", err)
@@ -116,15 +123,17 @@ func TestARunLeftDeletingIsDeletedAtOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer again.Close()
-	for deadline := time.Now().Add(time.Minute); counts(t, raw, gone.ID)["runs"] != 0; {
+	for deadline := time.Now().Add(time.Minute); counts(t, raw, gone.ID)["runs"]+counts(t, raw, importing.ID)["runs"] != 0; {
 		if time.Now().After(deadline) {
 			t.Fatalf("the run left deleting is still there: %v", counts(t, raw, gone.ID))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	for table, n := range counts(t, raw, gone.ID) {
-		if n != 0 {
-			t.Errorf("%d rows of the deleted run left in %s", n, table)
+	for _, id := range []int64{gone.ID, importing.ID} {
+		for table, n := range counts(t, raw, id) {
+			if n != 0 {
+				t.Errorf("%d rows of run %d left in %s", n, id, table)
+			}
 		}
 	}
 	if _, err := again.Run(ctx, keep.ID); err != nil {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 )
 
@@ -22,11 +23,25 @@ type RunImport struct {
 	EachResult func(fn func(r *Result, ordinal int) error) error
 }
 
-// ImportRun stores an imported run in one transaction: all of it or nothing.
-// A dataset with the same SHA-256 is reused when every imported sample
-// matches its sample at the same ordinal; a new one is marked OriginEEE. The
-// run is stored completed and marked OriginEEE. created says whether the
-// dataset was made for the run.
+// importLease is how long an import's lease lasts: an import is left to
+// its process until then, unless that process is gone.
+const importLease = 24 * time.Hour
+
+// importBatch is how many results a transaction of an import stores.
+var importBatch = 2000 // a variable for tests
+
+// ImportRun stores an imported run: all of it or nothing. A dataset with
+// the same SHA-256 is reused when every imported sample matches its sample
+// at the same ordinal; a new one is marked OriginEEE. The run is stored
+// completed and marked OriginEEE. created says whether the dataset was made
+// for the run.
+//
+// The dataset and the run come first, the run hidden (importing) until its
+// last result is stored; the results go importBatch per transaction. In
+// one transaction, a run of 150,000 results held the database's writes for
+// half a minute, and other processes' writes failed after 10 s. A run that
+// fails meanwhile is deleted, with a dataset made for it; one a stopped
+// process left importing is deleted when the database is next opened.
 func (db *DB) ImportRun(ctx context.Context, imp *RunImport) (created bool, err error) {
 	if len(imp.Samples) == 0 {
 		return false, Errorf(EINVALID, "the files hold no samples")
@@ -50,29 +65,95 @@ func (db *DB) ImportRun(ctx context.Context, imp *RunImport) (created bool, err 
 	if err := createRun(ctx, tx, now, r); err != nil {
 		return false, err
 	}
-	r.Status, r.Origin = RunCompleted, OriginEEE
+	r.Origin = OriginEEE
 	if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, origin = ?, started_at = ?, finished_at = ? WHERE id = ?`,
-		r.Status, r.Origin, finished, finished, r.ID); err != nil {
+		RunImporting, r.Origin, finished, finished, r.ID); err != nil {
 		return false, fmt.Errorf("import run: %w", err)
 	}
-	w := db.writer(tx)
+	// The lease says which process imports the run: another that opens the
+	// database meanwhile leaves it alone unless that process is gone.
+	holder := ThisProcess("assay import")
+	if err := acquireLease(ctx, tx, r.ID, holder, db.now(), importLease, nil); err != nil {
+		return false, err
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("import run: %w", err)
+	}
+	if err := db.importResults(ctx, imp, rows, now); err != nil {
+		db.abandonImport(context.WithoutCancel(ctx), r.ID, created, imp.Dataset.ID)
+		return false, err
+	}
+	if err := db.SetRunStatus(ctx, r.ID, RunCompleted, ""); err != nil {
+		db.abandonImport(context.WithoutCancel(ctx), r.ID, created, imp.Dataset.ID)
+		return false, err
+	}
+	r.Status = RunCompleted
+	if err := db.ReleaseLease(ctx, r.ID, holder); err != nil {
+		return created, err
+	}
+	return created, nil
+}
+
+// importResults stores an imported run's results, importBatch per transaction.
+func (db *DB) importResults(ctx context.Context, imp *RunImport, rows map[int]int64, now string) error {
+	var w *writer
+	defer func() {
+		if w != nil {
+			w.Rollback()
+		}
+	}()
 	n := 0
-	err = imp.EachResult(func(res *Result, ordinal int) error {
+	err := imp.EachResult(func(res *Result, ordinal int) error {
 		row, ok := rows[ordinal]
 		if !ok {
 			return fmt.Errorf("import run: no sample at ordinal %d", ordinal)
 		}
-		res.RunID, res.SampleRow = r.ID, row
+		if w == nil {
+			tx, err := db.beginWrite(ctx)
+			if err != nil {
+				return err
+			}
+			bw := db.writer(tx)
+			w = &bw
+		}
+		res.RunID, res.SampleRow = imp.Run.ID, row
 		n++
-		return insertResult(ctx, w, now, res)
+		if err := insertResult(ctx, *w, now, res); err != nil {
+			return err
+		}
+		if n%importBatch == 0 {
+			err := w.commit(ctx)
+			w = nil
+			return err
+		}
+		return nil
 	})
 	if err != nil {
-		return false, err
+		return err
 	}
 	if n != imp.Results {
-		return false, fmt.Errorf("import run: %d results read, %d counted before: the files changed meanwhile", n, imp.Results)
+		return fmt.Errorf("import run: %d results read, %d counted before: the files changed meanwhile", n, imp.Results)
 	}
-	return created, w.commit(ctx)
+	if w != nil {
+		err := w.commit(ctx)
+		w = nil
+		return err
+	}
+	return nil
+}
+
+// abandonImport deletes a run whose import failed, and the dataset made
+// for it unless another run uses it by now.
+func (db *DB) abandonImport(ctx context.Context, runID int64, created bool, datasetID int64) {
+	if _, err := db.DeleteRun(ctx, runID); err != nil {
+		slog.Warn("import run: deleting what was stored: " + err.Error()) // the next open finishes it
+		return
+	}
+	if created {
+		if _, err := db.DeleteDataset(ctx, datasetID, false); err != nil && ErrorCode(err) != ECONFLICT {
+			slog.Warn("import run: deleting its dataset: " + err.Error())
+		}
+	}
 }
 
 // importDataset finds or creates the imported run's dataset and returns its

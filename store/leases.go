@@ -2,9 +2,13 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
+	"syscall"
 	"time"
 )
 
@@ -15,6 +19,28 @@ type Holder struct {
 	Host    string
 	PID     int
 	Program string // "assay serve", "assay run"
+}
+
+// ThisProcess names this process, as the holder of the leases it takes.
+func ThisProcess(program string) Holder {
+	b := make([]byte, 16)
+	rand.Read(b)
+	host, _ := os.Hostname()
+	if program == "" {
+		program = "assay"
+	}
+	return Holder{ID: hex.EncodeToString(b), Host: host, PID: os.Getpid(), Program: program}
+}
+
+// HolderAlive reports whether a lease's holder may still be working: a
+// process on another host is assumed alive until its lease expires; on
+// this host, one whose pid is gone is not.
+func HolderAlive(h Holder) bool {
+	host, _ := os.Hostname()
+	if h.Host != host || h.PID <= 0 {
+		return true
+	}
+	return !errors.Is(syscall.Kill(h.PID, 0), syscall.ESRCH)
 }
 
 // Lease is a holder's claim on one run until ExpiresAt.

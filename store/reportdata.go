@@ -127,8 +127,8 @@ func (db *DB) DatasetRuns(ctx context.Context, datasetID int64, limit int) ([]Ru
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.dataset_id = ? AND r.status != ?
-		ORDER BY r.id DESC LIMIT ?`, datasetID, RunDeleting, limit)
+	rows, err := db.read.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.dataset_id = ? AND r.status NOT IN `+hiddenRuns+`
+		ORDER BY r.id DESC LIMIT ?`, datasetID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("dataset runs: %w", err)
 	}
@@ -150,7 +150,7 @@ func (db *DB) DatasetRuns(ctx context.Context, datasetID int64, limit int) ([]Ru
 // DatasetRunCount counts the runs of a dataset.
 func (db *DB) DatasetRunCount(ctx context.Context, datasetID int64) (int, error) {
 	var n int
-	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE dataset_id = ? AND status != ?`, datasetID, RunDeleting).Scan(&n); err != nil {
+	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE dataset_id = ? AND status NOT IN `+hiddenRuns, datasetID).Scan(&n); err != nil {
 		return 0, fmt.Errorf("dataset runs: %w", err)
 	}
 	return n, nil

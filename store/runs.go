@@ -94,9 +94,13 @@ func scanRun(row interface{ Scan(...any) error }, extra ...any) (*Run, error) {
 	return &r, nil
 }
 
+// hiddenRuns are the statuses of runs no page or list shows: being
+// deleted, being imported.
+const hiddenRuns = `('deleting', 'importing')`
+
 // Run returns one run with its condition snapshots.
 func (db *DB) Run(ctx context.Context, id int64) (*Run, error) {
-	r, err := scanRun(db.read.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.id = ? AND r.status != ?`, id, RunDeleting))
+	r, err := scanRun(db.read.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.id = ? AND r.status NOT IN `+hiddenRuns, id))
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +169,7 @@ func (db *DB) runSummaries(ctx context.Context, order string) ([]RunSummary, err
 		coalesce(t.done, 0), coalesce(t.errors, 0), coalesce(t.cost, 0)
 		FROM runs r LEFT JOIN (SELECT run_id, sum(done) AS done, sum(errors) AS errors, sum(cost_usd) AS cost
 			FROM condition_totals GROUP BY run_id) t ON t.run_id = r.id JOIN datasets d ON d.id = r.dataset_id
-		WHERE r.status != ? `+order, RunDeleting)
+		WHERE r.status NOT IN `+hiddenRuns+` `+order)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}

@@ -120,8 +120,10 @@ const (
 	RunFailed          RunStatus = "failed"
 	RunCancelled       RunStatus = "cancelled"
 	RunBudgetExhausted RunStatus = "budget_exhausted"
-	// RunDeleting is a run being deleted: no page or list shows it.
-	RunDeleting RunStatus = "deleting"
+	// RunDeleting is a run being deleted, and RunImporting one being
+	// imported: no page or list shows them.
+	RunDeleting  RunStatus = "deleting"
+	RunImporting RunStatus = "importing"
 )
 
 // Finished reports whether a run in status s will do no more work unless resumed.
