@@ -83,9 +83,10 @@ func (db *DB) ImportRun(ctx context.Context, imp *RunImport) (created bool, err 
 		db.abandonImport(context.WithoutCancel(ctx), r.ID, created, imp.Dataset.ID)
 		return false, err
 	}
-	if err := db.SetRunStatus(ctx, r.ID, RunCompleted, ""); err != nil {
+	// Completed, keeping when the run finished (as the files say).
+	if _, err := db.write.ExecContext(ctx, `UPDATE runs SET status = ? WHERE id = ? AND status = ?`, RunCompleted, r.ID, RunImporting); err != nil {
 		db.abandonImport(context.WithoutCancel(ctx), r.ID, created, imp.Dataset.ID)
-		return false, err
+		return false, fmt.Errorf("import run: %w", err)
 	}
 	r.Status = RunCompleted
 	if err := db.ReleaseLease(ctx, r.ID, holder); err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"assay/store"
 )
@@ -18,7 +19,8 @@ func runImport(failAt int, seen func(imp *store.RunImport, n int)) *store.RunImp
 		Dataset: store.Dataset{Name: "imported", Kind: store.KindQA, SHA256: "sha-imported", Format: "jsonl"},
 		Run: store.Run{Name: "k-eval run", Config: []byte(`{}`), Repetitions: 2, TotalTasks: 10,
 			Conditions: []store.Condition{{Name: "baseline"}}},
-		Results: 10,
+		Results:  10,
+		Finished: time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC),
 	}
 	for i := 1; i <= 5; i++ {
 		imp.Samples = append(imp.Samples, store.Sample{Ordinal: i, SampleID: fmt.Sprint(i), Input: fmt.Sprintf("What is %d + %d?", i, i), Reference: fmt.Sprint(2 * i)})
@@ -92,7 +94,7 @@ func TestImportRunABatchAtATime(t *testing.T) {
 		t.Errorf("while the import went on, %d of 3 checks found the run hidden with a batch stored", hidden)
 	}
 	run, err := db.Run(ctx, imp.Run.ID)
-	if err != nil || run.Status != store.RunCompleted || run.Origin != store.OriginEEE {
+	if err != nil || run.Status != store.RunCompleted || run.Origin != store.OriginEEE || run.FinishedAt == nil || !run.FinishedAt.Equal(imp.Finished) {
 		t.Fatalf("the imported run: %+v %v", run, err)
 	}
 	if c := counts(t, raw, run.ID); c["results"] != 10 || c["scores"] != 10 || c["sample_sums"] != 5 {
