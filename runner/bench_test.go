@@ -385,3 +385,76 @@ conditions:
 		samples*conditions*reps, samples*conditions*reps-n, peak, before)
 	srv.stop(b)
 }
+
+// BenchmarkRunLargeDataset runs seven times MMLU's test set: 100,000
+// multiple-choice questions (a file of about 50 MB, with choices and a
+// subject each), one condition, against the fake server in its own
+// process, and prints the process's peak RSS from reading the file to the
+// run's end: what `assay run` holds of a large dataset, the file's pages
+// (mapped while it is imported) included. Target < 100 MB.
+func BenchmarkRunLargeDataset(b *testing.B) {
+	const samples = 100000
+	ctx := context.Background()
+	dir := b.TempDir()
+	db, err := store.Open(ctx, filepath.Join(dir, "assay.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	srv := startFake(b, 0)
+	f, err := os.Create(filepath.Join(dir, "mmlu.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	subjects := []string{"abstract_algebra", "anatomy", "astronomy", "business_ethics", "clinical_knowledge"}
+	for i := 1; i <= samples; i++ {
+		stem := strings.Repeat(fmt.Sprintf("In the setting of problem %d, consider what follows. ", i), 4)
+		fmt.Fprintf(w, `{"question": %q, "choices": [%q, %q, %q, %q], "answer": %d, "subject": %q}`+"\n", stem+"Which statement holds?",
+			"The first statement, which names a mechanism and a consequence of it.", "The second statement, which names another mechanism.",
+			"The third statement, which holds only in a special case.", "None of the statements above holds in general.", i%4, subjects[i%5])
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	info, _ := f.Stat()
+	f.Close()
+	yaml := fmt.Sprintf(`dataset: {path: %q}
+agent: {type: openai, model: m, base_url: %q}
+conditions: {baseline: {system_prompt: "Answer with the letter."}}
+execution: {num_repetitions: 1, max_concurrent: 50}
+`, f.Name(), srv.URL)
+	cfg, err := config.Parse([]byte(yaml), "bench.yaml", dir, func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := runner.New(db, runner.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	defer m.Close(ctx)
+	runtime.GC()
+	debug.FreeOSMemory()
+	resetPeakRSS()
+	before := float64(peakRSS()) / (1 << 20)
+	start := time.Now()
+	run, err := m.CreateFromConfig(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	imported := float64(peakRSS()) / (1 << 20)
+	took := time.Since(start)
+	runtime.GC()
+	debug.FreeOSMemory()
+	resetPeakRSS()
+	b.ResetTimer()
+	status, err := m.Execute(ctx, run.ID)
+	if err != nil || status != store.RunCompleted {
+		b.Fatalf("status %s, err %v", status, err)
+	}
+	peak := float64(peakRSS()) / (1 << 20)
+	calls, _ := srv.stop(b)
+	if calls < samples {
+		b.Fatalf("the fake server answered %d calls, want %d", calls, samples)
+	}
+	b.ReportMetric(peak, "peak-MiB")
+	fmt.Printf("a run over %d questions (%.0f MB of JSONL): imported in %.1f s, peak RSS %.0f MiB (%.0f before; the file's pages mapped meanwhile), then %.0f MiB to the run's end (target < 100)\n",
+		samples, float64(info.Size())/1e6, took.Seconds(), imported, before, peak)
+}
