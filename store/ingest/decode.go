@@ -18,6 +18,7 @@ type record struct {
 	where  string         // "line 3", "item 2 (line 5)" or "row 2 (line 3)"
 	seq    int            // the fallback sample id: JSONL line, JSON item, CSV data row
 	fields map[string]any // string, json.Number, bool, nil, []any or map[string]any
+	end    int            // the offset in the text past the record
 }
 
 // records are a file's records, decoded one at a time, in order; a bad
@@ -35,6 +36,28 @@ func decode(name, format string, text []byte) records {
 		return decodeCSV(name, text)
 	}
 	return decodeJSONL(name, text)
+}
+
+// releaseEvery is how far a mapped file is read before the pages behind
+// are given back.
+const releaseEvery = 4 << 20
+
+// releasing gives release the offset reached every releaseEvery bytes of
+// records, and the text's end once they are all read.
+func (rs records) releasing(release func(end int), size int) records {
+	return func(yield func(record, error) bool) {
+		last := 0
+		for r, err := range rs {
+			if !yield(r, err) {
+				return
+			}
+			if r.end-last >= releaseEvery {
+				release(r.end)
+				last = r.end
+			}
+		}
+		release(size)
+	}
 }
 
 // noRecords is the error of a file without a record.
@@ -73,7 +96,7 @@ func decodeJSONL(name string, text []byte) records {
 				return
 			}
 			first = false
-			if !yield(record{where: where, seq: i, fields: obj}, nil) {
+			if !yield(record{where: where, seq: i, fields: obj, end: len(text) - len(left)}, nil) {
 				return
 			}
 		}
@@ -123,7 +146,7 @@ func decodeJSONArray(name string, text []byte) records {
 				fail("%s: is %s, want a JSON object", where, describe(v))
 				return
 			}
-			if !yield(record{where: where, seq: i, fields: obj}, nil) {
+			if !yield(record{where: where, seq: i, fields: obj, end: int(dec.InputOffset())}, nil) {
 				return
 			}
 		}
@@ -221,7 +244,7 @@ func decodeCSV(name string, text []byte) records {
 				fields[strings.TrimSpace(h)] = rec[i]
 			}
 			where := fmt.Sprintf("row %d (line %d)", row, line)
-			if !yield(record{where: where, seq: row, fields: fields}, nil) {
+			if !yield(record{where: where, seq: row, fields: fields, end: int(r.InputOffset())}, nil) {
 				return
 			}
 		}

@@ -27,6 +27,11 @@ type Options struct {
 	QuestionKey string     // "" = auto (question, prompt, input, ...)
 	AnswerKey   string     // "" = auto (answer, response, reference, ...)
 	MaxBytes    int64      // 0 = 64 MiB
+
+	// release, when set, is given the offset in the data up to which it
+	// was read, as it is read: ImportFile gives the mapped file's pages
+	// back there.
+	release func(upTo int)
 }
 
 // Parsed is a dataset file read into samples.
@@ -86,12 +91,18 @@ func read(data []byte, opts Options) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
+	release := func(int) {}
+	if opts.release != nil {
+		release = opts.release
+	}
+	release(len(data)) // checkBytes read it all
+	bom := len(data) - len(text)
 	if what, ok := notADataset[strings.ToLower(filepath.Ext(name))]; ok {
 		return nil, store.Errorf(store.EINVALID, "%s: a dataset is JSONL (one JSON object per line), a JSON array of objects, "+
 			"or CSV with a header row; this is %s", name, what)
 	}
 	format := sniffFormat(name, text)
-	rs := decode(name, format, text)
+	rs := decode(name, format, text).releasing(func(end int) { release(bom + end) }, len(text))
 	sv, err := rs.survey(name, format, opts.AnswerKey)
 	if err != nil {
 		return nil, err
@@ -101,6 +112,7 @@ func read(data []byte, opts Options) (*source, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
+	release(len(data))
 	return &source{
 		Parsed: Parsed{Kind: b.kind, Format: format, SHA256: hex.EncodeToString(sum[:]), QuestionKey: b.qKey, AnswerKey: b.aKey},
 		count:  sv.count, samples: b.samples(rs),
