@@ -17,7 +17,7 @@ import (
 
 // execute runs one run to its end (or until ctx is done) and records its status.
 func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunStatus, error) {
-	if err := m.db.AcquireLease(ctx, id, m.holder, m.opts.LeaseTTL, alive); err != nil {
+	if err := m.db.AcquireLease(ctx, id, m.holder, m.opts.LeaseTTL, store.HolderAlive); err != nil {
 		return "", err
 	}
 	defer m.db.ReleaseLease(context.WithoutCancel(ctx), id, m.holder)
@@ -87,7 +87,7 @@ func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) 
 	w.finished = make(chan struct{}, 1)
 	if ex.run.BudgetUSD > 0 && ex.run.TotalTasks > 0 {
 		var err error
-		e := EstimateEach(ex.spec, ex.dataset.Kind, ex.samples.all(ctx, &err), ex.run.Conditions, ex.prices)
+		e := EstimateEach(ex.spec, ex.dataset.Kind, ex.m.db.AllSamples(ctx, ex.dataset.ID, &err), ex.run.Conditions, ex.prices)
 		if err != nil {
 			return "", "", err
 		}

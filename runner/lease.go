@@ -15,12 +15,6 @@ import (
 // expires, or at once when its holder on this host is gone (killed).
 const defaultLeaseTTL = 30 * time.Second
 
-// newHolder names this process for the leases it takes.
-func newHolder(program string) store.Holder { return store.ThisProcess(program) }
-
-// alive reports whether a lease's holder may still be working (see store.HolderAlive).
-func alive(h store.Holder) bool { return store.HolderAlive(h) }
-
 // heartbeat renews the run's lease until stopped. It cancels the run when
 // the lease is lost to another process, and marks it cancelled by a user
 // when another process recorded a cancellation. stop waits for it to end.
@@ -63,5 +57,5 @@ func (m *Manager) heartbeat(ctx context.Context, id int64, h *handle, cancel con
 // heldElsewhere reports whether another live process holds the run's lease.
 func (m *Manager) heldElsewhere(ctx context.Context, id int64) bool {
 	l, err := m.db.RunLease(ctx, id)
-	return err == nil && l.Holder.ID != m.holder.ID && alive(l.Holder)
+	return err == nil && l.Holder.ID != m.holder.ID && store.HolderAlive(l.Holder)
 }

@@ -75,7 +75,7 @@ func New(db *store.DB, opts Options) *Manager {
 		db:     db,
 		opts:   opts,
 		log:    opts.Logger,
-		holder: newHolder(opts.Program),
+		holder: store.ThisProcess(opts.Program),
 		base:   base,
 		stop:   stop,
 		active: map[int64]*handle{},
@@ -196,7 +196,7 @@ func (m *Manager) Resume(ctx context.Context, id int64) error {
 	if len(unset) > 0 {
 		return unsetError(unset)
 	}
-	if err := m.db.AcquireLease(ctx, id, m.holder, m.opts.LeaseTTL, alive); err != nil {
+	if err := m.db.AcquireLease(ctx, id, m.holder, m.opts.LeaseTTL, store.HolderAlive); err != nil {
 		return err
 	}
 	if err := m.db.SetRunStatus(ctx, id, store.RunPending, ""); err != nil {
@@ -224,7 +224,7 @@ func (m *Manager) ClearFailed(ctx context.Context, id int64) (int, error) {
 	if len(unset) > 0 {
 		return 0, unsetError(unset)
 	}
-	if err := m.db.AcquireLease(ctx, id, m.holder, m.opts.LeaseTTL, alive); err != nil {
+	if err := m.db.AcquireLease(ctx, id, m.holder, m.opts.LeaseTTL, store.HolderAlive); err != nil {
 		return 0, err
 	}
 	n, err := m.db.ClearFailedTasks(ctx, id)

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"iter"
 
 	"assay/store"
 )
@@ -48,10 +47,4 @@ func (s *sampleSource) get(ctx context.Context, i int) (*store.Sample, error) {
 		s.window, s.from = window, from
 	}
 	return &s.window[i-s.from], nil
-}
-
-// all is every sample in order, read one at a time; what stopped the
-// reading is left in *err.
-func (s *sampleSource) all(ctx context.Context, err *error) iter.Seq[*store.Sample] {
-	return s.db.AllSamples(ctx, s.dataset, err)
 }

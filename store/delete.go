@@ -115,19 +115,16 @@ func (db *DB) resumeDeleting(ctx context.Context) error {
 			return fmt.Errorf("runs being imported: %w", err)
 		}
 	}
-	var n int
-	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE status = ?`, RunDeleting).Scan(&n); err != nil {
-		return fmt.Errorf("runs being deleted: %w", err)
-	}
-	if n == 0 {
-		return nil
+	ids, err := db.runIDs(ctx, "runs being deleted", `SELECT id FROM runs WHERE status = ? ORDER BY id`, RunDeleting)
+	if err != nil || len(ids) == 0 {
+		return err
 	}
 	s := db.index
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.stopped {
 		s.wg.Go(func() {
-			if err := db.purgeDeleting(s.ctx); err != nil && s.ctx.Err() == nil {
+			if err := db.purgeRuns(s.ctx, ids); err != nil && s.ctx.Err() == nil {
 				slog.Warn("deleting runs: " + err.Error()) // the next start goes on
 			}
 		})
@@ -135,12 +132,8 @@ func (db *DB) resumeDeleting(ctx context.Context) error {
 	return nil
 }
 
-// purgeDeleting deletes the runs a process left deleting when it stopped.
-func (db *DB) purgeDeleting(ctx context.Context) error {
-	ids, err := db.runIDs(ctx, "runs being deleted", `SELECT id FROM runs WHERE status = ? ORDER BY id`, RunDeleting)
-	if err != nil {
-		return err
-	}
+// purgeRuns deletes the runs marked deleting, one after the other.
+func (db *DB) purgeRuns(ctx context.Context, ids []int64) error {
 	for _, id := range ids {
 		if err := db.purgeRun(ctx, id); err != nil {
 			return err
@@ -181,7 +174,11 @@ func (db *DB) DeleteDataset(ctx context.Context, id int64, withRuns bool) (runs 
 		if err := tx.Commit(); err != nil {
 			return 0, fmt.Errorf("delete dataset's runs: %w", err)
 		}
-		if err := db.purgeDeleting(ctx); err != nil {
+		ids, err := db.runIDs(ctx, "dataset's runs", `SELECT id FROM runs WHERE dataset_id = ? AND status = ?`, id, RunDeleting)
+		if err != nil {
+			return 0, err
+		}
+		if err := db.purgeRuns(ctx, ids); err != nil {
 			return 0, err
 		}
 		if tx, err = db.beginWrite(ctx); err != nil {

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -22,11 +23,12 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var data []byte
+	var buf bytes.Buffer
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() <= DefaultMaxBytes {
-		data = make([]byte, 0, info.Size()+1) // one more, to see the end without growing
+		buf.Grow(int(info.Size()) + bytes.MinRead) // room to see the end without growing
 	}
-	data, err = readAll(io.LimitReader(f, DefaultMaxBytes+1), data)
+	_, err = buf.ReadFrom(io.LimitReader(f, DefaultMaxBytes+1))
+	data := buf.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -34,23 +36,6 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, store.Errorf(store.ETOOLARGE, "%s: the file is over the %s MiB limit of a dataset", path, mib(DefaultMaxBytes))
 	}
 	return data, nil
-}
-
-// readAll appends what r holds to buf, as io.ReadAll does to an empty one.
-func readAll(r io.Reader, buf []byte) ([]byte, error) {
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
 }
 
 // ImportFile imports the dataset file at path as Import does. A regular
