@@ -192,51 +192,25 @@ func rebuildAggregates(ctx context.Context, tx *sql.Tx, runID int64) error {
 			return fmt.Errorf("rebuild aggregates: %w", err)
 		}
 	}
-	results, err := storedResults(ctx, tx, runID)
+	results, err := storedResults(ctx, tx, runID, "")
 	if err != nil {
 		return err
 	}
-	samples := map[SampleKey]*sampleCounts{}
-	var order []SampleKey
+	var samples sampleRows
 	totals := map[string]*conditionCounts{}
 	models := map[ModelUse]int{}
 	for i := range results {
 		r := &results[i]
 		s, c := countsOf(r)
-		k := SampleKey{r.SampleRow, r.Condition}
-		if samples[k] == nil {
-			samples[k] = &sampleCounts{}
-			order = append(order, k)
-		}
-		samples[k].add(s)
-		samples[k].sums = samples[k].sums.add(r)
+		samples.add(r, s)
 		if totals[r.Condition] == nil {
 			totals[r.Condition] = &conditionCounts{}
 		}
 		totals[r.Condition].add(c)
 		models[ModelUse{Model: r.Model, Source: r.CostSource}]++
 	}
-	insertSums, err := tx.PrepareContext(ctx, qAddSampleSums)
-	if err != nil {
-		return fmt.Errorf("rebuild aggregates: %w", err)
-	}
-	defer insertSums.Close()
-	insertScores, err := tx.PrepareContext(ctx, qAddSampleScores)
-	if err != nil {
-		return fmt.Errorf("rebuild aggregates: %w", err)
-	}
-	defer insertScores.Close()
-	for _, k := range order {
-		s := samples[k]
-		if _, err := insertSums.ExecContext(ctx, runID, k.Condition, k.SampleRow, s.results, s.errors, s.judgeErrors, s.claims, s.sums.text()); err != nil {
-			return fmt.Errorf("rebuild aggregates: %w", err)
-		}
-		if s.scores == "" {
-			continue
-		}
-		if _, err := insertScores.ExecContext(ctx, runID, k.Condition, k.SampleRow, s.scores); err != nil {
-			return fmt.Errorf("rebuild aggregates: %w", err)
-		}
+	if err := samples.write(ctx, tx, runID); err != nil {
+		return err
 	}
 	for name, c := range totals {
 		if _, err := tx.ExecContext(ctx, qAddConditionTotals, runID, name, c.Done, c.Errors, c.JudgeErrors, c.TokensIn, c.TokensOut, c.CostUSD, c.latencyMS,
@@ -252,15 +226,67 @@ func rebuildAggregates(ctx context.Context, tx *sql.Tx, runID int64) error {
 	return nil
 }
 
+// sampleRows are the sample_sums and sample_scores rows of results added
+// in the order stored, in the order first met.
+type sampleRows struct {
+	rows  map[SampleKey]*sampleCounts
+	order []SampleKey
+}
+
+// add adds a result with its counts (countsOf).
+func (s *sampleRows) add(r *Result, c sampleCounts) {
+	k := SampleKey{r.SampleRow, r.Condition}
+	row := s.rows[k]
+	if row == nil {
+		if s.rows == nil {
+			s.rows = map[SampleKey]*sampleCounts{}
+		}
+		row = &sampleCounts{}
+		s.rows[k] = row
+		s.order = append(s.order, k)
+	}
+	row.add(c)
+	row.sums = row.sums.add(r)
+}
+
+// write inserts the rows, which the run must not have yet.
+func (s *sampleRows) write(ctx context.Context, tx *sql.Tx, runID int64) error {
+	insertSums, err := tx.PrepareContext(ctx, qAddSampleSums)
+	if err != nil {
+		return fmt.Errorf("sample aggregates: %w", err)
+	}
+	defer insertSums.Close()
+	insertScores, err := tx.PrepareContext(ctx, qAddSampleScores)
+	if err != nil {
+		return fmt.Errorf("sample aggregates: %w", err)
+	}
+	defer insertScores.Close()
+	for _, k := range s.order {
+		row := s.rows[k]
+		if _, err := insertSums.ExecContext(ctx, runID, k.Condition, k.SampleRow, row.results, row.errors, row.judgeErrors, row.claims, row.sums.text()); err != nil {
+			return fmt.Errorf("sample aggregates: %w", err)
+		}
+		if row.scores == "" {
+			continue
+		}
+		if _, err := insertScores.ExecContext(ctx, runID, k.Condition, k.SampleRow, row.scores); err != nil {
+			return fmt.Errorf("sample aggregates: %w", err)
+		}
+	}
+	return nil
+}
+
 // storedResults reads a run's results with what their aggregates need of
-// their judgements and scores, in id order.
-func storedResults(ctx context.Context, tx *sql.Tx, runID int64) ([]Result, error) {
+// their judgements and scores, in id order: all of them, or those the
+// condition and (on results r, its arguments after the run's id) picks.
+func storedResults(ctx context.Context, tx *sql.Tx, runID int64, and string, args ...any) ([]Result, error) {
 	var out []Result
 	byID := map[int64]int{}
+	args = append([]any{runID}, args...)
 	err := eachRow(ctx, tx, `SELECT id, sample_id, condition, repetition, error, tokens_in, tokens_out, cost_usd, latency_ms,
 		model, cost_source, retries != '[]', json_array_length(tool_calls),
 		(SELECT count(*) FROM json_each(tool_calls) WHERE json_extract(value, '$.is_error'))
-		FROM results WHERE run_id = ? ORDER BY id`, []any{runID}, func(rows *sql.Rows) error {
+		FROM results r WHERE run_id = ? `+and+` ORDER BY id`, args, func(rows *sql.Rows) error {
 		r := Result{RunID: runID}
 		var retried bool
 		var calls, failedCalls int
@@ -286,7 +312,7 @@ func storedResults(ctx context.Context, tx *sql.Tx, runID int64) ([]Result, erro
 	// Judgements and scores are found through their results (migration 0024).
 	err = eachRow(ctx, tx, `SELECT j.id, j.result_id, j.evaluator, j.judge_repetition, j.judge, j.error,
 		json_array_length(j.unverified_claims), j.tokens_in, j.tokens_out, j.cost_usd
-		FROM results r JOIN judgements j ON j.result_id = r.id WHERE r.run_id = ? ORDER BY j.id`, []any{runID}, func(rows *sql.Rows) error {
+		FROM results r JOIN judgements j ON j.result_id = r.id WHERE r.run_id = ? `+and+` ORDER BY j.id`, args, func(rows *sql.Rows) error {
 		var j Judgement
 		var resultID int64
 		var slot, claims int
@@ -305,7 +331,7 @@ func storedResults(ctx context.Context, tx *sql.Tx, runID int64) ([]Result, erro
 	}
 	err = eachRow(ctx, tx, `SELECT s.id, s.judgement_id, s.metric, s.value
 		FROM results r JOIN judgements j ON j.result_id = r.id JOIN scores s ON s.judgement_id = j.id
-		WHERE r.run_id = ? ORDER BY s.id`, []any{runID},
+		WHERE r.run_id = ? `+and+` ORDER BY s.id`, args,
 		func(rows *sql.Rows) error {
 			var s Score
 			var judgementID int64

@@ -194,37 +194,3 @@ func (db *DB) DeleteDataset(ctx context.Context, id int64, withRuns bool) (runs 
 	}
 	return runs, tx.Commit()
 }
-
-// ClearFailedTasks deletes the results of a run's tasks that failed, with
-// anything hanging from them, and sets the run pending, in one transaction:
-// executing it again does those tasks and only those. The run must be over.
-func (db *DB) ClearFailedTasks(ctx context.Context, runID int64) (int, error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback()
-	var status RunStatus
-	if err := tx.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, runID).Scan(&status); err != nil {
-		return 0, fmt.Errorf("run %d: %w", runID, ErrNotFound)
-	}
-	if !status.Finished() {
-		return 0, Errorf(ECONFLICT, "Run %d is %s: its failed tasks can be retried once it is over.", runID, status)
-	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM results WHERE run_id = ? AND error != ''`, runID)
-	if err != nil {
-		return 0, fmt.Errorf("clear failed tasks: %w", err)
-	}
-	n, _ := res.RowsAffected()
-	if n == 0 {
-		return 0, Errorf(EINVALID, "Run %d has no failed task to retry.", runID)
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, error = '', finished_at = NULL, headline = '',
-		results_count = results_count - ? WHERE id = ?`, RunPending, n, runID); err != nil {
-		return 0, fmt.Errorf("clear failed tasks: %w", err)
-	}
-	if err := rebuildAggregates(ctx, tx, runID); err != nil {
-		return 0, err
-	}
-	return int(n), tx.Commit()
-}
