@@ -142,6 +142,9 @@ func (db *DB) purgeRuns(ctx context.Context, ids []int64) error {
 	return nil
 }
 
+// samplesPerDelete is how many samples a statement of a dataset's deletion deletes.
+var samplesPerDelete = 5000 // a variable for tests
+
 // DeleteDataset deletes a dataset and its samples in one transaction. A
 // dataset that runs use is refused unless withRuns, which deletes those runs
 // (none may be under way) with it.
@@ -188,6 +191,19 @@ func (db *DB) DeleteDataset(ctx context.Context, id int64, withRuns bool) (runs 
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE dataset_id = ?`, id); err != nil {
 		return 0, fmt.Errorf("delete dataset's runs: %w", err)
+	}
+	// The samples go samplesPerDelete per statement: a statement in a
+	// transaction keeps the pages it changes in memory until it ends, in
+	// case it has to be undone alone (100,000 samples: 100 MB).
+	for {
+		res, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE id IN
+			(SELECT id FROM samples WHERE dataset_id = ? ORDER BY ordinal LIMIT ?)`, id, samplesPerDelete)
+		if err != nil {
+			return 0, fmt.Errorf("delete dataset's samples: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n < int64(samplesPerDelete) {
+			break
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM datasets WHERE id = ?`, id); err != nil {
 		return 0, fmt.Errorf("delete dataset: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,6 +82,58 @@ func TestDeleteRunABatchAtATime(t *testing.T) {
 		if n, err := db.IndexResponses(ctx); err != nil || (when == "emptied" && n != kept["results"]) {
 			t.Errorf("%s: the catch-up read %d results (%v), want the other run's %d", when, n, err, kept["results"])
 		}
+	}
+}
+
+// A dataset's deletion, a few samples per statement, with its runs, leaves
+// nothing of it and takes nothing of another dataset; deleting a sample
+// finds the results that would still name it through an index, not by
+// reading every result (a 2,000-sample dataset took 28 s to delete beside
+// 150,000 results of another).
+func TestDeleteDatasetAFewSamplesAtATime(t *testing.T) {
+	defer func(n int) { *store.SamplesPerDelete = n }(*store.SamplesPerDelete)
+	*store.SamplesPerDelete = 5
+	ctx := context.Background()
+	db := openTestDB(t)
+	keep := seedRun(t, db, 6, 1, "a")
+	gone := seedRun(t, db, 12, 1, "a")
+	if err := db.SetRunStatus(ctx, gone.ID, store.RunCompleted, ""); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", db.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	samples := func(dataset int64) (n int) {
+		t.Helper()
+		if err := raw.QueryRow(`SELECT count(*) FROM samples WHERE dataset_id = ?`, dataset).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	kept := counts(t, raw, keep.ID)
+	if runs, err := db.DeleteDataset(ctx, gone.DatasetID, true); err != nil || runs != 1 {
+		t.Fatalf("deleted %d runs: %v", runs, err)
+	}
+	if n := samples(gone.DatasetID); n != 0 {
+		t.Errorf("%d samples of the deleted dataset left", n)
+	}
+	if n := samples(keep.DatasetID); n != 6 {
+		t.Errorf("the other dataset has %d samples, had 6", n)
+	}
+	for table, n := range counts(t, raw, keep.ID) {
+		if n != kept[table] {
+			t.Errorf("the other dataset's run: %s has %d rows, had %d", table, n, kept[table])
+		}
+	}
+	var detail string
+	var id, parent, unused int
+	if err := raw.QueryRow(`EXPLAIN QUERY PLAN SELECT 1 FROM results WHERE sample_id = ?`, 1).Scan(&id, &parent, &unused, &detail); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(detail, "INDEX results_sample") {
+		t.Errorf("the results naming a sample are found by %q, not through an index on sample_id", detail)
 	}
 }
 
