@@ -82,6 +82,12 @@ func TestReportBySlice(t *testing.T) {
 	if len(paired) != 2 || !strings.HasPrefix(paired[1], "+1.000") {
 		t.Errorf("careful − plain on biology: %q", paired)
 	}
+	// The pair turned round: each pair's comparison is its own, however
+	// the report keeps what it computed.
+	_, turned := f.get(fmt.Sprintf("/runs/%d?a=careful&b=plain&slice=subject", id))
+	if paired := cells(turned, "#slice-paired", "biology"); len(paired) != 2 || !strings.HasPrefix(paired[1], "-1.000") {
+		t.Errorf("plain − careful on biology: %q", paired)
+	}
 	if v, _ := doc.Find("#slice-form input[name=a]").Attr("value"); v != "plain" || doc.Find("#chart-slice-1").Length() != 1 {
 		t.Errorf("the form keeps the pair (%q) and a chart is drawn", v)
 	}

@@ -16,6 +16,7 @@ package stats
 
 import (
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -105,10 +106,27 @@ func Clustered(groups [][]float64) Summary {
 }
 
 // TQuantile returns the p quantile of Student's t distribution with df
-// degrees of freedom, e.g. TQuantile(0.975, 9) ≈ 2.262157.
+// degrees of freedom, e.g. TQuantile(0.975, 9) ≈ 2.262157. Each is
+// computed once (an inverse of the incomplete beta function): a report
+// sliced 200 ways asks for a few hundred, mostly the same, and computing
+// each was an eighth of its time.
 func TQuantile(p float64, df int) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(p)
+	k := quantileKey{p, df}
+	if q, ok := tQuantiles.Load(k); ok {
+		return q.(float64)
+	}
+	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(p)
+	tQuantiles.Store(k, q)
+	return q
 }
+
+type quantileKey struct {
+	p  float64
+	df int
+}
+
+// tQuantiles holds the quantiles computed, by quantileKey.
+var tQuantiles sync.Map
 
 // RepetitionSpread is the mean over samples of the standard deviation of
 // their repetitions: how much the same question's score moves from one
