@@ -131,3 +131,59 @@ func TestModelTotalsMigrationCountsEveryResult(t *testing.T) {
 		t.Errorf("models after the migration\n got %+v\nwant %+v", data.Models, want)
 	}
 }
+
+// Migration 0032 gives each verdict stored before it what its score is
+// of, which Verdicts then reads from the verdict alone.
+func TestVerdictsMigrationKnowsWhatTheirScoresAreOf(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "assay.db")
+	db, err := open(ctx, path, "0031")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, rows := goldenDataset(t, db, 3)
+	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 2, TotalTasks: 12, Conditions: []Condition{{Name: "c1"}, {Name: "c2"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	r := &Result{RunID: run.ID, SampleRow: rows[2].ID, Condition: "c2", Repetition: 2, Response: "r"}
+	saveAt(t, db, r)
+	var score int64
+	for _, q := range []string{
+		`INSERT INTO judgements (result_id, run_id, evaluator) VALUES (?1, ?2, 'rubric')`,
+		`INSERT INTO scores (judgement_id, result_id, run_id, metric, value) VALUES (last_insert_rowid(), ?1, ?2, 'accuracy', 5)`,
+		`INSERT INTO scores (judgement_id, result_id, run_id, metric, value)
+			SELECT judgement_id, ?1, ?2, 'completeness', 4 FROM scores WHERE id = last_insert_rowid()`,
+		`INSERT INTO reviews (run_id, score_id, reviewer, verdict, judge_value, value, created_at)
+			VALUES (?2, last_insert_rowid(), 'ada', 'override', 4, 2, '2026-11-26T07:05:00Z')`,
+		// Given before ada's, stored after it (ada gave hers again since).
+		`INSERT INTO reviews (run_id, score_id, reviewer, verdict, judge_value, value, created_at)
+			SELECT ?2, score_id, 'bo', 'agree', 4, 4, '2026-11-26T07:01:00.5Z' FROM reviews WHERE reviewer = 'ada'`,
+	} {
+		if _, err := db.write.Exec(q, r.ID, run.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.write.QueryRow(`SELECT id FROM scores WHERE metric = 'completeness'`).Scan(&score); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	vs, err := db.Verdicts(ctx, run.ID)
+	if err != nil || len(vs) != 2 {
+		t.Fatalf("verdicts after the migration: %+v, %v", vs, err)
+	}
+	if vs[0].Reviewer != "bo" || vs[0].Seq != 1 || vs[1].Seq != 2 {
+		t.Errorf("the verdicts after the migration are not numbered in the order given: %+v", vs)
+	}
+	v := vs[1]
+	if v.ScoreID != score || v.Reviewer != "ada" || v.Evaluator != "rubric" || v.Metric != "completeness" || v.Condition != "c2" ||
+		v.SampleRow != rows[2].ID || v.Repetition != 2 || v.Value != 2 {
+		t.Errorf("the verdict after the migration: %+v", v)
+	}
+}

@@ -29,6 +29,7 @@ type Verdict struct {
 	Note       string    `json:"note"`
 	Link       string    `json:"-"` // the review link it came through
 	At         time.Time `json:"at"`
+	Seq        int64     `json:"-"` // the run's number for it, higher each time one is given
 	// What the score is of, filled by Verdicts.
 	Evaluator  string `json:"evaluator"`
 	Metric     string `json:"metric"`
@@ -73,25 +74,42 @@ func (db *DB) SaveVerdict(ctx context.Context, v *Verdict) error {
 		return Errorf(EINVALID, "A verdict needs the reviewer's name.")
 	}
 	v.At = parseTime(db.nowText())
-	err := db.write.QueryRowContext(ctx, `INSERT INTO reviews (run_id, score_id, reviewer, verdict, judge_value, value, note, link, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+	// With what the score is of, and the run's next number (migration 0032).
+	err := db.write.QueryRowContext(ctx, `INSERT INTO reviews (run_id, score_id, reviewer, verdict, judge_value, value, note, link, created_at,
+			evaluator, metric, condition, sample_id, repetition, seq)
+		SELECT ?1, s.id, ?3, ?4, ?5, ?6, ?7, ?8, ?9, j.evaluator, s.metric, r.condition, r.sample_id, r.repetition,
+			(SELECT coalesce(max(seq), 0) + 1 FROM reviews WHERE run_id = ?1)
+		FROM scores s JOIN judgements j ON j.id = s.judgement_id JOIN results r ON r.id = s.result_id
+		WHERE s.id = ?2 AND s.run_id = ?1
 		ON CONFLICT (score_id, reviewer) DO UPDATE SET verdict = excluded.verdict, value = excluded.value,
-			note = excluded.note, link = excluded.link, created_at = excluded.created_at
-		RETURNING id`, v.RunID, v.ScoreID, v.Reviewer, v.Verdict, v.JudgeValue, v.Value, v.Note, v.Link,
-		v.At.Format(timeFormat)).Scan(&v.ID)
-	if err != nil {
+			note = excluded.note, link = excluded.link, created_at = excluded.created_at, seq = excluded.seq
+		RETURNING id, seq`, v.RunID, v.ScoreID, v.Reviewer, v.Verdict, v.JudgeValue, v.Value, v.Note, v.Link,
+		v.At.Format(timeFormat)).Scan(&v.ID, &v.Seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Errorf(ENOTFOUND, "Run %d has no score %d.", v.RunID, v.ScoreID)
+	} else if err != nil {
 		return fmt.Errorf("save verdict: %w", err)
 	}
 	return nil
 }
 
-// Verdicts lists a run's verdicts by score, oldest first, each with what
-// its score is of.
+// Verdicts lists a run's verdicts by score, in the order given, each with
+// what its score is of.
 func (db *DB) Verdicts(ctx context.Context, runID int64) ([]Verdict, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT v.id, v.run_id, v.score_id, v.reviewer, v.verdict, v.judge_value, v.value, v.note,
-		v.link, v.created_at, j.evaluator, s.metric, r.condition, r.sample_id, r.repetition
-		FROM reviews v JOIN scores s ON s.id = v.score_id JOIN judgements j ON j.id = s.judgement_id JOIN results r ON r.id = s.result_id
-		WHERE v.run_id = ? ORDER BY v.score_id, v.created_at, v.id`, runID)
+	return db.verdicts(ctx, `SELECT `+verdictColumns+` FROM reviews WHERE run_id = ? ORDER BY score_id, seq`, runID)
+}
+
+// VerdictsSince lists a run's verdicts given, or given again, after the
+// one numbered seq (Verdict.Seq), in no order.
+func (db *DB) VerdictsSince(ctx context.Context, runID, seq int64) ([]Verdict, error) {
+	return db.verdicts(ctx, `SELECT `+verdictColumns+` FROM reviews WHERE run_id = ? AND seq > ?`, runID, seq)
+}
+
+const verdictColumns = `id, run_id, score_id, reviewer, verdict, judge_value, value, note, link, created_at,
+	evaluator, metric, condition, sample_id, repetition, seq`
+
+func (db *DB) verdicts(ctx context.Context, query string, args ...any) ([]Verdict, error) {
+	rows, err := db.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("verdicts: %w", err)
 	}
@@ -101,7 +119,7 @@ func (db *DB) Verdicts(ctx context.Context, runID int64) ([]Verdict, error) {
 		var v Verdict
 		var at string
 		if err := rows.Scan(&v.ID, &v.RunID, &v.ScoreID, &v.Reviewer, &v.Verdict, &v.JudgeValue, &v.Value, &v.Note, &v.Link, &at,
-			&v.Evaluator, &v.Metric, &v.Condition, &v.SampleRow, &v.Repetition); err != nil {
+			&v.Evaluator, &v.Metric, &v.Condition, &v.SampleRow, &v.Repetition, &v.Seq); err != nil {
 			return nil, fmt.Errorf("verdicts: %w", err)
 		}
 		v.At = parseTime(at)
@@ -133,13 +151,13 @@ func (db *DB) ScoreVerdicts(ctx context.Context, runID int64) ([]Verdict, error)
 }
 
 // VerdictsVersion changes whenever a run's verdicts do: their number and
-// the latest time one was given.
-func (db *DB) VerdictsVersion(ctx context.Context, runID int64) (n int, latest string, err error) {
-	err = db.read.QueryRowContext(ctx, `SELECT count(*), coalesce(max(created_at), '') FROM reviews WHERE run_id = ?`, runID).Scan(&n, &latest)
+// the number of the last one given (Verdict.Seq).
+func (db *DB) VerdictsVersion(ctx context.Context, runID int64) (n int, last int64, err error) {
+	err = db.read.QueryRowContext(ctx, `SELECT count(*), coalesce(max(seq), 0) FROM reviews WHERE run_id = ?`, runID).Scan(&n, &last)
 	if err != nil {
-		return 0, "", fmt.Errorf("verdicts version: %w", err)
+		return 0, 0, fmt.Errorf("verdicts version: %w", err)
 	}
-	return n, latest, nil
+	return n, last, nil
 }
 
 // ReviewLink lets someone without a token review one run.

@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,8 +52,24 @@ func TestVerdicts(t *testing.T) {
 		vs[0].Note != "misses the point" || vs[0].JudgeValue != score.Value || vs[1].Reviewer != "ben" {
 		t.Fatalf("verdicts %+v", vs)
 	}
-	if n, latest, _ := db.VerdictsVersion(ctx, run.ID); n != 2 || latest == "" {
-		t.Errorf("version %d %q", n, latest)
+	// Each verdict given, or given again, takes the run's next number:
+	// what was given since a number is read alone.
+	if n, last, _ := db.VerdictsVersion(ctx, run.ID); n != 2 || last != 4 {
+		t.Errorf("version: %d verdicts, the last numbered %d; want 2 and 4", n, last)
+	}
+	for after, want := range map[int64]string{3: "ben", 2: "ann ben", 4: ""} {
+		since, err := db.VerdictsSince(ctx, run.ID, after)
+		var got []string
+		for _, v := range since {
+			got = append(got, v.Reviewer)
+		}
+		slices.Sort(got)
+		if err != nil || strings.Join(got, " ") != want {
+			t.Errorf("given after %d: %q (%v), want %q", after, got, err, want)
+		}
+	}
+	if err := db.SaveVerdict(ctx, &store.Verdict{RunID: run.ID + 1, ScoreID: score.ID, Reviewer: "cy", Verdict: store.VerdictAgree}); store.ErrorCode(err) != store.ENOTFOUND {
+		t.Errorf("a verdict on another run's score: %v", err)
 	}
 	// The judge's own score is untouched.
 	again, _ := db.ScoreInfo(ctx, run.ID, score.ID)

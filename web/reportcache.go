@@ -57,8 +57,8 @@ type reportVersion struct {
 	finished   string
 	results    int
 	lastResult int64
-	verdicts   int    // verdicts given
-	verdictAt  string // the latest
+	verdicts   int   // verdicts given
+	verdictSeq int64 // the last given (store.Verdict.Seq)
 }
 
 func newReportCache(max int) *reportCache {
@@ -140,7 +140,7 @@ func (s *Server) reportVersion(ctx context.Context, sc *reportScope) (reportVers
 		return reportVersion{}, err
 	}
 	version := reportVersion{created: sc.Run.CreatedAt.String(), status: sc.Run.Status, results: n, lastResult: last,
-		verdicts: nv, verdictAt: lastVerdict}
+		verdicts: nv, verdictSeq: lastVerdict}
 	if sc.Run.FinishedAt != nil {
 		version.finished = sc.Run.FinishedAt.String()
 	}

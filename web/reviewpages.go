@@ -39,12 +39,12 @@ func (s *Server) reviewControls(c echo.Context, sc *reportScope, smp *store.Samp
 	if sc.Shared && sc.ReviewLink == nil {
 		return nil
 	}
-	verdicts, err := s.db.Verdicts(c.Request().Context(), sc.Run.ID)
+	verdicts, err := s.verdicts(c.Request().Context(), sc.Run.ID)
 	if err != nil {
 		return err
 	}
 	byScore := map[int64][]store.Verdict{}
-	for _, vd := range verdicts {
+	for _, vd := range verdicts.list {
 		if vd.SampleRow == smp.ID {
 			byScore[vd.ScoreID] = append(byScore[vd.ScoreID], vd)
 		}

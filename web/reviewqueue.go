@@ -133,13 +133,13 @@ func (s *Server) reviewNext(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	verdicts, err := s.db.Verdicts(c.Request().Context(), sc.Run.ID)
+	verdicts, err := s.verdicts(c.Request().Context(), sc.Run.ID)
 	if err != nil {
 		return err
 	}
 	who := s.reviewerOf(c)
 	mine := map[int64]int{}
-	for _, v := range verdicts {
+	for _, v := range verdicts.list {
 		if v.Reviewer == who.Name {
 			mine[v.SampleRow]++
 		}

@@ -123,10 +123,11 @@ func (s *Server) apiVerdicts(c echo.Context) error {
 	if _, err := s.db.Run(c.Request().Context(), id); err != nil {
 		return err
 	}
-	vs, err := s.db.Verdicts(c.Request().Context(), id)
+	held, err := s.verdicts(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
+	vs := held.list
 	if vs == nil {
 		vs = []store.Verdict{}
 	}

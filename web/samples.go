@@ -74,9 +74,12 @@ func (s *Server) sampleTable(ctx context.Context, sc *reportScope, f sampleFilte
 	var reviews *reviewIndex
 	if f.reviewing() && !(sc.Shared && sc.ReviewLink == nil) {
 		g.Go(func() error {
-			vs, err := s.db.Verdicts(gctx, sc.Run.ID)
-			reviews = newReviewIndex(vs)
-			return err
+			vs, err := s.verdicts(gctx, sc.Run.ID)
+			if err != nil {
+				return err
+			}
+			reviews = vs.reviews()
+			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {

@@ -60,6 +60,7 @@ type Server struct {
 	replays      fifo[string, *report.Routing]         // routing replays, by run and settings
 	sampleTables sampleCache                           // samples tables, by run
 	searches     fifo[searchKey, *store.SampleMatches] // the last searches of samples tables
+	verdictsKept verdictCache                          // the verdicts of the runs reviewed last
 	csrfKey      []byte
 	assets       *assets // the embedded CSS and JavaScript (static.go)
 
