@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -106,7 +108,7 @@ func Replay(m *Matrix, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("unknown routing algorithm %q (want one of %v)", a, Algorithms)
 		}
 	}
-	n, k := len(m.Quality), len(m.Models)
+	n := len(m.Quality)
 	settings := DefaultSettings(n)
 	if opt.Settings != nil {
 		settings = *opt.Settings
@@ -137,77 +139,107 @@ func Replay(m *Matrix, opt Options) (*Result, error) {
 	})
 	scale := func(r float64) float64 { return (r + w.Cost + w.Latency) / (w.Quality + w.Cost + w.Latency) }
 
-	order := make([]int, n)
+	// The algorithms are replayed side by side, a core each: each draws
+	// from sources of its own, so the figures are the same however many.
+	res.Algorithms = make([]AlgorithmResult, len(algos))
+	run := replayRun{m: m, opt: opt, settings: settings, rw: rw, best: best, scale: scale, cheapest: cheapest, bestModel: bestModel}
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for ai, name := range algos {
-		var quality, cost, latency, reward, regret []float64
-		shares := make([]float64, k)
-		bin := max(1, (n+shareBins-1)/shareBins)
-		overTime := make([][]float64, (n+bin-1)/bin)
-		for b := range overTime {
-			overTime[b] = make([]float64, k)
-		}
-		sum, sumSq := make([]float64, n), make([]float64, n)
-		for o := range opt.Orders {
-			orng := rand.New(rand.NewPCG(opt.Seed, uint64(o)))
-			for i := range order {
-				order[i] = i
-			}
-			orng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
-			src := rand.NewPCG(opt.Seed^0x5bd1e995, uint64(o)<<8|uint64(ai))
-			rng := rand.New(src)
-			p, du := newPolicy(name, m, k, settings, rng, src, scale, cheapest, bestModel)
-			var q, c, l, r, g float64
-			for t, i := range order {
-				x := m.Context[i]
-				arm := p.pick(t, i, x)
-				shares[arm]++
-				overTime[t/bin][arm]++
-				q += m.Quality[i][arm]
-				c += m.Cost[i][arm]
-				l += m.Latency[i][arm]
-				r += rw[i][arm]
-				g += best[i] - rw[i][arm]
-				if du != nil {
-					c += m.Cost[i][du.other] // both answers were asked for
-					du.duel(x, rw[i][arm], rw[i][du.other])
-				} else {
-					p.learn(arm, x, rw[i][arm])
-				}
-				avg := r / float64(t+1)
-				sum[t] += avg
-				sumSq[t] += avg * avg
-			}
-			fn := float64(n)
-			quality, cost, latency = append(quality, q/fn), append(cost, c/fn), append(latency, l/fn)
-			reward, regret = append(reward, r/fn), append(regret, g/fn)
-		}
-		ar := AlgorithmResult{Name: name, Share: map[string]float64{}, ShareOverTime: overTime, ShareBin: bin}
-		for b, counts := range overTime {
-			size := float64(min(bin, n-b*bin) * opt.Orders)
-			for a := range counts {
-				counts[a] /= size
-			}
-		}
-		ar.Quality, ar.QualityCI95 = meanCI(quality)
-		ar.CostUSD, ar.CostCI95 = meanCI(cost)
-		ar.LatencyMS, ar.LatencyCI95 = meanCI(latency)
-		ar.Reward, ar.RewardCI95 = meanCI(reward)
-		ar.Regret, ar.RegretCI95 = meanCI(regret)
-		ar.TotalCostUSD = ar.CostUSD * float64(n)
-		for a, s := range shares {
-			ar.Share[m.Models[a]] = s / float64(opt.Orders*n)
-		}
-		R := float64(opt.Orders)
-		ar.Curve, ar.CurveLo, ar.CurveHi = make([]float64, n), make([]float64, n), make([]float64, n)
-		for t := range n {
-			mean := sum[t] / R
-			sd := math.Sqrt(max(0, sumSq[t]/R-mean*mean))
-			ar.Curve[t], ar.CurveLo[t], ar.CurveHi[t] = mean, mean-sd, mean+sd
-		}
-		res.Algorithms = append(res.Algorithms, ar)
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			res.Algorithms[ai] = run.algorithm(ai, name)
+		})
 	}
+	wg.Wait()
 	res.costSaved()
 	return res, nil
+}
+
+// replayRun is what every algorithm's replay reads, and none changes.
+type replayRun struct {
+	m         *Matrix
+	opt       Options
+	settings  Settings
+	rw        [][]float64 // each sample's reward from each model
+	best      []float64   // each sample's best reward
+	scale     func(float64) float64
+	cheapest  int
+	bestModel int
+}
+
+// algorithm replays the algorithm named, the ai-th, over every order.
+func (rr replayRun) algorithm(ai int, name string) AlgorithmResult {
+	m, opt, settings, rw, best, scale, cheapest, bestModel := rr.m, rr.opt, rr.settings, rr.rw, rr.best, rr.scale, rr.cheapest, rr.bestModel
+	n, k := len(m.Quality), len(m.Models)
+	order := make([]int, n)
+	var quality, cost, latency, reward, regret []float64
+	shares := make([]float64, k)
+	bin := max(1, (n+shareBins-1)/shareBins)
+	overTime := make([][]float64, (n+bin-1)/bin)
+	for b := range overTime {
+		overTime[b] = make([]float64, k)
+	}
+	sum, sumSq := make([]float64, n), make([]float64, n)
+	for o := range opt.Orders {
+		orng := rand.New(rand.NewPCG(opt.Seed, uint64(o)))
+		for i := range order {
+			order[i] = i
+		}
+		orng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		src := rand.NewPCG(opt.Seed^0x5bd1e995, uint64(o)<<8|uint64(ai))
+		rng := rand.New(src)
+		p, du := newPolicy(name, m, k, settings, rng, src, scale, cheapest, bestModel)
+		var q, c, l, r, g float64
+		for t, i := range order {
+			x := m.Context[i]
+			arm := p.pick(t, i, x)
+			shares[arm]++
+			overTime[t/bin][arm]++
+			q += m.Quality[i][arm]
+			c += m.Cost[i][arm]
+			l += m.Latency[i][arm]
+			r += rw[i][arm]
+			g += best[i] - rw[i][arm]
+			if du != nil {
+				c += m.Cost[i][du.other] // both answers were asked for
+				du.duel(x, rw[i][arm], rw[i][du.other])
+			} else {
+				p.learn(arm, x, rw[i][arm])
+			}
+			avg := r / float64(t+1)
+			sum[t] += avg
+			sumSq[t] += avg * avg
+		}
+		fn := float64(n)
+		quality, cost, latency = append(quality, q/fn), append(cost, c/fn), append(latency, l/fn)
+		reward, regret = append(reward, r/fn), append(regret, g/fn)
+	}
+	ar := AlgorithmResult{Name: name, Share: map[string]float64{}, ShareOverTime: overTime, ShareBin: bin}
+	for b, counts := range overTime {
+		size := float64(min(bin, n-b*bin) * opt.Orders)
+		for a := range counts {
+			counts[a] /= size
+		}
+	}
+	ar.Quality, ar.QualityCI95 = meanCI(quality)
+	ar.CostUSD, ar.CostCI95 = meanCI(cost)
+	ar.LatencyMS, ar.LatencyCI95 = meanCI(latency)
+	ar.Reward, ar.RewardCI95 = meanCI(reward)
+	ar.Regret, ar.RegretCI95 = meanCI(regret)
+	ar.TotalCostUSD = ar.CostUSD * float64(n)
+	for a, s := range shares {
+		ar.Share[m.Models[a]] = s / float64(opt.Orders*n)
+	}
+	R := float64(opt.Orders)
+	ar.Curve, ar.CurveLo, ar.CurveHi = make([]float64, n), make([]float64, n), make([]float64, n)
+	for t := range n {
+		mean := sum[t] / R
+		sd := math.Sqrt(max(0, sumSq[t]/R-mean*mean))
+		ar.Curve[t], ar.CurveLo[t], ar.CurveHi[t] = mean, mean-sd, mean+sd
+	}
+	return ar
 }
 
 // costSaved fills each algorithm's saving against Always-best, where its

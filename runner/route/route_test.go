@@ -3,6 +3,8 @@ package route
 import (
 	"fmt"
 	"math"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -164,6 +166,15 @@ func TestBaselinesAndBounds(t *testing.T) {
 	}
 	if other.Algorithms[0].Quality == r.Algorithms[0].Quality {
 		t.Error("random's figures do not move with the seed")
+	}
+	// The algorithms replayed side by side give what one core gives, to the last bit.
+	prev := runtime.GOMAXPROCS(1)
+	alone, _ := Replay(m, Options{Orders: 50, Seed: 3, Weights: DefaultWeights})
+	runtime.GOMAXPROCS(max(prev, 4))
+	wide, _ := Replay(m, Options{Orders: 50, Seed: 3, Weights: DefaultWeights})
+	runtime.GOMAXPROCS(prev)
+	if !reflect.DeepEqual(alone, r) || !reflect.DeepEqual(wide, r) {
+		t.Error("the replay's figures depend on the cores it had")
 	}
 }
 
