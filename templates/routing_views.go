@@ -10,6 +10,8 @@ type RoutingView struct {
 	Algorithms []string // to choose whose model share over time is drawn
 	Models     []string
 	Message    string // why there is no replay
+	Pending    string // the replay is under way: what it does
+	Refresh    string // the page's URL, which it fetches again while the replay is under way
 	Condition  string
 	Samples    int
 	LeftOut    int

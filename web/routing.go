@@ -1,12 +1,15 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -100,16 +103,22 @@ func (s *Server) routingPage(c echo.Context) error {
 			break
 		}
 		key := fmt.Sprintf("%d/%s/%s/%d/%d/%v", sc.Run.ID, r.version, f.Condition, opt.Orders, opt.Seed, opt.Weights)
-		res, ok := s.replays.get(key)
-		if !ok {
-			if res, err = r.Route(ctx, s.db, f.Condition, opt, nil); err != nil {
-				if store.ErrorCode(err) != store.EINVALID {
-					return err
-				}
-				v.Form.Error, status = store.ErrorMessage(err), http.StatusUnprocessableEntity
-				break
+		res, err := s.replay(key, func() (*report.Routing, error) {
+			// Not cut short by the request that asked first: the replay is kept.
+			return r.Route(context.WithoutCancel(ctx), s.db, f.Condition, opt, nil)
+		})
+		if err != nil {
+			if store.ErrorCode(err) != store.EINVALID {
+				return err
 			}
-			s.replays.put(key, res)
+			v.Form.Error, status = store.ErrorMessage(err), http.StatusUnprocessableEntity
+			break
+		}
+		if res == nil {
+			v.Pending = fmt.Sprintf("Replaying %d algorithms over %d orders of the answers: this page fills in when they are done.",
+				len(route.Algorithms), opt.Orders)
+			v.Refresh = c.Request().URL.RequestURI()
+			break
 		}
 		routingView(&v, res, f.ShareOf)
 	}
@@ -255,4 +264,73 @@ func curveChart(res *report.Routing, banded string) templates.ChartView {
 			charts.WithLineStyleOpts(opts.LineStyle{Opacity: opts.Float(0)}), charts.WithAreaStyleOpts(opts.AreaStyle{Opacity: opts.Float(0.2)}))
 	}
 	return chartView("chart-routing-curves", "How fast each algorithm learns: a flat line learns nothing; the baselines are flat by design. The shaded band: one standard deviation across orders of the algorithm the form follows.", line)
+}
+
+// replayJobs are the routing replays under way, by key: a replay over a
+// run the size of MMLU takes a quarter of a minute, longer than a page
+// should keep a reader waiting, and one reader's reloads must not start
+// it again.
+type replayJobs struct {
+	mu   sync.Mutex
+	jobs map[string]*replayJob
+}
+
+type replayJob struct {
+	done chan struct{}
+	res  *report.Routing
+	err  error
+}
+
+// defaultReplayWait is how long the Routing page waits for a replay when
+// Config.ReplayWait is 0.
+const defaultReplayWait = 2 * time.Second
+
+// replay returns the replay kept under key, or starts compute (once, however
+// many ask) and waits for it up to Config.ReplayWait: nil and no error
+// while it is still under way. A replay done is kept with the others; one
+// that failed is told to the next request for it, and then forgotten.
+func (s *Server) replay(key string, compute func() (*report.Routing, error)) (*report.Routing, error) {
+	if res, ok := s.replays.get(key); ok {
+		return res, nil
+	}
+	q := &s.replaying
+	q.mu.Lock()
+	job := q.jobs[key]
+	if job == nil {
+		job = &replayJob{done: make(chan struct{})}
+		if q.jobs == nil {
+			q.jobs = map[string]*replayJob{}
+		}
+		q.jobs[key] = job
+		go func() {
+			job.res, job.err = compute()
+			if job.err == nil {
+				s.replays.put(key, job.res)
+				q.mu.Lock()
+				delete(q.jobs, key)
+				q.mu.Unlock()
+			}
+			close(job.done)
+		}()
+	}
+	q.mu.Unlock()
+	wait := s.cfg.ReplayWait
+	if wait == 0 {
+		wait = defaultReplayWait
+	}
+	timer := time.NewTimer(max(wait, 0))
+	defer timer.Stop()
+	select {
+	case <-job.done:
+	case <-timer.C:
+		return nil, nil
+	}
+	if job.err != nil {
+		q.mu.Lock()
+		if q.jobs[key] == job {
+			delete(q.jobs, key)
+		}
+		q.mu.Unlock()
+	}
+	return job.res, job.err
 }

@@ -47,6 +47,10 @@ type Config struct {
 	// SessionIdle and SessionMax end a browser's session after that long
 	// without a request, and that long after sign-in; 0 = the defaults.
 	SessionIdle, SessionMax time.Duration
+	// ReplayWait is how long the Routing page waits for a replay before it
+	// says the replay is under way and fetches itself again until it is
+	// done: 0 = two seconds, below 0 = not at all.
+	ReplayWait time.Duration
 }
 
 // Server is assay's HTTP server.
@@ -61,6 +65,7 @@ type Server struct {
 	sampleTables sampleCache                           // samples tables, by run
 	searches     fifo[searchKey, *store.SampleMatches] // the last searches of samples tables
 	verdictsKept verdictCache                          // the verdicts of the runs reviewed last
+	replaying    replayJobs                            // routing replays under way
 	csrfKey      []byte
 	assets       *assets // the embedded CSS and JavaScript (static.go)
 

@@ -56,6 +56,9 @@ func browseRouting(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	waitNewPage(t, ctx, "/routing")
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#routing-table"))); err != nil { // a replay may take a while
+		t.Fatal(err)
+	}
 	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[][]string](`Array.from(document.querySelectorAll("#routing-table tbody tr")).map(tr =>
 		Array.from(tr.querySelectorAll("td")).map(td => td.innerText.trim()))`))
 	if err != nil {

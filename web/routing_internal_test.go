@@ -1,0 +1,57 @@
+package web
+
+import (
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"assay/report"
+)
+
+// A replay is started once however often it is asked for while under way,
+// and kept; one that failed is told to the next request, then tried again.
+func TestAReplayStartsOnce(t *testing.T) {
+	s := &Server{cfg: Config{ReplayWait: -1}}
+	release := make(chan struct{})
+	var calls atomic.Int32
+	compute := func() (*report.Routing, error) {
+		calls.Add(1)
+		<-release
+		return &report.Routing{RunID: 7}, nil
+	}
+	for range 3 {
+		if res, err := s.replay("k", compute); res != nil || err != nil {
+			t.Fatalf("a replay under way returned %v, %v", res, err)
+		}
+	}
+	close(release)
+	deadline := time.Now().Add(time.Minute) // a bound on a failure, not a wait
+	for {
+		res, err := s.replay("k", compute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res != nil {
+			if res.RunID != 7 {
+				t.Errorf("replay %+v", res)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the replay never came")
+		}
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("the replay ran %d times", n)
+	}
+
+	s.cfg.ReplayWait = time.Hour // waits for the outcome
+	failing := func() (*report.Routing, error) { calls.Add(1); return nil, errors.New("the store is gone") }
+	if _, err := s.replay("bad", failing); err == nil {
+		t.Error("a failed replay was not told")
+	}
+	if _, err := s.replay("bad", failing); err == nil || calls.Load() != 3 {
+		t.Errorf("a failed replay was not tried again (%d runs): %v", calls.Load(), err)
+	}
+}
