@@ -124,6 +124,7 @@ func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, erro
 	if err != nil {
 		return nil, err
 	}
+	r.fields = &s.sliceFieldsKept
 	r.version = version.token()
 	s.reports.put(key, version, r, start, time.Since(start))
 	return r, nil

@@ -12,7 +12,8 @@ import (
 type viewed struct {
 	*report.Report
 	sc      *reportScope
-	version string // the token of the version it was computed at
+	version string                               // the token of the version it was computed at
+	fields  *fifo[fieldsKey, []store.SliceField] // the server's datasets' fields to slice by, when kept
 }
 
 // buildReport reads a run's scores and totals and computes its report.

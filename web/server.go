@@ -55,19 +55,20 @@ type Config struct {
 
 // Server is assay's HTTP server.
 type Server struct {
-	db           *store.DB
-	cfg          Config
-	log          *slog.Logger
-	echo         *echo.Echo
-	runner       *runner.Manager
-	reports      *reportCache
-	replays      fifo[string, *report.Routing]         // routing replays, by run and settings
-	sampleTables sampleCache                           // samples tables, by run
-	searches     fifo[searchKey, *store.SampleMatches] // the last searches of samples tables
-	verdictsKept verdictCache                          // the verdicts of the runs reviewed last
-	replaying    replayJobs                            // routing replays under way
-	csrfKey      []byte
-	assets       *assets // the embedded CSS and JavaScript (static.go)
+	db              *store.DB
+	cfg             Config
+	log             *slog.Logger
+	echo            *echo.Echo
+	runner          *runner.Manager
+	reports         *reportCache
+	replays         fifo[string, *report.Routing]         // routing replays, by run and settings
+	sampleTables    sampleCache                           // samples tables, by run
+	searches        fifo[searchKey, *store.SampleMatches] // the last searches of samples tables
+	verdictsKept    verdictCache                          // the verdicts of the runs reviewed last
+	replaying       replayJobs                            // routing replays under way
+	sliceFieldsKept fifo[fieldsKey, []store.SliceField]   // datasets' fields to slice by
+	csrfKey         []byte
+	assets          *assets // the embedded CSS and JavaScript (static.go)
 
 	hasTokens tokensCache
 	logins    *loginLimiter

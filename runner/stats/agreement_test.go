@@ -70,3 +70,33 @@ func TestWeightedKappaByHand(t *testing.T) {
 		t.Errorf("CI [%v, %v] (again [%v, %v]) should be seeded and hold 2/3", lo, hi, lo2, hi2)
 	}
 }
+
+// Many pairs are resampled as counts of the confusion matrix's cells: the
+// interval is the one drawing every pair gives, within the bootstrap's
+// own noise (2,000 pairs are grouped, 1,999 drawn one by one).
+func TestKappaCIOfManyPairs(t *testing.T) {
+	cats := []float64{1, 2, 3, 4, 5}
+	var judge, human []float64
+	for i := range 2000 {
+		j := float64(1 + i%5)
+		h := j
+		switch i % 7 {
+		case 0:
+			h = min(5, j+1)
+		case 3:
+			h = max(1, j-1)
+		case 5:
+			h = float64(1 + (i/7)%5)
+		}
+		judge, human = append(judge, j), append(human, h)
+	}
+	k := WeightedKappa(judge, human, cats)
+	lo, hi := KappaCI(judge, human, cats, 2000, 1)
+	lo1, hi1 := KappaCI(judge[:1999], human[:1999], cats, 2000, 1)
+	if lo > k || hi < k || hi-lo < 0.01 {
+		t.Errorf("kappa %.4f, grouped CI [%.4f, %.4f]", k, lo, hi)
+	}
+	if math.Abs(lo-lo1) > 0.01 || math.Abs(hi-hi1) > 0.01 {
+		t.Errorf("grouped CI [%.4f, %.4f], drawn one by one [%.4f, %.4f]", lo, hi, lo1, hi1)
+	}
+}
