@@ -297,6 +297,11 @@ func (s *Server) replay(key string, compute func() (*report.Routing, error)) (*r
 	q.mu.Lock()
 	job := q.jobs[key]
 	if job == nil {
+		// A replay done since the look above is kept before its job goes.
+		if res, ok := s.replays.get(key); ok {
+			q.mu.Unlock()
+			return res, nil
+		}
 		job = &replayJob{done: make(chan struct{})}
 		if q.jobs == nil {
 			q.jobs = map[string]*replayJob{}
