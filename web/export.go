@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"assay/report"
+	"assay/runner/route"
 	"assay/store"
 )
 
@@ -63,7 +65,9 @@ func (s *Server) exportHTML(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := prepareExportHTML(ctx, s.db, sc, r, queryOf(c))
+	d, err := prepareExportHTML(ctx, s.db, sc, r, queryOf(c), func(opt route.Options, compute func() (*report.Routing, error)) (*report.Routing, error) {
+		return s.replay(replayKey(sc.Run.ID, r.version, "", opt), time.Duration(math.MaxInt64), compute)
+	})
 	if err != nil {
 		return err
 	}

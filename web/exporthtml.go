@@ -12,6 +12,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"assay/report"
 	"assay/runner/route"
 	"assay/static"
 	"assay/store"
@@ -32,7 +33,11 @@ type exportDoc struct {
 // prepareExportHTML computes what the file shows but its transcripts,
 // which are read as the file is written: what can fail before a byte is
 // sent fails here.
-func prepareExportHTML(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, q reportQuery) (*exportDoc, error) {
+// A run over several models carries its routing replay with the default
+// settings: replay, when given, returns it from those a server keeps (the
+// Routing page's, by the same key), computing it when none is.
+func prepareExportHTML(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, q reportQuery,
+	replay func(opt route.Options, compute func() (*report.Routing, error)) (*report.Routing, error)) (*exportDoc, error) {
 	if r == nil {
 		var err error
 		if r, err = buildReport(ctx, db, sc); err != nil {
@@ -48,7 +53,15 @@ func prepareExportHTML(ctx context.Context, db *store.DB, sc *reportScope, r *vi
 		return nil, err
 	}
 	if len(r.AgentModels()) >= 2 && sc.Run.Status.Finished() {
-		res, err := r.Route(ctx, db, "", route.Options{Orders: route.DefaultOrders, Seed: 1, Weights: route.DefaultWeights}, nil)
+		opt := route.Options{Orders: route.DefaultOrders, Seed: 1, Weights: route.DefaultWeights}
+		compute := func() (*report.Routing, error) { return r.Route(ctx, db, "", opt, nil) }
+		var res *report.Routing
+		var err error
+		if replay != nil {
+			res, err = replay(opt, compute)
+		} else {
+			res, err = compute()
+		}
 		if err == nil {
 			rv := templates.RoutingView{Models: r.AgentModels()}
 			routingView(&rv, res, route.Thompson)
@@ -78,7 +91,7 @@ func (d *exportDoc) write(ctx context.Context, w io.Writer) error {
 
 // exportHTML writes the report as one HTML file.
 func exportHTML(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, q reportQuery, w io.Writer) error {
-	d, err := prepareExportHTML(ctx, db, sc, r, q)
+	d, err := prepareExportHTML(ctx, db, sc, r, q, nil)
 	if err != nil {
 		return err
 	}

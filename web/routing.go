@@ -102,8 +102,7 @@ func (s *Server) routingPage(c echo.Context) error {
 			v.Form.Error, status = err.Error(), http.StatusUnprocessableEntity
 			break
 		}
-		key := fmt.Sprintf("%d/%s/%s/%d/%d/%v", sc.Run.ID, r.version, f.Condition, opt.Orders, opt.Seed, opt.Weights)
-		res, err := s.replay(key, func() (*report.Routing, error) {
+		res, err := s.replay(replayKey(sc.Run.ID, r.version, f.Condition, opt), s.replayWait(), func() (*report.Routing, error) {
 			// Not cut short by the request that asked first: the replay is kept.
 			return r.Route(context.WithoutCancel(ctx), s.db, f.Condition, opt, nil)
 		})
@@ -285,11 +284,25 @@ type replayJob struct {
 // Config.ReplayWait is 0.
 const defaultReplayWait = 2 * time.Second
 
+// replayKey names a replay of a run's report at a version ("" for the first
+// of the run file's conditions).
+func replayKey(run int64, version, condition string, opt route.Options) string {
+	return fmt.Sprintf("%d/%s/%s/%d/%d/%v", run, version, condition, opt.Orders, opt.Seed, opt.Weights)
+}
+
+// replayWait is how long the Routing page waits for a replay.
+func (s *Server) replayWait() time.Duration {
+	if s.cfg.ReplayWait == 0 {
+		return defaultReplayWait
+	}
+	return max(s.cfg.ReplayWait, 0)
+}
+
 // replay returns the replay kept under key, or starts compute (once, however
-// many ask) and waits for it up to Config.ReplayWait: nil and no error
-// while it is still under way. A replay done is kept with the others; one
-// that failed is told to the next request for it, and then forgotten.
-func (s *Server) replay(key string, compute func() (*report.Routing, error)) (*report.Routing, error) {
+// many ask) and waits for it up to wait: nil and no error while it is still
+// under way. A replay done is kept with the others; one that failed is told
+// to the next request for it, and then forgotten.
+func (s *Server) replay(key string, wait time.Duration, compute func() (*report.Routing, error)) (*report.Routing, error) {
 	if res, ok := s.replays.get(key); ok {
 		return res, nil
 	}
@@ -319,11 +332,7 @@ func (s *Server) replay(key string, compute func() (*report.Routing, error)) (*r
 		}()
 	}
 	q.mu.Unlock()
-	wait := s.cfg.ReplayWait
-	if wait == 0 {
-		wait = defaultReplayWait
-	}
-	timer := time.NewTimer(max(wait, 0))
+	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {
 	case <-job.done:

@@ -21,14 +21,14 @@ func TestAReplayStartsOnce(t *testing.T) {
 		return &report.Routing{RunID: 7}, nil
 	}
 	for range 3 {
-		if res, err := s.replay("k", compute); res != nil || err != nil {
+		if res, err := s.replay("k", s.replayWait(), compute); res != nil || err != nil {
 			t.Fatalf("a replay under way returned %v, %v", res, err)
 		}
 	}
 	close(release)
 	deadline := time.Now().Add(time.Minute) // a bound on a failure, not a wait
 	for {
-		res, err := s.replay("k", compute)
+		res, err := s.replay("k", s.replayWait(), compute)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,10 +48,10 @@ func TestAReplayStartsOnce(t *testing.T) {
 
 	s.cfg.ReplayWait = time.Hour // waits for the outcome
 	failing := func() (*report.Routing, error) { calls.Add(1); return nil, errors.New("the store is gone") }
-	if _, err := s.replay("bad", failing); err == nil {
+	if _, err := s.replay("bad", s.replayWait(), failing); err == nil {
 		t.Error("a failed replay was not told")
 	}
-	if _, err := s.replay("bad", failing); err == nil || calls.Load() != 3 {
+	if _, err := s.replay("bad", s.replayWait(), failing); err == nil || calls.Load() != 3 {
 		t.Errorf("a failed replay was not tried again (%d runs): %v", calls.Load(), err)
 	}
 }

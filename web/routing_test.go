@@ -59,4 +59,10 @@ func TestRoutingPageWaitsForALongReplay(t *testing.T) {
 	if _, ok := doc.Find("#routing-replay").Attr("hx-get"); ok {
 		t.Error("the page still fetches itself once the replay is in")
 	}
+	// The exported report waits for its replay (the default settings'),
+	// however long the page would not.
+	_, doc = f.get(fmt.Sprintf("/runs/%d/export.html", launched.RunID))
+	if n := doc.Find("#routing-table tbody tr").Length(); n != 12 || doc.Find("#routing-pending").Length() != 0 {
+		t.Errorf("the exported report carries %d algorithms", n)
+	}
 }
