@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -28,17 +27,9 @@ func TestRoutingPageWaitsForALongReplay(t *testing.T) {
 	run := map[string]any{"agent": map[string]any{"type": "openai", "base_url": f.fake.URL,
 		"models": []map[string]any{{"name": "good", "model": "good-model"}, {"name": "cheap", "model": "cheap-model"}}},
 		"evaluators": []string{"exact_match"}, "execution": map[string]any{"num_repetitions": 1}}
-	code, body := api(t, f.browser, "POST", "/api/runs", "", map[string]any{"dataset_id": ds, "conditions": []string{"plain"}, "run": run})
-	if code != 201 {
-		t.Fatalf("launch: %d %s", code, body)
-	}
-	var launched struct {
-		RunID int64 `json:"run_id"`
-	}
-	json.Unmarshal([]byte(body), &launched)
-	f.waitFor(launched.RunID, store.RunCompleted)
+	id := f.launchRun(ds, []string{"plain"}, run)
 
-	path := fmt.Sprintf("/runs/%d/routing?orders=2000&seed=7", launched.RunID)
+	path := fmt.Sprintf("/runs/%d/routing?orders=2000&seed=7", id)
 	_, doc := f.get(path)
 	if doc.Find("#routing-pending").Length() != 1 || doc.Find("#routing-table").Length() != 0 {
 		t.Fatalf("the first showing of a replay not done: pending %d, table %d", doc.Find("#routing-pending").Length(), doc.Find("#routing-table").Length())
@@ -61,7 +52,7 @@ func TestRoutingPageWaitsForALongReplay(t *testing.T) {
 	}
 	// The exported report waits for its replay (the default settings'),
 	// however long the page would not.
-	_, doc = f.get(fmt.Sprintf("/runs/%d/export.html", launched.RunID))
+	_, doc = f.get(fmt.Sprintf("/runs/%d/export.html", id))
 	if n := doc.Find("#routing-table tbody tr").Length(); n != 12 || doc.Find("#routing-pending").Length() != 0 {
 		t.Errorf("the exported report carries %d algorithms", n)
 	}

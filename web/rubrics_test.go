@@ -172,16 +172,8 @@ func TestRubricsAPI(t *testing.T) {
 		"judge":      map[string]any{"model": "judge-model", "base_url": f.fake.URL},
 		"execution":  map[string]any{"num_repetitions": 1},
 		"evaluators": []any{map[string]any{"judge": "runbook"}}}
-	code, body = api(t, f.browser, "POST", "/api/runs", "", map[string]any{"dataset_id": ds, "conditions": []string{"baseline"}, "run": run})
-	var launched struct {
-		RunID int64 `json:"run_id"`
-	}
-	json.Unmarshal([]byte(body), &launched)
-	if code != 201 {
-		t.Fatalf("launch: %d %s", code, body)
-	}
-	f.waitFor(launched.RunID, store.RunCompleted)
-	data, err := f.db.ReportData(context.Background(), launched.RunID)
+	id := f.launchRun(ds, []string{"baseline"}, run)
+	data, err := f.db.ReportData(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,6 +116,24 @@ func (f *runFixture) launch(form url.Values) int64 {
 	return id
 }
 
+// launchRun starts a run through the API — stored conditions by name, the
+// rest of the run file as JSON — and waits for it to complete.
+func (f *runFixture) launchRun(dataset int64, conditions []string, run map[string]any) int64 {
+	f.t.Helper()
+	code, body := api(f.t, f.browser, "POST", "/api/runs", "", map[string]any{"dataset_id": dataset, "conditions": conditions, "run": run})
+	if code != 201 {
+		f.t.Fatalf("launch: %d %s", code, body)
+	}
+	var launched struct {
+		RunID int64 `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(body), &launched); err != nil {
+		f.t.Fatal(err)
+	}
+	f.waitFor(launched.RunID, store.RunCompleted)
+	return launched.RunID
+}
+
 // waitFor polls the run until its status is one of want, within a generous deadline.
 func (f *runFixture) waitFor(id int64, want ...store.RunStatus) *store.Run {
 	f.t.Helper()

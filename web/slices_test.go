@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -98,15 +97,7 @@ func TestReportBySlice(t *testing.T) {
 
 	run := map[string]any{"agent": map[string]any{"type": "openai", "model": "agent-model", "base_url": f.fake.URL},
 		"execution": map[string]any{"num_repetitions": 1}, "report": map[string]any{"slice_by": "subject"}}
-	code, body := api(t, f.browser, "POST", "/api/runs", "", map[string]any{"dataset_id": ds, "conditions": []string{"plain"}, "run": run})
-	if code != 201 {
-		t.Fatalf("launch: %d %s", code, body)
-	}
-	var launched struct {
-		RunID int64 `json:"run_id"`
-	}
-	json.Unmarshal([]byte(body), &launched)
-	f.waitFor(launched.RunID, store.RunCompleted)
+	sliced := f.launchRun(ds, []string{"plain"}, run)
 	var sum struct {
 		SliceBy string `json:"slice_by"`
 		Slices  []struct {
@@ -122,7 +113,7 @@ func TestReportBySlice(t *testing.T) {
 			} `json:"conditions"`
 		} `json:"slices"`
 	}
-	f.getJSON(fmt.Sprintf("/api/runs/%d", launched.RunID), &sum)
+	f.getJSON(fmt.Sprintf("/api/runs/%d", sliced), &sum)
 	if sum.SliceBy != "subject" || len(sum.Slices) != 3 || sum.Slices[0].Value != "algebra" {
 		t.Fatalf("summary slices: %+v", sum)
 	}

@@ -317,16 +317,7 @@ func TestAPanelOnTheReportSamplesAndExport(t *testing.T) {
 		"judges": []any{map[string]any{"name": "strict", "model": "strict-model", "base_url": f.fake.URL},
 			map[string]any{"name": "lenient", "model": "lenient-model", "base_url": f.fake.URL, "vary_seed": true}},
 		"judge_repetitions": 3, "execution": map[string]any{"num_repetitions": 1}}
-	code, body := api(t, f.browser, "POST", "/api/runs", "", map[string]any{"dataset_id": ds, "conditions": []string{"baseline"}, "run": run})
-	if code != 201 {
-		t.Fatalf("launch: %d %s", code, body)
-	}
-	var launched struct {
-		RunID int64 `json:"run_id"`
-	}
-	json.Unmarshal([]byte(body), &launched)
-	id := launched.RunID
-	f.waitFor(id, store.RunCompleted)
+	id := f.launchRun(ds, []string{"baseline"}, run)
 
 	_, doc := f.get(fmt.Sprintf("/runs/%d", id))
 	if got := text(doc, "#judge-panel"); !strings.Contains(got, "strict") || !strings.Contains(got, "lenient-model") || !strings.Contains(got, "the mean of the panel") {
