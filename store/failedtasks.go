@@ -80,7 +80,7 @@ func deleteResults(ctx context.Context, tx *sql.Tx, results []Result) error {
 // the order stored, which a subtraction would not give back: it is added
 // up again from the condition's results when a result deleted had a cost.
 func dropFromAggregates(ctx context.Context, tx *sql.Tx, runID int64, gone []Result) error {
-	byRow := map[SampleKey][]*Result{}
+	byRow := map[SampleKey]*rowLoss{}
 	var rows []SampleKey
 	less := map[string]*conditionCounts{}
 	models := map[ModelUse]int{}
@@ -88,10 +88,12 @@ func dropFromAggregates(ctx context.Context, tx *sql.Tx, runID int64, gone []Res
 		r := &gone[i]
 		k := SampleKey{r.SampleRow, r.Condition}
 		if byRow[k] == nil {
+			byRow[k] = &rowLoss{results: map[int64]bool{}}
 			rows = append(rows, k)
 		}
-		byRow[k] = append(byRow[k], r)
-		_, c := countsOf(r)
+		s, c := countsOf(r)
+		byRow[k].results[r.ID] = true
+		byRow[k].counts.add(s)
 		if less[r.Condition] == nil {
 			less[r.Condition] = &conditionCounts{}
 		}
@@ -209,25 +211,27 @@ func (st *sampleRowEdits) close() {
 	}
 }
 
+// rowLoss is what a sample row loses: the results deleted, by id, and
+// what they had added to its counts.
+type rowLoss struct {
+	results map[int64]bool
+	counts  sampleCounts
+}
+
 // drop takes results out of the sample row k: their counts and lines go,
 // and the sums are those of the lines left, added in their order, as
 // storing the results left one by one added them.
-func (st *sampleRowEdits) drop(ctx context.Context, runID int64, k SampleKey, gone []*Result) error {
+func (st *sampleRowEdits) drop(ctx context.Context, runID int64, k SampleKey, gone *rowLoss) error {
 	var c sampleCounts
 	var text string
 	if err := st.read.QueryRowContext(ctx, runID, k.Condition, k.SampleRow).Scan(&c.results, &c.errors, &c.judgeErrors, &c.claims, &text); err != nil {
 		return fmt.Errorf("sample aggregates: %w", err)
 	}
-	ids := map[int64]bool{}
-	for _, r := range gone {
-		d, _ := countsOf(r)
-		c.results -= d.results
-		c.errors -= d.errors
-		c.judgeErrors -= d.judgeErrors
-		c.claims -= d.claims
-		ids[r.ID] = true
-	}
-	text, err := withoutResults(text, ids)
+	c.results -= gone.counts.results
+	c.errors -= gone.counts.errors
+	c.judgeErrors -= gone.counts.judgeErrors
+	c.claims -= gone.counts.claims
+	text, err := withoutResults(text, gone.results)
 	if err != nil {
 		return err
 	}

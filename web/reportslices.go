@@ -48,35 +48,38 @@ func (r *viewed) sliceFields(ctx context.Context, db *store.DB) ([]store.SliceFi
 	return got.fields, got.err
 }
 
-// slicing is a report cut by a field's values: its slices, and b compared
-// with a within each.
+// slicing is a report cut by a field's values: each sample's value, and
+// the slices.
 type slicing struct {
+	values map[int64]string
 	slices []report.Slice
-	paired [][]report.Paired
 	err    error
 }
 
-// sliced cuts the report by field, once per field and pair of conditions:
-// with 200 values, the paired comparisons within each slice take a third
-// of a second.
-func (r *viewed) sliced(ctx context.Context, db *store.DB, field, a, b string) slicing {
-	return r.Memo("slices\x00"+field+"\x00"+a+"\x00"+b, func() any {
+// sliced cuts the report by field, once per field.
+func (r *viewed) sliced(ctx context.Context, db *store.DB, field string) slicing {
+	return r.Memo("slices\x00"+field, func() any {
 		// Not cut short by the request that asks first: the answer is kept.
 		values, err := db.SliceValues(context.WithoutCancel(ctx), r.Run.DatasetID, field)
 		if err != nil {
 			return slicing{err: err}
 		}
-		var s slicing
+		s := slicing{values: values}
 		if r.Summary.SliceBy == field {
 			s.slices = r.Summary.Slices // the summary's, computed once
 		} else {
 			s.slices = r.Slices(values)
 		}
-		if a != "" && b != "" {
-			s.paired = r.SlicePaired(values, s.slices, a, b)
-		}
 		return s
 	}).(slicing)
+}
+
+// slicePaired compares b with a within each slice of field, once per field
+// and pair: with 200 values, the comparisons take a third of a second.
+func (r *viewed) slicePaired(field, a, b string, s slicing) [][]report.Paired {
+	return r.Memo("slice-pairs\x00"+field+"\x00"+a+"\x00"+b, func() any {
+		return r.SlicePaired(s.values, s.slices, a, b)
+	}).([][]report.Paired)
 }
 
 // sliceView is the section; nil when the dataset has no field to slice by.
@@ -102,7 +105,7 @@ func (r *viewed) sliceView(ctx context.Context, db *store.DB, q reportQuery, a, 
 		v.Field = ""
 		return v, nil
 	}
-	got := r.sliced(ctx, db, v.Field, a, b)
+	got := r.sliced(ctx, db, v.Field)
 	if got.err != nil {
 		return nil, got.err
 	}
@@ -128,7 +131,7 @@ func (r *viewed) sliceView(ctx context.Context, db *store.DB, q reportQuery, a, 
 		v.Rows = append(v.Rows, row)
 	}
 	if a != "" && b != "" {
-		for i, ps := range got.paired {
+		for i, ps := range r.slicePaired(v.Field, a, b, got) {
 			pr := templates.SlicePairedRow{Value: slices[i].Value}
 			for _, p := range ps {
 				d := p.Metric.Digits()

@@ -171,7 +171,7 @@ type replayRun struct {
 
 // algorithm replays the algorithm named, the ai-th, over every order.
 func (rr replayRun) algorithm(ai int, name string) AlgorithmResult {
-	m, opt, settings, rw, best, scale, cheapest, bestModel := rr.m, rr.opt, rr.settings, rr.rw, rr.best, rr.scale, rr.cheapest, rr.bestModel
+	m, opt, rw := rr.m, rr.opt, rr.rw
 	n, k := len(m.Quality), len(m.Models)
 	order := make([]int, n)
 	var quality, cost, latency, reward, regret []float64
@@ -190,7 +190,7 @@ func (rr replayRun) algorithm(ai int, name string) AlgorithmResult {
 		orng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
 		src := rand.NewPCG(opt.Seed^0x5bd1e995, uint64(o)<<8|uint64(ai))
 		rng := rand.New(src)
-		p, du := newPolicy(name, m, k, settings, rng, src, scale, cheapest, bestModel)
+		p, du := newPolicy(name, m, k, rr.settings, rng, src, rr.scale, rr.cheapest, rr.bestModel)
 		var q, c, l, r, g float64
 		for t, i := range order {
 			x := m.Context[i]
@@ -201,7 +201,7 @@ func (rr replayRun) algorithm(ai int, name string) AlgorithmResult {
 			c += m.Cost[i][arm]
 			l += m.Latency[i][arm]
 			r += rw[i][arm]
-			g += best[i] - rw[i][arm]
+			g += rr.best[i] - rw[i][arm]
 			if du != nil {
 				c += m.Cost[i][du.other] // both answers were asked for
 				du.duel(x, rw[i][arm], rw[i][du.other])
