@@ -205,11 +205,7 @@ func (r *reader) instance(line int, raw []byte) (*Instance, error) {
 func (r *reader) readInstances() error {
 	name := r.files.InstancesName
 	perCond := map[string]int{}
-	err := eachLine(r.files.Instances, name, func(line int, raw []byte) error {
-		in, err := r.instance(line, raw)
-		if err != nil {
-			return err
-		}
+	err := r.eachInstance(func(line int, in *Instance) error {
 		_, cond, _ := strings.Cut(in.EvaluationName, "/")
 		k := key{int(in.SampleIdx), cond}
 		switch {
@@ -334,13 +330,7 @@ func (r *reader) build() (*store.RunImport, error) {
 	}
 	imp.Results, imp.Run.TotalTasks = r.results, r.results
 	imp.EachResult = func(fn func(res *store.Result, ordinal int) error) error {
-		return eachLine(r.files.Instances, r.files.InstancesName, func(line int, raw []byte) error {
-			in, err := r.instance(line, raw)
-			if err != nil {
-				return err
-			}
-			return r.eachResult(in, fn)
-		})
+		return r.eachInstance(func(_ int, in *Instance) error { return r.eachResult(in, fn) })
 	}
 	return imp, nil
 }
