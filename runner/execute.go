@@ -29,6 +29,14 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunSt
 	if err != nil {
 		return "", err
 	}
+	// A completed or imported run is left as it is: nothing is left to do,
+	// and an imported one has no agent to do it with.
+	if err := importedError(run); err != nil {
+		return "", err
+	}
+	if run.Status == store.RunCompleted {
+		return run.Status, nil
+	}
 	ds, err := m.db.Dataset(ctx, run.DatasetID)
 	if err != nil {
 		return "", err

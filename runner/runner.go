@@ -217,6 +217,9 @@ func (m *Manager) ClearFailed(ctx context.Context, id int64) (int, error) {
 	if !run.Status.Finished() {
 		return 0, store.Errorf(store.ECONFLICT, "run %d is %s: its failed tasks can be retried once it is over", id, run.Status)
 	}
+	if err := importedError(run); err != nil {
+		return 0, err
+	}
 	unset, err := m.unsetFor(run)
 	if err != nil {
 		return 0, err
@@ -232,6 +235,37 @@ func (m *Manager) ClearFailed(ctx context.Context, id int64) (int, error) {
 		m.db.ReleaseLease(context.WithoutCancel(ctx), id, m.holder)
 	}
 	return n, err
+}
+
+// importedError is the error of doing anything again in a run imported from
+// result files: it holds their answers and scores, not how to make them.
+func importedError(run *store.Run) error {
+	if run.Origin != store.OriginEEE {
+		return nil
+	}
+	return store.Errorf(store.ECONFLICT, "run %d was imported from result files: it is finished and read-only", run.ID)
+}
+
+// CanExecute says why this process should not execute the run again (nil
+// when it may): it was imported, or variables it needs are not set here.
+// Executed without them, the run would end failed for a key not set where
+// assay run --resume was typed.
+func (m *Manager) CanExecute(ctx context.Context, id int64) error {
+	run, err := m.db.Run(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := importedError(run); err != nil || run.Status == store.RunCompleted {
+		return err
+	}
+	unset, err := m.unsetFor(run)
+	if err != nil {
+		return err
+	}
+	if len(unset) > 0 {
+		return unsetError(unset)
+	}
+	return nil
 }
 
 // RetryFailed does a finished run's failed tasks again, in the background.

@@ -73,6 +73,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	} else if err := ci.prepare(ctx, db, id); err != nil {
 		return badUsage(err)
+	} else if *resume != 0 {
+		if err := m.CanExecute(ctx, id); err != nil {
+			return badUsage(err)
+		}
 	}
 	if *retry != 0 {
 		n, err := m.ClearFailed(ctx, id)
