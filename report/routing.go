@@ -51,7 +51,7 @@ func (r *Report) Bases() []string {
 func (r *Report) Matrix(ctx context.Context, db *store.DB, base string, vectors map[int64][]float32) (m *route.Matrix, left int, err error) {
 	models, bases := r.AgentModels(), r.Bases()
 	if len(models) < 2 {
-		return nil, 0, store.Errorf(store.EINVALID, "Run %d has %d model: routing needs a run over two models or more (agent.models).", r.Run.ID, len(models))
+		return nil, 0, store.Errorf(store.EINVALID, "Run %d is not over several models: routing needs a run over two models or more (agent.models).", r.Run.ID)
 	}
 	if base == "" {
 		base = bases[0]

@@ -305,7 +305,7 @@ func TestRouteLeavesOutUnansweredSamples(t *testing.T) {
 		t.Fatalf("the one-model run: exit %d\n%s", code, errOut)
 	}
 	err := run(context.Background(), []string{"route", "--run", "1", "--db", b.db}, &out, &errOut)
-	if err == nil || exitCodeOf(err) != 2 || !strings.Contains(err.Error(), "routing needs a run over two models or more") {
+	if err == nil || exitCodeOf(err) != 2 || !strings.Contains(err.Error(), "Run 1 is not over several models: routing needs a run over two models or more") {
 		t.Errorf("a run of one model: %v", err)
 	}
 }
