@@ -142,6 +142,45 @@ const (
 	Interval                    // by their squared difference
 )
 
+// fewValues is how many values alphaValues keeps in order as it meets them:
+// a judge's scores are a few values met over and over (a report of 30,000
+// answers scored three times sorted 90,000 values per metric to find five).
+const fewValues = 64
+
+// alphaValues lists the values of the units of two values or more, in
+// order, each once.
+func alphaValues(units [][]float64) []float64 {
+	var values []float64
+	for _, u := range units {
+		if len(u) < 2 {
+			continue
+		}
+		for _, v := range u {
+			i, found := slices.BinarySearch(values, v)
+			if found {
+				continue
+			}
+			if len(values) == fewValues || math.IsNaN(v) {
+				return sortedValues(units)
+			}
+			values = slices.Insert(values, i, v)
+		}
+	}
+	return values
+}
+
+// sortedValues is alphaValues by sorting every value.
+func sortedValues(units [][]float64) []float64 {
+	var values []float64
+	for _, u := range units {
+		if len(u) >= 2 {
+			values = append(values, u...)
+		}
+	}
+	slices.Sort(values)
+	return slices.Compact(values)
+}
+
 // KrippendorffAlpha is the agreement of several raters: units[u] holds the
 // values the raters gave unit u (missing ones left out). Units with fewer
 // than two values cannot be paired and are left out. It is 1 − (n − 1) ·
@@ -150,32 +189,31 @@ const (
 // (Krippendorff, "Computing Krippendorff's Alpha-Reliability", 2011). NaN
 // when undefined: fewer than two pairable values, or a single kind.
 func KrippendorffAlpha(units [][]float64, metric AlphaMetric) float64 {
-	var values []float64
-	for _, u := range units {
-		if len(u) >= 2 {
-			values = append(values, u...)
-		}
-	}
-	slices.Sort(values)
-	values = slices.Compact(values)
+	values := alphaValues(units)
 	k := len(values)
 	if k < 2 {
 		return math.NaN()
 	}
-	index := func(v float64) int { i, _ := slices.BinarySearch(values, v); return i }
 	o := make([][]float64, k)
 	for i := range o {
 		o[i] = make([]float64, k)
 	}
+	var at []int // the places of a unit's values in values
 	for _, u := range units {
 		m := len(u)
 		if m < 2 {
 			continue
 		}
-		for i := range u {
-			for j := range u {
+		at = at[:0]
+		for _, v := range u {
+			i, _ := slices.BinarySearch(values, v)
+			at = append(at, i)
+		}
+		w := 1 / float64(m-1)
+		for i := range at {
+			for j := range at {
 				if i != j {
-					o[index(u[i])][index(u[j])] += 1 / float64(m-1)
+					o[at[i]][at[j]] += w
 				}
 			}
 		}

@@ -2,6 +2,8 @@ package stats
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -98,5 +100,88 @@ func TestKappaCIOfManyPairs(t *testing.T) {
 	}
 	if math.Abs(lo-lo1) > 0.01 || math.Abs(hi-hi1) > 0.01 {
 		t.Errorf("grouped CI [%.4f, %.4f], drawn one by one [%.4f, %.4f]", lo, hi, lo1, hi1)
+	}
+}
+
+// alphaBySorting is Krippendorff's alpha as the definition reads: every
+// value sorted, and each pair of a unit found in them.
+func alphaBySorting(units [][]float64, metric AlphaMetric) float64 {
+	var values []float64
+	for _, u := range units {
+		if len(u) > 1 {
+			values = append(values, u...)
+		}
+	}
+	slices.Sort(values)
+	values = slices.Compact(values)
+	k := len(values)
+	if k < 2 {
+		return math.NaN()
+	}
+	index := func(v float64) int { i, _ := slices.BinarySearch(values, v); return i }
+	o := make([][]float64, k)
+	for i := range o {
+		o[i] = make([]float64, k)
+	}
+	for _, u := range units {
+		for i := range u {
+			for j := range u {
+				if i != j && len(u) > 1 {
+					o[index(u[i])][index(u[j])] += 1 / float64(len(u)-1)
+				}
+			}
+		}
+	}
+	nc := make([]float64, k)
+	var n float64
+	for c := range o {
+		for _, x := range o[c] {
+			nc[c] += x
+		}
+		n += nc[c]
+	}
+	var do, de float64
+	for c := range k {
+		for d := range k {
+			var dd float64
+			switch {
+			case metric == Nominal && c != d:
+				dd = 1
+			case metric == Interval:
+				dd = (values[c] - values[d]) * (values[c] - values[d])
+			case metric == Ordinal:
+				lo, hi := min(c, d), max(c, d)
+				for g := lo; g <= hi; g++ {
+					dd += nc[g]
+				}
+				dd -= (nc[lo] + nc[hi]) / 2
+				dd *= dd
+			}
+			do += o[c][d] * dd
+			de += nc[c] * nc[d] * dd
+		}
+	}
+	return 1 - (n-1)*do/de
+}
+
+// Alpha over scores of a few values (found as they come) and of many
+// (sorted) is the same, to the bit, as computed from every value sorted.
+func TestKrippendorffAlphaOfFewAndManyValues(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, distinct := range []int{2, 5, 64, 65, 1000} {
+		units := make([][]float64, 3000)
+		for i := range units {
+			truth := rng.IntN(distinct)
+			for range 1 + rng.IntN(4) {
+				v := min(max(truth+rng.IntN(3)-1, 0), distinct-1)
+				units[i] = append(units[i], float64(v)/2)
+			}
+		}
+		for _, metric := range []AlphaMetric{Nominal, Ordinal, Interval} {
+			got, want := KrippendorffAlpha(units, metric), alphaBySorting(units, metric)
+			if math.Float64bits(got) != math.Float64bits(want) || math.IsNaN(got) {
+				t.Errorf("%d values, metric %v: alpha %v, want %v", distinct, metric, got, want)
+			}
+		}
 	}
 }
