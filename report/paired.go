@@ -192,7 +192,13 @@ type PairTest struct {
 // metric's p-values together (Holm); nil with fewer than three conditions,
 // where the paired comparison says all.
 func (r *Report) AllPairs() []PairTest {
-	r.allPairsOnce.Do(func() { r.allPairs = r.testAllPairs() })
+	r.allPairsOnce.Do(func() {
+		if r.scoresOf != nil { // the same scores: their tests, computed once
+			r.allPairs = r.scoresOf.AllPairs()
+		} else {
+			r.allPairs = r.testAllPairs()
+		}
+	})
 	return r.allPairs
 }
 

@@ -40,7 +40,7 @@ func prepareExportHTML(ctx context.Context, db *store.DB, sc *reportScope, r *vi
 	replay func(opt route.Options, compute func() (*report.Routing, error)) (*report.Routing, error)) (*exportDoc, error) {
 	if r == nil {
 		var err error
-		if r, err = buildReport(ctx, db, sc); err != nil {
+		if r, err = buildReport(ctx, db, sc, nil); err != nil {
 			return nil, err
 		}
 	}

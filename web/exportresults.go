@@ -156,7 +156,7 @@ func toExport(r *store.Result, name string, reviews map[int64][]store.Verdict) e
 func exportSource(ctx context.Context, db *store.DB, sc *reportScope, r *viewed) (*viewed, map[int64]string, map[int64][]store.Verdict, error) {
 	if r == nil {
 		var err error
-		if r, err = buildReport(ctx, db, sc); err != nil {
+		if r, err = buildReport(ctx, db, sc, nil); err != nil {
 			return nil, nil, nil, err
 		}
 	}

@@ -120,14 +120,48 @@ func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, erro
 	if r, ok := s.reports.get(key, version, start); ok {
 		return r.in(sc), nil
 	}
-	r, err := buildReport(ctx, s.db, sc)
+	held, err := s.verdictsAt(ctx, sc.Run.ID, version.verdicts, version.verdictSeq)
 	if err != nil {
 		return nil, err
 	}
+	// The verdicts the report is computed with: those held, given at or
+	// after the version read.
+	version.verdicts, version.verdictSeq = held.n, held.last
+	var r *viewed
+	built, took := start, time.Duration(0)
+	if earlier := s.reports.withOtherVerdicts(key, version); earlier != nil && sc.View == report.AsJudged {
+		// Its scores are the earlier report's: it is kept as if computed
+		// when and as long as that one was.
+		r = &viewed{Report: earlier.r.WithVerdicts(held.list), sc: sc}
+		built, took = earlier.built, earlier.took
+	} else {
+		if r, err = buildReport(ctx, s.db, sc, held.list); err != nil {
+			return nil, err
+		}
+		took = time.Since(start)
+	}
 	r.fields = &s.sliceFieldsKept
 	r.version = version.token()
-	s.reports.put(key, version, r, start, time.Since(start))
+	s.reports.put(key, version, r, built, took)
 	return r, nil
+}
+
+// withOtherVerdicts returns the report kept of the version but for its
+// verdicts, or nil: its scores and all figures but the reviews are the same.
+func (c *reportCache) withOtherVerdicts(key cacheKey, version reportVersion) *cachedReport {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok {
+		return nil
+	}
+	earlier := e.version
+	earlier.verdicts, earlier.verdictSeq = version.verdicts, version.verdictSeq
+	if earlier != version {
+		return nil
+	}
+	copied := *e
+	return &copied
 }
 
 // reportVersion reads what the scope's report depends on: two small queries.

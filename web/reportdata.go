@@ -17,8 +17,8 @@ type viewed struct {
 }
 
 // buildReport reads a run's scores and totals and computes its report.
-func buildReport(ctx context.Context, db *store.DB, sc *reportScope) (*viewed, error) {
-	r, err := report.BuildJudge(ctx, db, sc.Run, sc.Dataset, sc.Config, sc.View, sc.Judge)
+func buildReport(ctx context.Context, db *store.DB, sc *reportScope, verdicts []store.Verdict) (*viewed, error) {
+	r, err := report.BuildWith(ctx, db, sc.Run, sc.Dataset, sc.Config, sc.View, sc.Judge, verdicts)
 	if err != nil {
 		return nil, err
 	}

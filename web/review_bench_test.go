@@ -51,6 +51,19 @@ func BenchmarkReviews(b *testing.B) {
 	}
 	rows.Close()
 	raw.Close()
+	give := func(body string) time.Duration {
+		req := httptest.NewRequest(http.MethodPost, fmt.Sprintf("/api/runs/%d/reviews", run), strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Host = "127.0.0.1"
+		rec := httptest.NewRecorder()
+		start := time.Now()
+		h.ServeHTTP(rec, req)
+		took := time.Since(start)
+		if rec.Code != http.StatusCreated {
+			b.Fatalf("verdict: %d %s", rec.Code, rec.Body.String())
+		}
+		return took
+	}
 	// Verdicts through the API, timed one by one: a third override.
 	times := make([]time.Duration, 0, len(scores))
 	for i, sc := range scores {
@@ -59,16 +72,7 @@ func BenchmarkReviews(b *testing.B) {
 			body = fmt.Sprintf(`{"score_id": %d, "verdict": "override", "value": %d, "note": "off by one", "reviewer": "bench"}`,
 				sc.id, 1+int(sc.value)%5)
 		}
-		req := httptest.NewRequest(http.MethodPost, fmt.Sprintf("/api/runs/%d/reviews", run), strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Host = "127.0.0.1"
-		rec := httptest.NewRecorder()
-		start := time.Now()
-		h.ServeHTTP(rec, req)
-		times = append(times, time.Since(start))
-		if rec.Code != http.StatusCreated {
-			b.Fatalf("verdict: %d %s", rec.Code, rec.Body.String())
-		}
+		times = append(times, give(body))
 	}
 	slices.Sort(times)
 	fmt.Printf("%-58s %6.1f ms (p95 %6.1f, slowest %6.1f) over %d verdicts\n", "POST /api/runs/:id/reviews",
@@ -81,6 +85,18 @@ func BenchmarkReviews(b *testing.B) {
 	fmt.Printf("report with %d verdicts: %.2f× (as judged), %.2f× (reviews applied) the time without reviews\n",
 		len(scores), judged/before, reviewed/before)
 	b.ReportMetric(judged/before, "x-judged")
+
+	// A reviewer's next verdict, then the report as judged: its reviews
+	// computed again, its figures kept.
+	after := make([]time.Duration, 0, benchRequests)
+	for i := range benchRequests {
+		give(fmt.Sprintf(`{"score_id": %d, "verdict": "agree", "reviewer": "second"}`, scores[i].id))
+		start := time.Now()
+		serve(b, h, page)
+		after = append(after, time.Since(start))
+	}
+	slices.Sort(after)
+	fmt.Printf("%-58s %6.1f ms (slowest %6.1f)\n", "the report right after each verdict", ms(after[len(after)/2]), ms(after[len(after)-1]))
 }
 
 // timePage prints a page's first and median server time and returns the median.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -138,4 +139,59 @@ func TestReviewsInTheReport(t *testing.T) {
 	if rows[0][21] != "reviewed_value" || reviewed != 2 {
 		t.Errorf("CSV: header %q, %d reviewed rows", rows[0][19:], reviewed)
 	}
+}
+
+// A report kept across verdicts shows after each one what a server that
+// computes it afresh shows: new reviews, the same figures. Verdicts by two
+// reviewers on one score, one given again, one on another metric.
+func TestReportKeptAcrossVerdicts(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	id, _ := handRunIn(t, db, store.RunCompleted)
+	report := func(b *browser, page string) string {
+		t.Helper()
+		_, doc := b.get(page)
+		html, err := doc.Find("#report").Html()
+		if err != nil || html == "" {
+			t.Fatalf("no report: %v", err)
+		}
+		return html
+	}
+	judged, reviewed := fmt.Sprintf("/runs/%d", id), fmt.Sprintf("/runs/%d?view=reviewed", id)
+	report(b, judged) // kept with no verdict, in both views
+	report(b, reviewed)
+	fa, ex := scoreOf(t, db, id, "rubric", "factual_adherence", 1), scoreOf(t, db, id, "exact_match", "exact_match", 0)
+	for i, v := range []map[string]any{
+		{"score_id": fa.ID, "verdict": "override", "value": 5, "reviewer": "ann"},
+		{"score_id": fa.ID, "verdict": "agree", "reviewer": "ben"},
+		{"score_id": fa.ID, "verdict": "override", "value": 1, "reviewer": "ann"},
+		{"score_id": ex.ID, "verdict": "override", "value": 0, "reviewer": "ben"},
+	} {
+		if code, body := api(t, b, "POST", fmt.Sprintf("/api/runs/%d/reviews", id), "", v); code != 201 {
+			t.Fatalf("verdict %d: %d %s", i, code, body)
+		}
+		var kept string
+		for _, page := range []string{judged, reviewed} {
+			kept = report(b, page)
+			fresh, _ := web.New(db, web.Config{})
+			srv := httptest.NewServer(fresh.Handler())
+			again := report(&browser{t: t, srv: srv, http: srv.Client()}, page)
+			srv.Close()
+			if kept != again {
+				t.Fatalf("after verdict %d the kept report %s differs from the one computed again:\n%s", i, page, firstDifference(kept, again))
+			}
+		}
+		if want := fmt.Sprintf("%d verdict", []int{1, 2, 2, 3}[i]); !strings.Contains(kept, want) { // ann's given again replaces hers
+			t.Errorf("after verdict %d the report does not say %q", i, want)
+		}
+	}
+}
+
+// firstDifference shows where two texts part.
+func firstDifference(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from := max(i-200, 0)
+	return fmt.Sprintf("…%s\n---\n…%s", a[from:min(i+200, len(a))], b[from:min(i+200, len(b))])
 }

@@ -52,6 +52,11 @@ func (s *Server) verdicts(ctx context.Context, runID int64) (*heldVerdicts, erro
 	if err != nil {
 		return nil, err
 	}
+	return s.verdictsAt(ctx, runID, n, last)
+}
+
+// verdictsAt is verdicts with the run's verdicts' version already read.
+func (s *Server) verdictsAt(ctx context.Context, runID int64, n int, last int64) (*heldVerdicts, error) {
 	c := &s.verdictsKept
 	c.mu.Lock()
 	rv := c.runs[runID]
