@@ -129,10 +129,10 @@ func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, erro
 	version.verdicts, version.verdictSeq = held.n, held.last
 	var r *viewed
 	built, took := start, time.Duration(0)
-	if earlier := s.reports.withOtherVerdicts(key, version); earlier != nil && sc.View == report.AsJudged {
+	if earlier := s.reports.withOtherVerdicts(key, version); earlier != nil {
 		// Its scores are the earlier report's: it is kept as if computed
 		// when and as long as that one was.
-		r = &viewed{Report: earlier.r.WithVerdicts(held.list), sc: sc}
+		r = &viewed{Report: earlier.r.WithVerdicts(sc.View, held.list), sc: sc}
 		built, took = earlier.built, earlier.took
 	} else {
 		if r, err = buildReport(ctx, s.db, sc, held.list); err != nil {
@@ -146,22 +146,29 @@ func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, erro
 	return r, nil
 }
 
-// withOtherVerdicts returns the report kept of the version but for its
-// verdicts, or nil: its scores and all figures but the reviews are the same.
+// withOtherVerdicts returns a report kept of the same scores — the
+// version but for its verdicts, in the key's view or the other — or nil.
 func (c *reportCache) withOtherVerdicts(key cacheKey, version reportVersion) *cachedReport {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.entries[key]
-	if !ok {
-		return nil
+	other := key
+	other.view = report.Reviewed
+	if key.view == report.Reviewed {
+		other.view = report.AsJudged
 	}
-	earlier := e.version
-	earlier.verdicts, earlier.verdictSeq = version.verdicts, version.verdictSeq
-	if earlier != version {
-		return nil
+	for _, k := range []cacheKey{key, other} {
+		e, ok := c.entries[k]
+		if !ok {
+			continue
+		}
+		earlier := e.version
+		earlier.verdicts, earlier.verdictSeq = version.verdicts, version.verdictSeq
+		if earlier == version {
+			copied := *e
+			return &copied
+		}
 	}
-	copied := *e
-	return &copied
+	return nil
 }
 
 // reportVersion reads what the scope's report depends on: two small queries.

@@ -146,7 +146,7 @@ func TestReviewsInTheReport(t *testing.T) {
 // reviewers on one score, one given again, one on another metric.
 func TestReportKeptAcrossVerdicts(t *testing.T) {
 	b, db := newServer(t, web.Config{})
-	id, _ := handRunIn(t, db, store.RunCompleted)
+	id, samples := handRunIn(t, db, store.RunCompleted)
 	report := func(b *browser, page string) string {
 		t.Helper()
 		_, doc := b.get(page)
@@ -165,7 +165,11 @@ func TestReportKeptAcrossVerdicts(t *testing.T) {
 		{"score_id": fa.ID, "verdict": "agree", "reviewer": "ben"},
 		{"score_id": fa.ID, "verdict": "override", "value": 1, "reviewer": "ann"},
 		{"score_id": ex.ID, "verdict": "override", "value": 0, "reviewer": "ben"},
+		{"score_id": fa.ID, "verdict": "override", "value": 3, "reviewer": "carl"}, // after a result came
 	} {
+		if i == 4 {
+			saveHandResult(t, db, id, samples[0], "baseline", 7, [2][]float64{})
+		}
 		if code, body := api(t, b, "POST", fmt.Sprintf("/api/runs/%d/reviews", id), "", v); code != 201 {
 			t.Fatalf("verdict %d: %d %s", i, code, body)
 		}
@@ -180,7 +184,7 @@ func TestReportKeptAcrossVerdicts(t *testing.T) {
 				t.Fatalf("after verdict %d the kept report %s differs from the one computed again:\n%s", i, page, firstDifference(kept, again))
 			}
 		}
-		if want := fmt.Sprintf("%d verdict", []int{1, 2, 2, 3}[i]); !strings.Contains(kept, want) { // ann's given again replaces hers
+		if want := fmt.Sprintf("%d verdict", []int{1, 2, 2, 3, 4}[i]); !strings.Contains(kept, want) { // ann's given again replaces hers
 			t.Errorf("after verdict %d the report does not say %q", i, want)
 		}
 	}
