@@ -55,11 +55,14 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 
 	texts := []string{"photosynthesis", "PhotoSynth", "synthesis", "50_50", "50%", "0_5", `k\s`, "äbc", "ÄBC", "ünï",
 		"sugar.", " — ", "is 50", "nothing like it", "ph", `"50`, "photo synthesis makes"}
-	defer func(f func(int) int) { scanFrom = f }(scanFrom)
+	defer func(f func(int) int, parts int) { scanFrom, indexedInParts = f, parts }(scanFrom, indexedInParts)
+	never := func(int) int { return math.MaxInt32 }
 	ways := []struct {
-		name string
-		from func(int) int
-	}{{"as chosen", scanFrom}, {"through the index", func(int) int { return math.MaxInt32 }}, {"in id order", func(int) int { return 0 }}}
+		name  string
+		from  func(int) int
+		parts int
+	}{{"as chosen", scanFrom, indexedInParts}, {"through the index", never, math.MaxInt32},
+		{"through the index in parts", never, 0}, {"in id order", func(int) int { return 0 }, 0}}
 	check := func(when string, runs ...*Run) {
 		t.Helper()
 		for _, run := range runs {
@@ -88,7 +91,7 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 					t.Errorf("%s, run %d: nothing found: the check cannot fail", when, run.ID)
 				}
 				for _, way := range ways {
-					scanFrom = way.from
+					scanFrom, indexedInParts = way.from, way.parts
 					got := &SampleMatches{}
 					if err := db.searchResponses(ctx, run.ID, text, got); err != nil {
 						t.Fatal(err)
