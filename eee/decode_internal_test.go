@@ -7,8 +7,10 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 // instancesOf is a reader of an instances file of n lines, sample_idx
@@ -83,19 +85,41 @@ func TestEachInstanceInOrder(t *testing.T) {
 		t.Errorf("a file failing after 300 lines: %d instances, then %v", seen, err)
 	}
 
+	// Stopped by the caller: the file is closed when it returns, and its
+	// goroutines end.
 	stop := errors.New("enough")
 	before := runtime.NumGoroutine()
+	r = instancesOf(n)
+	var closed atomic.Bool
+	data = r.files.Instances
+	r.files.Instances.Open = func() (io.ReadCloser, error) {
+		rc, _ := data.Open()
+		return closer{rc, &closed}, nil
+	}
 	seen = 0
-	err = instancesOf(n).eachInstance(func(line int, _ *Instance) error {
+	err = r.eachInstance(func(line int, _ *Instance) error {
 		if seen++; seen == 130 {
 			return stop
 		}
 		return nil
 	})
-	if err != stop || seen != 130 {
-		t.Errorf("stopped at the 130th instance: %v after %d", err, seen)
+	if err != stop || seen != 130 || !closed.Load() {
+		t.Errorf("stopped at the 130th instance: %v after %d, the file closed: %v", err, seen, closed.Load())
 	}
-	if after := runtime.NumGoroutine(); after > before {
-		t.Errorf("%d goroutines after stopping, %d before", after, before)
+	for deadline := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > before; runtime.Gosched() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines 10 s after stopping, %d before", runtime.NumGoroutine(), before)
+		}
 	}
+}
+
+// closer notes that its reader was closed.
+type closer struct {
+	io.ReadCloser
+	closed *atomic.Bool
+}
+
+func (c closer) Close() error {
+	c.closed.Store(true)
+	return c.ReadCloser.Close()
 }
