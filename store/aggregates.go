@@ -24,7 +24,11 @@ import (
 //	j JUDGEMENT_ID RESULT_ID REPETITION SLOT EVALUATOR JUDGE
 //	s SCORE_ID VALUE METRIC
 //
-// each judgement's scores right after its line.
+// each judgement's scores right after its line. A score's id is left out
+// (an empty field) when it follows the one of the score before it in its
+// judgement, as a judgement's scores' ids do: a row of three results
+// judged three times each (27 scores) then fits in a page of the table,
+// where it spilled to a page of its own.
 // A value is written as strconv writes the shortest text that reads back as
 // the same float64; a name holding a separator or a newline is quoted.
 
@@ -65,15 +69,20 @@ func scoreLines(r *Result) string {
 		b = appendName(b, j.Judge)
 		b = append(b, '\n')
 		for k := range j.Scores {
-			b = appendScoreLine(b, j.Scores[k].ID, j.Scores[k].Value, j.Scores[k].Metric)
+			next := k > 0 && j.Scores[k].ID == j.Scores[k-1].ID+1
+			b = appendScoreLine(b, j.Scores[k].ID, next, j.Scores[k].Value, j.Scores[k].Metric)
 		}
 	}
 	return string(b)
 }
 
-func appendScoreLine(b []byte, id int64, value float64, metric string) []byte {
+// appendScoreLine writes a score's line; next leaves out its id, the one
+// after the score's before it.
+func appendScoreLine(b []byte, id int64, next bool, value float64, metric string) []byte {
 	b = append(b, 's', fieldSep)
-	b = strconv.AppendInt(b, id, 10)
+	if !next {
+		b = strconv.AppendInt(b, id, 10)
+	}
 	b = append(b, fieldSep)
 	b = strconv.AppendFloat(b, value, 'g', -1, 64)
 	b = append(b, fieldSep)
@@ -549,7 +558,12 @@ func (l *sampleLines) parseLine(line string, in *names) error {
 			return errors.New("a score before any judgement")
 		}
 		s := aggregateScore{at: len(l.judgements) - 1}
-		if s.id, err = f.int(); err != nil {
+		if f.empty() { // the id after the score's before it in its judgement
+			if n := len(l.scores); n == 0 || l.scores[n-1].at != s.at {
+				return errors.New("a score's id left out after no score of its judgement")
+			}
+			s.id = l.scores[len(l.scores)-1].id + 1
+		} else if s.id, err = f.int(); err != nil {
 			return err
 		}
 		if s.value, err = f.float(); err != nil {

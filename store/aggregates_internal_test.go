@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -19,14 +20,21 @@ func TestScoreLinesReadBack(t *testing.T) {
 			{ID: 101, Metric: `contains "runbook.md"`, Value: 1}}},
 		{ID: 12, Evaluator: "rubric", Judge: "strict\x1fjudge\nB", JudgeIndex: 1, JudgeRepetition: 2, Scores: []Score{
 			{ID: 102, Metric: "a metric\rwith\x00controls", Value: 0.1 + 0.2},
-			{ID: 103, Metric: `"quoted"`, Value: math.Nextafter(1.0/3, 1)}}},
+			{ID: 103, Metric: `"quoted"`, Value: math.Nextafter(1.0/3, 1)},
+			{ID: 105, Metric: "after a gap", Value: -2}}},
 	}}
-	lines, err := parseLines(scoreLines(r), &names{})
+	text := scoreLines(r)
+	// 103 follows 102 in its judgement: its id is left out; 102 follows 101
+	// of another judgement, and 105 comes after a gap: written.
+	if want := "s\x1f102\x1f"; !strings.Contains(text, want) || strings.Count(text, "s\x1f\x1f") != 1 {
+		t.Errorf("lines %q: want 102 written and one id left out", text)
+	}
+	lines, err := parseLines(text, &names{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(lines.judgements) != 2 || len(lines.scores) != 3 {
-		t.Fatalf("read %d judgements and %d scores, want 2 and 3", len(lines.judgements), len(lines.scores))
+	if len(lines.judgements) != 2 || len(lines.scores) != 4 {
+		t.Fatalf("read %d judgements and %d scores, want 2 and 4", len(lines.judgements), len(lines.scores))
 	}
 	k := 0
 	for i, j := range r.Judgements {

@@ -72,6 +72,19 @@ func (f *fields) digits() (n int64, ok bool) {
 	return n, true
 }
 
+// empty reads the next field when it is empty, and reports whether it was.
+func (f *fields) empty() bool {
+	if f.end || f.rest != "" && f.rest[0] != fieldSep {
+		return false
+	}
+	if f.rest == "" {
+		f.end = true
+	} else {
+		f.rest = f.rest[1:]
+	}
+	return true
+}
+
 // int returns the next field as an integer, as strconv.ParseInt reads it.
 func (f *fields) int() (int64, error) {
 	if n, ok := f.digits(); ok {

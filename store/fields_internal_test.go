@@ -51,12 +51,14 @@ func TestUnreadableLinesAreRefused(t *testing.T) {
 		t.Fatalf("a good row: %v", err)
 	}
 	for _, bad := range []string{
-		"j\x1f1\x1f2\x1f1\x1f0\x1frubric\n",                                       // no judge
-		"j\x1f1\x1f2\x1f1\x1f0\x1frubric\x1f\x1fmore\n",                           // a field too many
-		"j\x1f1\x1f2\x1f1\x1f0\x1frubric\x1f\ns\x1f3\x1f4\n",                      // a score without its metric
-		"j\x1f1\x1f2\x1f1\x1f0\x1frubric\x1f\ns\x1f3\x1f4\x1fcompleteness\x1fx\n", // a score's field too many
-		"j\x1f1\x1f2\x1fone\x1f0\x1frubric\x1f\n",                                 // a repetition not a number
-		"j\x1f1\x1f2\x1f1\x1f0\x1frubric\x1f\ns\x1f3\x1ffour\x1fcompleteness\n",   // a value not a number
+		"j\x1f1\x1f2\x1f1\x1f0\x1frubric\n",                                                                             // no judge
+		"j\x1f1\x1f2\x1f1\x1f0\x1frubric\x1f\x1fmore\n",                                                                 // a field too many
+		"j\x1f1\x1f2\x1f1\x1f0\x1frubric\x1f\ns\x1f3\x1f4\n",                                                            // a score without its metric
+		"j\x1f1\x1f2\x1f1\x1f0\x1frubric\x1f\ns\x1f3\x1f4\x1fcompleteness\x1fx\n",                                       // a score's field too many
+		"j\x1f1\x1f2\x1fone\x1f0\x1frubric\x1f\n",                                                                       // a repetition not a number
+		"j\x1f1\x1f2\x1f1\x1f0\x1frubric\x1f\ns\x1f3\x1ffour\x1fcompleteness\n",                                         // a value not a number
+		"j\x1f1\x1f2\x1f1\x1f0\x1frubric\x1f\ns\x1f\x1f4\x1fcompleteness\n",                                             // an id left out after no score
+		"j\x1f1\x1f2\x1f1\x1f0\x1frubric\x1f\ns\x1f3\x1f4\x1fa\nj\x1f5\x1f2\x1f1\x1f0\x1frubric\x1f\ns\x1f\x1f4\x1fb\n", // after another judgement's
 		"k\x1f1\n", // no such line
 		"\n",       // an empty line
 	} {
