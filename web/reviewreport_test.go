@@ -188,6 +188,20 @@ func TestReportKeptAcrossVerdicts(t *testing.T) {
 			t.Errorf("after verdict %d the report does not say %q", i, want)
 		}
 	}
+
+	// A server that computed the report as judged derives the view with
+	// reviews applied from it: the same as computed afresh.
+	fresh := func() *browser {
+		s, _ := web.New(db, web.Config{})
+		srv := httptest.NewServer(s.Handler())
+		t.Cleanup(srv.Close)
+		return &browser{t: t, srv: srv, http: srv.Client()}
+	}
+	judgedFirst := fresh()
+	report(judgedFirst, judged)
+	if derived, again := report(judgedFirst, reviewed), report(fresh(), reviewed); derived != again {
+		t.Fatalf("the view with reviews applied, derived from the report as judged, differs:\n%s", firstDifference(derived, again))
+	}
 }
 
 // firstDifference shows where two texts part.
