@@ -36,6 +36,19 @@ func (m *Manager) Interrupted(ctx context.Context, run *store.Run) (*Interruptio
 	return in, nil
 }
 
+// variablesSet is an error naming the variables this process lacks to
+// execute a stored run; nil when it has them all.
+func (m *Manager) variablesSet(run *store.Run) error {
+	unset, err := m.unsetFor(run)
+	if err != nil {
+		return err
+	}
+	if len(unset) > 0 {
+		return unsetError(unset)
+	}
+	return nil
+}
+
 // unsetFor lists what this process lacks to execute a stored run.
 func (m *Manager) unsetFor(run *store.Run) ([]Unset, error) {
 	stored, err := config.Stored(run.Config)

@@ -189,12 +189,8 @@ func (m *Manager) Resume(ctx context.Context, id int64) error {
 	if !Resumable(run.Status) {
 		return store.Errorf(store.ECONFLICT, "run %d is %s: only a cancelled, failed or budget-stopped run can be resumed", id, run.Status)
 	}
-	unset, err := m.unsetFor(run)
-	if err != nil {
+	if err := m.variablesSet(run); err != nil {
 		return err
-	}
-	if len(unset) > 0 {
-		return unsetError(unset)
 	}
 	if err := m.db.AcquireLease(ctx, id, m.holder, m.opts.LeaseTTL, store.HolderAlive); err != nil {
 		return err
@@ -220,12 +216,8 @@ func (m *Manager) ClearFailed(ctx context.Context, id int64) (int, error) {
 	if err := importedError(run); err != nil {
 		return 0, err
 	}
-	unset, err := m.unsetFor(run)
-	if err != nil {
+	if err := m.variablesSet(run); err != nil {
 		return 0, err
-	}
-	if len(unset) > 0 {
-		return 0, unsetError(unset)
 	}
 	if err := m.db.AcquireLease(ctx, id, m.holder, m.opts.LeaseTTL, store.HolderAlive); err != nil {
 		return 0, err
@@ -258,14 +250,7 @@ func (m *Manager) CanExecute(ctx context.Context, id int64) error {
 	if err := importedError(run); err != nil || run.Status == store.RunCompleted {
 		return err
 	}
-	unset, err := m.unsetFor(run)
-	if err != nil {
-		return err
-	}
-	if len(unset) > 0 {
-		return unsetError(unset)
-	}
-	return nil
+	return m.variablesSet(run)
 }
 
 // RetryFailed does a finished run's failed tasks again, in the background.
