@@ -17,22 +17,55 @@ import (
 type SampleMatches struct {
 	Samples   map[int64]bool // samples whose input or reference holds the text
 	responses responseSet    // samples whose response under a condition holds it
+	// lacking, when the text is in most responses, counts instead the
+	// results of each sample and condition whose response lacks it, and
+	// responses is empty: handing every result of a run to the search
+	// cost half of it (see searchResponses).
+	lacking map[SampleKey]int
 }
 
 // Response reports whether a response of the sample under the condition
-// holds the text.
-func (m *SampleMatches) Response(k SampleKey) bool {
-	i := slices.Index(m.responses.conditions, k.Condition)
-	return i >= 0 && m.responses.has(k.SampleRow, i)
+// holds the text; c.Results is how many results it has.
+func (m *SampleMatches) Response(c *SampleCounts) bool {
+	if m.lacking != nil {
+		return m.lacking[c.SampleKey] < c.Results
+	}
+	i := slices.Index(m.responses.conditions, c.Condition)
+	return i >= 0 && m.responses.has(c.SampleRow, i)
 }
 
-// Responses lists the samples and conditions whose responses hold the text.
-func (m *SampleMatches) Responses() map[SampleKey]bool {
+// Responses lists, of the samples and conditions counted, those whose
+// responses hold the text.
+func (m *SampleMatches) Responses(counted []SampleCounts) map[SampleKey]bool {
 	out := map[SampleKey]bool{}
-	m.responses.each(func(row int64, i int) {
-		out[SampleKey{SampleRow: row, Condition: m.responses.conditions[i]}] = true
-	})
+	for i := range counted {
+		if m.Response(&counted[i]) {
+			out[counted[i].SampleKey] = true
+		}
+	}
 	return out
+}
+
+// add adds what a row of a search's query found: a sample and condition
+// whose response holds the text, or one more result of them lacking it.
+func (m *SampleMatches) add(rows *sql.Rows) error {
+	if m.lacking == nil {
+		return m.responses.add(rows)
+	}
+	var k SampleKey
+	if err := rows.Scan(&k.SampleRow, &k.Condition); err != nil {
+		return err
+	}
+	m.lacking[k]++
+	return nil
+}
+
+// merge adds what o found.
+func (m *SampleMatches) merge(o *SampleMatches) {
+	m.responses.merge(&o.responses)
+	for k, n := range o.lacking {
+		m.lacking[k] += n
+	}
 }
 
 // responseSet is a set of samples under conditions: a bit per sample row
@@ -182,7 +215,11 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // "the" in a 150,000-result run: 500–700 ms
 // when the index checked each candidate (LIKE handed to FTS5, which reads
 // each response by a query of its own), 400 ms through the index's lists,
-// about 200 ms in two parts in id order.
+// about 200 ms in two parts in id order. When the candidates are most of
+// the results, the scan counts the results whose response lacks the text
+// instead, few of them: handing each of 150,000 results found to the
+// search (a row for database/sql, a bit set) was half of the search's CPU
+// (400 → 200 ms for "the").
 const (
 	// qCandidates counts the index's candidates among ids ?2 to ?3.
 	qCandidates       = `SELECT count(*) FROM response_search WHERE response_search MATCH ?1 AND rowid BETWEEN ?2 AND ?3`
@@ -195,14 +232,25 @@ const (
 	// qResponsesScanned reads the results with ids ?2 to ?3.
 	qResponsesScanned = `SELECT sample_id, condition FROM results
 		WHERE id BETWEEN ?2 AND ?3 AND +run_id = ?1 AND response LIKE ?4 ESCAPE '\'`
+	// qResponsesLacking reads the results with ids ?2 to ?3 for those
+	// whose response lacks the text.
+	qResponsesLacking = `SELECT sample_id, condition FROM results
+		WHERE id BETWEEN ?2 AND ?3 AND +run_id = ?1 AND response NOT LIKE ?4 ESCAPE '\'`
+	// qHolding counts the results with ids ?1 to ?2 whose response holds
+	// the text, for a text the index cannot look for.
+	qHolding = `SELECT count(*) FROM results WHERE id BETWEEN ?1 AND ?2 AND response LIKE ?3 ESCAPE '\'`
 	// qNotIndexed counts the results the index lacks, up to ?1: a search only
 	// asks whether they are more than catchUpAt.
 	qNotIndexed = `SELECT count(*) FROM (SELECT 1 FROM results WHERE id > (SELECT indexed_through FROM response_search_state) LIMIT ?1)`
 )
 
 // scanFrom is how many of the index's candidates among n results make a
-// search read the run's results in id order instead; a variable for tests.
-var scanFrom = func(n int) int { return max(n/2, 1) }
+// search read the run's results in id order instead, and lackingFrom how
+// many make it count those lacking the text; variables for tests.
+var (
+	scanFrom    = func(n int) int { return max(n/2, 1) }
+	lackingFrom = func(n int) int { return max(n*3/4, 1) }
+)
 
 // sampleShare is the share of a run's range of ids (one in sampleShare)
 // whose candidates are counted to choose: counting them all cost as much
@@ -225,27 +273,35 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 	}
 	pattern := "%" + likeEscaper.Replace(text) + "%"
 	query := trigramQuery(text)
-	if query == "" {
-		return db.scanResponses(ctx, runID, first, last, pattern, m)
-	}
 	// The candidates among the middle sixteenth of the run's ids, a part
 	// of its results taken as they came: the other runs' results there
-	// count as the run's.
+	// count as the run's. A text the index cannot look for has as many as
+	// the results there that hold it.
 	span := (last - first + 1 + sampleShare - 1) / sampleShare
 	from := first + (last-first+1-span)/2
 	var candidates int
-	if err := db.read.QueryRowContext(ctx, qCandidates, query, from, from+span-1).Scan(&candidates); err != nil {
+	if query == "" {
+		err = db.read.QueryRowContext(ctx, qHolding, from, from+span-1, pattern).Scan(&candidates)
+	} else {
+		err = db.read.QueryRowContext(ctx, qCandidates, query, from, from+span-1).Scan(&candidates)
+	}
+	if err != nil {
 		return fmt.Errorf("search responses: %w", err)
 	}
 	switch {
-	case candidates >= scanFrom(int(span)):
+	case candidates >= lackingFrom(int(span)):
+		m.lacking = map[SampleKey]int{}
+		err = db.readParts(ctx, first, last, m, func(lo, hi int64) (string, []any) {
+			return qResponsesLacking, []any{runID, lo, hi, pattern}
+		})
+	case candidates >= scanFrom(int(span)) || query == "":
 		err = db.scanResponses(ctx, runID, first, last, pattern, m)
 	case candidates*sampleShare >= indexedInParts:
 		err = db.readParts(ctx, first, last, m, func(lo, hi int64) (string, []any) {
 			return qResponsesIndexed, []any{runID, query, lo, hi, pattern}
 		})
 	default:
-		err = eachRow(ctx, db.read, qResponsesIndexed, []any{runID, query, first, last, pattern}, m.responses.add)
+		err = eachRow(ctx, db.read, qResponsesIndexed, []any{runID, query, first, last, pattern}, m.add)
 	}
 	if err != nil {
 		return fmt.Errorf("search responses: %w", err)
@@ -277,12 +333,15 @@ func (db *DB) scanResponses(ctx context.Context, runID, first, last int64, patte
 // as many parts as there are processors, up to four, read at once: a
 // part's reader waits on reads of pages from the OS meanwhile (on two
 // cores, four parts searched 150,000 responses in 248 ms, two in 264) —
-// and adds the samples and conditions found to m.
+// and adds what each found to m.
 func (db *DB) readParts(ctx context.Context, first, last int64, m *SampleMatches, part func(lo, hi int64) (string, []any)) error {
 	parts := int64(min(2*runtime.GOMAXPROCS(0), 4))
-	found := make([]responseSet, parts)
+	found := make([]SampleMatches, parts)
 	for p := range found {
-		found[p].first = m.responses.first
+		found[p].responses.first = m.responses.first
+		if m.lacking != nil {
+			found[p].lacking = map[SampleKey]int{}
+		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	size := (last - first + parts) / parts
@@ -297,7 +356,7 @@ func (db *DB) readParts(ctx context.Context, first, last int64, m *SampleMatches
 		return fmt.Errorf("search responses: %w", err)
 	}
 	for p := range found {
-		m.responses.merge(&found[p])
+		m.merge(&found[p])
 	}
 	return nil
 }

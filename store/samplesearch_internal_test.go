@@ -28,20 +28,25 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 		`a back\slash`, "Ünïcode ÄBC and äbc", "photo synthesis", "", "x"}
 	d, rows := goldenDataset(t, db, len(responses))
 	store := func(db *DB, conditions ...string) *Run {
-		run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: len(rows) * len(conditions)}
+		// Two repetitions: a sample's responses under a condition may hold
+		// a text and lack it.
+		run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 2, TotalTasks: 2 * len(rows) * len(conditions)}
 		for _, c := range conditions {
 			run.Conditions = append(run.Conditions, Condition{Name: c})
 		}
 		if err := db.CreateRun(ctx, run); err != nil {
 			t.Fatal(err)
 		}
-		for i, s := range rows {
-			for k, c := range conditions {
-				r := &Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: 1, Response: responses[(i+k)%len(responses)]}
-				if (i+k)%3 == 0 {
-					r.Error, r.ErrorKind = "agent: timeout after "+r.Response, ErrorTimeout
+		for rep := 1; rep <= 2; rep++ {
+			for i, s := range rows {
+				for k, c := range conditions {
+					at := i + k + 3*(rep-1)
+					r := &Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: rep, Response: responses[at%len(responses)]}
+					if at%3 == 0 {
+						r.Error, r.ErrorKind = "agent: timeout after "+r.Response, ErrorTimeout
+					}
+					saveAt(t, db, r)
 				}
-				saveAt(t, db, r)
 			}
 		}
 		return run
@@ -55,14 +60,17 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 
 	texts := []string{"photosynthesis", "PhotoSynth", "synthesis", "50_50", "50%", "0_5", `k\s`, "äbc", "ÄBC", "ünï",
 		"sugar.", " — ", "is 50", "nothing like it", "ph", `"50`, "photo synthesis makes"}
-	defer func(f func(int) int, parts int) { scanFrom, indexedInParts = f, parts }(scanFrom, indexedInParts)
-	never := func(int) int { return math.MaxInt32 }
+	defer func(f, l func(int) int, parts int) {
+		scanFrom, lackingFrom, indexedInParts = f, l, parts
+	}(scanFrom, lackingFrom, indexedInParts)
+	never, always := func(int) int { return math.MaxInt32 }, func(int) int { return 0 }
 	ways := []struct {
-		name  string
-		from  func(int) int
-		parts int
-	}{{"as chosen", scanFrom, indexedInParts}, {"through the index", never, math.MaxInt32},
-		{"through the index in parts", never, 0}, {"in id order", func(int) int { return 0 }, 0}}
+		name          string
+		from, lacking func(int) int
+		parts         int
+	}{{"as chosen", scanFrom, lackingFrom, indexedInParts}, {"through the index", never, never, math.MaxInt32},
+		{"through the index in parts", never, never, 0}, {"in id order", always, never, 0},
+		{"in id order counting those lacking it", always, always, 0}}
 	check := func(when string, runs ...*Run) {
 		t.Helper()
 		for _, run := range runs {
@@ -90,19 +98,20 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 				if text == "photosynthesis" && len(want) == 0 {
 					t.Errorf("%s, run %d: nothing found: the check cannot fail", when, run.ID)
 				}
+				pairs := counted(t, db, run.ID)
+				for k := range want {
+					if !slices.ContainsFunc(pairs, func(c SampleCounts) bool { return c.SampleKey == k }) {
+						t.Fatalf("%s, run %d: %v has a result and no row in the samples table", when, run.ID, k)
+					}
+				}
 				for _, way := range ways {
-					scanFrom, indexedInParts = way.from, way.parts
+					scanFrom, lackingFrom, indexedInParts = way.from, way.lacking, way.parts
 					got := &SampleMatches{}
 					if err := db.searchResponses(ctx, run.ID, text, got); err != nil {
 						t.Fatal(err)
 					}
-					if !maps.Equal(want, got.Responses()) {
-						t.Errorf("%s, run %d, %q, searched %s: found %v, want %v", when, run.ID, text, way.name, keys(got.Responses()), keys(want))
-					}
-					for k := range want {
-						if !got.Response(k) {
-							t.Errorf("%s, run %d, %q, searched %s: %v is found and not matched", when, run.ID, text, way.name, k)
-						}
+					if found := got.Responses(pairs); !maps.Equal(want, found) {
+						t.Errorf("%s, run %d, %q, searched %s: found %v, want %v", when, run.ID, text, way.name, keys(found), keys(want))
 					}
 				}
 			}
@@ -299,15 +308,15 @@ func TestSearchStartsTheIndexCatchUp(t *testing.T) {
 		t.Fatalf("indexed through %d before any search", n)
 	}
 	m, err := db.SearchSamples(ctx, run.ID, d.ID, "photo")
-	if err != nil || len(m.Responses()) != len(rows) {
-		t.Fatalf("the search found %d responses of %d: %v", len(m.Responses()), len(rows), err)
+	if err != nil || len(m.Responses(counted(t, db, run.ID))) != len(rows) {
+		t.Fatalf("the search found %d responses of %d: %v", len(m.Responses(counted(t, db, run.ID))), len(rows), err)
 	}
 	db.index.wg.Wait() // the catch-up it started
 	if n := through(); n != last {
 		t.Errorf("after the search the index reaches result %d, want %d", n, last)
 	}
-	if m, err = db.SearchSamples(ctx, run.ID, d.ID, "PHOTO"); err != nil || len(m.Responses()) != len(rows) {
-		t.Errorf("through the index the search found %d responses of %d: %v", len(m.Responses()), len(rows), err)
+	if m, err = db.SearchSamples(ctx, run.ID, d.ID, "PHOTO"); err != nil || len(m.Responses(counted(t, db, run.ID))) != len(rows) {
+		t.Errorf("through the index the search found %d responses of %d: %v", len(m.Responses(counted(t, db, run.ID))), len(rows), err)
 	}
 }
 
@@ -365,9 +374,25 @@ func TestSearchFindsAResultUnderAnIdGivenAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (SampleKey{SampleRow: rows[0].ID, Condition: "c"}); !m.Response(want) || len(m.Responses()) != 1 {
-		t.Errorf("the search found %v, want %v", keys(m.Responses()), want)
+	found := m.Responses(counted(t, db, a.ID))
+	if want := (SampleKey{SampleRow: rows[0].ID, Condition: "c"}); !found[want] || len(found) != 1 {
+		t.Errorf("the search found %v, want %v", keys(found), want)
 	}
+}
+
+// counted is what the samples table counts of a run: each sample and
+// condition with its results.
+func counted(t *testing.T, db *DB, runID int64) []SampleCounts {
+	t.Helper()
+	st, err := db.SampleStats(context.Background(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]SampleCounts, len(st.Rows))
+	for i, r := range st.Rows {
+		out[i] = r.SampleCounts
+	}
+	return out
 }
 
 // A set of matches holds what was put in it, whatever the order of the
@@ -389,12 +414,16 @@ func TestResponseSetHoldsWhatIsPut(t *testing.T) {
 	want[SampleKey{64, "x"}] = true
 	a.merge(&b)
 	m := &SampleMatches{responses: a}
-	if got := m.Responses(); !maps.Equal(got, want) {
-		t.Errorf("the set holds %v, want %v", keys(got), keys(want))
+	var pairs []SampleCounts
+	for k := range want {
+		pairs = append(pairs, SampleCounts{SampleKey: k, Results: 1})
 	}
 	for _, k := range []SampleKey{{700, "y"}, {2, "x"}, {9001, "z"}, {64, "w"}, {0, "x"}, {1 << 20, "x"}, {127, "z"}, {126, "z"}} {
-		if m.Response(k) != want[k] {
-			t.Errorf("Response(%v) = %v", k, m.Response(k))
+		if !want[k] {
+			pairs = append(pairs, SampleCounts{SampleKey: k, Results: 1})
 		}
+	}
+	if got := m.Responses(pairs); !maps.Equal(got, want) {
+		t.Errorf("the set holds %v, want %v", keys(got), keys(want))
 	}
 }

@@ -22,6 +22,21 @@ func openTestDB(t testing.TB) *store.DB {
 	return db
 }
 
+// countedPairs is what the samples table counts of a run: each sample and
+// condition with its results.
+func countedPairs(t testing.TB, db *store.DB, runID int64) []store.SampleCounts {
+	t.Helper()
+	st, err := db.SampleStats(context.Background(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]store.SampleCounts, len(st.Rows))
+	for i, r := range st.Rows {
+		out[i] = r.SampleCounts
+	}
+	return out
+}
+
 func testSamples(n int) []store.Sample {
 	var out []store.Sample
 	for i := 1; i <= n; i++ {

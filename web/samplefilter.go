@@ -191,7 +191,7 @@ func (f sampleFilter) keep(r *report.SampleRow, metricAt int, matches *store.Sam
 	case f.Condition != "" && r.Condition != f.Condition,
 		f.Claims && r.Claims == 0,
 		f.Errors && r.Errors+r.JudgeErrors == 0,
-		matches != nil && !matches.Samples[r.SampleRow] && !matches.Response(r.SampleKey):
+		matches != nil && !matches.Samples[r.SampleRow] && !matches.Response(&r.SampleCounts):
 		return false
 	}
 	if below == nil && spread == nil {
