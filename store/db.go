@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -111,6 +112,9 @@ func (db *DB) migrate(ctx context.Context, upTo string) error {
 		return fmt.Errorf("list migrations: %w", err)
 	}
 	sort.Strings(names)
+	if err := db.refuseNewer(ctx, names); err != nil {
+		return err
+	}
 	for _, name := range names {
 		if upTo != "" && strings.TrimPrefix(name, "migrations/")[:len(upTo)] > upTo {
 			break
@@ -118,6 +122,43 @@ func (db *DB) migrate(ctx context.Context, upTo string) error {
 		if err := db.applyMigration(ctx, name); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// ErrNewerDatabase is returned by Open for a database a newer assay has
+// migrated: this one would misread what it stores.
+var ErrNewerDatabase = errors.New("written by a newer assay")
+
+// refuseNewer returns ErrNewerDatabase when the database has a migration
+// this assay does not know, naming it.
+func (db *DB) refuseNewer(ctx context.Context, names []string) error {
+	known := map[string]bool{}
+	for _, name := range names {
+		known[strings.TrimSuffix(strings.TrimPrefix(name, "migrations/"), ".sql")] = true
+	}
+	rows, err := db.write.QueryContext(ctx, `SELECT version FROM schema_migrations ORDER BY version`)
+	if err != nil {
+		return fmt.Errorf("read schema_migrations: %w", err)
+	}
+	defer rows.Close()
+	var unknown []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return fmt.Errorf("read schema_migrations: %w", err)
+		}
+		if !known[v] {
+			unknown = append(unknown, v)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read schema_migrations: %w", err)
+	}
+	if len(unknown) > 0 {
+		last := strings.TrimSuffix(strings.TrimPrefix(names[len(names)-1], "migrations/"), ".sql")
+		return fmt.Errorf("%s: %w (it has migration %s, this assay knows up to %s): open it with that assay or a later one, or restore a backup made before",
+			db.Path, ErrNewerDatabase, strings.Join(unknown, ", "), last)
 	}
 	return nil
 }

@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -185,5 +188,44 @@ func TestVerdictsMigrationKnowsWhatTheirScoresAreOf(t *testing.T) {
 	if v.ScoreID != score || v.Reviewer != "ada" || v.Evaluator != "rubric" || v.Metric != "completeness" || v.Condition != "c2" ||
 		v.SampleRow != rows[2].ID || v.Repetition != 2 || v.Value != 2 {
 		t.Errorf("the verdict after the migration: %+v", v)
+	}
+}
+
+// A database a newer assay has migrated is refused, naming the migration
+// this assay does not know, before this one migrates or writes anything.
+func TestOpenRefusesADatabaseOfANewerAssay(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "assay.db")
+	db, err := open(ctx, path, "0021")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.write.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES ('9999_later', '')`); err != nil {
+		t.Fatal(err)
+	}
+	count := func(q querier) (n int) {
+		t.Helper()
+		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := count(db.read)
+	db.Close()
+
+	if db, err := Open(ctx, path); !errors.Is(err, ErrNewerDatabase) || !strings.Contains(err.Error(), "9999_later") ||
+		!strings.Contains(err.Error(), path) {
+		if db != nil {
+			db.Close()
+		}
+		t.Fatalf("Open: %v, want it refused as written by a newer assay, naming 9999_later and the file", err)
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if n := count(raw); n != before {
+		t.Errorf("the refused database has %d migrations, had %d", n, before)
 	}
 }

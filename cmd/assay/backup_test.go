@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -167,5 +168,34 @@ func TestScheduledBackups(t *testing.T) {
 	}
 	if got := summaryJSON(t, filepath.Join(dir, names[1]), id); got != want {
 		t.Errorf("a scheduled backup's report differs:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// An older assay refuses a database a newer one migrated, saying so,
+// rather than misread it: a backup of it writes nothing.
+func TestCommandsRefuseADatabaseOfANewerAssay(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "assay.db")
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`INSERT INTO schema_migrations (version, applied_at) VALUES ('9999_later', '')`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	to := filepath.Join(dir, "copy.db")
+	var stderr bytes.Buffer
+	code := finish(run(context.Background(), []string{"backup", "--db", path, "--to", to}, io.Discard, &stderr), &stderr)
+	if code == 0 || !strings.Contains(stderr.String(), "written by a newer assay (it has migration 9999_later") {
+		t.Errorf("backup of a newer database: exit %d, printed %q", code, stderr.String())
+	}
+	if _, err := os.Stat(to); !os.IsNotExist(err) {
+		t.Errorf("the refused backup wrote %s (%v)", to, err)
 	}
 }
