@@ -447,6 +447,8 @@ func (r *Report) meanTable(m int, c string) *sampleMeans {
 
 // pairTables lines up, by row id, the samples present in both tables.
 func pairTables(a, b *sampleMeans) (xa, xb []float64) {
+	n := min(len(a.ids), len(b.ids))
+	xa, xb = make([]float64, 0, n), make([]float64, 0, n)
 	for i, k := 0, 0; i < len(a.ids) && k < len(b.ids); {
 		switch {
 		case a.ids[i] < b.ids[k]:
