@@ -215,11 +215,12 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // "the" in a 150,000-result run: 500–700 ms
 // when the index checked each candidate (LIKE handed to FTS5, which reads
 // each response by a query of its own), 400 ms through the index's lists,
-// about 200 ms in two parts in id order. When the candidates are most of
-// the results, the scan counts the results whose response lacks the text
-// instead, few of them: handing each of 150,000 results found to the
-// search (a row for database/sql, a bit set) was half of the search's CPU
-// (400 → 200 ms for "the").
+// about 200 ms in two parts in id order. When most results hold the text
+// (counted in the same part, with LIKE when most are candidates), the
+// scan counts the results whose response lacks it instead, few of them:
+// handing each of 150,000 results found to the search (a row for
+// database/sql, a bit set) was half of the search's CPU (400 → 200 ms for
+// "the").
 const (
 	// qCandidates counts the index's candidates among ids ?2 to ?3.
 	qCandidates       = `SELECT count(*) FROM response_search WHERE response_search MATCH ?1 AND rowid BETWEEN ?2 AND ?3`
@@ -288,8 +289,17 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 	if err != nil {
 		return fmt.Errorf("search responses: %w", err)
 	}
+	// Most results there are candidates: how many hold the text? A text
+	// whose every trigram most responses hold may be in none of them
+	// ("explains the mechanism" where they say "explains the idea").
+	holding := candidates
+	if query != "" && candidates >= lackingFrom(int(span)) {
+		if err := db.read.QueryRowContext(ctx, qHolding, from, from+span-1, pattern).Scan(&holding); err != nil {
+			return fmt.Errorf("search responses: %w", err)
+		}
+	}
 	switch {
-	case candidates >= lackingFrom(int(span)):
+	case holding >= lackingFrom(int(span)):
 		m.lacking = map[SampleKey]int{}
 		err = db.readParts(ctx, first, last, m, func(lo, hi int64) (string, []any) {
 			return qResponsesLacking, []any{runID, lo, hi, pattern}

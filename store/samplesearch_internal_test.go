@@ -320,6 +320,44 @@ func TestSearchStartsTheIndexCatchUp(t *testing.T) {
 	}
 }
 
+// A text in most responses is searched counting the results that lack it;
+// a text whose every trigram most responses hold, and that none holds, is
+// not: it would count every result.
+func TestSearchCountsLackingOnlyWhenMostHoldTheText(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	d, rows := goldenDataset(t, db, 40)
+	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: len(rows), Conditions: []Condition{{Name: "c"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rows {
+		saveAt(t, db, &Result{RunID: run.ID, SampleRow: s.ID, Condition: "c", Repetition: 1,
+			Response: "It explains the idea, then the mechanism of " + s.SampleID})
+	}
+	if _, err := db.IndexResponses(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pairs := counted(t, db, run.ID)
+	for _, c := range []struct {
+		text    string
+		lacking bool
+		found   int
+	}{{"explains the idea", true, len(rows)}, {"explains the mechanism", false, 0}, {"ID", true, len(rows)}} {
+		m := &SampleMatches{}
+		if err := db.searchResponses(ctx, run.ID, c.text, m); err != nil {
+			t.Fatal(err)
+		}
+		if (m.lacking != nil) != c.lacking || len(m.Responses(pairs)) != c.found {
+			t.Errorf("%q: counting those lacking it %v, found %d; want %v, %d", c.text, m.lacking != nil, len(m.Responses(pairs)), c.lacking, c.found)
+		}
+	}
+}
+
 // A run's results are read between its first and last result ids: a
 // result stored under a lower id than its run's first (once failed results
 // are cleared, the highest ids are given again) is found all the same.
