@@ -40,13 +40,14 @@ func (s *Server) apiRuns(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	list, err := s.db.RunList(ctx)
+	var list []store.RunSummary
+	if limit > 0 {
+		list, err = s.db.RunPage(ctx, offset, limit)
+	} else if list, err = s.db.RunList(ctx); err == nil {
+		list = list[min(offset, len(list)):]
+	}
 	if err != nil {
 		return err
-	}
-	list = list[min(offset, len(list)):]
-	if limit > 0 {
-		list = list[:min(limit, len(list))]
 	}
 	if err := s.db.NameConditions(ctx, list); err != nil {
 		return err

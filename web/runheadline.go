@@ -105,7 +105,7 @@ func (s *Server) headlineOf(ctx context.Context, run *store.Run) (*headline, err
 
 // matchesRun reports whether a run is found by a search of the runs list:
 // every word of q in its name, tags, note, dataset or conditions.
-func matchesRun(r store.RunSummary, q string) bool {
+func matchesRun(r store.RunText, q string) bool {
 	var hay []string
 	hay = append(hay, r.Name, r.Note, r.DatasetName, fmt.Sprintf("#%d", r.ID))
 	hay = append(hay, r.Tags...)
