@@ -95,7 +95,7 @@ func TestRunsAPIPages(t *testing.T) {
 
 // manyRuns stores n completed runs of a one-question dataset, named
 // nightly-001 on, each under baseline and a condition of its own.
-func manyRuns(t *testing.T, db *store.DB, n int) {
+func manyRuns(t testing.TB, db *store.DB, n int) {
 	t.Helper()
 	ctx := context.Background()
 	ds, _, err := ingest.Import(ctx, db, []byte(`{"question": "What is 2 + 2?", "answer": "4"}`+"\n"), ingest.Options{Filename: "qa.jsonl"}, "qa")
