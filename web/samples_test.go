@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -148,6 +149,38 @@ func TestSamplesFilters(t *testing.T) {
 				t.Errorf("no empty message: %q", text(doc, "main"))
 			}
 		})
+	}
+}
+
+// A search for a text most responses hold finds the rows one of whose
+// responses holds it, with the other repetitions lacking it or failed.
+func TestSamplesSearchOfATextMostResponsesHold(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	data := jsonl(
+		map[string]any{"id": "q1", "question": "How much of it is left?", "answer": "Half"},
+		map[string]any{"id": "q2", "question": "Who wrote Hamlet?", "answer": "Shakespeare"},
+		map[string]any{"id": "q3", "question": "What is 6 x 7?", "answer": "42"},
+		map[string]any{"id": "q4", "question": "Where is the Eiffel Tower?", "answer": "Paris"},
+	)
+	sr := storeRun(t, db, "four.jsonl", data, []string{"baseline", "tools"}, 3, func(s store.Sample, cond string, rep int) store.Result {
+		switch {
+		case s.SampleID == "q2" && cond == "baseline":
+			return answered("Marlowe, probably.", rubric(1, 1, 1))
+		case s.SampleID == "q4" && cond == "baseline" && rep == 2:
+			return answered("Paris.", rubric(5, 5, 5))
+		case s.SampleID == "q3" && cond == "tools" && rep != 3:
+			return store.Result{Error: "agent: 500 Internal Server Error after 3 attempts", Attempts: 3}
+		}
+		return answered("The answer is "+s.Reference+".", rubric(4, 4, 4))
+	})
+	// The response index has caught up, as it has with a large run once searched.
+	if _, err := db.IndexResponses(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, doc := b.get(samplesPath(sr, "?q=the+ANSWER+is"))
+	want := []string{"q1/baseline", "q1/tools", "q2/tools", "q3/baseline", "q3/tools", "q4/baseline", "q4/tools"}
+	if got := tableRows(doc); !slices.Equal(got, want) {
+		t.Errorf("rows %v, want %v", got, want)
 	}
 }
 
