@@ -251,6 +251,8 @@ const (
 var (
 	scanFrom    = func(n int) int { return max(n/2, 1) }
 	lackingFrom = func(n int) int { return max(n*3/4, 1) }
+	// scanWhereUnindexed: tests read an unindexed run through the index too.
+	scanWhereUnindexed = true
 )
 
 // sampleShare is the share of a run's range of ids (one in sampleShare)
@@ -276,15 +278,22 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 	query := trigramQuery(text)
 	// The candidates among the middle sixteenth of the run's ids, a part
 	// of its results taken as they came: the other runs' results there
-	// count as the run's. A text the index cannot look for has as many as
-	// the results there that hold it.
+	// count as the run's. Where the index cannot look for the text, or
+	// has not reached that part (a run just finished: the index catches up
+	// once searched), they are the results there that hold it, and the
+	// run is scanned.
 	span := (last - first + 1 + sampleShare - 1) / sampleShare
 	from := first + (last-first+1-span)/2
+	var through int64
+	if err := db.read.QueryRowContext(ctx, `SELECT indexed_through FROM response_search_state`).Scan(&through); err != nil {
+		return fmt.Errorf("search responses: %w", err)
+	}
+	useIndex := query != "" && (through >= from+span-1 || !scanWhereUnindexed)
 	var candidates int
-	if query == "" {
-		err = db.read.QueryRowContext(ctx, qHolding, from, from+span-1, pattern).Scan(&candidates)
-	} else {
+	if useIndex {
 		err = db.read.QueryRowContext(ctx, qCandidates, query, from, from+span-1).Scan(&candidates)
+	} else {
+		err = db.read.QueryRowContext(ctx, qHolding, from, from+span-1, pattern).Scan(&candidates)
 	}
 	if err != nil {
 		return fmt.Errorf("search responses: %w", err)
@@ -293,7 +302,7 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 	// whose every trigram most responses hold may be in none of them
 	// ("explains the mechanism" where they say "explains the idea").
 	holding := candidates
-	if query != "" && candidates >= lackingFrom(int(span)) {
+	if useIndex && candidates >= lackingFrom(int(span)) {
 		if err := db.read.QueryRowContext(ctx, qHolding, from, from+span-1, pattern).Scan(&holding); err != nil {
 			return fmt.Errorf("search responses: %w", err)
 		}
@@ -304,7 +313,7 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 		err = db.readParts(ctx, first, last, m, func(lo, hi int64) (string, []any) {
 			return qResponsesLacking, []any{runID, lo, hi, pattern}
 		})
-	case candidates >= scanFrom(int(span)) || query == "":
+	case candidates >= scanFrom(int(span)) || !useIndex:
 		err = db.scanResponses(ctx, runID, first, last, pattern, m)
 	case candidates*sampleShare >= indexedInParts:
 		err = db.readParts(ctx, first, last, m, func(lo, hi int64) (string, []any) {

@@ -61,16 +61,17 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 	texts := []string{"photosynthesis", "PhotoSynth", "synthesis", "50_50", "50%", "0_5", `k\s`, "äbc", "ÄBC", "ünï",
 		"sugar.", " — ", "is 50", "nothing like it", "ph", `"50`, "photo synthesis makes"}
 	defer func(f, l func(int) int, parts int) {
-		scanFrom, lackingFrom, indexedInParts = f, l, parts
+		scanFrom, lackingFrom, indexedInParts, scanWhereUnindexed = f, l, parts, true
 	}(scanFrom, lackingFrom, indexedInParts)
 	never, always := func(int) int { return math.MaxInt32 }, func(int) int { return 0 }
 	ways := []struct {
 		name          string
 		from, lacking func(int) int
 		parts         int
-	}{{"as chosen", scanFrom, lackingFrom, indexedInParts}, {"through the index", never, never, math.MaxInt32},
-		{"through the index in parts", never, never, 0}, {"in id order", always, never, 0},
-		{"in id order counting those lacking it", always, always, 0}}
+		scanUnindexed bool
+	}{{"as chosen", scanFrom, lackingFrom, indexedInParts, true}, {"through the index", never, never, math.MaxInt32, false},
+		{"through the index in parts", never, never, 0, false}, {"in id order", always, never, 0, true},
+		{"in id order counting those lacking it", always, always, 0, true}}
 	check := func(when string, runs ...*Run) {
 		t.Helper()
 		for _, run := range runs {
@@ -105,7 +106,7 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 					}
 				}
 				for _, way := range ways {
-					scanFrom, lackingFrom, indexedInParts = way.from, way.lacking, way.parts
+					scanFrom, lackingFrom, indexedInParts, scanWhereUnindexed = way.from, way.lacking, way.parts, way.scanUnindexed
 					got := &SampleMatches{}
 					if err := db.searchResponses(ctx, run.ID, text, got); err != nil {
 						t.Fatal(err)
@@ -322,7 +323,8 @@ func TestSearchStartsTheIndexCatchUp(t *testing.T) {
 
 // A text in most responses is searched counting the results that lack it;
 // a text whose every trigram most responses hold, and that none holds, is
-// not: it would count every result.
+// not: it would count every result. So whether the index has reached the
+// run or not.
 func TestSearchCountsLackingOnlyWhenMostHoldTheText(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
@@ -339,21 +341,25 @@ func TestSearchCountsLackingOnlyWhenMostHoldTheText(t *testing.T) {
 		saveAt(t, db, &Result{RunID: run.ID, SampleRow: s.ID, Condition: "c", Repetition: 1,
 			Response: "It explains the idea, then the mechanism of " + s.SampleID})
 	}
-	if _, err := db.IndexResponses(ctx); err != nil {
-		t.Fatal(err)
-	}
 	pairs := counted(t, db, run.ID)
-	for _, c := range []struct {
-		text    string
-		lacking bool
-		found   int
-	}{{"explains the idea", true, len(rows)}, {"explains the mechanism", false, 0}, {"ID", true, len(rows)}} {
-		m := &SampleMatches{}
-		if err := db.searchResponses(ctx, run.ID, c.text, m); err != nil {
-			t.Fatal(err)
+	for _, when := range []string{"not indexed", "indexed"} {
+		if when == "indexed" {
+			if _, err := db.IndexResponses(ctx); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if (m.lacking != nil) != c.lacking || len(m.Responses(pairs)) != c.found {
-			t.Errorf("%q: counting those lacking it %v, found %d; want %v, %d", c.text, m.lacking != nil, len(m.Responses(pairs)), c.lacking, c.found)
+		for _, c := range []struct {
+			text    string
+			lacking bool
+			found   int
+		}{{"explains the idea", true, len(rows)}, {"explains the mechanism", false, 0}, {"ID", true, len(rows)}} {
+			m := &SampleMatches{}
+			if err := db.searchResponses(ctx, run.ID, c.text, m); err != nil {
+				t.Fatal(err)
+			}
+			if (m.lacking != nil) != c.lacking || len(m.Responses(pairs)) != c.found {
+				t.Errorf("%s, %q: counting those lacking it %v, found %d; want %v, %d", when, c.text, m.lacking != nil, len(m.Responses(pairs)), c.lacking, c.found)
+			}
 		}
 	}
 }
