@@ -34,6 +34,7 @@ const topErrorsShown = 5
 // read from its aggregates in one snapshot: one row per sample and
 // condition and one per condition, however many repetitions and judges.
 func (db *DB) ReportData(ctx context.Context, runID int64) (*ReportData, error) {
+	defer db.index.waitedFor()()
 	tx, err := db.beginRead(ctx)
 	if err != nil {
 		return nil, err

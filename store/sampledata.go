@@ -66,6 +66,7 @@ type SampleStats struct {
 // running, two parts may be read a few results apart, each row whole. The
 // samples' places in their dataset, which never change, are read beside.
 func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error) {
+	defer db.index.waitedFor()()
 	var places map[int64]samplePlace
 	var placesErr error
 	read := make(chan struct{})

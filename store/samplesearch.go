@@ -172,6 +172,7 @@ func (s *responseSet) merge(o *responseSet) {
 // SearchSamples finds text, ignoring ASCII case, in the input and reference of
 // a run's samples and in the run's responses.
 func (db *DB) SearchSamples(ctx context.Context, runID, datasetID int64, text string) (*SampleMatches, error) {
+	defer db.index.waitedFor()()
 	pattern := "%" + likeEscaper.Replace(text) + "%"
 	m := &SampleMatches{Samples: map[int64]bool{}}
 	// The dataset's first sample row, where the matches' bits start.

@@ -308,16 +308,48 @@ func TestSearchStartsTheIndexCatchUp(t *testing.T) {
 	if n := through(); n != 0 {
 		t.Fatalf("indexed through %d before any search", n)
 	}
+	report := db.index.waitedFor() // a report computed meanwhile: the catch-up waits for it
 	m, err := db.SearchSamples(ctx, run.ID, d.ID, "photo")
 	if err != nil || len(m.Responses(counted(t, db, run.ID))) != len(rows) {
 		t.Fatalf("the search found %d responses of %d: %v", len(m.Responses(counted(t, db, run.ID))), len(rows), err)
 	}
+	report()
 	db.index.wg.Wait() // the catch-up it started
 	if n := through(); n != last {
 		t.Errorf("after the search the index reaches result %d, want %d", n, last)
 	}
 	if m, err = db.SearchSamples(ctx, run.ID, d.ID, "PHOTO"); err != nil || len(m.Responses(counted(t, db, run.ID))) != len(rows) {
 		t.Errorf("through the index the search found %d responses of %d: %v", len(m.Responses(counted(t, db, run.ID))), len(rows), err)
+	}
+}
+
+// The catch-up goes on between the reads a person waits for: with none
+// under way it goes on at once; with two, one of them done, it waits.
+func TestCatchUpWaitsForTheReadsWaitedFor(t *testing.T) {
+	s := newSearchIndexer()
+	idle := func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		select {
+		case <-s.idle:
+			return true
+		default:
+			return false
+		}
+	}
+	if !idle() || s.waitIdle(context.Background()) != nil {
+		t.Fatal("the catch-up waits with no read under way")
+	}
+	report, search := s.waitedFor(), s.waitedFor()
+	report()
+	stopped, stop := context.WithCancel(context.Background())
+	stop()
+	if idle() || s.waitIdle(stopped) == nil {
+		t.Error("the catch-up goes on while a search is under way")
+	}
+	search()
+	if !idle() || s.waitIdle(context.Background()) != nil {
+		t.Error("the catch-up waits once the reads are done")
 	}
 }
 
