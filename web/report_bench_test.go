@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -80,7 +81,7 @@ func BenchmarkReportJudgeRepetitions(b *testing.B) {
 // sample page < 20 ms, a progress poll < 5 ms; and the runs list beside it;
 // and the report and samples table as Chromium loads them.
 func BenchmarkReport150k(b *testing.B) {
-	db, run, sample := buildRunOf(b, 10000, 1)
+	db, run, sample := buildRunOf(b, 10000, 1, "step by step", "photosynthesis", "not certain")
 	s, err := web.New(db, web.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)
@@ -263,8 +264,11 @@ func buildLargeRun(b *testing.B, judgeReps int) (*store.DB, int64, int64) {
 	return buildRunOf(b, benchSamples, judgeReps)
 }
 
-// buildRunOf is buildLargeRun with samples samples.
-func buildRunOf(b *testing.B, benchSamples, judgeReps int) (*store.DB, int64, int64) {
+// buildRunOf is buildLargeRun with samples samples. The searches given are
+// timed on a fresh server before the response index has reached the run,
+// as on a run just finished: the samples table first, then each search,
+// the first of which starts the index's catch-up.
+func buildRunOf(b *testing.B, benchSamples, judgeReps int, searches ...string) (*store.DB, int64, int64) {
 	b.Helper()
 	start := time.Now()
 	path := filepath.Join(b.TempDir(), "assay.db")
@@ -295,6 +299,20 @@ func buildRunOf(b *testing.B, benchSamples, judgeReps int) (*store.DB, int64, in
 		b.Fatal(err)
 	}
 	built := time.Since(start)
+	if len(searches) > 0 {
+		s, err := web.New(db, web.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			b.Fatal(err)
+		}
+		table := fmt.Sprintf("/runs/%d/samples", sr.Run.ID)
+		serve(b, s.Handler(), table)
+		for _, q := range searches {
+			path := table + "?q=" + url.QueryEscape(q)
+			start := time.Now()
+			serve(b, s.Handler(), path)
+			fmt.Printf("%-58s %6.1f ms before the response index reaches the run\n", path, ms(time.Since(start)))
+		}
+	}
 	// What a server does in the background once a search meets the results
 	// the response index lacks.
 	start = time.Now()
