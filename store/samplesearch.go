@@ -239,7 +239,7 @@ const (
 	qResponsesLacking = `SELECT sample_id, condition FROM results
 		WHERE id BETWEEN ?2 AND ?3 AND +run_id = ?1 AND response NOT LIKE ?4 ESCAPE '\'`
 	// qHolding counts the results with ids ?1 to ?2 whose response holds
-	// the text, for a text the index cannot look for.
+	// the text.
 	qHolding = `SELECT count(*) FROM results WHERE id BETWEEN ?1 AND ?2 AND response LIKE ?3 ESCAPE '\'`
 	// qNotIndexed counts the results the index lacks, up to ?1: a search only
 	// asks whether they are more than catchUpAt.
