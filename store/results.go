@@ -95,39 +95,26 @@ func insertJudgement(ctx context.Context, tx writer, r *Result, j *Judgement) er
 
 // insertScores stores a judgement's scores with one statement, and gives
 // each its id. A statement per score cost its binding, stepping and reset
-// each time.
+// each time. The rows take ids one after another in the statement's
+// order, as SQLite gives a new row of a table keyed by an INTEGER PRIMARY
+// KEY one more than the largest: the last one's id names them all.
+// Returning each id cost a query's rows and a map.
 func insertScores(ctx context.Context, tx writer, r *Result, judgement int64, scores []Score) error {
 	args := make([]any, 0, 6*len(scores))
 	for i := range scores {
 		s := &scores[i]
 		args = append(args, judgement, r.ID, r.RunID, s.Metric, s.Value, s.Reasoning)
 	}
-	st, err := tx.stmt(ctx, qInsertScores[len(scores)-1])
-	if err != nil {
-		return err
-	}
-	rows, err := st.QueryContext(ctx, args...)
+	res, err := tx.exec(ctx, qInsertScores[len(scores)-1], args...)
 	if err != nil {
 		return fmt.Errorf("insert scores: %w", err)
 	}
-	defer rows.Close()
-	ids := make(map[string]int64, len(scores))
-	for rows.Next() {
-		var id int64
-		var metric string
-		if err := rows.Scan(&id, &metric); err != nil {
-			return fmt.Errorf("insert scores: %w", err)
-		}
-		ids[metric] = id
-	}
-	if err := rows.Err(); err != nil {
+	last, err := res.LastInsertId()
+	if err != nil {
 		return fmt.Errorf("insert scores: %w", err)
 	}
 	for i := range scores {
-		var ok bool
-		if scores[i].ID, ok = ids[scores[i].Metric]; !ok {
-			return fmt.Errorf("insert score %s: no id returned", scores[i].Metric)
-		}
+		scores[i].ID = last - int64(len(scores)-1-i)
 	}
 	return nil
 }
@@ -349,13 +336,12 @@ const qInsertJudgement = `INSERT INTO judgements (result_id, run_id, evaluator, 
 		error_kind, attempts, raw, detail, unverified_claims, tokens_in, tokens_out, cost_usd, latency_ms)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-// qInsertScores[n-1] inserts n scores of one judgement and returns each
-// one's id by its metric (a judgement's metrics are unique).
+// qInsertScores[n-1] inserts n scores of one judgement.
 var qInsertScores = func() []string {
 	out := make([]string, 8)
 	for n := range out {
 		out[n] = `INSERT INTO scores (judgement_id, result_id, run_id, metric, value, reasoning) VALUES ` +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?), ", n+1), ", ") + ` RETURNING id, metric`
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?), ", n+1), ", ")
 	}
 	return out
 }()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"assay/store"
@@ -224,5 +225,67 @@ func TestErrorKeepsItsCauseApartFromItsMessage(t *testing.T) {
 	}
 	if !errors.Is(err, os.ErrPermission) || !strings.Contains(err.Error(), "/secret/path") {
 		t.Errorf("the cause is lost: %v", err)
+	}
+}
+
+// The ids SaveResult gives a result's scores are those they are stored
+// under, score by score, when results of several judgements and judges
+// are saved at once and share a transaction.
+func TestSavedScoresKnowTheirIDs(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	d := &store.Dataset{Name: "d", Kind: store.KindQA, SHA256: "ids", Format: "jsonl"}
+	if _, err := db.CreateDataset(ctx, d, testSamples(24)); err != nil {
+		t.Fatal(err)
+	}
+	samples, _ := db.Samples(ctx, d.ID, 0, 0)
+	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: len(samples), Conditions: []store.Condition{{Name: "c"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	saved := make([]*store.Result, len(samples))
+	var wg sync.WaitGroup
+	for i, s := range samples {
+		scores := func(metrics ...string) []store.Score {
+			var out []store.Score
+			for k, m := range metrics {
+				out = append(out, store.Score{Metric: m, Value: float64((i+k)%5 + 1), Reasoning: fmt.Sprintf("%s of %s", m, s.SampleID)})
+			}
+			return out
+		}
+		saved[i] = &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: "c", Repetition: 1, Response: "r", Judgements: []store.Judgement{
+			{Evaluator: "rubric", Scores: scores("factual_adherence", "completeness", "helpfulness_and_clarity")},
+			{Evaluator: "rubric", JudgeIndex: 1, Judge: "second", Scores: scores("factual_adherence", "completeness", "helpfulness_and_clarity")},
+			{Evaluator: "exact_match", Scores: scores("exact_match")}}}
+		wg.Go(func() {
+			if _, err := db.SaveResult(ctx, saved[i]); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	stored, err := db.Results(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[int64]store.Score{}
+	for _, r := range stored {
+		for _, j := range r.Judgements {
+			for _, s := range j.Scores {
+				byID[s.ID] = s
+			}
+		}
+	}
+	if len(byID) != 7*len(samples) {
+		t.Fatalf("%d scores stored, want %d", len(byID), 7*len(samples))
+	}
+	for _, r := range saved {
+		for _, j := range r.Judgements {
+			for _, s := range j.Scores {
+				if got, ok := byID[s.ID]; !ok || got.Metric != s.Metric || got.Reasoning != s.Reasoning || got.Value != s.Value {
+					t.Errorf("score %d (%s, %q) is stored as %+v", s.ID, s.Metric, s.Reasoning, got)
+				}
+			}
+		}
 	}
 }
