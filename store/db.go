@@ -126,6 +126,12 @@ func (db *DB) migrate(ctx context.Context, upTo string) error {
 	return nil
 }
 
+// migrationVersion is the version a migration file records: its name
+// without folder or extension ("0023_response_search").
+func migrationVersion(name string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(name, "migrations/"), ".sql")
+}
+
 // ErrNewerDatabase is returned by Open for a database a newer assay has
 // migrated: this one would misread what it stores.
 var ErrNewerDatabase = errors.New("written by a newer assay")
@@ -135,7 +141,7 @@ var ErrNewerDatabase = errors.New("written by a newer assay")
 func (db *DB) refuseNewer(ctx context.Context, names []string) error {
 	known := map[string]bool{}
 	for _, name := range names {
-		known[strings.TrimSuffix(strings.TrimPrefix(name, "migrations/"), ".sql")] = true
+		known[migrationVersion(name)] = true
 	}
 	rows, err := db.write.QueryContext(ctx, `SELECT version FROM schema_migrations ORDER BY version`)
 	if err != nil {
@@ -156,7 +162,7 @@ func (db *DB) refuseNewer(ctx context.Context, names []string) error {
 		return fmt.Errorf("read schema_migrations: %w", err)
 	}
 	if len(unknown) > 0 {
-		last := strings.TrimSuffix(strings.TrimPrefix(names[len(names)-1], "migrations/"), ".sql")
+		last := migrationVersion(names[len(names)-1])
 		return fmt.Errorf("%s: %w (it has migration %s, this assay knows up to %s): open it with that assay or a later one, or restore a backup made before",
 			db.Path, ErrNewerDatabase, strings.Join(unknown, ", "), last)
 	}
@@ -169,7 +175,7 @@ func (db *DB) refuseNewer(ctx context.Context, names []string) error {
 // tables refer to, and dropping the old one must delete nothing. The keys
 // are checked before it commits, then turned on again.
 func (db *DB) applyMigration(ctx context.Context, name string) error {
-	version := strings.TrimSuffix(strings.TrimPrefix(name, "migrations/"), ".sql")
+	version := migrationVersion(name)
 	body, err := migrations.ReadFile(name)
 	if err != nil {
 		return fmt.Errorf("migration %s: %w", version, err)

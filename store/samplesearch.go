@@ -241,9 +241,9 @@ const (
 	// qHolding counts the results with ids ?1 to ?2 whose response holds
 	// the text.
 	qHolding = `SELECT count(*) FROM results WHERE id BETWEEN ?1 AND ?2 AND response LIKE ?3 ESCAPE '\'`
-	// qNotIndexed counts the results the index lacks, up to ?1: a search only
-	// asks whether they are more than catchUpAt.
-	qNotIndexed = `SELECT count(*) FROM (SELECT 1 FROM results WHERE id > (SELECT indexed_through FROM response_search_state) LIMIT ?1)`
+	// qNotIndexed counts the results past id ?1 (the index's end), up to
+	// ?2: a search only asks whether they are more than catchUpAt.
+	qNotIndexed = `SELECT count(*) FROM (SELECT 1 FROM results WHERE id > ?1 LIMIT ?2)`
 )
 
 // scanFrom is how many of the index's candidates among n results make a
@@ -327,7 +327,7 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 		return fmt.Errorf("search responses: %w", err)
 	}
 	var lacking int
-	if err := db.read.QueryRowContext(ctx, qNotIndexed, catchUpAt+1).Scan(&lacking); err != nil {
+	if err := db.read.QueryRowContext(ctx, qNotIndexed, through, catchUpAt+1).Scan(&lacking); err != nil {
 		return fmt.Errorf("search responses: %w", err)
 	}
 	if lacking > catchUpAt {
