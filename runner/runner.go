@@ -29,6 +29,10 @@ type Options struct {
 	// Program names this process in the leases of the runs it executes,
 	// for whoever finds a run held: "assay serve", "assay run".
 	Program string
+	// IndexWhenIdle brings the response index up to date when the last
+	// run executing in the background ends (assay serve: its searches
+	// then find the run indexed); a foreground run leaves it to them.
+	IndexWhenIdle bool
 }
 
 // Manager owns the runs executing in this process: it starts, cancels and
@@ -101,12 +105,16 @@ func (m *Manager) register(id int64, cancel context.CancelFunc) (*handle, bool, 
 	return h, true, nil
 }
 
-func (m *Manager) unregister(id int64, h *handle) {
+// unregister marks a run as no longer executing here and says whether it
+// was the last.
+func (m *Manager) unregister(id int64, h *handle) (last bool) {
 	m.mu.Lock()
 	delete(m.active, id)
+	last = len(m.active) == 0
 	m.mu.Unlock()
 	close(h.done)
 	m.wg.Done()
+	return last
 }
 
 // Active reports whether a run is executing in this process.
@@ -127,14 +135,20 @@ func (m *Manager) Start(id int64) error {
 		return err
 	}
 	go func() {
-		defer m.unregister(id, h)
-		defer cancel()
 		_, err := m.execute(ctx, id, h)
+		cancel()
 		switch {
 		case store.ErrorCode(err) == store.ECONFLICT:
 			m.log.Debug("run left alone", "run_id", id, "reason", store.ErrorMessage(err))
 		case err != nil:
 			m.log.Error("run failed", "run_id", id, "err", err)
+		}
+		if m.unregister(id, h) && m.opts.IndexWhenIdle {
+			// Indexing its results while other runs execute would take
+			// a core from them; the last to end does it.
+			if err := m.db.CatchUpIndex(m.base); err != nil && m.base.Err() == nil {
+				m.log.Warn(err.Error())
+			}
 		}
 	}()
 	return nil

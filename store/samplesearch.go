@@ -326,12 +326,8 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 	if err != nil {
 		return fmt.Errorf("search responses: %w", err)
 	}
-	var lacking int
-	if err := db.read.QueryRowContext(ctx, qNotIndexed, through, catchUpAt+1).Scan(&lacking); err != nil {
+	if err := db.catchUpPast(ctx, through); err != nil {
 		return fmt.Errorf("search responses: %w", err)
-	}
-	if lacking > catchUpAt {
-		db.startIndexing()
 	}
 	return nil
 }

@@ -97,6 +97,36 @@ func (db *DB) startIndexing() {
 	})
 }
 
+// CatchUpIndex starts the response index's catch-up in the background
+// when more than catchUpAt results are past it. assay serve calls it as it
+// starts and when its last run ends, so that a person's searches find the
+// index whole, where the first search of a run the index has not reached
+// started it and the searches after met it under way (at 150,000 results,
+// 8–9 s of one core: searches of 175–390 ms instead of 100–170).
+func (db *DB) CatchUpIndex(ctx context.Context) error {
+	var through int64
+	if err := db.read.QueryRowContext(ctx, `SELECT indexed_through FROM response_search_state`).Scan(&through); err != nil {
+		return fmt.Errorf("response index: %w", err)
+	}
+	if err := db.catchUpPast(ctx, through); err != nil {
+		return fmt.Errorf("response index: %w", err)
+	}
+	return nil
+}
+
+// catchUpPast starts the catch-up when more than catchUpAt results are
+// past through, the index's end.
+func (db *DB) catchUpPast(ctx context.Context, through int64) error {
+	var lacking int
+	if err := db.read.QueryRowContext(ctx, qNotIndexed, through, catchUpAt+1).Scan(&lacking); err != nil {
+		return err
+	}
+	if lacking > catchUpAt {
+		db.startIndexing()
+	}
+	return nil
+}
+
 // stopIndexing stops the catch-up and waits for it.
 func (db *DB) stopIndexing() {
 	s := db.index

@@ -56,7 +56,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer db.Close()
-	runs := runner.New(db, runner.Options{Logger: logger, Program: "assay serve"})
+	runs := runner.New(db, runner.Options{Logger: logger, Program: "assay serve", IndexWhenIdle: true})
 	srv, err := web.New(db, web.Config{
 		Addr:               *addr,
 		Token:              *token,
@@ -81,6 +81,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	resumed, err := runs.ResumeUnfinished(ctx)
 	if err != nil {
 		return err
+	}
+	if len(resumed) == 0 {
+		// Runs made by assay run are indexed for search now, not at the
+		// first search of each (the last of resumed runs to end does it).
+		if err := db.CatchUpIndex(ctx); err != nil {
+			logger.Warn(err.Error())
+		}
 	}
 	runs.Adopt(leaseCheck)
 	if *backupEvery > 0 {
