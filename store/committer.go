@@ -10,8 +10,7 @@ import (
 
 // Results and pending work are written by a committer: the writes that
 // arrive while a transaction commits are committed together in the next,
-// each under a savepoint of its own, so that one that fails leaves the
-// others stored. A caller returns once its write is committed, or failed:
+// so that one that fails leaves the others stored (commitBatch). A caller returns once its write is committed, or failed:
 // a task is counted done only when its result is durable, as before, but
 // concurrent tasks share the cost of a commit (a fifth of the engine's CPU
 // when each result committed alone).
@@ -132,17 +131,16 @@ func (c *committer) gather(batch []*write) []*write {
 	return batch
 }
 
-// commitBatch runs each write under its own savepoint, commits, and tells
-// each caller how its write went.
+// commitBatch commits the batch's writes and tells each caller how its
+// write went. A write fails rarely (a full disk, a cancelled caller, a
+// constraint), so the batch is first run whole; only when one of its
+// writes fails is the transaction rolled back and the batch run again,
+// each write under a savepoint of its own, so that the failing one leaves
+// the others stored. Savepoints around every write cost a tenth of the
+// store's part of a result: SQLite copies each page a write touches, the
+// first time in its savepoint, to be able to undo that write alone.
 func (db *DB) commitBatch(batch []*write) {
 	errs := make([]error, len(batch))
-	fail := func(err error) {
-		for i := range errs {
-			if errs[i] == nil {
-				errs[i] = err
-			}
-		}
-	}
 	defer func() {
 		for i, w := range batch {
 			if w.kept != nil {
@@ -152,23 +150,61 @@ func (db *DB) commitBatch(batch []*write) {
 			w.done <- errs[i]
 		}
 	}()
+	if db.commitWhole(batch, errs) {
+		return
+	}
+	clear(errs)
+	db.commitApart(batch, errs)
+}
+
+// take says whether the committer writes one: not a kept part dropped
+// because its task's result came first.
+func (one *write) take() bool {
+	return one.kept == nil || one.kept.state.CompareAndSwap(partQueued, partWriting) ||
+		one.kept.state.Load() == partWriting // taken by a first try of its batch
+}
+
+// commitWhole runs the batch's writes in one transaction and commits it;
+// false, with nothing written, when one of several writes failed.
+func (db *DB) commitWhole(batch []*write, errs []error) bool {
 	tx, err := db.beginWrite(context.Background())
 	if err != nil {
-		fail(err)
+		fill(errs, err)
+		return true
+	}
+	defer tx.Rollback()
+	w := db.writer(tx)
+	for i, one := range batch {
+		if errs[i] = one.ctx.Err(); errs[i] != nil || !one.take() {
+			continue
+		}
+		if errs[i] = one.do(one.ctx, w); errs[i] != nil {
+			return len(batch) == 1
+		}
+		w.totals.keep()
+	}
+	if err := w.commit(context.Background()); err != nil {
+		fill(errs, fmt.Errorf("commit: %w", err))
+	}
+	return true
+}
+
+// commitApart runs each write of the batch under its own savepoint and
+// commits what succeeded.
+func (db *DB) commitApart(batch []*write, errs []error) {
+	tx, err := db.beginWrite(context.Background())
+	if err != nil {
+		fill(errs, err)
 		return
 	}
 	defer tx.Rollback()
 	w := db.writer(tx)
 	for i, one := range batch {
-		if err := one.ctx.Err(); err != nil {
-			errs[i] = err
+		if errs[i] = one.ctx.Err(); errs[i] != nil || !one.take() {
 			continue
 		}
-		if one.kept != nil && !one.kept.state.CompareAndSwap(partQueued, partWriting) {
-			continue // dropped: its task's result came first
-		}
 		if _, err := w.exec(one.ctx, qSavepoint); err != nil {
-			fail(fmt.Errorf("savepoint: %w", err))
+			fill(errs, fmt.Errorf("savepoint: %w", err))
 			return
 		}
 		if errs[i] = one.do(one.ctx, w); errs[i] != nil {
@@ -176,18 +212,27 @@ func (db *DB) commitBatch(batch []*write) {
 			if _, err := w.exec(context.Background(), qRollbackTo); err != nil {
 				// SQLite rolled the whole transaction back on that error (a
 				// full disk, say): every write of the batch is undone by it.
-				fail(errs[i])
+				fill(errs, errs[i])
 				return
 			}
 		}
 		if _, err := w.exec(context.Background(), qRelease); err != nil {
-			fail(fmt.Errorf("release savepoint: %w", err))
+			fill(errs, fmt.Errorf("release savepoint: %w", err))
 			return
 		}
 		w.totals.keep()
 	}
 	if err := w.commit(context.Background()); err != nil {
-		fail(fmt.Errorf("commit: %w", err))
+		fill(errs, fmt.Errorf("commit: %w", err))
+	}
+}
+
+// fill gives err to the writes without an error of their own.
+func fill(errs []error, err error) {
+	for i := range errs {
+		if errs[i] == nil {
+			errs[i] = err
+		}
 	}
 }
 

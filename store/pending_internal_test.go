@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"testing"
 )
@@ -59,5 +60,57 @@ func TestKeepPendingWritesOrDropsForTheResult(t *testing.T) {
 	defer db.keeps.mu.Unlock()
 	if len(db.keeps.queued) != 0 {
 		t.Errorf("parts still tracked after the committer: %v", db.keeps.queued)
+	}
+}
+
+// A batch one of whose writes fails is written again write by write: a
+// part kept in it is written all the same, as is a result after it.
+func TestKeptPartSurvivesAFailingWriteOfItsBatch(t *testing.T) {
+	ctx := context.Background()
+	db, run, rows := goldenRun(t, 2, 1, "a")
+	part, result := TaskKey{rows[0].ID, "a", 1}, TaskKey{rows[1].ID, "a", 1}
+
+	held, release := make(chan struct{}), make(chan struct{})
+	go db.commit(ctx, func(context.Context, writer) error { close(held); <-release; return nil })
+	<-held
+	kept := make(chan error, 1)
+	db.KeepPending(run.ID, part, "answer", []byte(`{"response":"kept"}`), func(err error) { kept <- err })
+	failed := make(chan error, 1)
+	go func() {
+		failed <- db.commit(ctx, func(ctx context.Context, tx writer) error {
+			if _, err := tx.exec(ctx, qSavePending, run.ID, result.SampleRow, "a", 1, "answer", "{}"); err != nil {
+				return err
+			}
+			return errors.New("the write failed")
+		})
+	}()
+	for len(db.commits.queue) < 2 {
+		runtime.Gosched()
+	}
+	saved := make(chan error, 1)
+	go func() {
+		_, err := db.SaveResult(ctx, &Result{RunID: run.ID, SampleRow: result.SampleRow, Condition: "a", Repetition: 1, Response: "done"})
+		saved <- err
+	}()
+	for len(db.commits.queue) < 3 {
+		runtime.Gosched()
+	}
+	close(release)
+	if err := <-kept; err != nil {
+		t.Errorf("the kept part: %v", err)
+	}
+	if err := <-failed; err == nil || err.Error() != "the write failed" {
+		t.Errorf("the failing write: %v", err)
+	}
+	if err := <-saved; err != nil {
+		t.Fatal(err)
+	}
+	pending, err := db.PendingWork(ctx, run.ID)
+	if err != nil || string(pending[part]["answer"]) != `{"response":"kept"}` || len(pending) != 1 {
+		t.Errorf("pending work: %v, %v", pending, err)
+	}
+	done, err := db.DoneTasks(ctx, run.ID)
+	if err != nil || len(done) != 1 {
+		t.Errorf("results stored: %v, %v", done, err)
 	}
 }
