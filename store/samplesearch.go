@@ -173,7 +173,6 @@ func (s *responseSet) merge(o *responseSet) {
 // a run's samples and in the run's responses.
 func (db *DB) SearchSamples(ctx context.Context, runID, datasetID int64, text string) (*SampleMatches, error) {
 	defer db.index.waitedFor()()
-	pattern := "%" + likeEscaper.Replace(text) + "%"
 	m := &SampleMatches{Samples: map[int64]bool{}}
 	// The dataset's first sample row, where the matches' bits start.
 	err := db.read.QueryRowContext(ctx, `SELECT coalesce((SELECT id FROM samples WHERE dataset_id = ? ORDER BY ordinal LIMIT 1), 0)`,
@@ -183,7 +182,7 @@ func (db *DB) SearchSamples(ctx context.Context, runID, datasetID int64, text st
 	}
 	m.responses.first &^= 63
 	rows, err := db.read.QueryContext(ctx, `SELECT id FROM samples WHERE dataset_id = ?1
-		AND (input LIKE ?2 ESCAPE '\' OR reference LIKE ?2 ESCAPE '\')`, datasetID, pattern)
+		AND (holds(input, ?2) OR holds(reference, ?2))`, datasetID, text)
 	if err != nil {
 		return nil, fmt.Errorf("search samples: %w", err)
 	}
@@ -201,8 +200,6 @@ func (db *DB) SearchSamples(ctx context.Context, runID, datasetID int64, text st
 	return m, db.searchResponses(ctx, runID, text, m)
 }
 
-var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-
 // A search of a run's responses reads them through their trigram index
 // (migration 0023) when the text is rare in the run, and in id order when
 // it is not. The index names the candidates — the results whose response
@@ -217,7 +214,7 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // when the index checked each candidate (LIKE handed to FTS5, which reads
 // each response by a query of its own), 400 ms through the index's lists,
 // about 200 ms in two parts in id order. When most results hold the text
-// (counted in the same part, with LIKE when most are candidates), the
+// (counted in the same part, with holds() when most are candidates), the
 // scan counts the results whose response lacks it instead, few of them:
 // handing each of 150,000 results found to the search (a row for
 // database/sql, a bit set) was half of the search's CPU (400 → 200 ms for
@@ -227,20 +224,20 @@ const (
 	qCandidates       = `SELECT count(*) FROM response_search WHERE response_search MATCH ?1 AND rowid BETWEEN ?2 AND ?3`
 	qResponsesIndexed = `SELECT r.sample_id, r.condition FROM response_search JOIN results r ON r.id = response_search.rowid
 			WHERE response_search MATCH ?2 AND response_search.rowid BETWEEN ?3 AND ?4
-			AND r.run_id = ?1 AND r.response LIKE ?5 ESCAPE '\'
+			AND r.run_id = ?1 AND holds(r.response, ?5)
 		UNION ALL SELECT sample_id, condition FROM results
 			WHERE id > max((SELECT indexed_through FROM response_search_state), ?3 - 1) AND id <= ?4
-			AND +run_id = ?1 AND response LIKE ?5 ESCAPE '\'`
+			AND +run_id = ?1 AND holds(response, ?5)`
 	// qResponsesScanned reads the results with ids ?2 to ?3.
 	qResponsesScanned = `SELECT sample_id, condition FROM results
-		WHERE id BETWEEN ?2 AND ?3 AND +run_id = ?1 AND response LIKE ?4 ESCAPE '\'`
+		WHERE id BETWEEN ?2 AND ?3 AND +run_id = ?1 AND holds(response, ?4)`
 	// qResponsesLacking reads the results with ids ?2 to ?3 for those
 	// whose response lacks the text.
 	qResponsesLacking = `SELECT sample_id, condition FROM results
-		WHERE id BETWEEN ?2 AND ?3 AND +run_id = ?1 AND response NOT LIKE ?4 ESCAPE '\'`
+		WHERE id BETWEEN ?2 AND ?3 AND +run_id = ?1 AND NOT holds(response, ?4)`
 	// qHolding counts the results with ids ?1 to ?2 whose response holds
 	// the text.
-	qHolding = `SELECT count(*) FROM results WHERE id BETWEEN ?1 AND ?2 AND response LIKE ?3 ESCAPE '\'`
+	qHolding = `SELECT count(*) FROM results WHERE id BETWEEN ?1 AND ?2 AND holds(response, ?3)`
 	// qNotIndexed counts the results past id ?1 (the index's end), up to
 	// ?2: a search only asks whether they are more than catchUpAt.
 	qNotIndexed = `SELECT count(*) FROM (SELECT 1 FROM results WHERE id > ?1 LIMIT ?2)`
@@ -275,7 +272,6 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 	if count == 0 {
 		return nil
 	}
-	pattern := "%" + likeEscaper.Replace(text) + "%"
 	query := trigramQuery(text)
 	// The candidates among the middle sixteenth of the run's ids, a part
 	// of its results taken as they came: the other runs' results there
@@ -294,7 +290,7 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 	if useIndex {
 		err = db.read.QueryRowContext(ctx, qCandidates, query, from, from+span-1).Scan(&candidates)
 	} else {
-		err = db.read.QueryRowContext(ctx, qHolding, from, from+span-1, pattern).Scan(&candidates)
+		err = db.read.QueryRowContext(ctx, qHolding, from, from+span-1, text).Scan(&candidates)
 	}
 	if err != nil {
 		return fmt.Errorf("search responses: %w", err)
@@ -304,7 +300,7 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 	// ("explains the mechanism" where they say "explains the idea").
 	holding := candidates
 	if useIndex && candidates >= lackingFrom(int(span)) {
-		if err := db.read.QueryRowContext(ctx, qHolding, from, from+span-1, pattern).Scan(&holding); err != nil {
+		if err := db.read.QueryRowContext(ctx, qHolding, from, from+span-1, text).Scan(&holding); err != nil {
 			return fmt.Errorf("search responses: %w", err)
 		}
 	}
@@ -312,16 +308,16 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 	case holding >= lackingFrom(int(span)):
 		m.lacking = map[SampleKey]int{}
 		err = db.readParts(ctx, first, last, m, func(lo, hi int64) (string, []any) {
-			return qResponsesLacking, []any{runID, lo, hi, pattern}
+			return qResponsesLacking, []any{runID, lo, hi, text}
 		})
 	case candidates >= scanFrom(int(span)) || !useIndex:
-		err = db.scanResponses(ctx, runID, first, last, pattern, m)
+		err = db.scanResponses(ctx, runID, first, last, text, m)
 	case candidates*sampleShare >= indexedInParts:
 		err = db.readParts(ctx, first, last, m, func(lo, hi int64) (string, []any) {
-			return qResponsesIndexed, []any{runID, query, lo, hi, pattern}
+			return qResponsesIndexed, []any{runID, query, lo, hi, text}
 		})
 	default:
-		err = eachRow(ctx, db.read, qResponsesIndexed, []any{runID, query, first, last, pattern}, m.add)
+		err = eachRow(ctx, db.read, qResponsesIndexed, []any{runID, query, first, last, text}, m.add)
 	}
 	if err != nil {
 		return fmt.Errorf("search responses: %w", err)
@@ -339,9 +335,9 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 var indexedInParts = 4000
 
 // scanResponses reads the results with ids first to last (the run's range).
-func (db *DB) scanResponses(ctx context.Context, runID, first, last int64, pattern string, m *SampleMatches) error {
+func (db *DB) scanResponses(ctx context.Context, runID, first, last int64, text string, m *SampleMatches) error {
 	return db.readParts(ctx, first, last, m, func(lo, hi int64) (string, []any) {
-		return qResponsesScanned, []any{runID, lo, hi, pattern}
+		return qResponsesScanned, []any{runID, lo, hi, text}
 	})
 }
 

@@ -87,7 +87,7 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 			for _, text := range texts {
 				want := map[SampleKey]bool{}
 				err := eachRow(ctx, db.read, `SELECT sample_id, condition FROM results WHERE run_id = ? AND response LIKE ? ESCAPE '\'`,
-					[]any{run.ID, "%" + likeEscaper.Replace(text) + "%"}, func(rows *sql.Rows) error {
+					[]any{run.ID, likePattern(text)}, func(rows *sql.Rows) error {
 						var k SampleKey
 						err := rows.Scan(&k.SampleRow, &k.Condition)
 						want[k] = true
