@@ -27,6 +27,7 @@ func (s *Server) loadReportView(c echo.Context, now time.Time) (*reportScope, *v
 	if err != nil {
 		return nil, nil, templates.ReportView{}, err
 	}
+	s.warmSamples(sc)
 	v, err := r.view(ctx, s.db, queryOf(c), false, now)
 	if err == nil && v.Review != nil && canReview(c, sc) {
 		v.Review.Queue = startQueue(sc)

@@ -1,0 +1,86 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"assay/store"
+)
+
+// The report page of a finished run makes its samples table in the
+// background, for the person reading it to open next; a running run's
+// table, which changes with each result, is made when asked for.
+func TestReportMakesAFinishedRunsSamplesTable(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var samples []store.Sample
+	for i := range 3 {
+		samples = append(samples, store.Sample{Ordinal: i + 1, SampleID: fmt.Sprint("s", i), Input: "q", Reference: "r"})
+	}
+	d := &store.Dataset{Name: "d", Kind: store.KindQA, SHA256: "feed", Format: "jsonl"}
+	if _, err := db.CreateDataset(ctx, d, samples); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := db.Samples(ctx, d.ID, 0, 0)
+	newRun := func(status store.RunStatus) int64 {
+		run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 3, Conditions: []store.Condition{{Name: "a"}}}
+		if err := db.CreateRun(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range rows {
+			r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: "a", Repetition: 1, Response: "answer",
+				Judgements: []store.Judgement{{Evaluator: "rubric", Scores: []store.Score{{Metric: "accuracy", Value: 4}}}}}
+			if _, err := db.SaveResult(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.SetRunStatus(ctx, run.ID, status, ""); err != nil {
+			t.Fatal(err)
+		}
+		return run.ID
+	}
+	finished, running := newRun(store.RunCompleted), newRun(store.RunRunning)
+	s, err := New(db, Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := func(run int64) bool {
+		s.sampleTables.mu.Lock()
+		defer s.sampleTables.mu.Unlock()
+		_, ok := s.sampleTables.entries[run]
+		return ok
+	}
+	show := func(run int64) {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodGet, fmt.Sprintf("/runs/%d", run), nil)
+		req.Host = "127.0.0.1"
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET /runs/%d: %d", run, rec.Code)
+		}
+	}
+	show(running)
+	if kept(running) {
+		t.Error("a running run's samples table was made with its report")
+	}
+	show(finished)
+	deadline := time.Now().Add(30 * time.Second)
+	for !kept(finished) {
+		if time.Now().After(deadline) {
+			t.Fatal("30 s after its report was shown, the finished run's samples table is not made")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
