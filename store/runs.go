@@ -172,6 +172,13 @@ func (db *DB) RunPage(ctx context.Context, offset, limit int) ([]RunSummary, err
 	return db.runSummaries(ctx, `WHERE r.status NOT IN `+hiddenRuns+` ORDER BY r.id DESC LIMIT ? OFFSET ?`, limit, offset)
 }
 
+// RunsBefore is RunList's limit runs after the run with that id (whose
+// ids are lower): the pages of a list read one after the other, which runs
+// added meanwhile do not shift.
+func (db *DB) RunsBefore(ctx context.Context, id int64, limit int) ([]RunSummary, error) {
+	return db.runSummaries(ctx, `WHERE r.status NOT IN `+hiddenRuns+` AND r.id < ? ORDER BY r.id DESC LIMIT ?`, id, limit)
+}
+
 // RunsByID is RunList's runs with these ids.
 func (db *DB) RunsByID(ctx context.Context, ids []int64) ([]RunSummary, error) {
 	if len(ids) == 0 {

@@ -1,5 +1,13 @@
 package web
 
+// SetRunsPage sets how many runs a list of every run reads at a time, for
+// a test, and returns what puts it back.
+func SetRunsPage(n int) (restore func()) {
+	old := runsPage
+	runsPage = n
+	return func() { runsPage = old }
+}
+
 // SetTranscriptBudget sets the bytes an exported file's transcripts may
 // take, for a test, and returns what puts it back.
 func SetTranscriptBudget(n int) (restore func()) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -54,8 +55,11 @@ func TestRunsListPagesThroughManyRuns(t *testing.T) {
 	}
 }
 
-// The API lists every run, or a page of them.
+// The API lists every run, or a page of them. Every run is sent as it is
+// read, three at a time here: the same list, byte for byte, as a page of
+// all of them.
 func TestRunsAPIPages(t *testing.T) {
+	defer web.SetRunsPage(3)()
 	b, db := newServer(t, web.Config{})
 	manyRuns(t, db, 7)
 	ids := func(path string) (int, []int64) {
@@ -83,6 +87,8 @@ func TestRunsAPIPages(t *testing.T) {
 		"/api/runs?limit=3":          {7, 6, 5},
 		"/api/runs?limit=3&offset=5": {2, 1},
 		"/api/runs?offset=9":         nil,
+		"/api/runs?offset=2":         {5, 4, 3, 2, 1},
+		"/api/runs?offset=4":         {3, 2, 1},
 	} {
 		if code, got := ids(path); code != 200 || !slices.Equal(got, want) {
 			t.Errorf("%s: %d %v, want %v", path, code, got, want)
@@ -90,6 +96,24 @@ func TestRunsAPIPages(t *testing.T) {
 	}
 	if code, _ := ids("/api/runs?limit=-1"); code != 422 {
 		t.Errorf("a negative limit: %d, want 422", code)
+	}
+	body := func(path string) string {
+		resp, err := b.http.Get(b.srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+			t.Errorf("%s: Content-Type %q", path, ct)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		return string(data)
+	}
+	if all, page := body("/api/runs"), body("/api/runs?limit=100"); all != page {
+		t.Errorf("every run streamed:\n%s\na page of them all:\n%s", all, page)
+	}
+	if none, page := body("/api/runs?offset=9"), body("/api/runs?limit=100&offset=9"); none != "[]\n" || page != none {
+		t.Errorf("no run: %q, a page of none: %q", none, page)
 	}
 }
 
