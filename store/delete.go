@@ -47,7 +47,17 @@ func (db *DB) DeleteRun(ctx context.Context, id int64) (results int, err error) 
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("delete run: %w", err)
 	}
-	return results, db.purgeRun(ctx, id)
+	if err := db.purgeRun(ctx, id); err != nil {
+		return results, err
+	}
+	if results > deleteBatch {
+		// The index emptied catches up now, as after a run, not at the
+		// next search.
+		if err := db.catchUpPast(ctx, 0); err != nil {
+			slog.Warn("response index: " + err.Error())
+		}
+	}
+	return results, nil
 }
 
 // clearResponseIndex empties the response index, which then catches up

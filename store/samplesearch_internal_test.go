@@ -503,3 +503,43 @@ func TestResponseSetHoldsWhatIsPut(t *testing.T) {
 		t.Errorf("the set holds %v, want %v", keys(got), keys(want))
 	}
 }
+
+// A run deleted with more results than a batch empties the index, which
+// then catches up at once, not at the next search.
+func TestDeletingARunCatchesTheIndexUp(t *testing.T) {
+	ctx := context.Background()
+	defer func(n, b int) { catchUpAt, deleteBatch = n, b }(catchUpAt, deleteBatch)
+	catchUpAt, deleteBatch = 3, 3
+	db, keep, rows := goldenRun(t, 6, 1, "a")
+	gone := &Run{DatasetID: keep.DatasetID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: len(rows), Conditions: []Condition{{Name: "a"}}}
+	if err := db.CreateRun(ctx, gone); err != nil {
+		t.Fatal(err)
+	}
+	var last int64
+	for _, run := range []*Run{keep, gone} {
+		for _, s := range rows {
+			r := &Result{RunID: run.ID, SampleRow: s.ID, Condition: "a", Repetition: 1, Response: "an answer"}
+			saveAt(t, db, r)
+			if run == keep {
+				last = r.ID
+			}
+		}
+	}
+	if err := db.SetRunStatus(ctx, gone.ID, RunCompleted, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.IndexResponses(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.DeleteRun(ctx, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	db.index.wg.Wait() // the catch-up the deletion started
+	var through int64
+	if err := db.read.QueryRowContext(ctx, `SELECT indexed_through FROM response_search_state`).Scan(&through); err != nil {
+		t.Fatal(err)
+	}
+	if through != last {
+		t.Errorf("after the deletion the index reaches result %d, want %d (the other run's last)", through, last)
+	}
+}
