@@ -2,7 +2,6 @@ package runner_test
 
 import (
 	"context"
-	"database/sql"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -23,19 +22,7 @@ func TestTheLastRunToEndIndexesResponses(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, llmtest.Text("The answer is 4."))
 	evaluators := `evaluators: [{contains: "4"}]`
-	raw, err := sql.Open("sqlite", "file:"+filepath.Join(f.dir, "assay.db")+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	state := func() (through, last int64) {
-		t.Helper()
-		err := raw.QueryRow(`SELECT (SELECT indexed_through FROM response_search_state), (SELECT max(id) FROM results)`).Scan(&through, &last)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return through, last
-	}
+	state := func() (through, last int64) { return storetest.IndexState(t, filepath.Join(f.dir, "assay.db")) }
 
 	// A run of 2,100 tasks (past the catch-up's threshold), their results
 	// stored side by side as its workers would, then finished in the

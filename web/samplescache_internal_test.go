@@ -19,20 +19,7 @@ import (
 // table, which changes with each result, is made when asked for.
 func TestReportMakesAFinishedRunsSamplesTable(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var samples []store.Sample
-	for i := range 3 {
-		samples = append(samples, store.Sample{Ordinal: i + 1, SampleID: fmt.Sprint("s", i), Input: "q", Reference: "r"})
-	}
-	d := &store.Dataset{Name: "d", Kind: store.KindQA, SHA256: "feed", Format: "jsonl"}
-	if _, err := db.CreateDataset(ctx, d, samples); err != nil {
-		t.Fatal(err)
-	}
-	rows, _ := db.Samples(ctx, d.ID, 0, 0)
+	db, d, rows := storedSamples(t, 3)
 	newRun := func(status store.RunStatus) int64 {
 		run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 3, Conditions: []store.Condition{{Name: "a"}}}
 		if err := db.CreateRun(ctx, run); err != nil {
@@ -83,4 +70,27 @@ func TestReportMakesAFinishedRunsSamplesTable(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// storedSamples opens a database and stores a dataset of n samples in it.
+func storedSamples(t *testing.T, n int) (*store.DB, *store.Dataset, []store.Sample) {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "assay.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	var samples []store.Sample
+	for i := range n {
+		samples = append(samples, store.Sample{Ordinal: i + 1, SampleID: fmt.Sprint("s", i), Input: "q", Reference: "r"})
+	}
+	d := &store.Dataset{Name: "d", Kind: store.KindQA, SHA256: "feed", Format: "jsonl"}
+	if _, err := db.CreateDataset(context.Background(), d, samples); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Samples(context.Background(), d.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, d, rows
 }

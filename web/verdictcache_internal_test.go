@@ -2,8 +2,6 @@ package web
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -15,20 +13,7 @@ import (
 // then only those given since.
 func TestVerdictsKeptAreThoseStored(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var samples []store.Sample
-	for i := range 3 {
-		samples = append(samples, store.Sample{Ordinal: i + 1, SampleID: fmt.Sprint("s", i), Input: "q", Reference: "r"})
-	}
-	d := &store.Dataset{Name: "d", Kind: store.KindQA, SHA256: "feed", Format: "jsonl"}
-	if _, err := db.CreateDataset(ctx, d, samples); err != nil {
-		t.Fatal(err)
-	}
-	rows, _ := db.Samples(ctx, d.ID, 0, 0)
+	db, d, rows := storedSamples(t, 3)
 	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 3, Conditions: []store.Condition{{Name: "a"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
@@ -44,6 +29,7 @@ func TestVerdictsKeptAreThoseStored(t *testing.T) {
 	}
 	s := &Server{db: db}
 	var held *heldVerdicts
+	var err error
 	check := func(step string, wantOverridden int) {
 		t.Helper()
 		if held, err = s.verdicts(ctx, run.ID); err != nil {

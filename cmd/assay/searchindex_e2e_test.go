@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -41,19 +40,7 @@ func TestServeIndexesRunsMadeByAssayRun(t *testing.T) {
 	}
 	db.Close()
 
-	raw, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	state := func() (through, last int64) {
-		t.Helper()
-		err := raw.QueryRow(`SELECT (SELECT indexed_through FROM response_search_state), (SELECT max(id) FROM results)`).Scan(&through, &last)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return through, last
-	}
+	state := func() (through, last int64) { return storetest.IndexState(t, path) }
 	if through, _ := state(); through != 0 {
 		t.Fatalf("indexed through result %d before the server started", through)
 	}

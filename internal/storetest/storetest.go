@@ -4,6 +4,7 @@ package storetest
 
 import (
 	"context"
+	"database/sql"
 	"sync"
 	"testing"
 
@@ -50,4 +51,20 @@ func FinishTasks(t testing.TB, db *store.DB, run *store.Run, response string) {
 		t.Fatal(err)
 	default:
 	}
+}
+
+// IndexState reads, from the database file at path, where the response
+// index has reached and the last result's id.
+func IndexState(t testing.TB, path string) (through, last int64) {
+	t.Helper()
+	raw, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	err = raw.QueryRow(`SELECT (SELECT indexed_through FROM response_search_state), (SELECT coalesce(max(id), 0) FROM results)`).Scan(&through, &last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return through, last
 }
