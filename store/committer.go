@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -34,6 +35,9 @@ type write struct {
 	do   func(ctx context.Context, tx writer) error
 	done chan error // told how the write went; nil for a kept part
 	kept *keptPart  // a part of a task's unfinished work (pending.go)
+	// alone: committed in a transaction of its own, which a cancelled
+	// ctx may interrupt (SQLite then rolls the whole transaction back).
+	alone bool
 }
 
 // committer runs batches of writes on the write connection.
@@ -56,6 +60,16 @@ func (db *DB) startCommitter() {
 // same time, and returns once that transaction is committed.
 func (db *DB) commit(ctx context.Context, do func(ctx context.Context, tx writer) error) error {
 	w := &write{ctx: ctx, do: do, done: make(chan error, 1)}
+	if err := db.enqueue(w); err != nil {
+		return err
+	}
+	return <-w.done
+}
+
+// commitAlone runs do in a transaction of its own, which ctx's end
+// interrupts, and returns once it is committed or rolled back.
+func (db *DB) commitAlone(ctx context.Context, do func(ctx context.Context, tx writer) error) error {
+	w := &write{ctx: ctx, do: do, done: make(chan error, 1), alone: true}
 	if err := db.enqueue(w); err != nil {
 		return err
 	}
@@ -140,6 +154,14 @@ func (c *committer) gather(batch []*write) []*write {
 // store's part of a result: SQLite copies each page a write touches, the
 // first time in its savepoint, to be able to undo that write alone.
 func (db *DB) commitBatch(batch []*write) {
+	if i := slices.IndexFunc(batch, func(w *write) bool { return w.alone }); i >= 0 && len(batch) > 1 {
+		rest := slices.Concat(batch[:i], batch[i+1:])
+		if len(rest) > 0 {
+			db.commitBatch(rest)
+		}
+		db.commitBatch(batch[i : i+1])
+		return
+	}
 	errs := make([]error, len(batch))
 	defer func() {
 		for i, w := range batch {

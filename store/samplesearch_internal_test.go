@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -324,33 +325,54 @@ func TestSearchStartsTheIndexCatchUp(t *testing.T) {
 }
 
 // The catch-up goes on between the reads a person waits for: with none
-// under way it goes on at once; with two, one of them done, it waits.
+// under way a batch starts at once; with two, one of them done, it waits;
+// a read that starts during a batch ends it.
 func TestCatchUpWaitsForTheReadsWaitedFor(t *testing.T) {
 	s := newSearchIndexer()
-	idle := func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		select {
-		case <-s.idle:
-			return true
-		default:
+	starts := func(ctx context.Context) bool {
+		batch, done, err := s.startBatch(ctx, true)
+		if err != nil {
 			return false
 		}
+		defer done()
+		return batch.Err() == nil
 	}
-	if !idle() || s.waitIdle(context.Background()) != nil {
-		t.Fatal("the catch-up waits with no read under way")
+	if !starts(context.Background()) {
+		t.Fatal("a batch waits with no read under way")
 	}
 	report, search := s.waitedFor(), s.waitedFor()
 	report()
 	stopped, stop := context.WithCancel(context.Background())
 	stop()
-	if idle() || s.waitIdle(stopped) == nil {
-		t.Error("the catch-up goes on while a search is under way")
+	if starts(stopped) {
+		t.Error("a batch starts while a search is under way")
 	}
 	search()
-	if !idle() || s.waitIdle(context.Background()) != nil {
-		t.Error("the catch-up waits once the reads are done")
+	if !starts(context.Background()) {
+		t.Error("a batch waits once the reads are done")
 	}
+	batch, done, err := s.startBatch(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := s.waitedFor()
+	if batch.Err() == nil {
+		t.Error("a read started during a batch did not end it")
+	}
+	done()
+	if starts(stopped) {
+		t.Error("a batch starts while the read that ended the last is under way")
+	}
+	read()
+	again, done, err := s.startBatch(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.waitedFor()()
+	if again.Err() != nil {
+		t.Error("a read ended a batch done again after an interruption")
+	}
+	done()
 }
 
 // A text in most responses is searched counting the results that lack it;
@@ -542,4 +564,68 @@ func TestDeletingARunCatchesTheIndexUp(t *testing.T) {
 	if through != last {
 		t.Errorf("after the deletion the index reaches result %d, want %d (the other run's last)", through, last)
 	}
+}
+
+// Batches of the catch-up ended by reads that start meanwhile are rolled
+// back whole and done again, uninterrupted, and take nothing of the writes
+// committed beside them: under reads one after the other the catch-up
+// ends, every result written during it is stored, and the index holds
+// each response once.
+func TestInterruptedCatchUpLosesNothing(t *testing.T) {
+	ctx := context.Background()
+	defer func(n int) { indexBatch = n }(indexBatch)
+	indexBatch = 50
+	db, run, rows := goldenRun(t, 400, 1, "a", "b")
+	for _, s := range rows {
+		saveAt(t, db, &Result{RunID: run.ID, SampleRow: s.ID, Condition: "a", Repetition: 1, Response: "photosynthesis " + s.SampleID})
+	}
+	indexed := make(chan error, 1)
+	go func() {
+		_, err := db.IndexResponses(ctx)
+		indexed <- err
+	}()
+	saved := make(chan error, 1)
+	go func() { // a run's results committed meanwhile
+		for _, s := range rows {
+			if _, err := db.SaveResult(ctx, &Result{RunID: run.ID, SampleRow: s.ID, Condition: "b", Repetition: 1, Response: "more"}); err != nil {
+				saved <- err
+				return
+			}
+		}
+		saved <- nil
+	}()
+	for done := false; !done; {
+		select {
+		case err := <-indexed:
+			if err != nil {
+				t.Fatal(err)
+			}
+			done = true
+		default:
+			db.index.waitedFor()() // a read, started and done
+			runtime.Gosched()
+		}
+	}
+	if err := <-saved; err != nil {
+		t.Fatalf("a result written during the catch-up: %v", err)
+	}
+	if _, err := db.IndexResponses(ctx); err != nil { // what the run wrote after it
+		t.Fatal(err)
+	}
+	var results, indexedRows, through, last int64
+	err := db.read.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM results), (SELECT count(*) FROM response_search),
+		(SELECT indexed_through FROM response_search_state), (SELECT max(id) FROM results)`).Scan(&results, &indexedRows, &through, &last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if results != 800 || indexedRows != 800 || through != last {
+		t.Errorf("%d results, %d responses indexed, through %d of %d", results, indexedRows, through, last)
+	}
+	db.index.mu.Lock()
+	interrupted := db.index.interrupted
+	db.index.mu.Unlock()
+	if interrupted == 0 {
+		t.Error("no batch was interrupted: the test did not test it")
+	}
+	t.Logf("%d batches interrupted", interrupted)
 }

@@ -15,7 +15,7 @@ import (
 // is being computed. A search is right whatever the catch-up has done: it
 // scans the results the index lacks.
 
-const indexBatch = 2000
+var indexBatch = 2000 // a variable for tests
 
 var catchUpAt = 2000 // a variable for tests
 
@@ -35,6 +35,11 @@ type searchIndexer struct {
 	// them twice as slow.
 	waited int
 	idle   chan struct{}
+	// stopBatch interrupts the batch under way, if any: a read waited for
+	// that starts meanwhile has both cores, and the batch is done again
+	// once none is under way.
+	stopBatch   context.CancelFunc
+	interrupted int // batches ended so, to be done again
 }
 
 func newSearchIndexer() *searchIndexer {
@@ -52,6 +57,10 @@ func (s *searchIndexer) waitedFor() func() {
 		s.idle = make(chan struct{})
 	}
 	s.waited++
+	if s.stopBatch != nil {
+		s.stopBatch()
+		s.stopBatch = nil
+	}
 	s.mu.Unlock()
 	return func() {
 		s.mu.Lock()
@@ -62,16 +71,32 @@ func (s *searchIndexer) waitedFor() func() {
 	}
 }
 
-// waitIdle returns when no read a person waits for is under way.
-func (s *searchIndexer) waitIdle(ctx context.Context) error {
-	s.mu.Lock()
-	idle := s.idle
-	s.mu.Unlock()
-	select {
-	case <-idle:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+// startBatch returns, when no read a person waits for is under way, the
+// context of a batch, which the next such read ends if interruptible, and
+// its own end.
+func (s *searchIndexer) startBatch(ctx context.Context, interruptible bool) (context.Context, context.CancelFunc, error) {
+	for {
+		s.mu.Lock()
+		idle := s.idle
+		if s.waited == 0 {
+			batch, stop := context.WithCancel(ctx)
+			if interruptible {
+				s.stopBatch = stop
+			}
+			s.mu.Unlock()
+			return batch, func() {
+				s.mu.Lock()
+				s.stopBatch = nil
+				s.mu.Unlock()
+				stop()
+			}, nil
+		}
+		s.mu.Unlock()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
 	}
 }
 
@@ -141,12 +166,16 @@ func (db *DB) stopIndexing() {
 // stored, a batch per transaction, and returns how many results it read.
 func (db *DB) IndexResponses(ctx context.Context) (int, error) {
 	total := 0
+	// A batch interrupted is done again uninterrupted: reads one after
+	// the other cost at most a batch each, and the catch-up goes on.
+	interruptible := true
 	for {
-		if err := db.index.waitIdle(ctx); err != nil {
+		batch, done, err := db.index.startBatch(ctx, interruptible)
+		if err != nil {
 			return total, fmt.Errorf("index responses: %w", err)
 		}
 		n := 0
-		err := db.commit(ctx, func(ctx context.Context, tx writer) error {
+		err = db.commitAlone(batch, func(ctx context.Context, tx writer) error {
 			var through, last int64
 			if err := tx.QueryRowContext(ctx, `SELECT indexed_through FROM response_search_state`).Scan(&through); err != nil {
 				return err
@@ -163,6 +192,16 @@ func (db *DB) IndexResponses(ctx context.Context) (int, error) {
 			_, err = tx.ExecContext(ctx, `UPDATE response_search_state SET indexed_through = ?`, last)
 			return err
 		})
+		interrupted := err != nil && batch.Err() != nil && ctx.Err() == nil // by a read waited for
+		done()
+		if interrupted {
+			db.index.mu.Lock()
+			db.index.interrupted++
+			db.index.mu.Unlock()
+			interruptible = false
+			continue // rolled back whole: done again
+		}
+		interruptible = true
 		if err != nil {
 			return total, fmt.Errorf("index responses: %w", err)
 		}
