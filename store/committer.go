@@ -172,11 +172,11 @@ func (db *DB) commitBatch(batch []*write) {
 			w.done <- errs[i]
 		}
 	}()
-	if db.commitWhole(batch, errs) {
+	if db.commitTx(batch, errs, false) {
 		return
 	}
 	clear(errs)
-	db.commitApart(batch, errs)
+	db.commitTx(batch, errs, true)
 }
 
 // take says whether the committer writes one: not a kept part dropped
@@ -186,9 +186,11 @@ func (one *write) take() bool {
 		one.kept.state.Load() == partWriting // taken by a first try of its batch
 }
 
-// commitWhole runs the batch's writes in one transaction and commits it;
-// false, with nothing written, when one of several writes failed.
-func (db *DB) commitWhole(batch []*write, errs []error) bool {
+// commitTx runs the batch's writes in a transaction, each under a
+// savepoint of its own when apart, and commits it. Not apart, it gives up
+// at the first failing write of several, nothing written, and returns
+// false.
+func (db *DB) commitTx(batch []*write, errs []error, apart bool) bool {
 	tx, err := db.beginWrite(context.Background())
 	if err != nil {
 		fill(errs, err)
@@ -200,34 +202,16 @@ func (db *DB) commitWhole(batch []*write, errs []error) bool {
 		if errs[i] = one.ctx.Err(); errs[i] != nil || !one.take() {
 			continue
 		}
-		if errs[i] = one.do(one.ctx, w); errs[i] != nil {
-			return len(batch) == 1
-		}
-		w.totals.keep()
-	}
-	if err := w.commit(context.Background()); err != nil {
-		fill(errs, fmt.Errorf("commit: %w", err))
-	}
-	return true
-}
-
-// commitApart runs each write of the batch under its own savepoint and
-// commits what succeeded.
-func (db *DB) commitApart(batch []*write, errs []error) {
-	tx, err := db.beginWrite(context.Background())
-	if err != nil {
-		fill(errs, err)
-		return
-	}
-	defer tx.Rollback()
-	w := db.writer(tx)
-	for i, one := range batch {
-		if errs[i] = one.ctx.Err(); errs[i] != nil || !one.take() {
+		if !apart {
+			if errs[i] = one.do(one.ctx, w); errs[i] != nil {
+				return len(batch) == 1
+			}
+			w.totals.keep()
 			continue
 		}
 		if _, err := w.exec(one.ctx, qSavepoint); err != nil {
 			fill(errs, fmt.Errorf("savepoint: %w", err))
-			return
+			return true
 		}
 		if errs[i] = one.do(one.ctx, w); errs[i] != nil {
 			w.totals.drop()
@@ -235,18 +219,19 @@ func (db *DB) commitApart(batch []*write, errs []error) {
 				// SQLite rolled the whole transaction back on that error (a
 				// full disk, say): every write of the batch is undone by it.
 				fill(errs, errs[i])
-				return
+				return true
 			}
 		}
 		if _, err := w.exec(context.Background(), qRelease); err != nil {
 			fill(errs, fmt.Errorf("release savepoint: %w", err))
-			return
+			return true
 		}
 		w.totals.keep()
 	}
 	if err := w.commit(context.Background()); err != nil {
 		fill(errs, fmt.Errorf("commit: %w", err))
 	}
+	return true
 }
 
 // fill gives err to the writes without an error of their own.
