@@ -49,7 +49,7 @@ func serveFake(latency string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	srv := llmtest.New(rubricJudge(), llmtest.WithLatency(d))
+	srv := llmtest.New(rubricJudge(), llmtest.WithLatency(d), llmtest.WithoutHistory())
 	fmt.Println(srv.URL)
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	fmt.Println(srv.Stats().Requests)

@@ -52,6 +52,7 @@ type options struct {
 	faultRate    float64
 	faultSeed    int64
 	noStructured bool
+	noHistory    bool
 }
 
 // Option changes how a Server behaves.
@@ -73,6 +74,14 @@ func WithFaults(rate float64, seed int64) Option {
 // json_schema with 400, as many local servers do.
 func WithoutStructuredOutput() Option {
 	return func(o *options) { o.noStructured = true }
+}
+
+// WithoutHistory keeps no request once it is answered: Requests returns
+// none. For benchmarks, where a server keeping each of tens of thousands
+// of requests grows its heap all run, and the CPU its collector spends on
+// it is taken from the client sharing the machine.
+func WithoutHistory() Option {
+	return func(o *options) { o.noHistory = true }
 }
 
 // New starts a server answering with h.
@@ -104,7 +113,8 @@ func (s *Server) Stats() Stats {
 	return st
 }
 
-// Requests returns every chat request received so far, in order.
+// Requests returns every chat request received so far, in order; none
+// with WithoutHistory.
 func (s *Server) Requests() []*ChatRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -141,8 +151,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 func (s *Server) receive(req *ChatRequest) Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	req.Index = len(s.requests)
-	s.requests = append(s.requests, req)
+	req.Index = s.stats.Requests
+	if !s.opts.noHistory {
+		s.requests = append(s.requests, req)
+	}
 	s.stats.Requests++
 	if s.opts.faultRate <= 0 || s.rng.Float64() >= s.opts.faultRate {
 		return ""

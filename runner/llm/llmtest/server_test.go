@@ -123,3 +123,26 @@ func TestCloseReleasesHangingRequests(t *testing.T) {
 		t.Errorf("hanging request got an answer, want a dropped connection")
 	}
 }
+
+func TestWithoutHistoryKeepsNoRequest(t *testing.T) {
+	var seen []int
+	srv := New(func(req *ChatRequest) Reply {
+		seen = append(seen, req.Index)
+		return Reply{Content: "ok"}
+	}, WithoutHistory())
+	defer srv.Close()
+	for range 3 {
+		if status, _, err := post(t, srv.URL, hello); err != nil || status != http.StatusOK {
+			t.Fatalf("status %d, err %v", status, err)
+		}
+	}
+	if got := srv.Requests(); len(got) != 0 {
+		t.Errorf("a server without history kept %d requests", len(got))
+	}
+	if st := srv.Stats(); st.Requests != 3 || st.Status[200] != 3 {
+		t.Errorf("stats %+v, want 3 requests answered", st)
+	}
+	if len(seen) != 3 || seen[0] != 0 || seen[2] != 2 {
+		t.Errorf("requests numbered %v, want 0, 1, 2", seen)
+	}
+}
