@@ -15,3 +15,8 @@ func SetTranscriptBudget(n int) (restore func()) {
 	transcriptBudget = n
 	return func() { transcriptBudget = old }
 }
+
+// WaitWarming waits for the samples tables s is making ahead of a request
+// (warmSamples): a benchmark's fresh server would otherwise take the
+// machine's cores from the next one's first request.
+func WaitWarming(s *Server) { s.warming.Wait() }

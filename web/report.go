@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"assay/report"
@@ -27,7 +28,6 @@ func (s *Server) loadReportView(c echo.Context, now time.Time) (*reportScope, *v
 	if err != nil {
 		return nil, nil, templates.ReportView{}, err
 	}
-	s.warmSamples(sc)
 	v, err := r.view(ctx, s.db, queryOf(c), false, now)
 	if err == nil && v.Review != nil && canReview(c, sc) {
 		v.Review.Queue = startQueue(sc)
@@ -53,7 +53,18 @@ func (s *Server) runPage(c echo.Context) error {
 	}
 	v.Live = live.Polling
 	page := templates.RunView{Page: s.reportPage(c, sc, sc.Run.Name), Report: v, Owner: owner, Progress: live}
-	return render(c, http.StatusOK, templates.Run(page))
+	return s.renderReport(c, sc, templates.Run(page))
+}
+
+// renderReport sends a report page, then makes the run's samples table in
+// the background (warmSamples): made while the page was computed, it took
+// the second core from the report's first request.
+func (s *Server) renderReport(c echo.Context, sc *reportScope, page templ.Component) error {
+	if err := render(c, http.StatusOK, page); err != nil {
+		return err
+	}
+	s.warmSamples(sc)
+	return nil
 }
 
 // sharedReport handles GET /r/:token: the report, read-only, to whoever has the link.
@@ -63,7 +74,7 @@ func (s *Server) sharedReport(c echo.Context) error {
 		return err
 	}
 	page := templates.SharedReportView{Page: s.reportPage(c, sc, sc.Run.Name), Report: v}
-	return render(c, http.StatusOK, templates.SharedReport(page))
+	return s.renderReport(c, sc, templates.SharedReport(page))
 }
 
 // reportFragment handles GET /runs/:id/report and GET /r/:token/report: the
@@ -83,12 +94,12 @@ func (s *Server) reportFragment(c echo.Context) error {
 			return c.NoContent(http.StatusNoContent)
 		}
 	}
-	_, _, v, err := s.loadReportView(c, time.Now())
+	sc, _, v, err := s.loadReportView(c, time.Now())
 	if err != nil {
 		return err
 	}
 	v.Live = c.QueryParam("live") == "1"
-	return render(c, http.StatusOK, templates.Report(v))
+	return s.renderReport(c, sc, templates.Report(v))
 }
 
 // viewScope is a report route's scope in the view its query asks for.

@@ -62,7 +62,20 @@ func TestReportMakesAFinishedRunsSamplesTable(t *testing.T) {
 	if kept(running) {
 		t.Error("a running run's samples table was made with its report")
 	}
-	show(finished)
+	// The table is made once the page is sent, not meanwhile: it took the
+	// second core from the report's first request.
+	req := httptest.NewRequest(http.MethodGet, fmt.Sprintf("/runs/%d", finished), nil)
+	req.Host = "127.0.0.1"
+	w := &firstWrite{ResponseRecorder: httptest.NewRecorder(), at: func() {
+		s.warming.Wait()
+		if kept(finished) {
+			t.Error("the samples table was made before the report page was sent")
+		}
+	}}
+	s.Handler().ServeHTTP(w, req)
+	if w.Code != http.StatusOK {
+		t.Fatalf("GET /runs/%d: %d", finished, w.Code)
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for !kept(finished) {
 		if time.Now().After(deadline) {
@@ -70,6 +83,21 @@ func TestReportMakesAFinishedRunsSamplesTable(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// firstWrite calls at before the first bytes of the response are written.
+type firstWrite struct {
+	*httptest.ResponseRecorder
+	at      func()
+	written bool
+}
+
+func (w *firstWrite) Write(p []byte) (int, error) {
+	if !w.written {
+		w.written = true
+		w.at()
+	}
+	return w.ResponseRecorder.Write(p)
 }
 
 // storedSamples opens a database and stores a dataset of n samples in it.

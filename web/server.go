@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -63,6 +64,7 @@ type Server struct {
 	reports         *reportCache
 	replays         fifo[string, *report.Routing]         // routing replays, by run and settings
 	sampleTables    sampleCache                           // samples tables, by run
+	warming         sync.WaitGroup                        // samples tables made ahead (warmSamples)
 	searches        fifo[searchKey, *store.SampleMatches] // the last searches of samples tables
 	verdictsKept    verdictCache                          // the verdicts of the runs reviewed last
 	replaying       replayJobs                            // routing replays under way
