@@ -3,6 +3,8 @@ package templates
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -56,7 +58,32 @@ func Bytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-func itoa(n int) string { return fmt.Sprint(n) }
+// Int writes a count for reading, its thousands apart: "150,000".
+func Int(n int) string { return itoa(n) }
+
+// itoa writes a count for reading, its thousands apart: "150,000".
+func itoa(n int) string {
+	s := strconv.Itoa(n)
+	sign := ""
+	if n < 0 {
+		sign, s = "-", s[1:]
+	}
+	if len(s) <= 3 {
+		return sign + s
+	}
+	var b strings.Builder
+	b.WriteString(sign)
+	first := len(s) % 3
+	if first == 0 {
+		first = 3
+	}
+	b.WriteString(s[:first])
+	for i := first; i < len(s); i += 3 {
+		b.WriteByte(',')
+		b.WriteString(s[i : i+3])
+	}
+	return b.String()
+}
 
 func letter(i int) string { return string(rune('A' + i)) }
 

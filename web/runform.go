@@ -97,7 +97,7 @@ func (s *Server) createRun(c echo.Context) error {
 	if err := s.runner.Start(run.ID); err != nil {
 		return fmt.Errorf("start run %d: %w", run.ID, err)
 	}
-	setFlash(c, "ok", fmt.Sprintf("Launched run %d: %d tasks.", run.ID, run.TotalTasks))
+	setFlash(c, "ok", fmt.Sprintf("Launched run %d: %s tasks.", run.ID, templates.Int(run.TotalTasks)))
 	return redirect(c, fmt.Sprintf("/runs/%d", run.ID))
 }
 

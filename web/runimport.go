@@ -18,7 +18,7 @@ func (s *Server) importRun(c echo.Context) error {
 	if err != nil {
 		return s.renderRuns(c, statusFor(err), templates.ImportForm{Error: importMessage(err)})
 	}
-	setFlash(c, "ok", fmt.Sprintf("Imported %d results of %q: finished and read-only.", out.Results, out.Name))
+	setFlash(c, "ok", fmt.Sprintf("Imported %s results of %q: finished and read-only.", templates.Int(out.Results), out.Name))
 	return redirect(c, fmt.Sprintf("/runs/%d", out.RunID))
 }
 

@@ -151,7 +151,7 @@ func (s *Server) deleteRun(c echo.Context) error {
 		return err
 	}
 	s.log.Info("run deleted", "run_id", run.ID, "results", n, "by", store.Actor(c.Request().Context()))
-	setFlash(c, "ok", fmt.Sprintf("Deleted run #%d “%s” and its %d results.", run.ID, run.Name, n))
+	setFlash(c, "ok", fmt.Sprintf("Deleted run #%d “%s” and its %s results.", run.ID, run.Name, templates.Int(n)))
 	return redirect(c, "/runs")
 }
 

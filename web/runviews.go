@@ -220,12 +220,12 @@ func runProgress(run *store.Run, sum *report.Summary, now time.Time) templates.R
 func runMessage(run *store.Run, sum *report.Summary) string {
 	switch run.Status {
 	case store.RunCancelled:
-		return fmt.Sprintf("Cancelled with %d of %d tasks done. Resume to do the rest; finished tasks are kept.", sum.Results, run.TotalTasks)
+		return fmt.Sprintf("Cancelled with %s of %s tasks done. Resume to do the rest; finished tasks are kept.", templates.Int(sum.Results), templates.Int(run.TotalTasks))
 	case store.RunBudgetExhausted:
 		return "Stopped: " + run.Message + ". No new task was started."
 	case store.RunCompleted:
 		if sum.Errors > 0 {
-			return fmt.Sprintf("Completed; %d of %d agent calls ended in an error, counted apart from the scores.", sum.Errors, sum.Results)
+			return fmt.Sprintf("Completed; %s of %s agent calls ended in an error, counted apart from the scores.", templates.Int(sum.Errors), templates.Int(sum.Results))
 		}
 		return ""
 	}
