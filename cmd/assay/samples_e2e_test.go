@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,7 +51,7 @@ func samplesRun(t *testing.T) (string, int64) {
 	dir := t.TempDir()
 	var data strings.Builder
 	for i := 1; i <= 5; i++ {
-		fmt.Fprintf(&data, "{\"id\": \"q%d\", \"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, i, 2*i)
+		fmt.Fprintf(&data, "{\"id\": \"q%d\", \"question\": \"What is %d + %d? Work it out step by step, the way a teacher shows a class that has just met addition, then give the sum.\", \"answer\": \"%d\"}\n", i, i, i, 2*i)
 	}
 	os.WriteFile(filepath.Join(dir, "questions.jsonl"), []byte(data.String()), 0o644)
 	cfg := fmt.Sprintf(`name: samples
@@ -83,6 +84,14 @@ func TestBrowserFilterSamplesAndReadReasoning(t *testing.T) {
 	}
 	if n := textOf(t, ctx, "#sample-count"); n != "10 rows" {
 		t.Fatalf("the table counts %q, want 10 rows (5 samples × 2 conditions)", n)
+	}
+	// A condition's name stays on one line beside a long question: it
+	// broke at its hyphen ("with-" above "docs").
+	lines, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`Array.from(document.querySelectorAll("#samples tbody td.condition")).map(td => {
+		const r = document.createRange(); r.selectNodeContents(td);
+		return new Set(Array.from(r.getClientRects()).map(b => Math.round(b.top))).size; })`))
+	if err != nil || len(lines) != 10 || slices.Max(lines) != 1 {
+		t.Errorf("the condition cells take %v lines, want one each: %v", lines, err)
 	}
 	err = chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.CSS("#condition"), "with-docs"),
