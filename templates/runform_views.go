@@ -145,7 +145,7 @@ func Count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return itoa(n) + " " + noun + "s"
+	return Int(n) + " " + noun + "s"
 }
 
 // listSep is what follows item i of n in a list written out: ", " or "".

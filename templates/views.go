@@ -59,10 +59,7 @@ func Bytes(n int64) string {
 }
 
 // Int writes a count for reading, its thousands apart: "150,000".
-func Int(n int) string { return itoa(n) }
-
-// itoa writes a count for reading, its thousands apart: "150,000".
-func itoa(n int) string {
+func Int(n int) string {
 	s := strconv.Itoa(n)
 	sign := ""
 	if n < 0 {

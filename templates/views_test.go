@@ -5,8 +5,8 @@ import "testing"
 func TestCountsReadWithTheirThousandsApart(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 15000: "15,000", 150000: "150,000",
 		1234567: "1,234,567", -1234: "-1,234", -12: "-12"} {
-		if got := itoa(n); got != want {
-			t.Errorf("itoa(%d) = %q, want %q", n, got, want)
+		if got := Int(n); got != want {
+			t.Errorf("Int(%d) = %q, want %q", n, got, want)
 		}
 	}
 	if got := Count(150000, "row"); got != "150,000 rows" {
