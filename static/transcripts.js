@@ -22,7 +22,8 @@
       el.hidden = !ok;
       if (ok) shown++;
     });
-    count.textContent = shown + " of " + items.length + " samples";
+    // Counts as the pages write them: 150,000.
+    count.textContent = shown.toLocaleString("en-US") + " of " + items.length.toLocaleString("en-US") + " samples";
   }
   input.addEventListener("input", apply);
   errorsOnly.addEventListener("change", apply);
