@@ -199,17 +199,22 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) bool {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			saved := closed
+			var saving []chan struct{} // the worker's results awaiting their commit, oldest first
 			for j := range work {
 				res := w.do(ctx, j.t)
-				<-saved
 				if res == nil {
 					w.release(j.reserved)
 					continue
 				}
-				saved = w.saveBehind(ctx, res, j.reserved)
+				if len(saving) == savesAhead {
+					<-saving[0]
+					saving = saving[1:]
+				}
+				saving = append(saving, w.saveBehind(ctx, res, j.reserved))
 			}
-			<-saved
+			for _, saved := range saving {
+				<-saved
+			}
 		}()
 	}
 	budgetHit := false
@@ -241,16 +246,21 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) bool {
 	return budgetHit
 }
 
-// closed is a channel that is closed: nothing to wait for.
-var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+// savesAhead is how many of a worker's results may await their commit
+// while it goes on: past that it waits for the oldest. Against an endpoint
+// that answers at once, a worker allowed one waited for each commit, and
+// the committer's batches held what ten workers had finished meanwhile (a
+// dozen writes); allowed four, they hold forty, and the engine's CPU per
+// call was 8% less (0.26 → 0.23 ms, eight alternated runs each). With the
+// latency of a real model the commits keep up and none waits.
+const savesAhead = 4
 
 // saveBehind commits res while its worker goes on with the next task, and
 // closes the channel it returns once res is committed (or failed). Only
 // then is the task counted, its cost added and its reservation freed, so
-// the budget holds as before; a worker waits for its last result before
-// saving the next, so at most one result per worker awaits its commit.
-// The calls of the next task no longer wait for the commit of the last (a
-// tenth of each task's time at concurrency 200).
+// the budget holds as before, and at most savesAhead results per worker
+// await their commit. The calls of the next task no longer wait for the
+// commit of the last (a tenth of each task's time at concurrency 200).
 func (w *workers) saveBehind(ctx context.Context, res *store.Result, reserved float64) chan struct{} {
 	done := make(chan struct{})
 	go func() {

@@ -11,15 +11,17 @@ import (
 	"assay/store"
 )
 
-// A worker goes on with its next task while its last result waits to be
+// A worker goes on with its next tasks while its results wait to be
 // committed: a slow disk holds up the count of finished tasks, not the
-// calls. With the database locked by another writer, the second task's
-// calls are made before the first result is stored, and nothing is counted
-// done until the lock goes.
+// calls. With the database locked by another writer, a worker makes the
+// calls of five tasks (four results awaiting their commit, the fifth
+// waiting to join them) and no more, and nothing is counted done until the
+// lock goes.
 func TestNextTaskDoesNotWaitForTheCommit(t *testing.T) {
-	// Each call takes long enough to take the lock during the first.
-	f := newFixture(t, rubricJudge(), llmtest.WithLatency(300*time.Millisecond))
-	cfg := f.config(f.qaDataset(3), "")
+	// The calls take long enough to take the lock before the first result
+	// is saved (after the first task's two calls).
+	f := newFixture(t, rubricJudge(), llmtest.WithLatency(200*time.Millisecond))
+	cfg := f.config(f.qaDataset(8), "")
 	cfg.Execution.NumRepetitions, cfg.Execution.MaxConcurrent = 1, 1
 	run := f.launch(cfg)
 
@@ -48,17 +50,20 @@ func TestNextTaskDoesNotWaitForTheCommit(t *testing.T) {
 	}
 	// The store waits 10 s for a lock before it fails a write: release it
 	// well before, whatever happened.
-	deadline := time.Now().Add(6 * time.Second)
-	for len(f.srv.Requests()) < 4 && time.Now().Before(deadline) {
+	const ahead = 5 // tasks done while the first result waits
+	deadline := time.Now().Add(7 * time.Second)
+	for len(f.srv.Requests()) < 2*ahead && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
+	// A sixth task's calls would begin within a call's time: give it two.
+	time.Sleep(400 * time.Millisecond)
 	calls := len(f.srv.Requests())
 	results, _ := f.db.Results(context.Background(), run.ID)
 	if _, err := conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
 		t.Fatal(err)
 	}
-	if calls < 4 {
-		t.Errorf("%d calls while the first result waited for its commit; want the second task's two as well", calls)
+	if calls != 2*ahead {
+		t.Errorf("%d calls while the first result waited for its commit; want %d, five tasks' (four results awaiting, one waiting to join them)", calls, 2*ahead)
 	}
 	if len(results) != 0 {
 		t.Errorf("%d results stored while the database was locked", len(results))
@@ -67,7 +72,7 @@ func TestNextTaskDoesNotWaitForTheCommit(t *testing.T) {
 	if o.err != nil || o.status != store.RunCompleted {
 		t.Fatalf("status %s, err %v", o.status, o.err)
 	}
-	if results, _ = f.db.Results(context.Background(), run.ID); len(results) != 6 {
-		t.Errorf("%d results after the lock, want 6", len(results))
+	if results, _ = f.db.Results(context.Background(), run.ID); len(results) != 16 {
+		t.Errorf("%d results after the lock, want 16 (8 samples, 2 conditions)", len(results))
 	}
 }
