@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,14 +14,24 @@ import (
 
 // A worker goes on with its next tasks while its results wait to be
 // committed: a slow disk holds up the count of finished tasks, not the
-// calls. With the database locked by another writer, a worker makes the
-// calls of five tasks (four results awaiting their commit, the fifth
-// waiting to join them) and no more, and nothing is counted done until the
-// lock goes.
+// calls. With the database locked by another writer from the first call
+// on, a worker makes the calls of five tasks (four results awaiting their
+// commit, the fifth waiting to join them) and no more, and nothing is
+// counted done until the lock goes.
 func TestNextTaskDoesNotWaitForTheCommit(t *testing.T) {
-	// The calls take long enough to take the lock before the first result
-	// is saved (after the first task's two calls).
-	f := newFixture(t, rubricJudge(), llmtest.WithLatency(200*time.Millisecond))
+	var conn *sql.Conn
+	var locked sync.Once
+	lockFirst := func(next llmtest.Handler) llmtest.Handler {
+		return func(req *llmtest.ChatRequest) llmtest.Reply {
+			locked.Do(func() {
+				if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+					t.Error(err)
+				}
+			})
+			return next(req)
+		}
+	}
+	f := newFixture(t, lockFirst(rubricJudge()), llmtest.WithLatency(20*time.Millisecond))
 	cfg := f.config(f.qaDataset(8), "")
 	cfg.Execution.NumRepetitions, cfg.Execution.MaxConcurrent = 1, 1
 	run := f.launch(cfg)
@@ -30,8 +41,7 @@ func TestNextTaskDoesNotWaitForTheCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Close()
-	conn, err := lock.Conn(context.Background())
-	if err != nil {
+	if conn, err = lock.Conn(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
@@ -44,10 +54,6 @@ func TestNextTaskDoesNotWaitForTheCommit(t *testing.T) {
 		status, err := f.m.Execute(context.Background(), run.ID)
 		ended <- outcome{status, err}
 	}()
-	waitFor(t, func() bool { return len(f.srv.Requests()) > 0 })
-	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
 	// The store waits 10 s for a lock before it fails a write: release it
 	// well before, whatever happened.
 	const ahead = 5 // tasks done while the first result waits
@@ -55,8 +61,8 @@ func TestNextTaskDoesNotWaitForTheCommit(t *testing.T) {
 	for len(f.srv.Requests()) < 2*ahead && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	// A sixth task's calls would begin within a call's time: give it two.
-	time.Sleep(400 * time.Millisecond)
+	// A sixth task's calls would begin within a call's time: give it ten.
+	time.Sleep(200 * time.Millisecond)
 	calls := len(f.srv.Requests())
 	results, _ := f.db.Results(context.Background(), run.ID)
 	if _, err := conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
