@@ -11,7 +11,7 @@ import (
 // time while results come in; a change of status or verdicts, or a small
 // run's new result, computes it again at once.
 func TestRunningReportsRefreshAsOftenAsTheyAreCheap(t *testing.T) {
-	c := newReportCache(4)
+	c := newReportCache(4, keptResults)
 	key := cacheKey{run: 1}
 	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	running := reportVersion{created: "c", status: store.RunRunning, results: 20000, lastResult: 20000}
@@ -51,5 +51,40 @@ func TestRunningReportsRefreshAsOftenAsTheyAreCheap(t *testing.T) {
 	small.results, small.lastResult = 101, 101
 	if _, ok := c.get(cacheKey{run: 2}, small, t0.Add(time.Millisecond)); ok {
 		t.Error("a small run's report was kept for a new result")
+	}
+}
+
+// Reports are kept while their runs' results stay within the budget: a
+// third large run's report forgets the one read longest ago, and a run
+// larger than the budget alone is still kept.
+func TestReportsKeptWithinTheirResultsBudget(t *testing.T) {
+	c := newReportCache(8, 300000)
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	version := func(results int) reportVersion {
+		return reportVersion{created: "c", status: store.RunCompleted, results: results, lastResult: int64(results)}
+	}
+	kept := func(run int64, results int) bool {
+		_, ok := c.get(cacheKey{run: run}, version(results), t0)
+		return ok
+	}
+	c.put(cacheKey{run: 1}, version(150000), &viewed{}, t0, time.Second)
+	c.put(cacheKey{run: 2}, version(150000), &viewed{}, t0, time.Second)
+	if !kept(1, 150000) { // read again: run 2's is now the one read longest ago
+		t.Fatal("two reports of 150,000 results each: the first was forgotten")
+	}
+	c.put(cacheKey{run: 3}, version(100), &viewed{}, t0, time.Second)
+	if kept(2, 150000) || !kept(1, 150000) || !kept(3, 100) {
+		t.Errorf("over the budget, the report read longest ago should go alone: runs 1 %v, 2 %v, 3 %v",
+			kept(1, 150000), kept(2, 150000), kept(3, 100))
+	}
+	c.put(cacheKey{run: 4}, version(500000), &viewed{}, t0, time.Second)
+	if !kept(4, 500000) || len(c.entries) != 1 {
+		t.Errorf("a report larger than the budget: kept %v, with %d others", kept(4, 500000), len(c.entries)-1)
+	}
+	for run := int64(10); run < 20; run++ {
+		c.put(cacheKey{run: run}, version(10), &viewed{}, t0, time.Second)
+	}
+	if len(c.entries) != 8 {
+		t.Errorf("%d small reports kept, want 8", len(c.entries))
 	}
 }

@@ -18,26 +18,8 @@ import (
 // background, for the person reading it to open next; a running run's
 // table, which changes with each result, is made when asked for.
 func TestReportMakesAFinishedRunsSamplesTable(t *testing.T) {
-	ctx := context.Background()
 	db, d, rows := storedSamples(t, 3)
-	newRun := func(status store.RunStatus) int64 {
-		run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 3, Conditions: []store.Condition{{Name: "a"}}}
-		if err := db.CreateRun(ctx, run); err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range rows {
-			r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: "a", Repetition: 1, Response: "answer",
-				Judgements: []store.Judgement{{Evaluator: "rubric", Scores: []store.Score{{Metric: "accuracy", Value: 4}}}}}
-			if _, err := db.SaveResult(ctx, r); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := db.SetRunStatus(ctx, run.ID, status, ""); err != nil {
-			t.Fatal(err)
-		}
-		return run.ID
-	}
-	finished, running := newRun(store.RunCompleted), newRun(store.RunRunning)
+	finished, running := storedRun(t, db, d, rows, store.RunCompleted), storedRun(t, db, d, rows, store.RunRunning)
 	s, err := New(db, Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -48,16 +30,7 @@ func TestReportMakesAFinishedRunsSamplesTable(t *testing.T) {
 		_, ok := s.sampleTables.entries[run]
 		return ok
 	}
-	show := func(run int64) {
-		t.Helper()
-		req := httptest.NewRequest(http.MethodGet, fmt.Sprintf("/runs/%d", run), nil)
-		req.Host = "127.0.0.1"
-		rec := httptest.NewRecorder()
-		s.Handler().ServeHTTP(rec, req)
-		if rec.Code != http.StatusOK {
-			t.Fatalf("GET /runs/%d: %d", run, rec.Code)
-		}
-	}
+	show := func(run int64) { t.Helper(); getOK(t, s, fmt.Sprintf("/runs/%d", run)) }
 	show(running)
 	if kept(running) {
 		t.Error("a running run's samples table was made with its report")
@@ -82,6 +55,63 @@ func TestReportMakesAFinishedRunsSamplesTable(t *testing.T) {
 			t.Fatal("30 s after its report was shown, the finished run's samples table is not made")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// getOK asks s for the page at path, which must answer 200.
+func getOK(t *testing.T, s *Server, path string) {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Host = "127.0.0.1"
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET %s: %d", path, rec.Code)
+	}
+}
+
+// storedRun stores a run with a result for each sample, in that status.
+func storedRun(t *testing.T, db *store.DB, d *store.Dataset, rows []store.Sample, status store.RunStatus) int64 {
+	t.Helper()
+	ctx := context.Background()
+	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: len(rows), Conditions: []store.Condition{{Name: "a"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rows {
+		r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: "a", Repetition: 1, Response: "answer",
+			Judgements: []store.Judgement{{Evaluator: "rubric", Scores: []store.Score{{Metric: "accuracy", Value: 4}}}}}
+		if _, err := db.SaveResult(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.SetRunStatus(ctx, run.ID, status, ""); err != nil {
+		t.Fatal(err)
+	}
+	return run.ID
+}
+
+// The samples tables kept hold no more than their budget of results
+// together: opening a third run's table forgets the table read longest
+// ago, not the one read again meanwhile.
+func TestSamplesTablesKeptWithinTheirResultsBudget(t *testing.T) {
+	db, d, rows := storedSamples(t, 3)
+	runs := []int64{storedRun(t, db, d, rows, store.RunCompleted), storedRun(t, db, d, rows, store.RunCompleted),
+		storedRun(t, db, d, rows, store.RunCompleted)}
+	s, err := New(db, Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.sampleTables.budget = 6 // two runs of three results
+	for _, run := range []int64{runs[0], runs[1], runs[0], runs[2]} {
+		getOK(t, s, fmt.Sprintf("/runs/%d/samples", run))
+	}
+	s.sampleTables.mu.Lock()
+	defer s.sampleTables.mu.Unlock()
+	for i, want := range []bool{true, false, true} {
+		if _, ok := s.sampleTables.entries[runs[i]]; ok != want {
+			t.Errorf("run %d's table kept: %v, want %v", i+1, ok, want)
+		}
 	}
 }
 

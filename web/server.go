@@ -121,7 +121,7 @@ func New(db *store.DB, cfg Config) (*Server, error) {
 		log:     cfg.Logger,
 		echo:    echo.New(),
 		runner:  cfg.Runner,
-		reports: newReportCache(8),
+		reports: newReportCache(8, keptResults),
 		csrfKey: key,
 		logins:  newLoginLimiter(),
 	}
