@@ -150,8 +150,8 @@ const releaseFrom = 10000
 var releasing atomic.Bool
 
 // releaseMemory returns freed memory to the system in the background once
-// a large run's report or table is forgotten (a collection: tens of
-// milliseconds of CPU at that size, beside the requests).
+// a large run's report or table is forgotten (a collection: 12 ms of CPU
+// with two runs of 150,000 results kept, beside the requests).
 func releaseMemory(forgotten int) {
 	if forgotten < releaseFrom || !releasing.CompareAndSwap(false, true) {
 		return
