@@ -19,10 +19,16 @@ type Routing struct {
 	*route.Result
 }
 
-// AgentModels lists a run's models by name, in its order; nil for a run of one model.
-func (r *Report) AgentModels() []string {
+// AgentModels lists the report's run's models (RunModels).
+func (r *Report) AgentModels() []string { return RunModels(r.Run) }
+
+// Bases lists the run file's conditions of the report's run (RunBases).
+func (r *Report) Bases() []string { return RunBases(r.Run) }
+
+// RunModels lists a run's models by name, in its order; nil for a run of one model.
+func RunModels(run *store.Run) []string {
 	var out []string
-	for _, c := range r.Run.Conditions {
+	for _, c := range run.Conditions {
 		if c.Model != "" && !slices.Contains(out, c.Model) {
 			out = append(out, c.Model)
 		}
@@ -30,10 +36,10 @@ func (r *Report) AgentModels() []string {
 	return out
 }
 
-// Bases lists the run file's conditions of a run over several models.
-func (r *Report) Bases() []string {
+// RunBases lists the run file's conditions of a run over several models.
+func RunBases(run *store.Run) []string {
 	var out []string
-	for _, c := range r.Run.Conditions {
+	for _, c := range run.Conditions {
 		if c.Base != "" && !slices.Contains(out, c.Base) {
 			out = append(out, c.Base)
 		}

@@ -58,8 +58,8 @@ func TestReportMakesAFinishedRunsSamplesTable(t *testing.T) {
 	}
 }
 
-// getOK asks s for the page at path, which must answer 200.
-func getOK(t *testing.T, s *Server, path string) {
+// getOK asks s for the page at path, which must answer 200, and returns it.
+func getOK(t *testing.T, s *Server, path string) string {
 	t.Helper()
 	req := httptest.NewRequest(http.MethodGet, path, nil)
 	req.Host = "127.0.0.1"
@@ -68,6 +68,7 @@ func getOK(t *testing.T, s *Server, path string) {
 	if rec.Code != http.StatusOK {
 		t.Fatalf("GET %s: %d", path, rec.Code)
 	}
+	return rec.Body.String()
 }
 
 // storedRun stores a run with a result for each sample, in that status.
