@@ -61,8 +61,9 @@ func TestAReplayStartsOnce(t *testing.T) {
 	}
 }
 
-// The routing page of a run of one model says so without computing the
-// run's report, which at 150,000 results took 0.1–0.3 s for that line.
+// The routing page of a run of one model says so, without claiming every
+// model answered every sample, and without computing the run's report,
+// which at 150,000 results took 0.1–0.3 s for that line.
 func TestRoutingOfOneModelComputesNoReport(t *testing.T) {
 	db, d, rows := storedSamples(t, 3)
 	run := storedRun(t, db, d, rows, store.RunCompleted)
@@ -70,8 +71,12 @@ func TestRoutingOfOneModelComputesNoReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if page := getOK(t, s, fmt.Sprintf("/runs/%d/routing", run)); !strings.Contains(page, "This run has one model") {
+	page := getOK(t, s, fmt.Sprintf("/runs/%d/routing", run))
+	if !strings.Contains(page, "This run has one model") {
 		t.Fatal("the routing page of a run of one model does not say so")
+	}
+	if strings.Contains(page, "answered by every model") {
+		t.Error("the routing page of a run of one model says every model answered every sample")
 	}
 	s.reports.mu.Lock()
 	defer s.reports.mu.Unlock()
