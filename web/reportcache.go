@@ -122,19 +122,18 @@ func forget[K comparable, E any](m map[K]E, keep K, max, budget int, weigh func(
 		total := 0
 		var oldest K
 		var oldestUsed uint64
-		found := false
+		oldestWeight, found := 0, false
 		for k, e := range m {
 			w, used := weigh(e)
 			total += w
 			if k != keep && (!found || used < oldestUsed) {
-				oldest, oldestUsed, found = k, used, true
+				oldest, oldestUsed, oldestWeight, found = k, used, w, true
 			}
 		}
 		if len(m) <= max && total <= budget {
 			return
 		}
-		w, _ := weigh(m[oldest])
-		forgotten += w
+		forgotten += oldestWeight
 		delete(m, oldest)
 	}
 }
@@ -264,7 +263,7 @@ func (r *viewed) in(sc *reportScope) *viewed {
 // run whose results are unchanged has the same table.
 type sampleCache struct {
 	mu      sync.Mutex
-	budget  int // the kept tables' results, together; keptResults when 0
+	budget  int // the kept tables' results, together (keptResults)
 	tick    uint64
 	entries map[int64]cachedSamples
 	// building makes the requests for a table being made wait for it,
@@ -315,11 +314,7 @@ func (s *Server) samples(ctx context.Context, sc *reportScope) (*report.SampleTa
 		}
 		c.tick++
 		c.entries[sc.Run.ID] = cachedSamples{count, last, t, c.tick}
-		budget := c.budget
-		if budget == 0 {
-			budget = keptResults
-		}
-		forget(c.entries, sc.Run.ID, sampleCacheSize, budget, func(e cachedSamples) (int, uint64) { return e.count, e.used })
+		forget(c.entries, sc.Run.ID, sampleCacheSize, c.budget, func(e cachedSamples) (int, uint64) { return e.count, e.used })
 		return t, nil
 	})
 	if err != nil {

@@ -116,14 +116,15 @@ func New(db *store.DB, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		db:      db,
-		cfg:     cfg,
-		log:     cfg.Logger,
-		echo:    echo.New(),
-		runner:  cfg.Runner,
-		reports: newReportCache(8, keptResults),
-		csrfKey: key,
-		logins:  newLoginLimiter(),
+		db:           db,
+		cfg:          cfg,
+		log:          cfg.Logger,
+		echo:         echo.New(),
+		runner:       cfg.Runner,
+		reports:      newReportCache(8, keptResults),
+		sampleTables: sampleCache{budget: keptResults},
+		csrfKey:      key,
+		logins:       newLoginLimiter(),
 	}
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.IPExtractor = echo.ExtractIPDirect()
