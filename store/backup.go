@@ -12,7 +12,9 @@ import (
 // Backup writes a consistent copy of the database to path while others go
 // on reading and writing it: SQLite's VACUUM INTO reads one snapshot. The
 // copy is written beside path and renamed into place, so that path is
-// either the old file or a whole new one, and checked before the rename.
+// either the old file or a whole new one, and checked before the rename. The
+// copy has the page size of a new database, whatever the original's: a
+// database made with SQLite's default pages gets larger ones once restored.
 func (db *DB) Backup(ctx context.Context, path string) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, ".assay-backup-*.db")
@@ -30,9 +32,19 @@ func (db *DB) Backup(ctx context.Context, path string) error {
 		return fmt.Errorf("backup: %w", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `VACUUM INTO ?`, tmpName); err != nil {
+	// One connection for both statements: the page size is the copy's.
+	c, err := conn.Conn(ctx)
+	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, fmt.Sprintf(`PRAGMA page_size = %d`, pageSize)); err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	if _, err := c.ExecContext(ctx, `VACUUM INTO ?`, tmpName); err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	c.Close()
 	conn.Close()
 	if err := checkBackup(ctx, tmpName); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -36,6 +37,9 @@ func Open(ctx context.Context, path string) (*DB, error) { return open(ctx, path
 
 // open is Open applying the migrations numbered up to upTo ("0021"; "" for all).
 func open(ctx context.Context, path, upTo string) (*DB, error) {
+	if err := create(ctx, path); err != nil {
+		return nil, err
+	}
 	write, err := sql.Open("sqlite", dsnFor(path, "immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -77,6 +81,44 @@ func open(ctx context.Context, path, upTo string) (*DB, error) {
 		}
 	}
 	return db, nil
+}
+
+// pageSize is the page size of a database file assay creates, and of a
+// backup's copy (VACUUM INTO writes it with the size asked for). SQLite
+// reads a page with a system call of its own: with its default, 4,096
+// bytes, a search reading every response of a 150,000-result run took
+// 135–180 ms, with 8,192 90–115 ms. Each commit
+// writes the pages it touched whole: storing a result took 8–10% more CPU
+// (the engine's CPU per call and its wall time at concurrency 200 did not
+// move). With 16,384 the search took 80–90 ms, a result 15–35% more, and
+// the engine's wall time at concurrency 200 rose from 1.13 to 1.19 × ideal.
+// A file's page size is fixed when it is made.
+const pageSize = 8192
+
+// create makes the database file at path with pageSize, unless it exists
+// and has a header. The connection string cannot: the driver runs its
+// PRAGMAs in the order of their names, journal_mode (which writes the
+// file) before page_size.
+func create(ctx context.Context, path string) error {
+	if info, err := os.Stat(path); err == nil && info.Size() > 0 || err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil // an existing file, or one Open reports on
+	}
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	defer conn.Close()
+	for _, pragma := range []string{fmt.Sprintf("PRAGMA page_size = %d", pageSize), "PRAGMA journal_mode = WAL"} {
+		if _, err := conn.ExecContext(ctx, pragma); err != nil {
+			return fmt.Errorf("create %s: %w", path, err)
+		}
+	}
+	return nil
 }
 
 // dsnFor puts the PRAGMAs in the connection string, so every pooled
