@@ -38,7 +38,7 @@ func (db *DB) Backup(ctx context.Context, path string) error {
 		return fmt.Errorf("backup: %w", err)
 	}
 	defer c.Close()
-	if _, err := c.ExecContext(ctx, fmt.Sprintf(`PRAGMA page_size = %d`, pageSize)); err != nil {
+	if _, err := c.ExecContext(ctx, fmt.Sprintf(`PRAGMA page_size = %d`, PageSize)); err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
 	if _, err := c.ExecContext(ctx, `VACUUM INTO ?`, tmpName); err != nil {

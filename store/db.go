@@ -83,7 +83,7 @@ func open(ctx context.Context, path, upTo string) (*DB, error) {
 	return db, nil
 }
 
-// pageSize is the page size of a database file assay creates, and of a
+// PageSize is the page size of a database file assay creates, and of a
 // backup's copy (VACUUM INTO writes it with the size asked for). SQLite
 // reads a page with a system call of its own: with its default, 4,096
 // bytes, a search reading every response of a 150,000-result run took
@@ -93,9 +93,19 @@ func open(ctx context.Context, path, upTo string) (*DB, error) {
 // move). With 16,384 the search took 80–90 ms, a result 15–35% more, and
 // the engine's wall time at concurrency 200 rose from 1.13 to 1.19 × ideal.
 // A file's page size is fixed when it is made.
-const pageSize = 8192
+const PageSize = 8192
 
-// create makes the database file at path with pageSize, unless it exists
+// FilePageSize is the page size of the database's file: PageSize, or
+// SQLite's 4,096 in a file made before assay set it.
+func (db *DB) FilePageSize(ctx context.Context) (int, error) {
+	var n int
+	if err := db.read.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("page size: %w", err)
+	}
+	return n, nil
+}
+
+// create makes the database file at path with PageSize, unless it exists
 // and has a header. The connection string cannot: the driver runs its
 // PRAGMAs in the order of their names, journal_mode (which writes the
 // file) before page_size.
@@ -113,7 +123,7 @@ func create(ctx context.Context, path string) error {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
 	defer conn.Close()
-	for _, pragma := range []string{fmt.Sprintf("PRAGMA page_size = %d", pageSize), "PRAGMA journal_mode = WAL"} {
+	for _, pragma := range []string{fmt.Sprintf("PRAGMA page_size = %d", PageSize), "PRAGMA journal_mode = WAL"} {
 		if _, err := conn.ExecContext(ctx, pragma); err != nil {
 			return fmt.Errorf("create %s: %w", path, err)
 		}
