@@ -108,12 +108,34 @@ func (db *DB) FilePageSize(ctx context.Context) (int, error) {
 // create makes the database file at path with PageSize, unless it exists
 // and has a header. The connection string cannot: the driver runs its
 // PRAGMAs in the order of their names, journal_mode (which writes the
-// file) before page_size.
+// file) before page_size. Another process opening the same new file (a
+// server and a run started together) may be making it at the same time:
+// SQLite then refuses the change of journal mode at once, without waiting
+// for the lock, and the file's first pages are still in its WAL; create
+// tries again until the other is done (the pragmas then change nothing).
 func create(ctx context.Context, path string) error {
+	for tries := 1; ; tries++ {
+		err := createOnce(ctx, path)
+		var e interface{ Code() int }
+		if err == nil || !errors.As(err, &e) || e.Code()&0xff != sqliteBusy || tries == 200 {
+			return err
+		}
+		select {
+		case <-time.After(10 * time.Millisecond):
+		case <-ctx.Done():
+			return err
+		}
+	}
+}
+
+// sqliteBusy is SQLite's primary result code SQLITE_BUSY.
+const sqliteBusy = 5
+
+func createOnce(ctx context.Context, path string) error {
 	if info, err := os.Stat(path); err == nil && info.Size() > 0 || err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil // an existing file, or one Open reports on
 	}
-	db, err := sql.Open("sqlite", "file:"+path)
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
@@ -155,8 +177,21 @@ func (db *DB) Close() error {
 }
 
 func (db *DB) migrate(ctx context.Context, upTo string) error {
-	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	// In a transaction begun IMMEDIATE, which waits for another process's
+	// write lock: alone, the statement read the schema first and, when
+	// another process opening the same new file wrote meanwhile, failed
+	// at once with "database is locked" (its snapshot stale, waiting could
+	// not help).
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
 	names, err := fs.Glob(migrations, "migrations/*.sql")

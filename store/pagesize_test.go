@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"assay/store"
@@ -81,5 +83,36 @@ func TestPageSize(t *testing.T) {
 	samples, err := c.Samples(ctx, d.ID, 0, 0)
 	if err != nil || len(samples) != 300 || samples[299].SampleID != testSamples(300)[299].SampleID {
 		t.Errorf("the copy's samples: %d, %v", len(samples), err)
+	}
+}
+
+// Processes opening a new database at once all open it: one makes the file
+// while the others wait for its lock (a server and a run started together
+// on a new file met "database is locked").
+func TestNewDatabaseOpenedAtOnce(t *testing.T) {
+	ctx := context.Background()
+	for round := range 20 {
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("new-%d.db", round))
+		errs := make(chan error, 6)
+		var wg sync.WaitGroup
+		for range 6 {
+			wg.Go(func() {
+				db, err := store.Open(ctx, path)
+				if err == nil {
+					err = db.Close()
+				}
+				errs <- err
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		if got := filePageSize(t, path); got != 8192 {
+			t.Errorf("round %d: pages of %d bytes", round, got)
+		}
 	}
 }
