@@ -19,12 +19,6 @@ type Routing struct {
 	*route.Result
 }
 
-// AgentModels lists the report's run's models (RunModels).
-func (r *Report) AgentModels() []string { return RunModels(r.Run) }
-
-// Bases lists the run file's conditions of the report's run (RunBases).
-func (r *Report) Bases() []string { return RunBases(r.Run) }
-
 // RunModels lists a run's models by name, in its order; nil for a run of one model.
 func RunModels(run *store.Run) []string {
 	var out []string
@@ -55,7 +49,7 @@ func RunBases(run *store.Run) []string {
 // by sample row id, when given, else computed locally. A sample some model
 // has no scored answer for is left out; left says how many.
 func (r *Report) Matrix(ctx context.Context, db *store.DB, base string, vectors map[int64][]float32) (m *route.Matrix, left int, err error) {
-	models, bases := r.AgentModels(), r.Bases()
+	models, bases := RunModels(r.Run), RunBases(r.Run)
 	if len(models) < 2 {
 		return nil, 0, store.Errorf(store.EINVALID, "Run %d is not over several models: routing needs a run over two models or more (agent.models).", r.Run.ID)
 	}
@@ -154,7 +148,7 @@ func (r *Report) Route(ctx context.Context, db *store.DB, base string, opt route
 		return nil, store.Errorf(store.EINVALID, "%v", err)
 	}
 	if base == "" {
-		base = r.Bases()[0]
+		base = RunBases(r.Run)[0]
 	}
 	features := "local"
 	if vectors != nil {

@@ -52,7 +52,7 @@ func prepareExportHTML(ctx context.Context, db *store.DB, sc *reportScope, r *vi
 	if d.assets, err = inlineAssets(); err != nil {
 		return nil, err
 	}
-	if len(r.AgentModels()) >= 2 && sc.Run.Status.Finished() {
+	if len(report.RunModels(sc.Run)) >= 2 && sc.Run.Status.Finished() {
 		opt := route.Options{Orders: route.DefaultOrders, Seed: 1, Weights: route.DefaultWeights}
 		compute := func() (*report.Routing, error) { return r.Route(ctx, db, "", opt, nil) }
 		var res *report.Routing
@@ -63,7 +63,7 @@ func prepareExportHTML(ctx context.Context, db *store.DB, sc *reportScope, r *vi
 			res, err = compute()
 		}
 		if err == nil {
-			rv := templates.RoutingView{Models: r.AgentModels()}
+			rv := templates.RoutingView{Models: report.RunModels(sc.Run)}
 			routingView(&rv, res, route.Thompson)
 			d.v.Routing = &rv
 		} else if store.ErrorCode(err) != store.EINVALID {

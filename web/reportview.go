@@ -108,7 +108,7 @@ func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static b
 	v.Paired.AllPairs, v.Paired.AllPairsDiffer = allPairRows(r.AllPairs())
 	v.Charts = chartsOf()
 	v.Variance = r.varianceView()
-	if len(r.AgentModels()) >= 2 && !static && r.sc.ReviewLink == nil {
+	if len(report.RunModels(r.Run)) >= 2 && !static && r.sc.ReviewLink == nil {
 		v.RoutingURL = r.sc.Base + "/routing"
 	}
 	if v.Variance != nil && !static {
