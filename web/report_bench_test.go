@@ -1,11 +1,13 @@
 package web_test
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -372,10 +374,13 @@ func bulkResults(path string, sr *storedRun, judgeReps int) error {
 	if err != nil {
 		return err
 	}
+	// In the order a run stores them, its plan's: repetition by repetition,
+	// sample by sample in the dataset's order, every condition in turn.
+	samples := slices.SortedFunc(maps.Values(sr.Samples), func(a, b store.Sample) int { return cmp.Compare(a.ID, b.ID) })
 	id := int64(0)
-	for _, smp := range sr.Samples {
-		for _, c := range sr.Run.Conditions {
-			for rep := 1; rep <= sr.Run.Repetitions; rep++ {
+	for rep := 1; rep <= sr.Run.Repetitions; rep++ {
+		for _, smp := range samples {
+			for _, c := range sr.Run.Conditions {
 				id++
 				if err := bulkResult(insResult, insJudgement, insScore, sr.Run.ID, id, smp, c.Name, rep, benchResponse(id, smp), judgeReps); err != nil {
 					return err
