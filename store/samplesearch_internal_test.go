@@ -570,12 +570,16 @@ func TestDeletingARunCatchesTheIndexUp(t *testing.T) {
 // back whole and done again, uninterrupted, and take nothing of the writes
 // committed beside them: under reads one after the other the catch-up
 // ends, every result written during it is stored, and the index holds
-// each response once.
+// each response once. Besides the reads the test makes in a loop, which a
+// busy machine may leave between batches, each batch meets one as it is
+// about to write.
 func TestInterruptedCatchUpLosesNothing(t *testing.T) {
 	ctx := context.Background()
 	defer func(n int) { indexBatch = n }(indexBatch)
 	indexBatch = 50
 	db, run, rows := goldenRun(t, 400, 1, "a", "b")
+	defer func() { indexBatchWrites = nil }()
+	indexBatchWrites = func() { db.index.waitedFor()() }
 	for _, s := range rows {
 		saveAt(t, db, &Result{RunID: run.ID, SampleRow: s.ID, Condition: "a", Repetition: 1, Response: "photosynthesis " + s.SampleID})
 	}

@@ -17,6 +17,10 @@ import (
 
 var indexBatch = 2000 // a variable for tests
 
+// indexBatchWrites, set by tests, is called in each batch before it
+// writes: a read started there is one that meets a batch under way.
+var indexBatchWrites func()
+
 var catchUpAt = 2000 // a variable for tests
 
 // searchIndexer runs one catch-up at a time, and stops it at Close; the
@@ -184,6 +188,9 @@ func (db *DB) IndexResponses(ctx context.Context) (int, error) {
 				(SELECT id FROM results WHERE id > ? ORDER BY id LIMIT ?)`, through, indexBatch).Scan(&n, &last)
 			if err != nil || n == 0 {
 				return err
+			}
+			if indexBatchWrites != nil {
+				indexBatchWrites()
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO response_search (rowid, response)
 				SELECT id, response FROM results WHERE id > ? AND id <= ? AND response != ''`, through, last); err != nil {
