@@ -28,9 +28,15 @@ func (db *DB) EachResult(ctx context.Context, runID int64, fn func(*Result) erro
 	return db.eachResult(ctx, runID, false, fn)
 }
 
-// EachScored is EachResult without the texts a table of scores has no use
-// for: each result's response, and each judgement's raw answer and detail
-// are left empty (a judgement's claims and scores' reasoning stay).
+// EachScored is EachResult with only what a table of scores writes: each
+// result's task, error, tokens, cost, latency, attempts and tool calls,
+// each judgement's evaluator, judge, repetition, error and claims, and
+// every score. The rest is left empty: the response, the judgements' raw
+// answers and details, the models, retries, cached tokens, seeds and the
+// judgements' own costs. Each column read costs the driver a lock: reading
+// 14 fewer of a result's 51 (with its judgement's and three scores') took
+// a tenth off a CSV export's CPU (150,000 results on one core: 3.14–3.48 s,
+// then 2.87–3.04).
 func (db *DB) EachScored(ctx context.Context, runID int64, fn func(*Result) error) error {
 	return db.eachResult(ctx, runID, true, fn)
 }

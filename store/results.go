@@ -182,15 +182,16 @@ func (db *DB) SampleResults(ctx context.Context, runID, sampleID int64) ([]Resul
 }
 
 // queryResults reads the results the where clause selects, with their
-// judgements and scores; lean leaves out the long texts (see EachScored).
+// judgements and scores; lean reads only what EachScored gives.
 func (db *DB) queryResults(ctx context.Context, lean bool, where string, args ...any) ([]Result, error) {
-	response, raw, detail := "r.response", "j.raw", "j.detail"
+	columns := `r.id, r.run_id, r.sample_id, r.condition, r.repetition, r.response, r.error, r.error_kind, r.tokens_in,
+		r.tokens_out, r.cache_read_tokens, r.cache_write_tokens, r.cost_usd, r.cost_source, r.model, r.latency_ms, r.attempts,
+		r.retries, r.tool_calls, r.created_at`
 	if lean {
-		response, raw, detail = "''", "''", "''"
+		columns = `r.id, r.run_id, r.sample_id, r.condition, r.repetition, r.error, r.error_kind, r.tokens_in, r.tokens_out,
+			r.cost_usd, r.latency_ms, r.attempts, r.tool_calls`
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT r.id, r.run_id, r.sample_id, r.condition, r.repetition, `+response+`,
-		r.error, r.error_kind, r.tokens_in, r.tokens_out, r.cache_read_tokens, r.cache_write_tokens, r.cost_usd,
-		r.cost_source, r.model, r.latency_ms, r.attempts, r.retries, r.tool_calls, r.created_at
+	rows, err := db.read.QueryContext(ctx, `SELECT `+columns+`
 		FROM results r `+where+` ORDER BY r.sample_id, r.condition, r.repetition`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
@@ -201,22 +202,30 @@ func (db *DB) queryResults(ctx context.Context, lean bool, where string, args ..
 	for rows.Next() {
 		var r Result
 		var retries, calls, created string
-		if err := rows.Scan(int64Col{&r.ID}, int64Col{&r.RunID}, int64Col{&r.SampleRow}, &r.Condition, intCol{&r.Repetition},
-			&r.Response, &r.Error, textCol[ErrorKind]{&r.ErrorKind}, intCol{&r.TokensIn}, intCol{&r.TokensOut},
-			intCol{&r.CacheReadTokens}, intCol{&r.CacheWriteTokens}, floatCol{&r.CostUSD}, textCol[CostSource]{&r.CostSource},
-			&r.Model, int64Col{&r.LatencyMS}, intCol{&r.Attempts}, &retries, &calls, &created); err != nil {
+		var err error
+		if lean {
+			err = rows.Scan(int64Col{&r.ID}, int64Col{&r.RunID}, int64Col{&r.SampleRow}, &r.Condition, intCol{&r.Repetition},
+				&r.Error, textCol[ErrorKind]{&r.ErrorKind}, intCol{&r.TokensIn}, intCol{&r.TokensOut}, floatCol{&r.CostUSD},
+				int64Col{&r.LatencyMS}, intCol{&r.Attempts}, &calls)
+		} else {
+			err = rows.Scan(int64Col{&r.ID}, int64Col{&r.RunID}, int64Col{&r.SampleRow}, &r.Condition, intCol{&r.Repetition},
+				&r.Response, &r.Error, textCol[ErrorKind]{&r.ErrorKind}, intCol{&r.TokensIn}, intCol{&r.TokensOut},
+				intCol{&r.CacheReadTokens}, intCol{&r.CacheWriteTokens}, floatCol{&r.CostUSD}, textCol[CostSource]{&r.CostSource},
+				&r.Model, int64Col{&r.LatencyMS}, intCol{&r.Attempts}, &retries, &calls, &created)
+			decodeList(retries, &r.Retries)
+			r.CreatedAt = parseTime(created)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("results: %w", err)
 		}
-		decodeList(retries, &r.Retries)
 		decodeList(calls, &r.ToolCalls)
-		r.CreatedAt = parseTime(created)
 		byID[r.ID] = len(out)
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	return out, db.attachJudgements(ctx, out, byID, raw, detail, where, args)
+	return out, db.attachJudgements(ctx, out, byID, lean, where, args)
 }
 
 // attachJudgements reads the judgements of the results the where clause
@@ -224,22 +233,32 @@ func (db *DB) queryResults(ctx context.Context, lean bool, where string, args ..
 // judgement its scores, in the order they were stored. Judgements and scores
 // are read apart: read joined, a judgement's raw answer came once per score.
 // A judgement of a result stored after the results were read is left out.
-func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[int64]int, raw, detail, where string, args []any) error {
+func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[int64]int, lean bool, where string, args []any) error {
 	if len(results) == 0 {
 		return nil
 	}
 	type place struct{ result, judgement int }
 	places := map[int64]place{}
-	err := eachRow(ctx, db.read, `SELECT j.id, j.result_id, j.evaluator, j.judge_repetition, j.judge, j.seed, j.error,
-		j.error_kind, j.attempts, `+raw+`, `+detail+`, j.unverified_claims, j.tokens_in, j.tokens_out, j.cost_usd, j.latency_ms
-		FROM judgements j JOIN results r ON r.id = j.result_id `+where, args, func(rows *sql.Rows) error {
+	columns := `j.id, j.result_id, j.evaluator, j.judge_repetition, j.judge, j.error, j.error_kind, j.unverified_claims,
+		j.seed, j.attempts, j.raw, j.detail, j.tokens_in, j.tokens_out, j.cost_usd, j.latency_ms`
+	if lean {
+		columns = `j.id, j.result_id, j.evaluator, j.judge_repetition, j.judge, j.error, j.error_kind, j.unverified_claims`
+	}
+	err := eachRow(ctx, db.read, `SELECT `+columns+` FROM judgements j JOIN results r ON r.id = j.result_id `+where, args, func(rows *sql.Rows) error {
 		var j Judgement
 		var resultID int64
 		var claims string
 		var seed sql.NullInt64
-		if err := rows.Scan(int64Col{&j.ID}, int64Col{&resultID}, &j.Evaluator, intCol{&j.JudgeRepetition}, &j.Judge, &seed, &j.Error,
-			textCol[ErrorKind]{&j.ErrorKind}, intCol{&j.Attempts}, &j.Raw, &j.Detail, &claims, intCol{&j.TokensIn}, intCol{&j.TokensOut},
-			floatCol{&j.CostUSD}, int64Col{&j.LatencyMS}); err != nil {
+		var err error
+		if lean {
+			err = rows.Scan(int64Col{&j.ID}, int64Col{&resultID}, &j.Evaluator, intCol{&j.JudgeRepetition}, &j.Judge, &j.Error,
+				textCol[ErrorKind]{&j.ErrorKind}, &claims)
+		} else {
+			err = rows.Scan(int64Col{&j.ID}, int64Col{&resultID}, &j.Evaluator, intCol{&j.JudgeRepetition}, &j.Judge, &j.Error,
+				textCol[ErrorKind]{&j.ErrorKind}, &claims, &seed, intCol{&j.Attempts}, &j.Raw, &j.Detail, intCol{&j.TokensIn},
+				intCol{&j.TokensOut}, floatCol{&j.CostUSD}, int64Col{&j.LatencyMS})
+		}
+		if err != nil {
 			return err
 		}
 		i, ok := byID[resultID]

@@ -2,15 +2,18 @@ package web_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
 
+	"assay/runner/config"
 	"assay/store"
 	"assay/web"
 )
@@ -200,5 +203,161 @@ func TestExportCSVCellsAreNeverFormulas(t *testing.T) {
 	}
 	if rows[1][8] == "" || strings.HasPrefix(rows[1][8], "'") {
 		t.Errorf("a number is left as it is: %q", rows[1][8])
+	}
+}
+
+// TestExportCSVAgreesWithJSON checks every cell of the CSV export that the
+// JSON export also holds, on results whose every figure differs: the CSV
+// reads only the columns it writes, and must read them all.
+func TestExportCSVAgreesWithJSON(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	ctx := context.Background()
+	var samples []store.Sample
+	for i := 1; i <= 3; i++ {
+		samples = append(samples, store.Sample{Ordinal: i, SampleID: fmt.Sprintf("q%d", i), Input: "Question?", Reference: "42"})
+	}
+	ds := &store.Dataset{Name: "agree", Kind: store.KindQA, SHA256: "a9ee", Format: "jsonl", Samples: len(samples)}
+	if _, err := db.CreateDataset(ctx, ds, samples); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := db.Samples(ctx, ds.ID, 0, 0)
+	cfg, _ := json.Marshal(config.Config{Name: "agree", Evaluators: []config.Evaluator{config.EvalRubric}})
+	run := &store.Run{DatasetID: ds.ID, Config: cfg, Repetitions: 2, TotalTasks: 12,
+		Conditions: []store.Condition{{Name: "baseline"}, {Name: "with-docs"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	for _, s := range rows {
+		for _, c := range []string{"baseline", "with-docs"} {
+			for rep := 1; rep <= 2; rep++ {
+				i++
+				r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: rep, Response: "42",
+					TokensIn: 100 + i, TokensOut: 10 + i, CacheReadTokens: i, CostUSD: 0.001 * float64(i), LatencyMS: int64(300 + i),
+					Attempts: 1 + i%3, Model: "m", Retries: []string{}}
+				for k := range i % 3 {
+					r.ToolCalls = append(r.ToolCalls, store.ToolCall{Turn: 1, Server: "docs", Tool: fmt.Sprint("search", k)})
+				}
+				j := store.Judgement{Evaluator: "rubric", Judge: []string{"", "panel-a"}[i%2], JudgeRepetition: i % 2,
+					TokensIn: 900, Attempts: 1, Scores: []store.Score{
+						{Metric: "completeness", Value: float64(1 + i%5), Reasoning: fmt.Sprint("reason ", i)},
+						{Metric: "factual_adherence", Value: float64(1 + (i+2)%5), Reasoning: fmt.Sprint("fact ", i)}}}
+				if i%4 == 0 {
+					j.UnverifiedClaims = []string{fmt.Sprint("claim ", i)}
+				}
+				switch i {
+				case 5:
+					r.Error, r.ErrorKind, r.Response = "agent: too slow", store.ErrorTimeout, ""
+				case 7:
+					j.Error, j.ErrorKind, j.Scores = "judge: refused", store.ErrorRefused, nil
+					r.Judgements = []store.Judgement{j}
+				default:
+					r.Judgements = []store.Judgement{j}
+				}
+				if _, err := db.SaveResult(ctx, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if err := db.SetRunStatus(ctx, run.ID, store.RunCompleted, ""); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Results []struct {
+			SampleRowID      int64            `json:"sample_row_id"`
+			Condition        string           `json:"condition"`
+			Repetition       int              `json:"repetition"`
+			Error            string           `json:"error"`
+			ErrorKind        string           `json:"error_kind"`
+			TokensIn         int              `json:"tokens_in"`
+			TokensOut        int              `json:"tokens_out"`
+			CostUSD          float64          `json:"cost_usd"`
+			LatencyMS        int64            `json:"latency_ms"`
+			Attempts         int              `json:"attempts"`
+			ToolCalls        []map[string]any `json:"tool_calls"`
+			UnverifiedClaims []string         `json:"unverified_claims"`
+			Scores           []struct {
+				ID              int64   `json:"id"`
+				Metric          string  `json:"metric"`
+				Value           float64 `json:"value"`
+				Reasoning       string  `json:"reasoning"`
+				JudgeRepetition int     `json:"judge_repetition"`
+				Judge           string  `json:"judge"`
+			} `json:"scores"`
+			Judgements []struct {
+				Error     string `json:"error"`
+				ErrorKind string `json:"error_kind"`
+			} `json:"judgements"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(download(t, b, fmt.Sprintf("/runs/%d/export.json", run.ID)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	table, err := csv.NewReader(bytes.NewReader(download(t, b, fmt.Sprintf("/runs/%d/export.csv", run.ID)))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for k, name := range table[0] {
+		col[name] = k
+	}
+	if len(table) != 1+12*2 {
+		t.Fatalf("%d rows, want 12 results × 2 metrics + header", len(table))
+	}
+	checked := 0
+	for n, row := range table[1:] {
+		res := doc.Results[n/2] // both are in task order, the CSV a row per metric
+		cell := func(name string) string { return row[col[name]] }
+		key := fmt.Sprintf("%d/%s/%d", res.SampleRowID, res.Condition, res.Repetition)
+		if got := cell("sample_row_id") + "/" + cell("condition") + "/" + cell("repetition"); got != key {
+			t.Fatalf("row %d is %s, the JSON's result %s", n+1, got, key)
+		}
+		claims, _ := json.Marshal(res.UnverifiedClaims)
+		for name, want := range map[string]string{
+			"tokens_in": fmt.Sprint(res.TokensIn), "tokens_out": fmt.Sprint(res.TokensOut),
+			"cost_usd": strconv.FormatFloat(res.CostUSD, 'f', -1, 64), "latency_ms": fmt.Sprint(res.LatencyMS),
+			"attempts": fmt.Sprint(res.Attempts), "tool_calls": fmt.Sprint(len(res.ToolCalls)), "unverified_claims": string(claims),
+		} {
+			if cell(name) != want {
+				t.Errorf("%s: %s %q, the JSON's %q", key, name, cell(name), want)
+			}
+		}
+		metric := cell("metric")
+		var score *struct {
+			ID              int64   `json:"id"`
+			Metric          string  `json:"metric"`
+			Value           float64 `json:"value"`
+			Reasoning       string  `json:"reasoning"`
+			JudgeRepetition int     `json:"judge_repetition"`
+			Judge           string  `json:"judge"`
+		}
+		for k := range res.Scores {
+			if res.Scores[k].Metric == metric {
+				score = &res.Scores[k]
+			}
+		}
+		if score == nil {
+			want, kind := res.Error, res.ErrorKind
+			if want == "" && len(res.Judgements) > 0 {
+				want, kind = res.Judgements[0].Error, res.Judgements[0].ErrorKind
+			}
+			if cell("value") != "" || cell("error") != want || cell("error_kind") != kind || want == "" {
+				t.Errorf("%s %s: value %q error %q (%s), the JSON's error %q (%s)", key, metric, cell("value"), cell("error"), cell("error_kind"), want, kind)
+			}
+			continue
+		}
+		for name, want := range map[string]string{
+			"value": strconv.FormatFloat(score.Value, 'f', -1, 64), "reasoning": score.Reasoning, "score_id": fmt.Sprint(score.ID),
+			"judge": score.Judge, "judge_repetition": fmt.Sprint(score.JudgeRepetition),
+		} {
+			if cell(name) != want {
+				t.Errorf("%s %s: %s %q, the JSON's %q", key, metric, name, cell(name), want)
+			}
+		}
+		checked++
+	}
+	if checked != 20 {
+		t.Errorf("%d scored rows checked, want 20 (two results without scores)", checked)
 	}
 }
