@@ -380,6 +380,8 @@ const chunkRows = 512
 // worker per core while later rows are read: scan reads a row, and each
 // worker folds with a fold of its own from newFold, so that it may reuse
 // its room. It returns what the chunks folded into, in the rows' order.
+// A chunk's rows, once folded, are the room of a chunk read later: fold
+// must keep nothing that points into them.
 func foldChunks[R, O any](ctx context.Context, q querier, query string, args []any, scan func(*sql.Rows) (R, error),
 	newFold func() func([]R) (O, error)) ([]O, error) {
 	type chunk struct {
@@ -389,12 +391,17 @@ func foldChunks[R, O any](ctx context.Context, q querier, query string, args []a
 	}
 	var chunks []*chunk
 	work := make(chan *chunk)
+	room := make(chan []R, runtime.GOMAXPROCS(0)+1)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		fold := newFold()
 		wg.Go(func() {
 			for c := range work {
 				c.out, c.err = fold(c.rows)
+				select {
+				case room <- c.rows[:0]:
+				default:
+				}
 				c.rows = nil
 			}
 		})
@@ -406,7 +413,12 @@ func foldChunks[R, O any](ctx context.Context, q querier, query string, args []a
 			return err
 		}
 		if cur == nil {
-			cur = &chunk{rows: make([]R, 0, chunkRows)}
+			cur = &chunk{}
+			select {
+			case cur.rows = <-room:
+			default:
+				cur.rows = make([]R, 0, chunkRows)
+			}
 			chunks = append(chunks, cur)
 		}
 		if cur.rows = append(cur.rows, r); len(cur.rows) == chunkRows {

@@ -89,17 +89,22 @@ func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error
 	}
 	chunks, err := foldParts(ctx, db.read, `SELECT condition, sample_id, results, errors, judge_errors, claims, sums
 		FROM sample_sums WHERE run_id = ?`, []any{runID}, bounds, func() func(r *sql.Rows) (row, error) {
+		// One row scanned into for all, each returned as a copy: a row of
+		// its own escaped, one allocation per row. The condition is read
+		// as bytes and kept once for all its rows.
+		var a row
 		var last string
+		var condition sql.RawBytes
 		return func(r *sql.Rows) (row, error) {
-			var a row
-			if err := r.Scan(&a.condition, int64Col{&a.sample}, intCol{&a.Results}, intCol{&a.Errors}, intCol{&a.JudgeErrors},
+			a = row{}
+			if err := r.Scan(&condition, int64Col{&a.sample}, intCol{&a.Results}, intCol{&a.Errors}, intCol{&a.JudgeErrors},
 				intCol{&a.Claims}, &a.text); err != nil {
 				return a, err
 			}
-			if a.condition == last {
-				a.condition = last // one copy of each name
+			if string(condition) != last {
+				last = string(condition)
 			}
-			last = a.condition
+			a.condition = last
 			a.SampleKey = SampleKey{a.sample, a.condition}
 			return a, nil
 		}

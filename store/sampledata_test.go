@@ -184,3 +184,81 @@ func TestSampleHeadsAndNeighbours(t *testing.T) {
 		}
 	}
 }
+
+// TestSampleStatsAndReportScoresOverManyChunks folds a run of 2,600
+// sample and condition rows, read in chunks of a few hundred whose room
+// later chunks reuse: every row keeps its own sample, counts and sums, and
+// the report's scores each sample's values.
+func TestSampleStatsAndReportScoresOverManyChunks(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	const n = 1300
+	var samples []store.Sample
+	for i := 1; i <= n; i++ {
+		samples = append(samples, store.Sample{Ordinal: i, SampleID: fmt.Sprintf("q%04d", i), Input: "?", Reference: "!",
+			Choices: []string{}, Metadata: map[string]any{}})
+	}
+	d := &store.Dataset{Name: "many", Kind: store.KindQA, SHA256: "many", Format: "jsonl"}
+	if _, err := db.CreateDataset(ctx, d, samples); err != nil {
+		t.Fatal(err)
+	}
+	samples, _ = db.Samples(ctx, d.ID, 0, 0)
+	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, Conditions: []store.Condition{{Name: "a"}, {Name: "b"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	value := func(ordinal int, cond string) float64 {
+		if cond == "a" {
+			return float64(1 + ordinal%5)
+		}
+		return float64(1 + (ordinal*3)%7)
+	}
+	ordinals := map[int64]int{}
+	for _, s := range samples {
+		ordinals[s.ID] = s.Ordinal
+		for _, c := range []string{"a", "b"} {
+			j := store.Judgement{Evaluator: "rubric", Scores: []store.Score{{Metric: "m", Value: value(s.Ordinal, c)}}}
+			for range s.Ordinal % 3 {
+				j.UnverifiedClaims = append(j.UnverifiedClaims, "a claim")
+			}
+			r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: 1, Response: "r", Judgements: []store.Judgement{j}}
+			if _, err := db.SaveResult(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	st, err := db.SampleStats(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Rows) != 2*n {
+		t.Fatalf("%d rows, want %d", len(st.Rows), 2*n)
+	}
+	for k, r := range st.Rows {
+		ordinal, cond := k/2+1, []string{"a", "b"}[k%2]
+		if r.Ordinal != ordinal || ordinals[r.SampleRow] != ordinal || r.Condition != cond || r.SampleID != fmt.Sprintf("q%04d", ordinal) {
+			t.Fatalf("row %d is sample %d (%s, row %d) under %s, want sample %d under %s", k, r.Ordinal, r.SampleID, r.SampleRow, r.Condition, ordinal, cond)
+		}
+		v := value(ordinal, cond)
+		if r.Results != 1 || r.Claims != ordinal%3 || len(r.Metrics) != 1 || r.Metrics[0].N != 1 || r.Metrics[0].Sum != v || r.Metrics[0].SumSq != v*v {
+			t.Errorf("sample %d under %s: %+v, want one result, %d claims, one score of %g", ordinal, cond, r, ordinal%3, v)
+		}
+	}
+	data, err := db.ReportData(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data.Scores) != 2 {
+		t.Fatalf("%d columns of scores, want one per condition", len(data.Scores))
+	}
+	for _, m := range data.Scores {
+		if len(m.Samples) != n || len(m.Values) != n {
+			t.Fatalf("%s: %d samples, %d values, want %d", m.Condition, len(m.Samples), len(m.Values), n)
+		}
+		for i, id := range m.Samples {
+			if want := value(ordinals[id], m.Condition); m.Values[m.Starts[i]] != want {
+				t.Errorf("%s, sample %d: %g, want %g", m.Condition, ordinals[id], m.Values[m.Starts[i]], want)
+			}
+		}
+	}
+}
