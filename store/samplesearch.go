@@ -181,23 +181,27 @@ func (db *DB) SearchSamples(ctx context.Context, runID, datasetID int64, text st
 		return nil, fmt.Errorf("search samples: %w", err)
 	}
 	m.responses.first &^= 63
-	rows, err := db.read.QueryContext(ctx, `SELECT id FROM samples WHERE dataset_id = ?1
-		AND (holds(input, ?2) OR holds(reference, ?2))`, datasetID, text)
-	if err != nil {
-		return nil, fmt.Errorf("search samples: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("search samples: %w", err)
+	// The samples' texts are read beside the responses: they touch
+	// apart fields of m.
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		err := eachRow(gctx, db.read, `SELECT id FROM samples WHERE dataset_id = ?1 AND (holds(input, ?2) OR holds(reference, ?2))`,
+			[]any{datasetID, text}, func(rows *sql.Rows) error {
+				var id int64
+				err := rows.Scan(&id)
+				m.Samples[id] = true
+				return err
+			})
+		if err != nil {
+			return fmt.Errorf("search samples: %w", err)
 		}
-		m.Samples[id] = true
+		return nil
+	})
+	g.Go(func() error { return db.searchResponses(gctx, runID, text, m) })
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search samples: %w", err)
-	}
-	return m, db.searchResponses(ctx, runID, text, m)
+	return m, nil
 }
 
 // A search of a run's responses reads them through their trigram index
