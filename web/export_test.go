@@ -263,6 +263,14 @@ func TestExportCSVAgreesWithJSON(t *testing.T) {
 	if err := db.SetRunStatus(ctx, run.ID, store.RunCompleted, ""); err != nil {
 		t.Fatal(err)
 	}
+	type jsonScore struct {
+		ID              int64   `json:"id"`
+		Metric          string  `json:"metric"`
+		Value           float64 `json:"value"`
+		Reasoning       string  `json:"reasoning"`
+		JudgeRepetition int     `json:"judge_repetition"`
+		Judge           string  `json:"judge"`
+	}
 	var doc struct {
 		Results []struct {
 			SampleRowID      int64            `json:"sample_row_id"`
@@ -277,15 +285,8 @@ func TestExportCSVAgreesWithJSON(t *testing.T) {
 			Attempts         int              `json:"attempts"`
 			ToolCalls        []map[string]any `json:"tool_calls"`
 			UnverifiedClaims []string         `json:"unverified_claims"`
-			Scores           []struct {
-				ID              int64   `json:"id"`
-				Metric          string  `json:"metric"`
-				Value           float64 `json:"value"`
-				Reasoning       string  `json:"reasoning"`
-				JudgeRepetition int     `json:"judge_repetition"`
-				Judge           string  `json:"judge"`
-			} `json:"scores"`
-			Judgements []struct {
+			Scores           []jsonScore      `json:"scores"`
+			Judgements       []struct {
 				Error     string `json:"error"`
 				ErrorKind string `json:"error_kind"`
 			} `json:"judgements"`
@@ -324,14 +325,7 @@ func TestExportCSVAgreesWithJSON(t *testing.T) {
 			}
 		}
 		metric := cell("metric")
-		var score *struct {
-			ID              int64   `json:"id"`
-			Metric          string  `json:"metric"`
-			Value           float64 `json:"value"`
-			Reasoning       string  `json:"reasoning"`
-			JudgeRepetition int     `json:"judge_repetition"`
-			Judge           string  `json:"judge"`
-		}
+		var score *jsonScore
 		for k := range res.Scores {
 			if res.Scores[k].Metric == metric {
 				score = &res.Scores[k]
