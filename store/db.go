@@ -30,6 +30,7 @@ type DB struct {
 	commits *committer // of results and pending work
 	keeps   keptParts  // pending work queued for the committer
 	index   *searchIndexer
+	keeping background // samples tables being kept (samplestatskept.go)
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations.
@@ -167,6 +168,7 @@ func dsnFor(path, txlock string) string {
 // Close closes both pools.
 func (db *DB) Close() error {
 	db.stopIndexing()
+	db.keeping.close()
 	db.stopCommitter()
 	db.closeStatements()
 	rerr := db.read.Close()

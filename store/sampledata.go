@@ -59,13 +59,29 @@ type SampleStats struct {
 	Rows    []SampleCondition // in dataset order, then by condition name
 }
 
-// SampleStats folds a run's results per sample and condition: its
+// SampleStats returns a run's results folded per sample and condition:
+// the table kept when the run finished (samplestatskept.go), or one folded
+// now, kept when the run is finished.
+func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error) {
+	kept, v, err := db.keptSampleStats(ctx, runID)
+	if err != nil || kept != nil {
+		return kept, err
+	}
+	st, err := db.foldSampleStats(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	db.keepSampleStats(runID, v, st)
+	return st, nil
+}
+
+// foldSampleStats folds a run's results per sample and condition: its
 // sample_sums rows (migration 0025), one per sample and condition,
 // however many repetitions and judges. The rows are read in parts, one per
 // core, each on a connection of its own (keyParts): while a run is
 // running, two parts may be read a few results apart, each row whole. The
 // samples' places in their dataset, which never change, are read beside.
-func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error) {
+func (db *DB) foldSampleStats(ctx context.Context, runID int64) (*SampleStats, error) {
 	defer db.index.waitedFor()()
 	var places map[int64]samplePlace
 	var placesErr error
