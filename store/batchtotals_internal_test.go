@@ -110,10 +110,11 @@ func TestBatchTotalsEqualResultByResult(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out.Count, out.Last, err = db.ResultsVersion(ctx, run.ID)
+		v, err := db.ResultsVersion(ctx, run.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
+		out.Count, out.Last = v.Count, v.Last
 		return out
 	}
 	kept := read()

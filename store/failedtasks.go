@@ -40,7 +40,7 @@ func (db *DB) ClearFailedTasks(ctx context.Context, runID int64) (int, error) {
 		return 0, fmt.Errorf("clear failed tasks: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, error = '', finished_at = NULL, headline = '',
-		results_count = results_count - ? WHERE id = ?`, RunPending, len(failed), runID); err != nil {
+		results_count = results_count - ?, results_cleared = results_cleared + 1 WHERE id = ?`, RunPending, len(failed), runID); err != nil {
 		return 0, fmt.Errorf("clear failed tasks: %w", err)
 	}
 	if err := dropFromAggregates(ctx, tx, runID, failed); err != nil {

@@ -176,18 +176,29 @@ func (db *DB) SampleIDs(ctx context.Context, datasetID int64) (map[int64]string,
 	return out, rows.Err()
 }
 
-// ResultsVersion counts a run's results and gives the id of its latest, as
-// the run keeps them (migration 0019). Results and their scores are only
-// ever added, or cleared for a retry, which changes the count: an unchanged
+// ResultsVersion is the version of a run's results, as the run keeps it
+// (migrations 0019 and 0034). Results and their scores are only ever
+// added, which changes the count and the last id, or cleared for a retry,
+// which changes Cleared (a result stored next may take a cleared one's
+// id, giving back the count and the last id of before): an unchanged
 // version means unchanged scores.
-func (db *DB) ResultsVersion(ctx context.Context, runID int64) (count int, last int64, err error) {
-	err = db.read.QueryRowContext(ctx, `SELECT results_count, results_last FROM runs WHERE id = ?`, runID).Scan(&count, &last)
+type ResultsVersion struct {
+	Count   int   // results
+	Last    int64 // the id of the latest
+	Cleared int   // times its failed tasks were cleared
+}
+
+// ResultsVersion reads the version of a run's results.
+func (db *DB) ResultsVersion(ctx context.Context, runID int64) (ResultsVersion, error) {
+	var v ResultsVersion
+	err := db.read.QueryRowContext(ctx, `SELECT results_count, results_last, results_cleared FROM runs WHERE id = ?`, runID).
+		Scan(&v.Count, &v.Last, &v.Cleared)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, 0, fmt.Errorf("run %d: %w", runID, ErrNotFound)
+		return v, fmt.Errorf("run %d: %w", runID, ErrNotFound)
 	} else if err != nil {
-		return 0, 0, fmt.Errorf("results version: %w", err)
+		return v, fmt.Errorf("results version: %w", err)
 	}
-	return count, last, nil
+	return v, nil
 }
 
 // reportErrorKinds counts each condition's agent and judge errors by kind,

@@ -7,7 +7,9 @@ import (
 )
 
 // The version a run keeps of its results follows them: each one saved
-// counts, a repeated task does not, clearing failed ones uncounts them.
+// counts, a repeated task does not, clearing failed ones uncounts them,
+// and their retry is a version never seen before, though its result may
+// take the id of the one cleared.
 func TestResultsVersionFollowsResults(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(ctx, filepath.Join(t.TempDir(), "a.db"))
@@ -24,12 +26,17 @@ func TestResultsVersionFollowsResults(t *testing.T) {
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
+	seen := map[ResultsVersion]bool{}
 	check := func(wantCount int, wantLast int64) {
 		t.Helper()
-		n, last, err := db.ResultsVersion(ctx, run.ID)
-		if err != nil || n != wantCount || last != wantLast {
-			t.Fatalf("version %d/%d (%v), want %d/%d", n, last, err, wantCount, wantLast)
+		v, err := db.ResultsVersion(ctx, run.ID)
+		if err != nil || v.Count != wantCount || v.Last != wantLast {
+			t.Fatalf("version %+v (%v), want %d/%d", v, err, wantCount, wantLast)
 		}
+		if seen[v] {
+			t.Fatalf("version %+v again, with other results", v)
+		}
+		seen[v] = true
 	}
 	check(0, 0)
 	first := &Result{RunID: run.ID, SampleRow: rows[0].ID, Condition: "c", Repetition: 1, Response: "x"}
@@ -47,4 +54,10 @@ func TestResultsVersionFollowsResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(1, failed.ID)
+	db.SetRunStatus(ctx, run.ID, RunRunning, "")
+	retried := &Result{RunID: run.ID, SampleRow: rows[1].ID, Condition: "c", Repetition: 1, Response: "fine"}
+	if saved, err := db.SaveResult(ctx, retried); !saved || err != nil {
+		t.Fatalf("the retry was not saved: %v", err)
+	}
+	check(2, retried.ID)
 }

@@ -71,11 +71,11 @@ func waitResults(t *testing.T, db *store.DB, id int64, n int) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		got, _, err := db.ResultsVersion(context.Background(), id)
+		got, err := db.ResultsVersion(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got >= n {
+		if got.Count >= n {
 			return
 		}
 		if time.Now().After(deadline) {

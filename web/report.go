@@ -132,11 +132,11 @@ func (s *Server) reportOwner(c echo.Context, sc *reportScope, query string) (tem
 		o.CanEdit = true
 	}
 	if u := userOf(c); u != nil && u.Role == store.RoleOwner && sc.Run.Status.Finished() {
-		n, _, err := s.db.ResultsVersion(ctx, sc.Run.ID)
+		v, err := s.db.ResultsVersion(ctx, sc.Run.ID)
 		if err != nil {
 			return o, err
 		}
-		o.CanDelete, o.Results = true, n
+		o.CanDelete, o.Results = true, v.Count
 	}
 	o.CSRF, _ = c.Get("csrf").(string)
 	shares, err := s.db.Shares(ctx, sc.Run.ID)

@@ -67,8 +67,7 @@ type reportVersion struct {
 	created    string
 	status     store.RunStatus
 	finished   string
-	results    int
-	lastResult int64
+	results    store.ResultsVersion
 	verdicts   int   // verdicts given
 	verdictSeq int64 // the last given (store.Verdict.Seq)
 }
@@ -89,8 +88,8 @@ func (c *reportCache) get(key cacheKey, version reportVersion, now time.Time) (*
 	}
 	if e.version != version {
 		earlier := e.version
-		earlier.results, earlier.lastResult = version.results, version.lastResult
-		if version.status != store.RunRunning || earlier != version || e.version.results < runningLarge ||
+		earlier.results.Count, earlier.results.Last = version.results.Count, version.results.Last
+		if version.status != store.RunRunning || earlier != version || e.version.results.Count < runningLarge ||
 			now.Sub(e.built) >= runningRefresh*e.took {
 			return nil, false
 		}
@@ -108,7 +107,7 @@ func (c *reportCache) put(key cacheKey, version reportVersion, r *viewed, built 
 	defer c.mu.Unlock()
 	c.tick++
 	c.entries[key] = &cachedReport{version: version, r: r, used: c.tick, built: built, took: took}
-	forget(c.entries, key, c.max, c.budget, func(e *cachedReport) (int, uint64) { return e.version.results, e.used })
+	forget(c.entries, key, c.max, c.budget, func(e *cachedReport) (int, uint64) { return e.version.results.Count, e.used })
 }
 
 // forget removes from m the entries used longest ago, never keep, while
@@ -227,7 +226,7 @@ func (c *reportCache) withOtherVerdicts(key cacheKey, version reportVersion) *ca
 
 // reportVersion reads what the scope's report depends on: two small queries.
 func (s *Server) reportVersion(ctx context.Context, sc *reportScope) (reportVersion, error) {
-	n, last, err := s.db.ResultsVersion(ctx, sc.Run.ID)
+	results, err := s.db.ResultsVersion(ctx, sc.Run.ID)
 	if err != nil {
 		return reportVersion{}, err
 	}
@@ -235,7 +234,7 @@ func (s *Server) reportVersion(ctx context.Context, sc *reportScope) (reportVers
 	if err != nil {
 		return reportVersion{}, err
 	}
-	version := reportVersion{created: sc.Run.CreatedAt.String(), status: sc.Run.Status, results: n, lastResult: last,
+	version := reportVersion{created: sc.Run.CreatedAt.String(), status: sc.Run.Status, results: results,
 		verdicts: nv, verdictSeq: lastVerdict}
 	if sc.Run.FinishedAt != nil {
 		version.finished = sc.Run.FinishedAt.String()
@@ -272,10 +271,9 @@ type sampleCache struct {
 }
 
 type cachedSamples struct {
-	count int // the run's results, which weigh it against keptResults
-	last  int64
-	table *report.SampleTable
-	used  uint64
+	version store.ResultsVersion // its Count weighs it against keptResults
+	table   *report.SampleTable
+	used    uint64
 }
 
 // sampleCacheSize bounds the tables kept (and keptResults their runs' results).
@@ -284,14 +282,14 @@ const sampleCacheSize = 8
 // samples returns a run's samples table, from the cache when the run's
 // results are unchanged. The table is shared: callers only read it.
 func (s *Server) samples(ctx context.Context, sc *reportScope) (*report.SampleTable, error) {
-	count, last, err := s.db.ResultsVersion(ctx, sc.Run.ID)
+	version, err := s.db.ResultsVersion(ctx, sc.Run.ID)
 	if err != nil {
 		return nil, err
 	}
 	c := &s.sampleTables
 	c.mu.Lock()
 	e, ok := c.entries[sc.Run.ID]
-	if ok && e.count == count && e.last == last {
+	if ok && e.version == version {
 		c.tick++
 		e.used = c.tick
 		c.entries[sc.Run.ID] = e
@@ -302,7 +300,7 @@ func (s *Server) samples(ctx context.Context, sc *reportScope) (*report.SampleTa
 	// Made to the end even if the request that started it goes: others
 	// may be waiting for it.
 	ctx = context.WithoutCancel(ctx)
-	t, err, _ := c.building.Do(fmt.Sprint(sc.Run.ID, "/", count, "/", last), func() (any, error) {
+	t, err, _ := c.building.Do(fmt.Sprint(sc.Run.ID, "/", version.Count, "/", version.Last, "/", version.Cleared), func() (any, error) {
 		t, err := report.LoadSamples(ctx, s.db, sc.Run.ID, sc.Config.Evaluators)
 		if err != nil {
 			return nil, err
@@ -313,8 +311,8 @@ func (s *Server) samples(ctx context.Context, sc *reportScope) (*report.SampleTa
 			c.entries = map[int64]cachedSamples{}
 		}
 		c.tick++
-		c.entries[sc.Run.ID] = cachedSamples{count, last, t, c.tick}
-		forget(c.entries, sc.Run.ID, sampleCacheSize, c.budget, func(e cachedSamples) (int, uint64) { return e.count, e.used })
+		c.entries[sc.Run.ID] = cachedSamples{version, t, c.tick}
+		forget(c.entries, sc.Run.ID, sampleCacheSize, c.budget, func(e cachedSamples) (int, uint64) { return e.version.Count, e.used })
 		return t, nil
 	})
 	if err != nil {
@@ -376,20 +374,19 @@ func (c *fifo[K, V]) put(key K, v V) {
 
 // searchKey is a search of a run's samples as its results stand.
 type searchKey struct {
-	run   int64
-	count int
-	last  int64
-	text  string
+	run     int64
+	version store.ResultsVersion
+	text    string
 }
 
 // search finds text in a run's samples and responses, from the cache when
 // the run's results are unchanged since the same search.
 func (s *Server) search(ctx context.Context, sc *reportScope, text string) (*store.SampleMatches, error) {
-	count, last, err := s.db.ResultsVersion(ctx, sc.Run.ID)
+	version, err := s.db.ResultsVersion(ctx, sc.Run.ID)
 	if err != nil {
 		return nil, err
 	}
-	key := searchKey{sc.Run.ID, count, last, text}
+	key := searchKey{sc.Run.ID, version, text}
 	if m, ok := s.searches.get(key); ok {
 		return m, nil
 	}

@@ -14,12 +14,12 @@ func TestRunningReportsRefreshAsOftenAsTheyAreCheap(t *testing.T) {
 	c := newReportCache(4, keptResults)
 	key := cacheKey{run: 1}
 	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	running := reportVersion{created: "c", status: store.RunRunning, results: 20000, lastResult: 20000}
+	running := reportVersion{created: "c", status: store.RunRunning, results: store.ResultsVersion{Count: 20000, Last: 20000}}
 	slow := &viewed{version: "slow"}
 	c.put(key, running, slow, t0, time.Second) // a report that took a second
 
 	later := running
-	later.results, later.lastResult = 20080, 20080
+	later.results = store.ResultsVersion{Count: 20080, Last: 20080}
 	if r, ok := c.get(key, later, t0.Add(3*time.Second)); !ok || r != slow {
 		t.Error("a report computed 3 s ago in 1 s was computed again for new results")
 	}
@@ -46,9 +46,9 @@ func TestRunningReportsRefreshAsOftenAsTheyAreCheap(t *testing.T) {
 		t.Error("an unchanged run's report was computed again")
 	}
 
-	small := reportVersion{created: "s", status: store.RunRunning, results: 100, lastResult: 100}
+	small := reportVersion{created: "s", status: store.RunRunning, results: store.ResultsVersion{Count: 100, Last: 100}}
 	c.put(cacheKey{run: 2}, small, slow, t0, time.Second)
-	small.results, small.lastResult = 101, 101
+	small.results = store.ResultsVersion{Count: 101, Last: 101}
 	if _, ok := c.get(cacheKey{run: 2}, small, t0.Add(time.Millisecond)); ok {
 		t.Error("a small run's report was kept for a new result")
 	}
@@ -61,7 +61,7 @@ func TestReportsKeptWithinTheirResultsBudget(t *testing.T) {
 	c := newReportCache(8, 300000)
 	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	version := func(results int) reportVersion {
-		return reportVersion{created: "c", status: store.RunCompleted, results: results, lastResult: int64(results)}
+		return reportVersion{created: "c", status: store.RunCompleted, results: store.ResultsVersion{Count: results, Last: int64(results)}}
 	}
 	kept := func(run int64, results int) bool {
 		_, ok := c.get(cacheKey{run: run}, version(results), t0)

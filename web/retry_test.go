@@ -46,3 +46,36 @@ func TestRetryFailedTasksFromTheRunPage(t *testing.T) {
 		t.Error("a run without failed tasks offers a retry")
 	}
 }
+
+// The samples table a server showed before a retry shows the retried
+// results after it, even when the one result retried takes the id of the
+// failed one it replaces (the last stored): the run's count of results and
+// its last id are then what they were before the retry.
+func TestSamplesTableAfterTheLastTaskIsRetried(t *testing.T) {
+	var broken atomic.Bool
+	broken.Store(true)
+	agent := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if broken.Load() && strings.Contains(req.Messages[len(req.Messages)-1].Content, "2 + 2") {
+			return llmtest.Reply{Status: 400, Content: "quota exceeded"}
+		}
+		return llmtest.Reply{Content: "4"}
+	}
+	f := newRunServer(t, llmtest.JudgeAndAgent(llmtest.Judge(nil), agent))
+	form := f.runForm(f.qaDataset(2), f.conditions("baseline"))
+	form.Set("repetitions", "1")
+	form.Set("concurrency", "1")
+	id := f.launch(form)
+	f.waitFor(id, store.RunCompleted)
+	table := fmt.Sprintf("/runs/%d/samples", id)
+	_, doc := f.get(table)
+	if n := doc.Find("td.num.bad").Length(); n != 1 {
+		t.Fatalf("the samples table shows %d rows with errors, want 1", n)
+	}
+	broken.Store(false)
+	f.postForm(fmt.Sprintf("/runs/%d/retry-errors", id), url.Values{})
+	f.waitFor(id, store.RunCompleted)
+	_, doc = f.get(table)
+	if n := doc.Find("td.num.bad").Length(); n != 0 {
+		t.Errorf("after the retry, the samples table shows %d rows with errors", n)
+	}
+}
