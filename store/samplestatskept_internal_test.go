@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"testing"
 )
@@ -139,7 +140,10 @@ func TestKeptSamplesTableCutShort(t *testing.T) {
 	for i := range 20 {
 		r := SampleCondition{SampleCounts: SampleCounts{SampleKey: SampleKey{int64(100 + i/2), []string{"a", "b"}[i%2]},
 			Ordinal: i/2 + 1, SampleID: fmt.Sprint("s", i/2), Results: 2, Errors: i % 3, Claims: i}}
-		r.Metrics = []MetricSums{{st.Metrics[0], 2, float64(i), float64(i * i)}, {st.Metrics[1], 1, 1, 1}}[:1+i%2]
+		// Sums in whole points, and others: a fraction, a negative, a
+		// negative zero, a number too large to be whole in a float64.
+		odd := []float64{0.7 * float64(i), -3, math.Copysign(0, -1), 1 << 60, math.Inf(1)}[i%5]
+		r.Metrics = []MetricSums{{st.Metrics[0], 2, float64(i), float64(i * i)}, {st.Metrics[1], 1, odd, 1}}[:1+i%2]
 		st.Rows = append(st.Rows, r)
 	}
 	b := encodeSampleStats(st)
@@ -148,6 +152,13 @@ func TestKeptSamplesTableCutShort(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameStats(t, "whole", got, st)
+	for i := range got.Rows {
+		for k, m := range got.Rows[i].Metrics {
+			if want := st.Rows[i].Metrics[k]; math.Float64bits(m.Sum) != math.Float64bits(want.Sum) {
+				t.Fatalf("row %d: a sum of %g read as %g", i, want.Sum, m.Sum)
+			}
+		}
+	}
 	for n := range len(b) {
 		if got, err := decodeSampleStats(b[:n]); err == nil {
 			t.Fatalf("%d of %d bytes read as a table of %d rows", n, len(b), len(got.Rows))
