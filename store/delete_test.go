@@ -15,7 +15,7 @@ import (
 func counts(t *testing.T, raw *sql.DB, runID int64) map[string]int {
 	t.Helper()
 	out := map[string]int{}
-	for _, table := range []string{"results", "judgements", "scores", "sample_sums", "sample_scores", "condition_totals", "model_totals", "run_conditions"} {
+	for _, table := range []string{"results", "judgements", "scores", "sample_sums", "sample_scores", "condition_totals", "model_totals", "run_conditions", "sample_stats_kept"} {
 		var n int
 		if err := raw.QueryRow(`SELECT count(*) FROM `+table+` WHERE run_id = ?`, runID).Scan(&n); err != nil {
 			t.Fatal(err)
@@ -49,6 +49,12 @@ func TestDeleteRunABatchAtATime(t *testing.T) {
 	}
 	if _, err := db.IndexResponses(ctx); err != nil {
 		t.Fatal(err)
+	}
+	countedPairs(t, db, gone.ID) // its samples table is made, and kept
+	for deadline := time.Now().Add(10 * time.Second); counts(t, raw, gone.ID)["sample_stats_kept"] == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the finished run's samples table was not kept")
+		}
 	}
 	kept := counts(t, raw, keep.ID)
 	if before := counts(t, raw, gone.ID); before["results"] != 48 || before["scores"] == 0 || before["sample_sums"] == 0 {
