@@ -77,11 +77,7 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunSt
 
 func (m *Manager) finish(id int64, status store.RunStatus, msg string) error {
 	m.log.Info("run ended", "run_id", id, "status", status, "message", msg)
-	if err := m.db.SetRunStatus(context.Background(), id, status, msg); err != nil {
-		return err
-	}
-	m.db.KeepSampleStats(id)
-	return nil
+	return m.db.SetRunStatus(context.Background(), id, status, msg)
 }
 
 // loop feeds the tasks still to do to the run's workers and returns how the run ended.

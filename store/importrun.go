@@ -92,7 +92,6 @@ func (db *DB) ImportRun(ctx context.Context, imp *RunImport) (created bool, err 
 	if err := db.ReleaseLease(ctx, r.ID, holder); err != nil {
 		return created, err
 	}
-	db.KeepSampleStats(r.ID)
 	return created, nil
 }
 

@@ -334,7 +334,7 @@ func buildRunOf(b *testing.B, benchSamples, judgeReps int, searches ...string) (
 		table := fmt.Sprintf("/runs/%d/samples", sr.Run.ID)
 		start := time.Now()
 		serve(b, s.Handler(), table)
-		fmt.Printf("%-58s %6.1f ms folding the table, which is then kept (a run that ends keeps it)\n", table, ms(time.Since(start)))
+		fmt.Printf("%-58s %6.1f ms folding the table, which is then kept\n", table, ms(time.Since(start)))
 		for _, q := range searches {
 			path := table + "?q=" + url.QueryEscape(q)
 			start := time.Now()

@@ -2,13 +2,16 @@ package web_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -327,5 +330,42 @@ func TestSamplesOfRunWithoutResults(t *testing.T) {
 	_, doc = b.get(fmt.Sprintf("/runs/%d/samples/%d", sr.Run.ID, sr.Samples["n1"].ID))
 	if e := text(doc, ".empty"); e != "This run has no result for this sample yet." || text(doc, "#question .text") != "Q?" {
 		t.Errorf("sample page of an empty run: %q, question %q", e, text(doc, "#question"))
+	}
+}
+
+// A finished run's samples table, made in the background once its report
+// is sent, is kept in the database: a server started later shows the same
+// table, read from it.
+func TestSamplesTableKeptForTheNextServer(t *testing.T) {
+	b, db, sr := sixSamples(t)
+	b.get(fmt.Sprintf("/runs/%d", sr.Run.ID))
+	raw, err := sql.Open("sqlite", db.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for kept := 0; kept == 0; time.Sleep(5 * time.Millisecond) {
+		if err := raw.QueryRow(`SELECT count(*) FROM sample_stats_kept WHERE run_id = ?`, sr.Run.ID).Scan(&kept); err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the finished run's samples table was not kept")
+		}
+	}
+	_, first := b.get(samplesPath(sr, ""))
+	later, err := web.New(db, web.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(later.Handler())
+	defer srv.Close()
+	b2 := &browser{t: t, srv: srv, http: &http.Client{}}
+	_, again := b2.get(samplesPath(sr, ""))
+	table := func(doc *goquery.Document) string {
+		return strings.Join(strings.Fields(doc.Find("#samples").Text()), " ")
+	}
+	if table(first) == "" || table(again) != table(first) {
+		t.Fatalf("the next server's table:\n%s\nthe first's:\n%s", table(again), table(first))
 	}
 }
