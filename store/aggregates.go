@@ -196,7 +196,7 @@ func (db *DB) RebuildAggregates(ctx context.Context, runID int64) error {
 // rows, reading results, judgements and scores in the order they were
 // stored: the same sums, to the last bit, as adding them result by result.
 func rebuildAggregates(ctx context.Context, tx *sql.Tx, runID int64) error {
-	for _, table := range []string{"sample_scores", "sample_sums", "condition_totals", "model_totals", "aggregates_pending", "sample_stats_kept"} {
+	for _, table := range []string{"sample_scores", "sample_sums", "condition_totals", "model_totals", "aggregates_pending", "sample_stats_kept", "report_scores_kept"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE run_id = ?`, runID); err != nil {
 			return fmt.Errorf("rebuild aggregates: %w", err)
 		}

@@ -15,7 +15,7 @@ import (
 func counts(t *testing.T, raw *sql.DB, runID int64) map[string]int {
 	t.Helper()
 	out := map[string]int{}
-	for _, table := range []string{"results", "judgements", "scores", "sample_sums", "sample_scores", "condition_totals", "model_totals", "run_conditions", "sample_stats_kept"} {
+	for _, table := range []string{"results", "judgements", "scores", "sample_sums", "sample_scores", "condition_totals", "model_totals", "run_conditions", "sample_stats_kept", "report_scores_kept"} {
 		var n int
 		if err := raw.QueryRow(`SELECT count(*) FROM `+table+` WHERE run_id = ?`, runID).Scan(&n); err != nil {
 			t.Fatal(err)

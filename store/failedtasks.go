@@ -46,9 +46,11 @@ func (db *DB) ClearFailedTasks(ctx context.Context, runID int64) (int, error) {
 	if err := dropFromAggregates(ctx, tx, runID, failed); err != nil {
 		return 0, fmt.Errorf("clear failed tasks: %w", err)
 	}
-	// Its kept samples table is of results that are gone.
-	if _, err := tx.ExecContext(ctx, `DELETE FROM sample_stats_kept WHERE run_id = ?`, runID); err != nil {
-		return 0, fmt.Errorf("clear failed tasks: %w", err)
+	// What it kept folded is of results that are gone.
+	for _, table := range keptTables {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE run_id = ?`, runID); err != nil {
+			return 0, fmt.Errorf("clear failed tasks: %w", err)
+		}
 	}
 	return len(failed), tx.Commit()
 }

@@ -50,7 +50,7 @@ func (db *DB) ReportData(ctx context.Context, runID int64) (*ReportData, error) 
 	if out.TopErrors, err = topErrors(ctx, tx, runID, topErrorsShown); err != nil {
 		return nil, err
 	}
-	if out.Scores, err = metricScores(ctx, tx, runID); err != nil {
+	if out.Scores, err = db.reportScores(ctx, tx, runID); err != nil {
 		return nil, err
 	}
 	return out, nil

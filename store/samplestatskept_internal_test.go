@@ -40,15 +40,7 @@ func TestKeptSamplesTableIsTheFoldedOne(t *testing.T) {
 			}
 		}
 	}
-	kept := func() int {
-		t.Helper()
-		db.keeping.Wait()
-		var n int
-		if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM sample_stats_kept WHERE run_id = ?`, run.ID).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	kept := func() int { return keptRows(t, db, "sample_stats_kept", run.ID) }
 	// folded is the table folded from the run's rows, and what SampleStats
 	// returns: the same.
 	folded := func(step string) *SampleStats {
@@ -195,4 +187,15 @@ func sameStats(t *testing.T, step string, got, want *SampleStats) {
 			t.Fatalf("%s: row %d is %+v, want %+v", step, i, g.Rows[i], w.Rows[i])
 		}
 	}
+}
+
+// keptRows waits for what db is keeping, and counts the run's rows in table.
+func keptRows(t *testing.T, db *DB, table string, runID int64) int {
+	t.Helper()
+	db.keeping.Wait()
+	var n int
+	if err := db.read.QueryRow(`SELECT count(*) FROM `+table+` WHERE run_id = ?`, runID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
