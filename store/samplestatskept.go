@@ -140,8 +140,8 @@ func decodeSampleStats(b []byte) (*SampleStats, error) {
 			row.Metrics[k] = MetricSums{MetricName: st.Metrics[m], N: int(r.uvarint()), Sum: r.number(), SumSq: r.number()}
 		}
 	}
-	if r.err != nil || len(r.b) != 0 {
-		return nil, errKept
+	if err := r.done(); err != nil {
+		return nil, err
 	}
 	return st, nil
 }

@@ -18,13 +18,7 @@ import (
 func TestRetryFailedTasksFromTheRunPage(t *testing.T) {
 	var broken atomic.Bool
 	broken.Store(true)
-	agent := func(req *llmtest.ChatRequest) llmtest.Reply {
-		if broken.Load() && strings.Contains(req.Messages[len(req.Messages)-1].Content, "1 + 1") {
-			return llmtest.Reply{Status: 400, Content: "quota exceeded"}
-		}
-		return llmtest.Reply{Content: "4"}
-	}
-	f := newRunServer(t, llmtest.JudgeAndAgent(llmtest.Judge(nil), agent))
+	f := newRunServer(t, llmtest.JudgeAndAgent(llmtest.Judge(nil), failingOn(&broken, "1 + 1")))
 	id := f.launch(f.runForm(f.qaDataset(2), f.conditions("baseline")))
 	f.waitFor(id, store.RunCompleted)
 	_, doc := f.get(fmt.Sprintf("/runs/%d", id))
@@ -54,13 +48,7 @@ func TestRetryFailedTasksFromTheRunPage(t *testing.T) {
 func TestSamplesTableAfterTheLastTaskIsRetried(t *testing.T) {
 	var broken atomic.Bool
 	broken.Store(true)
-	agent := func(req *llmtest.ChatRequest) llmtest.Reply {
-		if broken.Load() && strings.Contains(req.Messages[len(req.Messages)-1].Content, "2 + 2") {
-			return llmtest.Reply{Status: 400, Content: "quota exceeded"}
-		}
-		return llmtest.Reply{Content: "4"}
-	}
-	f := newRunServer(t, llmtest.JudgeAndAgent(llmtest.Judge(nil), agent))
+	f := newRunServer(t, llmtest.JudgeAndAgent(llmtest.Judge(nil), failingOn(&broken, "2 + 2")))
 	form := f.runForm(f.qaDataset(2), f.conditions("baseline"))
 	form.Set("repetitions", "1")
 	form.Set("concurrency", "1")
@@ -77,5 +65,16 @@ func TestSamplesTableAfterTheLastTaskIsRetried(t *testing.T) {
 	_, doc = f.get(table)
 	if n := doc.Find("td.num.bad").Length(); n != 0 {
 		t.Errorf("after the retry, the samples table shows %d rows with errors", n)
+	}
+}
+
+// failingOn is an agent that answers "4", but a quota error to the
+// question holding text while broken is set.
+func failingOn(broken *atomic.Bool, text string) llmtest.Handler {
+	return func(req *llmtest.ChatRequest) llmtest.Reply {
+		if broken.Load() && strings.Contains(req.Messages[len(req.Messages)-1].Content, text) {
+			return llmtest.Reply{Status: 400, Content: "quota exceeded"}
+		}
+		return llmtest.Reply{Content: "4"}
 	}
 }
