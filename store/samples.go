@@ -55,22 +55,24 @@ func (db *DB) Samples(ctx context.Context, datasetID int64, offset, limit int) (
 	return out, rows.Err()
 }
 
-// SampleRef is a sample without its texts: its row, its place in the
-// file and its own id.
+// SampleRef is a sample without its texts: its row and its place in the
+// file.
 type SampleRef struct {
-	ID       int64
-	Ordinal  int
-	SampleID string
+	ID      int64
+	Ordinal int
 }
 
 // SampleRefs lists a dataset's samples in file order, without their
-// texts: what a run of a large dataset holds of every sample.
+// texts: what a run of a large dataset holds of every sample. Both are
+// in the index of the dataset's ordinals, which answers alone: with the
+// sample's own id too, each row was read from the table: a run of 10,000
+// samples took 16 ms to list them before its first call, 7–8 ms without.
 func (db *DB) SampleRefs(ctx context.Context, datasetID int64) ([]SampleRef, error) {
 	var out []SampleRef
-	err := eachRow(ctx, db.read, `SELECT id, ordinal, sample_id FROM samples WHERE dataset_id = ? ORDER BY ordinal`,
+	err := eachRow(ctx, db.read, `SELECT id, ordinal FROM samples WHERE dataset_id = ? ORDER BY ordinal`,
 		[]any{datasetID}, func(rows *sql.Rows) error {
 			var r SampleRef
-			err := rows.Scan(&r.ID, &r.Ordinal, &r.SampleID)
+			err := rows.Scan(&r.ID, &r.Ordinal)
 			out = append(out, r)
 			return err
 		})
