@@ -190,17 +190,22 @@ func (w *workers) fail(err error) {
 	}
 }
 
-// run starts n workers, feeds them until the tasks, the budget or ctx run out,
-// and waits. It reports whether the budget stopped it.
+// run starts n workers, which take the tasks one after another until the
+// tasks, the budget or ctx run out, and waits. It reports whether the
+// budget stopped it.
 func (w *workers) run(ctx context.Context, tasks []task, n int) bool {
-	work := make(chan job)
+	f := &feed{w: w, tasks: tasks}
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var saving []chan struct{} // the worker's results awaiting their commit, oldest first
-			for j := range work {
+			for {
+				j, ok := f.next(ctx)
+				if !ok {
+					break
+				}
 				res := w.do(ctx, j.t)
 				if res == nil {
 					w.release(j.reserved)
@@ -217,33 +222,53 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) bool {
 			}
 		}()
 	}
-	budgetHit := false
-	for _, t := range tasks {
-		var err error
-		if t.sample, err = w.ex.samples.get(ctx, t.at); err != nil {
-			w.fail(err)
-			break
-		}
-		reserved, ok := w.reserve(ctx, w.ex.run.BudgetUSD)
-		if !ok {
-			budgetHit = ctx.Err() == nil
-			break
-		}
-		if w.err() != nil || !w.ex.waitWhilePaused(ctx) {
-			w.release(reserved)
-			break
-		}
-		select {
-		case work <- job{t, reserved}:
-			continue
-		case <-ctx.Done():
-			w.release(reserved)
-		}
-		break
-	}
-	close(work)
 	wg.Wait()
-	return budgetHit
+	return f.budgetHit
+}
+
+// feed hands a run's tasks to its workers: a worker that is free takes the
+// next itself, its sample read and its cost reserved, unless the run is to
+// stop. A loop of its own handed them over one at a time, and each free
+// worker waited for it to be scheduled: at concurrency 200 and 50 ms, a
+// worker waited 1.1–1.6 ms between its tasks; 0.6–0.7 ms taking them
+// itself (three alternated runs each). The cost is reserved as the task
+// starts, no longer one task ahead.
+type feed struct {
+	w         *workers
+	mu        sync.Mutex // held while a task is taken
+	tasks     []task
+	at        int  // the next task's place in tasks
+	stopped   bool // by an error, the budget, a pause ended by ctx, or ctx
+	budgetHit bool
+}
+
+// next is the task a worker does next; false when there is none to do.
+func (f *feed) next(ctx context.Context) (job, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stopped || f.at == len(f.tasks) || ctx.Err() != nil {
+		f.stopped = true
+		return job{}, false
+	}
+	f.stopped = true // until the task is taken
+	t := f.tasks[f.at]
+	var err error
+	if t.sample, err = f.w.ex.samples.get(ctx, t.at); err != nil {
+		f.w.fail(err)
+		return job{}, false
+	}
+	reserved, ok := f.w.reserve(ctx, f.w.ex.run.BudgetUSD)
+	if !ok {
+		f.budgetHit = ctx.Err() == nil
+		return job{}, false
+	}
+	if f.w.err() != nil || !f.w.ex.waitWhilePaused(ctx) || ctx.Err() != nil {
+		f.w.release(reserved)
+		return job{}, false
+	}
+	f.at++
+	f.stopped = false
+	return job{t, reserved}, true
 }
 
 // savesAhead is how many of a worker's results may await their commit
