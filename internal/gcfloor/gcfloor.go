@@ -15,12 +15,15 @@ import (
 
 // Floor is the heap goal assay keeps at least while runs execute. At 0 ms
 // latency the engine collected about 50 times in a run of 2,000 tasks (4
-// MB apart), 10 times with it; its CPU per call was 8% less (0.201–0.237
-// → 0.186–0.217 ms; 1.38–1.48 → 1.26–1.35 times the fake server's beside
-// it, five alternated runs each) and its peak RSS 31 → 43 MiB. Held for
-// the whole process, it raised the peak of `assay run` importing 100,000
-// questions from 88 to 98 MiB (the target is 100).
-const Floor = 16 << 20
+// MB apart), 14 times with it; its CPU per call was about a tenth less
+// (1.39–1.48 → 1.25–1.30 times the fake server's beside it, four
+// alternated runs each) and its peak RSS 31 → 35 MiB. 16 MB was no better
+// (1.29–1.37 against 1.26–1.29 for 8, alternated) at 43 MiB, 32 MB worse
+// (0.174–0.183 ms per call against 0.147–0.156 for 16): a larger heap
+// touches fresh pages. Held for the whole process, 16 MB raised the peak
+// of `assay run` importing 100,000 questions from 88 to 98 MiB (the
+// target is 100).
+const Floor = 8 << 20
 
 // minHeap is the runtime's least heap goal at GOGC=100; it grows with GOGC.
 const minHeap = 4 << 20
