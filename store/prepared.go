@@ -114,4 +114,4 @@ func (db *DB) closeStatements() {
 }
 
 // hotWrites are the statements prepared at Open: those of each task.
-var hotWrites = append([]string{qSavepoint, qRollbackTo, qRelease, qInsertResult, qDeletePending, qInsertJudgement, qSampleSums, qAddSampleSums, qAddSampleScores, qCountResults, qConditionTotals, qAddConditionTotals, qSetConditionTotals, qAddModelTotals, qSavePending}, qInsertScores...)
+var hotWrites = append([]string{qSavepoint, qRollbackTo, qRelease, qInsertResult, qDeletePending, qInsertJudgement, qSampleSums, qNewSampleSums, qAddSampleSums, qAddSampleScores, qCountResults, qConditionTotals, qAddConditionTotals, qSetConditionTotals, qAddModelTotals, qSavePending}, qInsertScores...)
