@@ -249,28 +249,31 @@ func (f *feed) next(ctx context.Context) (job, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.stopped || f.at == len(f.tasks) || ctx.Err() != nil {
-		f.stopped = true
-		return job{}, false
+		return f.stop()
 	}
-	f.stopped = true // until the task is taken
 	t := f.tasks[f.at]
 	var err error
 	if t.sample, err = f.w.ex.samples.get(ctx, t.at); err != nil {
 		f.w.fail(err)
-		return job{}, false
+		return f.stop()
 	}
 	reserved, ok := f.w.reserve(ctx, f.w.ex.run.BudgetUSD)
 	if !ok {
 		f.budgetHit = ctx.Err() == nil
-		return job{}, false
+		return f.stop()
 	}
 	if f.w.err() != nil || !f.w.ex.waitWhilePaused(ctx) || ctx.Err() != nil {
 		f.w.release(reserved)
-		return job{}, false
+		return f.stop()
 	}
 	f.at++
-	f.stopped = false
 	return job{t, reserved}, true
+}
+
+// stop gives no task to this worker, nor to any after it.
+func (f *feed) stop() (job, bool) {
+	f.stopped = true
+	return job{}, false
 }
 
 // savesAhead is how many of a worker's results may await their commit

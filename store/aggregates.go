@@ -172,32 +172,27 @@ func addAggregates(ctx context.Context, tx writer, r *Result) error {
 // or when the row was there (a task done again after others of its
 // sample), the row's sums are read and added to.
 func addSums(ctx context.Context, tx writer, r *Result, s *sampleCounts) error {
-	if !hasScores(r) { // the row's sums stay as they are
-		_, err := tx.exec(ctx, qAddSampleSums, r.RunID, r.Condition, r.SampleRow, s.results, s.errors, s.judgeErrors, s.claims, "")
+	if hasScores(r) { // else the row's sums stay as they are
+		if r.Repetition == 1 {
+			s.sums = rowSums(nil).add(r)
+			res, err := tx.exec(ctx, qNewSampleSums,
+				r.RunID, r.Condition, r.SampleRow, s.results, s.errors, s.judgeErrors, s.claims, s.sums.text())
+			if err != nil {
+				return fmt.Errorf("sample aggregates: %w", err)
+			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				return nil
+			}
+		}
+		kept, err := tx.queryText(ctx, qSampleSums, r.RunID, r.Condition, r.SampleRow)
 		if err != nil {
 			return fmt.Errorf("sample aggregates: %w", err)
 		}
-		return nil
-	}
-	if r.Repetition == 1 {
-		s.sums = rowSums(nil).add(r)
-		res, err := tx.exec(ctx, qNewSampleSums,
-			r.RunID, r.Condition, r.SampleRow, s.results, s.errors, s.judgeErrors, s.claims, s.sums.text())
-		if err != nil {
-			return fmt.Errorf("sample aggregates: %w", err)
+		if s.sums, err = parseSums(kept, nil, nil); err != nil {
+			return fmt.Errorf("sample aggregates of sample %d under %s: %w", r.SampleRow, r.Condition, err)
 		}
-		if n, _ := res.RowsAffected(); n == 1 {
-			return nil
-		}
+		s.sums = s.sums.add(r)
 	}
-	kept, err := tx.queryText(ctx, qSampleSums, r.RunID, r.Condition, r.SampleRow)
-	if err != nil {
-		return fmt.Errorf("sample aggregates: %w", err)
-	}
-	if s.sums, err = parseSums(kept, nil, nil); err != nil {
-		return fmt.Errorf("sample aggregates of sample %d under %s: %w", r.SampleRow, r.Condition, err)
-	}
-	s.sums = s.sums.add(r)
 	if _, err := tx.exec(ctx, qAddSampleSums,
 		r.RunID, r.Condition, r.SampleRow, s.results, s.errors, s.judgeErrors, s.claims, s.sums.text()); err != nil {
 		return fmt.Errorf("sample aggregates: %w", err)
@@ -629,10 +624,11 @@ const qAddSampleSums = `INSERT INTO sample_sums (run_id, condition, sample_id, r
 			judge_errors = judge_errors + excluded.judge_errors, claims = claims + excluded.claims,
 			sums = iif(excluded.sums = '', sums, excluded.sums)`
 
-// qAddSampleScores adds a result's lines to its sample_scores row.
+// qNewSampleSums writes a sample_sums row that is not there yet.
 const qNewSampleSums = `INSERT INTO sample_sums (run_id, condition, sample_id, results, errors, judge_errors, claims, sums)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, condition, sample_id) DO NOTHING`
 
+// qAddSampleScores adds a result's lines to its sample_scores row.
 const qAddSampleScores = `INSERT INTO sample_scores (run_id, condition, sample_id, scores) VALUES (?, ?, ?, ?)
 		ON CONFLICT (run_id, condition, sample_id) DO UPDATE SET scores = scores || excluded.scores`
 

@@ -133,10 +133,13 @@ type keptReader struct {
 	err error
 }
 
+// fail stops the reader at errKept.
+func (r *keptReader) fail() { r.err, r.b = errKept, nil }
+
 func (r *keptReader) uvarint() uint64 {
 	v, n := binary.Uvarint(r.b)
 	if n <= 0 {
-		r.err, r.b = errKept, nil
+		r.fail()
 		return 0
 	}
 	r.b = r.b[n:]
@@ -147,7 +150,7 @@ func (r *keptReader) uvarint() uint64 {
 func (r *keptReader) count(least int) int {
 	v := r.uvarint()
 	if v > uint64(len(r.b)/least) {
-		r.err, r.b = errKept, nil
+		r.fail()
 		return 0
 	}
 	return int(v)
@@ -156,7 +159,7 @@ func (r *keptReader) count(least int) int {
 func (r *keptReader) varint() int64 {
 	v, n := binary.Varint(r.b)
 	if n <= 0 {
-		r.err, r.b = errKept, nil
+		r.fail()
 		return 0
 	}
 	r.b = r.b[n:]
@@ -169,7 +172,7 @@ func (r *keptReader) number() float64 {
 	case n&1 == 0:
 		return float64(n >> 1)
 	case n != 1 || len(r.b) < 8:
-		r.err, r.b = errKept, nil
+		r.fail()
 		return 0
 	}
 	v := math.Float64frombits(binary.LittleEndian.Uint64(r.b))
