@@ -15,8 +15,8 @@ import (
 // A worker goes on with its next tasks while its results wait to be
 // committed: a slow disk holds up the count of finished tasks, not the
 // calls. With the database locked by another writer from the first call
-// on, a worker makes the calls of five tasks (four results awaiting their
-// commit, the fifth waiting to join them) and no more, and nothing is
+// on, a worker makes the calls of nine tasks (eight results awaiting their
+// commit, the ninth waiting to join them) and no more, and nothing is
 // counted done until the lock goes.
 func TestNextTaskDoesNotWaitForTheCommit(t *testing.T) {
 	var conn *sql.Conn
@@ -56,12 +56,12 @@ func TestNextTaskDoesNotWaitForTheCommit(t *testing.T) {
 	}()
 	// The store waits 10 s for a lock before it fails a write: release it
 	// well before, whatever happened.
-	const ahead = 5 // tasks done while the first result waits
+	const ahead = 9 // tasks done while the first result waits
 	deadline := time.Now().Add(7 * time.Second)
 	for len(f.srv.Requests()) < 2*ahead && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	// A sixth task's calls would begin within a call's time: give it ten.
+	// A tenth task's calls would begin within a call's time: give it ten.
 	time.Sleep(200 * time.Millisecond)
 	calls := len(f.srv.Requests())
 	results, _ := f.db.Results(context.Background(), run.ID)
@@ -69,7 +69,7 @@ func TestNextTaskDoesNotWaitForTheCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	if calls != 2*ahead {
-		t.Errorf("%d calls while the first result waited for its commit; want %d, five tasks' (four results awaiting, one waiting to join them)", calls, 2*ahead)
+		t.Errorf("%d calls while the first result waited for its commit; want %d, nine tasks' (eight results awaiting, one waiting to join them)", calls, 2*ahead)
 	}
 	if len(results) != 0 {
 		t.Errorf("%d results stored while the database was locked", len(results))
