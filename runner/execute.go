@@ -351,7 +351,7 @@ func (w *workers) do(ctx context.Context, t task) *store.Result {
 	} else {
 		res.Response = ans.Content
 		if ex.eval.asksJudges() {
-			ex.keep(t, partAnswer, res) // the judges may take long: a kill now must not cost the answer
+			ex.keep(t, partAnswer, *res) // the judges may take long: a kill now must not cost the answer
 		}
 		res.Judgements = w.judge(ctx, t, res, nil)
 		if ctx.Err() != nil {
@@ -437,14 +437,11 @@ const partAnswer = "answer"
 // goes on from it. The task goes on without waiting for the write (the
 // store drops it if the task's result comes first); the run waits for
 // every write before it ends (loop). Failing to keep a part costs only a
-// repeated call.
+// repeated call. v is encoded later, if the part is written at all: it is
+// a value the task does not change after (a copy of its result so far).
 func (ex *execution) keep(t task, part string, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		ex.m.log.Warn("pending work not kept", "run_id", ex.run.ID, "part", part, "err", err)
-		return
-	}
 	ex.keeping.Add(1)
+	body := func() ([]byte, error) { return json.Marshal(v) }
 	ex.m.db.KeepPending(ex.run.ID, t.key(), part, body, func(err error) {
 		if err != nil {
 			ex.m.log.Warn("pending work not kept", "run_id", ex.run.ID, "part", part, "err", err)

@@ -10,14 +10,15 @@ import (
 // A kept part is written without its caller waiting: once its callback
 // says so it is in the database, where a resumed run reads it. A part still
 // queued when its task's result is saved is dropped, not written: the
-// result makes it useless and the write would cost a commit.
+// result makes it useless and the write would cost a commit, and its body
+// is never encoded.
 func TestKeepPendingWritesOrDropsForTheResult(t *testing.T) {
 	ctx := context.Background()
 	db, run, rows := goldenRun(t, 2, 1, "a")
 	first, second := TaskKey{rows[0].ID, "a", 1}, TaskKey{rows[1].ID, "a", 1}
 
 	kept := make(chan error, 1)
-	db.KeepPending(run.ID, first, "answer", []byte(`{"response":"kept"}`), func(err error) { kept <- err })
+	db.KeepPending(run.ID, first, "answer", encoded(`{"response":"kept"}`), func(err error) { kept <- err })
 	if err := <-kept; err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,9 @@ func TestKeepPendingWritesOrDropsForTheResult(t *testing.T) {
 	held, release := make(chan struct{}), make(chan struct{})
 	go db.commit(ctx, func(context.Context, writer) error { close(held); <-release; return nil })
 	<-held
-	db.KeepPending(run.ID, second, "answer", []byte(`{}`), func(err error) { kept <- err })
+	encodedDropped := false
+	db.KeepPending(run.ID, second, "answer", func() ([]byte, error) { encodedDropped = true; return []byte(`{}`), nil },
+		func(err error) { kept <- err })
 	db.keeps.mu.Lock()
 	part := db.keeps.queued[runTask{run.ID, second}][0]
 	db.keeps.mu.Unlock()
@@ -52,6 +55,9 @@ func TestKeepPendingWritesOrDropsForTheResult(t *testing.T) {
 	if got := part.state.Load(); got != partDropped {
 		t.Errorf("the part queued before its result was %d, not dropped", got)
 	}
+	if encodedDropped {
+		t.Error("the dropped part was encoded")
+	}
 	pending, _ = db.PendingWork(ctx, run.ID)
 	if _, ok := pending[second]; ok || len(pending[first]) != 1 {
 		t.Errorf("pending work after the result: %v", pending)
@@ -61,6 +67,11 @@ func TestKeepPendingWritesOrDropsForTheResult(t *testing.T) {
 	if len(db.keeps.queued) != 0 {
 		t.Errorf("parts still tracked after the committer: %v", db.keeps.queued)
 	}
+}
+
+// encoded is a part's body that is already JSON.
+func encoded(body string) func() ([]byte, error) {
+	return func() ([]byte, error) { return []byte(body), nil }
 }
 
 // A batch one of whose writes fails is written again write by write: a
@@ -74,7 +85,7 @@ func TestKeptPartSurvivesAFailingWriteOfItsBatch(t *testing.T) {
 	go db.commit(ctx, func(context.Context, writer) error { close(held); <-release; return nil })
 	<-held
 	kept := make(chan error, 1)
-	db.KeepPending(run.ID, part, "answer", []byte(`{"response":"kept"}`), func(err error) { kept <- err })
+	db.KeepPending(run.ID, part, "answer", encoded(`{"response":"kept"}`), func(err error) { kept <- err })
 	failed := make(chan error, 1)
 	go func() {
 		failed <- db.commit(ctx, func(ctx context.Context, tx writer) error {
