@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
 	"testing"
 )
@@ -49,6 +50,25 @@ func FuzzDecodeObject(f *testing.F) {
 		wantObj, wantKeys, wantOK := decodeTokens(s)
 		if ok != wantOK || !reflect.DeepEqual(keys, wantKeys) || !reflect.DeepEqual(obj, wantObj) {
 			t.Fatalf("%q: read %v %q %q, the decoder %v %q %q", s, ok, keys, obj, wantOK, wantKeys, wantObj)
+		}
+	})
+}
+
+// FuzzPlainString holds plainString to json.Unmarshal: a string it reads
+// is the one the decoder reads; what it leaves, the decoder is asked.
+func FuzzPlainString(f *testing.F) {
+	for _, s := range []string{`"plain"`, `""`, `"é 日本 😀"`, `"a\"b"`, `"tab\there"`, "\"raw\ttab\"", `"\u00e9"`,
+		"\"bad \xff\"", `"unterminated`, `'single'`, `"a" "b"`, `"<&>"`, ` "spaced" `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		s, ok := plainString(raw)
+		if !ok {
+			return
+		}
+		var want string
+		if err := json.Unmarshal(raw, &want); err != nil || s != want {
+			t.Fatalf("%q: read %q, json.Unmarshal %q (%v)", raw, s, want, err)
 		}
 	})
 }

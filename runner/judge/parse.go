@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"assay/runner/config"
 )
@@ -106,9 +107,11 @@ func number(raw json.RawMessage, sc config.Scale) (float64, string) {
 
 // nonEmpty reads a string that says something.
 func nonEmpty(raw json.RawMessage) (string, string) {
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", "not a string"
+	s, ok := plainString(raw)
+	if !ok {
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", "not a string"
+		}
 	}
 	if strings.TrimSpace(s) == "" {
 		return "", "empty"
@@ -123,4 +126,24 @@ func stringList(raw json.RawMessage) ([]string, string) {
 		return nil, "not an array of strings"
 	}
 	return ss, ""
+}
+
+// plainString reads a JSON string without escapes, as most reasonings are,
+// without encoding/json (a judge's answer has one per metric): its bytes
+// between the quotes, when they hold no quote, backslash or control
+// character and are valid UTF-8, are the string json.Unmarshal reads.
+func plainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	in := raw[1 : len(raw)-1]
+	for _, b := range in {
+		if b < 0x20 || b == '"' || b == '\\' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(in) {
+		return "", false
+	}
+	return string(in), true
 }

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -102,5 +103,29 @@ func TestEncodeChatMatchesGoOpenAI(t *testing.T) {
 	nan := math.NaN()
 	if body, err := encodeChat(&openai.ChatCompletionRequest{Model: "m"}, &nan); err == nil {
 		t.Errorf("a NaN temperature was sent: %s", body)
+	}
+}
+
+// A message of text alone is written byte for byte as encoding/json writes
+// its type, field order and omitted empty fields included.
+func TestTextMessageWrittenAsEncodingJSON(t *testing.T) {
+	for _, m := range []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleUser, Content: "What is 1 + 1?"},
+		{Role: openai.ChatMessageRoleSystem, Content: "Judge <fairly> & \"well\".\n\tUnicode: é – 😀 \u2028 \x01 bad \xff"},
+		{Role: openai.ChatMessageRoleAssistant},
+		{Role: openai.ChatMessageRoleTool, Content: "found", ToolCallID: "call_1", Name: "search"},
+		{Role: openai.ChatMessageRoleTool, ToolCallID: "call_<2>"},
+		{Role: "", Name: "nobody"},
+	} {
+		var fast, slow bytes.Buffer
+		if err := writeMessage(&fast, &m); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeJSON(&slow, textMessage(m)); err != nil {
+			t.Fatal(err)
+		}
+		if fast.String() != slow.String() {
+			t.Errorf("message %+v\n got %s\nwant %s", m, fast.String(), slow.String())
+		}
 	}
 }

@@ -208,8 +208,27 @@ func writeMessage(b *bytes.Buffer, m *openai.ChatCompletionMessage) error {
 		return openai.ErrContentFieldsMisused
 	case len(m.MultiContent) > 0:
 		return writeJSON(b, partsMessage(*m))
+	case m.Refusal == "" && m.ReasoningContent == "" && m.FunctionCall == nil && len(m.ToolCalls) == 0:
+		writeTextMessage(b, m)
+		return nil
 	}
 	return writeJSON(b, textMessage(*m))
+}
+
+// writeTextMessage writes a message of text alone (the prompts, and most
+// answers sent back) as textMessage's encoding does, field by field: 2% of
+// the engine's CPU went to encoding/json's reflection over the type and
+// to the copy its Encoder makes of a prompt.
+func writeTextMessage(b *bytes.Buffer, m *openai.ChatCompletionMessage) {
+	out := b.AvailableBuffer()
+	out = append(out, `{"role":`...)
+	out = wire.AppendString(out, m.Role)
+	for _, f := range [...]struct{ key, value string }{{`,"content":`, m.Content}, {`,"name":`, m.Name}, {`,"tool_call_id":`, m.ToolCallID}} {
+		if f.value != "" {
+			out = wire.AppendString(append(out, f.key...), f.value)
+		}
+	}
+	b.Write(append(out, '}'))
 }
 
 // Schema is a JSON Schema checked and made compact once (NewSchema): a

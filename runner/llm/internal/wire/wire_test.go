@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -38,5 +39,33 @@ func TestMessageDecodesAsGoOpenAI(t *testing.T) {
 	var typeErr *json.UnmarshalTypeError
 	if _, err := m.Message(); !errors.As(err, &typeErr) {
 		t.Errorf("a number for content: err %v, want a type error", err)
+	}
+}
+
+// AppendString writes every string as encoding/json does.
+func TestAppendStringAsEncodingJSON(t *testing.T) {
+	for _, s := range appendStringSeeds {
+		checkAppendString(t, s)
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range appendStringSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(checkAppendString)
+}
+
+var appendStringSeeds = []string{"", "plain text", `a "quoted" \ back\slash`, "tab\tnew\nline\rcr\bbs\fff",
+	"\x00\x01\x1f\x7f", "<b>&amp;</b>", "é ü 日本語 🙂", "line\u2028para\u2029", "bad \xff utf-8 \xc3", "\xe2\x80", "\xed\xa0\x80 surrogate",
+	strings.Repeat("Score the response against the reference. ", 100)}
+
+func checkAppendString(t *testing.T, s string) {
+	want, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := AppendString([]byte("x"), s); string(got) != "x"+string(want) {
+		t.Errorf("AppendString(%q) = %s, want %s", s, got[1:], want)
 	}
 }
