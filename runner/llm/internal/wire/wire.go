@@ -1,6 +1,6 @@
-// Package wire reads what crosses the wire to and from an OpenAI-compatible
-// server: bodies read into room of their size, and chat messages decoded
-// in one pass.
+// Package wire reads and writes what crosses the wire to and from an
+// OpenAI-compatible server: bodies read into room of their size, chat
+// messages decoded in one pass, and texts quoted as JSON (AppendString).
 // go-openai's ChatCompletionMessage.UnmarshalJSON decodes every message
 // twice (and encoding/json scans it once more before calling it): for the
 // client, a tenth of the engine's CPU; for the fake server in benchmarks,
