@@ -204,7 +204,7 @@ func TestTwoProcessesExecuteARunOnce(t *testing.T) {
 // A run of 3,000 tasks at concurrency 64, whose results commit in batches,
 // killed three times midway and resumed: every task has one result with one
 // judgement, no call finished before a kill was made again beyond what was
-// in flight (two tasks per worker), and the summary read from the aggregates kept batch by batch
+// in flight (nine tasks per worker at most), and the summary read from the aggregates kept batch by batch
 // equals the one computed again from the results. Each kill comes once the
 // fake server has been asked a given number of calls, and holds the calls
 // past that number, so that the run is midway whatever the machine's load.
@@ -275,10 +275,10 @@ execution: {num_repetitions: 3, max_concurrent: 64}
 	}
 	checkExactlyOnce(t, dbPath, tasks)
 	// Each kill may cost what was in flight, per worker: the answer and
-	// judge call of its last four tasks, whose results awaited their
-	// commit while the worker went on (saveBehind), and those of the task
-	// it was doing.
-	if calls, most := calls.Load(), int64(2*tasks+3*(4+1)*2*concurrency); calls > most {
+	// judge call of its last eight tasks, whose results awaited their
+	// commit while the worker went on (runner's savesAhead), and those of
+	// the task it was doing.
+	if calls, most := calls.Load(), int64(2*tasks+3*(8+1)*2*concurrency); calls > most {
 		t.Errorf("%d calls for %d tasks and three kills, want at most %d", calls, tasks, most)
 	}
 	kept := summaryJSON(t, dbPath, 1)
