@@ -37,8 +37,8 @@ var (
 
 // Hold keeps a floor under the heap's goal until release is called: after
 // each collection, the GOGC the next one comes at is set so that its goal
-// is at least floor bytes while the live heap is under half of that, and
-// twice the live heap above, as with GOGC=100. Without holders, GOGC is
+// is at least floor bytes, with room above the live heap as percent says.
+// Without holders, GOGC is
 // 100 again. It does nothing when GOGC or GOMEMLIMIT is set in the
 // environment: the user's setting stands.
 func Hold(f uint64) (release func()) {
@@ -83,14 +83,21 @@ func start() {
 	arm()
 }
 
-// percent is the GOGC whose goal is floor for a live heap under half of
-// it, and 100 above.
+// percent is the GOGC whose goal is the floor while little is alive, and
+// above it room for twice the live heap (as GOGC=200) while that room is
+// at most twice the floor, and for the live heap once (GOGC=100) beyond.
+// At concurrency 200 the engine keeps about 8 MB alive (a connection's
+// buffers, a worker's task): collecting at 16 MB rather than 24 cost it
+// 4% more CPU per call (0.191–0.212 against 0.185–0.192 ms, medians of
+// three runs, alternated), for 8 MB more heap at most; a process
+// keeping much (a server folding a large report) still collects as with
+// GOGC=100.
 func percent(live, floor uint64) int {
-	switch {
-	case live < minHeap: // the goal is then GOGC/100 × minHeap
-		return max(100, int(floor*100/minHeap))
-	case live*2 < floor: // live × (1 + GOGC/100)
-		return int(floor*100/live) - 100
+	room := max(live, min(2*live, 2*floor))
+	want := max(floor, live+room)
+	g := want * 100 / minHeap // the runtime's least goal: minHeap × GOGC/100
+	if live > 0 {
+		g = min(g, (want-live)*100/live) // live × (1 + GOGC/100)
 	}
-	return 100
+	return max(100, int(g))
 }

@@ -14,8 +14,10 @@ func TestPercent(t *testing.T) {
 	}{
 		{1 << 20, 16 << 20, 400},  // under the runtime's 4 MB: 400 × 4 MB / 100 = 16 MB
 		{4 << 20, 16 << 20, 300},  // 4 MB × (1 + 3) = 16 MB
-		{6 << 20, 16 << 20, 166},  // 6 × 2.66 ≈ 16
-		{8 << 20, 16 << 20, 100},  // twice the live heap is the floor
+		{6 << 20, 16 << 20, 200},  // 6 MB × 3 = 18 MB, above the floor: room for twice the live heap
+		{8 << 20, 16 << 20, 200},  // 8 MB × 3 = 24 MB
+		{24 << 20, 16 << 20, 133}, // room for twice the live heap is more than twice the floor: 32 MB of room
+		{32 << 20, 16 << 20, 100}, // twice the floor is the live heap: as GOGC=100
 		{80 << 20, 16 << 20, 100}, // far above: as GOGC=100
 		{1 << 20, 2 << 20, 100},   // a floor under the runtime's own changes nothing
 	} {
