@@ -134,8 +134,9 @@ type engineRun struct {
 	peakMiB              float64
 }
 
-func (r engineRun) cpuPerCall() float64 {
-	return float64(r.cpu.Microseconds()) / 1000 / float64(r.calls)
+// perCall is d in milliseconds per call.
+func (r engineRun) perCall(d time.Duration) float64 {
+	return float64(d.Microseconds()) / 1000 / float64(r.calls)
 }
 
 func (r engineRun) wallRatio() float64 {
@@ -157,9 +158,9 @@ func reportRuns(b *testing.B, samples int, latency time.Duration, concurrency in
 		slices.Sort(xs)
 		return xs[len(xs)/2], strings.Join(each, " ")
 	}
-	perCall, perCallEach := median(engineRun.cpuPerCall)
+	perCall, perCallEach := median(func(r engineRun) float64 { return r.perCall(r.cpu) })
 	ratio, ratioEach := median(engineRun.wallRatio)
-	server, _ := median(func(r engineRun) float64 { return float64(r.serverCPU.Microseconds()) / 1000 / float64(r.calls) })
+	server, _ := median(func(r engineRun) float64 { return r.perCall(r.serverCPU) })
 	peak := 0.0
 	for _, r := range runs {
 		peak = max(peak, r.peakMiB)

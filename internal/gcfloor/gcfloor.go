@@ -38,9 +38,8 @@ var (
 // Hold keeps a floor under the heap's goal until release is called: after
 // each collection, the GOGC the next one comes at is set so that its goal
 // is at least floor bytes, with room above the live heap as percent says.
-// Without holders, GOGC is
-// 100 again. It does nothing when GOGC or GOMEMLIMIT is set in the
-// environment: the user's setting stands.
+// Without holders, GOGC is 100 again. It does nothing when GOGC or
+// GOMEMLIMIT is set in the environment: the user's setting stands.
 func Hold(f uint64) (release func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
