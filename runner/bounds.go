@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"encoding/json"
+	"slices"
+	"strconv"
 	"strings"
 
 	"assay/runner/config"
@@ -38,13 +41,20 @@ func taskCount(samples, conditions, repetitions int) int {
 }
 
 // secrets are the values a run's messages must never carry: the API keys
-// its agent and judge read. A server that echoes the key in an error body
+// its agent and judge read, and the secret-looking values its MCP servers
+// and command agent are given. A server that echoes one in an error body
 // would otherwise put it in the database and every export.
 type secrets []string
 
-// secretsOf reads the keys that spec names.
-func (m *Manager) secretsOf(spec *config.Config) secrets {
+// secretsOf reads the secret values of spec run under conditions.
+func (m *Manager) secretsOf(spec *config.Config, conditions []store.Condition) secrets {
 	var out secrets
+	add := func(v string) {
+		// Short values would blot out ordinary words; no real key is that short.
+		if len(v) >= 8 && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
 	agentKey := spec.Agent.APIKeyEnv
 	if spec.Agent.Type == config.AgentClaudeCode {
 		agentKey = claudeCodeKeyEnv(spec.Agent, m.opts.Getenv)
@@ -57,14 +67,34 @@ func (m *Manager) secretsOf(spec *config.Config) secrets {
 		envs = append(envs, j.APIKeyEnv)
 	}
 	for _, env := range envs {
-		if env == "" {
-			continue
-		}
-		// Short values would blot out ordinary words; no real key is that short.
-		if v := m.opts.Getenv(env); len(v) >= 8 {
-			out = append(out, v)
+		if env != "" {
+			add(m.opts.Getenv(env))
 		}
 	}
+	addSecretValues := func(values map[string]string) {
+		for name, v := range values {
+			if config.LooksSecret(name) {
+				add(v)
+				// "Bearer KEY": a server may echo the key alone.
+				if _, cred, ok := strings.Cut(v, " "); ok {
+					add(strings.TrimSpace(cred))
+				}
+			}
+		}
+	}
+	addSecretValues(spec.Agent.Env)
+	for _, c := range conditions {
+		for _, srv := range c.MCPServers {
+			resolved, err := config.ResolveMCPServer(srv, m.opts.Getenv)
+			if err != nil {
+				continue // the server cannot start: it is given nothing
+			}
+			addSecretValues(resolved.Env)
+			addSecretValues(resolved.Headers)
+		}
+	}
+	// A longer secret first, so that one holding another is replaced whole.
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
 	return out
 }
 
@@ -78,16 +108,62 @@ func (sc secrets) clean(s string) string {
 	return s
 }
 
-// cleanResult removes secrets from what a result stores as text.
+// cleanAll cleans each of ss in place.
+func (sc secrets) cleanAll(ss []string) {
+	for i := range ss {
+		ss[i] = sc.clean(ss[i])
+	}
+}
+
+// cleanResult removes secrets from every text a result stores: the answer,
+// its error and retries, its tool calls, and each judgement's output,
+// reasoning and claims. Slices are copied before they are changed, so a
+// result shared with another goroutine is not written under it.
 func (sc secrets) cleanResult(r *store.Result) {
 	if len(sc) == 0 {
 		return
 	}
+	r.Response = sc.clean(r.Response)
 	r.Error = sc.clean(r.Error)
-	for i := range r.Judgements {
-		j := &r.Judgements[i]
-		j.Error = sc.clean(j.Error)
-		j.Raw = sc.clean(j.Raw)
-		j.Detail = sc.clean(j.Detail)
+	if len(r.Retries) > 0 {
+		r.Retries = slices.Clone(r.Retries)
+		sc.cleanAll(r.Retries)
+	}
+	if len(r.ToolCalls) > 0 {
+		r.ToolCalls = slices.Clone(r.ToolCalls)
+		for i := range r.ToolCalls {
+			tc := &r.ToolCalls[i]
+			tc.Result = sc.clean(tc.Result)
+			if args := string(tc.Arguments); args != "" {
+				if c := sc.clean(args); c != args {
+					if !json.Valid([]byte(c)) {
+						c = strconv.Quote(c)
+					}
+					tc.Arguments = json.RawMessage(c)
+				}
+			}
+		}
+	}
+	if len(r.Judgements) > 0 {
+		r.Judgements = slices.Clone(r.Judgements)
+		for i := range r.Judgements {
+			sc.cleanJudgement(&r.Judgements[i])
+		}
+	}
+}
+
+func (sc secrets) cleanJudgement(j *store.Judgement) {
+	j.Error = sc.clean(j.Error)
+	j.Raw = sc.clean(j.Raw)
+	j.Detail = sc.clean(j.Detail)
+	if len(j.UnverifiedClaims) > 0 {
+		j.UnverifiedClaims = slices.Clone(j.UnverifiedClaims)
+		sc.cleanAll(j.UnverifiedClaims)
+	}
+	if len(j.Scores) > 0 {
+		j.Scores = slices.Clone(j.Scores)
+		for k := range j.Scores {
+			j.Scores[k].Reasoning = sc.clean(j.Scores[k].Reasoning)
+		}
 	}
 }

@@ -74,7 +74,7 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunSt
 	case err != nil:
 		status, msg = store.RunFailed, err.Error()
 	}
-	return status, m.finish(id, status, msg)
+	return status, m.finish(id, status, ex.secrets.clean(msg))
 }
 
 func (m *Manager) finish(id int64, status store.RunStatus, msg string) error {
@@ -350,6 +350,9 @@ func (w *workers) do(ctx context.Context, t task) *store.Result {
 		res.ErrorKind = errorKind(err)
 	} else {
 		res.Response = ans.Content
+	}
+	ex.secrets.cleanResult(res) // before anything of it is kept, even for a while
+	if err == nil {
 		if ex.eval.asksJudges() {
 			ex.keep(t, partAnswer, *res) // the judges may take long: a kill now must not cost the answer
 		}
@@ -366,9 +369,8 @@ func (w *workers) do(ctx context.Context, t task) *store.Result {
 func (w *workers) judge(ctx context.Context, t task, res *store.Result, done map[string][]byte) []store.Judgement {
 	ex := w.ex
 	js := ex.eval.evaluate(ctx, t, res.Response, done, func(part string, j store.Judgement) {
-		clean := store.Result{Judgements: []store.Judgement{j}} // no key is ever kept, even for a while
-		ex.secrets.cleanResult(&clean)
-		ex.keep(t, part, clean.Judgements[0])
+		ex.secrets.cleanJudgement(&j) // no key is ever kept, even for a while
+		ex.keep(t, part, j)
 	})
 	return append(js, assert.Judgements(ex.spec.Assertions,
 		assert.Answer{Text: res.Response, LatencyMS: res.LatencyMS, CostUSD: res.CostUSD})...)

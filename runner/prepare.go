@@ -57,7 +57,7 @@ func (m *Manager) prepare(run *store.Run, ds *store.Dataset, samples *sampleSour
 		prices:     spec.Prices,
 		agentModel: spec.Agent.Model,
 		timeout:    seconds(spec.Agent.TimeoutSeconds, 300),
-		secrets:    m.secretsOf(spec),
+		secrets:    m.secretsOf(spec, run.Conditions),
 	}
 	a, err := m.newAgent(spec)
 	if err != nil {

@@ -51,14 +51,16 @@ func redactLiterals(m map[string]string) map[string]string {
 	}
 	out := maps.Clone(m)
 	for name, v := range out {
-		if v != "" && !strings.Contains(v, "${") && looksSecret(name) {
+		if v != "" && !strings.Contains(v, "${") && LooksSecret(name) {
 			out[name] = redactedValue
 		}
 	}
 	return out
 }
 
-func looksSecret(name string) bool {
+// LooksSecret says whether a variable or header of this name holds a secret
+// (Authorization, *_TOKEN, *_KEY…).
+func LooksSecret(name string) bool {
 	lower := strings.ToLower(name)
 	for _, w := range secretWords {
 		if strings.Contains(lower, w) {
