@@ -1,7 +1,6 @@
 package eee
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -15,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"assay/internal/outfile"
 	"assay/report"
 	"assay/runner/config"
 	"assay/runner/stats"
@@ -67,26 +67,10 @@ func WriteFiles(ctx context.Context, db *store.DB, runID int64, version, dir str
 }
 
 func writeAtomic(path string, fn func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".assay-eee-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	w := bufio.NewWriter(f)
-	err = fn(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := outfile.Write(path, fn); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return os.Rename(f.Name(), path)
+	return nil
 }
 
 // Write writes a run's instance lines to w, one per sample and condition,

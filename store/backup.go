@@ -7,23 +7,36 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"assay/internal/outfile"
 )
 
 // Backup writes a consistent copy of the database to path while others go
 // on reading and writing it: SQLite's VACUUM INTO reads one snapshot. The
 // copy is written beside path and renamed into place, so that path is
-// either the old file or a whole new one, and checked before the rename. The
+// either the old file or a whole new one, and checked before the rename;
+// a path that is a device or FIFO is written through (see outfile), and one
+// that is the database itself is refused. The
 // copy has the page size of a new database, whatever the original's: a
 // database made with SQLite's default pages gets larger ones once restored.
 func (db *DB) Backup(ctx context.Context, path string) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".assay-backup-*.db")
+	t, err := outfile.Resolve(path)
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
-	tmpName := tmp.Name()
-	tmp.Close()
-	os.Remove(tmpName) // VACUUM INTO wants to create the file itself
+	if err := db.notItself(t.Path); err != nil {
+		return err
+	}
+	// The copy is made beside its place, or beside the database when it is
+	// to be written through (to /dev/null, a pipe).
+	dir := filepath.Dir(t.Path)
+	if t.Through {
+		dir = filepath.Dir(db.Path)
+	}
+	tmpName, err := outfile.TempName(dir, "backup") // VACUUM INTO wants to create the file itself
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
 	defer os.Remove(tmpName)
 	// A connection of its own: the read pool may not write the copy, and
 	// the write connection must stay free for the runs.
@@ -49,8 +62,25 @@ func (db *DB) Backup(ctx context.Context, path string) error {
 	if err := checkBackup(ctx, tmpName); err != nil {
 		return err
 	}
-	if err := os.Rename(tmpName, path); err != nil {
+	if err := outfile.Place(tmpName, t); err != nil {
 		return fmt.Errorf("backup: %w", err)
+	}
+	return nil
+}
+
+// notItself refuses a backup written over the database or one of the
+// files SQLite keeps beside it (its write-ahead log, its shared memory),
+// whatever the name or link it is reached by: the copy would be written
+// into the database while it is read, and break it.
+func (db *DB) notItself(target string) error {
+	st, err := os.Stat(target)
+	if err != nil {
+		return nil // a new file is no database's
+	}
+	for _, own := range []string{db.Path, db.Path + "-wal", db.Path + "-shm", db.Path + "-journal"} {
+		if ost, err := os.Stat(own); err == nil && os.SameFile(st, ost) {
+			return fmt.Errorf("backup: %s is %s, a file of the database being backed up: name another file", target, own)
+		}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"assay/internal/outfile"
 	"assay/report"
 	"assay/report/gate"
 	"assay/store"
@@ -204,17 +205,12 @@ func (ci *ciFlags) write(v *ciVerdict) error {
 	return nil
 }
 
-// writeFile writes a file through fn, reporting the first error.
+// writeFile writes a file through fn (see outfile), reporting the first error.
 func writeFile(path string, fn func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := fn(f); err != nil {
-		f.Close()
+	if err := outfile.Write(path, fn); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return f.Close()
+	return nil
 }
 
 // runOutput is what assay run --json prints: the summary's keys, plus the

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"assay/eee"
+	"assay/internal/outfile"
 	"assay/store"
 	"assay/web"
 )
@@ -19,7 +19,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	runID := fs.Int64("run", 0, "the run to export (required)")
 	format := fs.String("format", "json", "json (every result with its scores), csv (a row per result and metric), html (a self-contained report) or eee (k-eval's two EEE files, into the folder -o names)")
 	dbPath := fs.String("db", "assay.db", "SQLite database file")
-	out := fs.String("o", "", "file to write (default: standard output); for eee, the folder")
+	out := fs.String("o", "", "file to write (default, or -: standard output; a device or pipe is written through); for eee, the folder")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "%s\n%s\n", agg, inst)
 		return nil
 	}
-	if *out == "" {
+	if *out == "" || *out == "-" {
 		w := bufio.NewWriter(stdout)
 		if err := web.Export(ctx, db, *runID, *format, w); err != nil {
 			return fmt.Errorf("export: %w", err)
@@ -60,31 +60,10 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return exportFile(ctx, db, *runID, *format, *out)
 }
 
-// exportFile writes the export next to its destination and renames it into
-// place, so that a failed export never leaves half a file under that name.
+// exportFile writes the export to path through outfile: a regular file is
+// replaced only by a whole export, a device or FIFO written through.
 func exportFile(ctx context.Context, db *store.DB, runID int64, format, path string) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".assay-export-*")
-	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	defer os.Remove(f.Name())
-	w := bufio.NewWriter(f)
-	if err := web.Export(ctx, db, runID, format, w); err != nil {
-		f.Close()
-		return fmt.Errorf("export: %w", err)
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("export: %w", err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return fmt.Errorf("export: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
+	if err := outfile.Write(path, func(w io.Writer) error { return web.Export(ctx, db, runID, format, w) }); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	return nil

@@ -7,9 +7,11 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"assay/internal/outfile"
 	"assay/runner"
 	"assay/store"
 	"assay/web"
@@ -94,6 +96,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	runs.Adopt(leaseCheck)
+	// What killed backups left: their copies are as large as the database.
+	for _, dir := range []string{filepath.Dir(*dbPath), *backupDir} {
+		if removed := outfile.Clean(dir, "backup"); len(removed) > 0 {
+			logger.Info("removed the unfinished copies of backups that were stopped", "folder", dir, "files", removed)
+		}
+	}
 	if *backupEvery > 0 {
 		bctx, stop := context.WithCancel(ctx)
 		done := make(chan struct{})
