@@ -73,26 +73,32 @@ func newSecret(prefix string) string {
 }
 
 // CreateToken stores a new token for name with role and returns its secret,
-// which exists nowhere else: it cannot be shown again.
+// which exists nowhere else: it cannot be shown again. The first active
+// token is an owner's, so that once tokens are asked for someone may
+// manage them: role "" makes it one (and a viewer's after it), another
+// role is refused.
 func (db *DB) CreateToken(ctx context.Context, name string, role Role) (string, *Token, error) {
 	name = strings.TrimSpace(name)
 	switch {
 	case !tokenName.MatchString(name):
 		return "", nil, Errorf(EINVALID, "A token's name is 1 to 64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit; %q is not.", name)
-	case !role.Valid():
+	case role != "" && !role.Valid():
 		return "", nil, Errorf(EINVALID, "Unknown role %q: want owner, reviewer or viewer.", role)
 	}
 	secret := newSecret("asy_")
 	t := &Token{Name: name, Role: role, CreatedAt: parseTime(db.nowText()), CreatedBy: Actor(ctx)}
-	res, err := db.write.ExecContext(ctx, `INSERT INTO tokens (name, role, hash, created_at, created_by) VALUES (?, ?, ?, ?, ?)`,
-		t.Name, t.Role, HashSecret(secret), t.CreatedAt.Format(timeFormat), t.CreatedBy)
-	if err != nil {
-		if strings.Contains(err.Error(), "UNIQUE") {
-			return "", nil, Errorf(ECONFLICT, "%s already has a token: revoke it first, or choose another name.", name)
-		}
-		return "", nil, fmt.Errorf("create token: %w", err)
-	}
-	if t.ID, err = res.LastInsertId(); err != nil {
+	// The role is settled by the statement that writes the row.
+	err := db.write.QueryRowContext(ctx, `INSERT INTO tokens (name, role, hash, created_at, created_by)
+		SELECT ?, CASE WHEN EXISTS (SELECT 1 FROM tokens WHERE revoked_at IS NULL) THEN coalesce(nullif(?, ''), 'viewer') ELSE 'owner' END, ?, ?, ?
+		WHERE ? IN ('', 'owner') OR EXISTS (SELECT 1 FROM tokens WHERE revoked_at IS NULL)
+		RETURNING id, role`,
+		t.Name, t.Role, HashSecret(secret), t.CreatedAt.Format(timeFormat), t.CreatedBy, t.Role).Scan(&t.ID, &t.Role)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", nil, Errorf(EINVALID, "The first token is an owner's, so that someone can manage the others: make %s an owner, or make an owner's token first.", name)
+	case err != nil && strings.Contains(err.Error(), "UNIQUE"):
+		return "", nil, Errorf(ECONFLICT, "%s already has a token: revoke it first, or choose another name.", name)
+	case err != nil:
 		return "", nil, fmt.Errorf("create token: %w", err)
 	}
 	return secret, t, nil

@@ -44,6 +44,8 @@ type SettingsView struct {
 type TokensView struct {
 	Rows               []TokenRow
 	Open               bool // the server asks for no token yet
+	NowAsks            bool // the token just made turned token sign-in on
+	First              bool // no active token exists: the next one is an owner's
 	FormName, FormRole string
 	Error              string
 	// NewSecret is a token just made, shown this once, with its name and role.

@@ -202,26 +202,49 @@ func (s *Server) tokenUser(ctx context.Context, secret string) (*user, error) {
 	return &user{Name: t.Name, Role: t.Role, token: &t.ID}, nil
 }
 
+// generatedOwner is what the sessions signed in with a generated token keep
+// of it: each start makes a new token, and the browsers signed in stay so.
+const generatedOwner = "generated at start"
+
 func (s *Server) ownTokenHash() string {
-	if s.cfg.Token == "" {
+	switch {
+	case s.cfg.Token == "":
 		return ""
+	case s.cfg.TokenGenerated:
+		return generatedOwner
 	}
 	return store.HashSecret(s.cfg.Token)
+}
+
+// sessionTokenHash is what a session keeps of the token it was signed in with.
+func (s *Server) sessionTokenHash(u *user, secret string) string {
+	if u.token == nil && s.cfg.TokenGenerated {
+		return generatedOwner
+	}
+	return store.HashSecret(secret)
 }
 
 func (s *Server) sessionLimits() store.SessionLimits {
 	return store.SessionLimits{Idle: s.cfg.SessionIdle, Max: s.cfg.SessionMax}
 }
 
-// loginPage handles GET /login.
+// loginPage handles GET /login; with ?token= (the sign-in address assay
+// serve prints) it signs the browser in at once.
 func (s *Server) loginPage(c echo.Context) error {
+	if secret := c.QueryParam("token"); secret != "" {
+		return s.signIn(c, secret, localPath(c.QueryParam("next")))
+	}
 	return render(c, http.StatusOK, templates.Login(s.barePage(c, "Sign in"), localPath(c.QueryParam("next")), ""))
 }
 
-// login handles POST /login: a token for a session, within the attempts a
-// client address is allowed.
+// login handles POST /login: a token for a session.
 func (s *Server) login(c echo.Context) error {
-	next := localPath(c.FormValue("next"))
+	return s.signIn(c, c.FormValue("token"), localPath(c.FormValue("next")))
+}
+
+// signIn trades a token for a session, within the attempts a client
+// address is allowed, and goes on to next.
+func (s *Server) signIn(c echo.Context, secret, next string) error {
 	ctx := c.Request().Context()
 	if !s.authRequired(ctx) {
 		return redirect(c, next)
@@ -233,7 +256,6 @@ func (s *Server) login(c echo.Context) error {
 		return render(c, http.StatusTooManyRequests, templates.Login(s.barePage(c, "Sign in"), next,
 			"Too many attempts from this address: try again in "+wait.Round(time.Second).String()+"."))
 	}
-	secret := c.FormValue("token")
 	u, err := s.tokenUser(ctx, secret)
 	if err != nil {
 		s.logins.fail(ip)
@@ -242,7 +264,7 @@ func (s *Server) login(c echo.Context) error {
 	}
 	s.logins.succeed(ip)
 	sess := &store.Session{Name: u.Name, Role: u.Role, TokenID: u.token}
-	id, err := s.db.CreateSession(ctx, sess, store.HashSecret(secret))
+	id, err := s.db.CreateSession(ctx, sess, s.sessionTokenHash(u, secret))
 	if err != nil {
 		return err
 	}

@@ -26,11 +26,15 @@ const DefaultMaxUpload = 64 << 20
 
 // Config is how the server is set up.
 type Config struct {
-	Addr      string // listen address, e.g. 127.0.0.1:8080
-	Token     string // access token; required unless Addr is loopback
-	MaxUpload int64  // bytes; 0 = DefaultMaxUpload
-	Logger    *slog.Logger
-	Runner    *runner.Manager // executes runs; nil: a manager of the server's own
+	Addr  string // listen address, e.g. 127.0.0.1:8080
+	Token string // access token; required unless Addr is loopback
+	// TokenGenerated says Token was made for this start (assay serve with
+	// neither --token nor --no-auth): the browsers signed in with an earlier
+	// start's stay signed in.
+	TokenGenerated bool
+	MaxUpload      int64 // bytes; 0 = DefaultMaxUpload
+	Logger         *slog.Logger
+	Runner         *runner.Manager // executes runs; nil: a manager of the server's own
 	// AllowedHosts are host names, besides the loopback ones, that a server
 	// without a token answers to.
 	AllowedHosts []string

@@ -20,7 +20,11 @@ func (s *Server) tokenRows(ctx context.Context, v *templates.TokensView) error {
 	if v.NewSecret == "" {
 		v.Open = !s.authRequired(ctx)
 	}
+	v.First = true
 	for _, t := range list {
+		if t.RevokedAt == nil {
+			v.First = false
+		}
 		row := templates.TokenRow{Name: t.Name, Role: string(t.Role), Created: templates.When(t.CreatedAt), CreatedBy: t.CreatedBy,
 			LastUsed: "never", Active: t.RevokedAt == nil}
 		if t.LastUsed != nil {
@@ -49,7 +53,7 @@ func (s *Server) createToken(c echo.Context) error {
 	s.log.Info("token created", "name", t.Name, "role", t.Role, "by", store.Actor(ctx))
 	c.Response().Header().Set("Cache-Control", "no-store")
 	return s.renderSettings(c, http.StatusCreated, templates.PriceForm{},
-		templates.TokensView{NewSecret: secret, NewName: t.Name, NewRole: string(t.Role), Open: open})
+		templates.TokensView{NewSecret: secret, NewName: t.Name, NewRole: string(t.Role), NowAsks: open})
 }
 
 // revokeToken handles POST /settings/tokens/revoke.

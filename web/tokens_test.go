@@ -20,7 +20,11 @@ func tokenServer(t *testing.T) (*browser, *store.DB, map[store.Role]string, *web
 	t.Helper()
 	db := openDB(t)
 	secrets := map[store.Role]string{}
-	for name, role := range map[string]store.Role{"alice": store.RoleOwner, "bob": store.RoleReviewer, "carol": store.RoleViewer} {
+	for _, tok := range []struct {
+		name string
+		role store.Role
+	}{{"alice", store.RoleOwner}, {"bob", store.RoleReviewer}, {"carol", store.RoleViewer}} { // the first is an owner's
+		name, role := tok.name, tok.role
 		secret, _, err := db.CreateToken(t.Context(), name, role)
 		if err != nil {
 			t.Fatal(err)
@@ -262,4 +266,32 @@ func newJar() http.CookieJar {
 func mustURL(s string) *url.URL {
 	u, _ := url.Parse(s)
 	return u
+}
+
+// On a server that asks no token yet, the first token made in Settings is an
+// owner's whatever the form sends — so that whoever made it can still
+// manage the others once every visitor must sign in — and says the server
+// now asks for tokens (not that it asks for none); later ones default to viewer.
+func TestTheFirstTokenIsAnOwners(t *testing.T) {
+	b, _ := newServer(t, web.Config{})
+	_, doc := b.get("/settings")
+	if doc.Find("select#token_role").Length() != 0 || !strings.Contains(text(doc, "#token_role"), "first token is always an owner's") {
+		t.Fatalf("the first token's role should be fixed and said: %q", text(doc, "#token-form"))
+	}
+	if !strings.Contains(text(doc, "#tokens + p"), "asks for no token yet") {
+		t.Errorf("an open server should say it asks for no token: %q", text(doc, "#tokens + p"))
+	}
+	resp, doc := b.postForm("/settings/tokens", url.Values{"name": {"erin"}, "role": {"owner"}})
+	if resp.StatusCode != http.StatusCreated || !strings.Contains(text(doc, "#new-token"), "(owner)") ||
+		!strings.Contains(text(doc, "#new-token"), "now asks every visitor") || strings.Contains(doc.Text(), "asks for no token yet") {
+		t.Fatalf("the first token: %d %q", resp.StatusCode, text(doc, "#new-token"))
+	}
+	b.get("/login")
+	b.postForm("/login", url.Values{"token": {text(doc, "#new-token-secret")}})
+	if _, doc = b.postForm("/settings/tokens", url.Values{"name": {"frank"}, "role": {"reviewer"}}); !strings.Contains(text(doc, "#new-token"), "(reviewer)") {
+		t.Errorf("the second token keeps the role asked: %q", text(doc, "#new-token"))
+	}
+	if sel, _ := doc.Find("select#token_role option[selected]").Attr("value"); sel != "viewer" {
+		t.Errorf("later tokens default to %q, want viewer", sel)
+	}
 }

@@ -146,7 +146,7 @@ func TestKilledRunResumesWhenServing(t *testing.T) {
 	bin := buildBinary(t)
 	_, cfgPath, dbPath := crashFixture(t)
 	killMidway(t, bin, "run", "--quiet", "--config", cfgPath, "--db", dbPath)
-	serve := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", dbPath)
+	serve := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", dbPath, "--no-auth")
 	stdout, _ := serve.StdoutPipe()
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)

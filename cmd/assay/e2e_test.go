@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -32,13 +33,18 @@ func startServer(t *testing.T, args ...string) string {
 }
 
 // serve runs `assay serve` in-process on a free port and returns its base
-// URL and a function that stops it and waits until it has.
+// URL and a function that stops it and waits until it has. Unless args
+// give a --token or an --addr, the server asks none (--no-auth): the
+// tests of signing in start their own.
 func serve(t *testing.T, args ...string) (string, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	db := filepath.Join(t.TempDir(), "assay.db")
+	if !slices.Contains(args, "--token") && !slices.Contains(args, "--addr") {
+		args = append([]string{"--no-auth"}, args...)
+	}
 	go func() {
 		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, args...), pw, io.Discard)
 		pw.Close()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,7 +26,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlags("serve", stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on; anything but loopback needs --token")
 	dbPath := fs.String("db", "assay.db", "SQLite database file")
-	token := fs.String("token", envOr("ASSAY_TOKEN", ""), "the owner's access token, at least 16 characters (default $ASSAY_TOKEN); assay token create makes named ones")
+	token := fs.String("token", envOr("ASSAY_TOKEN", ""), "the owner's access token, at least 16 characters (default $ASSAY_TOKEN, else one made at each start and printed with a sign-in address); assay token create makes named ones")
+	noAuth := fs.Bool("no-auth", false, "ask no token of anyone who reaches the server: every local user and program is an owner and may start programs (loopback only)")
 	maxUpload := fs.Int64("max-upload", web.DefaultMaxUpload>>20, "largest dataset upload, in MiB")
 	allowedHosts := fs.String("allowed-hosts", "", "host names besides localhost that a server without --token answers to, comma-separated")
 	allowCommands := fs.Bool("allow-command-agents", false, "let the run form start command agents (programs run on this machine)")
@@ -52,6 +54,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return &exitError{code: 2, err: fmt.Errorf("serve: --backup-keep must be at least 1")}
 		}
 	}
+	generated := false
+	switch {
+	case *noAuth && *token != "":
+		return &exitError{code: 2, err: fmt.Errorf("serve: --no-auth and --token (or ASSAY_TOKEN) contradict each other: pass one")}
+	case *noAuth && !web.IsLoopback(*addr):
+		return &exitError{code: 2, err: fmt.Errorf("serve: --no-auth is for a server on loopback only, not %s: anyone who reaches it could start programs as you", *addr)}
+	case !*noAuth && *token == "":
+		// As Jupyter does: a server nobody configured is not open to the
+		// machine's other users and programs.
+		*token, generated = rand.Text(), true
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	db, err := store.Open(ctx, *dbPath)
 	if err != nil {
@@ -66,6 +79,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	srv, err := web.New(db, web.Config{
 		Addr:               *addr,
 		Token:              *token,
+		TokenGenerated:     generated,
 		MaxUpload:          *maxUpload << 20,
 		Logger:             logger,
 		Runner:             runs,
@@ -124,6 +138,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if len(resumed) > 0 {
 		fmt.Fprintf(stdout, "resumed unfinished runs %v\n", resumed)
+	}
+	switch {
+	case generated:
+		fmt.Fprintf(stdout, "sign in: %s/login?token=%s\n", strings.Fields(url)[0], *token)
+	case *noAuth:
+		logger.Warn("--no-auth: the server asks no token; every user and program of this machine may use it as an owner and start programs")
 	}
 	// Stop in order: the HTTP server, then the runs (left resumable), then the database.
 	err = srv.ListenAndServe(ctx, ln)

@@ -13,7 +13,7 @@ import (
 
 // cmdToken manages named access tokens: create, list, revoke.
 func cmdToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const usage = "usage: assay token create --name N [--role owner|reviewer|viewer] [--db F]\n" +
+	const usage = "usage: assay token create --name N [--role owner|reviewer|viewer] [--db F]   (the first token is an owner's)\n" +
 		"       assay token list [--json] [--db F]\n       assay token revoke NAME [--db F]\n"
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
@@ -36,7 +36,7 @@ func cmdToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func tokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("token create", stderr)
 	name := fs.String("name", "", "whose token: a person or a machine (required)")
-	role := fs.String("role", string(store.RoleOwner), "owner (everything), reviewer (read, record review verdicts) or viewer (read only)")
+	role := fs.String("role", "", "owner (everything), reviewer (read, record review verdicts) or viewer (read only); default: owner for the first token, viewer after")
 	dbPath := fs.String("db", "assay.db", "SQLite database file")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -17,6 +17,16 @@ import (
 func TestTokenCommands(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "assay.db")
 	var out, errOut bytes.Buffer
+	// The first token is an owner's: asked for another role, none is made.
+	if err := run(context.Background(), []string{"token", "create", "--name", "ci-bot", "--role", "viewer", "--db", db}, &out, &errOut); err == nil ||
+		!strings.Contains(err.Error(), "The first token is an owner's") || out.Len() != 0 {
+		t.Fatalf("a viewer's token first: %v, printed %q", err, out.String())
+	}
+	if err := run(context.Background(), []string{"token", "create", "--name", "alice", "--db", db}, io.Discard, &errOut); err != nil ||
+		!strings.Contains(errOut.String(), "token for alice (owner) created") {
+		t.Fatalf("the first token without --role: %v, %q", err, errOut.String())
+	}
+	errOut.Reset()
 	if err := run(context.Background(), []string{"token", "create", "--name", "ci-bot", "--role", "viewer", "--db", db}, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
@@ -49,8 +59,8 @@ func TestTokenCommands(t *testing.T) {
 		LastUsed   *time.Time `json:"last_used"`
 		RevokedAt  *time.Time `json:"revoked_at"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &list); err != nil || len(list) != 1 || list[0].Name != "ci-bot" || list[0].Role != "viewer" ||
-		list[0].LastUsed == nil || list[0].RevokedAt != nil || strings.Contains(out.String(), secret) {
+	if err := json.Unmarshal(out.Bytes(), &list); err != nil || len(list) != 2 || list[1].Name != "ci-bot" || list[1].Role != "viewer" ||
+		list[1].LastUsed == nil || list[1].RevokedAt != nil || strings.Contains(out.String(), secret) {
 		t.Fatalf("token list --json = %s (%v)", out.String(), err)
 	}
 	if err := run(context.Background(), []string{"token", "revoke", "ci-bot", "--db", db}, io.Discard, io.Discard); err != nil {
