@@ -39,7 +39,7 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
+		if ms, ok := waitValue(v); ok {
 			return duration(ms, time.Millisecond), true
 		}
 	}
@@ -47,7 +47,7 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	if v == "" {
 		return 0, false
 	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+	if secs, ok := waitValue(v); ok {
 		return duration(secs, time.Second), true
 	}
 	if at, err := http.ParseTime(v); err == nil {
@@ -56,12 +56,23 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
+// waitValue reads a number of seconds or milliseconds a server asks to
+// wait. A negative, infinite or NaN one is no valid wait: the caller falls
+// back to its own backoff, rather than retrying at once.
+func waitValue(v string) (float64, bool) {
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(n) || math.IsInf(n, 0) || n < 0 {
+		return 0, false
+	}
+	return n, true
+}
+
 // longestWait bounds a wait the server asks for before it becomes a Duration:
 // 1e300 seconds would overflow to a negative wait, and every retry would fire
 // at once. Callers cap it again at the policy's MaxBackoff.
 const longestWait = 24 * time.Hour
 
-// duration is n units as a Duration, within [0, longestWait]; NaN is 0.
+// duration is n units as a Duration, within [0, longestWait].
 func duration(n float64, unit time.Duration) time.Duration {
 	if !(n > 0) {
 		return 0

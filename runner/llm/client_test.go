@@ -72,6 +72,8 @@ func TestChatRetries(t *testing.T) {
 		{name: "429 Retry-After HTTP-date", replies: []llmtest.Reply{
 			{Status: 429, RetryAfter: time.Now().Add(20 * time.Second).UTC().Format(http.TimeFormat)}, ok},
 			attempts: 2, sleeps: within(10*time.Second, 20*time.Second)},
+		{name: "429 Retry-After -1 waits the backoff", replies: []llmtest.Reply{{Status: 429, RetryAfter: "-1"}, {Status: 429, RetryAfter: "NaN"}, ok},
+			attempts: 3, sleeps: backoffs},
 		{name: "500 and 503 retried with backoff", replies: []llmtest.Reply{{Status: 500}, {Status: 503, Body: "upstream down"}, ok},
 			attempts: 3, sleeps: backoffs},
 		{name: "400 fails at once", replies: []llmtest.Reply{{Status: 400, Content: "bad request"}, ok},

@@ -170,9 +170,13 @@ func TestRetryAfterParsing(t *testing.T) {
 		{name: "garbage", header: map[string]string{"Retry-After": "soon"}},
 		{name: "huge seconds", header: map[string]string{"Retry-After": "1e300"}, want: 24 * time.Hour, ok: true},
 		{name: "huge milliseconds", header: map[string]string{"Retry-After-Ms": "1e300"}, want: 24 * time.Hour, ok: true},
-		{name: "infinite", header: map[string]string{"Retry-After": "+Inf"}, want: 24 * time.Hour, ok: true},
-		{name: "not a number", header: map[string]string{"Retry-After": "NaN"}, want: 0, ok: true},
-		{name: "negative", header: map[string]string{"Retry-After": "-5"}, want: 0, ok: true},
+		// Not a wait at all: the backoff decides.
+		{name: "infinite", header: map[string]string{"Retry-After": "+Inf"}},
+		{name: "not a number", header: map[string]string{"Retry-After": "NaN"}},
+		{name: "negative", header: map[string]string{"Retry-After": "-5"}},
+		{name: "minus one", header: map[string]string{"Retry-After": "-1"}},
+		{name: "hugely negative", header: map[string]string{"Retry-After": "-1e300"}},
+		{name: "negative milliseconds, seconds valid", header: map[string]string{"Retry-After-Ms": "-1", "Retry-After": "2"}, want: 2 * time.Second, ok: true},
 		{name: "absent", header: map[string]string{}},
 	}
 	for _, tt := range tests {
