@@ -40,7 +40,8 @@ func (db *DB) CreateSession(ctx context.Context, s *Session, tokenHash string) (
 // SessionByID returns the live session of that id. ownHash is the hash of
 // the server's --token ("" for none): a session signed in with another
 // --token has ended. A session past its limits is deleted and not found;
-// a live one's last request is noted (at most once a minute).
+// a live one's last request is noted (at most once a minute, or every
+// quarter of the idle limit when that is shorter).
 func (db *DB) SessionByID(ctx context.Context, id, ownHash string, lim SessionLimits) (*Session, error) {
 	var s Session
 	var tokenID sql.NullInt64
@@ -63,7 +64,8 @@ func (db *DB) SessionByID(ctx context.Context, id, ownHash string, lim SessionLi
 		db.EndSession(ctx, id)
 		return nil, fmt.Errorf("session ended: %w", ErrNotFound)
 	}
-	if now.Sub(s.LastSeen) > time.Minute {
+	// Noted at most once a minute, or more often when sessions end sooner.
+	if now.Sub(s.LastSeen) > min(time.Minute, lim.Idle/4) {
 		db.write.ExecContext(ctx, `UPDATE sessions SET last_seen = ? WHERE id_hash = ?`, now.Format(timeFormat), HashSecret(id))
 		s.LastSeen = now
 	}
