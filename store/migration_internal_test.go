@@ -229,3 +229,73 @@ func TestOpenRefusesADatabaseOfANewerAssay(t *testing.T) {
 		t.Errorf("the refused database has %d migrations, had %d", n, before)
 	}
 }
+
+// Migration 0036 keeps share and review links as hashes: the links made
+// before it still open and revoke, a verdict given through one still counts
+// for it, and the database no longer holds their tokens.
+func TestLinksMigrationKeepsLinksWorkingAndHashed(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "assay.db")
+	db, err := open(ctx, path, "0035")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, rows := goldenDataset(t, db, 1)
+	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 1, Conditions: []Condition{{Name: "c"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	r := &Result{RunID: run.ID, SampleRow: rows[0].ID, Condition: "c", Repetition: 1, Response: "r"}
+	saveAt(t, db, r)
+	const share, review = "share-token-made-before-0036-xxxxxxxxxxxxxxx", "review-token-made-before-0036-xxxxxxxxxxxxxx"
+	for _, q := range []string{
+		`INSERT INTO share_links (token, run_id, created_at) VALUES ('` + share + `', ?2, '2026-11-26T07:00:00Z')`,
+		`INSERT INTO review_links (token, run_id, name, created_at) VALUES ('` + review + `', ?2, 'Dr. Lee', '2026-11-26T07:00:00Z')`,
+		`INSERT INTO judgements (result_id, run_id, evaluator) VALUES (?1, ?2, 'rubric')`,
+		`INSERT INTO scores (judgement_id, result_id, run_id, metric, value) VALUES (last_insert_rowid(), ?1, ?2, 'accuracy', 5)`,
+		`INSERT INTO reviews (run_id, score_id, reviewer, verdict, judge_value, value, link, created_at, seq)
+			VALUES (?2, last_insert_rowid(), 'Dr. Lee', 'agree', 5, 5, '` + review + `', '2026-11-26T07:05:00Z', 1)`,
+	} {
+		if _, err := db.write.Exec(q, r.ID, run.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if id, err := db.SharedRun(ctx, share); err != nil || id != run.ID {
+		t.Errorf("the share link after the migration: %d, %v", id, err)
+	}
+	l, err := db.ReviewLinkByToken(ctx, review)
+	if err != nil || l.Name != "Dr. Lee" {
+		t.Fatalf("the review link after the migration: %+v, %v", l, err)
+	}
+	links, err := db.ReviewLinks(ctx, run.ID)
+	if err != nil || len(links) != 1 || links[0].Verdicts != 1 || links[0].Key != l.Key {
+		t.Errorf("the review link's verdicts after the migration: %+v, %v", links, err)
+	}
+	var dump strings.Builder
+	for _, q := range []string{`SELECT token_hash FROM share_links`, `SELECT token_hash FROM review_links`, `SELECT link FROM reviews`} {
+		var v string
+		if err := db.read.QueryRow(q).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		dump.WriteString(v + "\n")
+	}
+	if strings.Contains(dump.String(), "token-made-before") {
+		t.Errorf("tokens kept in clear:\n%s", dump.String())
+	}
+	if err := db.RevokeShare(ctx, run.ID, share); err != nil {
+		t.Errorf("revoke by the token: %v", err)
+	}
+	if err := db.RevokeReviewLink(ctx, run.ID, l.Key); err != nil {
+		t.Errorf("revoke by the key: %v", err)
+	}
+	if _, err := db.SharedRun(ctx, share); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a revoked share: %v", err)
+	}
+}

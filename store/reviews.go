@@ -27,7 +27,7 @@ type Verdict struct {
 	JudgeValue float64   `json:"judge_value"`
 	Value      float64   `json:"value"` // the reviewer's value: the judge's when they agree
 	Note       string    `json:"note"`
-	Link       string    `json:"-"` // the review link it came through
+	Link       string    `json:"-"` // the review link it came through: its Key
 	At         time.Time `json:"at"`
 	Seq        int64     `json:"-"` // the run's number for it, higher each time one is given
 	// What the score is of, filled by Verdicts.
@@ -162,7 +162,8 @@ func (db *DB) VerdictsVersion(ctx context.Context, runID int64) (n int, last int
 
 // ReviewLink lets someone without a token review one run.
 type ReviewLink struct {
-	Token     string
+	Token     string // the link's secret: known when it is made or followed
+	Key       string // what the database keeps of it (HashSecret), to name it by
 	RunID     int64
 	Name      string // whom it was made for: their verdicts carry this name
 	CreatedAt time.Time
@@ -186,8 +187,9 @@ func (db *DB) CreateReviewLink(ctx context.Context, runID int64, name string) (*
 	rand.Read(b)
 	l := &ReviewLink{Token: base64.RawURLEncoding.EncodeToString(b), RunID: runID, Name: name,
 		CreatedAt: parseTime(db.nowText()), CreatedBy: Actor(ctx)}
-	if _, err := db.write.ExecContext(ctx, `INSERT INTO review_links (token, run_id, name, created_at, created_by) VALUES (?, ?, ?, ?, ?)`,
-		l.Token, runID, name, l.CreatedAt.Format(timeFormat), l.CreatedBy); err != nil {
+	l.Key = HashSecret(l.Token)
+	if _, err := db.write.ExecContext(ctx, `INSERT INTO review_links (token_hash, run_id, name, created_at, created_by) VALUES (?, ?, ?, ?, ?)`,
+		l.Key, runID, name, l.CreatedAt.Format(timeFormat), l.CreatedBy); err != nil {
 		return nil, fmt.Errorf("create review link: %w", err)
 	}
 	return l, nil
@@ -195,10 +197,10 @@ func (db *DB) CreateReviewLink(ctx context.Context, runID int64, name string) (*
 
 // ReviewLinkByToken returns a live review link, or ErrNotFound.
 func (db *DB) ReviewLinkByToken(ctx context.Context, token string) (*ReviewLink, error) {
-	l := ReviewLink{Token: token}
+	l := ReviewLink{Token: token, Key: HashSecret(token)}
 	var created string
 	err := db.read.QueryRowContext(ctx, `SELECT run_id, name, created_at, created_by FROM review_links
-		WHERE token = ? AND revoked_at IS NULL`, token).Scan(&l.RunID, &l.Name, &created, &l.CreatedBy)
+		WHERE token_hash = ? AND revoked_at IS NULL`, l.Key).Scan(&l.RunID, &l.Name, &created, &l.CreatedBy)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("review link: %w", ErrNotFound)
 	} else if err != nil {
@@ -211,8 +213,8 @@ func (db *DB) ReviewLinkByToken(ctx context.Context, token string) (*ReviewLink,
 // ReviewLinks lists a run's review links, newest first, with how many
 // verdicts came through each.
 func (db *DB) ReviewLinks(ctx context.Context, runID int64) ([]ReviewLink, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT l.token, l.name, l.created_at, l.created_by, l.revoked_at,
-		(SELECT count(*) FROM reviews r WHERE r.run_id = l.run_id AND r.link = l.token)
+	rows, err := db.read.QueryContext(ctx, `SELECT l.token_hash, l.name, l.created_at, l.created_by, l.revoked_at,
+		(SELECT count(*) FROM reviews r WHERE r.run_id = l.run_id AND r.link = l.token_hash)
 		FROM review_links l WHERE l.run_id = ? ORDER BY l.created_at DESC`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("review links: %w", err)
@@ -223,7 +225,7 @@ func (db *DB) ReviewLinks(ctx context.Context, runID int64) ([]ReviewLink, error
 		l := ReviewLink{RunID: runID}
 		var created string
 		var revoked sql.NullString
-		if err := rows.Scan(&l.Token, &l.Name, &created, &l.CreatedBy, &revoked, &l.Verdicts); err != nil {
+		if err := rows.Scan(&l.Key, &l.Name, &created, &l.CreatedBy, &revoked, &l.Verdicts); err != nil {
 			return nil, fmt.Errorf("review links: %w", err)
 		}
 		l.CreatedAt, l.RevokedAt = parseTime(created), parseTimePtr(revoked)
@@ -232,10 +234,11 @@ func (db *DB) ReviewLinks(ctx context.Context, runID int64) ([]ReviewLink, error
 	return out, rows.Err()
 }
 
-// RevokeReviewLink ends a run's review link; it then leads nowhere.
-func (db *DB) RevokeReviewLink(ctx context.Context, runID int64, token string) error {
-	res, err := db.write.ExecContext(ctx, `UPDATE review_links SET revoked_at = ? WHERE token = ? AND run_id = ? AND revoked_at IS NULL`,
-		db.nowText(), token, runID)
+// RevokeReviewLink ends a run's review link, named by its token or its
+// Key; it then leads nowhere.
+func (db *DB) RevokeReviewLink(ctx context.Context, runID int64, tokenOrKey string) error {
+	res, err := db.write.ExecContext(ctx, `UPDATE review_links SET revoked_at = ? WHERE token_hash IN (?, ?) AND run_id = ? AND revoked_at IS NULL`,
+		db.nowText(), tokenOrKey, HashSecret(tokenOrKey), runID)
 	if err != nil {
 		return fmt.Errorf("revoke review link: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -12,6 +13,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"modernc.org/sqlite"
 )
 
 // Role is what a signed-in person may do.
@@ -59,10 +62,30 @@ type Token struct {
 // tokenName is what a token's name may be: a person or a machine.
 var tokenName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
 
-// HashSecret is the stored form of a token's secret or a session id.
+// HashSecret is the stored form of a token's secret, a session id, or a
+// share or review link's token.
 func HashSecret(secret string) string {
 	sum := sha256.Sum256([]byte(secret))
 	return hex.EncodeToString(sum[:])
+}
+
+// The migrations hash secrets kept in clear by earlier versions with
+// assay_sha256_hex(text), which is HashSecret.
+func init() {
+	err := sqlite.RegisterDeterministicScalarFunction("assay_sha256_hex", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		switch v := args[0].(type) {
+		case string:
+			return HashSecret(v), nil
+		case []byte:
+			return HashSecret(string(v)), nil
+		case nil:
+			return nil, nil
+		}
+		return nil, fmt.Errorf("assay_sha256_hex: %T is not text", args[0])
+	})
+	if err != nil {
+		panic(err)
+	}
 }
 
 // newSecret is 256 random bits, URL-safe, with a prefix that says what it is.

@@ -361,10 +361,10 @@ type ReportOwner struct {
 
 // ShareRow is one share link of a run.
 type ShareRow struct {
-	Token   string
-	URL     string // absolute, to copy
-	Created string
-	Revoked string // "" while the link works
+	Key       string // names the link (its token is not kept)
+	Created   string
+	CreatedBy string
+	Revoked   string // "" while the link works
 }
 
 // OtherRun is another run of the same dataset, to compare with.

@@ -109,8 +109,8 @@ type RunPrice struct {
 
 // ReviewLinkRow is one review link of a run.
 type ReviewLinkRow struct {
-	Token, Name, URL, Created, CreatedBy, Revoked string
-	Verdicts                                      int
+	Key, Name, Created, CreatedBy, Revoked string // Key names the link (its token is not kept)
+	Verdicts                               int
 }
 
 // RunProgress is the live part of a run page, polled while the run works.

@@ -29,6 +29,9 @@ type Page struct {
 type Flash struct {
 	Kind    string // ok, error, info
 	Message string
+	// Copy is a value to copy, shown under the message with a button: a
+	// link just made, which is not shown again.
+	Copy string
 }
 
 // When formats a time for pages, in UTC.

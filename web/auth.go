@@ -165,8 +165,12 @@ func minRole(route string) store.Role {
 func (s *Server) signedIn(c echo.Context) (*user, error) {
 	ctx := c.Request().Context()
 	if bearer, ok := strings.CutPrefix(c.Request().Header.Get("Authorization"), "Bearer "); ok {
+		if err := s.lockedOut(c); err != nil {
+			return nil, err
+		}
 		u, err := s.tokenUser(ctx, bearer)
 		if err != nil {
+			s.guessed(c, "access token")
 			return nil, echo.NewHTTPError(http.StatusUnauthorized, "That access token is not valid: it may have been revoked.")
 		}
 		u.Bearer = true
@@ -184,6 +188,26 @@ func (s *Server) signedIn(c echo.Context) (*user, error) {
 		return nil, nil
 	}
 	return &user{Name: sess.Name, Role: sess.Role}, nil
+}
+
+// lockedOut is the answer to a client address that failed too often to
+// present a secret — a token at sign-in or as Bearer, a share or review
+// link — within a minute; nil when it may try.
+func (s *Server) lockedOut(c echo.Context) error {
+	if wait := s.logins.wait(c.RealIP()); wait > 0 {
+		c.Response().Header().Set("Retry-After", retryAfterSeconds(wait))
+		return echo.NewHTTPError(http.StatusTooManyRequests,
+			"Too many wrong tokens or links from this address: try again in "+wait.Round(time.Second).String()+".")
+	}
+	return nil
+}
+
+// guessed counts and logs a secret that matched nothing: each path that
+// takes one counts toward the same lockout.
+func (s *Server) guessed(c echo.Context, what string) {
+	ip := c.RealIP()
+	s.logins.fail(ip)
+	s.log.Warn("unknown "+what, "client", ip, "path", c.Request().URL.Path)
 }
 
 // tokenUser is the user a token's secret stands for: the server's own

@@ -14,8 +14,11 @@ import (
 const flashCookie = "assay_flash"
 
 // setFlash leaves a one-line message for the next page the browser loads.
-func setFlash(c echo.Context, kind, message string) {
-	v := base64.RawURLEncoding.EncodeToString([]byte(kind + "|" + message))
+func setFlash(c echo.Context, kind, message string) { setFlashCopy(c, kind, message, "") }
+
+// setFlashCopy leaves a message with a value to copy: a link shown this once.
+func setFlashCopy(c echo.Context, kind, message, copy string) {
+	v := base64.RawURLEncoding.EncodeToString([]byte(kind + "|" + message + "\x00" + copy))
 	c.SetCookie(&http.Cookie{
 		Name:     flashCookie,
 		Value:    v,
@@ -31,12 +34,13 @@ func decodeFlash(v string) templates.Flash {
 		return templates.Flash{}
 	}
 	kind, msg, _ := strings.Cut(string(b), "|")
+	msg, copy, _ := strings.Cut(msg, "\x00")
 	switch kind {
 	case "ok", "error", "info", "warn":
 	default:
 		kind = "info"
 	}
-	return templates.Flash{Kind: kind, Message: msg}
+	return templates.Flash{Kind: kind, Message: msg, Copy: copy}
 }
 
 // redirect answers a form post with 303 See Other.

@@ -144,7 +144,7 @@ func (s *Server) reportOwner(c echo.Context, sc *reportScope, query string) (tem
 		return o, err
 	}
 	for _, sh := range shares {
-		row := templates.ShareRow{Token: sh.Token, URL: origin(c) + "/r/" + sh.Token, Created: templates.When(sh.CreatedAt)}
+		row := templates.ShareRow{Key: sh.Key, Created: templates.When(sh.CreatedAt), CreatedBy: sh.CreatedBy}
 		if sh.RevokedAt != nil {
 			row.Revoked = templates.When(*sh.RevokedAt)
 		}

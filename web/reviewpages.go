@@ -183,7 +183,8 @@ func (s *Server) createReviewLinkForm(c echo.Context) error {
 		return err
 	}
 	s.log.Info("review link created", "run_id", run.ID, "for", l.Name, "by", store.Actor(c.Request().Context()))
-	setFlash(c, "ok", fmt.Sprintf("Review link for %s created: send it to them; it opens this run's samples with review controls and nothing else.", l.Name))
+	setFlashCopy(c, "ok", fmt.Sprintf("Review link for %s created — copy it now, it is not shown again: send it to them; it opens this run's samples with review controls and nothing else.", l.Name),
+		origin(c)+"/rv/"+l.Token)
 	return redirect(c, fmt.Sprintf("/runs/%d#reviewing", run.ID))
 }
 
@@ -204,7 +205,7 @@ func (s *Server) revokeReviewLinkForm(c echo.Context) error {
 func reviewLinkRows(c echo.Context, links []store.ReviewLink) []templates.ReviewLinkRow {
 	var out []templates.ReviewLinkRow
 	for _, l := range links {
-		row := templates.ReviewLinkRow{Token: l.Token, Name: l.Name, URL: origin(c) + "/rv/" + l.Token,
+		row := templates.ReviewLinkRow{Key: l.Key, Name: l.Name,
 			Created: templates.When(l.CreatedAt), CreatedBy: l.CreatedBy, Verdicts: l.Verdicts}
 		if l.RevokedAt != nil {
 			row.Revoked = templates.When(*l.RevokedAt)

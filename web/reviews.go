@@ -188,7 +188,7 @@ func (s *Server) apiRevokeReviewLink(c echo.Context) error {
 // signed-in user, or on a server without tokens the name the browser keeps.
 func (s *Server) reviewerOf(c echo.Context) reviewer {
 	if l, ok := c.Get("reviewLink").(*store.ReviewLink); ok {
-		return reviewer{Name: l.Name, Link: l.Token}
+		return reviewer{Name: l.Name, Link: l.Key}
 	}
 	u := userOf(c)
 	if u != nil && !u.Open {

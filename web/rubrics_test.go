@@ -230,7 +230,7 @@ func TestRunFormWithSeveralModels(t *testing.T) {
 	}
 	// A share link leads to the same replay, read-only.
 	_, doc = f.postForm(fmt.Sprintf("/runs/%d/shares", id), url.Values{})
-	link, _ := doc.Find("#shares input").Attr("value")
+	link, _ := doc.Find("#new-link input").Attr("value")
 	shared := strings.TrimPrefix(link, f.srv.URL)
 	_, doc = f.get(shared)
 	if href, _ := doc.Find("#routing-link").Attr("href"); href != shared+"/routing" {

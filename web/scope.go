@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/labstack/echo/v4"
@@ -38,8 +39,14 @@ type reportScope struct {
 func (s *Server) scope(c echo.Context) (*reportScope, error) {
 	ctx := c.Request().Context()
 	if link := c.Param("link"); link != "" {
+		if err := s.lockedOut(c); err != nil {
+			return nil, err
+		}
 		l, err := s.db.ReviewLinkByToken(ctx, link)
 		if err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				s.guessed(c, "review link")
+			}
 			return nil, err
 		}
 		sc, err := ownerScope(ctx, s.db, l.RunID)
@@ -58,8 +65,14 @@ func (s *Server) scope(c echo.Context) (*reportScope, error) {
 		}
 		return ownerScope(ctx, s.db, id)
 	}
+	if err := s.lockedOut(c); err != nil {
+		return nil, err
+	}
 	id, err := s.db.SharedRun(ctx, token)
 	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			s.guessed(c, "share link")
+		}
 		return nil, err
 	}
 	sc, err := ownerScope(ctx, s.db, id)

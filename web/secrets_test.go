@@ -57,7 +57,7 @@ func TestAKeyEchoedByTheProviderIsShownNowhere(t *testing.T) {
 
 	_, doc := f.get(fmt.Sprintf("/runs/%d", id))
 	_, doc = f.postForm(fmt.Sprintf("/runs/%d/shares", id), url.Values{})
-	link, _ := doc.Find("#shares input").Attr("value")
+	link, _ := doc.Find("#new-link input").Attr("value")
 	share := strings.TrimPrefix(link, f.srv.URL)
 	if !strings.HasPrefix(share, "/r/") {
 		t.Fatalf("no share link: %q", link)

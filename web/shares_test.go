@@ -34,7 +34,7 @@ func TestShareLinkIsReadOnlyAndRevocable(t *testing.T) {
 	if resp.Request.URL.Path != fmt.Sprintf("/runs/%d", id) || !strings.Contains(text(doc, ".flash"), "Share link created") {
 		t.Fatalf("share: ended at %s with %q", resp.Request.URL, text(doc, ".flash"))
 	}
-	link, _ := doc.Find("#shares input").Attr("value")
+	link, _ := doc.Find("#new-link input").Attr("value")
 	path := strings.TrimPrefix(link, b.srv.URL)
 	if !strings.HasPrefix(path, "/r/") || len(path) < len("/r/")+43 {
 		t.Fatalf("share link %q should be /r/ and a 256-bit token", link)

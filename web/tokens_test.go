@@ -295,3 +295,49 @@ func TestTheFirstTokenIsAnOwners(t *testing.T) {
 		t.Errorf("later tokens default to %q, want viewer", sel)
 	}
 }
+
+// Guessing is limited wherever a secret is taken, not only at sign-in: ten
+// wrong Bearer tokens, share links or review links from one address lock
+// it out of all of them (429 with Retry-After), the right secret included.
+func TestGuessesAreLimitedOnEveryPath(t *testing.T) {
+	for _, guess := range []func(i int) string{
+		func(i int) string { return "Bearer asy_guess" + fmt.Sprint(i) },
+		func(i int) string { return fmt.Sprintf("/r/guess-%d", i) },
+		func(i int) string { return fmt.Sprintf("/rv/guess-%d/samples", i) },
+	} {
+		b, db, secrets, _ := tokenServer(t)
+		id, _ := handRunIn(t, db, store.RunCompleted)
+		share, err := db.CreateShare(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		get := func(path, bearerToken string) *http.Response {
+			req, _ := http.NewRequest("GET", b.srv.URL+path, nil)
+			if bearerToken != "" {
+				req.Header.Set("Authorization", "Bearer "+bearerToken)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp
+		}
+		for i := 1; i <= 10; i++ {
+			var resp *http.Response
+			if g := guess(i); strings.HasPrefix(g, "Bearer ") {
+				resp = get("/api/runs", strings.TrimPrefix(g, "Bearer "))
+			} else {
+				resp = get(g, "")
+			}
+			if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusNotFound {
+				t.Fatalf("%s: guess %d answered %d", guess(i), i, resp.StatusCode)
+			}
+		}
+		for _, right := range []*http.Response{get("/api/runs", secrets[store.RoleOwner]), get("/r/"+share.Token, "")} {
+			if right.StatusCode != http.StatusTooManyRequests || right.Header.Get("Retry-After") == "" {
+				t.Errorf("after ten guesses like %s, the right secret: %d, want 429 with Retry-After", guess(1), right.StatusCode)
+			}
+		}
+	}
+}

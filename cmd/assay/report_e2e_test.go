@@ -151,13 +151,13 @@ func TestBrowserReportShareAndRevoke(t *testing.T) {
 
 	err = chromedp.Do(owner,
 		chromedp.Click(chromedp.CSS("#share")),
-		chromedp.WaitVisible(chromedp.CSS("#shares input")),
+		chromedp.WaitVisible(chromedp.CSS("#new-link input")),
 	)
 	if err != nil {
 		t.Fatalf("share: %v", err)
 	}
 	screenshot(t, owner, "report-share-links")
-	link, err := chromedp.Run(owner, chromedp.Evaluate[string](`document.querySelector('#shares input').value`))
+	link, err := chromedp.Run(owner, chromedp.Evaluate[string](`document.querySelector('#new-link input').value`))
 	if err != nil || !strings.HasPrefix(link, base+"/r/") {
 		t.Fatalf("share link %q: %v", link, err)
 	}
