@@ -51,8 +51,16 @@ func File(path string) (Source, error) {
 	if !info.Mode().IsRegular() {
 		return Source{}, fmt.Errorf("%s is not a regular file", path)
 	}
+	if info.Size() > MaxInstancesBytes {
+		return Source{}, store.Errorf(store.ETOOLARGE, "%s is %d MiB; an instances file may be at most %d MiB (the run it holds is read into memory to be stored in one transaction)",
+			path, info.Size()>>20, MaxInstancesBytes>>20)
+	}
 	return Source{Open: func() (io.ReadCloser, error) { return os.Open(path) }, Size: info.Size()}, nil
 }
+
+// MaxInstancesBytes bounds an instances file read from disk; an upload is
+// bounded by the server's upload limit.
+const MaxInstancesBytes = 256 << 20
 
 // maxLine bounds a line of the instances: a sample under a condition with
 // every repetition's answer and reasoning.

@@ -3,11 +3,11 @@ package config
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"gopkg.in/yaml.v3"
@@ -140,8 +140,26 @@ func (d *decoder) decodeAssertion(n *yaml.Node, path string) (Assertion, bool) {
 	return a, true
 }
 
-// ResolveSchema reads a JSON schema and readies it for validating answers.
+// ResolveSchema reads a JSON schema, within MaxSchemaBytes and
+// MaxSchemaObjects, and readies it for validating answers. A schema readied
+// before is given again: an assertion checks every answer of a run.
 func ResolveSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	if len(raw) > MaxSchemaBytes {
+		return nil, fmt.Errorf("the schema is %d KiB; a schema may be at most %d KiB", len(raw)>>10, MaxSchemaBytes>>10)
+	}
+	resolved.Lock()
+	rs, ok := resolved.m[string(raw)]
+	resolved.Unlock()
+	if ok {
+		return rs, nil
+	}
+	var tree any
+	if err := json.Unmarshal(raw, &tree); err != nil {
+		return nil, fmt.Errorf("not a JSON schema: %v", err)
+	}
+	if n := countObjects(tree, MaxSchemaObjects+1); n > MaxSchemaObjects {
+		return nil, fmt.Errorf("the schema has over %d objects (subschemas and properties); a schema may have at most %d", MaxSchemaObjects, MaxSchemaObjects)
+	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, fmt.Errorf("not a JSON schema: %v", err)
@@ -150,7 +168,43 @@ func ResolveSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a usable JSON schema: %v", err)
 	}
+	resolved.Lock()
+	if len(resolved.m) >= 64 {
+		clear(resolved.m) // the schemas of the runs under way are readied again
+	}
+	resolved.m[string(raw)] = rs
+	resolved.Unlock()
 	return rs, nil
+}
+
+// resolved are the schemas readied last, by their JSON text.
+var resolved = struct {
+	sync.Mutex
+	m map[string]*jsonschema.Resolved
+}{m: map[string]*jsonschema.Resolved{}}
+
+// countObjects counts the JSON objects in v, stopping once it reaches limit.
+func countObjects(v any, limit int) int {
+	n := 0
+	var walk func(v any)
+	walk = func(v any) {
+		if n >= limit {
+			return
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			n++
+			for _, e := range v {
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return n
 }
 
 // schemaFile reads a JSON schema named by a run file, relative to its folder.
@@ -161,7 +215,7 @@ func (d *decoder) schemaFile(name string) (any, error) {
 	if name == "" {
 		return nil, fmt.Errorf("want the path of a JSON schema file")
 	}
-	data, err := os.ReadFile(resolvePath(d.dir, name))
+	data, err := readBounded(resolvePath(d.dir, name), MaxSchemaBytes)
 	if err != nil {
 		return nil, fmt.Errorf("the schema file: %v", err)
 	}

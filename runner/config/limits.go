@@ -9,4 +9,9 @@ const (
 	MaxJudgeRepetitions = 20        // judge_repetitions
 	MaxTasks            = 1_000_000 // samples × conditions × repetitions of one run
 	MaxAnswerBytes      = 8 << 20   // one answer of the agent, or one reply of a model or judge
+	// A json_schema assertion's schema: readying one takes time that grows
+	// faster than its size (1,000 properties 50 ms, 10,000 0.8 s, 200,000
+	// minutes), and an answer's format needs far less.
+	MaxSchemaBytes   = 256 << 10
+	MaxSchemaObjects = 1_000 // JSON objects in the schema: its subschemas and their keywords
 )

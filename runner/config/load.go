@@ -352,3 +352,21 @@ func pointers[T any](list []T) []*T {
 	}
 	return out
 }
+
+// readBounded reads the file at path, refusing one past limit bytes
+// without reading further.
+func readBounded(path string, limit int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > limit {
+		return nil, fmt.Errorf("%s is over %d KiB", filepath.Base(path), limit>>10)
+	}
+	return data, nil
+}

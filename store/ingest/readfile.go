@@ -14,28 +14,47 @@ import (
 
 // ReadFile reads a dataset file from disk, refusing one larger than
 // DefaultMaxBytes without reading further: /dev/zero or a runaway pipe
-// ends with an error, not with the machine's memory. A regular file is
-// read into a buffer of its size: io.ReadAll's growing one left as much
-// again behind it, and assay import of a 44 MB file peaked at 134–240 MB.
+// ends with an error, not with the machine's memory. The file is read into
+// a buffer of its size (a pipe or device is first copied into a temporary
+// file to learn it): a growing buffer left as much again behind it, and
+// took /dev/zero to 288 MB before refusing it.
 func ReadFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var buf bytes.Buffer
-	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() <= DefaultMaxBytes {
-		buf.Grow(int(info.Size()) + bytes.MinRead) // room to see the end without growing
-	}
-	_, err = buf.ReadFrom(io.LimitReader(f, DefaultMaxBytes+1))
-	data := buf.Bytes()
+	info, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, err
 	}
-	if len(data) > DefaultMaxBytes {
+	if !info.Mode().IsRegular() {
+		spooled, err := spool(path, f)
+		if err != nil {
+			return nil, err
+		}
+		defer os.Remove(spooled.Name())
+		defer spooled.Close()
+		if _, err := spooled.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		f = spooled
+		if info, err = f.Stat(); err != nil {
+			return nil, err
+		}
+	}
+	if info.Size() > DefaultMaxBytes {
 		return nil, store.Errorf(store.ETOOLARGE, "%s: the file is over the %s MiB limit of a dataset", path, mib(DefaultMaxBytes))
 	}
-	return data, nil
+	var buf bytes.Buffer
+	buf.Grow(int(info.Size()) + bytes.MinRead) // room to see the end without growing
+	if _, err = buf.ReadFrom(io.LimitReader(f, DefaultMaxBytes+1)); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if buf.Len() > DefaultMaxBytes { // grown since
+		return nil, store.Errorf(store.ETOOLARGE, "%s: the file is over the %s MiB limit of a dataset", path, mib(DefaultMaxBytes))
+	}
+	return buf.Bytes(), nil
 }
 
 // ImportFile imports the dataset file at path as Import does. A regular
@@ -91,8 +110,10 @@ func readMapped(path string, read func() error) (err error) {
 	return read()
 }
 
-// mapFile maps the regular file at path read-only, or reads it when it
-// cannot be mapped (a pipe, a device, an empty file); mapped says which.
+// mapFile maps the file at path read-only; mapped is false for an empty
+// one, which has nothing to map. What is not a
+// regular file (a pipe, a device) is first copied into a temporary file,
+// up to the limit: read into memory, /dev/zero took 288 MB to be refused.
 func mapFile(path string) (data []byte, unmap func(), mapped bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -100,15 +121,52 @@ func mapFile(path string) (data []byte, unmap func(), mapped bool, err error) {
 	}
 	defer f.Close()
 	info, err := f.Stat()
-	if err == nil && info.Mode().IsRegular() && info.Size() > DefaultMaxBytes {
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if !info.Mode().IsRegular() {
+		spooled, err := spool(path, f)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		defer spooled.Close()
+		os.Remove(spooled.Name()) // the mapping keeps its pages
+		f = spooled
+		if info, err = f.Stat(); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	if info.Size() > DefaultMaxBytes {
 		return nil, nil, false, store.Errorf(store.ETOOLARGE, "%s: the file is %s MiB, over the %s MiB limit of a dataset",
 			path, mib(info.Size()), mib(DefaultMaxBytes))
 	}
-	if err == nil && info.Mode().IsRegular() && info.Size() > 0 {
-		if data, err := syscall.Mmap(int(f.Fd()), 0, int(info.Size()), syscall.PROT_READ, syscall.MAP_SHARED); err == nil {
-			return data, func() { _ = syscall.Munmap(data) }, true, nil
-		}
+	if info.Size() == 0 {
+		return nil, func() {}, false, nil
 	}
-	data, err = ReadFile(path)
-	return data, func() {}, false, err
+	data, err = syscall.Mmap(int(f.Fd()), 0, int(info.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("read %s: %w", path, err)
+	}
+	return data, func() { _ = syscall.Munmap(data) }, true, nil
+}
+
+// spool copies what r gives, up to one byte past the limit of a dataset,
+// into a temporary file, and refuses it past the limit.
+func spool(path string, r io.Reader) (*os.File, error) {
+	tmp, err := os.CreateTemp("", "assay-import-*")
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	n, err := io.Copy(tmp, io.LimitReader(r, DefaultMaxBytes+1))
+	if err == nil && n > DefaultMaxBytes {
+		err = store.Errorf(store.ETOOLARGE, "%s: the file is over the %s MiB limit of a dataset", path, mib(DefaultMaxBytes))
+	} else if err != nil {
+		err = fmt.Errorf("read %s: %w", path, err)
+	}
+	if err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, err
+	}
+	return tmp, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -49,6 +50,27 @@ func TestReadFileReadsWholeAndStopsAtTheLimit(t *testing.T) {
 	}
 	if _, err := ReadFile(filepath.Join(dir, "missing.jsonl")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// /dev/zero is refused without being held: it is copied into a temporary
+// file up to the limit, not read into a buffer that doubles as it grows
+// (288 MB before it was refused).
+func TestAnEndlessDeviceIsRefusedWithoutItsBytesInMemory(t *testing.T) {
+	for _, read := range []func() error{
+		func() error { _, err := ReadFile("/dev/zero"); return err },
+		func() error { _, _, _, err := mapFile("/dev/zero"); return err },
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err := read()
+		runtime.ReadMemStats(&after)
+		if store.ErrorCode(err) != store.ETOOLARGE {
+			t.Errorf("/dev/zero: %v", err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+			t.Errorf("refusing /dev/zero allocated %d MB", alloc>>20)
+		}
 	}
 }
 
