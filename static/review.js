@@ -1,7 +1,8 @@
 // Keyboard review of a sample's scores: j/k move between scores, a agrees,
 // a digit overrides with that value, n writes a note, ] opens the next
 // sample in the review queue. Verdicts go through htmx without reloading;
-// the forms work without this script.
+// the forms work without this script. A browser without a reviewer's name
+// is asked it once, at the top (#reviewer-name); every verdict carries it.
 (function () {
   var current = -1;
   var focusOnKeyUp = null;
@@ -18,9 +19,26 @@
   }
   function row() { var list = rows(); return current >= 0 ? list[current] : null; }
   function typing(t) { return t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT"); }
+  function askedName() {
+    var name = document.getElementById("reviewer-name");
+    return name && name.value.trim() === "" ? name : null;
+  }
+  // The name asked at the top goes with every verdict; none goes without it.
+  document.body.addEventListener("htmx:configRequest", function (e) {
+    var name = document.getElementById("reviewer-name");
+    if (!name || !e.detail.elt.closest || !e.detail.elt.closest(".review-form")) return;
+    if (name.value.trim() === "") { e.preventDefault(); name.focus(); return; }
+    e.detail.parameters["reviewer"] = name.value.trim();
+  });
   document.addEventListener("keydown", function (e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     if (typing(e.target)) {
+      if (e.target.id === "reviewer-name" && e.key === "Enter" && e.target.value.trim() !== "") {
+        e.preventDefault();
+        e.target.blur();
+        if (current < 0) select(0);
+        return;
+      }
       if (e.key === "Escape") e.target.blur();
       if (e.key === "Enter" && e.target.classList.contains("note")) {
         e.preventDefault();
@@ -40,8 +58,8 @@
     if (!r) { if ("an0123456789".indexOf(e.key) >= 0) select(0); r = row(); if (!r) return; }
     var form = r.querySelector(".review-form");
     if (!form) return;
-    var name = form.querySelector(".reviewer-name");
-    if (name && name.value === "") { e.preventDefault(); focusOnKeyUp = name; return; }
+    var name = askedName();
+    if (name && "an0123456789".indexOf(e.key) >= 0) { e.preventDefault(); focusOnKeyUp = name; return; }
     if (e.key === "a") { form.querySelector(".agree").click(); e.preventDefault(); return; }
     if (e.key === "n") {
       // Focus once the key is released, so that its letter does not land in the note.

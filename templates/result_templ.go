@@ -798,7 +798,7 @@ func ScoreRow(s ScoreView, reviewColumn bool) templ.Component {
 					}
 				}
 				if r.AskName {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 74, "<input type=\"text\" name=\"reviewer\" class=\"reviewer-name\" placeholder=\"Your name\" aria-label=\"Your name, kept for your next verdicts\" required> ")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 74, "<noscript><input type=\"text\" name=\"reviewer\" class=\"reviewer-name\" placeholder=\"Your name\" aria-label=\"Your name, kept for your next verdicts\" required></noscript>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

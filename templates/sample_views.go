@@ -27,6 +27,7 @@ type QueueBar struct {
 	Active   bool         // the page was reached through the queue
 	NextURL  string       // the next sample to review in this order
 	StartURL string       // starts a queue, with ?order=
+	AskName  bool         // the browser has no reviewer's name yet: asked once, here
 }
 
 // SampleNav leads back to the samples table and to the samples around this one.

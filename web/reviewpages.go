@@ -90,6 +90,7 @@ func (s *Server) reviewControls(c echo.Context, sc *reportScope, smp *store.Samp
 	}
 	if review {
 		v.Queue = s.queueBar(c, sc, smp)
+		v.Queue.AskName = who.Name == ""
 	}
 	return nil
 }

@@ -160,3 +160,66 @@ func TestBrowserReviewThroughALink(t *testing.T) {
 	}
 	screenshot(t, owner2, "review-report")
 }
+
+// On a server that asks no token, a browser that has never reviewed is
+// asked its name once, at the top of the sample page: the first key of a
+// verdict leads there, and after the name three key presses give three
+// verdicts under it, and ] still opens the next sample.
+func TestBrowserReviewKeysAskTheNameOnce(t *testing.T) {
+	dbPath, id := finishedRun(t, 3)
+	base := startServer(t, "--db", dbPath)
+	ctx := newBrowser(t) // no reviewer's name kept
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(fmt.Sprintf("%s/runs/%d/samples", base, id)),
+		chromedp.WaitVisible(chromedp.CSS("#samples a.sample-link")),
+		chromedp.Click(chromedp.CSS("#samples a.sample-link")),
+		chromedp.WaitVisible(chromedp.CSS("#reviewer-name")),
+		chromedp.WaitVisible(chromedp.CSS("tr.score.reviewable")),
+	)
+	if err != nil {
+		t.Fatalf("open a sample: %v", err)
+	}
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("input.reviewer-name, input[name=reviewer]").length`)); n != 0 {
+		t.Errorf("%d name boxes in the rows: the name is asked once, at the top", n)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.KeyEvent("a"), // asks the name
+		chromedp.WaitReady(chromedp.CSS("#reviewer-name:focus")),
+		chromedp.KeyEvent("Ada"),
+		chromedp.KeyEvent("\r"),
+	)
+	if err != nil {
+		t.Fatalf("the name: %v", err)
+	}
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("tr.score.reviewable")).map(r => r.id)`))
+	if err != nil || len(rows) < 3 {
+		t.Fatalf("%d reviewable scores (%v)", len(rows), err)
+	}
+	for i, row := range rows[:3] {
+		if err := chromedp.Do(ctx, chromedp.KeyEvent("a"), chromedp.WaitVisible(chromedp.CSS("#"+row+" .verdict"))); err != nil {
+			t.Fatalf("key %d: %v", i+1, err)
+		}
+		if got := textOf(t, ctx, "#"+row+" .verdict"); !strings.Contains(got, "agrees") || !strings.Contains(got, "Ada") {
+			t.Errorf("%s: %q, want Ada's agreement", row, got)
+		}
+	}
+	screenshot(t, ctx, "review-name-once")
+	db, err := store.Open(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if verdicts, _ := db.Verdicts(context.Background(), id); len(verdicts) != 3 || verdicts[0].Reviewer != "Ada" {
+		t.Errorf("verdicts stored: %+v, want three by Ada", verdicts)
+	}
+	before, _ := chromedp.Run(ctx, chromedp.Location())
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("]"), chromedp.WaitVisible(chromedp.CSS("#review-queue"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void](fmt.Sprintf(`location.href !== %q`, before))); err != nil {
+		t.Errorf("] did not open the next sample: %v", err)
+	}
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#reviewer-name").length`)); n != 0 {
+		t.Error("the next sample asks the name again")
+	}
+}
