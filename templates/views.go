@@ -25,6 +25,11 @@ type Page struct {
 	Bare bool
 }
 
+// CanOwn says whether the reader may do what needs an owner: change
+// datasets, conditions, rubrics and prices, launch and manage runs, share.
+// On a server without tokens everyone may.
+func (p Page) CanOwn() bool { return !p.Auth || p.Role == "owner" }
+
 // Flash is a one-line message shown above a page's content.
 type Flash struct {
 	Kind    string // ok, error, info

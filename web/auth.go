@@ -121,9 +121,13 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			return c.Redirect(http.StatusSeeOther, "/login?next="+url.QueryEscape(r.URL.RequestURI()))
 		}
-		if !safeMethod(r.Method) && !u.Role.Allows(minRole(c.Path())) {
+		if need := minRole(c.Path()); !safeMethod(r.Method) && !u.Role.Allows(need) {
+			needs := "an owner"
+			if need == store.RoleReviewer {
+				needs = "a reviewer or an owner"
+			}
 			return echo.NewHTTPError(http.StatusForbidden, "You are signed in as "+u.Name+", a "+string(u.Role)+
-				": this needs an owner. Ask one to do it, or to give you another role.")
+				": this needs "+needs+". Ask an owner to do it, or to give you that role.")
 		}
 		c.Set("user", u)
 		c.SetRequest(r.WithContext(store.WithActor(ctx, u.Name)))

@@ -189,6 +189,9 @@ func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProg
 	}
 	p := runProgress(run, totals, time.Now())
 	p.CSRF, _ = c.Get("csrf").(string)
+	if u := userOf(c); u == nil || u.Role != store.RoleOwner {
+		p.CanCancel, p.CanResume, p.CanRetry = false, false, false // an owner's buttons
+	}
 	if msg := s.runner.Paused(run.ID); msg != "" {
 		p.Message, p.Paused = msg, true
 	}

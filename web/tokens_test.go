@@ -341,3 +341,51 @@ func TestGuessesAreLimitedOnEveryPath(t *testing.T) {
 		}
 	}
 }
+
+// Each person sees the controls their role allows: a reviewer or a viewer
+// meets no Launch button, no upload, no price form, no Share and no review
+// link form that would answer Forbidden and lose what was typed; an owner
+// sees them all. A refusal names the role needed.
+func TestPagesShowTheControlsOfTheRole(t *testing.T) {
+	b, db, secrets, _ := tokenServer(t)
+	id, _ := handRunIn(t, db, store.RunCompleted)
+	c := &store.Condition{Name: "baseline", SystemPrompt: "Answer.", MCPServers: []store.MCPServer{}}
+	if err := db.CreateCondition(t.Context(), c); err != nil {
+		t.Fatal(err)
+	}
+	controls := map[string]string{
+		"/runs":                                  "#new-run",
+		"/runs/new":                              "#launch",
+		fmt.Sprintf("/runs/%d", id):              "#share, #review-link-form",
+		"/datasets":                              "#upload",
+		"/conditions":                            "#new-condition",
+		fmt.Sprintf("/conditions/%d/edit", c.ID): "#condition-form button[type=submit]",
+		"/settings":                              "#price-form",
+	}
+	for _, role := range []store.Role{store.RoleOwner, store.RoleReviewer, store.RoleViewer} {
+		who := &browser{t: t, srv: b.srv, http: &http.Client{Jar: newJar()}}
+		who.get("/login")
+		who.postForm("/login", url.Values{"token": {secrets[role]}})
+		for path, sel := range controls {
+			resp, doc := who.get(path)
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("%s reads %s: %d", role, path, resp.StatusCode)
+			}
+			if n := doc.Find(sel).Length(); (n > 0) != (role == store.RoleOwner) {
+				t.Errorf("%s on %s: %d of %s", role, path, n, sel)
+			}
+		}
+		if _, doc := who.get("/runs/new"); role != store.RoleOwner && !strings.Contains(text(doc, "#needs-owner"), "Launching a run needs an owner") {
+			t.Errorf("%s on the run form: %q", role, text(doc, "#needs-owner"))
+		}
+	}
+	score := scoreOf(t, db, id, "rubric", "factual_adherence", 0)
+	code, body := api(t, b, "POST", fmt.Sprintf("/api/runs/%d/reviews", id), secrets[store.RoleViewer], map[string]any{"score_id": score.ID, "verdict": "agree"})
+	if code != http.StatusForbidden || !strings.Contains(body, "needs a reviewer or an owner") {
+		t.Errorf("a viewer's verdict: %d %s", code, body)
+	}
+	code, body = api(t, b, "POST", "/api/conditions", secrets[store.RoleReviewer], map[string]any{"name": "x"})
+	if code != http.StatusForbidden || !strings.Contains(body, "needs an owner") {
+		t.Errorf("a reviewer's condition: %d %s", code, body)
+	}
+}
