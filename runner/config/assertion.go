@@ -49,8 +49,16 @@ var AssertionKinds = []string{AssertContains, AssertNotContains, AssertEquals, A
 // IsAssertion reports whether an evaluator's name is an assertion's kind.
 func IsAssertion(e Evaluator) bool { return slices.Contains(AssertionKinds, string(e)) }
 
-// decodeAssertion reads one evaluators item written as a mapping.
+// decodeAssertion reads one evaluators item written as a mapping, or bare
+// for an assertion that takes no argument (json_valid).
 func (d *decoder) decodeAssertion(n *yaml.Node, path string) (Assertion, bool) {
+	if n.Kind == yaml.ScalarNode && slices.Contains(AssertionKinds, n.Value) {
+		if n.Value != AssertJSONValid {
+			d.fail(n.Line, path, "the assertion %s needs an argument: write it as {%s: …}", n.Value, n.Value)
+			return Assertion{}, false
+		}
+		return Assertion{Kind: AssertJSONValid, Name: AssertJSONValid}, true
+	}
 	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
 		d.fail(n.Line, path, "want an evaluator's name (rubric, arbiter, …) or one assertion such as {contains: \"text\"}")
 		return Assertion{}, false

@@ -47,6 +47,11 @@ func TestAssertionsInEvaluators(t *testing.T) {
 	if err != nil || len(back.Assertions) != len(c.Assertions) || back.Assertions[0].Text != "runbook" {
 		t.Errorf("stored: %v, %+v", err, back.Assertions)
 	}
+	// json_valid needs no argument: written bare, it is the same assertion.
+	bare, err := Parse([]byte(strings.Replace(assertionsFile, "- json_valid: true", "- json_valid", 1)), "run.yaml", t.TempDir(), noEnv(t))
+	if err != nil || len(bare.Assertions) != len(c.Assertions) || bare.Assertions[5].Kind != AssertJSONValid {
+		t.Errorf("json_valid written bare: %v, %+v", err, bare.Assertions)
+	}
 	// Assertions alone: no default evaluator is added to them.
 	alone, err := Parse([]byte(strings.Replace(assertionsFile, "  - rubric\n", "", 1)), "run.yaml", t.TempDir(), noEnv(t))
 	if err != nil || len(alone.EvaluatorsFor("qa")) != 0 || len(alone.Assertions) != 9 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -293,7 +294,7 @@ func (d *decoder) decodeEvaluators(n *yaml.Node, v reflect.Value, path string, r
 			}
 			continue
 		}
-		if item.Kind == yaml.MappingNode {
+		if item.Kind == yaml.MappingNode || item.Kind == yaml.ScalarNode && slices.Contains(AssertionKinds, item.Value) {
 			if a, ok := d.decodeAssertion(item, p); ok {
 				*d.assertions = append(*d.assertions, a)
 			}

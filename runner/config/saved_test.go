@@ -94,7 +94,7 @@ func TestRunFilesUseSavedRubrics(t *testing.T) {
 // The run form's Assertions box reads a list the way a run file's evaluators
 // do, and says which item is wrong.
 func TestParseAssertions(t *testing.T) {
-	list, err := ParseAssertions("- contains: runbook\n- max_length: {words: 120}\n- json_valid: true\n", "Assertions")
+	list, err := ParseAssertions("- contains: runbook\n- max_length: {words: 120}\n- json_valid\n", "Assertions")
 	if err != nil {
 		t.Fatal(err)
 	}

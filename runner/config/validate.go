@@ -315,10 +315,12 @@ func (k *checker) scoring(c *Config) {
 	k.atLeast("code_execution.timeout_seconds", c.CodeExecution.TimeoutSeconds, 1)
 }
 
+// joinEvaluators lists the evaluators, and the assertions written with them.
 func joinEvaluators() string {
 	names := make([]string, len(Evaluators))
 	for i, e := range Evaluators {
 		names[i] = string(e)
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(names, ", ") + "; or an assertion: json_valid, or {KIND: …} for " +
+		strings.Join(slices.DeleteFunc(slices.Clone(AssertionKinds), func(k string) bool { return k == AssertJSONValid }), ", ")
 }
