@@ -138,3 +138,46 @@ func TestCreateValidatesAConfigNotReadFromAFile(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A run whose every model names its own key needs no key of the agent's:
+// its default variable may be unset, and each model's calls carry its own.
+func TestAKeyNoCallUsesIsNotNeeded(t *testing.T) {
+	f := newFixture(t, rubricJudge())
+	env := map[string]string{"KEY_A": "key-of-model-a", "KEY_B": "key-of-model-b"}
+	m := f.manager(func(k string) string { return env[k] })
+	yaml := fmt.Sprintf(`name: own-keys
+dataset: {path: %q}
+agent:
+  type: openai
+  base_url: %q
+  api_key_env: OPENAI_API_KEY
+  models:
+    - {name: a, model: model-a, api_key_env: KEY_A}
+    - {name: b, model: model-b, api_key_env: KEY_B}
+evaluators: [{contains: "4"}]
+conditions: {baseline: {}}
+execution: {num_repetitions: 1}
+`, f.qaDataset(2), f.srv.URL)
+	cfg, err := config.Parse([]byte(yaml), "run.yaml", f.dir, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unset := m.UnsetVariables(cfg, cfg.Evaluators, nil); len(unset) != 0 {
+		t.Errorf("unset variables: %+v", unset)
+	}
+	run, err := m.CreateFromConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, err := m.Execute(context.Background(), run.ID); err != nil || status != store.RunCompleted {
+		stored, _ := f.db.Run(context.Background(), run.ID)
+		t.Fatalf("the run: %s %v (%s)", status, err, stored.Message)
+	}
+	keys := map[string]bool{}
+	for _, req := range f.srv.Requests() {
+		keys[req.Header.Get("Authorization")] = true
+	}
+	if !keys["Bearer key-of-model-a"] || !keys["Bearer key-of-model-b"] || len(keys) != 2 {
+		t.Errorf("keys sent: %v", keys)
+	}
+}

@@ -59,11 +59,13 @@ func (m *Manager) prepare(run *store.Run, ds *store.Dataset, samples *sampleSour
 		timeout:    seconds(spec.Agent.TimeoutSeconds, 300),
 		secrets:    m.secretsOf(spec, run.Conditions),
 	}
-	a, err := m.newAgent(spec)
-	if err != nil {
-		return nil, err
+	// A run over several models answers through theirs alone: the agent's
+	// own key may be unset when each model names its own.
+	if len(spec.Agent.Models) == 0 {
+		if ex.agent, err = m.newAgent(spec); err != nil {
+			return nil, err
+		}
 	}
-	ex.agent = a
 	for _, am := range spec.Agent.Models {
 		one := *spec
 		one.Agent = spec.Agent.WithModel(am)
@@ -101,7 +103,9 @@ func (ex *execution) agentFor(c *store.Condition) (agent.Agent, string) {
 
 // close stops every agent of the run.
 func (ex *execution) close() {
-	ex.agent.Close()
+	if ex.agent != nil {
+		ex.agent.Close()
+	}
 	for _, ma := range ex.models {
 		ma.agent.Close()
 	}
