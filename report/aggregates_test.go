@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -17,6 +18,11 @@ import (
 	"assay/runner/config"
 	"assay/store"
 )
+
+// updateGolden rewrites the summaries the test holds from those kept as
+// results commit, after a change to a statistic: the test then checks the
+// summaries computed when a database is opened against them.
+var updateGolden = flag.Bool("update", false, "rewrite testdata/summaries_before_aggregates.json")
 
 // TestSummariesBeforeAndAfterAggregates stores the fixture runs, whose
 // summaries testdata/summaries_before_aggregates.json holds as the report
@@ -50,7 +56,17 @@ func TestSummariesBeforeAndAfterAggregates(t *testing.T) {
 			t.Errorf("%s: %s", when, d)
 		}
 	}
-	compare("kept as results commit", storeFixtureRuns(t, db))
+	kept := storeFixtureRuns(t, db)
+	if *updateGolden {
+		b, _ := json.MarshalIndent(kept, "", "  ")
+		if err := os.WriteFile(filepath.Join("testdata", "summaries_before_aggregates.json"), append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &before); err != nil {
+			t.Fatal(err)
+		}
+	}
+	compare("kept as results commit", kept)
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}

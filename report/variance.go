@@ -22,6 +22,10 @@ type Variance struct {
 	Judge         float64 `json:"judge"`
 	AgentMeasured bool    `json:"agent_measured"`
 	JudgeMeasured bool    `json:"judge_measured"`
+	// AgentClamped and SampleClamped: the part came out below 0 and is
+	// given as 0 (see stats.Components).
+	AgentClamped  bool `json:"agent_clamped,omitempty"`
+	SampleClamped bool `json:"sample_clamped,omitempty"`
 	// SharesCI95 are 95% bootstrap intervals (over samples) of each part's
 	// share of the total, by part: "sample", "agent", "judge".
 	SharesCI95 map[string][2]float64 `json:"shares_ci95"`
@@ -37,6 +41,7 @@ func varianceOf(groups []SampleScores) *Variance {
 		varianceIterations, pairSeed)
 	return &Variance{Total: c.Total, Sample: c.Sample, Agent: c.Agent, Judge: c.Judge,
 		AgentMeasured: c.AgentMeasured, JudgeMeasured: c.JudgeMeasured,
+		AgentClamped: c.AgentClamped, SampleClamped: c.SampleClamped,
 		SharesCI95: map[string][2]float64{"sample": ci.Sample, "agent": ci.Agent, "judge": ci.Judge}}
 }
 
@@ -46,6 +51,35 @@ func (v *Variance) Shares() (sample, agent, judge float64) {
 		return 0, 0, 0
 	}
 	return v.Sample / v.Total, v.Agent / v.Total, v.Judge / v.Total
+}
+
+// Dominant is the largest part of the spread: "judge", "agent" or
+// "sample"; "" when the scores do not vary.
+func (v *Variance) Dominant() string {
+	if v == nil || v.Total <= 0 {
+		return ""
+	}
+	s, a, j := v.Shares()
+	switch {
+	case j >= a && j >= s:
+		return "judge"
+	case a >= s:
+		return "agent"
+	}
+	return "sample"
+}
+
+// Advice says what narrows a spread whose largest part is dominant.
+func Advice(dominant string) string {
+	switch dominant {
+	case "judge":
+		return "the judge scores one answer differently from one time to the next: more judge repetitions or a stricter rubric will help more than more agent repetitions."
+	case "agent":
+		return "the same question, answered again, scores differently: more repetitions will narrow the mean more than more judge repetitions."
+	case "sample":
+		return "the questions differ: more samples, not more repetitions, will narrow the interval."
+	}
+	return "the scores do not vary."
 }
 
 // Sentence says which part dominates a metric's spread and what would

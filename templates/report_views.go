@@ -121,9 +121,9 @@ type VarianceRow struct {
 // conditions named (every condition of the run when Every): the conditions
 // whose sentence is the same share one.
 type VarianceSentence struct {
-	Conditions []string
-	Every      bool
-	Text       string
+	Lead   string   // "The agent's part is the largest"
+	Items  []string // "baseline · factual_adherence (87%)", or a metric under every condition
+	Advice string   // what narrows it
 }
 
 // ConsistencyRow is the judge against itself on one metric under one condition.

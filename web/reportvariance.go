@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -19,22 +20,62 @@ import (
 // The colours of the three parts, the same in every chart.
 var partColours = map[string]string{"sample": "#5b7db1", "agent": "#e0973a", "judge": "#c4455a"}
 
-// addSentence adds what dominates a metric's spread under a condition, to
-// the sentence other conditions share when it is the same: a sweep of
-// twenty conditions said the same thing sixty times.
-func addSentence(out []templates.VarianceSentence, condition, text string) []templates.VarianceSentence {
-	for i := range out {
-		if out[i].Text == text {
-			out[i].Conditions = append(out[i].Conditions, condition)
-			return out
-		}
+// sentences say, one line per part, where it is the largest — under which
+// conditions and metrics — and what would narrow it: the advice once, not
+// once per metric and condition (a sweep of twenty conditions said the
+// same thing sixty times).
+type sentences struct {
+	order []string
+	items map[string][]string // by dominant part: "condition · metric (share)"
+	every map[string][]string // by dominant part and metric: its conditions
+}
+
+func (s *sentences) add(condition, metric string, va *report.Variance) {
+	part := va.Dominant()
+	if s.items == nil {
+		s.items, s.every = map[string][]string{}, map[string][]string{}
 	}
-	return append(out, templates.VarianceSentence{Conditions: []string{condition}, Text: text})
+	if _, ok := s.items[part]; !ok {
+		s.order = append(s.order, part)
+	}
+	item := condition + " · " + metric
+	if sh, a, j := va.Shares(); part != "" {
+		item += fmt.Sprintf(" (%.0f%%)", 100*map[string]float64{"sample": sh, "agent": a, "judge": j}[part])
+	}
+	s.items[part] = append(s.items[part], item)
+	s.every[part+"\x00"+metric] = append(s.every[part+"\x00"+metric], condition)
+}
+
+// view is the lines, a metric whose largest part is the same under every
+// condition said once for all of them.
+func (s *sentences) view(conditions int) []templates.VarianceSentence {
+	leads := map[string]string{"judge": "The judge's part is the largest in", "agent": "The agent's part is the largest in",
+		"sample": "The samples' part is the largest in", "": "No spread in"}
+	var out []templates.VarianceSentence
+	for _, part := range s.order {
+		var items []string
+		said := map[string]bool{}
+		for _, item := range s.items[part] {
+			_, metric, _ := strings.Cut(item, " · ")
+			metric, _, _ = strings.Cut(metric, " (")
+			if conditions > 1 && len(s.every[part+"\x00"+metric]) == conditions {
+				if !said[metric] {
+					items = append(items, "every condition · "+metric)
+					said[metric] = true
+				}
+				continue
+			}
+			items = append(items, item)
+		}
+		out = append(out, templates.VarianceSentence{Lead: leads[part], Items: items, Advice: report.Advice(part)})
+	}
+	return out
 }
 
 // varianceView is the section; nil when no metric has two samples scored.
 func (r *viewed) varianceView() *templates.VarianceView {
 	v := &templates.VarianceView{FirstCondition: r.Conditions[0], JudgeRepetitions: max(r.Config.JudgeRepetitions, 1)}
+	var said sentences
 	for _, c := range r.Summary.Conditions {
 		for _, m := range c.Metrics {
 			va := m.Variance
@@ -56,9 +97,11 @@ func (r *viewed) varianceView() *templates.VarianceView {
 				row.MDD = fmt.Sprintf("%.*f", d, *m.MDD)
 			}
 			v.Rows = append(v.Rows, row)
-			v.Sentences = addSentence(v.Sentences, c.Name, va.Sentence(metricHead(metric).Label()))
-			if note := va.Unmeasured(); note != "" && !slices.Contains(v.Notes, note) {
-				v.Notes = append(v.Notes, note)
+			said.add(c.Name, metricHead(metric).Label(), va)
+			for _, note := range []string{va.Unmeasured(), clampedNote(c.Name, metricHead(metric).Label(), va)} {
+				if note != "" && !slices.Contains(v.Notes, note) {
+					v.Notes = append(v.Notes, note)
+				}
 			}
 			if len(m.Judges) > 0 {
 				pr := templates.PanelRow{Condition: c.Name, Metric: row.Metric, Alpha: "—"}
@@ -89,15 +132,29 @@ func (r *viewed) varianceView() *templates.VarianceView {
 	if len(v.Rows) == 0 {
 		return nil
 	}
-	for i := range v.Sentences {
-		v.Sentences[i].Every = len(v.Sentences[i].Conditions) == len(r.Summary.Conditions)
-	}
+	v.Sentences = said.view(len(r.Summary.Conditions))
 	for i, c := range r.Summary.Conditions {
 		if ch, ok := r.varianceChart(c, fmt.Sprintf("chart-variance-%d", i+1)); ok {
 			v.Charts = append(v.Charts, ch)
 		}
 	}
 	return v
+}
+
+// clampedNote says that a part came out below 0 and is shown as 0; "" when none did.
+func clampedNote(condition, metric string, va *report.Variance) string {
+	var parts []string
+	if va.AgentClamped {
+		parts = append(parts, "agent")
+	}
+	if va.SampleClamped {
+		parts = append(parts, "sample")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s · %s: the %s part came out below 0 and is shown as 0 — the scores vary less there than the parts below it would make them; chance alone can do that when the part is small.",
+		condition, metric, strings.Join(parts, " and the "))
 }
 
 // shareCell is a share with its interval: "62% (48–75%)"; "—" when the

@@ -67,8 +67,13 @@ func TestReportShowsWhereTheVarianceComesFrom(t *testing.T) {
 	if got := doc.Find("#judge-consistency tbody tr").Length(); got != 6 {
 		t.Errorf("%d rows of the judge against itself, want 6", got)
 	}
-	if got := doc.Find(".variance-sentences").Text(); !strings.Contains(got, "spread in rubric · completeness") {
+	if got := doc.Find(".variance-sentences").Text(); !strings.Contains(got, "part is the largest in every condition · rubric · completeness") {
 		t.Errorf("sentences: %q", got)
+	}
+	// The two answers of a question get the same scores: the agent's part
+	// solves below 0, is shown as 0, and the page says so.
+	if got := doc.Find(".variance-note").Text(); !strings.Contains(got, "baseline · rubric · completeness: the agent part came out below 0 and is shown as 0") {
+		t.Errorf("notes: %q", got)
 	}
 	if doc.Find("#chart-variance-1").Length() != 1 || doc.Find("#chart-variance-2").Length() != 1 {
 		t.Error("a stacked chart per condition is missing")

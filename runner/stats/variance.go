@@ -17,14 +17,22 @@ import (
 // They are the method-of-moments (ANOVA) estimators of the nested
 // random-effects model y = μ + a(sample) + b(answer in sample) + e(score),
 // for unbalanced data (Searle, Casella & McCulloch, Variance Components,
-// 1992, §4.7), each clamped at 0. A part the data cannot tell apart is 0
-// and not measured: with one score per answer the judge's share is inside
-// the agent's, with one answer per sample the agent's inside the samples'.
+// 1992, §4.7): the three are solved together from the mean squares, and
+// then each one below 0 is set to 0 (the others keep the values solved
+// with it, as the standard estimators do). A part the data cannot tell
+// apart is 0 and not measured: with one score per answer the judge's share
+// is inside the agent's, with one answer per sample the agent's inside the
+// samples'.
 type Components struct {
 	Sample, Agent, Judge, Total float64
 	AgentMeasured               bool // some sample has two answers or more
 	JudgeMeasured               bool // some answer has two scores or more
 	Samples                     int
+	// AgentClamped and SampleClamped say the part came out below 0 (by
+	// Clamped, on the metric's scale squared) and is given as 0: chance
+	// alone can do it when the part is small.
+	AgentClamped, SampleClamped bool
+	AgentSolved, SampleSolved   float64 // as solved, before clamping
 }
 
 // Shares are the parts as fractions of the total (0 when it is 0).
@@ -142,19 +150,23 @@ func (a *sums) components() Components {
 	if dfB > 0 {
 		k1 := (N - sumNij2OverNi) / dfB
 		if k1 > 0 {
-			c.Agent = max(0, (ssB/dfB-msE)/k1)
+			c.AgentSolved = (ssB/dfB - msE) / k1
 		}
 	}
 	if dfA > 0 {
 		k2 := (sumNij2OverNi - sumNij2/N) / dfA
 		k3 := (N - sumNi2/N) / dfA
 		if k3 > 0 {
-			c.Sample = max(0, (ssA/dfA-msE-k2*c.Agent)/k3)
+			// With the agent's part as solved, not as clamped: in a balanced
+			// run this is (MS_samples − MS_answers) / (answers × scores).
+			c.SampleSolved = (ssA/dfA - msE - k2*c.AgentSolved) / k3
 		}
 	}
+	c.Agent, c.Sample = c.AgentSolved, c.SampleSolved
+	c.AgentClamped, c.SampleClamped = c.Agent < -roundingNoise, c.Sample < -roundingNoise
 	for _, v := range []*float64{&c.Sample, &c.Agent, &c.Judge} {
 		if *v < roundingNoise {
-			*v = 0 // what rounding leaves of scores that do not vary
+			*v = 0 // below 0, or what rounding leaves of scores that do not vary
 		}
 	}
 	c.Total = c.Sample + c.Agent + c.Judge

@@ -95,6 +95,26 @@ func TestDecomposeByHand(t *testing.T) {
 	}
 }
 
+// A balanced layout by hand whose agent part comes out below 0: two
+// samples, two answers each, two scores each, the answers of a sample alike
+// and the scores of an answer apart. Answer means 2, 2 | 5, 5; MS_E =
+// (4 × 2) / 4 = 2; MS_B = 0; MS_A = 4 × (2.25 + 2.25) / 1 = 18. The agent
+// part solves to (0 − 2)/2 = −1, given as 0; the sample part is the
+// standard (MS_A − MS_B)/(b·n) = 18/4 = 4.5, not (18 − 2 − 2 × 0)/4 = 4 as
+// with the clamped agent part in its place.
+func TestDecomposeWithANegativeAgentPart(t *testing.T) {
+	c := Decompose([][][]float64{{{1, 3}, {1, 3}}, {{4, 6}, {4, 6}}})
+	if math.Abs(c.Judge-2) > 1e-12 || c.Agent != 0 || math.Abs(c.Sample-4.5) > 1e-12 {
+		t.Errorf("got %+v, want judge 2, agent 0, sample 4.5", c)
+	}
+	if !c.AgentClamped || math.Abs(c.AgentSolved+1) > 1e-12 || c.SampleClamped {
+		t.Errorf("the agent part should be said clamped from −1: %+v", c)
+	}
+	if math.Abs(c.Total-6.5) > 1e-12 {
+		t.Errorf("total %v, want 6.5", c.Total)
+	}
+}
+
 // The sample sizes G*Power 3.1 gives for "t tests – Means: difference
 // between two dependent means (matched pairs)", a priori, two tails,
 // α = 0.05, power 0.80 (Faul, Erdfelder, Lang & Buchner, Behavior Research
