@@ -15,18 +15,46 @@ const (
 
 // MinDetectable is the smallest true mean difference a two-sided paired
 // t-test at level alpha detects with the given power, from n pairs whose
-// differences have standard deviation sd: (t(1−α/2, n−1) + t(power, n−1))
-// · sd / √n. 0 with fewer than two pairs.
+// differences have standard deviation sd: the noncentrality δ√n/sd at
+// which the test's exact power, from the noncentral t distribution with
+// n − 1 degrees of freedom, is power. 0 with fewer than two pairs.
+//
+// The usual (t(1−α/2) + t(power)) · sd/√n is 5% too small at three pairs
+// and 1.2% at five; from about ten on the two agree to a few tenths of a
+// per cent.
 func MinDetectable(sd float64, n int, alpha, power float64) float64 {
-	if n < 2 {
+	if n < 2 || !(sd > 0) {
 		return 0
 	}
-	return (TQuantile(1-alpha/2, n-1) + TQuantile(power, n-1)) * sd / math.Sqrt(float64(n))
+	// The usual formula is a little low: the root lies between 0 and a
+	// little above it.
+	lo, hi := 0.0, TQuantile(1-alpha/2, n-1)+TQuantile(power, n-1)
+	for pairedPower(hi, n, alpha) < power {
+		lo, hi = hi, hi*1.25
+	}
+	for range 50 {
+		mid := (lo + hi) / 2
+		if pairedPower(mid, n, alpha) < power {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi * sd / math.Sqrt(float64(n))
+}
+
+// pairedPower is the power of the two-sided paired t-test at level alpha
+// with n pairs, when the true mean difference over the differences'
+// standard deviation, times √n, is ncp.
+func pairedPower(ncp float64, n int, alpha float64) float64 {
+	crit := TQuantile(1-alpha/2, n-1)
+	t := distuv.NoncentralT{Nu: float64(n - 1), Mu: ncp}
+	return 1 - t.CDF(crit) + t.CDF(-crit)
 }
 
 // SamplesNeeded is the fewest pairs whose paired t-test detects a true mean
-// difference delta, given the standard deviation sd of the differences: the
-// smallest n with MinDetectable(sd, n) ≤ |delta|. 0 when delta is 0 or sd
+// difference delta with the given power, given the standard deviation sd
+// of the differences (exactly, as MinDetectable). 0 when delta is 0 or sd
 // unknown (not above 0); at most maxNeeded, which means "more than that".
 func SamplesNeeded(sd, delta, alpha, power float64) int {
 	delta = math.Abs(delta)
@@ -37,7 +65,7 @@ func SamplesNeeded(sd, delta, alpha, power float64) int {
 	z := distuv.UnitNormal.Quantile(1-alpha/2) + distuv.UnitNormal.Quantile(power)
 	n := max(2, int(math.Floor(z*z*sd*sd/(delta*delta))))
 	for ; n < maxNeeded; n++ {
-		if MinDetectable(sd, n, alpha, power) <= delta {
+		if pairedPower(delta*math.Sqrt(float64(n))/sd, n, alpha) >= power {
 			return n
 		}
 	}
