@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -24,6 +25,7 @@ func cmdRoute(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	orders := fs.Int("orders", route.DefaultOrders, "random orders of the samples each algorithm is replayed over")
 	seed := fs.Uint64("seed", 1, "the seed of the orders and the algorithms' draws: the same seed gives the same figures")
 	weights := fs.String("weights", "0.7,0.2,0.1", "the reward's weights of quality, cost and latency")
+	reward := fs.String("reward", route.RewardDocs, "docs: quality − cost − latency, these min–max scaled over the models (conduit-benchmark's documentation); conduit: quality + 1/(1 + cost $) + 1/(1 + latency s), weighted (its library's code)")
 	condition := fs.String("condition", "", "the run file's condition the models answered under (default: the first)")
 	switchAfter := fs.Int("switch-after", 0, "queries the hybrids learn without context before LinUCB takes over (default: a quarter of the samples, at least 20)")
 	asJSON := fs.Bool("json", false, "print the figures as JSON")
@@ -42,6 +44,9 @@ func cmdRoute(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	w, err := route.ParseWeights(*weights)
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("route: %w", err)}
+	}
+	if !slices.Contains(route.Rewards, *reward) {
+		return &exitError{code: 2, err: fmt.Errorf("route: --reward must be docs or conduit, not %q", *reward)}
 	}
 	db, err := store.Open(ctx, *dbPath)
 	if err != nil {
@@ -70,7 +75,7 @@ func cmdRoute(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("route: %w", err)
 		}
 	}
-	opt := route.Options{Orders: *orders, Seed: *seed, Weights: w}
+	opt := route.Options{Orders: *orders, Seed: *seed, Weights: w, Reward: *reward}
 	if *switchAfter < 0 {
 		return &exitError{code: 2, err: fmt.Errorf("route: --switch-after must be at least 0, got %d", *switchAfter)}
 	}
@@ -94,8 +99,8 @@ func cmdRoute(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 func printRouting(w io.Writer, r *report.Routing) {
-	fmt.Fprintf(w, "run %d, condition %s: %d samples answered by every model (%d left out), %d orders, seed %d, weights %v\n\n",
-		r.RunID, r.Condition, r.Samples, r.LeftOut, r.Orders, r.Seed, r.Weights)
+	fmt.Fprintf(w, "run %d, condition %s: %d samples answered by every model (%d left out), %d orders, seed %d, weights %v, reward %s\n\n",
+		r.RunID, r.Condition, r.Samples, r.LeftOut, r.Orders, r.Seed, r.Weights, r.Reward)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "algorithm\tquality\t95% CI\tcost/query $\tlatency ms\treward\tregret\tcost saved\tshares\t")
 	for _, a := range r.Algorithms {

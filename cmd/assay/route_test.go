@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
@@ -307,5 +308,37 @@ func TestRouteLeavesOutUnansweredSamples(t *testing.T) {
 	err := run(context.Background(), []string{"route", "--run", "1", "--db", b.db}, &out, &errOut)
 	if err == nil || exitCodeOf(err) != 2 || !strings.Contains(err.Error(), "Run 1 is not over several models: routing needs a run over two models or more") {
 		t.Errorf("a run of one model: %v", err)
+	}
+}
+
+// --reward picks conduit's library formula over its documented one; the
+// output says which, and another name is refused with exit status 2.
+func TestRouteRewardChoice(t *testing.T) {
+	dbPath, id := routedRun(t, fixture.Path("gsm8k.jsonl"))
+	rewardOf := func(extra ...string) (string, float64) {
+		var out bytes.Buffer
+		args := append([]string{"route", "--run", fmt.Sprint(id), "--db", dbPath, "--orders", "5", "--json"}, extra...)
+		if err := run(context.Background(), args, &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Reward string `json:"reward"`
+			Models []struct {
+				Reward float64 `json:"reward"`
+			} `json:"models"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil || len(r.Models) == 0 {
+			t.Fatalf("%v: %s", err, out.String())
+		}
+		return r.Reward, r.Models[0].Reward
+	}
+	docs, docsReward := rewardOf()
+	conduit, conduitReward := rewardOf("--reward", "conduit")
+	if docs != "docs" || conduit != "conduit" || docsReward == conduitReward {
+		t.Errorf("rewards: %s %.4f, %s %.4f", docs, docsReward, conduit, conduitReward)
+	}
+	err := run(context.Background(), []string{"route", "--run", fmt.Sprint(id), "--db", dbPath, "--reward", "mine"}, io.Discard, io.Discard)
+	if exitCodeOf(err) != 2 || !strings.Contains(err.Error(), "--reward must be docs or conduit") {
+		t.Errorf("--reward mine: exit %d, %v", exitCodeOf(err), err)
 	}
 }

@@ -17,6 +17,7 @@ type Options struct {
 	Orders     int    // random orders of the samples; 0 means 200
 	Seed       uint64 // the same seed gives the same figures
 	Weights    Weights
+	Reward     string    // RewardDocs ("" too) or RewardConduit
 	Settings   *Settings // nil: DefaultSettings
 	Algorithms []string  // nil: every one, in Algorithms' order
 }
@@ -34,6 +35,7 @@ type Result struct {
 	Orders     int               `json:"orders"`
 	Seed       uint64            `json:"seed"`
 	Weights    [3]float64        `json:"weights"` // quality, cost, latency
+	Reward     string            `json:"reward"`  // docs or conduit: see Rewards
 	Models     []ModelFigure     `json:"models"`
 	Algorithms []AlgorithmResult `json:"algorithms"`
 }
@@ -93,6 +95,12 @@ func Replay(m *Matrix, opt Options) (*Result, error) {
 	if err := opt.Weights.Check(); err != nil {
 		return nil, err
 	}
+	if opt.Reward == "" {
+		opt.Reward = RewardDocs
+	}
+	if !slices.Contains(Rewards, opt.Reward) {
+		return nil, fmt.Errorf("reward %q: want docs (conduit's documented formula) or conduit (its library's)", opt.Reward)
+	}
 	if opt.Orders == 0 {
 		opt.Orders = DefaultOrders
 	}
@@ -114,12 +122,12 @@ func Replay(m *Matrix, opt Options) (*Result, error) {
 		settings = *opt.Settings
 	}
 	w := opt.Weights
-	rw := rewards(m, w)
+	rw := rewards(m, w, opt.Reward)
 	best := make([]float64, n)
 	for i := range n {
 		best[i] = slices.Max(rw[i])
 	}
-	res := &Result{Samples: n, Orders: opt.Orders, Seed: opt.Seed, Weights: [3]float64{w.Quality, w.Cost, w.Latency}}
+	res := &Result{Samples: n, Orders: opt.Orders, Seed: opt.Seed, Weights: [3]float64{w.Quality, w.Cost, w.Latency}, Reward: opt.Reward}
 	for a, name := range m.Models {
 		f := ModelFigure{Name: name}
 		for i := range n {
@@ -137,7 +145,7 @@ func Replay(m *Matrix, opt Options) (*Result, error) {
 	bestModel := slices.IndexFunc(res.Models, func(f ModelFigure) bool {
 		return f.Quality == slices.MaxFunc(res.Models, func(a, b ModelFigure) int { return cmpFloat(a.Quality, b.Quality) }).Quality
 	})
-	scale := func(r float64) float64 { return (r + w.Cost + w.Latency) / (w.Quality + w.Cost + w.Latency) }
+	scale := rewardScale(w, opt.Reward)
 
 	// The algorithms are replayed side by side, a core each: each draws
 	// from sources of its own, so the figures are the same however many.

@@ -85,21 +85,49 @@ func (w Weights) Check() error {
 	return nil
 }
 
-// rewards are the reward of every model on every sample: w_q·quality −
-// w_c·cost − w_l·latency, cost and latency normalised min–max over the
-// models on that sample (0 for the cheapest or fastest, 1 for the dearest
-// or slowest).
-func rewards(m *Matrix, w Weights) [][]float64 {
+// The rewards a replay can score a pick by. conduit-benchmark documents
+// one (DOCS/BANDIT_ALGORITHMS.md: cost and latency scaled min–max over the
+// models) and its library computes another (conduit's reward function:
+// 1/(1 + cost in dollars), 1/(1 + latency in seconds)); both are offered,
+// the documented one by default.
+const (
+	RewardDocs    = "docs"    // w_q·quality − w_c·cost' − w_l·latency', min–max scaled per sample
+	RewardConduit = "conduit" // w_q·quality + w_c/(1 + cost $) + w_l/(1 + latency s)
+)
+
+// Rewards lists the rewards by name.
+var Rewards = []string{RewardDocs, RewardConduit}
+
+// rewards are the reward of every model on every sample. RewardDocs:
+// w_q·quality − w_c·cost − w_l·latency, cost and latency normalised min–max
+// over the models on that sample (0 for the cheapest or fastest, 1 for the
+// dearest or slowest); RewardConduit: w_q·quality + w_c/(1 + cost in USD) +
+// w_l/(1 + latency in seconds).
+func rewards(m *Matrix, w Weights, kind string) [][]float64 {
 	out := make([][]float64, len(m.Quality))
 	for i := range m.Quality {
 		row := make([]float64, len(m.Models))
 		cost, lat := minMax(m.Cost[i]), minMax(m.Latency[i])
 		for a := range row {
+			if kind == RewardConduit {
+				row[a] = w.Quality*m.Quality[i][a] + w.Cost/(1+m.Cost[i][a]) + w.Latency/(1+m.Latency[i][a]/1000)
+				continue
+			}
 			row[a] = w.Quality*m.Quality[i][a] - w.Cost*cost(m.Cost[i][a]) - w.Latency*lat(m.Latency[i][a])
 		}
 		out[i] = row
 	}
 	return out
+}
+
+// rewardScale maps a reward onto 0–1, as the Beta-based algorithms need:
+// RewardDocs lies in [−w_c − w_l, w_q], RewardConduit in [0, w_q + w_c + w_l].
+func rewardScale(w Weights, kind string) func(float64) float64 {
+	sum := w.Quality + w.Cost + w.Latency
+	if kind == RewardConduit {
+		return func(r float64) float64 { return r / sum }
+	}
+	return func(r float64) float64 { return (r + w.Cost + w.Latency) / sum }
 }
 
 // minMax is the min–max normalisation over values.

@@ -1,6 +1,7 @@
 package route
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"reflect"
@@ -226,5 +227,41 @@ func TestDuelingPaysForTwoAnswers(t *testing.T) {
 	}
 	if c := r.Algorithms[0].CostUSD; c != 2 {
 		t.Errorf("dueling's cost per query %v, want 2 (two answers at 1 each)", c)
+	}
+}
+
+// The two rewards by hand, on two samples of two models: quality 1 and 0.5,
+// 0.5 and 1; costs $0.02 and $0.01; latencies 2,000 and 500 ms.
+//   docs: 0.7·q − 0.2·cost' − 0.1·latency' (min–max over the two models):
+//     model a: 0.7·1 − 0.2 − 0.1 = 0.4, 0.7·0.5 − 0.2 − 0.1 = 0.05 → 0.225
+//     model b: 0.7·0.5 = 0.35, 0.7·1 = 0.7 → 0.525
+//   conduit: 0.7·q + 0.2/(1 + cost) + 0.1/(1 + latency s):
+//     model a: (0.7 + 0.35)/2 + 0.2/1.02 + 0.1/3 = 0.754412
+//     model b: (0.35 + 0.7)/2 + 0.2/1.01 + 0.1/1.5 = 0.789686
+func TestTheTwoRewards(t *testing.T) {
+	m := matrixOf(2, []string{"a", "b"},
+		func(i, a int) float64 { return [][]float64{{1, 0.5}, {0.5, 1}}[i][a] },
+		func(i, a int) float64 { return []float64{0.02, 0.01}[a] },
+		func(i, a int) float64 { return []float64{2000, 500}[a] }, plain)
+	for _, tc := range []struct {
+		reward string
+		want   [2]float64
+	}{{"", [2]float64{0.225, 0.525}}, {RewardDocs, [2]float64{0.225, 0.525}},
+		{RewardConduit, [2]float64{0.525 + 0.2/1.02 + 0.1/3, 0.525 + 0.2/1.01 + 0.1/1.5}}} {
+		r, err := Replay(m, Options{Orders: 2, Seed: 1, Weights: DefaultWeights, Reward: tc.reward})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for a, want := range tc.want {
+			if got := r.Models[a].Reward; math.Abs(got-want) > 1e-12 {
+				t.Errorf("reward %q, model %s: %.6f, want %.6f", tc.reward, r.Models[a].Name, got, want)
+			}
+		}
+		if want := cmp.Or(tc.reward, RewardDocs); r.Reward != want {
+			t.Errorf("the result says reward %q, want %q", r.Reward, want)
+		}
+	}
+	if _, err := Replay(m, Options{Orders: 2, Weights: DefaultWeights, Reward: "mine"}); err == nil || !strings.Contains(err.Error(), `reward "mine"`) {
+		t.Errorf("an unknown reward: %v", err)
 	}
 }
