@@ -680,6 +680,8 @@ func messageKind(status string) string {
 		return "error"
 	case "completed":
 		return "ok"
+	case "completed_with_errors":
+		return "warn"
 	}
 	return "info"
 }

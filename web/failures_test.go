@@ -52,3 +52,29 @@ func TestFailuresAreInPlainSight(t *testing.T) {
 		t.Errorf("the failed samples' link %s shows %q", link, got)
 	}
 }
+
+// A run that completes with failed judge calls does not look fine: its
+// badge says "completed with errors" in its own colour, and its message
+// counts the judge calls that failed.
+func TestARunWithJudgeErrorsIsNotShownAsFine(t *testing.T) {
+	judge := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if strings.Contains(req.LastUser(), "What is 1 + 1?") { // its three repetitions' judge calls
+			return llmtest.Reply{Status: 401, Content: "the judge's key was refused"}
+		}
+		answer, _ := llmtest.JudgeAnswer(req, map[string]any{"factual_adherence": 4, "completeness": 5,
+			"helpfulness_and_clarity": 3, "unverified_claims": []string{}})
+		return llmtest.Reply{Content: answer}
+	}
+	f := newRunServer(t, llmtest.JudgeAndAgent(judge, llmtest.Text("An answer.")))
+	form := f.runForm(f.qaDataset(3), f.conditions("baseline"))
+	form.Set("concurrency", "1")
+	id := f.launch(form)
+	f.waitFor(id, store.RunCompleted)
+	_, doc := f.get(fmt.Sprintf("/runs/%d", id))
+	if got := text(doc, "#run-live .badge.st-completed_with_errors"); got != "completed with errors" {
+		t.Errorf("badge %q", text(doc, "#run-live .badge"))
+	}
+	if msg := doc.Find("#run-message.warn").Text(); !strings.Contains(msg, "Completed with errors: 3 judge calls ended in an error") {
+		t.Errorf("message %q", doc.Find("#run-message").Text())
+	}
+}

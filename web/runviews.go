@@ -21,7 +21,7 @@ func runRow(r store.RunSummary) templates.RunRow {
 	row := templates.RunRow{
 		ID:        r.ID,
 		Name:      r.Name,
-		Status:    string(r.Status),
+		Status:    shownStatus(r.Status, r.Errors, 0),
 		DatasetID: r.DatasetID,
 		Dataset:   r.DatasetName,
 		Done:      r.Done,
@@ -169,7 +169,7 @@ func runPrices(cfg *config.Config, answered []store.ModelUse, judges ...string) 
 func runProgress(run *store.Run, sum *report.Summary, now time.Time) templates.RunProgress {
 	p := templates.RunProgress{
 		ID:        run.ID,
-		Status:    string(run.Status),
+		Status:    shownStatus(run.Status, sum.Errors, judgeErrors(sum)),
 		Polling:   !run.Status.Finished(),
 		CanCancel: !run.Status.Finished(),
 		CanResume: runner.Resumable(run.Status) && sum.Results < run.TotalTasks,
@@ -224,12 +224,37 @@ func runMessage(run *store.Run, sum *report.Summary) string {
 	case store.RunBudgetExhausted:
 		return "Stopped: " + run.Message + ". No new task was started."
 	case store.RunCompleted:
+		var failed []string
 		if sum.Errors > 0 {
-			return fmt.Sprintf("Completed; %s of %s agent calls ended in an error, counted apart from the scores.", templates.Int(sum.Errors), templates.Int(sum.Results))
+			failed = append(failed, fmt.Sprintf("%s of %s agent calls", templates.Int(sum.Errors), templates.Int(sum.Results)))
+		}
+		if n := judgeErrors(sum); n > 0 {
+			failed = append(failed, templates.Count(n, "judge call"))
+		}
+		if len(failed) > 0 {
+			return "Completed with errors: " + strings.Join(failed, " and ") + " ended in an error, counted apart from the scores (not as zeros)."
 		}
 		return ""
 	}
 	return run.Message
+}
+
+// shownStatus is a run's status as its pages show it: a completed run some
+// of whose calls failed is "completed_with_errors", in its own colour.
+func shownStatus(st store.RunStatus, errors, judgeErrors int) string {
+	if st == store.RunCompleted && errors+judgeErrors > 0 {
+		return "completed_with_errors"
+	}
+	return string(st)
+}
+
+// judgeErrors counts a run's failed judge calls, under every condition.
+func judgeErrors(sum *report.Summary) int {
+	n := 0
+	for _, c := range sum.Conditions {
+		n += c.JudgeErrors
+	}
+	return n
 }
 
 // duration formats an interval for people: 45s, 3m 12s, 1h 05m.
