@@ -47,7 +47,7 @@ func (e *evaluators) evaluate(ctx context.Context, t task, response string, done
 		if ev.UsesJudge() {
 			if judged(e.sampleRate, t.key(), t.sample.SampleID) {
 				for _, call := range e.judges[ev] {
-					part := fmt.Sprintf("judge/%s/%d/%d", ev.Label(), call.index, call.rep)
+					part := judgePart(ev.Label(), call.index, call.rep)
 					var j store.Judgement
 					if body, ok := done[part]; ok && json.Unmarshal(body, &j) == nil {
 						out = append(out, j)
@@ -66,6 +66,11 @@ func (e *evaluators) evaluate(ctx context.Context, t task, response string, done
 		out = append(out, e.deterministic(ctx, ev, t.sample, response))
 	}
 	return out
+}
+
+// judgePart is the pending part that holds one judge call's judgement.
+func judgePart(evaluator string, index, rep int) string {
+	return fmt.Sprintf("judge/%s/%d/%d", evaluator, index, rep)
 }
 
 func (e *evaluators) judge(ctx context.Context, ev config.Evaluator, t task, response string, call judgeCall) store.Judgement {

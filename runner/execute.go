@@ -452,6 +452,27 @@ func (ex *execution) keep(t task, part string, v any) {
 	})
 }
 
+// keptForRejudging is the pending work that makes a result's task judge its
+// answer again: the answer, and each judge call that did not fail.
+func keptForRejudging(r store.Result) map[string][]byte {
+	answer := r
+	answer.ID, answer.Judgements = 0, nil
+	body, err := json.Marshal(answer)
+	if err != nil {
+		return nil // the task is done again whole
+	}
+	parts := map[string][]byte{partAnswer: body}
+	for _, j := range r.Judgements {
+		if j.Error != "" || j.Seed == nil { // a deterministic evaluator is scored again anyway
+			continue
+		}
+		if b, err := json.Marshal(j); err == nil {
+			parts[judgePart(j.Evaluator, j.JudgeIndex, j.JudgeRepetition)] = b
+		}
+	}
+	return parts
+}
+
 // keptAnswer is the agent's answer kept for a task, if there is one.
 func keptAnswer(done map[string][]byte) (*store.Result, bool) {
 	body, ok := done[partAnswer]

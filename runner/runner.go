@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -215,32 +216,61 @@ func (m *Manager) Resume(ctx context.Context, id int64) error {
 	return m.Start(id)
 }
 
-// ClearFailed prepares a finished run to do its failed tasks again: it
-// checks this process has the run's variables, takes its lease, and
-// deletes the failed tasks' results, leaving the run pending. Execute or
-// Start it next; the tasks that succeeded stay.
-func (m *Manager) ClearFailed(ctx context.Context, id int64) (int, error) {
+// Retried is what a retry does again: tasks whose agent failed, and
+// answers whose judging failed (only their failed judge calls are made
+// again; the answer and the judge calls that succeeded are kept).
+type Retried struct {
+	Tasks   int `json:"tasks"`
+	Rejudge int `json:"rejudged"`
+}
+
+// String says what is retried: "2 failed tasks and the judging of 3 answers".
+func (r Retried) String() string {
+	var parts []string
+	if r.Tasks > 0 {
+		parts = append(parts, count(r.Tasks, "failed task"))
+	}
+	if r.Rejudge > 0 {
+		parts = append(parts, "the judging of "+count(r.Rejudge, "answer"))
+	}
+	return strings.Join(parts, " and ")
+}
+
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// ClearFailed prepares a finished run to do what failed again: it checks
+// this process has the run's variables, takes its lease, and deletes the
+// results of the failed tasks and of the answers whose judging failed,
+// keeping those answers and their successful judge calls as the tasks'
+// pending work, leaving the run pending. Execute or Start it next; the
+// rest stays.
+func (m *Manager) ClearFailed(ctx context.Context, id int64) (Retried, error) {
 	run, err := m.db.Run(ctx, id)
 	if err != nil {
-		return 0, err
+		return Retried{}, err
 	}
 	if !run.Status.Finished() {
-		return 0, store.Errorf(store.ECONFLICT, "run %d is %s: its failed tasks can be retried once it is over", id, run.Status)
+		return Retried{}, store.Errorf(store.ECONFLICT, "run %d is %s: its failed tasks can be retried once it is over", id, run.Status)
 	}
 	if err := importedError(run); err != nil {
-		return 0, err
+		return Retried{}, err
 	}
 	if err := m.variablesSet(run); err != nil {
-		return 0, err
+		return Retried{}, err
 	}
 	if err := m.db.AcquireLease(ctx, id, m.holder, m.opts.LeaseTTL, store.HolderAlive); err != nil {
-		return 0, err
+		return Retried{}, err
 	}
-	n, err := m.db.ClearFailedTasks(ctx, id)
+	tasks, rejudge, err := m.db.ClearFailed(ctx, id, keptForRejudging)
 	if err != nil {
 		m.db.ReleaseLease(context.WithoutCancel(ctx), id, m.holder)
 	}
-	return n, err
+	return Retried{Tasks: tasks, Rejudge: rejudge}, err
 }
 
 // importedError is the error of doing anything again in a run imported from
@@ -267,13 +297,14 @@ func (m *Manager) CanExecute(ctx context.Context, id int64) error {
 	return m.variablesSet(run)
 }
 
-// RetryFailed does a finished run's failed tasks again, in the background.
-func (m *Manager) RetryFailed(ctx context.Context, id int64) (int, error) {
-	n, err := m.ClearFailed(ctx, id)
+// RetryFailed does a finished run's failed tasks and judge calls again, in
+// the background.
+func (m *Manager) RetryFailed(ctx context.Context, id int64) (Retried, error) {
+	r, err := m.ClearFailed(ctx, id)
 	if err != nil {
-		return 0, err
+		return Retried{}, err
 	}
-	return n, m.Start(id)
+	return r, m.Start(id)
 }
 
 // Resumable reports whether a run of that status can be resumed by a user:

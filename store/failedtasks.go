@@ -17,42 +17,77 @@ import (
 // 320 MB for 100 failed tasks of a 150,000-result run, every write of the
 // database waiting meanwhile.
 func (db *DB) ClearFailedTasks(ctx context.Context, runID int64) (int, error) {
+	n, _, err := db.ClearFailed(ctx, runID, nil)
+	return n, err
+}
+
+// ClearFailed is ClearFailedTasks, and with keep also clears the tasks
+// whose answer was judged with an error: keep gives, for each such result,
+// the pending work to keep for its task (its answer, the judge calls that
+// succeeded; see KeepPending), so that only the failed judge calls are made
+// again. It returns the tasks cleared for their agent's error, then those
+// cleared for a judge's.
+func (db *DB) ClearFailed(ctx context.Context, runID int64, keep func(Result) map[string][]byte) (tasks, judged int, err error) {
+	var rejudge []Result
+	if keep != nil {
+		// The run is over and its lease held: nothing writes it meanwhile.
+		rejudge, err = db.queryResults(ctx, false, `WHERE r.run_id = ? AND r.error = '' AND EXISTS
+			(SELECT 1 FROM judgements j WHERE j.result_id = r.id AND j.error != '')`, runID)
+		if err != nil {
+			return 0, 0, err
+		}
+	}
+	ids := make([]int64, len(rejudge))
+	for i, r := range rejudge {
+		ids[i] = r.ID
+	}
+	list, _ := json.Marshal(ids)
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer tx.Rollback()
 	var status RunStatus
 	if err := tx.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, runID).Scan(&status); err != nil {
-		return 0, fmt.Errorf("run %d: %w", runID, ErrNotFound)
+		return 0, 0, fmt.Errorf("run %d: %w", runID, ErrNotFound)
 	}
 	if !status.Finished() {
-		return 0, Errorf(ECONFLICT, "Run %d is %s: its failed tasks can be retried once it is over.", runID, status)
+		return 0, 0, Errorf(ECONFLICT, "Run %d is %s: its failed tasks can be retried once it is over.", runID, status)
 	}
-	failed, err := storedResults(ctx, tx, runID, `AND r.error != ''`)
+	failed, err := storedResults(ctx, tx, runID, `AND (r.error != '' OR r.id IN (SELECT value FROM json_each(?)))`, string(list))
 	if err != nil {
-		return 0, fmt.Errorf("clear failed tasks: %w", err)
+		return 0, 0, fmt.Errorf("clear failed tasks: %w", err)
 	}
 	if len(failed) == 0 {
-		return 0, Errorf(EINVALID, "Run %d has no failed task to retry.", runID)
+		if keep != nil {
+			return 0, 0, Errorf(EINVALID, "Run %d has no failed task or judge call to retry.", runID)
+		}
+		return 0, 0, Errorf(EINVALID, "Run %d has no failed task to retry.", runID)
+	}
+	for _, r := range rejudge {
+		for part, body := range keep(r) {
+			if _, err := tx.ExecContext(ctx, qSavePending, runID, r.SampleRow, r.Condition, r.Repetition, part, string(body)); err != nil {
+				return 0, 0, fmt.Errorf("clear failed judge calls: %w", err)
+			}
+		}
 	}
 	if err := deleteResults(ctx, tx, failed); err != nil {
-		return 0, fmt.Errorf("clear failed tasks: %w", err)
+		return 0, 0, fmt.Errorf("clear failed tasks: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, error = '', finished_at = NULL, headline = '',
 		results_count = results_count - ?, results_cleared = results_cleared + 1 WHERE id = ?`, RunPending, len(failed), runID); err != nil {
-		return 0, fmt.Errorf("clear failed tasks: %w", err)
+		return 0, 0, fmt.Errorf("clear failed tasks: %w", err)
 	}
 	if err := dropFromAggregates(ctx, tx, runID, failed); err != nil {
-		return 0, fmt.Errorf("clear failed tasks: %w", err)
+		return 0, 0, fmt.Errorf("clear failed tasks: %w", err)
 	}
 	// What it kept folded is of results that are gone.
 	for _, table := range keptTables {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE run_id = ?`, runID); err != nil {
-			return 0, fmt.Errorf("clear failed tasks: %w", err)
+			return 0, 0, fmt.Errorf("clear failed tasks: %w", err)
 		}
 	}
-	return len(failed), tx.Commit()
+	return len(failed) - len(rejudge), len(rejudge), tx.Commit()
 }
 
 // deleteResults deletes results, with what hangs from them, a few hundred

@@ -120,7 +120,8 @@ type RunProgress struct {
 	Polling     bool // pending or running: the fragment asks to be fetched again
 	CanCancel   bool
 	CanResume   bool
-	CanRetry    bool   // a finished run with failed tasks: they can be done again
+	CanRetry    bool   // a finished run with failed tasks or judge calls: they can be done again
+	Retry       string // what the retry does: "2 failed tasks and the judging of 3 answers"
 	Message     string // the run's error, or why it stopped
 	Paused      bool   // Message says why the run waits for the database
 	Interrupted bool   // no process executes the unfinished run: Message says who did and what now

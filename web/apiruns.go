@@ -166,11 +166,11 @@ func (s *Server) apiRetryErrors(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	n, err := s.runner.RetryFailed(c.Request().Context(), run.ID)
+	r, err := s.runner.RetryFailed(c.Request().Context(), run.ID)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusAccepted, map[string]any{"run_id": run.ID, "retrying": n})
+	return c.JSON(http.StatusAccepted, map[string]any{"run_id": run.ID, "retrying": r.Tasks, "rejudging": r.Rejudge})
 }
 
 func (s *Server) apiCancelRun(c echo.Context) error {

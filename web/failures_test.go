@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"assay/runner/llm/llmtest"
@@ -55,17 +57,27 @@ func TestFailuresAreInPlainSight(t *testing.T) {
 
 // A run that completes with failed judge calls does not look fine: its
 // badge says "completed with errors" in its own colour, and its message
-// counts the judge calls that failed.
-func TestARunWithJudgeErrorsIsNotShownAsFine(t *testing.T) {
+// counts the judge calls that failed. "Retry" then judges those answers
+// again — the answers are not asked for again, the judge calls that
+// succeeded are not made again — and the run ends without an error.
+func TestARunWithJudgeErrorsIsNotShownAsFineAndIsJudgedAgain(t *testing.T) {
+	var refusing atomic.Bool
+	refusing.Store(true)
+	var agentCalls, judgeCalls atomic.Int64
 	judge := func(req *llmtest.ChatRequest) llmtest.Reply {
-		if strings.Contains(req.LastUser(), "What is 1 + 1?") { // its three repetitions' judge calls
+		judgeCalls.Add(1)
+		if refusing.Load() && strings.Contains(req.LastUser(), "What is 1 + 1?") { // its three repetitions' judge calls
 			return llmtest.Reply{Status: 401, Content: "the judge's key was refused"}
 		}
 		answer, _ := llmtest.JudgeAnswer(req, map[string]any{"factual_adherence": 4, "completeness": 5,
 			"helpfulness_and_clarity": 3, "unverified_claims": []string{}})
 		return llmtest.Reply{Content: answer}
 	}
-	f := newRunServer(t, llmtest.JudgeAndAgent(judge, llmtest.Text("An answer.")))
+	agent := func(req *llmtest.ChatRequest) llmtest.Reply {
+		agentCalls.Add(1)
+		return llmtest.Reply{Content: "An answer."}
+	}
+	f := newRunServer(t, llmtest.JudgeAndAgent(judge, agent))
 	form := f.runForm(f.qaDataset(3), f.conditions("baseline"))
 	form.Set("concurrency", "1")
 	id := f.launch(form)
@@ -76,5 +88,36 @@ func TestARunWithJudgeErrorsIsNotShownAsFine(t *testing.T) {
 	}
 	if msg := doc.Find("#run-message.warn").Text(); !strings.Contains(msg, "Completed with errors: 3 judge calls ended in an error") {
 		t.Errorf("message %q", doc.Find("#run-message").Text())
+	}
+	if got := text(doc, "#retry-errors"); got != "Retry 3 failed judge calls" {
+		t.Fatalf("retry button %q", got)
+	}
+	before, _ := f.db.Results(context.Background(), id)
+	agentBefore, judgeBefore := agentCalls.Load(), judgeCalls.Load()
+
+	refusing.Store(false)
+	_, doc = f.postForm(fmt.Sprintf("/runs/%d/retry-errors", id), url.Values{})
+	if flash := text(doc, ".flash"); !strings.Contains(flash, "Retrying the judging of 3 answers") {
+		t.Errorf("flash %q", flash)
+	}
+	f.waitFor(id, store.RunCompleted)
+	if n := agentCalls.Load() - agentBefore; n != 0 {
+		t.Errorf("%d agent calls: the answers judged again were asked for again", n)
+	}
+	if n := judgeCalls.Load() - judgeBefore; n != 3 {
+		t.Errorf("%d judge calls, want the 3 that failed", n)
+	}
+	after, _ := f.db.Results(context.Background(), id)
+	if len(after) != len(before) {
+		t.Fatalf("%d results, were %d", len(after), len(before))
+	}
+	for _, r := range after {
+		if len(r.Judgements) != 1 || r.Judgements[0].Error != "" || len(r.Judgements[0].Scores) != 3 || r.Response != "An answer." {
+			t.Errorf("result %s/%d after the retry: %q, %+v", r.Condition, r.Repetition, r.Response, r.Judgements)
+		}
+	}
+	_, doc = f.get(fmt.Sprintf("/runs/%d", id))
+	if got := text(doc, "#run-live .badge"); got != "completed" || doc.Find("#retry-errors").Length() != 0 {
+		t.Errorf("after the retry: badge %q, retry button %d", got, doc.Find("#retry-errors").Length())
 	}
 }

@@ -111,15 +111,15 @@ func (s *Server) retryErrors(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	n, err := s.runner.RetryFailed(c.Request().Context(), run.ID)
+	r, err := s.runner.RetryFailed(c.Request().Context(), run.ID)
 	switch code := store.ErrorCode(err); {
 	case code == store.ECONFLICT || code == store.EINVALID:
 		setFlash(c, "error", "Not retried: "+strings.TrimSuffix(store.ErrorMessage(err), ".")+".")
 	case err != nil:
 		return err
 	default:
-		s.log.Info("retrying failed tasks", "run_id", run.ID, "tasks", n, "by", store.Actor(c.Request().Context()))
-		setFlash(c, "ok", fmt.Sprintf("Retrying %s of run %d; the tasks that succeeded stay.", templates.Count(n, "failed task"), run.ID))
+		s.log.Info("retrying failed tasks", "run_id", run.ID, "tasks", r.Tasks, "rejudged", r.Rejudge, "by", store.Actor(c.Request().Context()))
+		setFlash(c, "ok", fmt.Sprintf("Retrying %s of run %d; what succeeded stays.", r, run.ID))
 	}
 	return redirect(c, fmt.Sprintf("/runs/%d", run.ID))
 }

@@ -173,7 +173,7 @@ func runProgress(run *store.Run, sum *report.Summary, now time.Time) templates.R
 		Polling:   !run.Status.Finished(),
 		CanCancel: !run.Status.Finished(),
 		CanResume: runner.Resumable(run.Status) && sum.Results < run.TotalTasks,
-		CanRetry:  run.Status.Finished() && sum.Errors > 0 && run.Origin != store.OriginEEE,
+		CanRetry:  run.Status.Finished() && sum.Errors+judgeErrors(sum) > 0 && run.Origin != store.OriginEEE,
 		Message:   runMessage(run, sum),
 		Done:      sum.Results,
 		Total:     run.TotalTasks,
@@ -181,6 +181,16 @@ func runProgress(run *store.Run, sum *report.Summary, now time.Time) templates.R
 		CostUSD:   sum.CostUSD,
 		Started:   whenPtr(run.StartedAt),
 		Finished:  whenPtr(run.FinishedAt),
+	}
+	if p.CanRetry {
+		var what []string
+		if sum.Errors > 0 {
+			what = append(what, templates.Count(sum.Errors, "failed task"))
+		}
+		if n := judgeErrors(sum); n > 0 {
+			what = append(what, templates.Count(n, "failed judge call"))
+		}
+		p.Retry = strings.Join(what, " and ")
 	}
 	if run.StartedAt == nil {
 		p.Started = ""

@@ -44,7 +44,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := newFlags("run", stderr)
 	cfgPath := fs.String("config", "", "run configuration YAML (a superset of k-eval's)")
 	resume := fs.Int64("resume", 0, "resume the unfinished run with this id instead")
-	retry := fs.Int64("retry-errors", 0, "do the failed tasks of the finished run with this id again; the others stay")
+	retry := fs.Int64("retry-errors", 0, "do the failed tasks of the finished run with this id again, and judge again the answers whose judge calls failed; the rest stays")
 	dbPath := fs.String("db", "assay.db", "SQLite database file")
 	asJSON := fs.Bool("json", false, "print one JSON object with the run's summary")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
@@ -79,11 +79,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	if *retry != 0 {
-		n, err := m.ClearFailed(ctx, id)
+		r, err := m.ClearFailed(ctx, id)
 		if err != nil {
 			return badUsage(err)
 		}
-		fmt.Fprintf(stderr, "run %d: retrying %s\n", id, plural(n, "failed task"))
+		fmt.Fprintf(stderr, "run %d: retrying %s\n", id, r)
 	}
 	if !*quiet {
 		stop := reportProgress(ctx, db, id, stderr)
