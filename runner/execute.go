@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"assay/internal/gcfloor"
@@ -197,8 +198,12 @@ func (w *workers) fail(err error) {
 // budget stopped it.
 func (w *workers) run(ctx context.Context, tasks []task, n int) bool {
 	f := &feed{w: w, tasks: tasks}
+	flights := make([]atomic.Int64, n)
+	if w.ex.h != nil {
+		w.ex.h.flights.Store(&flights)
+	}
 	var wg sync.WaitGroup
-	for range n {
+	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -208,7 +213,9 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) bool {
 				if !ok {
 					break
 				}
+				flights[i].Store(time.Now().UnixNano())
 				res := w.do(ctx, j.t)
+				flights[i].Store(0)
 				if res == nil {
 					w.release(j.reserved)
 					continue

@@ -58,7 +58,34 @@ type handle struct {
 	cancelled atomic.Bool            // by a user, not by shutdown
 	lost      atomic.Bool            // the lease went to another process
 	paused    atomic.Pointer[string] // why the run waits for the database; nil when it does not
-	done      chan struct{}
+	// flights hold, per worker, when its task in hand started (Unix
+	// nanoseconds; 0 while it has none): what InFlight reads.
+	flights atomic.Pointer[[]atomic.Int64]
+	done    chan struct{}
+}
+
+// InFlight says how many of a run's tasks executing here are waiting on
+// their calls, and how long the oldest has been: a provider that stalls
+// shows as calls that do not come back, not as an ever later estimate.
+func (m *Manager) InFlight(id int64) (n int, oldest time.Duration) {
+	m.mu.Lock()
+	h, ok := m.active[id]
+	m.mu.Unlock()
+	if !ok {
+		return 0, 0
+	}
+	slots := h.flights.Load()
+	if slots == nil {
+		return 0, 0
+	}
+	now := time.Now().UnixNano()
+	for i := range *slots {
+		if started := (*slots)[i].Load(); started != 0 {
+			n++
+			oldest = max(oldest, time.Duration(now-started))
+		}
+	}
+	return n, oldest
 }
 
 // New returns a manager over db.

@@ -124,6 +124,8 @@ type RunProgress struct {
 	Retry       string // what the retry does: "2 failed tasks and the judging of 3 answers"
 	Message     string // the run's error, or why it stopped
 	Paused      bool   // Message says why the run waits for the database
+	InFlight    string // "4 calls in flight, the oldest for 12s", while the run executes here
+	Stalled     bool   // the oldest call in flight has taken minutes: no estimate is given
 	Interrupted bool   // no process executes the unfinished run: Message says who did and what now
 	CSRF        string
 	Done        int

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"assay/runner/llm/llmtest"
 	"assay/store"
@@ -119,5 +120,31 @@ func TestARunWithJudgeErrorsIsNotShownAsFineAndIsJudgedAgain(t *testing.T) {
 	_, doc = f.get(fmt.Sprintf("/runs/%d", id))
 	if got := text(doc, "#run-live .badge"); got != "completed" || doc.Find("#retry-errors").Length() != 0 {
 		t.Errorf("after the retry: badge %q, retry button %d", got, doc.Find("#retry-errors").Length())
+	}
+}
+
+// While calls hang, the live page says how many are in flight and for how
+// long, rather than only an estimate of the time left.
+func TestTheLivePageSaysWhatIsInFlight(t *testing.T) {
+	f := newRunServer(t, llmtest.JudgeAndAgent(llmtest.Judge(nil), func(*llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Hang: true}
+	}))
+	form := f.runForm(f.qaDataset(4), f.conditions("baseline"))
+	form.Set("concurrency", "2")
+	id := f.launch(form)
+	deadline := time.Now().Add(60 * time.Second)
+	var got string
+	for !strings.Contains(got, "2 calls in flight, the oldest for") {
+		_, doc := f.get(fmt.Sprintf("/runs/%d/progress", id))
+		got = text(doc, "#in-flight")
+		if time.Now().After(deadline) {
+			t.Fatalf("in flight: %q", got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	f.postForm(fmt.Sprintf("/runs/%d/cancel", id), url.Values{})
+	f.waitFor(id, store.RunCancelled)
+	if _, doc := f.get(fmt.Sprintf("/runs/%d/progress", id)); doc.Find("#in-flight").Length() != 0 {
+		t.Errorf("a cancelled run still shows calls in flight: %q", text(doc, "#in-flight"))
 	}
 }

@@ -179,6 +179,10 @@ func (s *Server) pathRun(c echo.Context) (*store.Run, error) {
 	return s.db.Run(c.Request().Context(), id)
 }
 
+// stalledAfter is how long a call may take before the live page says that
+// calls are stalling rather than estimate the time left.
+const stalledAfter = time.Minute
+
 // liveProgress gathers the live part of a run page, from the run's report
 // (the same scans, cached while nothing changes).
 func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProgress, error) {
@@ -194,6 +198,13 @@ func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProg
 	}
 	if msg := s.runner.Paused(run.ID); msg != "" {
 		p.Message, p.Paused = msg, true
+	}
+	if n, oldest := s.runner.InFlight(run.ID); n > 0 && !run.Status.Finished() {
+		p.InFlight = fmt.Sprintf("%s in flight, the oldest for %s", templates.Count(n, "call"), duration(oldest))
+		if oldest > stalledAfter {
+			// An estimate from the tasks done says nothing while calls do not come back.
+			p.Stalled, p.ETA = true, ""
+		}
 	}
 	if err := s.markInterrupted(ctx, run, &p); err != nil {
 		return p, err
