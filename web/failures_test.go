@@ -3,8 +3,8 @@ package web_test
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"

@@ -232,12 +232,13 @@ func TestDuelingPaysForTwoAnswers(t *testing.T) {
 
 // The two rewards by hand, on two samples of two models: quality 1 and 0.5,
 // 0.5 and 1; costs $0.02 and $0.01; latencies 2,000 and 500 ms.
-//   docs: 0.7·q − 0.2·cost' − 0.1·latency' (min–max over the two models):
-//     model a: 0.7·1 − 0.2 − 0.1 = 0.4, 0.7·0.5 − 0.2 − 0.1 = 0.05 → 0.225
-//     model b: 0.7·0.5 = 0.35, 0.7·1 = 0.7 → 0.525
-//   conduit: 0.7·q + 0.2/(1 + cost) + 0.1/(1 + latency s):
-//     model a: (0.7 + 0.35)/2 + 0.2/1.02 + 0.1/3 = 0.754412
-//     model b: (0.35 + 0.7)/2 + 0.2/1.01 + 0.1/1.5 = 0.789686
+//
+//	docs: 0.7·q − 0.2·cost' − 0.1·latency' (min–max over the two models):
+//	  model a: 0.7·1 − 0.2 − 0.1 = 0.4, 0.7·0.5 − 0.2 − 0.1 = 0.05 → 0.225
+//	  model b: 0.7·0.5 = 0.35, 0.7·1 = 0.7 → 0.525
+//	conduit: 0.7·q + 0.2/(1 + cost) + 0.1/(1 + latency s):
+//	  model a: (0.7 + 0.35)/2 + 0.2/1.02 + 0.1/3 = 0.754412
+//	  model b: (0.35 + 0.7)/2 + 0.2/1.01 + 0.1/1.5 = 0.789686
 func TestTheTwoRewards(t *testing.T) {
 	m := matrixOf(2, []string{"a", "b"},
 		func(i, a int) float64 { return [][]float64{{1, 0.5}, {0.5, 1}}[i][a] },
