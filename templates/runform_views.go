@@ -24,6 +24,7 @@ type RunForm struct {
 	AgentTimeout     string // seconds for one answer
 	AgentBaseURL     string
 	AgentModel       string
+	AgentModelName   string // the first model's name in a run over several; its model id when empty
 	AgentModels      string // more models, one per line: "name: model" or "model"
 	AgentKeyEnv      string
 	AgentTemperature string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -69,10 +70,10 @@ type comparison struct {
 // run A changes, under rb's run and version. A paired bootstrap of every
 // sample on every metric of every condition took 0.2 s on each view of
 // two 150,000-result runs.
-func compared(ra, rb *viewed, condition string, metrics []report.Metric) *comparison {
-	key := fmt.Sprintf("compare/%d/%s/%s", rb.sc.Run.ID, rb.version, condition)
+func compared(ra, rb *viewed, condition, inB string, metrics []report.Metric) *comparison {
+	key := fmt.Sprintf("compare/%d/%s/%s/%s", rb.sc.Run.ID, rb.version, condition, inB)
 	return ra.Memo(key, func() any {
-		sa, sb := ra.SideFor(condition, metrics), rb.SideFor(condition, metrics)
+		sa, sb := ra.SideFor(condition, metrics), rb.SideFor(inB, metrics)
 		return &comparison{paired: report.ComparePaired(metrics, sa, sb), gaps: report.Gaps(metrics, sa, sb, maxGaps, true)}
 	}).(*comparison)
 }
@@ -90,16 +91,23 @@ func compareConditions(ctx context.Context, db *store.DB, ra, rb *viewed, v *tem
 			metrics = append(metrics, m)
 		}
 	}
+	matchedInB := map[string]bool{}
 	for _, name := range ra.Conditions {
-		if !rb.HasCondition(name) {
+		inB, ok := sameCondition(ra, rb, name)
+		if !ok {
 			v.Unmatched = append(v.Unmatched, name+" (only in A)")
 			continue
 		}
-		cc := templates.CompareCondition{Name: name, Paired: templates.PairedView{A: "run A", B: "run B"}}
+		matchedInB[inB] = true
+		shown := name
+		if inB != name {
+			shown = name + " ↔ " + inB
+		}
+		cc := templates.CompareCondition{Name: shown, Paired: templates.PairedView{A: "run A", B: "run B"}}
 		if len(metrics) == 0 {
 			cc.Paired.Message = "The runs share no metric."
 		} else {
-			c := compared(ra, rb, name, metrics)
+			c := compared(ra, rb, name, inB, metrics)
 			cc.Paired.Rows = pairedRows(c.paired, 0, false)
 			for _, m := range metrics {
 				cc.Paired.Metrics = append(cc.Paired.Metrics, metricHead(m))
@@ -113,9 +121,57 @@ func compareConditions(ctx context.Context, db *store.DB, ra, rb *viewed, v *tem
 		v.Conditions = append(v.Conditions, cc)
 	}
 	for _, name := range rb.Conditions {
-		if !ra.HasCondition(name) {
+		if !matchedInB[name] {
 			v.Unmatched = append(v.Unmatched, name+" (only in B)")
 		}
 	}
 	return nil
+}
+
+// sameCondition is run B's condition that is run A's condition name: the
+// same name, or in runs over several models the same condition answered by
+// the same model, known in either run by its name or its model id (one run
+// may call gpt-4o "large", another "gpt-4o").
+func sameCondition(ra, rb *viewed, name string) (string, bool) {
+	if rb.HasCondition(name) {
+		return name, true
+	}
+	ca, ok := conditionOf(ra, name)
+	if !ok || ca.Model == "" {
+		return "", false
+	}
+	idsA := modelIdentity(ra, ca.Model)
+	for _, cb := range rb.sc.Run.Conditions {
+		if cb.Base != ca.Base || cb.Model == "" || !rb.HasCondition(cb.Name) {
+			continue
+		}
+		for _, id := range modelIdentity(rb, cb.Model) {
+			if slices.Contains(idsA, id) {
+				return cb.Name, true
+			}
+		}
+	}
+	return "", false
+}
+
+func conditionOf(r *viewed, name string) (store.Condition, bool) {
+	for _, c := range r.sc.Run.Conditions {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return store.Condition{}, false
+}
+
+// modelIdentity is a run's model named name: its name and its model id.
+func modelIdentity(r *viewed, name string) []string {
+	ids := []string{name}
+	if r.sc.Config != nil {
+		for _, m := range r.sc.Config.Agent.Models {
+			if m.Name == name && m.Model != "" {
+				ids = append(ids, m.Model)
+			}
+		}
+	}
+	return ids
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"assay/runner/config"
 	"assay/runner/llm/llmtest"
 	"assay/store"
@@ -244,4 +246,55 @@ func TestRunFormWithSeveralModels(t *testing.T) {
 	if got := doc.Find("#agent_models").Text(); got != "large: agent-large" {
 		t.Errorf("the next form starts from the last run's models: %q", got)
 	}
+}
+
+// Every model has a name: the form's first model is named (its model id by
+// default), the API takes agent.model beside agent.models as the first
+// model, and two runs of the same models compare condition by condition
+// whether a model is known by its name or its model id.
+func TestModelsHaveNamesAndCompareAcrossRuns(t *testing.T) {
+	f := newRunServer(t, runbookJudge("See the runbook."))
+	ds := f.qaDataset(3)
+	conds := f.conditions("baseline")
+	form := f.runForm(ds, conds)
+	form.Set("repetitions", "1")
+	form.Set("agent_model_name", "small")
+	form.Set("agent_models", "large: agent-large")
+	a := f.launch(form)
+	f.waitFor(a, store.RunCompleted)
+	run, _ := f.db.Run(context.Background(), a)
+	if got := run.Conditions[0].Name; got != "baseline · small" {
+		t.Errorf("the first model's condition is %q", got)
+	}
+	if _, doc := f.get("/runs/new"); attr(doc, "#agent_model_name", "value") != "small" {
+		t.Errorf("the next form starts from the first model's name: %q", attr(doc, "#agent_model_name", "value"))
+	}
+	// The API: agent.model beside agent.models, the second named by its id.
+	b := f.launchRun(ds, []string{"baseline"}, map[string]any{
+		"agent": map[string]any{"type": "openai", "model": "agent-model", "base_url": f.fake.URL, "api_key_env": "",
+			"models": []map[string]any{{"model": "agent-large"}}},
+		"judge":     map[string]any{"model": "judge-model", "base_url": f.fake.URL, "api_key_env": ""},
+		"execution": map[string]any{"num_repetitions": 1},
+	})
+	runB, _ := f.db.Run(context.Background(), b)
+	var names []string
+	for _, c := range runB.Conditions {
+		names = append(names, c.Name)
+	}
+	if strings.Join(names, " | ") != "baseline · agent-model | baseline · agent-large" {
+		t.Fatalf("the API run's conditions %q", names)
+	}
+	_, doc := f.get(fmt.Sprintf("/compare?a=%d&b=%d", a, b))
+	if doc.Find("#unmatched").Length() != 0 {
+		t.Errorf("compare: %q", text(doc, "#unmatched"))
+	}
+	if got := doc.Find(".compare-condition h3, .compare-condition h2").Text(); !strings.Contains(got, "baseline · small ↔ baseline · agent-model") ||
+		!strings.Contains(got, "baseline · large ↔ baseline · agent-large") {
+		t.Errorf("conditions compared: %q", got)
+	}
+}
+
+func attr(doc *goquery.Document, sel, name string) string {
+	v, _ := doc.Find(sel).Attr(name)
+	return v
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"math"
 	"net/url"
 	"strconv"
@@ -89,7 +90,7 @@ func (p *fieldParser) agent(a *config.Agent, f templates.RunForm) {
 		p.fail("Agent model: enter the model the agent uses, such as gpt-4o-mini.")
 	}
 	a.APIKeyEnv = anthropicKey(a.Resolve, a.BaseURL, a.APIKeyEnv)
-	p.agentModels(a, f.AgentModels)
+	p.agentModels(a, f.AgentModelName, f.AgentModels)
 	if strings.TrimSpace(f.AgentTemperature) != "" {
 		t := p.optFloat("Agent temperature", f.AgentTemperature, 0, 2, 0)
 		a.Temperature = &t
@@ -218,7 +219,7 @@ func (p *fieldParser) commandAgent(a *config.Agent, f templates.RunForm) {
 
 // agentModels reads the form's More models: with any, the agent's model is
 // the first of a run over several, each at the agent's base URL and key.
-func (p *fieldParser) agentModels(a *config.Agent, text string) {
+func (p *fieldParser) agentModels(a *config.Agent, firstName, text string) {
 	var more []config.AgentModel
 	for _, nm := range p.namedModels("More models", text, "large: gpt-4o") {
 		more = append(more, config.AgentModel{Name: nm[0], Model: nm[1]})
@@ -226,7 +227,7 @@ func (p *fieldParser) agentModels(a *config.Agent, text string) {
 	if len(more) == 0 {
 		return
 	}
-	models := append([]config.AgentModel{{Name: a.Model, Model: a.Model}}, more...)
+	models := append([]config.AgentModel{{Name: cmp.Or(firstName, a.Model), Model: a.Model}}, more...)
 	for i := range models {
 		models[i].BaseURL, models[i].APIKeyEnv = a.BaseURL, a.APIKeyEnv
 	}

@@ -37,6 +37,7 @@ func readRunForm(v url.Values) templates.RunForm {
 		AgentTimeout:     v.Get("agent_timeout"),
 		AgentBaseURL:     v.Get("agent_base_url"),
 		AgentModel:       v.Get("agent_model"),
+		AgentModelName:   strings.TrimSpace(v.Get("agent_model_name")),
 		AgentModels:      strings.ReplaceAll(v.Get("agent_models"), "\r\n", "\n"),
 		AgentKeyEnv:      v.Get("agent_key_env"),
 		AgentTemperature: v.Get("agent_temperature"),
@@ -105,6 +106,9 @@ func formFromConfig(cfg *config.Config) templates.RunForm {
 			lines = append(lines, m.Name+": "+m.Model)
 		}
 		f.AgentModel, f.AgentModels = cfg.Agent.Models[0].Model, strings.Join(lines, "\n")
+		if name := cfg.Agent.Models[0].Name; name != cfg.Agent.Models[0].Model {
+			f.AgentModelName = name
+		}
 	}
 	if cfg.Agent.MaxTokens > 0 {
 		f.AgentMaxTokens = strconv.Itoa(cfg.Agent.MaxTokens)

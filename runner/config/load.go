@@ -139,7 +139,13 @@ func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*C
 	if c.Agent.Type.RunsProgram() {
 		c.Agent.MaxTurns = 0 // a program runs its own loop; assay's would only mislead the report
 	}
-	if len(c.Agent.Models) > 0 && c.Agent.Model == "" {
+	// agent.model beside agent.models is the first of the models, unless
+	// the list names it already.
+	if m := c.Agent.Model; m != "" && len(c.Agent.Models) > 0 &&
+		!slices.ContainsFunc(c.Agent.Models, func(am AgentModel) bool { return am.Model == m || am.Name == m }) {
+		c.Agent.Models = append([]AgentModel{{Model: m}}, c.Agent.Models...)
+	}
+	if len(c.Agent.Models) > 0 {
 		c.Agent.Model = c.Agent.Models[0].Model // what reads one model reads the first
 	}
 	if (c.Agent.Type == AgentOpenAI || c.Agent.Type == AgentAnthropic) && c.Agent.BaseURL == "" && c.Agent.APIKeyEnv == "" {

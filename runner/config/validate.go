@@ -138,9 +138,6 @@ func (k *checker) agent(a Agent) {
 		k.fail("agent.type", "unknown agent type %q (want openai, anthropic, claude_code (k-eval's claude_code_sdk) or command)", a.Type)
 	}
 	k.keyEnv("agent.api_key_env", a.APIKeyEnv)
-	if _, set := k.lines["agent.model"]; set && len(a.Models) > 0 {
-		k.fail("agent.models", "a run over several models names them under models: alone; move agent.model into the list")
-	}
 	if len(a.Models) > 0 && a.Type != AgentOpenAI && a.Type != AgentAnthropic {
 		k.fail("agent.models", "only for agent types openai and anthropic: a program chooses its own model")
 	}
