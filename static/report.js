@@ -37,8 +37,54 @@
     if (echarts.getInstanceByDom(el)) return;
     var chart = echarts.init(el, null, { renderer: "canvas" });
     var opt = withTooltips(JSON.parse(el.getAttribute("data-option")));
-    if (still) opt.animation = false;
+    var animate = !still && opt.animation !== false;
+    // Laid out still first, to measure the title and legend and make room
+    // for them; then drawn with its opening animation, in that room.
+    opt.animation = false;
     chart.setOption(opt);
+    fitLegend(el, chart);
+    if (animate) {
+      var laidOut = chart.getOption();
+      laidOut.animation = true;
+      chart.clear();
+      chart.setOption(laidOut);
+    }
+  }
+
+  // fitLegend makes room for the title and the legend on as many lines as
+  // they wrap onto, by growing the chart: a long title is broken rather
+  // than cut at both ends, and every series stays named (a scrolling legend
+  // hid the fourth condition of four).
+  function fitLegend(el, chart) {
+    var opt = chart.getOption();
+    var width = Math.max(120, el.clientWidth - 24);
+    chart.setOption({ title: { textStyle: { width: width, overflow: "break", lineHeight: 19 }, subtextStyle: { width: width, overflow: "break", lineHeight: 15 } } });
+    var model = chart.getModel();
+    var title = model.getComponent("title");
+    var titleView = title && chart.getViewOfComponentModel(title);
+    var legend = model.getComponent("legend");
+    var legendView = legend && legend.get("show") !== false && chart.getViewOfComponentModel(legend);
+    var grid = opt.grid && opt.grid[0];
+    if (!grid) return;
+    if (!el.hasAttribute("data-height")) {
+      el.setAttribute("data-height", el.clientHeight);
+      el.setAttribute("data-grid-top", parseFloat(grid.top) || 0);
+      el.setAttribute("data-legend-top", legendView ? parseFloat(opt.legend[0].top) || 0 : 0);
+    }
+    var gridTop = +el.getAttribute("data-grid-top");
+    var legendTop = +el.getAttribute("data-legend-top");
+    var titleBottom = titleView ? titleView.group.getBoundingRect().height + 8 : 0;
+    var top = Math.max(legendTop, titleBottom + 6);
+    var needed = legendView ? top + legendView.group.getBoundingRect().height + 12 : titleBottom + 20;
+    var extra = Math.max(0, needed - gridTop);
+    var height = +el.getAttribute("data-height") + extra;
+    if (el.clientHeight !== height || chart.getHeight() !== height) {
+      el.style.height = height + "px";
+      chart.resize({ height: height });
+    }
+    var change = { grid: { top: gridTop + extra } };
+    if (legendView) change.legend = { top: top };
+    chart.setOption(change);
   }
 
   // A chart is drawn when it comes within half a screen of the window: a
@@ -77,7 +123,10 @@
   function resizeCharts() {
     document.querySelectorAll(".chart[data-option]").forEach(function (el) {
       var chart = echarts.getInstanceByDom(el);
-      if (chart) chart.resize();
+      if (chart) {
+        chart.resize();
+        fitLegend(el, chart);
+      }
     });
   }
 

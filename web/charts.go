@@ -67,9 +67,10 @@ func common(title, subtitle, trigger string) []charts.GlobalOpts {
 	}
 }
 
-// legend lists the series under the title; selected hides those set false.
+// legend lists the series under the title, on as many lines as they take
+// (report.js makes room for them); selected hides those set false.
 func legend(selected map[string]bool) opts.Legend {
-	return opts.Legend{Type: "scroll", Top: "48", Selected: selected, TextStyle: &opts.TextStyle{FontSize: 12}}
+	return opts.Legend{Type: "plain", Top: "48", Left: "center", Selected: selected, TextStyle: &opts.TextStyle{FontSize: 12}}
 }
 
 // axis names an axis in the middle of its side.

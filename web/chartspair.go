@@ -91,11 +91,14 @@ func dotSize(n, most int) int {
 
 // costChart places each condition at (its cost, its quality).
 func (r *viewed) costChart() templates.ChartView {
-	sp := charts.NewScatter()
 	maxCost := 0.0
 	for _, c := range r.Summary.Conditions {
 		maxCost = max(maxCost, c.CostUSD)
 	}
+	if maxCost == 0 {
+		return r.qualityChart()
+	}
+	sp := charts.NewScatter()
 	sp.SetGlobalOptions(append(common("Cost against quality per condition",
 		"quality: mean of the metric means rescaled to 0–1 · up and to the left is better", "item"),
 		charts.WithXAxisOpts(xAxis("cost, USD (agent and judge)", opts.XAxis{Type: "value", Min: 0, Max: niceMax(1.25 * maxCost)})),
@@ -110,17 +113,36 @@ func (r *viewed) costChart() templates.ChartView {
 			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "{a}"}),
 			charts.WithLabelLayoutOpts(opts.LabelLayout{MoveOverlap: "shiftY"}))
 	}
-	caption := "Each dot is a condition: what it cost against what it scored."
-	if maxCost == 0 {
-		tokens := 0
-		for _, c := range r.Summary.Conditions {
-			tokens += c.TokensIn + c.TokensOut
-		}
-		if tokens == 0 {
-			caption += " No cost was recorded: no call reported the tokens it used, so every dot sits at $0."
-		} else {
-			caption += " No cost was recorded (the models have no price), so every dot sits at $0."
+	return chartView("chart-cost", "Each dot is a condition: what it cost against what it scored.", sp)
+}
+
+// qualityChart stands for the cost chart when no cost was recorded: each
+// condition's quality as a bar, as every dot would sit at $0, their labels
+// on one another.
+func (r *viewed) qualityChart() templates.ChartView {
+	var names []string
+	var values []float64
+	tokens := 0
+	for _, c := range r.Summary.Conditions {
+		tokens += c.TokensIn + c.TokensOut
+		if q, ok := r.Quality(c); ok {
+			names, values = append(names, c.Name), append(values, report.Round(q, 3))
 		}
 	}
-	return chartView("chart-cost", caption, sp)
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(append(common("Quality per condition",
+		"quality: mean of the metric means rescaled to 0–1 · no cost was recorded", "item"),
+		charts.WithXAxisOpts(xAxis("quality (0–1)", opts.XAxis{Type: "value", Min: 0, Max: 1})),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: names, Inverse: opts.Bool(true), AxisLabel: &opts.AxisLabel{Interval: "0"}}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: "{b}: quality {c}"}))...)
+	bar.AddSeries("quality", barData(values), charts.WithSeriesOpts(func(s *charts.SingleSeries) {
+		s.BarMaxWidth = "44"
+		s.ItemStyle = &opts.ItemStyle{Color: "#5b7db1"}
+	}))
+	caption := "No cost was recorded (the models have no price: add them in Settings), so the chart of cost against quality would put every condition at $0; here is each condition's quality."
+	if tokens == 0 {
+		caption = "No cost was recorded: no call reported the tokens it used. Here is each condition's quality."
+	}
+	return chartView("chart-cost", caption, bar)
 }
