@@ -96,6 +96,7 @@ type EstimateView struct {
 	Samples     int
 	Conditions  int
 	Repetitions int
+	Models      int      // the agent's models in a run over several; 0 or 1 for one
 	Judges      []string // the judge evaluators
 	SampleRate  float64
 	JudgeReps   int
@@ -143,10 +144,15 @@ func firstLine(s, empty string) string {
 
 // Count writes n with a noun, plural when n is not 1: "1 sample", "3 samples".
 func Count(n int, noun string) string {
+	return Int(n) + " " + plural(n, noun)
+}
+
+// plural is noun as n of it are said: "sample" for one, "samples" else.
+func plural(n int, noun string) string {
 	if n == 1 {
-		return "1 " + noun
+		return noun
 	}
-	return Int(n) + " " + noun + "s"
+	return noun + "s"
 }
 
 // listSep is what follows item i of n in a list written out: ", " or "".

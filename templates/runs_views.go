@@ -7,7 +7,8 @@ type RunRow struct {
 	Status     string
 	DatasetID  int64
 	Dataset    string
-	Conditions []string
+	Conditions []string // the conditions, each once in a run over several models
+	Models     int      // the models of a run over several
 	Done       int
 	Total      int
 	Errors     int

@@ -49,6 +49,7 @@ func (s *Server) estimate(ctx context.Context, f templates.RunForm) (templates.E
 		Samples:     spec.dataset.Samples,
 		Conditions:  len(spec.conditions),
 		Repetitions: cfg.Execution.NumRepetitions,
+		Models:      len(cfg.Agent.Models),
 		SampleRate:  cfg.JudgeSampleRate,
 		JudgeReps:   cfg.JudgeRepetitions,
 		AgentCalls:  e.AgentCalls,

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -206,6 +207,9 @@ func TestRunFormWithSeveralModels(t *testing.T) {
 	if resp.StatusCode != 200 || text(doc, "#agent-calls") != "6" {
 		t.Errorf("the estimate of two models over 3 samples: %q agent calls", text(doc, "#agent-calls"))
 	}
+	if why := strings.Join(strings.Fields(text(doc, "#agent-calls-why")), " "); why != "3 samples × 1 condition × 2 models × 1 repetition" {
+		t.Errorf("the agent calls' breakdown: %q", why)
+	}
 	bad := f.runForm(ds, form["condition"])
 	bad.Set("agent_models", "large: gpt 4o")
 	if resp, doc := f.postForm("/runs", bad); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(text(doc, "#form-error"), "More models, line 1") {
@@ -284,7 +288,32 @@ func TestModelsHaveNamesAndCompareAcrossRuns(t *testing.T) {
 	if strings.Join(names, " | ") != "baseline · agent-model | baseline · agent-large" {
 		t.Fatalf("the API run's conditions %q", names)
 	}
-	_, doc := f.get(fmt.Sprintf("/compare?a=%d&b=%d", a, b))
+	// The CSV says which model answered each row.
+	resp, err := f.http.Get(f.srv.URL + fmt.Sprintf("/runs/%d/export.csv", a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(resp.Body).ReadAll()
+	resp.Body.Close()
+	if err != nil || len(rows) < 2 || rows[0][len(rows[0])-1] != "model" {
+		t.Fatalf("csv header %v: %v", rows[0], err)
+	}
+	models := map[string]bool{}
+	for _, row := range rows[1:] {
+		models[row[3]+" → "+row[len(row)-1]] = true
+	}
+	if !models["baseline · small → agent-model"] || !models["baseline · large → agent-large"] || len(models) != 2 {
+		t.Errorf("the CSV's conditions and models: %v", models)
+	}
+	_, doc := f.get("/runs")
+	var cells []string
+	doc.Find("#runs tbody tr").First().Find("td.run-conditions .cond").Each(func(_ int, s *goquery.Selection) {
+		cells = append(cells, strings.TrimSpace(s.Text()))
+	})
+	if got := strings.Join(cells, " | "); got != "baseline | × 2 models" {
+		t.Errorf("the runs list names a run over several models' conditions %q", got)
+	}
+	_, doc = f.get(fmt.Sprintf("/compare?a=%d&b=%d", a, b))
 	if doc.Find("#unmatched").Length() != 0 {
 		t.Errorf("compare: %q", text(doc, "#unmatched"))
 	}

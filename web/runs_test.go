@@ -61,7 +61,7 @@ func TestRunsListAndStartPage(t *testing.T) {
 	}
 	row := doc.Find("#runs tbody tr").First()
 	for sel, want := range map[string]string{"td:nth-child(2)": "completed", "td:nth-child(3)": "12 / 12",
-		"td:nth-child(5)": "qa", "td:nth-child(6)": "baseline, careful"} {
+		"td:nth-child(5)": "qa", "td:nth-child(6)": "baseline careful"} {
 		if got := strings.Join(strings.Fields(row.Find(sel).Text()), " "); !strings.Contains(got, want) {
 			t.Errorf("runs list %s: %q lacks %q", sel, got, want)
 		}

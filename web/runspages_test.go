@@ -25,7 +25,7 @@ func TestRunsListPagesThroughManyRuns(t *testing.T) {
 		var out []string
 		doc.Find("#runs tbody tr").Each(func(_ int, tr *goquery.Selection) {
 			name := strings.Join(strings.Fields(tr.Find("td").First().Text()), " ")
-			out = append(out, name+" | "+strings.TrimSpace(tr.Find("td.mono").Text()))
+			out = append(out, name+" | "+strings.Join(strings.Fields(tr.Find("td.run-conditions").Text()), ", "))
 		})
 		return out
 	}
@@ -155,12 +155,17 @@ func TestRunsListNamesAFewConditionsOfASweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, doc := b.get("/runs")
-	cell := doc.Find("#runs tbody tr").First().Find("td.mono")
+	cell := doc.Find("#runs tbody tr").First().Find("td.run-conditions")
 	title, _ := cell.Attr("title")
-	if got := strings.Join(strings.Fields(cell.Text()), " "); got != "temp-01, temp-02, temp-03, and 9 more" || !strings.HasSuffix(title, "temp-11, temp-12") {
+	lines := func(cell *goquery.Selection) string {
+		var out []string
+		cell.Find(".cond").Each(func(_ int, s *goquery.Selection) { out = append(out, strings.TrimSpace(s.Text())) })
+		return strings.Join(out, " | ")
+	}
+	if got := lines(cell); got != "temp-01 | temp-02 | temp-03 | and 9 more" || !strings.HasSuffix(title, "temp-11, temp-12") {
 		t.Errorf("the sweep's conditions: %q, title %q", got, title)
 	}
-	if got := strings.TrimSpace(doc.Find("#runs tbody tr").Last().Find("td.mono").Text()); got != "baseline, variant-1" {
+	if got := lines(doc.Find("#runs tbody tr").Last().Find("td.run-conditions")); got != "baseline | variant-1" {
 		t.Errorf("a run of two: %q", got)
 	}
 }

@@ -43,8 +43,28 @@ func runRow(r store.RunSummary) templates.RunRow {
 			row.Finished = row.Finished[11:] // the same day: the time says it
 		}
 	}
-	row.Conditions = r.ConditionNames
+	row.Conditions, row.Models = baseConditions(r.ConditionNames)
 	return row
+}
+
+// baseConditions are a run's conditions as its list shows them: in a run
+// over several models ("baseline · small", "baseline · large"), each
+// condition once and how many models answered it.
+func baseConditions(names []string) ([]string, int) {
+	var bases, models []string
+	for _, n := range names {
+		base, model, ok := strings.Cut(n, " · ")
+		if !ok {
+			return names, 0
+		}
+		if !slices.Contains(bases, base) {
+			bases = append(bases, base)
+		}
+		if !slices.Contains(models, model) {
+			models = append(models, model)
+		}
+	}
+	return bases, len(models)
 }
 
 func whenPtr(t *time.Time) string {

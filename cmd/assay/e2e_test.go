@@ -186,9 +186,20 @@ func TestBrowserUploadDatasetAndCreateCondition(t *testing.T) {
 	data := fixture.Read(t, "mmlu.jsonl")
 	sum := sha256.Sum256(data)
 
+	// Sent without a file, the form says so on its drop zone.
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(base+"/datasets"),
 		chromedp.WaitReady(chromedp.CSS("#upload")),
+		chromedp.Click(chromedp.CSS("#upload button[type=submit]")),
+		chromedp.WaitVisible(chromedp.CSS("#drop.missing")),
+	)
+	if err != nil {
+		t.Fatalf("upload without a file: %v", err)
+	}
+	if got := textOf(t, ctx, "#file-name"); !strings.Contains(got, "Choose a file first") {
+		t.Errorf("without a file the zone says %q", got)
+	}
+	err = chromedp.Do(ctx,
 		chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{file}),
 		chromedp.WaitVisible(chromedp.CSS("#drop.over")),
 		chromedp.Click(chromedp.CSS("#upload button[type=submit]")),
