@@ -226,6 +226,62 @@ func Totals(ctx context.Context, db *store.DB, run *store.Run) (*Summary, error)
 	return s, nil
 }
 
+// addKinds adds counts by error kind into into (made when nil).
+func addKinds(into, from map[store.ErrorKind]int) map[store.ErrorKind]int {
+	if len(from) == 0 {
+		return into
+	}
+	if into == nil {
+		into = map[store.ErrorKind]int{}
+	}
+	for k, n := range from {
+		into[k] += n
+	}
+	return into
+}
+
+// mergeTopErrors merges two lists of the most common errors: the same
+// message (of the agent, or of a judge) counted once with both counts, most
+// frequent first, as many of each side as the longer list held.
+func mergeTopErrors(a, b []store.ErrorCount) []store.ErrorCount {
+	if len(b) == 0 {
+		return a
+	}
+	keep := map[bool]int{}
+	for _, list := range [][]store.ErrorCount{a, b} {
+		n := map[bool]int{}
+		for _, e := range list {
+			n[e.Judge]++
+		}
+		for judge, k := range n {
+			keep[judge] = max(keep[judge], k)
+		}
+	}
+	var out []store.ErrorCount
+	for _, e := range append(slices.Clone(a), b...) {
+		i := slices.IndexFunc(out, func(o store.ErrorCount) bool { return o.Message == e.Message && o.Judge == e.Judge })
+		if i < 0 {
+			out = append(out, e)
+			continue
+		}
+		out[i].Count += e.Count
+	}
+	slices.SortStableFunc(out, func(x, y store.ErrorCount) int {
+		if x.Judge != y.Judge {
+			if x.Judge {
+				return 1
+			}
+			return -1
+		}
+		return y.Count - x.Count
+	})
+	kept := map[bool]int{}
+	return slices.DeleteFunc(out, func(e store.ErrorCount) bool {
+		kept[e.Judge]++
+		return kept[e.Judge] > keep[e.Judge]
+	})
+}
+
 // groupByModel gathers a run over several models' conditions under the run
 // file's: each with its figures over every model (metrics over the union of
 // the models' scores) and the models' own; nil for a run of one model.
@@ -250,6 +306,9 @@ func (r *Report) groupByModel(conditions []ConditionSummary) []ConditionSummary 
 		}
 		g.Errors += c.Errors
 		g.JudgeErrors += c.JudgeErrors
+		g.ErrorKinds = addKinds(g.ErrorKinds, c.ErrorKinds)
+		g.JudgeErrorKinds = addKinds(g.JudgeErrorKinds, c.JudgeErrorKinds)
+		g.TopErrors = mergeTopErrors(g.TopErrors, c.TopErrors)
 		g.Retried += c.Retried
 		g.ToolCalls += c.ToolCalls
 		g.ToolErrors += c.ToolErrors

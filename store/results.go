@@ -189,7 +189,7 @@ func (db *DB) queryResults(ctx context.Context, lean bool, where string, args ..
 		r.retries, r.tool_calls, r.created_at`
 	if lean {
 		columns = `r.id, r.run_id, r.sample_id, r.condition, r.repetition, r.error, r.error_kind, r.tokens_in, r.tokens_out,
-			r.cost_usd, r.latency_ms, r.attempts, r.tool_calls`
+			r.cost_usd, r.latency_ms, r.attempts, r.tool_calls, r.model`
 	}
 	rows, err := db.read.QueryContext(ctx, `SELECT `+columns+`
 		FROM results r `+where+` ORDER BY r.sample_id, r.condition, r.repetition`, args...)
@@ -206,7 +206,7 @@ func (db *DB) queryResults(ctx context.Context, lean bool, where string, args ..
 		if lean {
 			err = rows.Scan(int64Col{&r.ID}, int64Col{&r.RunID}, int64Col{&r.SampleRow}, &r.Condition, intCol{&r.Repetition},
 				&r.Error, textCol[ErrorKind]{&r.ErrorKind}, intCol{&r.TokensIn}, intCol{&r.TokensOut}, floatCol{&r.CostUSD},
-				int64Col{&r.LatencyMS}, intCol{&r.Attempts}, &calls)
+				int64Col{&r.LatencyMS}, intCol{&r.Attempts}, &calls, &r.Model)
 		} else {
 			err = rows.Scan(int64Col{&r.ID}, int64Col{&r.RunID}, int64Col{&r.SampleRow}, &r.Condition, intCol{&r.Repetition},
 				&r.Response, &r.Error, textCol[ErrorKind]{&r.ErrorKind}, intCol{&r.TokensIn}, intCol{&r.TokensOut},

@@ -208,7 +208,7 @@ func exportJSON(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, w
 // csvHeader names the columns of the CSV export.
 var csvHeader = []string{"run_id", "sample_id", "sample_row_id", "condition", "repetition", "evaluator", "metric",
 	"judge_repetition", "value", "reasoning", "error", "unverified_claims", "tokens_in", "tokens_out", "cost_usd",
-	"latency_ms", "attempts", "tool_calls", "error_kind", "score_id", "reviews", "reviewed_value", "judge"}
+	"latency_ms", "attempts", "tool_calls", "error_kind", "score_id", "reviews", "reviewed_value", "judge", "model"}
 
 // exportCSV writes one row per result and metric of the run. A metric a
 // result has no score for (an agent or judge error, or a result the judge
@@ -250,7 +250,7 @@ func csvRows(metrics []report.Metric, res *store.Result, name string, reviews ma
 			strconv.Itoa(res.Repetition), m.Evaluator, m.Name, strconv.Itoa(judgeRep), value, textCell(reasoning), textCell(errText),
 			string(claims), strconv.Itoa(res.TokensIn), strconv.Itoa(res.TokensOut),
 			strconv.FormatFloat(res.CostUSD, 'f', -1, 64), strconv.FormatInt(res.LatencyMS, 10),
-			strconv.Itoa(res.Attempts), strconv.Itoa(len(res.ToolCalls)), string(kind), "", "0", "", textCell(judge)}
+			strconv.Itoa(res.Attempts), strconv.Itoa(len(res.ToolCalls)), string(kind), "", "0", "", textCell(judge), textCell(res.Model)}
 		if score != 0 {
 			row[19] = strconv.FormatInt(score, 10)
 			if vs := reviews[score]; len(vs) > 0 {

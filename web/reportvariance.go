@@ -67,15 +67,35 @@ func (s *sentences) view(conditions int) []templates.VarianceSentence {
 			}
 			items = append(items, item)
 		}
+		switch n := len(s.items[part]); {
+		case len(items) <= maxListed:
+		case n == s.rows():
+			items = []string{"every row of the table"}
+		default:
+			items = []string{fmt.Sprintf("%d of the table's %d rows", n, s.rows())}
+		}
 		out = append(out, templates.VarianceSentence{Lead: leads[part], Items: items, Advice: report.Advice(part)})
 	}
 	return out
+}
+
+// maxListed is how many rows a line names before it counts them instead.
+const maxListed = 6
+
+// rows counts the rows the lines are about.
+func (s *sentences) rows() int {
+	n := 0
+	for _, items := range s.items {
+		n += len(items)
+	}
+	return n
 }
 
 // varianceView is the section; nil when no metric has two samples scored.
 func (r *viewed) varianceView() *templates.VarianceView {
 	v := &templates.VarianceView{FirstCondition: r.Conditions[0], JudgeRepetitions: max(r.Config.JudgeRepetitions, 1)}
 	var said sentences
+	var clamped clampedRows
 	for _, c := range r.Summary.Conditions {
 		for _, m := range c.Metrics {
 			va := m.Variance
@@ -98,11 +118,10 @@ func (r *viewed) varianceView() *templates.VarianceView {
 			}
 			v.Rows = append(v.Rows, row)
 			said.add(c.Name, metricHead(metric).Label(), va)
-			for _, note := range []string{va.Unmeasured(), clampedNote(c.Name, metricHead(metric).Label(), va)} {
-				if note != "" && !slices.Contains(v.Notes, note) {
-					v.Notes = append(v.Notes, note)
-				}
+			if note := va.Unmeasured(); note != "" && !slices.Contains(v.Notes, note) {
+				v.Notes = append(v.Notes, note)
 			}
+			clamped.add(c.Name+" · "+metricHead(metric).Label(), va)
 			if len(m.Judges) > 0 {
 				pr := templates.PanelRow{Condition: c.Name, Metric: row.Metric, Alpha: "—"}
 				for _, j := range m.Judges {
@@ -133,6 +152,9 @@ func (r *viewed) varianceView() *templates.VarianceView {
 		return nil
 	}
 	v.Sentences = said.view(len(r.Summary.Conditions))
+	if note := clamped.note(); note != "" {
+		v.Notes = append(v.Notes, note)
+	}
 	for i, c := range r.Summary.Conditions {
 		if ch, ok := r.varianceChart(c, fmt.Sprintf("chart-variance-%d", i+1)); ok {
 			v.Charts = append(v.Charts, ch)
@@ -141,20 +163,39 @@ func (r *viewed) varianceView() *templates.VarianceView {
 	return v
 }
 
-// clampedNote says that a part came out below 0 and is shown as 0; "" when none did.
-func clampedNote(condition, metric string, va *report.Variance) string {
-	var parts []string
+// clampedRows are the rows whose agent or sample part came out below 0.
+type clampedRows struct{ agent, sample []string }
+
+func (c *clampedRows) add(row string, va *report.Variance) {
 	if va.AgentClamped {
-		parts = append(parts, "agent")
+		c.agent = append(c.agent, row)
 	}
 	if va.SampleClamped {
-		parts = append(parts, "sample")
+		c.sample = append(c.sample, row)
+	}
+}
+
+// note says, once, which parts came out below 0 and are shown as 0; ""
+// when none did.
+func (c *clampedRows) note() string {
+	var parts []string
+	for _, p := range []struct {
+		name string
+		rows []string
+	}{{"agent", c.agent}, {"sample", c.sample}} {
+		switch n := len(p.rows); {
+		case n == 0:
+		case n <= maxListed:
+			parts = append(parts, fmt.Sprintf("the %s part in %s", p.name, strings.Join(p.rows, "; ")))
+		default:
+			parts = append(parts, fmt.Sprintf("the %s part in %d rows", p.name, n))
+		}
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s · %s: the %s part came out below 0 and is shown as 0 — the scores vary less there than the parts below it would make them; chance alone can do that when the part is small.",
-		condition, metric, strings.Join(parts, " and the "))
+	return "Came out below 0 and shown as 0: " + strings.Join(parts, ", and ") +
+		". The scores vary less there than the other parts would make them; chance alone can do that when a part is small."
 }
 
 // shareCell is a share with its interval: "62% (48–75%)"; "—" when the

@@ -72,7 +72,7 @@ func TestReportShowsWhereTheVarianceComesFrom(t *testing.T) {
 	}
 	// The two answers of a question get the same scores: the agent's part
 	// solves below 0, is shown as 0, and the page says so.
-	if got := doc.Find(".variance-note").Text(); !strings.Contains(got, "baseline · rubric · completeness: the agent part came out below 0 and is shown as 0") {
+	if got := doc.Find(".variance-note").Text(); !strings.Contains(got, "Came out below 0 and shown as 0: the agent part in baseline · rubric · completeness;") {
 		t.Errorf("notes: %q", got)
 	}
 	if doc.Find("#chart-variance-1").Length() != 1 || doc.Find("#chart-variance-2").Length() != 1 {

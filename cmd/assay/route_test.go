@@ -94,9 +94,15 @@ prices:
 	var sum struct {
 		RunID      int64 `json:"run_id"`
 		Conditions []struct {
-			Name    string
-			Results int
-			Models  []struct {
+			Name       string
+			Results    int
+			Errors     int
+			ErrorKinds map[string]int `json:"error_kinds"`
+			TopErrors  []struct {
+				Message string
+				Count   int
+			} `json:"top_errors"`
+			Models []struct {
 				Name    string
 				Results int
 				CostUSD float64 `json:"cost_usd"`
@@ -111,6 +117,10 @@ prices:
 		t.Fatalf("the summary's conditions and models: %s", out.String())
 	}
 	c := sum.Conditions[0]
+	// A condition over every model counts their errors by kind and message.
+	if c.Errors > 0 && (len(c.ErrorKinds) == 0 || len(c.TopErrors) == 0 || c.TopErrors[0].Count != c.Errors) {
+		t.Errorf("%d errors under %s, but error kinds %v and top errors %+v", c.Errors, c.Name, c.ErrorKinds, c.TopErrors)
+	}
 	good, cheap := c.Models[0], c.Models[2]
 	if good.Name != "good" || good.Metrics[0].Mean != 1 || cheap.Metrics[0].Mean >= good.Metrics[0].Mean ||
 		cheap.CostUSD >= good.CostUSD || c.Results != 3*good.Results && len(wrap) == 0 {
