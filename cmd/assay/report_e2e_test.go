@@ -39,7 +39,36 @@ func checkCharts(t *testing.T, ctx context.Context, page string) {
 			t.Errorf("%s: chart %d has %d data points", page, i, n)
 		}
 	}
+	// Every chart names every series in a legend that fits above its plot,
+	// under a title that fits its width.
+	layout, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](chartLayout))
+	if err != nil {
+		t.Fatalf("%s: chart layout: %v", page, err)
+	}
+	for _, problem := range layout {
+		t.Errorf("%s: %s", page, problem)
+	}
 }
+
+// chartLayout lists the drawn charts whose title is wider than the chart,
+// whose legend pages (not every series shown) or runs into the plot.
+const chartLayout = `Array.from(document.querySelectorAll('.chart')).flatMap(el => {
+	const c = echarts.getInstanceByDom(el);
+	if (!c) return [];
+	const m = c.getModel(), out = [];
+	const title = c.getViewOfComponentModel(m.getComponent('title')).group.getBoundingRect();
+	if (title.width > el.clientWidth) out.push(el.id + ': title ' + Math.round(title.width) + 'px wide in ' + el.clientWidth);
+	const lm = m.getComponent('legend');
+	if (lm && lm.get('show') !== false) {
+		const o = c.getOption();
+		if (o.legend[0].type === 'scroll') out.push(el.id + ': a legend that pages');
+		const lv = c.getViewOfComponentModel(lm).group;
+		const grid = m.getComponent('grid');
+		const plotTop = grid ? grid.coordinateSystem.getRect().y : Infinity;
+		if (lv.y + lv.getBoundingRect().height > plotTop) out.push(el.id + ': the legend runs into the plot');
+	}
+	return out;
+})`
 
 // scrollThroughCharts scrolls to each chart of the page in turn, as a
 // reader would, and waits for it to be drawn: a chart is drawn as it comes
