@@ -83,3 +83,63 @@ func TestEveryAttemptHasItsOwnTimeout(t *testing.T) {
 		t.Errorf("a hanging attempt: %q (%s), %d ms, %d attempts", r.Error, r.ErrorKind, r.LatencyMS, r.Attempts)
 	}
 }
+
+// Claude Code is given its own variables from the environment — its
+// provider (Vertex AI: CLAUDE_CODE_USE_VERTEX, CLOUD_ML_REGION, the
+// project), proxies, switches — and those agent.env names, but never the
+// judge's key or assay's own token; the run's page names what it was given.
+func TestClaudeCodeIsGivenItsOwnEnvironment(t *testing.T) {
+	f := newFixture(t, rubricJudge())
+	dump := filepath.Join(t.TempDir(), "env")
+	claude := agentScript(t, "env > "+dump+"\n"+`echo '{"type":"result","subtype":"success","is_error":false,"result":"Rome.","num_turns":1}'`)
+	for name, value := range map[string]string{
+		"CLAUDE_CODE_USE_VERTEX": "1", "CLOUD_ML_REGION": "us-east5", "ANTHROPIC_VERTEX_PROJECT_ID": "sre-evals",
+		"DISABLE_PROMPT_CACHING": "1", "VERTEX_REGION_CLAUDE_4_5_SONNET": "europe-west1", "HTTPS_PROXY": "http://proxy:3128",
+		"TEAM_TOOLING_HOME": "/opt/tooling", "JUDGE_KEY": "sk-judge-secret-0123", "ASSAY_TOKEN": "owner-token-0123456789",
+		"ANTHROPIC_API_KEY": "",
+	} {
+		t.Setenv(name, value)
+	}
+	yaml := fmt.Sprintf(`dataset: {path: %q}
+agent: {type: claude_code, model: claude-sonnet-4-5, command: [%q], env: [TEAM_TOOLING_HOME]}
+judge: {model: judge-model, base_url: %q, api_key_env: JUDGE_KEY}
+conditions: {plain: {}}
+execution: {num_repetitions: 1}
+`, f.qaDataset(1), claude, f.srv.URL)
+	cfg, err := config.Parse([]byte(yaml), "run.yaml", f.dir, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := f.launch(cfg)
+	if status, err := f.m.Execute(context.Background(), run.ID); err != nil || status != store.RunCompleted {
+		t.Fatalf("%s %v", status, err)
+	}
+	raw, err := os.ReadFile(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := string(raw)
+	for _, want := range []string{"CLAUDE_CODE_USE_VERTEX=1", "CLOUD_ML_REGION=us-east5", "ANTHROPIC_VERTEX_PROJECT_ID=sre-evals",
+		"DISABLE_PROMPT_CACHING=1", "VERTEX_REGION_CLAUDE_4_5_SONNET=europe-west1", "HTTPS_PROXY=http://proxy:3128", "TEAM_TOOLING_HOME=/opt/tooling"} {
+		if !strings.Contains(env, want+"\n") {
+			t.Errorf("Claude Code was not given %s", want)
+		}
+	}
+	for _, secret := range []string{"sk-judge-secret", "owner-token", "JUDGE_KEY", "ASSAY_TOKEN"} {
+		if strings.Contains(env, secret) {
+			t.Errorf("Claude Code was given %s", secret)
+		}
+	}
+	stored, _ := f.db.Run(context.Background(), run.ID)
+	snap, _ := config.Stored(stored.Config)
+	got := " " + strings.Join(snap.Agent.Passed, " ") + " "
+	for _, name := range []string{"ANTHROPIC_VERTEX_PROJECT_ID", "CLAUDE_CODE_USE_VERTEX", "CLOUD_ML_REGION", "DISABLE_PROMPT_CACHING",
+		"HTTPS_PROXY", "TEAM_TOOLING_HOME", "VERTEX_REGION_CLAUDE_4_5_SONNET"} {
+		if !strings.Contains(got, " "+name+" ") {
+			t.Errorf("the run does not record it gave %s: %q", name, got)
+		}
+	}
+	if strings.Contains(got, "JUDGE_KEY") || strings.Contains(got, "ASSAY_TOKEN") || strings.Contains(got, "=") {
+		t.Errorf("the run records %q", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"assay/runner/config"
 	"assay/store"
@@ -45,6 +46,10 @@ func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int6
 	if unset := m.UnsetVariables(spec, spec.Evaluators, conditions); len(unset) > 0 {
 		return nil, unsetError(unset)
 	}
+	if err := m.checkVertex(ctx, spec, slices.ContainsFunc(spec.Evaluators, config.Evaluator.UsesJudge)); err != nil {
+		return nil, err
+	}
+	spec.Agent.Passed = m.ClaudeCodePassed(spec)
 	stored, err := m.db.Prices(ctx)
 	if err != nil {
 		return nil, err

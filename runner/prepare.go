@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -169,7 +171,7 @@ func (m *Manager) baseAgent(spec *config.Config) (agent.Agent, error) {
 		if err != nil {
 			return nil, err
 		}
-		env, err := m.claudeCodeEnv(spec.Agent)
+		env, err := m.claudeCodeEnv(spec)
 		if err != nil {
 			return nil, err
 		}
@@ -186,7 +188,7 @@ func (m *Manager) baseAgent(spec *config.Config) (agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	client := llm.New(llm.Config{
+	cfg := llm.Config{
 		Provider:    llmProvider(provider),
 		BaseURL:     spec.Agent.BaseURL,
 		Model:       model,
@@ -195,7 +197,15 @@ func (m *Manager) baseAgent(spec *config.Config) (agent.Agent, error) {
 		MaxTokens:   spec.Agent.MaxTokens,
 		CallTimeout: min(timeout, 120*time.Second),
 		Retry:       m.retry(spec),
-	}, m.opts.HTTPClient)
+	}
+	if provider == config.ProviderVertex {
+		v, err := m.vertexAccess(context.Background(), "agent.model")
+		if err != nil {
+			return nil, err
+		}
+		cfg = onVertex(cfg, model, v)
+	}
+	client := llm.New(cfg, m.opts.HTTPClient)
 	return agent.NewOpenAI(client, agent.OpenAIOptions{MaxTurns: spec.Agent.MaxTurns, Getenv: m.opts.Getenv, Logger: m.log}), nil
 }
 
@@ -280,16 +290,28 @@ func (m *Manager) judgeClient(spec *config.Config, j config.Judge, keyField stri
 		return nil, err
 	}
 	t := j.Temperature
-	return llm.New(llm.Config{
+	base := j.BaseURL
+	if provider == config.ProviderAnthropic && base == "" {
+		base = m.opts.Getenv("ANTHROPIC_BASE_URL") // as LiteLLM, under k-eval, reads it
+	}
+	cfg := llm.Config{
 		Provider:    llmProvider(provider),
-		BaseURL:     j.BaseURL,
+		BaseURL:     base,
 		Model:       model,
 		APIKey:      key,
 		Temperature: &t,
 		Seed:        &seed,
 		CallTimeout: seconds(j.TimeoutSeconds, 120),
 		Retry:       m.retry(spec),
-	}, m.opts.HTTPClient), nil
+	}
+	if provider == config.ProviderVertex {
+		v, err := m.vertexAccess(context.Background(), strings.Replace(keyField, "api_key_env", "model", 1))
+		if err != nil {
+			return nil, err
+		}
+		cfg = onVertex(cfg, model, v)
+	}
+	return llm.New(cfg, m.opts.HTTPClient), nil
 }
 
 // judgeModel is the model the judge's calls are priced as: its name

@@ -73,9 +73,10 @@ type RunFacts struct {
 	Repetitions      int
 	AgentModel       string
 	AgentBaseURL     string
-	AgentKeyEnv      string // the variable's name; keys are never shown
-	AgentCommand     string // a command agent's program and arguments; "" for openai
-	AgentTemperature string // "" when the server's default
+	AgentKeyEnv      string   // the variable's name; keys are never shown
+	AgentCommand     string   // a command agent's program and arguments; "" for openai
+	AgentPassed      []string // the variables passed on to Claude Code, by name
+	AgentTemperature string   // "" when the server's default
 	AgentMaxTokens   int
 	JudgeModel       string
 	Panel            []PanelJudge  // a judge panel's judges; empty for one judge

@@ -89,6 +89,7 @@ func runFacts(sc *reportScope, answered []store.ModelUse) templates.RunFacts {
 		AgentBaseURL:     cfg.Agent.BaseURL,
 		AgentKeyEnv:      cfg.Agent.APIKeyEnv,
 		AgentCommand:     strings.Join(cfg.Agent.Command, " "),
+		AgentPassed:      cfg.Agent.Passed,
 		AgentMaxTokens:   cfg.Agent.MaxTokens,
 		JudgeBaseURL:     cfg.Judge.BaseURL,
 		JudgeTemperature: cfg.Judge.Temperature,

@@ -179,6 +179,10 @@ type Agent struct {
 	// the judge or of assay. Values may hold ${NAME} references, kept as
 	// written and resolved when the run starts.
 	Env map[string]string `yaml:"env,raw" json:"env,omitempty"`
+	// Passed names the variables of the environment passed on to Claude
+	// Code when the run was made (its own: provider, region, proxies), for
+	// the run's page; names only. Set by assay, never read from a file.
+	Passed []string `yaml:"-" json:"passed,omitempty"`
 	// Models makes the run's models an axis like its conditions: every
 	// sample is answered under every condition by each model. Each model
 	// overrides the agent's model, base_url, api_key_env, temperature and

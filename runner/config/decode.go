@@ -117,6 +117,10 @@ func (d *decoder) decodeKeyed(n *yaml.Node, v reflect.Value, path string, raw bo
 }
 
 func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, raw bool) {
+	if n.Kind == yaml.SequenceNode && strings.HasSuffix(path, ".env") && v.Type() == reflect.TypeFor[map[string]string]() {
+		d.decodeEnvNames(n, v, path)
+		return
+	}
 	if !d.want(n, yaml.MappingNode, v.Type(), path) {
 		return
 	}
@@ -128,6 +132,23 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, raw bool
 		d.decode(val, elem, p, raw)
 		v.SetMapIndex(reflect.ValueOf(key).Convert(v.Type().Key()), elem)
 	})
+}
+
+// decodeEnvNames reads an env written as a list of variables' names
+// (env: [CLAUDE_CODE_USE_VERTEX, CLOUD_ML_REGION]): each is passed on from
+// the environment, as NAME: ${NAME} would be.
+func (d *decoder) decodeEnvNames(n *yaml.Node, v reflect.Value, path string) {
+	if v.IsNil() {
+		v.Set(reflect.MakeMap(v.Type()))
+	}
+	for i, item := range n.Content {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		if item.Kind != yaml.ScalarNode || !validVarName(item.Value) {
+			d.fail(item.Line, p, "want the name of an environment variable, such as CLOUD_ML_REGION")
+			continue
+		}
+		v.SetMapIndex(reflect.ValueOf(item.Value), reflect.ValueOf("${"+item.Value+"}"))
+	}
 }
 
 func (d *decoder) decodeList(n *yaml.Node, v reflect.Value, path string, raw bool) {

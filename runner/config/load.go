@@ -149,10 +149,8 @@ func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*C
 		c.Agent.Model = c.Agent.Models[0].Model // what reads one model reads the first
 	}
 	if (c.Agent.Type == AgentOpenAI || c.Agent.Type == AgentAnthropic) && c.Agent.BaseURL == "" && c.Agent.APIKeyEnv == "" {
-		c.Agent.APIKeyEnv = DefaultKeyEnv
-		if p, _, _ := c.Agent.Resolve(); p == ProviderAnthropic {
-			c.Agent.APIKeyEnv = AnthropicKeyEnv
-		}
+		p, _, _ := c.Agent.Resolve()
+		c.Agent.APIKeyEnv = keyEnvOf(p)
 	}
 	for i := range c.Judges {
 		j := &c.Judges[i]
@@ -187,19 +185,15 @@ func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*C
 			case m.BaseURL != "":
 				m.APIKeyEnv = c.Agent.APIKeyEnv
 			default:
-				m.APIKeyEnv = DefaultKeyEnv
-				if p, _, _ := c.Agent.WithModel(*m).Resolve(); p == ProviderAnthropic {
-					m.APIKeyEnv = AnthropicKeyEnv
-				}
+				p, _, _ := c.Agent.WithModel(*m).Resolve()
+				m.APIKeyEnv = keyEnvOf(p)
 			}
 		}
 	}
 	for _, j := range append([]*Judge{&c.Judge}, pointers(c.Judges)...) {
 		if j.BaseURL == "" && j.APIKeyEnv == "" {
-			j.APIKeyEnv = DefaultKeyEnv
-			if p, _, _ := j.Resolve(); p == ProviderAnthropic {
-				j.APIKeyEnv = AnthropicKeyEnv
-			}
+			p, _, _ := j.Resolve()
+			j.APIKeyEnv = keyEnvOf(p)
 		}
 	}
 	c.Dataset.Path = resolvePath(dir, c.Dataset.Path)

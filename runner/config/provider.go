@@ -12,6 +12,11 @@ type Provider string
 const (
 	ProviderOpenAI    Provider = "openai"    // any OpenAI-compatible chat completions API
 	ProviderAnthropic Provider = "anthropic" // the Anthropic Messages API
+	// ProviderVertex is Google's Vertex AI, as LiteLLM's "vertex_ai/…"
+	// models reach it: Claude through Anthropic's endpoint there, other
+	// models (Gemini) through Vertex's OpenAI-compatible one, with Google's
+	// Application Default Credentials.
+	ProviderVertex Provider = "vertex_ai"
 )
 
 // AnthropicKeyEnv names the variable of Anthropic's key, assumed for an
@@ -20,16 +25,18 @@ const AnthropicKeyEnv = "ANTHROPIC_API_KEY"
 
 // otherProviders are LiteLLM prefixes of providers assay reaches only
 // through an OpenAI-compatible proxy.
-var otherProviders = []string{"vertex_ai", "vertex_ai_beta", "bedrock", "bedrock_converse", "azure", "azure_ai",
+var otherProviders = []string{"bedrock", "bedrock_converse", "azure", "azure_ai",
 	"gemini", "sagemaker", "watsonx", "cohere", "mistral", "groq", "together_ai", "fireworks_ai", "deepseek"}
 
 // Resolve is the judge's provider and the model name to send. A judge with
-// a type uses it; one without a base URL whose model has a LiteLLM-style
-// prefix (k-eval's "anthropic/claude-…", "openai/gpt-…") takes the provider
-// from the prefix and sends the model without it; a prefix of a provider
-// assay does not speak is an error that says how to reach it through a
-// proxy. With a base URL the model goes to the server as written: a LiteLLM
-// proxy knows "vertex_ai/claude-opus-4-5".
+// a type uses it; one whose model has a LiteLLM-style prefix (k-eval's
+// "vertex_ai/claude-…", "anthropic/claude-…", "openai/gpt-…") takes the
+// provider from the prefix and sends the model without it, a base URL then
+// only replacing the provider's address (a proxy that speaks its API); a
+// prefix of a provider assay does not speak is an error that says how to
+// reach it through a proxy. With a base URL an "openai/" name, or any
+// name under type openai, goes to the server as written: a LiteLLM proxy
+// knows "vertex_ai/claude-opus-4-5".
 func (j Judge) Resolve() (Provider, string, error) {
 	return resolve("judge", j.Type, j.Model, j.BaseURL)
 }
@@ -45,22 +52,35 @@ func (a Agent) Resolve() (Provider, string, error) {
 }
 
 func resolve(what string, t Provider, model, baseURL string) (Provider, string, error) {
+	prefix, name, ok := strings.Cut(model, "/")
 	switch t {
-	case ProviderOpenAI, ProviderAnthropic:
+	case ProviderOpenAI:
+		return t, model, nil
+	case ProviderAnthropic, ProviderVertex:
+		if ok && (prefix == string(t) || t == ProviderVertex && prefix == "vertex_ai_beta") {
+			return t, name, nil
+		}
 		return t, model, nil
 	case "":
 	default:
-		return "", "", fmt.Errorf("%s.type: unknown provider %q (want openai or anthropic)", what, t)
+		return "", "", fmt.Errorf("%s.type: unknown provider %q (want openai, anthropic or vertex_ai)", what, t)
 	}
-	prefix, name, ok := strings.Cut(model, "/")
-	if !ok || baseURL != "" {
+	if !ok {
 		return ProviderOpenAI, model, nil
 	}
 	switch prefix {
 	case "openai":
+		if baseURL != "" {
+			return ProviderOpenAI, model, nil
+		}
 		return ProviderOpenAI, name, nil
 	case "anthropic":
 		return ProviderAnthropic, name, nil
+	case "vertex_ai", "vertex_ai_beta":
+		return ProviderVertex, name, nil
+	}
+	if baseURL != "" {
+		return ProviderOpenAI, model, nil
 	}
 	for _, p := range otherProviders {
 		if prefix == p {
@@ -71,4 +91,17 @@ func resolve(what string, t Provider, model, baseURL string) (Provider, string, 
 		}
 	}
 	return ProviderOpenAI, model, nil
+}
+
+// keyEnvOf is the variable a provider's key is read from unless the file
+// names one: OPENAI_API_KEY, ANTHROPIC_API_KEY, or none for Vertex AI,
+// which is reached with Google's credentials.
+func keyEnvOf(p Provider) string {
+	switch p {
+	case ProviderAnthropic:
+		return AnthropicKeyEnv
+	case ProviderVertex:
+		return ""
+	}
+	return DefaultKeyEnv
 }

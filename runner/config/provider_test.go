@@ -16,10 +16,15 @@ func TestJudgeProvider(t *testing.T) {
 		{Judge{Model: "openai/gpt-4o"}, ProviderOpenAI, "gpt-4o", ""},
 		{Judge{Model: "anthropic/claude-opus-4-5"}, ProviderAnthropic, "claude-opus-4-5", ""},
 		{Judge{Type: ProviderAnthropic, Model: "claude-opus-4-5"}, ProviderAnthropic, "claude-opus-4-5", ""},
-		// Behind a proxy the name goes as written: LiteLLM knows it.
-		{Judge{Model: "vertex_ai/claude-opus-4-5", BaseURL: "http://localhost:4000/v1"}, ProviderOpenAI, "vertex_ai/claude-opus-4-5", ""},
+		// Vertex AI as LiteLLM spells it; a base URL replaces its address only.
+		{Judge{Model: "vertex_ai/claude-opus-4-5"}, ProviderVertex, "claude-opus-4-5", ""},
+		{Judge{Model: "vertex_ai/gemini-2.5-pro", BaseURL: "http://127.0.0.1:9000"}, ProviderVertex, "gemini-2.5-pro", ""},
+		{Judge{Model: "anthropic/claude-opus-4-5", BaseURL: "http://127.0.0.1:9000"}, ProviderAnthropic, "claude-opus-4-5", ""},
+		// Under type openai the name goes as written: a LiteLLM proxy knows it.
+		{Judge{Type: ProviderOpenAI, Model: "vertex_ai/claude-opus-4-5", BaseURL: "http://localhost:4000/v1"}, ProviderOpenAI, "vertex_ai/claude-opus-4-5", ""},
+		{Judge{Model: "openai/gpt-4o", BaseURL: "http://localhost:4000/v1"}, ProviderOpenAI, "openai/gpt-4o", ""},
 		{Judge{Model: "meta-llama/Llama-3.3-70B-Instruct"}, ProviderOpenAI, "meta-llama/Llama-3.3-70B-Instruct", ""},
-		{Judge{Model: "vertex_ai/claude-opus-4-5"}, "", "", `judge.model "vertex_ai/claude-opus-4-5": assay does not reach vertex_ai directly. Point judge.base_url at an OpenAI-compatible proxy`},
+		{Judge{Model: "bedrock/anthropic.claude-3"}, "", "", `judge.model "bedrock/anthropic.claude-3": assay does not reach bedrock directly. Point judge.base_url at an OpenAI-compatible proxy`},
 		{Judge{Model: "bedrock/anthropic.claude-3"}, "", "", "or, for a Claude model, use judge.type: anthropic"},
 		{Judge{Type: "gemini", Model: "x"}, "", "", `judge.type: unknown provider "gemini"`},
 	} {

@@ -29,13 +29,17 @@ func newAnthropic(cfg Config, hc *doer) anthropic.Client {
 	if base == "" {
 		base = "https://api.anthropic.com/"
 	}
-	return anthropic.NewClient(
+	opts := []option.RequestOption{
 		option.WithAPIKey(cfg.APIKey),
 		option.WithBaseURL(base),
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0),
 		option.WithoutOpenTelemetry(),
-	)
+	}
+	if cfg.Vertex != nil {
+		opts = append(opts, option.WithBaseURL(vertexBase(cfg)+"/"), option.WithMiddleware(vertexMessages(cfg.Vertex)))
+	}
+	return anthropic.NewClient(opts...)
 }
 
 // anthropicParams turns a chat request into a Messages API request: system

@@ -71,11 +71,18 @@ func New(cfg Config, hc *http.Client) *Client {
 	if hc == nil {
 		hc = &http.Client{Transport: transport}
 	}
+	if cfg.Vertex != nil {
+		hc = withTokens(hc, cfg.Vertex.Tokens)
+		cfg.APIKey = ""
+	}
 	if cfg.Provider == ProviderAnthropic {
 		a := newAnthropic(cfg, &doer{hc: hc})
 		return &Client{cfg: cfg, anth: &a}
 	}
 	base := strings.TrimRight(cmp.Or(cfg.BaseURL, defaultOpenAIURL), "/")
+	if cfg.Vertex != nil {
+		base = vertexBase(cfg) + cfg.Vertex.path() + "/endpoints/openapi"
+	}
 	return &Client{cfg: cfg, hc: hc, chatURL: base + "/chat/completions"}
 }
 

@@ -67,6 +67,9 @@ type Config struct {
 	// CallTimeout is the deadline of each attempt.
 	CallTimeout time.Duration
 	Retry       RetryPolicy
+	// Vertex, when set, reaches the model through Google's Vertex AI
+	// (BaseURL then replaces Vertex's address); APIKey is not sent.
+	Vertex *Vertex
 }
 
 // withDefaults returns cfg with every zero knob set to its default.

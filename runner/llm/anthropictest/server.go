@@ -1,5 +1,8 @@
 // Package anthropictest is a fake Anthropic Messages API for tests: POST
-// /v1/messages, answered whole or streamed as server-sent events, with text,
+// /v1/messages, and Anthropic's models on Google's Vertex AI (POST
+// /v1/projects/P/locations/L/publishers/anthropic/models/M:rawPredict or
+// :streamRawPredict, the model in the path and anthropic_version in the
+// body), answered whole or streamed as server-sent events, with text,
 // tool use, usage (cache reads and writes included) and the failures a real
 // server has — 429 with Retry-After, 5xx, malformed bodies, dropped and
 // hanging connections. A Handler scripts the answers; Requests and Stats
@@ -15,6 +18,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"sync"
 	"time"
 )
@@ -36,7 +40,18 @@ type Request struct {
 	ToolChoice  json.RawMessage `json:"tool_choice"`
 	Stream      bool            `json:"stream"`
 	Temperature *float64        `json:"temperature"`
+	// Vertex is set for a request on Vertex AI's path: its project and
+	// location, and the anthropic_version its body named.
+	Vertex *Vertex `json:"-"`
 }
+
+// Vertex is what a request on Vertex AI's path named.
+type Vertex struct {
+	Project, Location, Version string
+}
+
+// vertexPath matches Anthropic's endpoint on Vertex AI.
+var vertexPath = regexp.MustCompile(`^/v1/projects/([^/]+)/locations/([^/]+)/publishers/anthropic/models/([^/:]+):(rawPredict|streamRawPredict)$`)
 
 // Message is one turn of the conversation.
 type Message struct {
@@ -151,7 +166,8 @@ func (s *Server) Stats() Stats {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
+	vertex := vertexPath.FindStringSubmatch(r.URL.Path)
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" && vertex == nil {
 		s.mu.Lock()
 		s.stats.Other = append(s.stats.Other, r.Method+" "+r.URL.Path)
 		s.mu.Unlock()
@@ -162,6 +178,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	req := &Request{Header: r.Header.Clone(), Body: body}
 	if err == nil {
 		err = json.Unmarshal(body, req)
+	}
+	if err == nil && vertex != nil {
+		var v struct {
+			Version string          `json:"anthropic_version"`
+			Model   json.RawMessage `json:"model"`
+		}
+		json.Unmarshal(body, &v)
+		switch {
+		case v.Version == "":
+			err = fmt.Errorf("anthropic_version: required on Vertex AI")
+		case v.Model != nil:
+			err = fmt.Errorf("model: the model goes in the path on Vertex AI, not the body")
+		}
+		req.Model, req.Vertex = vertex[3], &Vertex{Project: vertex[1], Location: vertex[2], Version: v.Version}
+		req.Stream = req.Stream || vertex[4] == "streamRawPredict"
 	}
 	if err != nil {
 		s.writeError(w, http.StatusBadRequest, "invalid_request_error", "the body is not a messages request: "+err.Error(), "")

@@ -194,3 +194,7 @@ func fencedSchema(text string) (map[string]any, bool) {
 		rest = rest[end+3:]
 	}
 }
+
+// Structured reports whether the request asks for its answer through
+// response_format json_schema (structured output).
+func (r *ChatRequest) Structured() bool { return r.structured() }

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"time"
 )
@@ -123,7 +124,10 @@ func (s *Server) Requests() []*ChatRequest {
 
 // serve handles one HTTP request.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || (r.URL.Path != "/v1/chat/completions" && r.URL.Path != "/chat/completions") {
+	// Vertex AI's OpenAI-compatible endpoint is
+	// /v1/projects/P/locations/L/endpoints/openapi/chat/completions.
+	vertex := strings.HasPrefix(r.URL.Path, "/v1/projects/") && strings.HasSuffix(r.URL.Path, "/endpoints/openapi/chat/completions")
+	if r.Method != http.MethodPost || (r.URL.Path != "/v1/chat/completions" && r.URL.Path != "/chat/completions" && !vertex) {
 		s.write(w, r, nil, Reply{Status: http.StatusNotFound, Content: "no route " + r.Method + " " + r.URL.Path})
 		return
 	}
