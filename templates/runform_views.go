@@ -107,6 +107,7 @@ type EstimateView struct {
 	CostUSD     float64
 	Unpriced    []string   // models without a price
 	UnsetEnv    []UnsetVar // variables the run needs that the server's environment lacks
+	Warnings    []string   // what the settings say that their author should know (a judge's temperature above 0)
 	BudgetUSD   float64    // 0: none
 }
 

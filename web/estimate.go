@@ -50,6 +50,7 @@ func (s *Server) estimate(ctx context.Context, f templates.RunForm) (templates.E
 		Conditions:  len(spec.conditions),
 		Repetitions: cfg.Execution.NumRepetitions,
 		Models:      len(cfg.Agent.Models),
+		Warnings:    cfg.Warnings(),
 		SampleRate:  cfg.JudgeSampleRate,
 		JudgeReps:   cfg.JudgeRepetitions,
 		AgentCalls:  e.AgentCalls,

@@ -148,3 +148,18 @@ func TestTheLivePageSaysWhatIsInFlight(t *testing.T) {
 		t.Errorf("a cancelled run still shows calls in flight: %q", text(doc, "#in-flight"))
 	}
 }
+
+// A judge's temperature above 0 is warned of before launch, as k-eval warns.
+func TestTheEstimateWarnsOfAWarmJudge(t *testing.T) {
+	f := newRunServer(t, rubricAgent("An answer."))
+	form := f.runForm(f.qaDataset(2), f.conditions("baseline"))
+	form.Set("judge_temperature", "0.7")
+	_, doc := f.postForm("/runs/estimate", form)
+	if got := text(doc, ".run-warning"); !strings.Contains(got, "judge.temperature is 0.7: above 0 the judge scores the same answer differently") {
+		t.Errorf("warning %q", got)
+	}
+	form.Set("judge_temperature", "0")
+	if _, doc := f.postForm("/runs/estimate", form); doc.Find(".run-warning").Length() != 0 {
+		t.Errorf("a judge at 0 is warned of: %q", text(doc, ".run-warning"))
+	}
+}

@@ -29,6 +29,7 @@ type ciFlags struct {
 	junit           string
 	summaryMD       string
 	reportURL       string
+	maxErrorRate    float64
 
 	baselineID int64 // the baseline chosen, 0 for none
 	note       string
@@ -50,6 +51,7 @@ func (ci *ciFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&ci.junit, "junit", "", "write JUnit XML here: one test case per condition and gate")
 	fs.StringVar(&ci.summaryMD, "summary-md", "", "write a markdown summary here (e.g. $GITHUB_STEP_SUMMARY)")
 	fs.StringVar(&ci.reportURL, "report-url", "", "the server's base URL, for a link to /runs/ID in the summary ({run_id} is replaced when present)")
+	fs.Float64Var(&ci.maxErrorRate, "max-error-rate", gate.DefaultMaxErrorRate, "exit 2 when more than this share of a condition's tasks failed (agent and judge errors counted), or when an evaluator has no score under a condition")
 }
 
 // check rejects flags that contradict each other.
@@ -61,6 +63,8 @@ func (ci *ciFlags) check() error {
 		return fmt.Errorf("run: --baseline %d: a run id is a positive number", ci.baseline)
 	case ci.tolerance < 0 || math.IsNaN(ci.tolerance) || math.IsInf(ci.tolerance, 0):
 		return fmt.Errorf("run: --tolerance must be a number ≥ 0")
+	case !(ci.maxErrorRate >= 0 && ci.maxErrorRate <= 1):
+		return fmt.Errorf("run: --max-error-rate must be between 0 and 1")
 	case ci.gateRegressions && ci.baseline == 0 && !ci.baselineLatest:
 		return fmt.Errorf("run: --gate-regressions needs --baseline RUN_ID or --baseline-latest")
 	}
@@ -155,7 +159,8 @@ func conditionNames(cs []store.Condition) []string {
 // ciVerdict is the verdict and what assay run prints of it.
 type ciVerdict struct {
 	gate.Verdict
-	note string
+	note   string
+	health []string // what makes the completed run no result (gate.Health)
 }
 
 // verdict judges the finished run.
@@ -165,7 +170,7 @@ func (ci *ciFlags) verdict(ctx context.Context, db *store.DB, id int64) (*ciVerd
 		return nil, err
 	}
 	v := &ciVerdict{Verdict: gate.Verdict{Summary: r.Summary, Gates: gate.Judge(ci.gates, r.Summary),
-		FailRegressions: ci.gateRegressions, ReportURL: ci.url(id)}, note: ci.note}
+		FailRegressions: ci.gateRegressions, ReportURL: ci.url(id)}, note: ci.note, health: gate.Health(r, ci.maxErrorRate)}
 	if ci.baselineID != 0 {
 		base, err := report.Load(ctx, db, ci.baselineID)
 		if err != nil {
@@ -221,10 +226,13 @@ type runOutput struct {
 	Gates    []gate.Result    `json:"gates,omitempty"`
 	Baseline *gate.Comparison `json:"baseline,omitempty"`
 	Note     string           `json:"note,omitempty"`
+	// Unhealthy says what makes a completed run no result: an evaluator
+	// without a score, errors over --max-error-rate (exit 2).
+	Unhealthy []string `json:"unhealthy,omitempty"`
 }
 
 func (v *ciVerdict) output() runOutput {
-	out := runOutput{Summary: v.Summary.Grouped(), Gates: v.Gates, Baseline: v.Baseline, Note: v.note}
+	out := runOutput{Summary: v.Summary.Grouped(), Gates: v.Gates, Baseline: v.Baseline, Note: v.note, Unhealthy: v.health}
 	if len(v.Gates) > 0 || v.Baseline != nil {
 		p := v.Passed()
 		out.Passed = &p
@@ -252,6 +260,12 @@ func (v *ciVerdict) failures() string {
 func printVerdict(w io.Writer, v *ciVerdict) {
 	if v.note != "" {
 		fmt.Fprintln(w, v.note)
+	}
+	if len(v.health) > 0 {
+		fmt.Fprintln(w, "\nnot a result to act on:")
+		for _, h := range v.health {
+			fmt.Fprintf(w, "  %s\n", h)
+		}
 	}
 	if len(v.Gates) > 0 {
 		fmt.Fprintln(w, "\ngates:")

@@ -131,6 +131,9 @@ func createRun(ctx context.Context, m *runner.Manager, db *store.DB, path string
 	if err != nil {
 		return 0, err
 	}
+	for _, w := range cfg.Warnings() {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
 	fmt.Fprintf(stderr, "run %d: %d tasks (%s × %s)\n", run.ID, run.TotalTasks,
 		plural(len(run.Conditions), "condition"), plural(run.Repetitions, "repetition"))
 	return run.ID, nil
@@ -151,6 +154,9 @@ func runExit(v *ciVerdict, status store.RunStatus, stderr io.Writer) error {
 			msg += ": " + v.Summary.Message
 		}
 		return &exitError{code: exitIncomplete, err: errors.New(msg)}
+	}
+	if len(v.health) > 0 {
+		return &exitError{code: exitIncomplete, err: fmt.Errorf("run %d completed, but %s", id, strings.Join(v.health, "; "))}
 	}
 	if !v.Passed() {
 		return &exitError{code: exitGateFailed, err: fmt.Errorf("run %d: %s", id, v.failures())}

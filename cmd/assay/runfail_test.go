@@ -101,10 +101,13 @@ execution: {num_repetitions: 3}
 	code, out, _ := b.run("--json")
 	var first struct {
 		Errors, Results int
+		Unhealthy       []string
 	}
 	json.Unmarshal([]byte(out), &first)
-	if code != 0 || first.Errors != 3 || first.Results != 6 {
-		t.Fatalf("first run: exit %d, %d errors of %d results", code, first.Errors, first.Results)
+	// Half of the tasks failed: completed, but no result to act on (exit 2).
+	if code != 2 || first.Errors != 3 || first.Results != 6 || len(first.Unhealthy) != 1 ||
+		!strings.Contains(first.Unhealthy[0], "baseline: 3 failed calls over 6 tasks (50%, more than --max-error-rate 0.1)") {
+		t.Fatalf("first run: exit %d, %d errors of %d results, %q", code, first.Errors, first.Results, first.Unhealthy)
 	}
 	before := calls.Load()
 	broken.Store(false)
@@ -135,5 +138,36 @@ func TestSummaryPrintsPassAtK(t *testing.T) {
 		PassAtKCI95: map[string][2]float64{"1": {0.1, 0.9}, "2": {0.4, 1}, "10": {0.7, 1}}}}})
 	if want := "baseline: pass@1 0.500 [0.100, 0.900] · pass@2 0.750 [0.400, 1.000] · pass@10 0.900 [0.700, 1.000]"; !strings.Contains(out.String(), want) {
 		t.Errorf("summary:\n%s\nwant a line %q", out.String(), want)
+	}
+}
+
+// A run whose every judge call failed completes, but is no result: exit 2,
+// saying which condition and evaluator have no score, whatever error rate
+// is allowed; a few failures under the rate leave it a result.
+func TestARunWithoutScoresIsNotGreen(t *testing.T) {
+	judgeDown := func(*llmtest.ChatRequest) llmtest.Reply { return llmtest.Reply{Status: 401, Content: "invalid x-api-key"} }
+	srv := llmtest.New(llmtest.JudgeAndAgent(judgeDown, llmtest.Text("4")))
+	defer srv.Close()
+	b := &gateBench{dir: t.TempDir()}
+	var data strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&data, "{\"question\": \"%d+%d?\", \"answer\": \"%d\"}\n", i, i, 2*i)
+	}
+	os.WriteFile(filepath.Join(b.dir, "questions.jsonl"), []byte(data.String()), 0o644)
+	b.cfg, b.db = filepath.Join(b.dir, "run.yaml"), filepath.Join(b.dir, "assay.db")
+	os.WriteFile(b.cfg, []byte(fmt.Sprintf(`name: no-scores
+dataset: {path: ./questions.jsonl}
+agent: {type: openai, model: agent-model, base_url: %q}
+judge: {model: judge-model, base_url: %[1]q}
+conditions: {baseline: {system_prompt: "Answer briefly."}}
+execution: {num_repetitions: 1}
+`, srv.URL)), 0o644)
+	code, out, errOut := b.run("--max-error-rate", "1")
+	if code != 2 || !strings.Contains(errOut, "baseline: rubric has no score (20 results, 0 agent and 20 judge errors)") ||
+		!strings.Contains(out, "not a result to act on:") {
+		t.Errorf("every judge call failed: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if code, _, errOut := b.run("--max-error-rate", "2"); code != 3 || !strings.Contains(errOut, "--max-error-rate must be between 0 and 1") {
+		t.Errorf("a rate of 2: exit %d, %s", code, errOut)
 	}
 }

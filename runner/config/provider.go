@@ -105,3 +105,20 @@ func keyEnvOf(p Provider) string {
 	}
 	return DefaultKeyEnv
 }
+
+// Warnings are what a run file may say but should know it says: a judge's
+// temperature above 0 makes its scores vary from call to call (k-eval
+// warns of it too).
+func (c *Config) Warnings() []string {
+	var out []string
+	for i, j := range c.Panel() {
+		if j.Temperature > 0 {
+			field := "judge.temperature"
+			if len(c.Judges) > 0 {
+				field = fmt.Sprintf("judges[%d].temperature", i)
+			}
+			out = append(out, fmt.Sprintf("%s is %g: above 0 the judge scores the same answer differently from call to call; 0 keeps its scores for the agent's differences", field, j.Temperature))
+		}
+	}
+	return out
+}
