@@ -145,7 +145,9 @@ func TestSummaryPrintsPassAtK(t *testing.T) {
 // saying which condition and evaluator have no score, whatever error rate
 // is allowed; a few failures under the rate leave it a result.
 func TestARunWithoutScoresIsNotGreen(t *testing.T) {
-	judgeDown := func(*llmtest.ChatRequest) llmtest.Reply { return llmtest.Reply{Status: 401, Content: "invalid x-api-key"} }
+	judgeDown := func(*llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Status: 401, Content: "invalid x-api-key"}
+	}
 	srv := llmtest.New(llmtest.JudgeAndAgent(judgeDown, llmtest.Text("4")))
 	defer srv.Close()
 	b := &gateBench{dir: t.TempDir()}
