@@ -96,17 +96,19 @@ type Detailed struct {
 // Instance is one line of the instance file: one sample under one
 // condition, every repetition.
 type Instance struct {
-	SchemaVersion   string     `json:"schema_version"`
-	EvaluationID    string     `json:"evaluation_id"`
-	ModelID         string     `json:"model_id"`
-	EvaluationName  string     `json:"evaluation_name"`
-	SampleIdx       SampleIdx  `json:"sample_idx"`
-	InteractionType string     `json:"interaction_type"`
-	Input           Input      `json:"input"`
-	Output          Output     `json:"output"`
-	Evaluation      Evaluation `json:"evaluation"`
-	TokenUsage      TokenUsage `json:"token_usage"`
-	RunDetails      []Run      `json:"run_details"`
+	SchemaVersion   string    `json:"schema_version"`
+	EvaluationID    string    `json:"evaluation_id"`
+	ModelID         string    `json:"model_id"`
+	EvaluationName  string    `json:"evaluation_name"`
+	SampleIdx       SampleIdx `json:"sample_idx"`
+	InteractionType string    `json:"interaction_type"`
+	Input           Input     `json:"input"`
+	Output          Output    `json:"output"`
+	// AnswerAttribution is k-eval 1.1's trace of each repetition.
+	AnswerAttribution []Attribution `json:"answer_attribution,omitempty"`
+	Evaluation        Evaluation    `json:"evaluation"`
+	TokenUsage        TokenUsage    `json:"token_usage"`
+	RunDetails        []Run         `json:"run_details"`
 }
 
 // SampleIdx is a sample's 0-based position in the dataset file. k-eval
@@ -138,9 +140,36 @@ type Input struct {
 	Reference string `json:"reference"`
 }
 
-// Output holds each repetition's answer.
+// Output holds each repetition's answer (k-eval before 1.1: raw_runs), or
+// the first repetition's answer and its reasoning (k-eval 1.1: raw and
+// reasoning_trace, every repetition's answer then in run_details).
 type Output struct {
-	RawRuns []string `json:"raw_runs"`
+	RawRuns        []string `json:"raw_runs,omitempty"`
+	Raw            string   `json:"raw,omitempty"`
+	ReasoningTrace string   `json:"reasoning_trace,omitempty"`
+}
+
+// Attribution is one entry of k-eval 1.1's answer_attribution: a step of a
+// repetition — an MCP tool's call and result, or the agent's own text.
+type Attribution struct {
+	RepetitionIndex int             `json:"repetition_index"`
+	TurnIdx         int             `json:"turn_idx"`
+	Source          string          `json:"source"` // mcp_tool or agent_reasoning
+	ExtractedValue  string          `json:"extracted_value"`
+	IsTerminal      bool            `json:"is_terminal"`
+	ToolName        string          `json:"tool_name,omitempty"`
+	ToolError       json.RawMessage `json:"tool_error,omitempty"` // a message, a flag or null
+	DurationMS      *int64          `json:"duration_ms,omitempty"`
+}
+
+// failed reads tool_error: true, or a message, is a failure.
+func (a Attribution) failed() bool {
+	var flag bool
+	if json.Unmarshal(a.ToolError, &flag) == nil {
+		return flag
+	}
+	var msg string
+	return json.Unmarshal(a.ToolError, &msg) == nil && msg != ""
 }
 
 // Evaluation holds the sample's figures under the condition:
@@ -161,6 +190,7 @@ type TokenUsage struct {
 type Run struct {
 	RepetitionIndex int
 	AgentResponse   string
+	ReasoningTrace  string // k-eval 1.1: the agent's text before its answer
 	CostUSD         *float64
 	DurationMS      *int64
 	NumTurns        *int
@@ -171,8 +201,8 @@ type Run struct {
 }
 
 // runFields are the keys of a run detail that are not metrics.
-var runFields = map[string]bool{"repetition_index": true, "agent_response": true, "cost_usd": true, "duration_ms": true,
-	"num_turns": true, "error": true, "error_kind": true, "judge_error": true}
+var runFields = map[string]bool{"repetition_index": true, "agent_response": true, "reasoning_trace": true, "cost_usd": true,
+	"duration_ms": true, "num_turns": true, "error": true, "error_kind": true, "judge_error": true}
 
 // MarshalJSON writes the run as k-eval does, metrics after its fields.
 func (r Run) MarshalJSON() ([]byte, error) {
@@ -199,7 +229,7 @@ func (r *Run) UnmarshalJSON(b []byte) error {
 	fields := []struct {
 		key string
 		dst any
-	}{{"repetition_index", &r.RepetitionIndex}, {"agent_response", &r.AgentResponse}, {"cost_usd", &r.CostUSD},
+	}{{"repetition_index", &r.RepetitionIndex}, {"agent_response", &r.AgentResponse}, {"reasoning_trace", &r.ReasoningTrace}, {"cost_usd", &r.CostUSD},
 		{"duration_ms", &r.DurationMS}, {"num_turns", &r.NumTurns}, {"error", &r.Error}, {"error_kind", &r.ErrorKind},
 		{"judge_error", &r.JudgeError}}
 	for _, f := range fields {
@@ -214,11 +244,12 @@ func (r *Run) UnmarshalJSON(b []byte) error {
 		if runFields[k] {
 			continue
 		}
+		// A number or null is a metric's score; another tool's field of
+		// another kind (a text, a list) is no metric, and no error.
 		var f *float64
-		if err := json.Unmarshal(v, &f); err != nil {
-			return fmt.Errorf("run_details.%s: want a score (a number or null), got %.40s", k, v)
+		if json.Unmarshal(v, &f) == nil {
+			r.Scores[k] = f
 		}
-		r.Scores[k] = f
 	}
 	return nil
 }

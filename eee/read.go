@@ -343,6 +343,29 @@ func (r *reader) build() (*store.RunImport, error) {
 	return imp, nil
 }
 
+// toolCalls are a repetition's MCP tool calls in k-eval 1.1's
+// answer_attribution, as the results' tool calls.
+func toolCalls(trace []Attribution, rep int) []store.ToolCall {
+	var out []store.ToolCall
+	for _, a := range trace {
+		if a.RepetitionIndex != rep || a.Source != "mcp_tool" {
+			continue
+		}
+		server, tool := "", a.ToolName
+		if rest, ok := strings.CutPrefix(tool, "mcp__"); ok { // Claude Code's mcp__SERVER__TOOL
+			if s, t, ok := strings.Cut(rest, "__"); ok {
+				server, tool = s, t
+			}
+		}
+		tc := store.ToolCall{Turn: a.TurnIdx, Server: server, Tool: tool, Result: a.ExtractedValue, IsError: a.failed()}
+		if a.DurationMS != nil {
+			tc.DurationMS = *a.DurationMS
+		}
+		out = append(out, tc)
+	}
+	return out
+}
+
 // eachResult turns an instance's runs into results, given to fn with the
 // ordinal of their sample.
 func (r *reader) eachResult(in *Instance, fn func(res *store.Result, ordinal int) error) error {
@@ -354,6 +377,10 @@ func (r *reader) eachResult(in *Instance, fn func(res *store.Result, ordinal int
 		if res.Response == "" && j < len(in.Output.RawRuns) {
 			res.Response = in.Output.RawRuns[j]
 		}
+		if res.Response == "" && j == 0 {
+			res.Response = in.Output.Raw
+		}
+		res.ToolCalls = toolCalls(in.AnswerAttribution, run.RepetitionIndex)
 		if run.CostUSD != nil {
 			res.CostUSD, res.CostSource = *run.CostUSD, store.CostFromAgent
 		}

@@ -343,3 +343,65 @@ execution: {num_repetitions: 1, max_concurrent: 16}
 		t.Errorf("%d instances, want %d", len(seen), n)
 	}
 }
+
+// Files as k-eval 1.1 writes them — output.raw and reasoning_trace in place
+// of raw_runs, a reasoning_trace of "" in each run's details, the tool trace
+// under answer_attribution — import, with the same figures as the earlier
+// shape and each repetition's MCP tool calls kept as its result's.
+func TestImportKEval11Files(t *testing.T) {
+	dir := t.TempDir()
+	aggPath := fixture.Path("eee/ask-sre_20251123_3f1c2a9e.json")
+	lines := strings.Split(strings.TrimSpace(string(fixture.Read(t, "eee/ask-sre_20251123_3f1c2a9e.detailed.jsonl"))), "\n")
+	var out []string
+	for _, line := range lines {
+		var in map[string]any
+		if err := json.Unmarshal([]byte(line), &in); err != nil {
+			t.Fatal(err)
+		}
+		output := in["output"].(map[string]any)
+		runs := output["raw_runs"].([]any)
+		in["output"] = map[string]any{"raw": runs[0], "reasoning_trace": ""}
+		var trace []any
+		var traces []any
+		for _, rd := range in["run_details"].([]any) {
+			run := rd.(map[string]any)
+			run["reasoning_trace"] = ""
+			rep := run["repetition_index"]
+			trace = append(trace,
+				map[string]any{"repetition_index": rep, "turn_idx": 1, "source": "mcp_tool", "extracted_value": "the runbook's page",
+					"extraction_method": "tool_call", "is_terminal": false, "tool_name": "mcp__graph__search", "tool_error": nil, "duration_ms": 12},
+				map[string]any{"repetition_index": rep, "turn_idx": 2, "source": "agent_reasoning", "extracted_value": run["agent_response"],
+					"extraction_method": "text_generation", "is_terminal": true})
+			traces = append(traces, map[string]any{"repetition_index": rep, "reasoning_trace": ""})
+		}
+		in["answer_attribution"] = trace
+		in["evaluation"].(map[string]any)["details"].(map[string]any)["reasoning_traces"] = traces
+		b, _ := json.Marshal(in)
+		out = append(out, string(b))
+	}
+	instPath := filepath.Join(dir, "ask-sre.detailed.jsonl")
+	os.WriteFile(instPath, []byte(strings.Join(out, "\n")+"\n"), 0o644)
+
+	before := filepath.Join(dir, "before.db")
+	first := importEEE(t, before, aggPath, fixture.Path("eee/ask-sre_20251123_3f1c2a9e.detailed.jsonl"))
+	db := filepath.Join(dir, "assay.db")
+	got := importEEE(t, db, aggPath, instPath)
+	if got["results"] != 12.0 {
+		t.Fatalf("import printed %v", got)
+	}
+	a, _ := loadReport(t, before, int64(first["run_id"].(float64)))
+	b, _ := loadReport(t, db, int64(got["run_id"].(float64)))
+	sameSummary(t, a.Summary, b.Summary)
+	s, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	results, _ := s.Results(context.Background(), int64(got["run_id"].(float64)))
+	for _, r := range results {
+		if len(r.ToolCalls) != 1 || r.ToolCalls[0].Server != "graph" || r.ToolCalls[0].Tool != "search" ||
+			r.ToolCalls[0].Result != "the runbook's page" || r.ToolCalls[0].DurationMS != 12 || r.ToolCalls[0].IsError || r.Response == "" {
+			t.Errorf("result %s/%d: %q, tool calls %+v", r.Condition, r.Repetition, r.Response, r.ToolCalls)
+		}
+	}
+}
