@@ -23,7 +23,7 @@ import (
 // exportEEE exports a run as EEE files into a new folder and returns their paths.
 func exportEEE(t *testing.T, db string, id int64) (aggregate, instances string) {
 	t.Helper()
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "results", "eee") // made by the export
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"export", "--run", fmt.Sprint(id), "--format", "eee", "--db", db, "-o", dir}, &out, os.Stderr); err != nil {
 		t.Fatalf("export: %v", err)

@@ -30,8 +30,11 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return &exitError{code: 2, err: fmt.Errorf("export: --format must be json, csv, html or eee, not %q", *format)}
 	}
 	if *format == "eee" {
-		if st, err := os.Stat(*out); *out == "" || err != nil || !st.IsDir() {
-			return &exitError{code: 2, err: fmt.Errorf("export: --format eee writes two files: -o must name a folder that exists")}
+		if *out == "" || *out == "-" {
+			return &exitError{code: 2, err: fmt.Errorf("export: --format eee writes two files: -o must name a folder (made when missing)")}
+		}
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("export: --format eee writes two files into -o's folder: %w", err)}
 		}
 	}
 	db, err := store.Open(ctx, *dbPath)
