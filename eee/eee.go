@@ -152,14 +152,15 @@ type Output struct {
 // Attribution is one entry of k-eval 1.1's answer_attribution: a step of a
 // repetition — an MCP tool's call and result, or the agent's own text.
 type Attribution struct {
-	RepetitionIndex int             `json:"repetition_index"`
-	TurnIdx         int             `json:"turn_idx"`
-	Source          string          `json:"source"` // mcp_tool or agent_reasoning
-	ExtractedValue  string          `json:"extracted_value"`
-	IsTerminal      bool            `json:"is_terminal"`
-	ToolName        string          `json:"tool_name,omitempty"`
-	ToolError       json.RawMessage `json:"tool_error,omitempty"` // a message, a flag or null
-	DurationMS      *int64          `json:"duration_ms,omitempty"`
+	RepetitionIndex  int             `json:"repetition_index"`
+	TurnIdx          int             `json:"turn_idx"`
+	Source           string          `json:"source"` // mcp_tool or agent_reasoning
+	ExtractedValue   string          `json:"extracted_value"`
+	ExtractionMethod string          `json:"extraction_method"`
+	IsTerminal       bool            `json:"is_terminal"`
+	ToolName         string          `json:"tool_name,omitempty"`
+	ToolError        json.RawMessage `json:"tool_error,omitempty"` // a message, a flag or null
+	DurationMS       *int64          `json:"duration_ms,omitempty"`
 }
 
 // failed reads tool_error: true, or a message, is a failure.
@@ -190,7 +191,7 @@ type TokenUsage struct {
 type Run struct {
 	RepetitionIndex int
 	AgentResponse   string
-	ReasoningTrace  string // k-eval 1.1: the agent's text before its answer
+	ReasoningTrace  *string // k-eval 1.1: the agent's text before its answer; nil before 1.1
 	CostUSD         *float64
 	DurationMS      *int64
 	NumTurns        *int
@@ -208,6 +209,9 @@ var runFields = map[string]bool{"repetition_index": true, "agent_response": true
 func (r Run) MarshalJSON() ([]byte, error) {
 	m := map[string]any{"repetition_index": r.RepetitionIndex, "agent_response": r.AgentResponse,
 		"cost_usd": r.CostUSD, "duration_ms": r.DurationMS, "num_turns": r.NumTurns}
+	if r.ReasoningTrace != nil {
+		m["reasoning_trace"] = *r.ReasoningTrace
+	}
 	for k, v := range r.Scores {
 		m[k] = v
 	}

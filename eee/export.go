@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"assay/internal/outfile"
+	"assay/internal/text"
 	"assay/report"
 	"assay/runner/config"
 	"assay/runner/stats"
@@ -35,19 +36,34 @@ func Name(run *store.Run) string {
 	return fmt.Sprintf("%s_%s_run%d", name, run.CreatedAt.UTC().Format("20060102"), run.ID)
 }
 
+// Shape is the shape of the files written: k-eval's before 1.1 (raw_runs,
+// what assay's eee export has written) or k-eval 1.1's (output.raw,
+// reasoning_trace and answer_attribution, named as k-eval 1.1 names them).
+type Shape int
+
+// The shapes.
+const (
+	ShapeEEE   Shape = iota // NAME.json and NAME.jsonl, raw_runs
+	ShapeKEval              // NAME.json and NAME.detailed.jsonl, k-eval 1.1
+)
+
 // WriteFiles writes a run's two files into dir as NAME.json and NAME.jsonl
-// and returns their paths. Each is written beside its destination and
-// renamed into place, so that a failure never leaves half a file.
-func WriteFiles(ctx context.Context, db *store.DB, runID int64, version, dir string) (aggregate, instances string, err error) {
+// (NAME.detailed.jsonl in k-eval's shape) and returns their paths. Each is
+// written beside its destination and renamed into place, so that a failure
+// never leaves half a file.
+func WriteFiles(ctx context.Context, db *store.DB, runID int64, version, dir string, shape Shape) (aggregate, instances string, err error) {
 	rep, err := report.Load(ctx, db, runID)
 	if err != nil {
 		return "", "", err
 	}
 	name := Name(rep.Run)
 	aggregate, instances = filepath.Join(dir, name+".json"), filepath.Join(dir, name+".jsonl")
+	if shape == ShapeKEval {
+		instances = filepath.Join(dir, name+".detailed.jsonl")
+	}
 	var agg *Aggregate
 	if err := writeAtomic(instances, func(w io.Writer) error {
-		agg, err = Write(ctx, db, rep, version, filepath.Base(instances), w)
+		agg, err = write(ctx, db, rep, version, filepath.Base(instances), shape, w)
 		return err
 	}); err != nil {
 		return "", "", err
@@ -77,6 +93,10 @@ func writeAtomic(path string, fn func(io.Writer) error) error {
 // reading a few hundred samples' results at a time, and returns its
 // aggregate, which names the instance file instancesFile.
 func Write(ctx context.Context, db *store.DB, rep *report.Report, version, instancesFile string, w io.Writer) (*Aggregate, error) {
+	return write(ctx, db, rep, version, instancesFile, ShapeEEE, w)
+}
+
+func write(ctx context.Context, db *store.DB, rep *report.Report, version, instancesFile string, shape Shape, w io.Writer) (*Aggregate, error) {
 	run, ds, cfg := rep.Run, rep.Dataset, rep.Config
 	// The results come in their samples' row order: the samples are read
 	// a window at a time as the results reach them, not held all at once.
@@ -108,7 +128,7 @@ func Write(ctx context.Context, db *store.DB, rep *report.Report, version, insta
 	for _, c := range run.Conditions {
 		conds[c.Name] = c
 	}
-	ex := exporter{rep: rep, id: id, finished: finished.Unix(), elapsed: elapsed, conds: conds, seen: map[int64]bool{}}
+	ex := exporter{rep: rep, id: id, finished: finished.Unix(), elapsed: elapsed, conds: conds, seen: map[int64]bool{}, shape: shape}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	var group []*store.Result
@@ -153,6 +173,7 @@ type exporter struct {
 	elapsed  float64
 	conds    map[string]store.Condition
 	seen     map[int64]bool // samples with results
+	shape    Shape
 }
 
 // modelID is the model evaluated: the configured one, else the one that
@@ -255,7 +276,46 @@ func (ex *exporter) instance(s *store.Sample, results []*store.Result) Instance 
 	details["evaluators"] = evaluators
 	in.Evaluation = Evaluation{Details: details}
 	in.TokenUsage = TokenUsage{InputTokens: &tokensIn, OutputTokens: &tokensOut}
+	if ex.shape == ShapeKEval {
+		keval11(&in, results)
+	}
 	return in
+}
+
+// keval11 puts an instance in k-eval 1.1's shape: the first repetition's
+// answer as output.raw, an empty reasoning trace (assay keeps none apart
+// from the answer), and each repetition's MCP tool calls, then its answer,
+// under answer_attribution; agentic when a tool was called.
+func keval11(in *Instance, results []*store.Result) {
+	in.Output = Output{Raw: in.Output.RawRuns[0]}
+	in.InteractionType = "single_turn"
+	in.AnswerAttribution = []Attribution{}
+	var traces []map[string]any
+	empty := ""
+	for i, r := range results {
+		rep := r.Repetition - 1
+		in.RunDetails[i].ReasoningTrace = &empty
+		traces = append(traces, map[string]any{"repetition_index": rep, "reasoning_trace": ""})
+		last := 0
+		for _, tc := range r.ToolCalls {
+			in.InteractionType = "agentic"
+			name := tc.Tool
+			if tc.Server != "" {
+				name = "mcp__" + tc.Server + "__" + tc.Tool
+			}
+			toolErr := json.RawMessage("null")
+			if tc.IsError {
+				toolErr, _ = json.Marshal(text.Clip(tc.Result, 200))
+			}
+			d := tc.DurationMS
+			in.AnswerAttribution = append(in.AnswerAttribution, Attribution{RepetitionIndex: rep, TurnIdx: tc.Turn, Source: "mcp_tool",
+				ExtractedValue: tc.Result, ExtractionMethod: "tool_call", ToolName: name, ToolError: toolErr, DurationMS: &d})
+			last = max(last, tc.Turn)
+		}
+		in.AnswerAttribution = append(in.AnswerAttribution, Attribution{RepetitionIndex: rep, TurnIdx: last + 1, Source: "agent_reasoning",
+			ExtractedValue: r.Response, ExtractionMethod: "text_generation", IsTerminal: true})
+	}
+	in.Evaluation.Details["reasoning_traces"] = traces
 }
 
 // aggregate is the run's aggregate file: one evaluation result per condition.

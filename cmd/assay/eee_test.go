@@ -404,4 +404,71 @@ func TestImportKEval11Files(t *testing.T) {
 			t.Errorf("result %s/%d: %q, tool calls %+v", r.Condition, r.Repetition, r.Response, r.ToolCalls)
 		}
 	}
+	// Written again in k-eval 1.1's shape, the tool calls are as k-eval wrote them.
+	var printed bytes.Buffer
+	if err := run(context.Background(), []string{"export", "--run", fmt.Sprint(int64(got["run_id"].(float64))), "--format", "keval",
+		"--db", db, "-o", filepath.Join(dir, "again")}, &printed, os.Stderr); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := os.ReadFile(strings.Fields(printed.String())[1])
+	var line map[string]any
+	json.Unmarshal([]byte(strings.SplitN(string(again), "\n", 2)[0]), &line)
+	entry := line["answer_attribution"].([]any)[0].(map[string]any)
+	if entry["tool_name"] != "mcp__graph__search" || entry["source"] != "mcp_tool" || entry["extracted_value"] != "the runbook's page" ||
+		entry["duration_ms"] != 12.0 || entry["tool_error"] != nil || line["interaction_type"] != "agentic" {
+		t.Errorf("the tool call written again: %v (%v)", entry, line["interaction_type"])
+	}
+}
+
+// --format keval writes the two files as k-eval 1.1 writes them — named
+// NAME.json and NAME.detailed.jsonl, output.raw and a reasoning trace in
+// place of raw_runs, each repetition's tool calls and answer under
+// answer_attribution — and they import back to the same report.
+func TestExportKEvalFiles(t *testing.T) {
+	db, id := finishedRun(t, 3)
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"export", "--run", fmt.Sprint(id), "--format", "keval", "--db", db, "-o", dir}, &out, os.Stderr); err != nil {
+		t.Fatal(err)
+	}
+	paths := strings.Fields(out.String())
+	if len(paths) != 2 || !strings.HasSuffix(paths[1], ".detailed.jsonl") || strings.TrimSuffix(paths[0], ".json") != strings.TrimSuffix(paths[1], ".detailed.jsonl") {
+		t.Fatalf("export printed %q, want DIR/NAME.json and DIR/NAME.detailed.jsonl", out.String())
+	}
+	f, err := os.Open(paths[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	lines := 0
+	for sc.Scan() {
+		lines++
+		var in map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &in); err != nil {
+			t.Fatal(err)
+		}
+		output := in["output"].(map[string]any)
+		trace, _ := in["answer_attribution"].([]any)
+		runs := in["run_details"].([]any)
+		if _, old := output["raw_runs"]; old || output["raw"] == "" || len(trace) != len(runs) {
+			t.Fatalf("line %d: output %v, %d attribution entries for %d runs", lines, output, len(trace), len(runs))
+		}
+		last := trace[len(trace)-1].(map[string]any)
+		if last["source"] != "agent_reasoning" || last["is_terminal"] != true || last["extraction_method"] != "text_generation" {
+			t.Errorf("line %d: the last attribution entry %v", lines, last)
+		}
+		if rt, ok := runs[0].(map[string]any)["reasoning_trace"]; !ok || rt != "" {
+			t.Errorf("line %d: run_details[0].reasoning_trace %v", lines, rt)
+		}
+	}
+	if lines != 6 {
+		t.Errorf("%d lines, want 3 samples × 2 conditions", lines)
+	}
+	back := filepath.Join(t.TempDir(), "back.db")
+	imported := importEEE(t, back, paths[0], paths[1])
+	a, _ := loadReport(t, db, id)
+	b, _ := loadReport(t, back, int64(imported["run_id"].(float64)))
+	sameSummary(t, a.Summary, b.Summary)
 }

@@ -17,7 +17,7 @@ import (
 func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("export", stderr)
 	runID := fs.Int64("run", 0, "the run to export (required)")
-	format := fs.String("format", "json", "json (every result with its scores), csv (a row per result and metric), html (a self-contained report) or eee (k-eval's two EEE files, into the folder -o names)")
+	format := fs.String("format", "json", "json (every result with its scores), csv (a row per result and metric), html (a self-contained report), eee (two EEE files) or keval (the two files as k-eval 1.1 writes them, which k-eval view opens), into the folder -o names")
 	dbPath := fs.String("db", "assay.db", "SQLite database file")
 	out := fs.String("o", "", "file to write (default, or -: standard output; a device or pipe is written through); for eee, the folder")
 	if err := parseFlags(fs, args); err != nil {
@@ -26,15 +26,17 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *runID <= 0 {
 		return &exitError{code: 2, err: fmt.Errorf("export: --run is required")}
 	}
-	if *format != "eee" && !slices.Contains(web.ExportFormats(), *format) {
-		return &exitError{code: 2, err: fmt.Errorf("export: --format must be json, csv, html or eee, not %q", *format)}
+	twoFiles := map[string]eee.Shape{"eee": eee.ShapeEEE, "keval": eee.ShapeKEval}
+	shape, inFolder := twoFiles[*format]
+	if !inFolder && !slices.Contains(web.ExportFormats(), *format) {
+		return &exitError{code: 2, err: fmt.Errorf("export: --format must be json, csv, html, eee or keval, not %q", *format)}
 	}
-	if *format == "eee" {
+	if inFolder {
 		if *out == "" || *out == "-" {
-			return &exitError{code: 2, err: fmt.Errorf("export: --format eee writes two files: -o must name a folder (made when missing)")}
+			return &exitError{code: 2, err: fmt.Errorf("export: --format %s writes two files: -o must name a folder (made when missing)", *format)}
 		}
 		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("export: --format eee writes two files into -o's folder: %w", err)}
+			return &exitError{code: 2, err: fmt.Errorf("export: --format %s writes two files into -o's folder: %w", *format, err)}
 		}
 	}
 	db, err := store.Open(ctx, *dbPath)
@@ -45,8 +47,8 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if _, err := db.Run(ctx, *runID); err != nil {
 		return fmt.Errorf("export: run %d: %w", *runID, err)
 	}
-	if *format == "eee" {
-		agg, inst, err := eee.WriteFiles(ctx, db, *runID, version, *out)
+	if inFolder {
+		agg, inst, err := eee.WriteFiles(ctx, db, *runID, version, *out, shape)
 		if err != nil {
 			return fmt.Errorf("export: %w", err)
 		}

@@ -77,7 +77,7 @@ func TestExportCommandErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"export", "--db", db}, "--run is required"},
-		{[]string{"export", "--db", db, "--run", "1", "--format", "pdf"}, "json, csv, html or eee"},
+		{[]string{"export", "--db", db, "--run", "1", "--format", "pdf"}, "json, csv, html, eee or keval"},
 		{[]string{"export", "--db", db, "--run", "99"}, "run 99"},
 	} {
 		err := run(context.Background(), tc.args, &bytes.Buffer{}, &bytes.Buffer{})
