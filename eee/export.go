@@ -3,8 +3,10 @@ package eee
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -43,27 +45,40 @@ type Shape int
 
 // The shapes.
 const (
-	ShapeEEE   Shape = iota // NAME.json and NAME.jsonl, raw_runs
-	ShapeKEval              // NAME.json and NAME.detailed.jsonl, k-eval 1.1
+	ShapeEEE     Shape = iota // NAME.json and NAME.jsonl, the official schema (Every Eval Ever)
+	ShapeKEval                // NAME.json and NAME.detailed.jsonl, k-eval 1.1
+	ShapeKEval10              // NAME.json and NAME.jsonl, k-eval before 1.1 (raw_runs)
 )
 
 // WriteFiles writes a run's two files into dir as NAME.json and NAME.jsonl
 // (NAME.detailed.jsonl in k-eval's shape) and returns their paths. Each is
 // written beside its destination and renamed into place, so that a failure
 // never leaves half a file.
-func WriteFiles(ctx context.Context, db *store.DB, runID int64, version, dir string, shape Shape) (aggregate, instances string, err error) {
+func WriteFiles(ctx context.Context, db *store.DB, runID int64, version, dir string, shape Shape, eeeVersion string) (aggregate, instances string, err error) {
 	rep, err := report.Load(ctx, db, runID)
 	if err != nil {
 		return "", "", err
 	}
 	name := Name(rep.Run)
 	aggregate, instances = filepath.Join(dir, name+".json"), filepath.Join(dir, name+".jsonl")
-	if shape == ShapeKEval {
+	named := filepath.Base(instances)
+	switch {
+	case shape == ShapeKEval:
 		instances = filepath.Join(dir, name+".detailed.jsonl")
+		named = filepath.Base(instances)
+	case shape == ShapeEEE && eeeVersion != OlderVersion:
+		// The layout of the EEE repository, which names the instance file
+		// by its path from the folder holding data/.
+		stem := repositoryStem(rep)
+		named = stem + "_samples.jsonl"
+		aggregate, instances = filepath.Join(dir, filepath.FromSlash(stem)+".json"), filepath.Join(dir, filepath.FromSlash(named))
+		if err := os.MkdirAll(filepath.Dir(aggregate), 0o755); err != nil {
+			return "", "", err
+		}
 	}
-	var agg *Aggregate
+	var agg any
 	if err := writeAtomic(instances, func(w io.Writer) error {
-		agg, err = write(ctx, db, rep, version, filepath.Base(instances), shape, w)
+		agg, err = write(ctx, db, rep, version, named, shape, eeeVersion, w)
 		return err
 	}); err != nil {
 		return "", "", err
@@ -93,10 +108,18 @@ func writeAtomic(path string, fn func(io.Writer) error) error {
 // reading a few hundred samples' results at a time, and returns its
 // aggregate, which names the instance file instancesFile.
 func Write(ctx context.Context, db *store.DB, rep *report.Report, version, instancesFile string, w io.Writer) (*Aggregate, error) {
-	return write(ctx, db, rep, version, instancesFile, ShapeEEE, w)
+	agg, err := write(ctx, db, rep, version, instancesFile, ShapeKEval10, "", w)
+	if err != nil {
+		return nil, err
+	}
+	return agg.(*Aggregate), nil
 }
 
-func write(ctx context.Context, db *store.DB, rep *report.Report, version, instancesFile string, shape Shape, w io.Writer) (*Aggregate, error) {
+// write writes the instance lines of shape to w and returns the aggregate
+// (an *Aggregate, or an *OfficialAggregate in the official shape).
+func write(ctx context.Context, db *store.DB, rep *report.Report, version, instancesFile string, shape Shape, eeeVersion string, w io.Writer) (any, error) {
+	hashed := &counting{w: w, sum: sha256.New()}
+	w = hashed
 	run, ds, cfg := rep.Run, rep.Dataset, rep.Config
 	// The results come in their samples' row order: the samples are read
 	// a window at a time as the results reach them, not held all at once.
@@ -128,7 +151,8 @@ func write(ctx context.Context, db *store.DB, rep *report.Report, version, insta
 	for _, c := range run.Conditions {
 		conds[c.Name] = c
 	}
-	ex := exporter{rep: rep, id: id, finished: finished.Unix(), elapsed: elapsed, conds: conds, seen: map[int64]bool{}, shape: shape}
+	ex := exporter{rep: rep, id: id, finished: finished.Unix(), elapsed: elapsed, conds: conds, seen: map[int64]bool{}, shape: shape,
+		eeeVersion: cmp.Or(eeeVersion, OfficialVersion)}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	var group []*store.Result
@@ -143,7 +167,20 @@ func write(ctx context.Context, db *store.DB, rep *report.Report, version, insta
 		if s == nil {
 			return fmt.Errorf("result of unknown sample row %d", group[0].SampleRow)
 		}
-		err = enc.Encode(ex.instance(s, group))
+		if shape == ShapeEEE {
+			ex.seen[s.ID] = true
+			for _, r := range group {
+				for _, line := range ex.officialLines(s, r) {
+					if err := enc.Encode(line); err != nil {
+						return err
+					}
+					hashed.rows++
+				}
+			}
+		} else {
+			err = enc.Encode(ex.instance(s, group))
+			hashed.rows++
+		}
 		group = group[:0]
 		return err
 	}
@@ -163,7 +200,22 @@ func write(ctx context.Context, db *store.DB, rep *report.Report, version, insta
 	if err != nil {
 		return nil, err
 	}
+	if shape == ShapeEEE {
+		return ex.officialAggregate(cfg, version, ts, len(ex.seen), hashed.rows, instancesFile, fmt.Sprintf("%x", hashed.sum.Sum(nil))), nil
+	}
 	return ex.aggregate(cfg, version, ts, len(ex.seen), instancesFile), nil
+}
+
+// counting passes writes on, hashing them and counting the lines written.
+type counting struct {
+	w    io.Writer
+	sum  hash.Hash
+	rows int
+}
+
+func (c *counting) Write(p []byte) (int, error) {
+	c.sum.Write(p)
+	return c.w.Write(p)
 }
 
 type exporter struct {
@@ -174,6 +226,8 @@ type exporter struct {
 	conds    map[string]store.Condition
 	seen     map[int64]bool // samples with results
 	shape    Shape
+	// eeeVersion is the official schema's version written (ShapeEEE).
+	eeeVersion string
 }
 
 // modelID is the model evaluated: the configured one, else the one that

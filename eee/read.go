@@ -98,6 +98,9 @@ func eachLine(src Source, name string, fn func(line int, raw []byte) error) erro
 // with its scores and the judge's reasoning — read again as they are
 // stored (RunImport.EachResult). An error names the file and line.
 func Read(f Files) (*store.RunImport, error) {
+	if official(f.Results) {
+		return readOfficial(f)
+	}
 	agg, err := readAggregate(f.ResultsName, f.Results)
 	if err != nil {
 		return nil, err

@@ -10,10 +10,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
-	"assay/eee"
 	"assay/internal/fixture"
 	"assay/report"
 	"assay/runner/llm/llmtest"
@@ -29,9 +29,9 @@ func exportEEE(t *testing.T, db string, id int64) (aggregate, instances string) 
 		t.Fatalf("export: %v", err)
 	}
 	paths := strings.Fields(out.String())
-	if len(paths) != 2 || !strings.HasSuffix(paths[0], ".json") || !strings.HasSuffix(paths[1], ".jsonl") ||
-		strings.TrimSuffix(paths[0], ".json") != strings.TrimSuffix(paths[1], ".jsonl") {
-		t.Fatalf("export printed %q, want DIR/NAME.json and DIR/NAME.jsonl", out.String())
+	if len(paths) != 2 || !strings.HasSuffix(paths[0], ".json") || paths[1] != strings.TrimSuffix(paths[0], ".json")+"_samples.jsonl" ||
+		!strings.HasPrefix(paths[0], filepath.Join(dir, "data")+string(filepath.Separator)) {
+		t.Fatalf("export printed %q, want DIR/data/RUN/DEVELOPER/MODEL/UUID.json and UUID_samples.jsonl", out.String())
 	}
 	return paths[0], paths[1]
 }
@@ -76,9 +76,9 @@ func TestEEERoundTrip(t *testing.T) {
 		SchemaVersion     string `json:"schema_version"`
 		EvaluationResults []struct {
 			EvaluationName string `json:"evaluation_name"`
-			ScoreDetails   struct {
-				Details map[string]any `json:"details"`
-			} `json:"score_details"`
+			MetricConfig   struct {
+				MetricID string `json:"metric_id"`
+			} `json:"metric_config"`
 		} `json:"evaluation_results"`
 		Detailed struct {
 			FilePath string `json:"file_path"`
@@ -88,8 +88,10 @@ func TestEEERoundTrip(t *testing.T) {
 	if err := json.Unmarshal(b, &agg); err != nil {
 		t.Fatal(err)
 	}
-	if agg.SchemaVersion != "0.2.1" || len(agg.EvaluationResults) != 2 || agg.EvaluationResults[0].EvaluationName != "docs-or-not/baseline" ||
-		agg.Detailed.FilePath != filepath.Base(instPath) {
+	// A result per condition and metric; the instance file named by its
+	// path from the folder holding data/.
+	if agg.SchemaVersion != "0.3.0" || len(agg.EvaluationResults) != 6 || agg.EvaluationResults[0].EvaluationName != "docs-or-not/baseline" ||
+		agg.EvaluationResults[0].MetricConfig.MetricID != "rubric.factual_adherence" || !strings.HasSuffix(instPath, filepath.FromSlash(agg.Detailed.FilePath)) {
 		t.Fatalf("aggregate = %+v", agg)
 	}
 	f, _ := os.Open(instPath)
@@ -97,19 +99,19 @@ func TestEEERoundTrip(t *testing.T) {
 	lines := 0
 	for sc := bufio.NewScanner(f); sc.Scan(); lines++ {
 		var in struct {
-			SchemaVersion string           `json:"schema_version"`
-			SampleIdx     string           `json:"sample_idx"`
-			RunDetails    []map[string]any `json:"run_details"`
+			SchemaVersion string            `json:"schema_version"`
+			SampleID      string            `json:"sample_id"`
+			Metadata      map[string]string `json:"metadata"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &in); err != nil {
 			t.Fatal(err)
 		}
-		if in.SchemaVersion != "instance_level_eval_0.2.1" || len(in.RunDetails) != 3 || in.RunDetails[0]["completeness"] == nil {
+		if in.SchemaVersion != "0.3.0" || in.SampleID == "" || in.Metadata["assay_condition"] == "" || in.Metadata["assay_judgements"] == "" {
 			t.Fatalf("instance line %d = %s", lines+1, sc.Bytes())
 		}
 	}
-	if lines != 12 {
-		t.Errorf("%d instance lines, want 6 samples × 2 conditions", lines)
+	if lines != 108 {
+		t.Errorf("%d instance lines, want 6 samples × 2 conditions × 3 repetitions × 3 metrics", lines)
 	}
 
 	orig, origNames := loadReport(t, db, id)
@@ -325,17 +327,17 @@ execution: {num_repetitions: 1, max_concurrent: 16}
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var in struct {
-			SampleIdx eee.SampleIdx `json:"sample_idx"`
-			Input     struct {
+			SampleID string `json:"sample_id"`
+			Input    struct {
 				Raw string `json:"raw"`
 			} `json:"input"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &in); err != nil {
 			t.Fatal(err)
 		}
-		i := int(in.SampleIdx) + 1
+		i, _ := strconv.Atoi(strings.TrimPrefix(in.SampleID, "q"))
 		if want := fmt.Sprintf("What is %d + %d?", i, i); in.Input.Raw != want || seen[i] {
-			t.Fatalf("sample_idx %d: %q (seen before: %v), want %q", in.SampleIdx, in.Input.Raw, seen[i], want)
+			t.Fatalf("sample %s: %q (seen before: %v), want %q", in.SampleID, in.Input.Raw, seen[i], want)
 		}
 		seen[i] = true
 	}
@@ -417,6 +419,33 @@ func TestImportKEval11Files(t *testing.T) {
 	if entry["tool_name"] != "mcp__graph__search" || entry["source"] != "mcp_tool" || entry["extracted_value"] != "the runbook's page" ||
 		entry["duration_ms"] != 12.0 || entry["tool_error"] != nil || line["interaction_type"] != "agentic" {
 		t.Errorf("the tool call written again: %v (%v)", entry, line["interaction_type"])
+	}
+
+	// Written in the official shape, each answer is a transcript — the
+	// question, the tool call, its result, the answer — valid against the
+	// schema, and read back with its tool calls.
+	runID := int64(got["run_id"].(float64))
+	offAgg, offInst := exportVersion(t, db, runID, "0.3.0")
+	official := validOfficial(t, "0.3.0", offAgg, offInst)
+	msgs, _ := official[0]["messages"].([]any)
+	if official[0]["interaction_type"] != "agentic" || official[0]["output"] != nil || len(msgs) != 4 ||
+		msgs[2].(map[string]any)["content"] != "the runbook's page" || msgs[3].(map[string]any)["content"] == nil {
+		t.Errorf("an agentic line: %v, output %v, messages %v", official[0]["interaction_type"], official[0]["output"], msgs)
+	}
+	thrice := filepath.Join(dir, "thrice.db")
+	again3 := importEEE(t, thrice, offAgg, offInst)
+	c, _ := loadReport(t, thrice, int64(again3["run_id"].(float64)))
+	sameSummary(t, b.Summary, c.Summary)
+	s3, err := store.Open(context.Background(), thrice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s3.Close()
+	results3, _ := s3.Results(context.Background(), int64(again3["run_id"].(float64)))
+	for _, r := range results3 {
+		if len(r.ToolCalls) != 1 || r.ToolCalls[0].Tool != "search" || r.ToolCalls[0].Result != "the runbook's page" || r.Response == "" {
+			t.Errorf("read back from the official files: %s/%d: %q, tool calls %+v", r.Condition, r.Repetition, r.Response, r.ToolCalls)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"assay/eee"
 	"assay/internal/outfile"
@@ -17,9 +18,10 @@ import (
 func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("export", stderr)
 	runID := fs.Int64("run", 0, "the run to export (required)")
-	format := fs.String("format", "json", "json (every result with its scores), csv (a row per result and metric), html (a self-contained report), eee (two EEE files) or keval (the two files as k-eval 1.1 writes them, which k-eval view opens), into the folder -o names")
+	format := fs.String("format", "json", "json (every result with its scores), csv (a row per result and metric), html (a self-contained report), eee (the two files of the official Every Eval Ever schema, in its repository's layout) or keval (the two files as k-eval 1.1 writes them, which k-eval view opens), into the folder -o names")
 	dbPath := fs.String("db", "assay.db", "SQLite database file")
-	out := fs.String("o", "", "file to write (default, or -: standard output; a device or pipe is written through); for eee, the folder")
+	out := fs.String("o", "", "file to write (default, or -: standard output; a device or pipe is written through); for eee and keval, the folder")
+	eeeVersion := fs.String("eee-version", eee.OfficialVersion, "the official EEE schema's version --format eee writes: 0.3.0, 0.2.3 or 0.2.1")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -30,6 +32,9 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	shape, inFolder := twoFiles[*format]
 	if !inFolder && !slices.Contains(web.ExportFormats(), *format) {
 		return &exitError{code: 2, err: fmt.Errorf("export: --format must be json, csv, html, eee or keval, not %q", *format)}
+	}
+	if !slices.Contains(eee.OfficialVersions, *eeeVersion) {
+		return &exitError{code: 2, err: fmt.Errorf("export: --eee-version must be one of %s, not %q", strings.Join(eee.OfficialVersions, ", "), *eeeVersion)}
 	}
 	if inFolder {
 		if *out == "" || *out == "-" {
@@ -48,7 +53,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("export: run %d: %w", *runID, err)
 	}
 	if inFolder {
-		agg, inst, err := eee.WriteFiles(ctx, db, *runID, version, *out, shape)
+		agg, inst, err := eee.WriteFiles(ctx, db, *runID, version, *out, shape, *eeeVersion)
 		if err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
