@@ -2,6 +2,8 @@ package eee
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 
 	"assay/store"
 )
@@ -17,14 +19,30 @@ type Imported struct {
 	Dataset        string   `json:"dataset"`
 	DatasetSHA256  string   `json:"dataset_sha256"`
 	DatasetCreated bool     `json:"dataset_created"` // false: the run joined a dataset already there
+	// Existing: the files were imported before, and that run is the one
+	// given; nothing was stored.
+	Existing bool `json:"existing"`
+}
+
+// filesKey names the files: their aggregate's SHA-256 (which names the run,
+// its time and figures) and the instance file's size.
+func filesKey(f Files) string {
+	return fmt.Sprintf("%x-%d", sha256.Sum256(f.Results), f.Instances.Size)
 }
 
 // Import reads the files and stores the run: all of it, or nothing.
+// Files imported before lead to the run they made.
 func Import(ctx context.Context, db *store.DB, f Files) (*Imported, error) {
+	if run, err := db.ImportedRun(ctx, filesKey(f)); err != nil {
+		return nil, err
+	} else if run != nil {
+		return existing(ctx, db, run)
+	}
 	imp, err := Read(f)
 	if err != nil {
 		return nil, store.Errorf(store.EINVALID, "%s", err)
 	}
+	imp.Key = filesKey(f)
 	created, err := db.ImportRun(ctx, imp)
 	if err != nil {
 		return nil, err
@@ -33,6 +51,20 @@ func Import(ctx context.Context, db *store.DB, f Files) (*Imported, error) {
 		DatasetID: imp.Dataset.ID, Dataset: imp.Dataset.Name, DatasetSHA256: imp.Dataset.SHA256,
 		DatasetCreated: created}
 	for _, c := range imp.Run.Conditions {
+		out.Conditions = append(out.Conditions, c.Name)
+	}
+	return out, nil
+}
+
+// existing is what importing files made before: run.
+func existing(ctx context.Context, db *store.DB, run *store.Run) (*Imported, error) {
+	ds, err := db.Dataset(ctx, run.DatasetID)
+	if err != nil {
+		return nil, err
+	}
+	out := &Imported{RunID: run.ID, Name: run.Name, Results: run.TotalTasks, Samples: ds.Samples, DatasetID: ds.ID,
+		Dataset: ds.Name, DatasetSHA256: ds.SHA256, Existing: true}
+	for _, c := range run.Conditions {
 		out.Conditions = append(out.Conditions, c.Name)
 	}
 	return out, nil

@@ -18,6 +18,9 @@ type RunImport struct {
 	Run      Run
 	Results  int       // how many EachResult gives
 	Finished time.Time // when the run finished; zero for now
+	// Key names the files: a run imported from them before is found by
+	// it (ImportedRun). Empty for none.
+	Key string
 	// EachResult gives fn each result, with the ordinal of its sample, as
 	// it reads them: a large run's are never held at once.
 	EachResult func(fn func(r *Result, ordinal int) error) error
@@ -66,8 +69,8 @@ func (db *DB) ImportRun(ctx context.Context, imp *RunImport) (created bool, err 
 		return false, err
 	}
 	r.Origin = OriginEEE
-	if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, origin = ?, started_at = ?, finished_at = ? WHERE id = ?`,
-		RunImporting, r.Origin, finished, finished, r.ID); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, origin = ?, started_at = ?, finished_at = ?, import_key = ? WHERE id = ?`,
+		RunImporting, r.Origin, finished, finished, imp.Key, r.ID); err != nil {
 		return false, fmt.Errorf("import run: %w", err)
 	}
 	// The lease says which process imports the run: another that opens the
@@ -93,6 +96,22 @@ func (db *DB) ImportRun(ctx context.Context, imp *RunImport) (created bool, err 
 		return created, err
 	}
 	return created, nil
+}
+
+// ImportedRun is the completed run imported from the files of key, or nil
+// when there is none (or it was deleted).
+func (db *DB) ImportedRun(ctx context.Context, key string) (*Run, error) {
+	if key == "" {
+		return nil, nil
+	}
+	var id int64
+	err := db.read.QueryRowContext(ctx, `SELECT id FROM runs WHERE import_key = ? AND status = ? ORDER BY id LIMIT 1`, key, RunCompleted).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("imported run: %w", err)
+	}
+	return db.Run(ctx, id)
 }
 
 // importResults stores an imported run's results, importBatch per transaction.

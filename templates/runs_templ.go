@@ -634,7 +634,7 @@ func importRunForm(csrf string, v ImportForm) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, "><summary><strong>Import results from k-eval</strong> <span class=\"hint\">EEE files: the aggregate .json and the instance .jsonl of one run</span></summary><form method=\"post\" action=\"/runs/import\" enctype=\"multipart/form-data\" id=\"import-run-form\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, "><summary><strong>Import results</strong> <span class=\"hint\">EEE or k-eval files: the aggregate .json and the instance .jsonl of one run</span></summary><form method=\"post\" action=\"/runs/import\" enctype=\"multipart/form-data\" id=\"import-run-form\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -661,14 +661,14 @@ func importRunForm(csrf string, v ImportForm) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 67, "<p class=\"hint\">The run arrives finished and read-only, with its scores, answers and the judge's reasoning. It joins the dataset of the same SHA-256 when that is here (and can then be compared with assay's runs on it); otherwise a dataset is rebuilt from the files' questions, marked imported. Up to ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 67, "<p class=\"hint\">The run arrives finished and read-only, with its scores, answers and the judge's reasoning; files imported before lead to their run. It joins the dataset of the same SHA-256 when that is here (and can then be compared with assay's runs on it); otherwise a dataset is rebuilt from the files' questions, marked imported. Up to ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var32 string
 		templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs(fmt.Sprint(v.MaxMiB))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/runs.templ`, Line: 123, Col: 325}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/runs.templ`, Line: 123, Col: 366}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var32))
 		if templ_7745c5c3_Err != nil {

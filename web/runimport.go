@@ -18,6 +18,10 @@ func (s *Server) importRun(c echo.Context) error {
 	if err != nil {
 		return s.renderRuns(c, statusFor(err), templates.ImportForm{Error: importMessage(err)})
 	}
+	if out.Existing {
+		setFlash(c, "ok", "These files were imported before, as this run: nothing new was stored.")
+		return redirect(c, fmt.Sprintf("/runs/%d", out.RunID))
+	}
 	setFlash(c, "ok", fmt.Sprintf("Imported %s results of %q: finished and read-only.", templates.Int(out.Results), out.Name))
 	return redirect(c, fmt.Sprintf("/runs/%d", out.RunID))
 }
@@ -27,6 +31,9 @@ func (s *Server) apiImportRun(c echo.Context) error {
 	out, err := s.importEEE(c)
 	if err != nil {
 		return err
+	}
+	if out.Existing {
+		return c.JSON(http.StatusOK, out)
 	}
 	return c.JSON(http.StatusCreated, out)
 }

@@ -88,4 +88,35 @@ func TestBrowserImportKEvalRun(t *testing.T) {
 	if !strings.Contains(reasoning, "completeness reasoning baseline s0 r0") || !strings.Contains(reasoning, "Rome (with_graph, run 1)") {
 		t.Errorf("the sample page lacks the answers or the judge's reasoning:\n%.3000s", reasoning)
 	}
+
+	// The same files again lead to the run they made; nothing is stored twice.
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(base+"/runs"),
+		chromedp.Click(chromedp.CSS("#import-run summary")),
+		chromedp.WaitVisible(chromedp.CSS("#import-run-form")),
+		chromedp.SetUploadFiles(chromedp.CSS("#results"), []string{agg}),
+		chromedp.SetUploadFiles(chromedp.CSS("#instances"), []string{inst}),
+		chromedp.Click(chromedp.CSS("#import-run-form button[type=submit]")),
+		chromedp.WaitVisible(chromedp.CSS("#run-imported")),
+	)
+	if err != nil {
+		t.Fatalf("import again: %v", err)
+	}
+	again, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if flash := textOf(t, ctx, ".flash"); !strings.Contains(flash, "imported before") || strings.Split(again, "?")[0] != strings.Split(url, "?")[0] {
+		t.Errorf("imported again: %s, flash %q; the first import is %s", again, flash, url)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/runs"), chromedp.WaitVisible(chromedp.CSS("#import-run"))); err != nil {
+		t.Fatal(err)
+	}
+	imported, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(".badge.imported").length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if imported != 1 {
+		t.Errorf("the runs list shows %d imported runs after two imports of the same files", imported)
+	}
 }

@@ -204,6 +204,26 @@ func TestImportKEvalFiles(t *testing.T) {
 	if r.Config.Agent.Model != "claude-sonnet-4-5" || r.Run.Repetitions != 2 {
 		t.Errorf("model %q, repetitions %d", r.Config.Agent.Model, r.Run.Repetitions)
 	}
+	// The same files again: the run they made, nothing stored.
+	again := importEEE(t, db, aggPath, instPath)
+	if again["existing"] != true || again["run_id"] != got["run_id"] || again["results"] != 12.0 {
+		t.Errorf("imported again: %v", again)
+	}
+	if storedRuns(t, db) != 1 {
+		t.Errorf("%d runs after importing the same files twice", storedRuns(t, db))
+	}
+	// Once that run is deleted, they import anew.
+	s, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DeleteRun(context.Background(), int64(got["run_id"].(float64))); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if third := importEEE(t, db, aggPath, instPath); third["existing"] != false || storedRuns(t, db) != 1 {
+		t.Errorf("imported after the run was deleted: %v", third)
+	}
 }
 
 // An instances file over the 64 MiB a dataset may take imports: it is

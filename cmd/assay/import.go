@@ -85,6 +85,11 @@ func importRun(ctx context.Context, dbPath, results, instances string, asJSON bo
 	if asJSON {
 		return json.NewEncoder(stdout).Encode(out)
 	}
+	if out.Existing {
+		fmt.Fprintf(stdout, "Imported before: run %d %q (%d results, %s); nothing stored\n", out.RunID, out.Name, out.Results,
+			plural(len(out.Conditions), "condition"))
+		return nil
+	}
 	fmt.Fprintf(stdout, "Imported run %d %q: %d results, %s on dataset %d %q (sha256 %s)\n", out.RunID, out.Name, out.Results,
 		plural(len(out.Conditions), "condition"), out.DatasetID, out.Dataset, out.DatasetSHA256)
 	return nil
