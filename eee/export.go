@@ -277,7 +277,7 @@ func (ex *exporter) instance(s *store.Sample, results []*store.Result) Instance 
 		in.Output.RawRuns = append(in.Output.RawRuns, r.Response)
 		tokensIn += r.TokensIn
 		tokensOut += r.TokensOut
-		cost, latency, turns := r.CostUSD, r.LatencyMS, max(r.Attempts-len(r.Retries), 1)
+		cost, latency, turns := r.CostUSD, r.LatencyMS, turnsOf(r)
 		run := Run{RepetitionIndex: r.Repetition - 1, AgentResponse: r.Response, CostUSD: &cost, DurationMS: &latency,
 			NumTurns: &turns, Scores: map[string]*float64{}, Error: r.Error}
 		if r.Error != "" {
@@ -451,4 +451,13 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// turnsOf is an answer's turns: as the agent counted them (Claude Code's
+// num_turns), else its model calls without the retries.
+func turnsOf(r *store.Result) int {
+	if r.Turns > 0 {
+		return r.Turns
+	}
+	return max(r.Attempts-len(r.Retries), 1)
 }

@@ -384,7 +384,7 @@ func (ex *exporter) officialLines(s *store.Sample, r *store.Result) []OfficialIn
 	base.TokenUsage = tokens
 	latency := float64(r.LatencyMS)
 	base.Performance = &OfficialPerformance{LatencyMS: &latency}
-	turns, calls := max(r.Attempts-len(r.Retries), 1), len(r.ToolCalls)
+	turns, calls := turnsOf(r), len(r.ToolCalls)
 	// A single-turn answer is its output; an agentic one a transcript —
 	// the question, each tool call and its result, then the answer — that
 	// the attribution points into.

@@ -200,7 +200,7 @@ func readOfficial(f Files) (*store.RunImport, error) {
 				res.CostUSD, res.CostSource = c, store.CostFromAgent
 			}
 			if n := in.Evaluation.NumTurns; n != nil && *n > 0 {
-				res.Attempts = *n
+				res.Attempts, res.Turns = *n, *n
 			}
 			if calls := in.Metadata[metaTools]; calls != "" {
 				json.Unmarshal([]byte(calls), &res.ToolCalls)

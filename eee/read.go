@@ -391,7 +391,7 @@ func (r *reader) eachResult(in *Instance, fn func(res *store.Result, ordinal int
 			res.LatencyMS = *run.DurationMS
 		}
 		if run.NumTurns != nil && *run.NumTurns > 0 {
-			res.Attempts = *run.NumTurns
+			res.Attempts, res.Turns = *run.NumTurns, *run.NumTurns
 		}
 		res.TokensIn = share(in.TokenUsage.InputTokens, j, len(in.RunDetails))
 		res.TokensOut = share(in.TokenUsage.OutputTokens, j, len(in.RunDetails))

@@ -49,6 +49,9 @@ execution: {num_repetitions: 1}
 				t.Errorf("result: model %q, tokens %d (cache %d read, %d written), cost %v from %q; want %v from %q",
 					r.Model, r.TokensIn, r.CacheReadTokens, r.CacheWriteTokens, r.CostUSD, r.CostSource, tc.want, tc.source)
 			}
+			if r.Turns != 2 {
+				t.Errorf("result: %d turns, want Claude Code's num_turns, 2", r.Turns)
+			}
 		})
 	}
 }

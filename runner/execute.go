@@ -342,6 +342,7 @@ func (w *workers) do(ctx context.Context, t task) *store.Result {
 		res.TokensOut = ans.TokensOut
 		res.LatencyMS = ans.Latency.Milliseconds()
 		res.Attempts = ans.Attempts
+		res.Turns = ans.Turns
 		res.Retries = ans.Retries
 		res.ToolCalls = ans.ToolCalls
 		res.CacheReadTokens = ans.CacheReadTokens

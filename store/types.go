@@ -162,6 +162,9 @@ type ToolCall struct {
 	Result     string          `json:"result,omitempty"`
 	IsError    bool            `json:"is_error"`
 	DurationMS int64           `json:"duration_ms"`
+	// Denied: the agent refused to run the tool (Claude Code's permission
+	// denials); IsError too.
+	Denied bool `json:"denied,omitempty"`
 }
 
 // ErrorKind sorts a failed result or judgement by what went wrong, so that a
@@ -206,6 +209,7 @@ type Result struct {
 	Model            string // the model that answered, when known
 	LatencyMS        int64
 	Attempts         int      // model calls or command starts, each turn and retry included
+	Turns            int      // the agent's own count of its turns (Claude Code's num_turns); 0 when it did not say
 	Retries          []string // the calls repeated after a failure: the failure and the wait, one each
 	ToolCalls        []ToolCall
 	CreatedAt        time.Time

@@ -106,6 +106,7 @@ type ToolCallView struct {
 	Result    string // an excerpt
 	Clipped   bool
 	IsError   bool
+	Denied    bool // the agent's permissions refused the tool
 	Duration  string
 }
 

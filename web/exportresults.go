@@ -32,8 +32,9 @@ type exportResult struct {
 	CostUSD          float64           `json:"cost_usd"`
 	CostSource       store.CostSource  `json:"cost_source"` // prices, agent, or "" when unpriced
 	LatencyMS        int64             `json:"latency_ms"`
-	Attempts         int               `json:"attempts"` // model calls or command starts, every turn and retry
-	Retries          []string          `json:"retries"`  // the calls repeated after a failure, and why
+	Attempts         int               `json:"attempts"`        // model calls or command starts, every turn and retry
+	Turns            int               `json:"turns,omitempty"` // the agent's own count (Claude Code's num_turns)
+	Retries          []string          `json:"retries"`         // the calls repeated after a failure, and why
 	ToolCalls        []store.ToolCall  `json:"tool_calls"`
 	UnverifiedClaims []string          `json:"unverified_claims"`
 	Scores           []exportScore     `json:"scores"`
@@ -96,6 +97,7 @@ func toExport(r *store.Result, name string, reviews map[int64][]store.Verdict) e
 		CostUSD:          r.CostUSD,
 		LatencyMS:        r.LatencyMS,
 		Attempts:         r.Attempts,
+		Turns:            r.Turns,
 		Retries:          r.Retries,
 		ToolCalls:        r.ToolCalls,
 		UnverifiedClaims: []string{},

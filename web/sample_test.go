@@ -87,8 +87,8 @@ func TestSamplePageShowsToolCallsAndErrors(t *testing.T) {
 	b, _, sr := sixSamples(t)
 	_, doc := b.get(samplePath(sr, "q1", ""))
 	calls := result(doc, "tools", 1).Find("ol.tool-calls li")
-	if calls.Length() != 2 {
-		t.Fatalf("%d tool calls, want 2", calls.Length())
+	if calls.Length() != 3 {
+		t.Fatalf("%d tool calls, want 3", calls.Length())
 	}
 	first, second := calls.Eq(0), calls.Eq(1)
 	if h := text2(first, ".call-head"); h != "turn 1 everything · echo 12 ms" {
@@ -102,6 +102,11 @@ func TestSamplePageShowsToolCallsAndErrors(t *testing.T) {
 	}
 	if !second.HasClass("failed") || text2(second, ".badge") != "error" || !strings.Contains(second.Text(), "a is not a number") {
 		t.Errorf("failed call: %q", squash(second.Text()))
+	}
+	// A tool the agent's permissions refused: its name alone, marked so.
+	if denied := calls.Eq(2); !denied.HasClass("denied") || text2(denied, ".call-head") != "turn 3 Bash permission denied" ||
+		!strings.Contains(denied.Text(), "Permission to use Bash has been denied.") {
+		t.Errorf("denied call: %q", squash(denied.Text()))
 	}
 	if result(doc, "tools", 2).Find("ol.tool-calls").Length() != 0 {
 		t.Error("a result without tool calls shows a timeline")

@@ -55,6 +55,7 @@ func sixResults(s store.Sample, cond string, rep int) store.Result {
 		r.ToolCalls = []store.ToolCall{
 			{Turn: 1, Server: "everything", Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`), Result: "Echo: hi", DurationMS: 12},
 			{Turn: 2, Server: "everything", Tool: "add", Arguments: json.RawMessage(`{"a":"x"}`), Result: "invalid arguments: a is not a number", IsError: true, DurationMS: 3},
+			{Turn: 3, Tool: "Bash", Arguments: json.RawMessage(`{"command":"ls /"}`), Result: "Permission to use Bash has been denied.", IsError: true, Denied: true},
 		}
 		return r
 	case base:

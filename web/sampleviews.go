@@ -159,8 +159,12 @@ func toolCallView(t store.ToolCall) templates.ToolCallView {
 		Server:   t.Server,
 		Tool:     t.Tool,
 		IsError:  t.IsError,
+		Denied:   t.Denied,
 		Duration: millis(t.DurationMS),
 		Result:   t.Result,
+	}
+	if t.Denied && t.DurationMS == 0 {
+		v.Duration = "" // never run
 	}
 	if len(t.Arguments) > 0 && string(t.Arguments) != "null" && string(t.Arguments) != "{}" {
 		var buf bytes.Buffer

@@ -38,6 +38,9 @@ type Answer struct {
 	// ReportedCostUSD is what the agent itself said the answer cost (Claude
 	// Code's total_cost_usd); nil when it did not say.
 	ReportedCostUSD *float64
+	// Turns is the agent's own count of its turns (Claude Code's
+	// num_turns); 0 when it did not say.
+	Turns int
 }
 
 // Agent answers tasks. Implementations are safe for concurrent use.

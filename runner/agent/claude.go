@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -36,6 +37,16 @@ type claudeEvent struct {
 	TotalCostUSD   *float64                   `json:"total_cost_usd"`
 	Usage          claudeUsage                `json:"usage"`
 	ModelUsage     map[string]json.RawMessage `json:"modelUsage"`
+	NumTurns       int                        `json:"num_turns"`
+	// A permission_denied system event's tool and message.
+	ToolName  string `json:"tool_name"`
+	ToolUseID string `json:"tool_use_id"`
+	// A result's denials: the tools Claude Code refused to run.
+	PermissionDenials []struct {
+		ToolName  string          `json:"tool_name"`
+		ToolUseID string          `json:"tool_use_id"`
+		ToolInput json.RawMessage `json:"tool_input"`
+	} `json:"permission_denials"`
 }
 
 // claudeUsage is a result's token counts.
@@ -110,9 +121,19 @@ type claudeReader struct {
 	calls               []store.ToolCall
 	pending             map[string]int       // tool_use id → index in calls
 	started             map[string]time.Time // tool_use id → when the model asked for it
+	asked               map[string]askedTool // tool_use id → any tool the model asked for
+	denied              map[string]bool      // tool_use id → a denial recorded
+	callAt              map[string]int       // tool_use id → index in calls, kept after its result
 	turn                int
 	lastMessage         string
 	failedServer        string // a server of the condition that did not start
+}
+
+// askedTool is a tool the model asked for, MCP's or Claude Code's own.
+type askedTool struct {
+	turn  int
+	name  string
+	input json.RawMessage
 }
 
 // read takes in one event.
@@ -132,11 +153,51 @@ func (r *claudeReader) read(e claudeEvent, servers []store.MCPServer) {
 		}
 	case "result":
 		r.result = &e
+		for _, d := range e.PermissionDenials {
+			r.deny(d.ToolUseID, d.ToolName, d.ToolInput, "")
+		}
 	}
+}
+
+// deny records a tool Claude Code refused to run as a failed tool call
+// marked denied, once: the MCP call already recorded, or a call of its own
+// tools (Bash, Write, …), which are otherwise not recorded.
+func (r *claudeReader) deny(id, name string, input json.RawMessage, message string) {
+	if r.denied[id] && id != "" {
+		return
+	}
+	if r.denied == nil {
+		r.denied = map[string]bool{}
+	}
+	r.denied[id] = true
+	if i, ok := r.callAt[id]; ok {
+		c := &r.calls[i]
+		c.Denied, c.IsError = true, true
+		if message != "" {
+			c.Result = mcptool.Truncate(message, mcptool.ExcerptBytes)
+		}
+		return
+	}
+	asked := r.asked[id]
+	if len(input) == 0 {
+		input = asked.input
+	}
+	server, tool := "", cmpOr(name, asked.name)
+	if srv, t, ok := strings.Cut(strings.TrimPrefix(tool, "mcp__"), "__"); ok && strings.HasPrefix(tool, "mcp__") {
+		server, tool = srv, t
+	}
+	r.calls = append(r.calls, store.ToolCall{Turn: cmp.Or(asked.turn, r.turn), Server: server, Tool: tool, Arguments: input,
+		Result: mcptool.Truncate(message, mcptool.ExcerptBytes), IsError: true, Denied: true})
 }
 
 // system notes the model and the MCP servers that failed to start.
 func (r *claudeReader) system(e claudeEvent, servers []store.MCPServer) {
+	if e.Subtype == "permission_denied" {
+		var message string
+		_ = json.Unmarshal(e.Message, &message)
+		r.deny(e.ToolUseID, e.ToolName, nil, message)
+		return
+	}
 	if e.Subtype != "init" {
 		return
 	}
@@ -159,6 +220,12 @@ func (r *claudeReader) assistant(m claudeMessage, at time.Time) {
 		r.msgModel = m.Model
 	}
 	for _, b := range m.Content {
+		if b.Type == "tool_use" {
+			if r.asked == nil {
+				r.asked = map[string]askedTool{}
+			}
+			r.asked[b.ID] = askedTool{turn: r.turn, name: b.Name, input: b.Input}
+		}
 		server, tool, ok := strings.Cut(strings.TrimPrefix(b.Name, "mcp__"), "__")
 		if b.Type != "tool_use" || !strings.HasPrefix(b.Name, "mcp__") || !ok {
 			continue
@@ -168,6 +235,10 @@ func (r *claudeReader) assistant(m claudeMessage, at time.Time) {
 			r.started = map[string]time.Time{}
 		}
 		r.pending[b.ID] = len(r.calls)
+		if r.callAt == nil {
+			r.callAt = map[string]int{}
+		}
+		r.callAt[b.ID] = len(r.calls)
 		r.started[b.ID] = at
 		r.calls = append(r.calls, store.ToolCall{Turn: r.turn, Server: server, Tool: tool, Arguments: b.Input})
 	}
@@ -184,7 +255,7 @@ func (r *claudeReader) toolResults(blocks []claudeBlock, at time.Time) {
 		delete(r.pending, b.ToolUseID)
 		c := &r.calls[i]
 		c.Result = mcptool.Truncate(blockText(b.Content), mcptool.ExcerptBytes)
-		c.IsError = b.IsError
+		c.IsError = b.IsError || c.Denied
 		if start := r.started[b.ToolUseID]; !start.IsZero() && !at.IsZero() && at.After(start) {
 			c.DurationMS = at.Sub(start).Milliseconds()
 		}
@@ -205,6 +276,7 @@ func (r *claudeReader) answer(ans *Answer, skipped int) (*Answer, error) {
 	ans.CacheReadTokens = u.CacheReadInputTokens
 	ans.CacheWriteTokens = u.CacheCreationInputTokens
 	ans.ReportedCostUSD = r.result.TotalCostUSD
+	ans.Turns = r.result.NumTurns
 	if r.result.IsError {
 		ans.Content = ""
 		return ans, &ModelError{Status: r.result.APIErrorStatus,

@@ -53,7 +53,28 @@ func TestClaudeCodeCapturedOutputs(t *testing.T) {
 	})
 	t.Run("a permission denial mid-run", func(t *testing.T) {
 		ans, err := claudeOutput(t, "denied-stream.jsonl", nil, "0")
-		if err != nil || ans.Content != "It is 4." || len(ans.ToolCalls) != 1 || ans.ToolCalls[0].Tool != "echo" {
+		if err != nil || ans.Content != "It is 4." || len(ans.ToolCalls) != 2 || ans.Turns != 3 {
+			t.Fatalf("answer %+v, %v", ans, err)
+		}
+		// The refused Bash call, on its turn with its command and Claude
+		// Code's message, once; then the echo.
+		denied, echo := ans.ToolCalls[0], ans.ToolCalls[1]
+		if denied.Tool != "Bash" || denied.Server != "" || !denied.Denied || !denied.IsError || denied.Turn != 1 ||
+			!strings.Contains(string(denied.Arguments), "curl -X POST") || !strings.HasPrefix(denied.Result, "Permission to use Bash has been denied") {
+			t.Errorf("the denial: %+v", denied)
+		}
+		if echo.Tool != "echo" || echo.Denied || echo.IsError || echo.Turn != 2 {
+			t.Errorf("the echo: %+v", echo)
+		}
+	})
+	t.Run("a permission denial in the result alone", func(t *testing.T) {
+		last := func(s string) string {
+			lines := strings.Split(strings.TrimSpace(s), "\n")
+			return lines[len(lines)-1] + "\n"
+		}
+		ans, err := claudeOutput(t, "denied-stream.jsonl", last, "0")
+		if err != nil || len(ans.ToolCalls) != 1 || ans.ToolCalls[0].Tool != "Bash" || !ans.ToolCalls[0].Denied ||
+			!strings.Contains(string(ans.ToolCalls[0].Arguments), "curl -X POST") {
 			t.Errorf("answer %+v, %v", ans, err)
 		}
 	})

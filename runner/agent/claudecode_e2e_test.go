@@ -104,7 +104,8 @@ func TestClaudeCodeAnswersWithMCPTools(t *testing.T) {
 
 // The README's Claude Code command for a command agent (built-in tools
 // left on, others denied): the model first reaches for Bash, is denied, then
-// uses the MCP tool. The denial does not spoil the answer.
+// uses the MCP tool. The denial does not spoil the answer, and is kept as a
+// tool call marked denied; the turns are Claude Code's own count.
 func TestClaudeCodeCommandWithAPermissionDenial(t *testing.T) {
 	mcptest.NoOrphans(t)
 	srv := anthropictest.New(func(req *anthropictest.Request) anthropictest.Reply {
@@ -123,8 +124,12 @@ func TestClaudeCodeCommandWithAPermissionDenial(t *testing.T) {
 		"ANTHROPIC_BASE_URL": srv.URL, "ANTHROPIC_API_KEY": "sk-ant-test", "HOME": t.TempDir(), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}})
 	cond := store.Condition{Name: "with_everything", MCPServers: []store.MCPServer{everythingServer(t)}}
 	ans, err := a.Answer(context.Background(), agent.Task{Condition: cond, Prompt: "Say hi."})
-	if err != nil || ans.Content != "Done: Echo: hi" || len(ans.ToolCalls) != 1 || ans.ToolCalls[0].Tool != "echo" {
+	if err != nil || ans.Content != "Done: Echo: hi" || len(ans.ToolCalls) != 2 || ans.Turns != 3 {
 		t.Fatalf("answer %+v, %v", ans, err)
+	}
+	if bash, echo := ans.ToolCalls[0], ans.ToolCalls[1]; bash.Tool != "Bash" || !bash.Denied || !strings.Contains(string(bash.Arguments), "/etc/passwd") ||
+		echo.Tool != "echo" || echo.Denied || echo.IsError {
+		t.Errorf("tool calls %+v", ans.ToolCalls)
 	}
 }
 

@@ -137,8 +137,8 @@ func (g *guarded) Close() error { return g.inner.Close() }
 func brokenGuard(c store.Condition, calls []store.ToolCall) string {
 	used, succeeded := false, false
 	for _, tc := range calls {
-		if tc.Server == "" {
-			continue
+		if tc.Server == "" || tc.Denied {
+			continue // Claude Code's own tools, or a call it refused to run
 		}
 		used = true
 		succeeded = succeeded || !tc.IsError
