@@ -64,7 +64,8 @@ func WriteFiles(ctx context.Context, db *store.DB, runID int64, version, dir str
 	named := filepath.Base(instances)
 	switch {
 	case shape == ShapeKEval:
-		instances = filepath.Join(dir, name+".detailed.jsonl")
+		name = kevalName(rep)
+		aggregate, instances = filepath.Join(dir, name+".json"), filepath.Join(dir, name+".detailed.jsonl")
 		named = filepath.Base(instances)
 	case shape == ShapeEEE && eeeVersion != OlderVersion:
 		// The layout of the EEE repository, which names the instance file

@@ -34,11 +34,23 @@ func repositoryStem(rep *report.Report) string {
 	if !ok {
 		developer, name = developerOf(model), model
 	}
-	h := sha256.Sum256(fmt.Appendf(nil, "%d\x00%d\x00%s\x00%s", rep.Run.ID, rep.Run.CreatedAt.UnixNano(), rep.Run.Name, rep.Dataset.SHA256))
+	h := runHash(rep)
 	h[6] = h[6]&0x0f | 0x40
 	h[8] = h[8]&0x3f | 0x80
 	uuid := fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
 	return strings.Join([]string{"data", segment(rep.Run.Name), segment(developer), segment(name), uuid}, "/")
+}
+
+// runHash stands for a run among all runs, in every database.
+func runHash(rep *report.Report) [32]byte {
+	return sha256.Sum256(fmt.Appendf(nil, "%d\x00%d\x00%s\x00%s", rep.Run.ID, rep.Run.CreatedAt.UnixNano(), rep.Run.Name, rep.Dataset.SHA256))
+}
+
+// kevalName is NAME_DATE_ID, as k-eval names its files: ID is 8 hex digits.
+func kevalName(rep *report.Report) string {
+	h := runHash(rep)
+	name := strings.TrimSuffix(Name(rep.Run), fmt.Sprintf("_run%d", rep.Run.ID))
+	return fmt.Sprintf("%s_%x", name, h[:4])
 }
 
 // developerOf is who made a model named without its developer.

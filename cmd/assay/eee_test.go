@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -470,7 +471,7 @@ func TestImportKEval11Files(t *testing.T) {
 }
 
 // --format keval writes the two files as k-eval 1.1 writes them — named
-// NAME.json and NAME.detailed.jsonl, output.raw and a reasoning trace in
+// NAME_DATE_ID.json and .detailed.jsonl, output.raw and a reasoning trace in
 // place of raw_runs, each repetition's tool calls and answer under
 // answer_attribution — and they import back to the same report.
 func TestExportKEvalFiles(t *testing.T) {
@@ -481,8 +482,9 @@ func TestExportKEvalFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	paths := strings.Fields(out.String())
-	if len(paths) != 2 || !strings.HasSuffix(paths[1], ".detailed.jsonl") || strings.TrimSuffix(paths[0], ".json") != strings.TrimSuffix(paths[1], ".detailed.jsonl") {
-		t.Fatalf("export printed %q, want DIR/NAME.json and DIR/NAME.detailed.jsonl", out.String())
+	if len(paths) != 2 || !strings.HasSuffix(paths[1], ".detailed.jsonl") || strings.TrimSuffix(paths[0], ".json") != strings.TrimSuffix(paths[1], ".detailed.jsonl") ||
+		!regexp.MustCompile(`/docs-or-not_\d{8}_[0-9a-f]{8}\.json$`).MatchString(paths[0]) {
+		t.Fatalf("export printed %q, want DIR/NAME_DATE_ID.json and DIR/NAME_DATE_ID.detailed.jsonl", out.String())
 	}
 	f, err := os.Open(paths[1])
 	if err != nil {
