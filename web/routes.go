@@ -108,6 +108,7 @@ func (s *Server) routes() {
 	api.DELETE("/rubrics/:name", s.apiDeleteRubric)
 	api.GET("/runs", s.apiRuns)
 	api.GET("/runs/:id", s.apiRun)
+	api.GET("/runs/:id/report", s.apiRun)
 	api.POST("/runs/import", s.apiImportRun)
 	api.POST("/runs/:id/cancel", s.apiCancelRun)
 	api.POST("/runs/:id/retry-errors", s.apiRetryErrors)

@@ -71,9 +71,10 @@ Usage:
                 [--gate 'METRIC>=N' ...] [--baseline RUN_ID | --baseline-latest] [--tolerance T]
                 [--gate-regressions] [--junit F] [--summary-md F] [--report-url URL]
   assay run     --resume RUN_ID [--db F] [--json] [the same CI flags]
-  assay export  --run ID --format json|csv|html|eee [--db F] [-o F (a folder for eee)]
+  assay export  --run ID --format json|csv|html|eee|keval [--eee-version V] [--db F] [-o F (a folder for eee and keval)]
   assay route   --run ID [--orders R] [--seed S] [--weights 0.7,0.2,0.1] [--condition C] [--db F] [--json]
   assay backup  --to FILE [--db F]
+  assay rebuild [--run ID] [--db F] [--json]   (computes again what is kept from the runs' records)
   assay token   create --name N [--role owner|reviewer|viewer] | list [--json] | revoke NAME   [--db F]
   assay version
 
@@ -101,6 +102,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdExport(ctx, args[1:], stdout, stderr)
 	case "route":
 		return cmdRoute(ctx, args[1:], stdout, stderr)
+	case "rebuild":
+		return cmdRebuild(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "assay", version)
 		return nil

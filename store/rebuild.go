@@ -1,0 +1,67 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// RebuildRun computes again from a run's record — its results, judgements
+// and scores — everything kept from them: the per-sample and per-condition
+// aggregates, the kept report and samples table, and the run's entries in
+// the response index, in one transaction. It returns the run's results.
+// A run a live process is executing is refused (ECONFLICT): its process
+// keeps its own tallies as it goes.
+func (db *DB) RebuildRun(ctx context.Context, runID int64) (results int, err error) {
+	if l, err := db.RunLease(ctx, runID); err == nil && HolderAlive(l.Holder) {
+		return 0, &Error{Code: ECONFLICT, Message: l.describe(runID, db.now())}
+	} else if err != nil && !errors.Is(err, ErrNotFound) {
+		return 0, err
+	}
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	var status RunStatus
+	if err := tx.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ? AND status NOT IN `+hiddenRuns, runID).Scan(&status); errors.Is(err, sql.ErrNoRows) {
+		return 0, Errorf(ENOTFOUND, "run %d not found", runID)
+	} else if err != nil {
+		return 0, fmt.Errorf("rebuild run %d: %w", runID, err)
+	}
+	if err := rebuildAggregates(ctx, tx, runID); err != nil {
+		return 0, err
+	}
+	// The run's entries in the response index, as far as the index has
+	// come; the catch-up adds the rest.
+	for _, q := range []string{
+		`DELETE FROM response_search WHERE rowid IN (SELECT id FROM results WHERE run_id = ?)`,
+		`INSERT INTO response_search (rowid, response) SELECT id, response FROM results
+			WHERE run_id = ? AND response != '' AND id <= (SELECT indexed_through FROM response_search_state)`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, runID); err != nil {
+			return 0, fmt.Errorf("rebuild run %d: response index: %w", runID, err)
+		}
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM results WHERE run_id = ?`, runID).Scan(&results); err != nil {
+		return 0, fmt.Errorf("rebuild run %d: %w", runID, err)
+	}
+	return results, tx.Commit()
+}
+
+// RunIDs are the ids of every run stored (not those being imported or
+// deleted), oldest first.
+func (db *DB) RunIDs(ctx context.Context) ([]int64, error) {
+	var ids []int64
+	err := eachRow(ctx, db.read, `SELECT id FROM runs WHERE status NOT IN `+hiddenRuns+` ORDER BY id`, nil, func(rows *sql.Rows) error {
+		var id int64
+		err := rows.Scan(&id)
+		ids = append(ids, id)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("runs: %w", err)
+	}
+	return ids, nil
+}
