@@ -100,11 +100,6 @@ func insertSamples(ctx context.Context, tx *sql.Tx, datasetID int64, samples ite
 const datasetColumns = `d.id, d.name, d.kind, d.sha256, d.format, d.filename, d.size_bytes,
 	d.question_key, d.answer_key, d.sample_count, d.created_at, d.origin`
 
-type queryer interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 func scanDataset(row interface{ Scan(...any) error }) (*Dataset, error) {
 	var d Dataset
 	var created string
@@ -119,7 +114,7 @@ func scanDataset(row interface{ Scan(...any) error }) (*Dataset, error) {
 	return &d, nil
 }
 
-func findDataset(ctx context.Context, q queryer, where string, args ...any) (*Dataset, error) {
+func findDataset(ctx context.Context, q querier, where string, args ...any) (*Dataset, error) {
 	return scanDataset(q.QueryRowContext(ctx, `SELECT `+datasetColumns+` FROM datasets d WHERE `+where, args...))
 }
 

@@ -27,8 +27,10 @@ func (db *DB) DeleteRun(ctx context.Context, id int64) (results int, err error) 
 	}
 	defer tx.Rollback()
 	var status RunStatus
-	if err := tx.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, id).Scan(&status); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, id).Scan(&status); errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("run %d: %w", id, ErrNotFound)
+	} else if err != nil {
+		return 0, fmt.Errorf("delete run %d: %w", id, err)
 	}
 	if !status.Finished() {
 		return 0, Errorf(ECONFLICT, "Run %d is %s: cancel it before deleting it.", id, status)

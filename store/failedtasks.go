@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -48,8 +49,10 @@ func (db *DB) ClearFailed(ctx context.Context, runID int64, keep func(Result) ma
 	}
 	defer tx.Rollback()
 	var status RunStatus
-	if err := tx.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, runID).Scan(&status); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, runID).Scan(&status); errors.Is(err, sql.ErrNoRows) {
 		return 0, 0, fmt.Errorf("run %d: %w", runID, ErrNotFound)
+	} else if err != nil {
+		return 0, 0, fmt.Errorf("clear failed tasks of run %d: %w", runID, err)
 	}
 	if !status.Finished() {
 		return 0, 0, Errorf(ECONFLICT, "Run %d is %s: its failed tasks can be retried once it is over.", runID, status)
