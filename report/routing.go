@@ -143,8 +143,10 @@ func (r *Report) Route(ctx context.Context, db *store.DB, base string, opt route
 	if err != nil {
 		return nil, err
 	}
-	res, err := route.Replay(m, opt)
-	if err != nil {
+	res, err := route.Replay(ctx, m, opt)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	} else if err != nil {
 		return nil, store.Errorf(store.EINVALID, "%v", err)
 	}
 	if base == "" {

@@ -65,7 +65,7 @@ func (s *Server) exportHTML(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := prepareExportHTML(ctx, s.db, sc, r, queryOf(c), func(opt route.Options, compute func() (*report.Routing, error)) (*report.Routing, error) {
+	d, err := prepareExportHTML(ctx, s.db, sc, r, queryOf(c), func(opt route.Options, compute func(context.Context) (*report.Routing, error)) (*report.Routing, error) {
 		return s.replay(replayKey(sc.Run.ID, r.version, "", opt), time.Duration(math.MaxInt64), compute)
 	})
 	if err != nil {

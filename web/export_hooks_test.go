@@ -19,4 +19,4 @@ func SetTranscriptBudget(n int) (restore func()) {
 // WaitWarming waits for the samples tables s is making ahead of a request
 // (warmSamples): a benchmark's fresh server would otherwise take the
 // machine's cores from the next one's first request.
-func WaitWarming(s *Server) { s.warming.Wait() }
+func WaitWarming(s *Server) { s.work.Wait() }

@@ -37,7 +37,7 @@ type exportDoc struct {
 // settings: replay, when given, returns it from those a server keeps (the
 // Routing page's, by the same key), computing it when none is.
 func prepareExportHTML(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, q reportQuery,
-	replay func(opt route.Options, compute func() (*report.Routing, error)) (*report.Routing, error)) (*exportDoc, error) {
+	replay func(opt route.Options, compute func(context.Context) (*report.Routing, error)) (*report.Routing, error)) (*exportDoc, error) {
 	if r == nil {
 		var err error
 		if r, err = buildReport(ctx, db, sc, nil); err != nil {
@@ -54,13 +54,13 @@ func prepareExportHTML(ctx context.Context, db *store.DB, sc *reportScope, r *vi
 	}
 	if len(report.RunModels(sc.Run)) >= 2 && sc.Run.Status.Finished() {
 		opt := route.Options{Orders: route.DefaultOrders, Seed: 1, Weights: route.DefaultWeights}
-		compute := func() (*report.Routing, error) { return r.Route(ctx, db, "", opt, nil) }
+		compute := func(ctx context.Context) (*report.Routing, error) { return r.Route(ctx, db, "", opt, nil) }
 		var res *report.Routing
 		var err error
 		if replay != nil {
 			res, err = replay(opt, compute)
 		} else {
-			res, err = compute()
+			res, err = compute(ctx)
 		}
 		if err == nil {
 			rv := templates.RoutingView{Models: report.RunModels(sc.Run)}

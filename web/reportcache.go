@@ -7,7 +7,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -102,21 +101,20 @@ func (c *reportCache) get(key cacheKey, version reportVersion, now time.Time) (*
 // put keeps r, computed from built for took, forgetting the reports used
 // longest ago while more are kept than max, or of more results than the
 // budget.
-func (c *reportCache) put(key cacheKey, version reportVersion, r *viewed, built time.Time, took time.Duration) {
+// It returns how many results the reports forgotten held.
+func (c *reportCache) put(key cacheKey, version reportVersion, r *viewed, built time.Time, took time.Duration) (forgotten int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.tick++
 	c.entries[key] = &cachedReport{version: version, r: r, used: c.tick, built: built, took: took}
-	forget(c.entries, key, c.max, c.budget, func(e *cachedReport) (int, uint64) { return e.version.results.Count, e.used })
+	return forget(c.entries, key, c.max, c.budget, func(e *cachedReport) (int, uint64) { return e.version.results.Count, e.used })
 }
 
 // forget removes from m the entries used longest ago, never keep, while
 // it holds more than max or their weights (their runs' results) add up to
-// more than budget. Once it has forgotten a large run's, the memory it
-// held goes back to the system (releaseMemory).
-func forget[K comparable, E any](m map[K]E, keep K, max, budget int, weigh func(E) (weight int, used uint64)) {
-	forgotten := 0
-	defer func() { releaseMemory(forgotten) }()
+// more than budget, and returns the weight forgotten: once a large run's
+// is, the memory it held goes back to the system (releaseMemory).
+func forget[K comparable, E any](m map[K]E, keep K, max, budget int, weigh func(E) (weight int, used uint64)) (forgotten int) {
 	for len(m) > 1 {
 		total := 0
 		var oldest K
@@ -135,6 +133,7 @@ func forget[K comparable, E any](m map[K]E, keep K, max, budget int, weigh func(
 		forgotten += oldestWeight
 		delete(m, oldest)
 	}
+	return forgotten
 }
 
 // releaseFrom is how many results a forgotten report or table must have
@@ -144,20 +143,17 @@ func forget[K comparable, E any](m map[K]E, keep K, max, budget int, weigh func(
 // another, the server's RSS after the third was 224 MB, 114 MB with it.
 const releaseFrom = 10000
 
-// releasing is set while memory goes back to the system.
-var releasing atomic.Bool
-
 // releaseMemory returns freed memory to the system in the background once
 // a large run's report or table is forgotten (a collection: 12 ms of CPU
 // with two runs of 150,000 results kept, beside the requests).
-func releaseMemory(forgotten int) {
-	if forgotten < releaseFrom || !releasing.CompareAndSwap(false, true) {
+func (s *Server) releaseMemory(forgotten int) {
+	if forgotten < releaseFrom || !s.releasing.CompareAndSwap(false, true) {
 		return
 	}
-	go func() {
-		defer releasing.Store(false)
+	s.background(func(context.Context) {
+		defer s.releasing.Store(false)
 		debug.FreeOSMemory()
-	}()
+	})
 }
 
 // loadReport returns the report of the scope's run, computed again only when
@@ -195,7 +191,7 @@ func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, erro
 	}
 	r.fields = &s.sliceFieldsKept
 	r.version = version.token()
-	s.reports.put(key, version, r, built, took)
+	s.releaseMemory(s.reports.put(key, version, r, built, took))
 	return r, nil
 }
 
@@ -297,9 +293,9 @@ func (s *Server) samples(ctx context.Context, sc *reportScope) (*report.SampleTa
 		return e.table, nil
 	}
 	c.mu.Unlock()
-	// Made to the end even if the request that started it goes: others
-	// may be waiting for it.
-	ctx = context.WithoutCancel(ctx)
+	// Made to the end even if the request that started it goes (others
+	// may be waiting for it), unless the server closes.
+	ctx = s.base
 	t, err, _ := c.building.Do(fmt.Sprint(sc.Run.ID, "/", version.Count, "/", version.Last, "/", version.Cleared), func() (any, error) {
 		t, err := report.LoadSamples(ctx, s.db, sc.Run.ID, sc.Config.Evaluators)
 		if err != nil {
@@ -312,7 +308,8 @@ func (s *Server) samples(ctx context.Context, sc *reportScope) (*report.SampleTa
 		}
 		c.tick++
 		c.entries[sc.Run.ID] = cachedSamples{version, t, c.tick}
-		forget(c.entries, sc.Run.ID, sampleCacheSize, c.budget, func(e cachedSamples) (int, uint64) { return e.version.Count, e.used })
+		forgotten := forget(c.entries, sc.Run.ID, sampleCacheSize, c.budget, func(e cachedSamples) (int, uint64) { return e.version.Count, e.used })
+		s.releaseMemory(forgotten)
 		return t, nil
 	})
 	if err != nil {
@@ -330,8 +327,8 @@ func (s *Server) warmSamples(sc *reportScope) {
 	if !sc.Run.Status.Finished() {
 		return // its table changes with each result
 	}
-	s.warming.Go(func() {
-		if _, err := s.samples(context.Background(), sc); err != nil {
+	s.background(func(ctx context.Context) {
+		if _, err := s.samples(ctx, sc); err != nil {
 			s.log.Debug("samples table made ahead", "run_id", sc.Run.ID, "err", err)
 		}
 	})

@@ -104,9 +104,9 @@ func (s *Server) routingPage(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		res, err := s.replay(replayKey(sc.Run.ID, r.version, f.Condition, opt), s.replayWait(), func() (*report.Routing, error) {
-			// Not cut short by the request that asked first: the replay is kept.
-			return r.Route(context.WithoutCancel(ctx), s.db, f.Condition, opt, nil)
+		res, err := s.replay(replayKey(sc.Run.ID, r.version, f.Condition, opt), s.replayWait(), func(ctx context.Context) (*report.Routing, error) {
+			// Under the server's life, not the request's: the replay is kept.
+			return r.Route(ctx, s.db, f.Condition, opt, nil)
 		})
 		if err != nil {
 			if store.ErrorCode(err) != store.EINVALID {
@@ -304,7 +304,7 @@ func (s *Server) replayWait() time.Duration {
 // many ask) and waits for it up to wait: nil and no error while it is still
 // under way. A replay done is kept with the others; one that failed is told
 // to the next request for it, and then forgotten.
-func (s *Server) replay(key string, wait time.Duration, compute func() (*report.Routing, error)) (*report.Routing, error) {
+func (s *Server) replay(key string, wait time.Duration, compute func(context.Context) (*report.Routing, error)) (*report.Routing, error) {
 	if res, ok := s.replays.get(key); ok {
 		return res, nil
 	}
@@ -322,8 +322,8 @@ func (s *Server) replay(key string, wait time.Duration, compute func() (*report.
 			q.jobs = map[string]*replayJob{}
 		}
 		q.jobs[key] = job
-		go func() {
-			job.res, job.err = compute()
+		s.background(func(ctx context.Context) {
+			job.res, job.err = compute(ctx)
 			if job.err == nil {
 				s.replays.put(key, job.res)
 				q.mu.Lock()
@@ -331,7 +331,7 @@ func (s *Server) replay(key string, wait time.Duration, compute func() (*report.
 				q.mu.Unlock()
 			}
 			close(job.done)
-		}()
+		})
 	}
 	q.mu.Unlock()
 	timer := time.NewTimer(wait)

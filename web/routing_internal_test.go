@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,9 +19,10 @@ import (
 // and kept; one that failed is told to the next request, then tried again.
 func TestAReplayStartsOnce(t *testing.T) {
 	s := &Server{cfg: Config{ReplayWait: -1}}
+	s.base, s.stop = context.WithCancel(context.Background())
 	release := make(chan struct{})
 	var calls atomic.Int32
-	compute := func() (*report.Routing, error) {
+	compute := func(context.Context) (*report.Routing, error) {
 		calls.Add(1)
 		<-release
 		return &report.Routing{RunID: 7}, nil
@@ -52,7 +54,10 @@ func TestAReplayStartsOnce(t *testing.T) {
 	}
 
 	s.cfg.ReplayWait = time.Hour // waits for the outcome
-	failing := func() (*report.Routing, error) { calls.Add(1); return nil, errors.New("the store is gone") }
+	failing := func(context.Context) (*report.Routing, error) {
+		calls.Add(1)
+		return nil, errors.New("the store is gone")
+	}
 	if _, err := s.replay("bad", s.replayWait(), failing); err == nil {
 		t.Error("a failed replay was not told")
 	}

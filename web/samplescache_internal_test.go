@@ -40,7 +40,7 @@ func TestReportMakesAFinishedRunsSamplesTable(t *testing.T) {
 	req := httptest.NewRequest(http.MethodGet, fmt.Sprintf("/runs/%d", finished), nil)
 	req.Host = "127.0.0.1"
 	w := &firstWrite{ResponseRecorder: httptest.NewRecorder(), at: func() {
-		s.warming.Wait()
+		s.work.Wait()
 		if kept(finished) {
 			t.Error("the samples table was made before the report page was sent")
 		}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a-h/templ"
@@ -66,9 +67,12 @@ type Server struct {
 	echo            *echo.Echo
 	runner          *runner.Manager
 	reports         *reportCache
-	replays         fifo[string, *report.Routing]         // routing replays, by run and settings
-	sampleTables    sampleCache                           // samples tables, by run
-	warming         sync.WaitGroup                        // samples tables made ahead (warmSamples)
+	replays         fifo[string, *report.Routing] // routing replays, by run and settings
+	sampleTables    sampleCache                   // samples tables, by run
+	base            context.Context               // the server's life: ends at Close
+	stop            context.CancelFunc
+	work            sync.WaitGroup                        // what runs in the background (background)
+	releasing       atomic.Bool                           // memory going back to the system (releaseMemory)
 	searches        fifo[searchKey, *store.SampleMatches] // the last searches of samples tables
 	verdictsKept    verdictCache                          // the verdicts of the runs reviewed last
 	replaying       replayJobs                            // routing replays under way
@@ -130,6 +134,7 @@ func New(db *store.DB, cfg Config) (*Server, error) {
 		csrfKey:      key,
 		logins:       newLoginLimiter(),
 	}
+	s.base, s.stop = context.WithCancel(context.Background())
 	s.echo.HideBanner, s.echo.HidePort = true, true
 	s.echo.IPExtractor = echo.ExtractIPDirect()
 	if cfg.BehindProxy {
@@ -141,6 +146,28 @@ func New(db *store.DB, cfg Config) (*Server, error) {
 	}
 	s.routes()
 	return s, nil
+}
+
+// background runs f in the background under the server's life: Close
+// cancels the context f is given and waits for f to return. Work started
+// by a request and kept past it (a samples table made ahead, a routing
+// replay) runs so.
+func (s *Server) background(f func(ctx context.Context)) {
+	s.work.Go(func() { f(s.base) })
+}
+
+// Close stops the server's background work and waits for it, or for ctx.
+// The HTTP server is stopped by ListenAndServe; runs by their Manager.
+func (s *Server) Close(ctx context.Context) error {
+	s.stop()
+	done := make(chan struct{})
+	go func() { s.work.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("close: background work still running: %w", ctx.Err())
+	}
 }
 
 // IsLoopback reports whether addr (host:port) only listens on the loopback interface.
@@ -169,9 +196,13 @@ func (s *Server) Routes() []string {
 // Handler returns the server's http.Handler, for tests and for embedding.
 func (s *Server) Handler() http.Handler { return s.echo }
 
-// ListenAndServe serves until ctx is done, then shuts down within a grace period.
+// ListenAndServe serves until ctx is done, then shuts down: requests under
+// way get shutdownGrace to end; then they are cut short (their contexts,
+// made from the server's life, are cancelled: a large export stops at its
+// next row) and their connections closed.
 func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: s.echo, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: s.echo, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return s.base }}
 	errc := make(chan error, 1)
 	go func() {
 		if s.cfg.TLSCert != "" {
@@ -185,16 +216,25 @@ func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
-	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	if err := srv.Shutdown(grace); err != nil {
+		s.stop()
+		late, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+		defer cancel()
+		if srv.Shutdown(late) != nil {
+			srv.Close()
+		}
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
 }
+
+// shutdownGrace is how long requests under way are given at shutdown,
+// twice: to end, then to notice they were cut short.
+const shutdownGrace = 2 * time.Second
 
 // render writes a templ component with a status code.
 func render(c echo.Context, status int, component templ.Component) error {

@@ -145,10 +145,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case *noAuth:
 		logger.Warn("--no-auth: the server asks no token; every user and program of this machine may use it as an owner and start programs")
 	}
-	// Stop in order: the HTTP server, then the runs (left resumable), then the database.
+	// Stop in order: the HTTP server, its background work, then the runs
+	// (left resumable), then the database.
 	err = srv.ListenAndServe(ctx, ln)
 	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
+	if cerr := srv.Close(closeCtx); cerr != nil && err == nil {
+		err = cerr
+	}
 	if cerr := runs.Close(closeCtx); cerr != nil && err == nil {
 		err = cerr
 	}

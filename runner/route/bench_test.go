@@ -1,6 +1,7 @@
 package route
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -29,7 +30,7 @@ func BenchmarkReplay(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	for range b.N {
-		if _, err := Replay(m, Options{Orders: DefaultOrders, Seed: 1, Weights: DefaultWeights}); err != nil {
+		if _, err := Replay(context.Background(), m, Options{Orders: DefaultOrders, Seed: 1, Weights: DefaultWeights}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -39,7 +40,7 @@ func BenchmarkReplay(b *testing.B) {
 		len(Algorithms), DefaultOrders, elapsed.Round(time.Millisecond), float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/(1<<20))
 	runtime.GOMAXPROCS(prev)
 	start = time.Now()
-	if _, err := Replay(m, Options{Orders: DefaultOrders, Seed: 1, Weights: DefaultWeights}); err != nil {
+	if _, err := Replay(context.Background(), m, Options{Orders: DefaultOrders, Seed: 1, Weights: DefaultWeights}); err != nil {
 		b.Fatal(err)
 	}
 	fmt.Printf("the same on %d cores: %s\n", prev, time.Since(start).Round(time.Millisecond))

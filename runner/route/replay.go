@@ -1,6 +1,7 @@
 package route
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -87,8 +88,9 @@ const shareBins = 40
 
 // Replay runs each algorithm over opt.Orders random orders of the matrix's
 // samples. It fails on a matrix of one model, bad weights, an order count
-// out of range or an unknown algorithm.
-func Replay(m *Matrix, opt Options) (*Result, error) {
+// out of range or an unknown algorithm, and stops with ctx's error when
+// ctx is done.
+func Replay(ctx context.Context, m *Matrix, opt Options) (*Result, error) {
 	if err := m.Check(); err != nil {
 		return nil, err
 	}
@@ -150,7 +152,7 @@ func Replay(m *Matrix, opt Options) (*Result, error) {
 	// The algorithms are replayed side by side, a core each: each draws
 	// from sources of its own, so the figures are the same however many.
 	res.Algorithms = make([]AlgorithmResult, len(algos))
-	run := replayRun{m: m, opt: opt, settings: settings, rw: rw, best: best, scale: scale, cheapest: cheapest, bestModel: bestModel}
+	run := replayRun{ctx: ctx, m: m, opt: opt, settings: settings, rw: rw, best: best, scale: scale, cheapest: cheapest, bestModel: bestModel}
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for ai, name := range algos {
@@ -161,12 +163,16 @@ func Replay(m *Matrix, opt Options) (*Result, error) {
 		})
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	res.costSaved()
 	return res, nil
 }
 
 // replayRun is what every algorithm's replay reads, and none changes.
 type replayRun struct {
+	ctx       context.Context // the replay stops when it is done
 	m         *Matrix
 	opt       Options
 	settings  Settings
@@ -191,6 +197,9 @@ func (rr replayRun) algorithm(ai int, name string) AlgorithmResult {
 	}
 	sum, sumSq := make([]float64, n), make([]float64, n)
 	for o := range opt.Orders {
+		if o%64 == 0 && rr.ctx.Err() != nil {
+			return AlgorithmResult{}
+		}
 		orng := rand.New(rand.NewPCG(opt.Seed, uint64(o)))
 		for i := range order {
 			order[i] = i

@@ -2,6 +2,8 @@ package route
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -57,7 +59,7 @@ func TestThompsonConvergesOnTheBestArm(t *testing.T) {
 	m := matrixOf(400, []string{"good", "fair", "poor"},
 		func(i, a int) float64 { return []float64{0.9, 0.4, 0.2}[a] },
 		func(i, a int) float64 { return 0.001 }, func(i, a int) float64 { return 100 }, plain)
-	r, err := Replay(m, Options{Orders: 20, Seed: 1, Weights: DefaultWeights, Algorithms: []string{Thompson, UCB1, EpsilonGreedy}})
+	r, err := Replay(context.Background(), m, Options{Orders: 20, Seed: 1, Weights: DefaultWeights, Algorithms: []string{Thompson, UCB1, EpsilonGreedy}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +78,7 @@ func TestThompsonConvergesOnTheBestArm(t *testing.T) {
 // algorithms learn the split and beat the non-contextual ones, which can
 // only pick one model for all.
 func TestContextualAlgorithmsLearnClusters(t *testing.T) {
-	context := func(i int) []float64 {
+	features := func(i int) []float64 {
 		if i%2 == 0 {
 			return Features("the integral of the polynomial function", map[string]any{"subject": "calculus"})
 		}
@@ -89,8 +91,8 @@ func TestContextualAlgorithmsLearnClusters(t *testing.T) {
 			}
 			return 0
 		},
-		func(i, a int) float64 { return 0.001 }, func(i, a int) float64 { return 100 }, context)
-	r, err := Replay(m, Options{Orders: 30, Seed: 2, Weights: DefaultWeights})
+		func(i, a int) float64 { return 0.001 }, func(i, a int) float64 { return 100 }, features)
+	r, err := Replay(context.Background(), m, Options{Orders: 30, Seed: 2, Weights: DefaultWeights})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +121,7 @@ func TestBaselinesAndBounds(t *testing.T) {
 		func(i, a int) float64 { return math.Mod(float64(i*(a+3))*0.37, 1) * (0.5 + 0.25*float64(a)) },
 		func(i, a int) float64 { return []float64{0.0001, 0.001, 0.01}[a] * (1 + float64(i%3)) },
 		func(i, a int) float64 { return []float64{300, 800, 2000}[a] }, plain)
-	r, err := Replay(m, Options{Orders: 50, Seed: 3, Weights: DefaultWeights})
+	r, err := Replay(context.Background(), m, Options{Orders: 50, Seed: 3, Weights: DefaultWeights})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,8 +160,8 @@ func TestBaselinesAndBounds(t *testing.T) {
 	if ab := byName(r, AlwaysBest); ab.CostSaved == nil || *ab.CostSaved != 0 {
 		t.Errorf("always_best saves nothing against itself: %v", ab.CostSaved)
 	}
-	again, _ := Replay(m, Options{Orders: 50, Seed: 3, Weights: DefaultWeights})
-	other, _ := Replay(m, Options{Orders: 50, Seed: 4, Weights: DefaultWeights})
+	again, _ := Replay(context.Background(), m, Options{Orders: 50, Seed: 3, Weights: DefaultWeights})
+	other, _ := Replay(context.Background(), m, Options{Orders: 50, Seed: 4, Weights: DefaultWeights})
 	for i := range r.Algorithms {
 		if again.Algorithms[i].Reward != r.Algorithms[i].Reward {
 			t.Errorf("%s: another reward for the same seed", r.Algorithms[i].Name)
@@ -170,9 +172,9 @@ func TestBaselinesAndBounds(t *testing.T) {
 	}
 	// The algorithms replayed side by side give what one core gives, to the last bit.
 	prev := runtime.GOMAXPROCS(1)
-	alone, _ := Replay(m, Options{Orders: 50, Seed: 3, Weights: DefaultWeights})
+	alone, _ := Replay(context.Background(), m, Options{Orders: 50, Seed: 3, Weights: DefaultWeights})
 	runtime.GOMAXPROCS(max(prev, 4))
-	wide, _ := Replay(m, Options{Orders: 50, Seed: 3, Weights: DefaultWeights})
+	wide, _ := Replay(context.Background(), m, Options{Orders: 50, Seed: 3, Weights: DefaultWeights})
 	runtime.GOMAXPROCS(prev)
 	if !reflect.DeepEqual(alone, r) || !reflect.DeepEqual(wide, r) {
 		t.Error("the replay's figures depend on the cores it had")
@@ -205,9 +207,16 @@ func TestBadSettings(t *testing.T) {
 		{two, Options{Weights: DefaultWeights, Orders: -3}, "orders: want 1 to"},
 		{two, Options{Weights: DefaultWeights, Algorithms: []string{"softmax"}}, `unknown routing algorithm "softmax"`},
 	} {
-		if _, err := Replay(tc.m, tc.opt); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Replay(context.Background(), tc.m, tc.opt); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want %q", tc.opt, err, tc.want)
 		}
+	}
+	// A replay whose context is done stops: a server closing does not
+	// wait for it.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if res, err := Replay(ctx, two, Options{Weights: DefaultWeights, Orders: maxOrders}); !errors.Is(err, context.Canceled) || res != nil {
+		t.Errorf("a cancelled replay: %v, %v", res, err)
 	}
 	if _, err := ParseWeights("0.7,0.2"); err == nil {
 		t.Error("two weights were taken")
@@ -221,7 +230,7 @@ func TestBadSettings(t *testing.T) {
 func TestDuelingPaysForTwoAnswers(t *testing.T) {
 	m := matrixOf(100, []string{"a", "b", "c"}, func(i, a int) float64 { return 0.5 }, func(i, a int) float64 { return 1 },
 		func(i, a int) float64 { return 10 }, plain)
-	r, err := Replay(m, Options{Orders: 3, Seed: 5, Weights: DefaultWeights, Algorithms: []string{Dueling}})
+	r, err := Replay(context.Background(), m, Options{Orders: 3, Seed: 5, Weights: DefaultWeights, Algorithms: []string{Dueling}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +258,7 @@ func TestTheTwoRewards(t *testing.T) {
 		want   [2]float64
 	}{{"", [2]float64{0.225, 0.525}}, {RewardDocs, [2]float64{0.225, 0.525}},
 		{RewardConduit, [2]float64{0.525 + 0.2/1.02 + 0.1/3, 0.525 + 0.2/1.01 + 0.1/1.5}}} {
-		r, err := Replay(m, Options{Orders: 2, Seed: 1, Weights: DefaultWeights, Reward: tc.reward})
+		r, err := Replay(context.Background(), m, Options{Orders: 2, Seed: 1, Weights: DefaultWeights, Reward: tc.reward})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,7 +271,7 @@ func TestTheTwoRewards(t *testing.T) {
 			t.Errorf("the result says reward %q, want %q", r.Reward, want)
 		}
 	}
-	if _, err := Replay(m, Options{Orders: 2, Weights: DefaultWeights, Reward: "mine"}); err == nil || !strings.Contains(err.Error(), `reward "mine"`) {
+	if _, err := Replay(context.Background(), m, Options{Orders: 2, Weights: DefaultWeights, Reward: "mine"}); err == nil || !strings.Contains(err.Error(), `reward "mine"`) {
 		t.Errorf("an unknown reward: %v", err)
 	}
 }
