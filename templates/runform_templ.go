@@ -162,7 +162,7 @@ func NewRun(v RunFormView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = runAgent(v.Form, v.CommandAgents).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = runAgent(v.Form, v.Defaults, v.CommandAgents).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -170,7 +170,7 @@ func NewRun(v RunFormView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = runExecution(v.Form).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = runExecution(v.Form, v.Defaults).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -416,7 +416,7 @@ func runWhat(v RunFormView) templ.Component {
 	})
 }
 
-func runAgent(f RunForm, commandAgents bool) templ.Component {
+func runAgent(f RunForm, d RunDefaults, commandAgents bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -673,7 +673,7 @@ func runAgent(f RunForm, commandAgents bool) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = textField("agent_timeout", "Timeout", "seconds for one answer", f.AgentTimeout, "300").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = textField("agent_timeout", "Timeout", "seconds for one answer", f.AgentTimeout, d.AgentTimeout).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -970,7 +970,7 @@ func runScoring(v RunFormView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = textField("code_timeout", "Code timeout", "seconds per program", v.Form.CodeTimeout, "10").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = textField("code_timeout", "Code timeout", "seconds per program", v.Form.CodeTimeout, v.Defaults.CodeTimeout).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1009,19 +1009,19 @@ func runScoring(v RunFormView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = textField("judge_temperature", "Temperature", "", v.Form.JudgeTemperature, "0").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = textField("judge_temperature", "Temperature", "", v.Form.JudgeTemperature, v.Defaults.JudgeTemperature).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = textField("judge_seed", "Seed", "", v.Form.JudgeSeed, "42").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = textField("judge_seed", "Seed", "", v.Form.JudgeSeed, v.Defaults.JudgeSeed).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = textField("judge_sample_rate", "Sample rate", "share of answers judged, 0–1", v.Form.SampleRate, "1").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = textField("judge_sample_rate", "Sample rate", "share of answers judged, 0–1", v.Form.SampleRate, v.Defaults.SampleRate).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = textField("judge_repetitions", "Judge repetitions", "per answer", v.Form.JudgeRepetitions, "1").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = textField("judge_repetitions", "Judge repetitions", "per answer", v.Form.JudgeRepetitions, v.Defaults.JudgeRepetitions).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1102,7 +1102,7 @@ func runScoring(v RunFormView) templ.Component {
 	})
 }
 
-func runExecution(f RunForm) templ.Component {
+func runExecution(f RunForm, d RunDefaults) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1127,7 +1127,7 @@ func runExecution(f RunForm) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = textField("concurrency", "Concurrency", "calls at once", f.Concurrency, "5").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = textField("concurrency", "Concurrency", "calls at once", f.Concurrency, d.Concurrency).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -88,6 +88,15 @@ type RunFormView struct {
 	DefaultPrompt string // of the kind; "" for qa, whose samples are sent as they are
 	Estimate      EstimateView
 	CommandAgents bool // the server may start a command agent from this form
+	Defaults      RunDefaults
+}
+
+// RunDefaults are what a run takes for the fields left empty, as the run's
+// rules (config) set them: the form shows them as placeholders.
+type RunDefaults struct {
+	AgentTimeout, CodeTimeout                                 string
+	JudgeTemperature, JudgeSeed, SampleRate, JudgeRepetitions string
+	Concurrency                                               string
 }
 
 // EstimateView is the forecast shown before launch, or why there is none yet.

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -60,7 +61,10 @@ func (s *Server) recordVerdict(c echo.Context, runID int64, who reviewer, in ver
 		if err != nil {
 			return nil, err
 		}
-		cfg, _ := config.Stored(run.Config)
+		cfg, err := config.Stored(run.Config)
+		if err != nil {
+			return nil, fmt.Errorf("run %d's settings: %w", runID, err)
+		}
 		sc := scaleFor(cfg, info.Evaluator, info.Metric, info.Value)
 		lo, hi := sc.Bounds()
 		x := *in.Value

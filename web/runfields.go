@@ -3,7 +3,6 @@ package web
 import (
 	"cmp"
 	"math"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -23,6 +22,16 @@ func (p *fieldParser) fail(format string, args ...any) {
 	if p.err == nil {
 		p.err = store.Errorf(store.EINVALID, format, args...)
 	}
+}
+
+// whole reads a whole number whose bounds are the run's rules (config),
+// as for a run file.
+func (p *fieldParser) whole(field, text string) int {
+	n, err := strconv.Atoi(strings.TrimSpace(text))
+	if err != nil {
+		p.fail("%s: enter a whole number.", field)
+	}
+	return n
 }
 
 func (p *fieldParser) integer(field, text string, lo, hi int) int {
@@ -51,13 +60,9 @@ func (p *fieldParser) optFloat(field, text string, lo, hi, def float64) float64 
 }
 
 // endpoint reads a base URL and the name of the variable holding its key.
+// Whether the URL is one is the run's rule (config), as for a run file.
 func (p *fieldParser) endpoint(who, baseURL, keyEnv string) (string, string) {
 	baseURL, keyEnv = strings.TrimSpace(baseURL), strings.TrimSpace(keyEnv)
-	if baseURL != "" {
-		if u, err := url.Parse(baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			p.fail("%s base URL: %q is not an http(s) URL such as http://127.0.0.1:11434/v1.", who, baseURL)
-		}
-	}
 	if keyEnv != "" && !config.IsEnvName(keyEnv) {
 		p.fail("%s API key variable: enter the name of the environment variable that holds the key (such as OPENAI_API_KEY), never the key itself.", who)
 	}
@@ -79,7 +84,7 @@ func anthropicKey(resolve func() (config.Provider, string, error), baseURL, keyE
 
 func (p *fieldParser) agent(a *config.Agent, f templates.RunForm) {
 	if strings.TrimSpace(f.AgentTimeout) != "" {
-		a.TimeoutSeconds = p.integer("Agent timeout", f.AgentTimeout, 1, 86400)
+		a.TimeoutSeconds = p.whole("Agent timeout", f.AgentTimeout)
 	}
 	if f.AgentType == string(config.AgentCommand) {
 		p.commandAgent(a, f)

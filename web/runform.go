@@ -116,10 +116,18 @@ func forgetKeys(f templates.RunForm) templates.RunForm {
 	return f
 }
 
+// runDefaults are the run's defaults (config.Defaults) as the form shows them.
+func runDefaults() templates.RunDefaults {
+	d := config.Defaults()
+	return templates.RunDefaults{AgentTimeout: strconv.Itoa(d.Agent.TimeoutSeconds), CodeTimeout: strconv.Itoa(d.CodeExecution.TimeoutSeconds),
+		JudgeTemperature: number(d.Judge.Temperature), JudgeSeed: strconv.Itoa(d.Judge.Seed), SampleRate: number(d.JudgeSampleRate),
+		JudgeRepetitions: strconv.Itoa(d.JudgeRepetitions), Concurrency: strconv.Itoa(d.Execution.MaxConcurrent)}
+}
+
 // renderRunForm shows the new run form with its options and estimate.
 func (s *Server) renderRunForm(c echo.Context, status int, f templates.RunForm) error {
 	ctx := c.Request().Context()
-	v := templates.RunFormView{Page: s.page(c, "New run", "runs"), CommandAgents: s.cfg.AllowCommandAgents}
+	v := templates.RunFormView{Page: s.page(c, "New run", "runs"), CommandAgents: s.cfg.AllowCommandAgents, Defaults: runDefaults()}
 	if !v.CommandAgents {
 		f.AgentType = string(config.AgentOpenAI)
 	}

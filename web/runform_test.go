@@ -76,7 +76,7 @@ func TestRunFormErrorsKeepTheInput(t *testing.T) {
 		{"repetitions", func(v url.Values) { v.Set("repetitions", "three") }, "Repetitions: enter a whole number"},
 		{"sample rate", func(v url.Values) { v.Set("judge_sample_rate", "2") }, "Judge sample rate: enter a number from 0 to 1"},
 		{"a key instead of its variable", func(v url.Values) { v.Set("agent_key_env", "sk-proj-abc123") }, "never the key itself"},
-		{"bad base URL", func(v url.Values) { v.Set("judge_base_url", "localhost:8080") }, "Judge base URL"},
+		{"bad base URL", func(v url.Values) { v.Set("judge_base_url", "localhost:8080") }, `judge.base_url: "localhost:8080" is not an http(s) URL`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

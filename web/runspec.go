@@ -144,7 +144,9 @@ func (s *Server) runSpec(ctx context.Context, f templates.RunForm) (*runSpec, er
 	p.evaluators(cfg, f.Evaluators, ds.Kind)
 	p.prompt(cfg, f.Prompt, ds.Kind)
 	if ds.Kind == store.KindCode {
-		cfg.CodeExecution.TimeoutSeconds = p.integer("Code timeout", orText(f.CodeTimeout, "10"), 1, 600)
+		if strings.TrimSpace(f.CodeTimeout) != "" {
+			cfg.CodeExecution.TimeoutSeconds = p.whole("Code timeout", f.CodeTimeout)
+		}
 		cfg.CodeExecution.Unsandboxed = f.Unsandboxed
 	}
 	if p.err != nil {
@@ -197,11 +199,4 @@ func (s *Server) formConditions(ctx context.Context, ids []string) ([]store.Cond
 		return nil, store.Errorf(store.EINVALID, "Conditions: a chosen condition no longer exists; reload the page.")
 	}
 	return out, nil
-}
-
-func orText(s, def string) string {
-	if strings.TrimSpace(s) == "" {
-		return def
-	}
-	return s
 }

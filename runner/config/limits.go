@@ -14,4 +14,8 @@ const (
 	// minutes), and an answer's format needs far less.
 	MaxSchemaBytes   = 256 << 10
 	MaxSchemaObjects = 1_000 // JSON objects in the schema: its subschemas and their keywords
+	// Deadlines: an agent's answer or a judge call (a day), and a program's
+	// tests (ten minutes).
+	MaxTimeoutSeconds     = 86_400
+	MaxCodeTimeoutSeconds = 600
 )

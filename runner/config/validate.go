@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -163,7 +164,21 @@ func (k *checker) agent(a Agent) {
 	if !a.Type.RunsProgram() {
 		k.atLeast("agent.max_turns", a.MaxTurns, 1)
 	}
-	k.atLeast("agent.timeout_seconds", a.TimeoutSeconds, 1)
+	k.within("agent.timeout_seconds", a.TimeoutSeconds, 1, MaxTimeoutSeconds)
+	k.baseURL("agent.base_url", a.BaseURL)
+	for i, m := range a.Models {
+		k.baseURL(fmt.Sprintf("agent.models[%d].base_url", i), m.BaseURL)
+	}
+}
+
+// baseURL checks an address models are reached at: http(s), with a host.
+func (k *checker) baseURL(key, u string) {
+	if u == "" {
+		return
+	}
+	if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+		k.fail(key, "%q is not an http(s) URL such as http://127.0.0.1:11434/v1", u)
+	}
 }
 
 // judge checks the judge. Whether a judge is needed at all is known here
@@ -205,7 +220,8 @@ func (k *checker) oneJudge(key string, j Judge) {
 	}
 	k.keyEnv(key+".api_key_env", j.APIKeyEnv)
 	k.between(key+".temperature", j.Temperature, 0, 2)
-	k.atLeast(key+".timeout_seconds", j.TimeoutSeconds, 1)
+	k.within(key+".timeout_seconds", j.TimeoutSeconds, 1, MaxTimeoutSeconds)
+	k.baseURL(key+".base_url", j.BaseURL)
 }
 
 func (k *checker) servers(servers []MCPServer) {
@@ -309,7 +325,7 @@ func (k *checker) scoring(c *Config) {
 			k.fail("prices."+model, "prices must be at least 0")
 		}
 	}
-	k.atLeast("code_execution.timeout_seconds", c.CodeExecution.TimeoutSeconds, 1)
+	k.within("code_execution.timeout_seconds", c.CodeExecution.TimeoutSeconds, 1, MaxCodeTimeoutSeconds)
 }
 
 // joinEvaluators lists the evaluators, and the assertions written with them.
