@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"assay/internal/gcfloor"
 	"assay/internal/text"
 	"assay/runner/agent"
 	"assay/runner/assert"
@@ -23,7 +22,6 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunSt
 		return "", err
 	}
 	defer m.db.ReleaseLease(context.WithoutCancel(ctx), id, m.holder)
-	defer gcfloor.Hold(gcfloor.Floor)() // the engine keeps little alive: fewer collections
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stopBeat := m.heartbeat(ctx, id, h, cancel)
