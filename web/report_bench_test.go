@@ -248,7 +248,7 @@ func profileFirsts(b *testing.B) (stop func()) {
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // serve makes one request through the handler and returns the body's size.
-func serve(b *testing.B, h http.Handler, path string) int {
+func serve(b testing.TB, h http.Handler, path string) int {
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest(http.MethodGet, path, nil)
 	req.Host = "127.0.0.1" // a server without a token answers to loopback names only
@@ -295,7 +295,7 @@ func buildLargeRun(b *testing.B, judgeReps int) (*store.DB, int64, int64) {
 // timed on a fresh server before the response index has reached the run,
 // as on a run just finished: the samples table first, then each search,
 // the first of which starts the index's catch-up.
-func buildRunOf(b *testing.B, benchSamples, judgeReps int, searches ...string) (*store.DB, int64, int64) {
+func buildRunOf(b testing.TB, benchSamples, judgeReps int, searches ...string) (*store.DB, int64, int64) {
 	b.Helper()
 	start := time.Now()
 	path := filepath.Join(b.TempDir(), "assay.db")

@@ -234,7 +234,7 @@ func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener) error {
 
 // shutdownGrace is how long requests under way are given at shutdown,
 // twice: to end, then to notice they were cut short.
-const shutdownGrace = 2 * time.Second
+const shutdownGrace = 1500 * time.Millisecond
 
 // render writes a templ component with a status code.
 func render(c echo.Context, status int, component templ.Component) error {
