@@ -53,6 +53,9 @@ func readOfficial(f Files) (*store.RunImport, error) {
 	if !slices.Contains(OfficialVersions, agg.SchemaVersion) {
 		return nil, fmt.Errorf("%s: schema_version %q: want one of %s (EEE)", f.ResultsName, agg.SchemaVersion, strings.Join(OfficialVersions, ", "))
 	}
+	if err := checkOfficial(f.Results, true, agg.SchemaVersion); err != nil {
+		return nil, fmt.Errorf("%s: %v", f.ResultsName, err)
+	}
 	name := ""
 	var conditions []string
 	metrics := map[string]officialMetric{} // by evaluation_result_id
@@ -132,6 +135,9 @@ func readOfficial(f Files) (*store.RunImport, error) {
 		var in OfficialInstance
 		if err := json.Unmarshal(raw, &in); err != nil {
 			return fmt.Errorf("%s:%d: %s", f.InstancesName, line, strings.TrimPrefix(jsonError(raw, err), "line 1: "))
+		}
+		if err := checkOfficial(raw, false, agg.SchemaVersion); err != nil {
+			return fmt.Errorf("%s:%d: %v", f.InstancesName, line, err)
 		}
 		lines++
 		_, cond, ok := strings.Cut(in.EvaluationName, "/")

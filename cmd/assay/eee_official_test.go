@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -259,5 +260,105 @@ func TestImportAnotherToolsEEE(t *testing.T) {
 	err := run(context.Background(), []string{"import", "--results", aggPath, "--instances", bad, "--db", db}, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "bad_samples.jsonl:2: evaluation_name \"math\"") {
 		t.Errorf("a line of another evaluation: %v", err)
+	}
+}
+
+// deleteAt removes the field at path (a.b, a[0].b) from doc.
+func deleteAt(doc any, path string) {
+	parts := strings.Split(path, ".")
+	for i, p := range parts {
+		name, index, hasIndex := strings.Cut(strings.TrimSuffix(p, "]"), "[")
+		m := doc.(map[string]any)
+		if i == len(parts)-1 {
+			delete(m, name)
+			return
+		}
+		doc = m[name]
+		if hasIndex {
+			n, _ := strconv.Atoi(index)
+			doc = doc.([]any)[n]
+		}
+	}
+}
+
+// setAt sets the field at path to v.
+func setAt(doc any, path string, v any) {
+	parts := strings.Split(path, ".")
+	for _, p := range parts[:len(parts)-1] {
+		name, index, hasIndex := strings.Cut(strings.TrimSuffix(p, "]"), "[")
+		doc = doc.(map[string]any)[name]
+		if hasIndex {
+			n, _ := strconv.Atoi(index)
+			doc = doc.([]any)[n]
+		}
+	}
+	doc.(map[string]any)[parts[len(parts)-1]] = v
+}
+
+// Another tool's files that the official schema refuses — a required field
+// missing, a value it does not allow — are refused by the import too,
+// naming the field, and nothing is stored.
+func TestImportRefusesWhatTheSchemaRefuses(t *testing.T) {
+	const stem = "eee/other-tool/6f1c0a3e-2b4d-4c8e-9f10-1a2b3c4d5e6f"
+	aggRaw, instRaw := fixture.Read(t, stem+".json"), fixture.Read(t, stem+"_samples.jsonl")
+	aggSchema := officialSchema(t, "0.3.0-eval.schema.json")
+	instSchema := officialSchema(t, "0.3.0-instance_level_eval.schema.json")
+	lines := strings.SplitAfter(strings.TrimSpace(string(instRaw)), "\n")
+	dir := t.TempDir()
+	db := filepath.Join(dir, "assay.db")
+	for _, tc := range []struct {
+		aggregate bool
+		path      string
+		set       any // nil: delete the field
+		want      string
+	}{
+		{true, "evaluation_id", nil, "evaluation_id: required by the EEE schema 0.3.0"},
+		{true, "source_metadata.evaluator_relationship", nil, "source_metadata.evaluator_relationship: required"},
+		{true, "source_metadata.evaluator_relationship", "self", `source_metadata.evaluator_relationship: "self" is not one of first_party, third_party, collaborative, other`},
+		{true, "model_info.additional_details", nil, "model_info.additional_details: required"},
+		{true, "eval_library.version", nil, "eval_library.version: required"},
+		{true, "evaluation_results[0].metric_config.lower_is_better", nil, "evaluation_results[0].metric_config.lower_is_better: required"},
+		{true, "evaluation_results[0].metric_config.score_type", "composite", `evaluation_results[0].metric_config.score_type: "composite" is not one of`},
+		{true, "evaluation_results[0].score_details.score", nil, "evaluation_results[0].score_details.score: required"},
+		{false, "evaluation.is_correct", nil, "_samples.jsonl:2: evaluation.is_correct: required"},
+		{false, "answer_attribution[0].is_terminal", nil, "answer_attribution[0].is_terminal: required"},
+		{false, "input.reference", nil, "input.reference: required"},
+		{false, "interaction_type", "chat", `interaction_type: "chat" is not one of single_turn, multi_turn, agentic`},
+		{false, "output", nil, "output: required of a single_turn line"},
+	} {
+		aggText, instText := string(aggRaw), string(instRaw)
+		var doc any
+		if tc.aggregate {
+			json.Unmarshal(aggRaw, &doc)
+		} else {
+			json.Unmarshal([]byte(lines[1]), &doc)
+		}
+		if tc.set == nil {
+			deleteAt(doc, tc.path)
+		} else {
+			setAt(doc, tc.path, tc.set)
+		}
+		b, _ := json.Marshal(doc)
+		schema := aggSchema
+		if tc.aggregate {
+			aggText = string(b)
+		} else {
+			instText = lines[0] + string(b) + "\n" + strings.Join(lines[2:], "")
+			schema = instSchema
+		}
+		parsed, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if schema.Validate(parsed) == nil {
+			t.Fatalf("%s: the official schema takes the file: the case tests nothing", tc.path)
+		}
+		aggPath, instPath := filepath.Join(dir, "bad.json"), filepath.Join(dir, "bad_samples.jsonl")
+		os.WriteFile(aggPath, []byte(aggText), 0o644)
+		os.WriteFile(instPath, []byte(instText), 0o644)
+		err := run(context.Background(), []string{"import", "--results", aggPath, "--instances", instPath, "--db", db}, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.path, err, tc.want)
+		}
+	}
+	if n := storedRuns(t, db); n != 0 {
+		t.Errorf("refused files stored %d runs", n)
 	}
 }
