@@ -85,6 +85,12 @@ type ConditionSummary struct {
 	// paper averaged over problems; PassAtKCI95 its 95% interval over problems.
 	PassAtK     map[string]float64    `json:"pass_at_k,omitempty"`
 	PassAtKCI95 map[string][2]float64 `json:"pass_at_k_ci95,omitempty"`
+	// PassHatK, FlipRate and FleissKappa are the consistency of the
+	// condition's first pass/fail metric (code_execution's when it has it)
+	// across repetitions, as that metric's own (MetricSummary).
+	PassHatK    map[string]float64 `json:"pass_hat_k,omitempty"`
+	FlipRate    *float64           `json:"flip_rate,omitempty"`
+	FleissKappa *float64           `json:"fleiss_kappa,omitempty"`
 }
 
 // MetricSummary is one metric under one condition. Std is over per-sample
@@ -119,6 +125,16 @@ type MetricSummary struct {
 	// (Krippendorff's ordinal alpha). Absent without a panel.
 	Judges     []JudgeFigure `json:"judges,omitempty"`
 	JudgeAlpha *float64      `json:"judge_alpha,omitempty"`
+	// On a pass/fail metric answered more than once per sample, its
+	// consistency: pass@k (some of k tries pass) and τ-bench's pass^k (all
+	// k pass) for k = 1…repetitions, each sample's unbiased estimate
+	// averaged over samples; FlipRate, the share of samples whose
+	// repetitions disagree; FleissKappa, the repetitions' agreement beyond
+	// chance (absent when undefined).
+	PassAtK     map[string]float64 `json:"pass_at_k,omitempty"`
+	PassHatK    map[string]float64 `json:"pass_hat_k,omitempty"`
+	FlipRate    *float64           `json:"flip_rate,omitempty"`
+	FleissKappa *float64           `json:"fleiss_kappa,omitempty"`
 }
 
 // Summarize reads a run and computes its summary.
@@ -170,6 +186,18 @@ func (r *Report) summarize(progress []store.ConditionProgress, top map[string][]
 			if ms != nil {
 				cs.Metrics = append(cs.Metrics, *ms)
 			}
+		}
+		// The condition's consistency: its first pass/fail metric's,
+		// code_execution's first.
+		first := -1
+		for j, ms := range cs.Metrics {
+			if ms.PassHatK != nil && (first < 0 || ms.Evaluator == string(config.EvalCodeExecution) && cs.Metrics[first].Evaluator != ms.Evaluator) {
+				first = j
+			}
+		}
+		if first >= 0 {
+			ms := cs.Metrics[first]
+			cs.PassHatK, cs.FlipRate, cs.FleissKappa = ms.PassHatK, ms.FlipRate, ms.FleissKappa
 		}
 		s.Results += p.Done
 		s.Errors += p.Errors
@@ -358,6 +386,9 @@ func (r *Report) metricSummary(i int, m Metric, condition string, groups []Sampl
 	if r.judged(m) {
 		ms.Judges, ms.JudgeAlpha = panelOf(raw, r.panelNames())
 	}
+	if m.Scale == config.ScalePass && r.Run.Repetitions >= 2 {
+		consistency(&ms, Values(groups), r.Run.Repetitions)
+	}
 	if first := r.Conditions[0]; condition != first {
 		if mdd, sd, _, ok := mddOf(pairTables(r.meanTable(i, first), r.meanTable(i, condition))); ok {
 			ms.MDD, ms.MDDSD = &mdd, sd
@@ -393,6 +424,26 @@ func KindsText(kinds map[store.ErrorKind]int) string {
 		parts[i] = fmt.Sprintf("%d %s", kinds[k], k)
 	}
 	return strings.Join(parts, " · ")
+}
+
+// consistency fills a pass/fail metric's pass@k, pass^k (k = 1…the
+// repetitions), flip rate and Fleiss' κ from its samples' scores.
+func consistency(ms *MetricSummary, attempts [][]float64, repetitions int) {
+	ms.PassAtK, ms.PassHatK = map[string]float64{}, map[string]float64{}
+	for k := 1; k <= min(repetitions, stats.MaxPassK); k++ {
+		key := strconv.Itoa(k)
+		if s := stats.PassAtKOver(attempts, k); s.Samples > 0 {
+			ms.PassAtK[key] = s.Mean
+		}
+		if s := stats.PassHatKOver(attempts, k); s.Samples > 0 {
+			ms.PassHatK[key] = s.Mean
+		}
+	}
+	flip := stats.Disagreement(attempts)
+	ms.FlipRate = &flip
+	if kappa, ok := stats.FleissKappa(attempts); ok {
+		ms.FleissKappa = &kappa
+	}
 }
 
 // passAtK is pass@k for each k of stats.PassKs up to the attempts per problem.

@@ -181,6 +181,23 @@ type ReportSummary struct {
 	Metrics []ReportMetric
 	Rows    []ReportRow
 	PassKs  []string // the k of pass@k, for a code run with repetitions; the rows' PassAtK follow them
+	// Consistency is each pass/fail metric's under each condition, over
+	// repetitions; ConsistencyKs the k its rows' cells follow.
+	Consistency   []RepeatRow
+	ConsistencyKs []string
+}
+
+// RepeatRow is a pass/fail metric's consistency across repetitions under
+// a condition.
+type RepeatRow struct {
+	Condition, Metric string
+	FlipRate, Kappa   string // Kappa "—" when undefined
+	Ks                []RepeatCell
+}
+
+// RepeatCell is pass^k and pass@k at one k.
+type RepeatCell struct {
+	PassHat, PassAt string
 }
 
 // ReportMetric heads a column group of the summary.

@@ -262,6 +262,26 @@ func (r *viewed) summaryView() templates.ReportSummary {
 			s.PassKs = ks // every condition has the same k, up to the run's repetitions
 		}
 	}
+	for _, c := range r.Summary.Conditions {
+		for _, m := range c.Metrics {
+			if m.PassHatK == nil {
+				continue
+			}
+			row := templates.RepeatRow{Condition: c.Name, Metric: metricHead(r.Metrics[r.MetricIndex(m.Evaluator, m.Name)]).Label(),
+				FlipRate: fmt.Sprintf("%.3f", *m.FlipRate), Kappa: "—"}
+			if m.FleissKappa != nil {
+				row.Kappa = fmt.Sprintf("%.3f", *m.FleissKappa)
+			}
+			for k := 1; k <= len(m.PassHatK); k++ {
+				key := strconv.Itoa(k)
+				row.Ks = append(row.Ks, templates.RepeatCell{PassHat: fmt.Sprintf("%.3f", m.PassHatK[key]), PassAt: fmt.Sprintf("%.3f", m.PassAtK[key])})
+				if k > len(s.ConsistencyKs) {
+					s.ConsistencyKs = append(s.ConsistencyKs, key)
+				}
+			}
+			s.Consistency = append(s.Consistency, row)
+		}
+	}
 	for ri, c := range r.Summary.Conditions {
 		for _, k := range s.PassKs {
 			cell := templates.PassCell{}

@@ -39,5 +39,9 @@ func PassAtKOver(attempts [][]float64, k int) Summary {
 	return s
 }
 
+// MaxPassK is the largest k a pass/fail metric's pass@k and pass^k are
+// given for, every k up to it.
+const MaxPassK = 20
+
 // PassKs are the k a report gives pass@k for, up to the attempts made.
 var PassKs = []int{1, 2, 3, 5, 10, 20, 50, 100}
