@@ -109,6 +109,8 @@ type Instance struct {
 	Evaluation        Evaluation    `json:"evaluation"`
 	TokenUsage        TokenUsage    `json:"token_usage"`
 	RunDetails        []Run         `json:"run_details"`
+
+	extra map[string]json.RawMessage // the fields assay does not read, when kept
 }
 
 // SampleIdx is a sample's 0-based position in the dataset file. k-eval

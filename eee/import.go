@@ -22,6 +22,9 @@ type Imported struct {
 	// Existing: the files were imported before, and that run is the one
 	// given; nothing was stored.
 	Existing bool `json:"existing"`
+	// UnreadFields is how many fields the files hold that the import does
+	// not read: kept with the run, given back in its JSON export.
+	UnreadFields int `json:"unread_fields"`
 }
 
 // filesKey names the files: their aggregate's SHA-256 (which names the run,
@@ -49,7 +52,7 @@ func Import(ctx context.Context, db *store.DB, f Files) (*Imported, error) {
 	}
 	out := &Imported{RunID: imp.Run.ID, Name: imp.Run.Name, Results: imp.Results, Samples: len(imp.Samples),
 		DatasetID: imp.Dataset.ID, Dataset: imp.Dataset.Name, DatasetSHA256: imp.Dataset.SHA256,
-		DatasetCreated: created}
+		DatasetCreated: created, UnreadFields: imp.ExtraFields}
 	for _, c := range imp.Run.Conditions {
 		out.Conditions = append(out.Conditions, c.Name)
 	}

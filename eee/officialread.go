@@ -56,6 +56,8 @@ func readOfficial(f Files) (*store.RunImport, error) {
 	if err := checkOfficial(f.Results, true, agg.SchemaVersion); err != nil {
 		return nil, fmt.Errorf("%s: %v", f.ResultsName, err)
 	}
+	var kept extra // what the files hold that assay does not read
+	kept.keepResults(f.Results, &agg)
 	name := ""
 	var conditions []string
 	metrics := map[string]officialMetric{} // by evaluation_result_id
@@ -139,6 +141,7 @@ func readOfficial(f Files) (*store.RunImport, error) {
 		if err := checkOfficial(raw, false, agg.SchemaVersion); err != nil {
 			return fmt.Errorf("%s:%d: %v", f.InstancesName, line, err)
 		}
+		kept.keepLine(line, lineFields(raw, &in))
 		lines++
 		_, cond, ok := strings.Cut(in.EvaluationName, "/")
 		if !ok {
@@ -309,6 +312,7 @@ func readOfficial(f Files) (*store.RunImport, error) {
 		return nil, err
 	}
 	imp.Run = store.Run{Name: name, Config: raw, Repetitions: reps}
+	imp.Extra, imp.ExtraFields = kept.JSON(), kept.count()
 	for _, c := range conditions {
 		imp.Run.Conditions = append(imp.Run.Conditions, store.Condition{Name: c})
 	}

@@ -140,10 +140,19 @@ func Read(f Files) (*store.RunImport, error) {
 			}
 		}
 	}
-	if err := r.readInstances(); err != nil {
+	r.extra.keepResults(f.Results, agg)
+	r.keepExtra = true
+	err = r.readInstances()
+	r.keepExtra = false
+	if err != nil {
 		return nil, err
 	}
-	return r.build()
+	imp, err := r.build()
+	if err != nil {
+		return nil, err
+	}
+	imp.Extra, imp.ExtraFields = r.extra.JSON(), r.extra.count()
+	return imp, nil
 }
 
 func readAggregate(name string, data []byte) (*Aggregate, error) {
@@ -202,6 +211,9 @@ type reader struct {
 	results int // one per repetition of each instance
 	metrics []string
 	reps    int
+
+	extra     extra // what the files hold that assay does not read
+	keepExtra bool  // instance keeps its line's unread fields, while the lines are checked
 }
 
 // instance decodes a line of the instances.
@@ -209,6 +221,9 @@ func (r *reader) instance(line int, raw []byte) (*Instance, error) {
 	var in Instance
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, fmt.Errorf("%s:%d: %s", r.files.InstancesName, line, strings.TrimPrefix(jsonError(raw, err), "line 1: "))
+	}
+	if r.keepExtra {
+		in.extra = lineFields(raw, &in)
 	}
 	return &in, nil
 }
@@ -235,6 +250,7 @@ func (r *reader) readInstances() error {
 			return fmt.Errorf("%s:%d: sample_idx %d under %q again (first at line %d)", name, line, k.idx, cond, r.seen[k])
 		}
 		r.seen[k] = line
+		r.extra.keepLine(line, in.extra)
 		if s := r.samples[k.idx]; s != nil && (s.Input != in.Input.Raw || s.Reference != in.Input.Reference) {
 			return fmt.Errorf("%s:%d: sample_idx %d has another question or reference than under another condition", name, line, k.idx)
 		}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -21,6 +22,10 @@ type RunImport struct {
 	// Key names the files: a run imported from them before is found by
 	// it (ImportedRun). Empty for none.
 	Key string
+	// Extra is what the files hold that the import does not read, kept
+	// with the run as given (RunImportExtra); nil for nothing.
+	Extra       json.RawMessage
+	ExtraFields int // how many fields Extra holds
 	// EachResult gives fn each result, with the ordinal of its sample, as
 	// it reads them: a large run's are never held at once.
 	EachResult func(fn func(r *Result, ordinal int) error) error
@@ -72,6 +77,11 @@ func (db *DB) ImportRun(ctx context.Context, imp *RunImport) (created bool, err 
 	if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, origin = ?, started_at = ?, finished_at = ?, import_key = ? WHERE id = ?`,
 		RunImporting, r.Origin, finished, finished, imp.Key, r.ID); err != nil {
 		return false, fmt.Errorf("import run: %w", err)
+	}
+	if len(imp.Extra) > 0 {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO run_import_extra (run_id, fields) VALUES (?, ?)`, r.ID, string(imp.Extra)); err != nil {
+			return false, fmt.Errorf("import run: %w", err)
+		}
 	}
 	// The lease says which process imports the run: another that opens the
 	// database meanwhile leaves it alone unless that process is gone.
@@ -238,4 +248,17 @@ func importDataset(ctx context.Context, tx *sql.Tx, now string, imp *RunImport) 
 		rows[s.Ordinal] = h.id
 	}
 	return rows, created, nil
+}
+
+// RunImportExtra is what the files a run was imported from hold that the
+// import did not read, as JSON; nil for nothing (or a run not imported).
+func (db *DB) RunImportExtra(ctx context.Context, runID int64) (json.RawMessage, error) {
+	var s string
+	err := db.read.QueryRowContext(ctx, `SELECT fields FROM run_import_extra WHERE run_id = ?`, runID).Scan(&s)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("run %d: import extra: %w", runID, err)
+	}
+	return json.RawMessage(s), nil
 }

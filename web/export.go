@@ -127,6 +127,9 @@ type exportRunHead struct {
 	StartedAt     *time.Time        `json:"started_at"`
 	FinishedAt    *time.Time        `json:"finished_at"`
 	Summary       *report.Summary   `json:"summary"`
+	// ImportExtra: what the files an imported run came from hold that the
+	// import did not read, as given.
+	ImportExtra json.RawMessage `json:"import_extra,omitempty"`
 }
 
 // exportCondition is a condition's snapshot without the env and headers of

@@ -185,7 +185,11 @@ func exportJSON(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, w
 		return err
 	}
 	bw := bufio.NewWriter(w)
-	head, err := json.MarshalIndent(runHead(sc, r.Summary), "", "  ")
+	rh := runHead(sc, r.Summary)
+	if rh.ImportExtra, err = db.RunImportExtra(ctx, sc.Run.ID); err != nil {
+		return err
+	}
+	head, err := json.MarshalIndent(rh, "", "  ")
 	if err != nil {
 		return fmt.Errorf("export run: %w", err)
 	}

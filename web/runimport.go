@@ -22,7 +22,12 @@ func (s *Server) importRun(c echo.Context) error {
 		setFlash(c, "ok", "These files were imported before, as this run: nothing new was stored.")
 		return redirect(c, fmt.Sprintf("/runs/%d", out.RunID))
 	}
-	setFlash(c, "ok", fmt.Sprintf("Imported %s results of %q: finished and read-only.", templates.Int(out.Results), out.Name))
+	msg := fmt.Sprintf("Imported %s results of %q: finished and read-only.", templates.Int(out.Results), out.Name)
+	if out.UnreadFields > 0 {
+		msg += fmt.Sprintf(" %s the files hold that assay does not read %s kept with the run, in its JSON export.",
+			templates.Count(out.UnreadFields, "field"), map[bool]string{true: "is", false: "are"}[out.UnreadFields == 1])
+	}
+	setFlash(c, "ok", msg)
 	return redirect(c, fmt.Sprintf("/runs/%d", out.RunID))
 }
 

@@ -19,7 +19,8 @@ func TestBrowserImportKEvalRun(t *testing.T) {
 	base := startServer(t)
 	ctx := newBrowser(t)
 	agg := fixture.Path("eee/ask-sre_20251123_3f1c2a9e.json")
-	inst := fixture.Path("eee/ask-sre_20251123_3f1c2a9e.detailed.jsonl")
+	// Other fields beside k-eval's: kept, and the page says so.
+	agg, inst := withExtra(t, agg, fixture.Path("eee/ask-sre_20251123_3f1c2a9e.detailed.jsonl"))
 	lines := strings.SplitAfter(string(fixture.Read(t, "eee/ask-sre_20251123_3f1c2a9e.detailed.jsonl")), "\n")
 	partial := filepath.Join(t.TempDir(), "partial.jsonl")
 	os.WriteFile(partial, []byte(strings.Join(lines[:5], "")), 0o644)
@@ -56,7 +57,8 @@ func TestBrowserImportKEvalRun(t *testing.T) {
 		t.Fatalf("import: %v", err)
 	}
 	screenshot(t, ctx, "imported-run")
-	if flash := textOf(t, ctx, ".flash"); !strings.Contains(flash, `Imported 12 results of "ask-sre"`) {
+	if flash := textOf(t, ctx, ".flash"); !strings.Contains(flash, `Imported 12 results of "ask-sre"`) ||
+		!strings.Contains(flash, "5 fields the files hold that assay does not read are kept with the run, in its JSON export") {
 		t.Errorf("flash = %q", flash)
 	}
 	summary := textOf(t, ctx, "#summary")

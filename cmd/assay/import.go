@@ -92,5 +92,9 @@ func importRun(ctx context.Context, dbPath, results, instances string, asJSON bo
 	}
 	fmt.Fprintf(stdout, "Imported run %d %q: %d results, %s on dataset %d %q (sha256 %s)\n", out.RunID, out.Name, out.Results,
 		plural(len(out.Conditions), "condition"), out.DatasetID, out.Dataset, out.DatasetSHA256)
+	if out.UnreadFields > 0 {
+		fmt.Fprintf(stdout, "Kept %s the files hold that assay does not read: in the run's JSON export, under run.import_extra\n",
+			plural(out.UnreadFields, "field"))
+	}
 	return nil
 }
