@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
 
 	"modernc.org/sqlite"
 )
@@ -54,4 +57,22 @@ func (db *DB) PageCount(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("page count: %w", err)
 	}
 	return n, nil
+}
+
+// FullBelow is the room left on the database's disk under which a write
+// may fail for want of it: a page of every kind a result touches.
+const FullBelow = 1 << 20
+
+// DiskFree is the room left for the database at path on its disk, in
+// bytes: the blocks free to anyone, or to its owner when that is root.
+func DiskFree(path string) (uint64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(filepath.Dir(path), &st); err != nil {
+		return 0, fmt.Errorf("free space of %s: %w", filepath.Dir(path), err)
+	}
+	free := st.Bavail
+	if os.Geteuid() == 0 {
+		free = st.Bfree
+	}
+	return free * uint64(st.Bsize), nil
 }

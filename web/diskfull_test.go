@@ -7,9 +7,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"assay/runner/llm/llmtest"
 	"assay/store"
+	"assay/web"
 )
 
 // TestFullDiskPausesTheRun fills the database while a run writes: the run
@@ -84,5 +86,35 @@ func TestFullDiskPausesTheRun(t *testing.T) {
 	}
 	if strings.Contains(progress(), "Paused") {
 		t.Error("the page still says paused")
+	}
+}
+
+// A run another process executes cannot record in a full database that it
+// is paused; its page says so from the disk itself, and stops saying so
+// once there is room.
+func TestFullDiskShownForARunExecutedElsewhere(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	id, _ := handRunIn(t, db, store.RunRunning)
+	cli := store.Holder{ID: "cli-1", Host: "ci-runner-7", PID: 4242, Program: "assay run"}
+	if err := db.AcquireLease(context.Background(), id, cli, time.Hour, func(store.Holder) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	page := func() string {
+		_, doc := b.get(fmt.Sprintf("/runs/%d/progress", id))
+		return text(doc, "#run-paused")
+	}
+	if got := page(); got != "" {
+		t.Fatalf("paused with room on the disk: %q", got)
+	}
+	defer web.SetDiskFree(300 << 10)()
+	got := page()
+	for _, want := range []string{"Paused", "300.0 KiB left", "cannot save its results", "Nothing already saved is lost"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the pause lacks %q: %q", want, got)
+		}
+	}
+	web.SetDiskFree(8 << 30)
+	if got := page(); got != "" {
+		t.Errorf("still paused once there is room: %q", got)
 	}
 }

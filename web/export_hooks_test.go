@@ -20,3 +20,11 @@ func SetTranscriptBudget(n int) (restore func()) {
 // (warmSamples): a benchmark's fresh server would otherwise take the
 // machine's cores from the next one's first request.
 func WaitWarming(s *Server) { s.work.Wait() }
+
+// SetDiskFree sets what the server reads as the room left on the
+// database's disk, for a test, and returns what puts it back.
+func SetDiskFree(free uint64) (restore func()) {
+	old := diskFree
+	diskFree = func(string) (uint64, error) { return free, nil }
+	return func() { diskFree = old }
+}

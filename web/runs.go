@@ -209,8 +209,21 @@ func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProg
 	if err := s.markInterrupted(ctx, run, &p); err != nil {
 		return p, err
 	}
+	if run.Status == store.RunRunning && !p.Paused && !p.Interrupted && !s.runner.Active(run.ID) {
+		// Another process executes the run: when the disk is full it
+		// cannot record its pause in the database, but this server can
+		// see the disk.
+		if free, err := diskFree(s.db.Path); err == nil && free < store.FullBelow {
+			p.Message, p.Paused = fmt.Sprintf("Paused: the disk holding the database has %s left, so the process executing this run "+
+				"cannot save its results. Nothing already saved is lost; it tries again every few seconds and goes on by itself once there is room.",
+				templates.Bytes(int64(free))), true
+		}
+	}
 	return p, nil
 }
+
+// diskFree is the room left on the database's disk (a variable for tests).
+var diskFree = store.DiskFree
 
 // markInterrupted says on the progress of an unfinished run that no process
 // executes who executed it last, and whether this server takes it over or
