@@ -17,6 +17,7 @@ import (
 
 	"assay/runner/config"
 	"assay/runner/stats"
+	"assay/runner/stop"
 	"assay/store"
 )
 
@@ -203,6 +204,13 @@ func BuildWith(ctx context.Context, db *store.DB, run *store.Run, ds *store.Data
 			return err
 		})
 	}
+	var stopping *stop.Figures
+	if cfg.Stop != nil {
+		g.Go(func() (err error) {
+			stopping, err = stop.Of(gctx, db, run, cfg)
+			return err
+		})
+	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -211,7 +219,7 @@ func BuildWith(ctx context.Context, db *store.DB, run *store.Run, ds *store.Data
 			data.Scores[i] = onlyJudge(data.Scores[i], place)
 		}
 	}
-	return compute(run, ds, cfg, view, judge, read{data, sliceValues}, verdicts), nil
+	return compute(run, ds, cfg, view, judge, read{data, sliceValues, stopping}, verdicts), nil
 }
 
 // read is what a report is computed from, as the store read it: kept
@@ -219,6 +227,7 @@ func BuildWith(ctx context.Context, db *store.DB, run *store.Run, ds *store.Data
 type read struct {
 	data        *store.ReportData // the scores as judged (the one judge's, for a panel judge's report)
 	sliceValues map[int64]string  // by sample row, when the report is sliced
+	stopping    *stop.Figures     // the stopping rule's, for a run with one
 }
 
 // compute computes a report from what was read, and the run's verdicts.
@@ -239,6 +248,7 @@ func compute(run *store.Run, ds *store.Dataset, cfg *config.Config, view View, j
 		wg.Go(func() { r.Compare(r.Conditions[0], r.Conditions[1]) }) // the pair a report shows first
 	}
 	r.Summary = r.summarize(data.Conditions, data.TopErrors)
+	r.Summary.stopped(in.stopping)
 	if field := cfg.Report.SliceBy; field != "" {
 		r.Summary.SliceBy, r.Summary.Slices = field, r.Slices(in.sliceValues)
 	}

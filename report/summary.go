@@ -12,6 +12,7 @@ import (
 
 	"assay/runner/config"
 	"assay/runner/stats"
+	"assay/runner/stop"
 	"assay/store"
 )
 
@@ -33,10 +34,54 @@ type Summary struct {
 	// the run file names one (report: {slice_by: FIELD}).
 	SliceBy string  `json:"slice_by,omitempty"`
 	Slices  []Slice `json:"slices,omitempty"`
+	// Stopped says how a run with a stopping rule stopped before its
+	// plan's end; null when the plan ran out. Stopping is the rule, the
+	// samples its sequences hold and their intervals, pairs' included.
+	Stopped  *Stopped      `json:"stopped"`
+	Stopping *stop.Figures `json:"stopping,omitempty"`
 	// byModel is Conditions of a run over several models as its JSON gives
 	// them: each of the run file's conditions, its figures over every
 	// model, and under "models" each model's.
 	byModel []ConditionSummary
+}
+
+// Stopped is how a run stopped early, as `assay run --json` gives it.
+type Stopped struct {
+	Reason       string  `json:"reason"`
+	AfterSamples int     `json:"after_samples"`
+	OfSamples    int     `json:"of_samples"`
+	CallsSaved   int     `json:"calls_saved"`
+	AnswersSaved int     `json:"answers_saved"`
+	CostSavedUSD float64 `json:"cost_saved_usd"` // at the estimate's prices; 0 unpriced
+}
+
+// stopped puts a stopping rule's figures in the summary: how the run
+// stopped, and the anytime-valid interval beside the usual one of the
+// metric the rule watches.
+func (s *Summary) stopped(f *stop.Figures) {
+	if f == nil {
+		return
+	}
+	s.Stopping = f
+	if st := f.Stopped; st != nil && !st.Extended {
+		s.Stopped = &Stopped{Reason: st.Reason, AfterSamples: st.Samples, OfSamples: st.OfSamples, CallsSaved: st.SavedCalls,
+			AnswersSaved: st.SavedTasks, CostSavedUSD: st.SavedUSD}
+	}
+	for _, iv := range f.Intervals {
+		if iv.Versus != "" {
+			continue
+		}
+		for ci := range s.Conditions {
+			if s.Conditions[ci].Name != iv.Condition {
+				continue
+			}
+			for mi := range s.Conditions[ci].Metrics {
+				if m := &s.Conditions[ci].Metrics[mi]; m.Name == f.Metric {
+					m.CS95 = &[2]float64{iv.Lo, iv.Hi}
+				}
+			}
+		}
+	}
 }
 
 // Grouped is the summary as `assay run --json` and the API give it: a run
@@ -99,16 +144,20 @@ type ConditionSummary struct {
 // mean per-sample std over repetitions; Disagreement the share of samples
 // whose repetitions differ.
 type MetricSummary struct {
-	Evaluator        string     `json:"evaluator"`
-	Name             string     `json:"name"`
-	Mean             float64    `json:"mean"`
-	Std              float64    `json:"std"`
-	Stderr           float64    `json:"stderr"`
-	CI95             [2]float64 `json:"ci95"`
-	N                int        `json:"n"`
-	Samples          int        `json:"samples"`
-	RepetitionSpread float64    `json:"repetition_spread"`
-	Disagreement     float64    `json:"disagreement"`
+	Evaluator string     `json:"evaluator"`
+	Name      string     `json:"name"`
+	Mean      float64    `json:"mean"`
+	Std       float64    `json:"std"`
+	Stderr    float64    `json:"stderr"`
+	CI95      [2]float64 `json:"ci95"`
+	// CS95 is the 95% anytime-valid interval (a confidence sequence's),
+	// for the metric a stopping rule watches: valid however often the
+	// run was looked at.
+	CS95             *[2]float64 `json:"cs95,omitempty"`
+	N                int         `json:"n"`
+	Samples          int         `json:"samples"`
+	RepetitionSpread float64     `json:"repetition_spread"`
+	Disagreement     float64     `json:"disagreement"`
 	// Variance splits the scores' variance into sample, agent and judge.
 	Variance *Variance `json:"variance,omitempty"`
 	// JudgeConsistency is the judge against itself, when it scored answers

@@ -56,6 +56,9 @@ func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int6
 	}
 	spec.Prices = PriceTable(stored, cfg.Prices)
 	conditions = byModel(conditions, spec.Agent.Models)
+	if err := checkStop(spec, len(conditions)); err != nil {
+		return nil, err
+	}
 	raw, err := json.Marshal(spec)
 	if err != nil {
 		return nil, fmt.Errorf("encode run config: %w", err)

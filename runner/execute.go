@@ -91,10 +91,18 @@ func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) 
 	if err != nil {
 		return "", "", err
 	}
-	tasks := plan(ex.samples.refs, ex.run.Conditions, ex.run.Repetitions, done)
+	if ex.stopping, err = ex.startStopping(ctx); err != nil {
+		return "", "", err
+	}
+	var tasks []task
+	if ex.stopping != nil {
+		tasks = planInOrder(ex.samples.refs, ex.stopping.order, ex.run.Conditions, ex.run.Repetitions, done)
+	} else {
+		tasks = plan(ex.samples.refs, ex.run.Conditions, ex.run.Repetitions, done)
+	}
 	w := &workers{ex: ex, cost: cost}
 	w.finished = make(chan struct{}, 1)
-	if ex.run.BudgetUSD > 0 && ex.run.TotalTasks > 0 {
+	if (ex.run.BudgetUSD > 0 || ex.stopping != nil) && ex.run.TotalTasks > 0 {
 		var err error
 		e := EstimateEach(ex.spec, ex.dataset.Kind, ex.m.db.AllSamples(ctx, ex.dataset.ID, &err), ex.run.Conditions, ex.prices)
 		if err != nil {
@@ -102,7 +110,7 @@ func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) 
 		}
 		w.guess = e.CostUSD / float64(ex.run.TotalTasks)
 	}
-	budgetHit := w.run(ctx, tasks, max(ex.spec.Execution.MaxConcurrent, 1))
+	f := w.run(ctx, tasks, max(ex.spec.Execution.MaxConcurrent, 1))
 	ex.keeping.Wait() // a run resumed next reads what its tasks kept
 	if err := w.err(); err != nil {
 		return "", "", err
@@ -110,10 +118,20 @@ func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) 
 	if ctx.Err() != nil {
 		return "", "", nil
 	}
-	if budgetHit {
+	if f.budgetHit {
 		return store.RunBudgetExhausted, fmt.Sprintf("budget of $%.4g reached: $%.4g spent", ex.run.BudgetUSD, w.spent()), nil
 	}
-	return ex.outcome(ctx)
+	if f.stoppedWhy == "" {
+		return ex.outcome(ctx)
+	}
+	if err := ex.recordStop(ctx, f, w.guess); err != nil {
+		return "", "", err
+	}
+	status, msg, err := ex.outcome(ctx)
+	if status == store.RunCompleted && msg == "" {
+		msg = "Stopped early: " + f.stoppedWhy + "."
+	}
+	return status, msg, err
 }
 
 // outcome is completed when every task has a result; failed when every
@@ -192,10 +210,10 @@ func (w *workers) fail(err error) {
 }
 
 // run starts n workers, which take the tasks one after another until the
-// tasks, the budget or ctx run out, and waits. It reports whether the
-// budget stopped it.
-func (w *workers) run(ctx context.Context, tasks []task, n int) bool {
-	f := &feed{w: w, tasks: tasks}
+// tasks, the budget, the stopping rule or ctx run out, and waits. Its
+// feed says what stopped it.
+func (w *workers) run(ctx context.Context, tasks []task, n int) *feed {
+	f := &feed{w: w, tasks: tasks, lastAt: -1}
 	flights := make([]atomic.Int64, n)
 	if w.ex.h != nil {
 		w.ex.h.flights.Store(&flights)
@@ -230,7 +248,7 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) bool {
 		}()
 	}
 	wg.Wait()
-	return f.budgetHit
+	return f
 }
 
 // feed hands a run's tasks to its workers: a worker that is free takes the
@@ -247,6 +265,10 @@ type feed struct {
 	at        int  // the next task's place in tasks
 	stopped   bool // by an error, the budget, a pause ended by ctx, or ctx
 	budgetHit bool
+	// With a stopping rule: the sample of the last task handed out, and
+	// why the rule stopped the run ("" while it has not).
+	lastAt     int
+	stoppedWhy string
 }
 
 // next is the task a worker does next; false when there is none to do.
@@ -257,6 +279,13 @@ func (f *feed) next(ctx context.Context) (job, bool) {
 		return f.stop()
 	}
 	t := f.tasks[f.at]
+	if st := f.w.ex.stopping; st != nil && t.at != f.lastAt {
+		// Whole samples: the rule is asked only before a sample's first task.
+		if ok, why := st.decided(); ok {
+			f.stoppedWhy = why
+			return f.stop()
+		}
+	}
 	var err error
 	if t.sample, err = f.w.ex.samples.get(ctx, t.at); err != nil {
 		f.w.fail(err)
@@ -272,6 +301,7 @@ func (f *feed) next(ctx context.Context) (job, bool) {
 		return f.stop()
 	}
 	f.at++
+	f.lastAt = t.at
 	return job{t, reserved}, true
 }
 
@@ -430,6 +460,9 @@ func (w *workers) save(ctx context.Context, res *store.Result) {
 	w.cost += cost
 	w.tasks++
 	w.spentOn += cost
+	if st := w.ex.stopping; st != nil {
+		st.add(res)
+	}
 }
 
 // job is a task handed to a worker, with the cost reserved for it.

@@ -38,6 +38,24 @@ func plan(samples []store.SampleRef, conditions []store.Condition, repetitions i
 	return out
 }
 
+// planInOrder lists the tasks not yet done of a run with a stopping rule:
+// sample by sample in order (their places in samples), each whole — every
+// repetition under every condition — before the next.
+func planInOrder(samples []store.SampleRef, order []int, conditions []store.Condition, repetitions int, done map[store.TaskKey]bool) []task {
+	var out []task
+	for _, i := range order {
+		for rep := 1; rep <= repetitions; rep++ {
+			for j := range conditions {
+				t := task{at: i, row: samples[i].ID, condition: &conditions[j], repetition: rep}
+				if !done[t.key()] {
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // judged reports whether a result is in the judge sample. The choice hashes the
 // task, so a resumed run makes the same choice.
 func judged(rate float64, k store.TaskKey, sampleID string) bool {

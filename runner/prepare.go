@@ -33,6 +33,7 @@ type execution struct {
 	h          *handle        // the run's handle in this process
 	pending    store.Pending  // work done for tasks not committed when the run last stopped
 	keeping    sync.WaitGroup // parts of tasks' work on their way to the store (keep)
+	stopping   *stopping      // the run's stopping rule at work; nil for none
 }
 
 // prepare decodes a run's snapshot, resolves its ${...} references in this

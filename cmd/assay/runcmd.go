@@ -45,6 +45,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	cfgPath := fs.String("config", "", "run configuration YAML (a superset of k-eval's)")
 	resume := fs.Int64("resume", 0, "resume the unfinished run with this id instead")
 	retry := fs.Int64("retry-errors", 0, "do the failed tasks of the finished run with this id again, and judge again the answers whose judge calls failed; the rest stays")
+	extend := fs.Bool("extend", false, "with --resume: a run its stopping rule stopped early goes on toward its plan's end")
 	dbPath := fs.String("db", "assay.db", "SQLite database file")
 	asJSON := fs.Bool("json", false, "print one JSON object with the run's summary")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
@@ -55,6 +56,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if given := btoi(*cfgPath != "") + btoi(*resume != 0) + btoi(*retry != 0); given != 1 {
 		return badUsage(fmt.Errorf("run: give one of --config FILE, --resume RUN_ID or --retry-errors RUN_ID"))
+	}
+	if *extend && *resume == 0 {
+		return badUsage(fmt.Errorf("run: --extend goes with --resume RUN_ID"))
 	}
 	if err := ci.check(); err != nil {
 		return badUsage(err)
@@ -74,6 +78,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	} else if err := ci.prepare(ctx, db, id); err != nil {
 		return badUsage(err)
 	} else if *resume != 0 {
+		if *extend {
+			if err := db.ExtendRun(ctx, id); err != nil {
+				return badUsage(err)
+			}
+		}
 		if err := m.CanExecute(ctx, id); err != nil {
 			return badUsage(err)
 		}

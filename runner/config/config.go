@@ -147,6 +147,8 @@ type Config struct {
 	CodeExecution    CodeExecution    `yaml:"code_execution" json:"code_execution"`
 	Prompts          Prompts          `yaml:"prompts" json:"prompts"`
 	Report           ReportSettings   `yaml:"report" json:"report,omitempty"`
+	// Stop is the run's stopping rule; nil: the whole plan.
+	Stop *Stop `yaml:"stop" json:"stop,omitempty"`
 
 	// Dir is the folder of the config file; relative paths were resolved
 	// against it.

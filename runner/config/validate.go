@@ -64,6 +64,7 @@ func (k *checker) settings(c *Config) {
 	k.servers(c.MCPServers)
 	k.execution(c.Execution)
 	k.scoring(c)
+	k.stop(c.Stop)
 }
 
 func (k *checker) fail(key, format string, args ...any) {
