@@ -20,6 +20,9 @@ type Sequence struct {
 	sum         float64 // of the values
 	sumSq       float64 // of (x_i − μ̂_{i}) ², for the plug-in variance
 	lo, hi      float64 // the running intersection
+	// first and last are the candidates not yet rejected: the running
+	// intersection drops the others for good, so no bet on them is kept.
+	first, last int
 }
 
 // sequenceGrid is how many steps the candidate means take across [0, 1]:
@@ -34,7 +37,8 @@ const hedgeCap = 0.5
 
 // NewSequence starts a sequence at level α (0.05 for 95%).
 func NewSequence(alpha float64) *Sequence {
-	return &Sequence{alpha: alpha, plus: make([]float64, sequenceGrid+1), minus: make([]float64, sequenceGrid+1), lo: 0, hi: 1}
+	return &Sequence{alpha: alpha, plus: make([]float64, sequenceGrid+1), minus: make([]float64, sequenceGrid+1), lo: 0, hi: 1,
+		first: 0, last: sequenceGrid}
 }
 
 // N is how many values the sequence has seen.
@@ -55,7 +59,7 @@ func (s *Sequence) Add(x float64) {
 	t := float64(s.n + 1)
 	varPrev := (0.25 + s.sumSq) / t // σ̂²_{t−1}
 	lambda := math.Sqrt(2 * math.Log(2/s.alpha) / (varPrev * t * math.Log(1+t)))
-	for i := range s.plus {
+	for i := s.first; i <= s.last; i++ {
 		m := float64(i) / sequenceGrid
 		lp, lm := lambda, lambda
 		if m > 0 {
@@ -78,12 +82,12 @@ func (s *Sequence) Add(x float64) {
 	}
 }
 
-// interval is the set of candidate means not yet rejected at this look,
-// widened by a step of the grid on each side.
+// interval is the set of candidate means not yet rejected, widened by a
+// step of the grid on each side; it keeps only those candidates alive.
 func (s *Sequence) interval() (lo, hi float64) {
 	bound := math.Log(1 / s.alpha)
 	first, last := -1, -1
-	for i := range s.plus {
+	for i := s.first; i <= s.last; i++ {
 		// log(½K⁺ + ½K⁻) < log(1/α)
 		a, b := s.plus[i], s.minus[i]
 		mixed := math.Max(a, b) + math.Log1p(math.Exp(-math.Abs(a-b))) - math.Ln2
@@ -96,8 +100,11 @@ func (s *Sequence) interval() (lo, hi float64) {
 	}
 	if first < 0 { // every candidate rejected: only the grid's rounding
 		m := s.Mean()
+		i := int(math.Round(m * sequenceGrid))
+		s.first, s.last = i, i
 		return m, m
 	}
+	s.first, s.last = first, last
 	return max(float64(first-1)/sequenceGrid, 0), min(float64(last+1)/sequenceGrid, 1)
 }
 

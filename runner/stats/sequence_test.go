@@ -11,8 +11,12 @@ import (
 // misses it far more often — the error that stopping on a peeked p-value
 // makes.
 func TestSequenceHoldsAtEveryLook(t *testing.T) {
-	const streams, length, alpha = 120, 400, 0.05
-	for _, p := range []float64{0.3, 0.05} {
+	const length, alpha = 300, 0.05
+	for _, tc := range []struct {
+		p       float64
+		streams int
+	}{{0.3, 1000}, {0.05, 300}} {
+		p, streams := tc.p, tc.streams
 		rng := rand.New(rand.NewPCG(7, uint64(p*1000)))
 		missed, naiveMissed := 0, 0
 		for range streams {
@@ -43,7 +47,7 @@ func TestSequenceHoldsAtEveryLook(t *testing.T) {
 				naiveMissed++
 			}
 		}
-		rate, naiveRate := float64(missed)/streams, float64(naiveMissed)/streams
+		rate, naiveRate := float64(missed)/float64(streams), float64(naiveMissed)/float64(streams)
 		t.Logf("p = %v: the sequence missed in %.3f of streams, a fixed-size interval watched each time in %.3f", p, rate, naiveRate)
 		if rate > alpha {
 			t.Errorf("p = %v: missed the mean in %.3f of the streams at some look, want at most %v", p, rate, alpha)

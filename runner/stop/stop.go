@@ -108,11 +108,19 @@ func NewTracker(rule config.Stop, metric config.MetricRef, conditions []string, 
 	alpha := rule.Level() / float64(shared)
 	for range conditions {
 		t.means = append(t.means, stats.NewSequence(alpha))
-		t.means95 = append(t.means95, stats.NewSequence(0.05))
 	}
 	for range t.pairOf {
 		t.pairs = append(t.pairs, stats.NewPairedSequence(alpha))
-		t.pairs95 = append(t.pairs95, stats.NewPairedSequence(0.05))
+	}
+	t.means95, t.pairs95 = t.means, t.pairs // the same, at 95%
+	if alpha != 0.05 {
+		t.means95, t.pairs95 = nil, nil
+		for range conditions {
+			t.means95 = append(t.means95, stats.NewSequence(0.05))
+		}
+		for range t.pairOf {
+			t.pairs95 = append(t.pairs95, stats.NewPairedSequence(0.05))
+		}
 	}
 	return t
 }
@@ -158,13 +166,17 @@ func (t *Tracker) add(s *sample) {
 	for i := range t.conditions {
 		if s.n[i] > 0 {
 			t.means[i].Add(mean(i))
-			t.means95[i].Add(mean(i))
+			if t.means95[i] != t.means[i] {
+				t.means95[i].Add(mean(i))
+			}
 		}
 	}
 	for k, p := range t.pairOf {
 		if s.n[p[0]] > 0 && s.n[p[1]] > 0 {
 			t.pairs[k].Add(mean(p[0]), mean(p[1]))
-			t.pairs95[k].Add(mean(p[0]), mean(p[1]))
+			if t.pairs95[k] != t.pairs[k] {
+				t.pairs95[k].Add(mean(p[0]), mean(p[1]))
+			}
 		}
 	}
 }
