@@ -129,7 +129,7 @@ func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) 
 	}
 	status, msg, err := ex.outcome(ctx)
 	if status == store.RunCompleted && msg == "" {
-		msg = "Stopped early: " + f.stoppedWhy + "."
+		msg = StoppedEarly + f.stoppedWhy + "."
 	}
 	return status, msg, err
 }

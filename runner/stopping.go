@@ -10,6 +10,9 @@ import (
 	"assay/store"
 )
 
+// StoppedEarly begins the message of a run its stopping rule stopped.
+const StoppedEarly = "Stopped early: "
+
 // stopping is a run's stopping rule at work: its tracker, fed every result
 // as it is saved, and which samples the run has taken.
 type stopping struct {

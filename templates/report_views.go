@@ -185,6 +185,8 @@ type ReportSummary struct {
 	// repetitions; ConsistencyKs the k its rows' cells follow.
 	Consistency   []RepeatRow
 	ConsistencyKs []string
+	// Stopping is the run's stopping rule at work; nil for a run without.
+	Stopping *StoppingView
 }
 
 // RepeatRow is a pass/fail metric's consistency across repetitions under

@@ -19,6 +19,9 @@ type RunForm struct {
 	Concurrency string
 	BudgetUSD   string
 
+	// The stopping rule: StopWhen "" for none, "decided" or "precise".
+	StopWhen, StopMetric, StopAlpha, StopHalfWidth, StopMargin, StopMinSamples, StopSeed string
+
 	AgentType        string // "openai" or "command"
 	AgentCommand     string // command agents: the program and its arguments, one per line
 	AgentTimeout     string // seconds for one answer

@@ -292,6 +292,7 @@ func (r *viewed) summaryView() templates.ReportSummary {
 			s.Rows[ri].PassAtK = append(s.Rows[ri].PassAtK, cell)
 		}
 	}
+	s.Stopping = r.stoppingView()
 	return s
 }
 

@@ -32,6 +32,13 @@ func readRunForm(v url.Values) templates.RunForm {
 		Repetitions:      v.Get("repetitions"),
 		Concurrency:      v.Get("concurrency"),
 		BudgetUSD:        v.Get("budget_usd"),
+		StopWhen:         v.Get("stop_when"),
+		StopMetric:       strings.TrimSpace(v.Get("stop_metric")),
+		StopAlpha:        v.Get("stop_alpha"),
+		StopHalfWidth:    v.Get("stop_half_width"),
+		StopMargin:       v.Get("stop_margin"),
+		StopMinSamples:   v.Get("stop_min_samples"),
+		StopSeed:         v.Get("stop_seed"),
 		AgentType:        v.Get("agent_type"),
 		AgentCommand:     strings.ReplaceAll(v.Get("agent_command"), "\r\n", "\n"),
 		AgentTimeout:     v.Get("agent_timeout"),
@@ -116,7 +123,25 @@ func formFromConfig(cfg *config.Config) templates.RunForm {
 	if cfg.BudgetUSD > 0 {
 		f.BudgetUSD = number(cfg.BudgetUSD)
 	}
+	if st := cfg.Stop; st != nil {
+		f.StopWhen, f.StopMetric = st.When, st.Metric
+		f.StopAlpha, f.StopHalfWidth, f.StopMargin = optNumber(st.Alpha), optNumber(st.HalfWidth), optNumber(st.Margin)
+		if st.MinSamples > 0 {
+			f.StopMinSamples = strconv.Itoa(st.MinSamples)
+		}
+		if st.Seed != 0 {
+			f.StopSeed = strconv.Itoa(st.Seed)
+		}
+	}
 	return f
+}
+
+// optNumber is v for a field, "" for 0 (the field's default).
+func optNumber(v float64) string {
+	if v == 0 {
+		return ""
+	}
+	return number(v)
 }
 
 func number(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
@@ -137,6 +162,18 @@ func (s *Server) runSpec(ctx context.Context, f templates.RunForm) (*runSpec, er
 	cfg.Execution.NumRepetitions = p.integer("Repetitions", f.Repetitions, 1, config.MaxRepetitions)
 	cfg.Execution.MaxConcurrent = p.integer("Concurrency", f.Concurrency, 1, config.MaxConcurrent)
 	cfg.BudgetUSD = p.optFloat("Budget", f.BudgetUSD, 0, math.MaxFloat64, 0)
+	if f.StopWhen != "" {
+		cfg.Stop = &config.Stop{When: f.StopWhen, Metric: f.StopMetric,
+			Alpha:     p.optFloat("α", f.StopAlpha, 0, 0.5, 0),
+			HalfWidth: p.optFloat("Half-width", f.StopHalfWidth, 0, math.MaxFloat64, 0),
+			Margin:    p.optFloat("Margin", f.StopMargin, 0, math.MaxFloat64, 0)}
+		if strings.TrimSpace(f.StopMinSamples) != "" {
+			cfg.Stop.MinSamples = p.whole("At least", f.StopMinSamples)
+		}
+		if strings.TrimSpace(f.StopSeed) != "" {
+			cfg.Stop.Seed = p.whole("Seed", f.StopSeed)
+		}
+	}
 	p.agent(&cfg.Agent, f)
 	p.judge(cfg, f)
 	p.rubrics(cfg, f.Evaluators, func(name string) (*config.Rubric, error) { return runner.SavedRubric(ctx, s.db, name) })

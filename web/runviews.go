@@ -262,10 +262,16 @@ func runMessage(run *store.Run, sum *report.Summary) string {
 		if n := judgeErrors(sum); n > 0 {
 			failed = append(failed, templates.Count(n, "judge call"))
 		}
-		if len(failed) > 0 {
-			return "Completed with errors: " + strings.Join(failed, " and ") + " ended in an error, counted apart from the scores (not as zeros)."
+		msg := ""
+		if strings.HasPrefix(run.Message, runner.StoppedEarly) {
+			msg = fmt.Sprintf("%s The other %s tasks of the plan were not needed (see the stopping rule below).", run.Message,
+				templates.Int(run.TotalTasks-sum.Results))
 		}
-		return ""
+		if len(failed) > 0 {
+			msg = strings.TrimSpace(msg + " Completed with errors: " + strings.Join(failed, " and ") +
+				" ended in an error, counted apart from the scores (not as zeros).")
+		}
+		return msg
 	}
 	return run.Message
 }

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"assay/runner/llm/llmtest"
 )
 
@@ -137,9 +139,31 @@ stop: {when: decided, metric: numeric_match, alpha: 0.05, min_samples: 20, seed:
 		t.Errorf("the wrong winner: %v", means)
 	}
 
+	// The report says so: why, what was saved, the anytime-valid intervals
+	// beside the usual ones, the pair's verdict.
+	id := lastRun(t, db)
+	base, stopServer := serve(t, "--db", db)
+	ctx := newBrowser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/runs/%d", base, id)), chromedp.WaitVisible(chromedp.CSS("#stopping-table"))); err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, ctx, "stopped-run")
+	if got := textOf(t, ctx, "#stopped-early"); !strings.Contains(got, fmt.Sprintf("Stopped early after %d of 200 samples", st.AfterSamples)) {
+		t.Errorf("the report says %q", got)
+	}
+	if got := textOf(t, ctx, "#stop-saved"); !strings.Contains(got, fmt.Sprintf("%d model calls", st.CallsSaved)) {
+		t.Errorf("saved: %q", got)
+	}
+	table := textOf(t, ctx, "#stopping-table")
+	for _, want := range []string{"careful", "hasty", "careful − hasty", "careful ahead", fmt.Sprintf("%.3f", means["careful"])} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the table lacks %q: %s", want, table)
+		}
+	}
+	stopServer()
+
 	// Extended: on toward the plan, and then not stopped.
 	out.Reset()
-	id := lastRun(t, db)
 	if err := run(context.Background(), []string{"run", "--resume", fmt.Sprint(id), "--extend", "--db", db, "--json", "--quiet"}, &out, io.Discard); err != nil {
 		t.Fatalf("assay run --extend: %v", err)
 	}
