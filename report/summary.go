@@ -184,6 +184,9 @@ type MetricSummary struct {
 	PassHatK    map[string]float64 `json:"pass_hat_k,omitempty"`
 	FlipRate    *float64           `json:"flip_rate,omitempty"`
 	FleissKappa *float64           `json:"fleiss_kappa,omitempty"`
+	// PassAt is the score at or above which a rubric metric passes, for
+	// these figures (the rubric's pass_at); absent for a pass/fail metric.
+	PassAt *float64 `json:"pass_at,omitempty"`
 }
 
 // Summarize reads a run and computes its summary.
@@ -435,8 +438,13 @@ func (r *Report) metricSummary(i int, m Metric, condition string, groups []Sampl
 	if r.judged(m) {
 		ms.Judges, ms.JudgeAlpha = panelOf(raw, r.panelNames())
 	}
-	if m.Scale == config.ScalePass && r.Run.Repetitions >= 2 {
-		consistency(&ms, Values(groups), r.Run.Repetitions)
+	if r.Run.Repetitions >= 2 {
+		if m.Scale == config.ScalePass {
+			consistency(&ms, Values(groups), r.Run.Repetitions)
+		} else if at, ok := r.Config.PassAt(m.Evaluator, m.Name); ok {
+			consistency(&ms, passed(Values(groups), at), r.Run.Repetitions)
+			ms.PassAt = &at
+		}
 	}
 	if first := r.Conditions[0]; condition != first {
 		if mdd, sd, _, ok := mddOf(pairTables(r.meanTable(i, first), r.meanTable(i, condition))); ok {
@@ -493,6 +501,21 @@ func consistency(ms *MetricSummary, attempts [][]float64, repetitions int) {
 	if kappa, ok := stats.FleissKappa(attempts); ok {
 		ms.FleissKappa = &kappa
 	}
+}
+
+// passed turns scores into passes (1) and fails (0): a score of at least
+// at passes.
+func passed(scores [][]float64, at float64) [][]float64 {
+	out := make([][]float64, len(scores))
+	for i, xs := range scores {
+		out[i] = make([]float64, len(xs))
+		for j, x := range xs {
+			if x >= at {
+				out[i][j] = 1
+			}
+		}
+	}
+	return out
 }
 
 // passAtK is pass@k for each k of stats.PassKs up to the attempts per problem.

@@ -102,7 +102,10 @@ func (f *fakeProcess) stop(b *testing.B) (int, time.Duration) {
 //     and judge calls both count), target ≤ 0.25 ms;
 //   - 10,000 samples at 50 ms latency, concurrency 200 (20,000 calls): wall
 //     time against the ideal (calls × latency / concurrency), target ≤ 1.10;
-//   - the peak RSS of both, target < 100 MB whatever the run's size.
+//   - the same with a stopping rule that is never met (stop: precise, at a
+//     half-width no run reaches): its sequences kept after every sample,
+//     target ≤ 1.10 as well;
+//   - the peak RSS of each, target < 100 MB whatever the run's size.
 //
 // Each is run several times and the median printed with every run's
 // figure: on the machine's two shared cores one run's CPU per call goes
@@ -113,12 +116,18 @@ func BenchmarkRun(b *testing.B) {
 		latency     time.Duration
 		concurrency int
 		runs        int
-	}{{2000, 0, 10, 5}, {10000, 50 * time.Millisecond, 200, 3}} {
-		b.Run(fmt.Sprintf("samples=%d/latency=%s/concurrency=%d", c.samples, c.latency, c.concurrency), func(b *testing.B) {
+		stop        string
+	}{{2000, 0, 10, 5, ""}, {10000, 50 * time.Millisecond, 200, 3, ""},
+		{10000, 50 * time.Millisecond, 200, 3, "stop: {when: precise, metric: completeness, half_width: 0.0001}"}} {
+		name := fmt.Sprintf("samples=%d/latency=%s/concurrency=%d", c.samples, c.latency, c.concurrency)
+		if c.stop != "" {
+			name += "/stop"
+		}
+		b.Run(name, func(b *testing.B) {
 			for range b.N {
 				var runs []engineRun
 				for range c.runs {
-					runs = append(runs, benchOnce(b, c.samples, c.latency, c.concurrency))
+					runs = append(runs, benchOnce(b, c.samples, c.latency, c.concurrency, c.stop))
 				}
 				reportRuns(b, c.samples, c.latency, c.concurrency, runs)
 			}
@@ -176,7 +185,7 @@ func reportRuns(b *testing.B, samples int, latency time.Duration, concurrency in
 		samples, latency, concurrency, runs[0].calls, len(runs), perCall, perCallEach, wallNote, peak, server)
 }
 
-func benchOnce(b *testing.B, samples int, latency time.Duration, concurrency int) engineRun {
+func benchOnce(b *testing.B, samples int, latency time.Duration, concurrency int, more string) engineRun {
 	dir := b.TempDir()
 	db, err := store.Open(context.Background(), filepath.Join(dir, "assay.db"))
 	if err != nil {
@@ -197,7 +206,8 @@ agent: {type: openai, model: m, base_url: %q}
 judge: {model: j, base_url: %q}
 conditions: {baseline: {system_prompt: "Answer."}}
 execution: {num_repetitions: 1, max_concurrent: %d}
-`, path, srv.URL, srv.URL, concurrency)
+%s
+`, path, srv.URL, srv.URL, concurrency, more)
 	cfg, err := config.Parse([]byte(yaml), "bench.yaml", dir, func(string) string { return "" })
 	if err != nil {
 		b.Fatal(err)

@@ -96,6 +96,7 @@ func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) 
 	}
 	var tasks []task
 	if ex.stopping != nil {
+		ex.samples.single = true
 		tasks = planInOrder(ex.samples.refs, ex.stopping.order, ex.run.Conditions, ex.run.Repetitions, done)
 	} else {
 		tasks = plan(ex.samples.refs, ex.run.Conditions, ex.run.Repetitions, done)

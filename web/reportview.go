@@ -267,7 +267,11 @@ func (r *viewed) summaryView() templates.ReportSummary {
 			if m.PassHatK == nil {
 				continue
 			}
-			row := templates.RepeatRow{Condition: c.Name, Metric: metricHead(r.Metrics[r.MetricIndex(m.Evaluator, m.Name)]).Label(),
+			label := metricHead(r.Metrics[r.MetricIndex(m.Evaluator, m.Name)]).Label()
+			if m.PassAt != nil {
+				label += " ≥ " + number(*m.PassAt)
+			}
+			row := templates.RepeatRow{Condition: c.Name, Metric: label,
 				FlipRate: fmt.Sprintf("%.3f", *m.FlipRate), Kappa: "—"}
 			if m.FleissKappa != nil {
 				row.Kappa = fmt.Sprintf("%.3f", *m.FleissKappa)

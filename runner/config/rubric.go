@@ -28,6 +28,24 @@ type RubricMetric struct {
 	Description string            `yaml:"description" json:"description"`
 	Scale       string            `yaml:"scale" json:"scale"`             // "1-5", "0-1" or "pass"
 	Levels      map[string]string `yaml:"levels" json:"levels,omitempty"` // level → what it means: "5": "…", or "pass"/"fail"
+	// PassAt makes a 1–5 or 0–1 metric pass/fail for the consistency
+	// figures (pass^k, flip rate, Fleiss' κ): a score at or above passes.
+	PassAt *float64 `yaml:"pass_at" json:"pass_at,omitempty"`
+}
+
+// PassAt is the score at or above which a rubric metric of the run passes,
+// when its rubric gives one.
+func (c *Config) PassAt(evaluator, metric string) (float64, bool) {
+	r, ok := c.RubricNamed(evaluator)
+	if !ok {
+		return 0, false
+	}
+	for _, m := range r.Metrics {
+		if m.Name == metric && m.PassAt != nil {
+			return *m.PassAt, true
+		}
+	}
+	return 0, false
 }
 
 // judgePrefix marks an evaluator that is a custom rubric: "judge:NAME".
@@ -141,6 +159,15 @@ func (k *checker) rubric(r Rubric, prefix string) {
 		for _, level := range slices.Sorted(maps.Keys(m.Levels)) {
 			if !levelOf(sc, level) {
 				k.fail(mk+".levels."+level, "not a level of the %s scale", sc)
+			}
+		}
+		if m.PassAt != nil {
+			lo, hi := sc.Bounds()
+			switch {
+			case sc == ScalePass:
+				k.fail(mk+".pass_at", "a pass/fail metric passes by itself: leave pass_at out")
+			case *m.PassAt <= lo || *m.PassAt > hi:
+				k.fail(mk+".pass_at", "want a score above %v and at most %v on the %s scale (got %v)", lo, hi, sc, *m.PassAt)
 			}
 		}
 	}

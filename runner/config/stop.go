@@ -96,10 +96,12 @@ type MetricRef struct {
 func (c *Config) GivenMetrics() []MetricRef {
 	var out []MetricRef
 	for _, ev := range c.Evaluators {
-		if r, ok := c.RubricNamed(string(ev)); ok {
-			for _, m := range r.Metrics {
-				if sc, ok := m.ScaleOf(); ok {
-					out = append(out, MetricRef{string(ev), m.Name, sc})
+		if name, ok := ev.Rubric(); ok {
+			if r, ok := c.RubricNamed(name); ok {
+				for _, m := range r.Metrics {
+					if sc, ok := m.ScaleOf(); ok {
+						out = append(out, MetricRef{name, m.Name, sc})
+					}
 				}
 			}
 			continue
