@@ -35,6 +35,12 @@ func (r *viewed) charts(a, b string) []templates.ChartView {
 	}
 	if r.HasRepetitions() {
 		draw = append(draw, one(r.spreadChart), one(r.disagreementChart))
+		draw = append(draw, func() []templates.ChartView {
+			if c, ok := r.passHatKChart(); ok {
+				return []templates.ChartView{c}
+			}
+			return nil
+		})
 	}
 	if a != "" && b != "" {
 		draw = append(draw, func() []templates.ChartView { return r.pairedCharts(a, b) })

@@ -105,6 +105,29 @@ execution: {num_repetitions: 3, max_concurrent: 4}
 	if row, want := strings.Join(cells, " | "), "plain | exact_match | 0.500 | 0.333 | 0.500 0.500 | 0.333 0.667 | 0.250 0.750"; row != want {
 		t.Errorf("the report's consistency row %q, want %q", row, want)
 	}
+	// The chart of pass^k and pass@k by k: the same figures, in percent.
+	var option struct {
+		Series []struct {
+			Name string `json:"name"`
+			Data []struct {
+				Value float64 `json:"value"`
+			} `json:"data"`
+		} `json:"series"`
+	}
+	if err := json.Unmarshal([]byte(doc.Find("#chart-pass-hat-k").AttrOr("data-option", "")), &option); err != nil || len(option.Series) != 2 {
+		t.Fatalf("the pass^k chart: %v, %+v", err, option)
+	}
+	var got []string
+	for _, s := range option.Series {
+		var vs []string
+		for _, d := range s.Data {
+			vs = append(vs, fmt.Sprint(d.Value))
+		}
+		got = append(got, s.Name+": "+strings.Join(vs, " "))
+	}
+	if line, want := strings.Join(got, "; "), "plain pass^k: 50 33.3 25; plain pass@k: 50 66.7 75"; line != want {
+		t.Errorf("the pass^k chart's lines %q, want %q", line, want)
+	}
 }
 
 // A rubric metric with pass_at is pass/fail for consistency: a score at or
