@@ -96,14 +96,14 @@ func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) 
 	}
 	var tasks []task
 	if ex.stopping != nil {
-		ex.samples.single = true
+		ex.samples.inOrder(ex.stopping.order)
 		tasks = planInOrder(ex.samples.refs, ex.stopping.order, ex.run.Conditions, ex.run.Repetitions, done)
 	} else {
 		tasks = plan(ex.samples.refs, ex.run.Conditions, ex.run.Repetitions, done)
 	}
 	w := &workers{ex: ex, cost: cost}
 	w.finished = make(chan struct{}, 1)
-	if (ex.run.BudgetUSD > 0 || ex.stopping != nil) && ex.run.TotalTasks > 0 {
+	if ex.run.BudgetUSD > 0 && ex.run.TotalTasks > 0 {
 		var err error
 		e := EstimateEach(ex.spec, ex.dataset.Kind, ex.m.db.AllSamples(ctx, ex.dataset.ID, &err), ex.run.Conditions, ex.prices)
 		if err != nil {
@@ -125,7 +125,7 @@ func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) 
 	if f.stoppedWhy == "" {
 		return ex.outcome(ctx)
 	}
-	if err := ex.recordStop(ctx, f, w.guess); err != nil {
+	if err := ex.recordStop(ctx, f); err != nil {
 		return "", "", err
 	}
 	status, msg, err := ex.outcome(ctx)

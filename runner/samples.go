@@ -20,11 +20,53 @@ type sampleSource struct {
 	refs    []store.SampleRef // every sample, in file order
 	from    int               // the place in refs of window[0]
 	window  []store.Sample
-	// single: the window is the one sample asked for. A run with a
-	// stopping rule takes its samples in a random order, whole: a window
-	// of 512 read for each of them made its calls wait (wall 9.8 times
-	// the ideal at concurrency 200).
-	single bool
+	// order, for a run with a stopping rule, is the order it takes its
+	// samples in (their places in refs), and at each place's position in
+	// it: the window is then the next windowSize samples of that order.
+	// Read by place, a window of 512 read for each sample made the calls
+	// wait (wall 9.8 times the ideal at concurrency 200); one sample at a
+	// time cost 0.37 ms of CPU a sample.
+	order   []int
+	at      map[int]int
+	byPlace map[int]*store.Sample // the window, by place
+}
+
+// inOrder makes s read its samples in order, a window at a time.
+func (s *sampleSource) inOrder(order []int) {
+	s.order, s.at = order, make(map[int]int, len(order))
+	for k, i := range order {
+		s.at[i] = k
+	}
+}
+
+// getInOrder is get for a run that takes its samples in s.order.
+func (s *sampleSource) getInOrder(ctx context.Context, i int) (*store.Sample, error) {
+	if smp, ok := s.byPlace[i]; ok {
+		return smp, nil
+	}
+	k, ok := s.at[i]
+	if !ok {
+		return nil, fmt.Errorf("dataset %d: no sample at place %d", s.dataset, i)
+	}
+	places := s.order[k:min(k+windowSize, len(s.order))]
+	ordinals := make([]int, len(places))
+	place := make(map[int]int, len(places)) // by ordinal
+	for j, p := range places {
+		ordinals[j] = s.refs[p].Ordinal
+		place[ordinals[j]] = p
+	}
+	window, err := s.db.SamplesAt(ctx, s.dataset, ordinals)
+	if err != nil {
+		return nil, err
+	}
+	if len(window) != len(places) {
+		return nil, fmt.Errorf("dataset %d: %d of %d samples found: the dataset changed during the run", s.dataset, len(window), len(places))
+	}
+	s.byPlace = make(map[int]*store.Sample, len(window))
+	for j := range window {
+		s.byPlace[place[window[j].Ordinal]] = &window[j]
+	}
+	return s.byPlace[i], nil
 }
 
 func newSampleSource(ctx context.Context, db *store.DB, datasetID int64) (*sampleSource, error) {
@@ -38,12 +80,12 @@ func newSampleSource(ctx context.Context, db *store.DB, datasetID int64) (*sampl
 // get returns the sample at place i of refs, reading its window when it
 // is not the one held. The tasks given a sample keep their window.
 func (s *sampleSource) get(ctx context.Context, i int) (*store.Sample, error) {
+	if s.order != nil {
+		return s.getInOrder(ctx, i)
+	}
 	if i < s.from || i >= s.from+len(s.window) {
 		from := i - i%windowSize
 		to := min(from+windowSize, len(s.refs))
-		if s.single {
-			from, to = i, i+1
-		}
 		window, err := s.db.SamplesBetween(ctx, s.dataset, s.refs[from].Ordinal, s.refs[to-1].Ordinal)
 		if err != nil {
 			return nil, err

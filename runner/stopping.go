@@ -62,7 +62,13 @@ func (s *stopping) decided() (bool, string) {
 // recordStop records that the rule stopped the run before its plan's end:
 // how many samples it did, why, and what it did not spend — the answers
 // not asked for, at the estimate's cost per task.
-func (ex *execution) recordStop(ctx context.Context, f *feed, perTask float64) error {
+func (ex *execution) recordStop(ctx context.Context, f *feed) error {
+	var err error
+	e := EstimateEach(ex.spec, ex.dataset.Kind, ex.m.db.AllSamples(ctx, ex.dataset.ID, &err), ex.run.Conditions, ex.prices)
+	if err != nil {
+		return err
+	}
+	perTask := e.CostUSD / float64(max(ex.run.TotalTasks, 1))
 	progress, err := ex.m.db.RunProgress(ctx, ex.run.ID)
 	if err != nil {
 		return err

@@ -112,6 +112,31 @@ func (db *DB) EachSampleBetween(ctx context.Context, datasetID int64, from, to i
 	return nil
 }
 
+// SamplesAt returns a dataset's samples at the given ordinals, in ordinal
+// order: a run that takes its samples in a random order reads them so, a
+// batch at a time.
+func (db *DB) SamplesAt(ctx context.Context, datasetID int64, ordinals []int) ([]Sample, error) {
+	list, err := json.Marshal(ordinals)
+	if err != nil {
+		return nil, err
+	}
+	var out []Sample
+	err = eachRow(ctx, db.read, `SELECT `+sampleColumns+` FROM samples s
+		WHERE s.dataset_id = ? AND s.ordinal IN (SELECT value FROM json_each(?)) ORDER BY s.ordinal`, []any{datasetID, string(list)},
+		func(rows *sql.Rows) error {
+			s, err := scanSample(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, *s)
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("list samples: %w", err)
+	}
+	return out, nil
+}
+
 // SamplesFromRow returns up to n samples of a dataset whose row ids are
 // row or more, in row order: a walk over samples in that order reads them
 // a window at a time.
