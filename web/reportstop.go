@@ -33,7 +33,7 @@ func (r *viewed) stoppingView() *templates.StoppingView {
 		if st.Extended {
 			v.Extended = true
 		} else {
-			v.Stopped, v.Samples = true, st.Samples
+			v.Stopped, v.Samples, v.At = true, st.Samples, templates.When(st.At)
 			saved := []string{templates.Count(st.SavedCalls, "model call"), templates.Count(st.SavedTasks, "answer")}
 			if st.SavedUSD > 0 {
 				saved = append(saved, fmt.Sprintf("about $%.2f at the estimate's prices", st.SavedUSD))
