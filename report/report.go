@@ -100,7 +100,7 @@ type Report struct {
 	raw  []map[string][]SampleScores
 	read read // what it was computed from
 
-	scoresOf     *Report // the report whose scores it shares, with other verdicts (WithVerdicts)
+	scoresOf     *Report // the report whose scores it shares, with other verdicts (WithReviews)
 	allPairsOnce sync.Once
 	allPairs     []PairTest // every pair's test, computed once for every view of the report
 	compareMu    sync.Mutex
@@ -170,7 +170,7 @@ func BuildJudge(ctx context.Context, db *store.DB, run *store.Run, ds *store.Dat
 // BuildWith is BuildJudge with the run's verdicts already read (the server
 // keeps them), oldest first for each score; nil reads them.
 func BuildWith(ctx context.Context, db *store.DB, run *store.Run, ds *store.Dataset, cfg *config.Config, view View, judge string,
-	verdicts []store.Verdict) (*Report, error) {
+	verdicts []store.Review) (*Report, error) {
 	place := -1
 	if judge != "" {
 		for i, j := range cfg.Judges {
@@ -200,7 +200,7 @@ func BuildWith(ctx context.Context, db *store.DB, run *store.Run, ds *store.Data
 	})
 	if verdicts == nil {
 		g.Go(func() (err error) {
-			verdicts, err = db.ScoreVerdicts(gctx, run.ID)
+			verdicts, err = db.ScoreReviews(gctx, run.ID)
 			return err
 		})
 	}
@@ -231,7 +231,7 @@ type read struct {
 }
 
 // compute computes a report from what was read, and the run's verdicts.
-func compute(run *store.Run, ds *store.Dataset, cfg *config.Config, view View, judge string, in read, verdicts []store.Verdict) *Report {
+func compute(run *store.Run, ds *store.Dataset, cfg *config.Config, view View, judge string, in read, verdicts []store.Review) *Report {
 	data := in.data
 	r := &Report{Run: run, Dataset: ds, Config: cfg, Models: data.Models, View: view, Judge: judge, read: in}
 	for _, c := range run.Conditions {
@@ -256,13 +256,13 @@ func compute(run *store.Run, ds *store.Dataset, cfg *config.Config, view View, j
 	return r
 }
 
-// WithVerdicts is the report in a view, computed again from the scores it
+// WithReviews is the report in a view, computed again from the scores it
 // read with another set of the run's verdicts (oldest first for each
 // score), without reading the store. A report of 150,000 results with
 // 34,000 verdicts took 0.35–0.45 s to compute again after each verdict.
 // As judged, a verdict changes no score: all but the reviews is the
 // report's own, and what views derived from it is kept.
-func (r *Report) WithVerdicts(view View, verdicts []store.Verdict) *Report {
+func (r *Report) WithReviews(view View, verdicts []store.Review) *Report {
 	if view != AsJudged || r.View != AsJudged {
 		return compute(r.Run, r.Dataset, r.Config, view, r.Judge, r.read, verdicts)
 	}

@@ -85,8 +85,8 @@ func Categories(sc config.Scale) []float64 {
 }
 
 // latest is each reviewed score's latest verdict.
-func latest(verdicts []store.Verdict) map[int64]store.Verdict {
-	out := make(map[int64]store.Verdict, len(verdicts))
+func latest(verdicts []store.Review) map[int64]store.Review {
+	out := make(map[int64]store.Review, len(verdicts))
 	for _, v := range verdicts {
 		if p, ok := out[v.ScoreID]; !ok || !v.At.Before(p.At) {
 			out[v.ScoreID] = v
@@ -97,7 +97,7 @@ func latest(verdicts []store.Verdict) map[int64]store.Verdict {
 
 // applyReviews is scores with each reviewed score's value replaced by its
 // latest verdict's; scores are left as they are.
-func applyReviews(scores []store.MetricScores, last map[int64]store.Verdict) []store.MetricScores {
+func applyReviews(scores []store.MetricScores, last map[int64]store.Review) []store.MetricScores {
 	out := slices.Clone(scores)
 	for k := range out {
 		m := &out[k]
@@ -119,7 +119,7 @@ type reviewedScore struct{ evaluator, metric string }
 
 // reviews computes coverage and agreement. scores are the run's scores as
 // judged.
-func (r *Report) reviews(scores []store.MetricScores, verdicts []store.Verdict) *Reviews {
+func (r *Report) reviews(scores []store.MetricScores, verdicts []store.Review) *Reviews {
 	out := &Reviews{Verdicts: len(verdicts)}
 	last := latest(verdicts)
 	out.Scored = len(last)
@@ -175,7 +175,7 @@ func (r *Report) reviews(scores []store.MetricScores, verdicts []store.Verdict) 
 }
 
 // agreement compares the judge and the latest human value on metric m.
-func agreement(m Metric, last map[int64]store.Verdict, judge map[int64]reviewedScore, byScore map[int64][]float64) (Agreement, bool) {
+func agreement(m Metric, last map[int64]store.Review, judge map[int64]reviewedScore, byScore map[int64][]float64) (Agreement, bool) {
 	a := Agreement{Metric: m, Evaluator: m.Evaluator, Name: m.Name, Categories: Categories(m.Scale)}
 	var js, hs []float64
 	var units [][]float64

@@ -12,7 +12,7 @@ import (
 )
 
 // judgeFunc is one LLM judge: rubric or arbiter.
-type judgeFunc func(ctx context.Context, in judge.Input) (*judge.Verdict, error)
+type judgeFunc func(ctx context.Context, in judge.Input) (*judge.Judgement, error)
 
 // judgeCall is one call a judged answer gets from an evaluator: one judge
 // of the panel, one repetition, with its seed.
@@ -127,20 +127,20 @@ func (e *evaluators) deterministic(ctx context.Context, ev config.Evaluator, s *
 
 // explain says in one line why a deterministic evaluator scored as it did.
 func explain(ev config.Evaluator, out scoring.Outcome, s *store.Sample) string {
-	verdict := "fail"
+	outcome := "fail"
 	if out.Value == 1 {
-		verdict = "pass"
+		outcome = "pass"
 	}
 	switch ev {
 	case config.EvalExactMatch:
-		return fmt.Sprintf("%s: extracted %q, reference %q", verdict, out.Extracted, s.Reference)
+		return fmt.Sprintf("%s: extracted %q, reference %q", outcome, out.Extracted, s.Reference)
 	case config.EvalNumericMatch:
-		return fmt.Sprintf("%s: extracted %q", verdict, out.Extracted)
+		return fmt.Sprintf("%s: extracted %q", outcome, out.Extracted)
 	}
 	if out.Detail != "" {
-		return verdict + ": " + firstLine(out.Detail)
+		return outcome + ": " + firstLine(out.Detail)
 	}
-	return verdict
+	return outcome
 }
 
 func firstLine(s string) string {

@@ -177,7 +177,7 @@ func TestVerdictsMigrationKnowsWhatTheirScoresAreOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	vs, err := db.Verdicts(ctx, run.ID)
+	vs, err := db.Reviews(ctx, run.ID)
 	if err != nil || len(vs) != 2 {
 		t.Fatalf("verdicts after the migration: %+v, %v", vs, err)
 	}

@@ -16,9 +16,9 @@ const (
 	VerdictOverride = "override"
 )
 
-// Verdict is one reviewer's verdict on one score of the judge (or of a
+// Review is one reviewer's verdict on one score of the judge (or of a
 // deterministic evaluator): agree, or override with a value of their own.
-type Verdict struct {
+type Review struct {
 	ID         int64     `json:"-"`
 	RunID      int64     `json:"-"`
 	ScoreID    int64     `json:"score_id"`
@@ -64,9 +64,9 @@ func (db *DB) ScoreInfo(ctx context.Context, runID, scoreID int64) (*ScoreInfo, 
 	return &s, nil
 }
 
-// SaveVerdict stores a verdict, committed on its own. A reviewer's later
+// SaveReview stores a verdict, committed on its own. A reviewer's later
 // verdict on the same score replaces theirs; the same one twice is one row.
-func (db *DB) SaveVerdict(ctx context.Context, v *Verdict) error {
+func (db *DB) SaveReview(ctx context.Context, v *Review) error {
 	if v.Verdict != VerdictAgree && v.Verdict != VerdictOverride {
 		return Errorf(EINVALID, "A verdict is agree or override, not %q.", v.Verdict)
 	}
@@ -95,28 +95,28 @@ func (db *DB) SaveVerdict(ctx context.Context, v *Verdict) error {
 
 // Verdicts lists a run's verdicts by score, in the order given, each with
 // what its score is of.
-func (db *DB) Verdicts(ctx context.Context, runID int64) ([]Verdict, error) {
-	return db.verdicts(ctx, `SELECT `+verdictColumns+` FROM reviews WHERE run_id = ? ORDER BY score_id, seq`, runID)
+func (db *DB) Reviews(ctx context.Context, runID int64) ([]Review, error) {
+	return db.reviewsWhere(ctx, `SELECT `+verdictColumns+` FROM reviews WHERE run_id = ? ORDER BY score_id, seq`, runID)
 }
 
-// VerdictsSince lists a run's verdicts given, or given again, after the
+// ReviewsSince lists a run's verdicts given, or given again, after the
 // one numbered seq (Verdict.Seq), in no order.
-func (db *DB) VerdictsSince(ctx context.Context, runID, seq int64) ([]Verdict, error) {
-	return db.verdicts(ctx, `SELECT `+verdictColumns+` FROM reviews WHERE run_id = ? AND seq > ?`, runID, seq)
+func (db *DB) ReviewsSince(ctx context.Context, runID, seq int64) ([]Review, error) {
+	return db.reviewsWhere(ctx, `SELECT `+verdictColumns+` FROM reviews WHERE run_id = ? AND seq > ?`, runID, seq)
 }
 
 const verdictColumns = `id, run_id, score_id, reviewer, verdict, judge_value, value, note, link, created_at,
 	evaluator, metric, condition, sample_id, repetition, seq`
 
-func (db *DB) verdicts(ctx context.Context, query string, args ...any) ([]Verdict, error) {
+func (db *DB) reviewsWhere(ctx context.Context, query string, args ...any) ([]Review, error) {
 	rows, err := db.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("verdicts: %w", err)
 	}
 	defer rows.Close()
-	var out []Verdict
+	var out []Review
 	for rows.Next() {
-		var v Verdict
+		var v Review
 		var at string
 		if err := rows.Scan(&v.ID, &v.RunID, &v.ScoreID, &v.Reviewer, &v.Verdict, &v.JudgeValue, &v.Value, &v.Note, &v.Link, &at,
 			&v.Evaluator, &v.Metric, &v.Condition, &v.SampleRow, &v.Repetition, &v.Seq); err != nil {
@@ -128,18 +128,18 @@ func (db *DB) verdicts(ctx context.Context, query string, args ...any) ([]Verdic
 	return out, rows.Err()
 }
 
-// ScoreVerdicts lists a run's verdicts, oldest first, without what their
+// ScoreReviews lists a run's verdicts, oldest first, without what their
 // scores are of: what a report needs, which has the scores already.
-func (db *DB) ScoreVerdicts(ctx context.Context, runID int64) ([]Verdict, error) {
+func (db *DB) ScoreReviews(ctx context.Context, runID int64) ([]Review, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT score_id, reviewer, verdict, judge_value, value, created_at
 		FROM reviews WHERE run_id = ?`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("verdicts: %w", err)
 	}
 	defer rows.Close()
-	var out []Verdict
+	var out []Review
 	for rows.Next() {
-		v := Verdict{RunID: runID}
+		v := Review{RunID: runID}
 		var at string
 		if err := rows.Scan(&v.ScoreID, &v.Reviewer, &v.Verdict, &v.JudgeValue, &v.Value, &at); err != nil {
 			return nil, fmt.Errorf("verdicts: %w", err)
@@ -150,9 +150,9 @@ func (db *DB) ScoreVerdicts(ctx context.Context, runID int64) ([]Verdict, error)
 	return out, rows.Err()
 }
 
-// VerdictsVersion changes whenever a run's verdicts do: their number and
+// ReviewsVersion changes whenever a run's verdicts do: their number and
 // the number of the last one given (Verdict.Seq).
-func (db *DB) VerdictsVersion(ctx context.Context, runID int64) (n int, last int64, err error) {
+func (db *DB) ReviewsVersion(ctx context.Context, runID int64) (n int, last int64, err error) {
 	err = db.read.QueryRowContext(ctx, `SELECT count(*), coalesce(max(seq), 0) FROM reviews WHERE run_id = ?`, runID).Scan(&n, &last)
 	if err != nil {
 		return 0, 0, fmt.Errorf("verdicts version: %w", err)

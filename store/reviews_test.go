@@ -34,31 +34,31 @@ func TestVerdicts(t *testing.T) {
 	db.SetClock(func() time.Time { return now })
 	save := func(reviewer, verdict string, value float64, note string) {
 		t.Helper()
-		v := &store.Verdict{RunID: run.ID, ScoreID: score.ID, Reviewer: reviewer, Verdict: verdict, JudgeValue: score.Value, Value: value, Note: note}
-		if err := db.SaveVerdict(ctx, v); err != nil {
+		v := &store.Review{RunID: run.ID, ScoreID: score.ID, Reviewer: reviewer, Verdict: verdict, JudgeValue: score.Value, Value: value, Note: note}
+		if err := db.SaveReview(ctx, v); err != nil {
 			t.Fatal(err)
 		}
 		now = now.Add(time.Minute)
 	}
 	save("ann", store.VerdictAgree, score.Value, "")
 	save("ann", store.VerdictAgree, score.Value, "") // the same twice: one row
-	if vs, _ := db.Verdicts(ctx, run.ID); len(vs) != 1 {
+	if vs, _ := db.Reviews(ctx, run.ID); len(vs) != 1 {
 		t.Fatalf("%d verdicts after the same one twice", len(vs))
 	}
 	save("ann", store.VerdictOverride, 2, "misses the point") // replaces ann's
 	save("ben", store.VerdictAgree, score.Value, "")          // kept beside it
-	vs, _ := db.Verdicts(ctx, run.ID)
+	vs, _ := db.Reviews(ctx, run.ID)
 	if len(vs) != 2 || vs[0].Reviewer != "ann" || vs[0].Verdict != store.VerdictOverride || vs[0].Value != 2 ||
 		vs[0].Note != "misses the point" || vs[0].JudgeValue != score.Value || vs[1].Reviewer != "ben" {
 		t.Fatalf("verdicts %+v", vs)
 	}
 	// Each verdict given, or given again, takes the run's next number:
 	// what was given since a number is read alone.
-	if n, last, _ := db.VerdictsVersion(ctx, run.ID); n != 2 || last != 4 {
+	if n, last, _ := db.ReviewsVersion(ctx, run.ID); n != 2 || last != 4 {
 		t.Errorf("version: %d verdicts, the last numbered %d; want 2 and 4", n, last)
 	}
 	for after, want := range map[int64]string{3: "ben", 2: "ann ben", 4: ""} {
-		since, err := db.VerdictsSince(ctx, run.ID, after)
+		since, err := db.ReviewsSince(ctx, run.ID, after)
 		var got []string
 		for _, v := range since {
 			got = append(got, v.Reviewer)
@@ -68,7 +68,7 @@ func TestVerdicts(t *testing.T) {
 			t.Errorf("given after %d: %q (%v), want %q", after, got, err, want)
 		}
 	}
-	if err := db.SaveVerdict(ctx, &store.Verdict{RunID: run.ID + 1, ScoreID: score.ID, Reviewer: "cy", Verdict: store.VerdictAgree}); store.ErrorCode(err) != store.ENOTFOUND {
+	if err := db.SaveReview(ctx, &store.Review{RunID: run.ID + 1, ScoreID: score.ID, Reviewer: "cy", Verdict: store.VerdictAgree}); store.ErrorCode(err) != store.ENOTFOUND {
 		t.Errorf("a verdict on another run's score: %v", err)
 	}
 	// The judge's own score is untouched.
@@ -76,9 +76,9 @@ func TestVerdicts(t *testing.T) {
 	if again.Value != score.Value {
 		t.Errorf("the judge's value became %v", again.Value)
 	}
-	for _, bad := range []store.Verdict{{Verdict: "maybe", Reviewer: "x"}, {Verdict: store.VerdictAgree}} {
+	for _, bad := range []store.Review{{Verdict: "maybe", Reviewer: "x"}, {Verdict: store.VerdictAgree}} {
 		bad.RunID, bad.ScoreID = run.ID, score.ID
-		if err := db.SaveVerdict(ctx, &bad); store.ErrorCode(err) != store.EINVALID {
+		if err := db.SaveReview(ctx, &bad); store.ErrorCode(err) != store.EINVALID {
 			t.Errorf("%+v: %v", bad, err)
 		}
 	}
@@ -87,7 +87,7 @@ func TestVerdicts(t *testing.T) {
 	if _, err := db.DeleteRun(ctx, run.ID); err != nil {
 		t.Fatal(err)
 	}
-	if vs, _ := db.Verdicts(ctx, run.ID); len(vs) != 0 {
+	if vs, _ := db.Reviews(ctx, run.ID); len(vs) != 0 {
 		t.Errorf("%d verdicts outlived their run", len(vs))
 	}
 }

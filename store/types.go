@@ -216,7 +216,7 @@ type Result struct {
 	Judgements       []Judgement
 }
 
-// Judgement is one evaluator's verdict on a result: a judge call or a deterministic check.
+// Judgement is one evaluator's scoring of a result: a judge call or a deterministic check.
 type Judgement struct {
 	ID               int64
 	Evaluator        string

@@ -529,7 +529,7 @@ func sliceSection(v *SliceView) templ.Component {
 					}
 					for _, c := range r.Cells {
 						if c.N > 0 {
-							var templ_7745c5c3_Var31 = []any{"num", "nowrap", c.Verdict}
+							var templ_7745c5c3_Var31 = []any{"num", "nowrap", c.Direction}
 							templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var31...)
 							if templ_7745c5c3_Err != nil {
 								return templ_7745c5c3_Err
@@ -554,7 +554,7 @@ func sliceSection(v *SliceView) templ.Component {
 							var templ_7745c5c3_Var33 string
 							templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs("95% CI " + c.CI + ", " + fmt.Sprint(c.N) + " samples")
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report_slices.templ`, Line: 92, Col: 114}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report_slices.templ`, Line: 92, Col: 116}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 							if templ_7745c5c3_Err != nil {
@@ -567,7 +567,7 @@ func sliceSection(v *SliceView) templ.Component {
 							var templ_7745c5c3_Var34 string
 							templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(c.Diff)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report_slices.templ`, Line: 92, Col: 133}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report_slices.templ`, Line: 92, Col: 135}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var34))
 							if templ_7745c5c3_Err != nil {
@@ -580,7 +580,7 @@ func sliceSection(v *SliceView) templ.Component {
 							var templ_7745c5c3_Var35 string
 							templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(c.CI)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report_slices.templ`, Line: 92, Col: 170}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report_slices.templ`, Line: 92, Col: 172}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var35))
 							if templ_7745c5c3_Err != nil {

@@ -33,7 +33,7 @@ type StopRow struct {
 	Samples  int
 	Mean, CI string // CI: the usual 95% interval; "" for a pair
 	CS       string // the 95% anytime-valid interval
-	Verdict  string // a pair's: "a ahead", "b ahead", "undecided"
+	Decision string // a pair's: "a ahead", "b ahead", "undecided"
 	// Left and Width place the anytime-valid interval on a bar across the
 	// metric's scale (a pair's: −range…+range), in percent; Mark the mean.
 	Left, Width, Mark float64
@@ -294,15 +294,15 @@ func stoppingSection(s *StoppingView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if r.Verdict != "" {
+			if r.Decision != "" {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<span class=\"hint\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var18 string
-				templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(r.Verdict)
+				templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(r.Decision)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report_stop.templ`, Line: 71, Col: 39}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report_stop.templ`, Line: 71, Col: 40}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 				if templ_7745c5c3_Err != nil {

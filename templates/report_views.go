@@ -90,8 +90,8 @@ type SlicePairedRow struct {
 
 // SlicePairedCell is B − A on one metric within a slice.
 type SlicePairedCell struct {
-	Diff, CI, Verdict string
-	N                 int
+	Diff, CI, Direction string
+	N                   int
 }
 
 // VarianceView splits each metric's variance into samples, agent and judge.
@@ -316,8 +316,8 @@ type PairedRow struct {
 	Needed string  // the samples needed to detect the difference typed; "" when none was
 }
 
-// Verdict says whether the interval excludes zero: "better", "worse" or "".
-func (r PairedRow) Verdict() string {
+// Direction says whether the interval excludes zero: "better", "worse" or "".
+func (r PairedRow) Direction() string {
 	switch {
 	case r.N > 1 && r.CILo > 0:
 		return "better"

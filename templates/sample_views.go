@@ -110,7 +110,7 @@ type ToolCallView struct {
 	Duration  string
 }
 
-// JudgementView is one evaluator's verdict on a response.
+// JudgementView is one evaluator's judgement of a response.
 type JudgementView struct {
 	Evaluator  string
 	Repetition int    // from 1

@@ -61,7 +61,7 @@ type exportReview struct {
 	At       time.Time `json:"at"`
 }
 
-// exportJudgement is one evaluator's verdict: its cost, its error, its raw output.
+// exportJudgement is one evaluator's judgement: its cost, its error, its raw output.
 type exportJudgement struct {
 	Evaluator        string          `json:"evaluator"`
 	JudgeRepetition  int             `json:"judge_repetition"`
@@ -79,7 +79,7 @@ type exportJudgement struct {
 	LatencyMS        int64           `json:"latency_ms"`
 }
 
-func toExport(r *store.Result, name string, reviews map[int64][]store.Verdict) exportResult {
+func toExport(r *store.Result, name string, reviews map[int64][]store.Review) exportResult {
 	e := exportResult{
 		SampleID:         name,
 		SampleRowID:      r.SampleRow,
@@ -155,7 +155,7 @@ func toExport(r *store.Result, name string, reviews map[int64][]store.Verdict) e
 // exportSource is what an export of results reads first: the run's report,
 // the dataset's own id of each sample by its row id, and the verdicts on
 // each score.
-func exportSource(ctx context.Context, db *store.DB, sc *reportScope, r *viewed) (*viewed, map[int64]string, map[int64][]store.Verdict, error) {
+func exportSource(ctx context.Context, db *store.DB, sc *reportScope, r *viewed) (*viewed, map[int64]string, map[int64][]store.Review, error) {
 	if r == nil {
 		var err error
 		if r, err = buildReport(ctx, db, sc, nil); err != nil {
@@ -166,11 +166,11 @@ func exportSource(ctx context.Context, db *store.DB, sc *reportScope, r *viewed)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	verdicts, err := db.Verdicts(ctx, sc.Run.ID)
+	verdicts, err := db.Reviews(ctx, sc.Run.ID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	byScore := map[int64][]store.Verdict{}
+	byScore := map[int64][]store.Review{}
 	for _, v := range verdicts {
 		byScore[v.ScoreID] = append(byScore[v.ScoreID], v)
 	}
@@ -245,7 +245,7 @@ func exportCSV(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, w 
 
 // csvRows are a result's rows: one per score of each metric, or one with the
 // reason it has none.
-func csvRows(metrics []report.Metric, res *store.Result, name string, reviews map[int64][]store.Verdict) [][]string {
+func csvRows(metrics []report.Metric, res *store.Result, name string, reviews map[int64][]store.Review) [][]string {
 	all := []string{}
 	for _, j := range res.Judgements {
 		all = append(all, j.UnverifiedClaims...)

@@ -68,7 +68,7 @@ type reportVersion struct {
 	finished   string
 	results    store.ResultsVersion
 	verdicts   int   // verdicts given
-	verdictSeq int64 // the last given (store.Verdict.Seq)
+	verdictSeq int64 // the last given (store.Review.Seq)
 }
 
 func newReportCache(max, budget int) *reportCache {
@@ -169,7 +169,7 @@ func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, erro
 	if r, ok := s.reports.get(key, version, start); ok {
 		return r.in(sc), nil
 	}
-	held, err := s.verdictsAt(ctx, sc.Run.ID, version.verdicts, version.verdictSeq)
+	held, err := s.reviewsAt(ctx, sc.Run.ID, version.verdicts, version.verdictSeq)
 	if err != nil {
 		return nil, err
 	}
@@ -178,10 +178,10 @@ func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, erro
 	version.verdicts, version.verdictSeq = held.n, held.last
 	var r *viewed
 	built, took := start, time.Duration(0)
-	if earlier := s.reports.withOtherVerdicts(key, version); earlier != nil {
+	if earlier := s.reports.withOtherReviews(key, version); earlier != nil {
 		// Its scores are the earlier report's: it is kept as if computed
 		// when and as long as that one was.
-		r = &viewed{Report: earlier.r.WithVerdicts(sc.View, held.list), sc: sc}
+		r = &viewed{Report: earlier.r.WithReviews(sc.View, held.list), sc: sc}
 		built, took = earlier.built, earlier.took
 	} else {
 		if r, err = buildReport(ctx, s.db, sc, held.list); err != nil {
@@ -195,9 +195,9 @@ func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, erro
 	return r, nil
 }
 
-// withOtherVerdicts returns a report kept of the same scores — the
+// withOtherReviews returns a report kept of the same scores — the
 // version but for its verdicts, in the key's view or the other — or nil.
-func (c *reportCache) withOtherVerdicts(key cacheKey, version reportVersion) *cachedReport {
+func (c *reportCache) withOtherReviews(key cacheKey, version reportVersion) *cachedReport {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	other := key
@@ -226,7 +226,7 @@ func (s *Server) reportVersion(ctx context.Context, sc *reportScope) (reportVers
 	if err != nil {
 		return reportVersion{}, err
 	}
-	nv, lastVerdict, err := s.db.VerdictsVersion(ctx, sc.Run.ID)
+	nv, lastVerdict, err := s.db.ReviewsVersion(ctx, sc.Run.ID)
 	if err != nil {
 		return reportVersion{}, err
 	}

@@ -17,7 +17,7 @@ type viewed struct {
 }
 
 // buildReport reads a run's scores and totals and computes its report.
-func buildReport(ctx context.Context, db *store.DB, sc *reportScope, verdicts []store.Verdict) (*viewed, error) {
+func buildReport(ctx context.Context, db *store.DB, sc *reportScope, verdicts []store.Review) (*viewed, error) {
 	r, err := report.BuildWith(ctx, db, sc.Run, sc.Dataset, sc.Config, sc.View, sc.Judge, verdicts)
 	if err != nil {
 		return nil, err

@@ -138,8 +138,8 @@ func (r *viewed) sliceView(ctx context.Context, db *store.DB, q reportQuery, a, 
 				cell := templates.SlicePairedCell{N: p.N}
 				if p.N > 0 {
 					row := templates.PairedRow{Diff: p.MeanDiff, CILo: p.CILo, CIHi: p.CIHi}
-					cell.Diff, cell.CI, cell.Verdict = templates.Signed(p.MeanDiff, d),
-						templates.Signed(p.CILo, d)+" – "+templates.Signed(p.CIHi, d), row.Verdict()
+					cell.Diff, cell.CI, cell.Direction = templates.Signed(p.MeanDiff, d),
+						templates.Signed(p.CILo, d)+" – "+templates.Signed(p.CIHi, d), row.Direction()
 				}
 				pr.Cells = append(pr.Cells, cell)
 			}

@@ -68,13 +68,13 @@ func (r *viewed) stoppingView() *templates.StoppingView {
 			from, to = -(hi - lo), hi-lo
 			switch {
 			case iv.Lo > 0:
-				row.Verdict = iv.Condition + " ahead"
+				row.Decision = iv.Condition + " ahead"
 			case iv.Hi < 0:
-				row.Verdict = iv.Versus + " ahead"
+				row.Decision = iv.Versus + " ahead"
 			case rule.Margin > 0 && iv.Lo > -rule.Margin && iv.Hi < rule.Margin:
-				row.Verdict = "no difference"
+				row.Decision = "no difference"
 			default:
-				row.Verdict = "undecided"
+				row.Decision = "undecided"
 			}
 		} else if m, ok := usual[iv.Condition]; ok {
 			row.CI = num(m.CI95[0]) + " – " + num(m.CI95[1])

@@ -77,7 +77,7 @@ func BenchmarkReviews(b *testing.B) {
 	slices.Sort(times)
 	fmt.Printf("%-58s %6.1f ms (p95 %6.1f, slowest %6.1f) over %d verdicts\n", "POST /api/runs/:id/reviews",
 		ms(times[len(times)/2]), ms(times[len(times)*95/100]), ms(times[len(times)-1]), len(times))
-	if n, _, _ := db.VerdictsVersion(context.Background(), run); n != len(scores) {
+	if n, _, _ := db.ReviewsVersion(context.Background(), run); n != len(scores) {
 		b.Fatalf("%d verdicts stored, want %d", n, len(scores))
 	}
 	judged := timePage(b, h, page)

@@ -12,8 +12,8 @@ import (
 	"assay/templates"
 )
 
-// refusedVerdict is a verdict the server would not store, and why.
-type refusedVerdict struct {
+// refusedReview is a verdict the server would not store, and why.
+type refusedReview struct {
 	scoreID int64
 	msg     string
 	note    string
@@ -35,15 +35,15 @@ func canReview(c echo.Context, sc *reportScope) bool {
 
 // reviewControls adds to a sample page every verdict on its scores and,
 // for a reader who may review, the form that gives one.
-func (s *Server) reviewControls(c echo.Context, sc *reportScope, smp *store.Sample, v *templates.SampleView, failed refusedVerdict) error {
+func (s *Server) reviewControls(c echo.Context, sc *reportScope, smp *store.Sample, v *templates.SampleView, failed refusedReview) error {
 	if sc.Shared && sc.ReviewLink == nil {
 		return nil
 	}
-	verdicts, err := s.verdicts(c.Request().Context(), sc.Run.ID)
+	verdicts, err := s.reviewsOf(c.Request().Context(), sc.Run.ID)
 	if err != nil {
 		return err
 	}
-	byScore := map[int64][]store.Verdict{}
+	byScore := map[int64][]store.Review{}
 	for _, vd := range verdicts.list {
 		if vd.SampleRow == smp.ID {
 			byScore[vd.ScoreID] = append(byScore[vd.ScoreID], vd)
@@ -118,7 +118,7 @@ func (s *Server) reviewForm(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusForbidden, "You may read this run, not review it.")
 	}
 	scoreID, _ := strconv.ParseInt(c.FormValue("score_id"), 10, 64)
-	in := verdictInput{ScoreID: scoreID, Verdict: c.FormValue("verdict"), Note: c.FormValue("note")}
+	in := reviewInput{ScoreID: scoreID, Verdict: c.FormValue("verdict"), Note: c.FormValue("note")}
 	if raw := strings.TrimSpace(c.FormValue("value")); raw != "" && in.Verdict == store.VerdictOverride {
 		x, err := strconv.ParseFloat(raw, 64)
 		if err != nil {
@@ -132,7 +132,7 @@ func (s *Server) reviewForm(c echo.Context) error {
 			keepReviewerName(c, who.Name)
 		}
 	}
-	v, err := s.recordVerdict(c, sc.Run.ID, who, in)
+	v, err := s.recordReview(c, sc.Run.ID, who, in)
 	if err != nil {
 		return s.refuse(c, sc, scoreID, in.Note, err)
 	}
@@ -157,7 +157,7 @@ func (s *Server) refuse(c echo.Context, sc *reportScope, scoreID int64, note str
 	if serr != nil {
 		return err
 	}
-	return s.renderSample(c, sc, smp, refusedVerdict{scoreID: scoreID, msg: store.ErrorMessage(err), note: note})
+	return s.renderSample(c, sc, smp, refusedReview{scoreID: scoreID, msg: store.ErrorMessage(err), note: note})
 }
 
 // reviewLinkHome handles GET /rv/:link: a review link opens on its samples.

@@ -43,7 +43,7 @@ func TestReviewOnTheSamplePage(t *testing.T) {
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(doc.Find("#score-"+scoreID+" .review-error").Text(), "9 is outside it") {
 		t.Errorf("off the scale: %d %q", resp.StatusCode, doc.Find("#score-"+scoreID).Text())
 	}
-	if vs, _ := db.Verdicts(t.Context(), id); len(vs) != 1 || vs[0].Value != 1 || vs[0].Reviewer != "Ann" {
+	if vs, _ := db.Reviews(t.Context(), id); len(vs) != 1 || vs[0].Value != 1 || vs[0].Reviewer != "Ann" {
 		t.Errorf("verdicts %+v", vs)
 	}
 	// The queue leads to a sample Ann has not reviewed.
@@ -89,7 +89,7 @@ func TestReviewLinkPages(t *testing.T) {
 		t.Fatal("the review link's page has no review form, or asks a name it knows")
 	}
 	expert.postForm("/rv/"+l.Token+"/reviews", url.Values{"score_id": {scoreID}, "verdict": {"agree"}})
-	vs, _ := db.Verdicts(t.Context(), id)
+	vs, _ := db.Reviews(t.Context(), id)
 	if len(vs) != 1 || vs[0].Reviewer != "Dr. Lee" {
 		t.Fatalf("verdicts %+v", vs)
 	}

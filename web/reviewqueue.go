@@ -133,7 +133,7 @@ func (s *Server) reviewNext(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	verdicts, err := s.verdicts(c.Request().Context(), sc.Run.ID)
+	verdicts, err := s.reviewsOf(c.Request().Context(), sc.Run.ID)
 	if err != nil {
 		return err
 	}

@@ -19,8 +19,8 @@ import (
 // maxNoteLength bounds a reviewer's note, in characters.
 const maxNoteLength = 4000
 
-// verdictInput is a verdict as a reviewer sends it.
-type verdictInput struct {
+// reviewInput is a verdict as a reviewer sends it.
+type reviewInput struct {
 	ScoreID  int64    `json:"score_id"`
 	Verdict  string   `json:"verdict"`
 	Value    *float64 `json:"value"`
@@ -35,9 +35,9 @@ type reviewer struct {
 	Link string // the review link's token, if through one
 }
 
-// recordVerdict checks a verdict against the score it names and stores it.
+// recordReview checks a verdict against the score it names and stores it.
 // Nothing is stored when anything is wrong.
-func (s *Server) recordVerdict(c echo.Context, runID int64, who reviewer, in verdictInput) (*store.Verdict, error) {
+func (s *Server) recordReview(c echo.Context, runID int64, who reviewer, in reviewInput) (*store.Review, error) {
 	ctx := c.Request().Context()
 	if who.Name == "" {
 		return nil, store.Errorf(store.EINVALID, "Say who is reviewing: a verdict carries the reviewer's name.")
@@ -46,7 +46,7 @@ func (s *Server) recordVerdict(c echo.Context, runID int64, who reviewer, in ver
 	if err != nil {
 		return nil, err
 	}
-	v := &store.Verdict{RunID: runID, ScoreID: info.ID, Reviewer: who.Name, Verdict: in.Verdict, JudgeValue: info.Value,
+	v := &store.Review{RunID: runID, ScoreID: info.ID, Reviewer: who.Name, Verdict: in.Verdict, JudgeValue: info.Value,
 		Value: info.Value, Note: strings.TrimSpace(in.Note), Link: who.Link}
 	if utf8.RuneCountInString(v.Note) > maxNoteLength {
 		return nil, store.Errorf(store.EINVALID, "A note is at most %d characters.", maxNoteLength)
@@ -78,7 +78,7 @@ func (s *Server) recordVerdict(c echo.Context, runID int64, who reviewer, in ver
 	default:
 		return nil, store.Errorf(store.EINVALID, "A verdict is agree or override, not %q.", in.Verdict)
 	}
-	if err := s.db.SaveVerdict(ctx, v); err != nil {
+	if err := s.db.SaveReview(ctx, v); err != nil {
 		return nil, err
 	}
 	v.Evaluator, v.Metric, v.Condition, v.SampleRow, v.Repetition = info.Evaluator, info.Metric, info.Condition, info.SampleRow, info.Repetition
@@ -97,13 +97,13 @@ func scaleFor(cfg *config.Config, evaluator, metric string, value float64) confi
 	return config.ScaleUnit
 }
 
-// apiRecordVerdict handles POST /api/runs/:id/reviews.
-func (s *Server) apiRecordVerdict(c echo.Context) error {
+// apiRecordReview handles POST /api/runs/:id/reviews.
+func (s *Server) apiRecordReview(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	var in verdictInput
+	var in reviewInput
 	if err := json.NewDecoder(c.Request().Body).Decode(&in); err != nil {
 		return store.Errorf(store.EINVALID, "The body must be a JSON object {\"score_id\", \"verdict\", \"value\", \"note\"}: %v", err)
 	}
@@ -111,15 +111,15 @@ func (s *Server) apiRecordVerdict(c echo.Context) error {
 	if who.Name == "" {
 		who.Name = strings.TrimSpace(in.Reviewer)
 	}
-	v, err := s.recordVerdict(c, id, who, in)
+	v, err := s.recordReview(c, id, who, in)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusCreated, v)
 }
 
-// apiVerdicts handles GET /api/runs/:id/reviews.
-func (s *Server) apiVerdicts(c echo.Context) error {
+// apiReviews handles GET /api/runs/:id/reviews.
+func (s *Server) apiReviews(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err
@@ -127,13 +127,13 @@ func (s *Server) apiVerdicts(c echo.Context) error {
 	if _, err := s.db.Run(c.Request().Context(), id); err != nil {
 		return err
 	}
-	held, err := s.verdicts(c.Request().Context(), id)
+	held, err := s.reviewsOf(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
 	vs := held.list
 	if vs == nil {
-		vs = []store.Verdict{}
+		vs = []store.Review{}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"reviews": vs})
 }

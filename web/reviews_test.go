@@ -93,7 +93,7 @@ func TestReviewAPI(t *testing.T) {
 	if code, body := post(map[string]any{"score_id": rubric.ID, "verdict": "override", "value": 1, "reviewer": "ben"}); code != 201 {
 		t.Fatalf("ben: %d %s", code, body)
 	}
-	var list struct{ Reviews []store.Verdict }
+	var list struct{ Reviews []store.Review }
 	_, body := api(t, b, "GET", path, "", nil)
 	json.Unmarshal([]byte(body), &list)
 	if len(list.Reviews) != 3 {
@@ -165,7 +165,7 @@ func TestReviewLinksAndRoles(t *testing.T) {
 	if code, _ := api(t, b, "POST", path, link.Token, agree); code != 401 {
 		t.Errorf("a revoked link: %d, want 401", code)
 	}
-	vs, _ := db.Verdicts(t.Context(), id)
+	vs, _ := db.Reviews(t.Context(), id)
 	links, _ := db.ReviewLinks(t.Context(), id)
 	if len(vs) != 2 || len(links) != 1 || links[0].Verdicts != 1 || links[0].CreatedBy != "alice" {
 		t.Errorf("verdicts %d, links %+v", len(vs), links)

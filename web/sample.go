@@ -24,12 +24,12 @@ func (s *Server) samplePage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.renderSample(c, sc, smp, refusedVerdict{})
+	return s.renderSample(c, sc, smp, refusedReview{})
 }
 
 // renderSample renders a sample's page, with the reason a verdict on one of
 // its scores was refused when there is one.
-func (s *Server) renderSample(c echo.Context, sc *reportScope, smp *store.Sample, failed refusedVerdict) error {
+func (s *Server) renderSample(c echo.Context, sc *reportScope, smp *store.Sample, failed refusedReview) error {
 	results, err := s.db.SampleResults(c.Request().Context(), sc.Run.ID, smp.ID)
 	if err != nil {
 		return err

@@ -112,9 +112,9 @@ type reviewIndex struct {
 	by                   map[store.SampleKey]map[string]bool
 }
 
-func newReviewIndex(verdicts []store.Verdict) *reviewIndex {
+func newReviewIndex(verdicts []store.Review) *reviewIndex {
 	x := &reviewIndex{reviewed: map[store.SampleKey]bool{}, overridden: map[store.SampleKey]bool{}, by: map[store.SampleKey]map[string]bool{}}
-	latest := map[int64]store.Verdict{}
+	latest := map[int64]store.Review{}
 	for _, v := range verdicts {
 		k := store.SampleKey{SampleRow: v.SampleRow, Condition: v.Condition}
 		x.reviewed[k] = true

@@ -74,7 +74,7 @@ func (s *Server) sampleTable(ctx context.Context, sc *reportScope, f sampleFilte
 	var reviews *reviewIndex
 	if f.reviewing() && !(sc.Shared && sc.ReviewLink == nil) {
 		g.Go(func() error {
-			vs, err := s.verdicts(gctx, sc.Run.ID)
+			vs, err := s.reviewsOf(gctx, sc.Run.ID)
 			if err != nil {
 				return err
 			}

@@ -156,20 +156,20 @@ func conditionNames(cs []store.Condition) []string {
 	return out
 }
 
-// ciVerdict is the verdict and what assay run prints of it.
-type ciVerdict struct {
-	gate.Verdict
+// ciOutcome is the gates' outcome and what assay run prints of it.
+type ciOutcome struct {
+	gate.Outcome
 	note   string
 	health []string // what makes the completed run no result (gate.Health)
 }
 
-// verdict judges the finished run.
-func (ci *ciFlags) verdict(ctx context.Context, db *store.DB, id int64) (*ciVerdict, error) {
+// outcome checks the finished run against the gates.
+func (ci *ciFlags) outcome(ctx context.Context, db *store.DB, id int64) (*ciOutcome, error) {
 	r, err := report.Load(ctx, db, id)
 	if err != nil {
 		return nil, err
 	}
-	v := &ciVerdict{Verdict: gate.Verdict{Summary: r.Summary, Gates: gate.Judge(ci.gates, r.Summary),
+	v := &ciOutcome{Outcome: gate.Outcome{Summary: r.Summary, Gates: gate.Judge(ci.gates, r.Summary),
 		FailRegressions: ci.gateRegressions, ReportURL: ci.url(id)}, note: ci.note, health: gate.Health(r, ci.maxErrorRate)}
 	if ci.baselineID != 0 {
 		base, err := report.Load(ctx, db, ci.baselineID)
@@ -195,7 +195,7 @@ func (ci *ciFlags) url(id int64) string {
 }
 
 // write writes the JUnit XML and markdown files asked for.
-func (ci *ciFlags) write(v *ciVerdict) error {
+func (ci *ciFlags) write(v *ciOutcome) error {
 	for _, f := range []struct {
 		path  string
 		write func(io.Writer) error
@@ -231,7 +231,7 @@ type runOutput struct {
 	Unhealthy []string `json:"unhealthy,omitempty"`
 }
 
-func (v *ciVerdict) output() runOutput {
+func (v *ciOutcome) output() runOutput {
 	out := runOutput{Summary: v.Summary.Grouped(), Gates: v.Gates, Baseline: v.Baseline, Note: v.note, Unhealthy: v.health}
 	if len(v.Gates) > 0 || v.Baseline != nil {
 		p := v.Passed()
@@ -241,7 +241,7 @@ func (v *ciVerdict) output() runOutput {
 }
 
 // failures says which gates failed and which regressions failed the run.
-func (v *ciVerdict) failures() string {
+func (v *ciOutcome) failures() string {
 	var out []string
 	for _, g := range v.Gates {
 		if !g.Held {
@@ -256,8 +256,8 @@ func (v *ciVerdict) failures() string {
 	return strings.Join(out, "; ")
 }
 
-// printVerdict writes the gates and the baseline comparison after the summary.
-func printVerdict(w io.Writer, v *ciVerdict) {
+// printOutcome writes the gates and the baseline comparison after the summary.
+func printOutcome(w io.Writer, v *ciOutcome) {
 	if v.note != "" {
 		fmt.Fprintln(w, v.note)
 	}

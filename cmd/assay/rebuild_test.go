@@ -62,11 +62,11 @@ prices:
 	defer db.Close()
 	results, _ := db.Results(context.Background(), id)
 	s := results[0].Judgements[0].Scores[0]
-	for _, v := range []store.Verdict{
+	for _, v := range []store.Review{
 		{RunID: id, ScoreID: s.ID, Reviewer: "ana", Verdict: store.VerdictOverride, JudgeValue: s.Value, Value: 1, Note: "wrong"},
 		{RunID: id, ScoreID: results[1].Judgements[1].Scores[0].ID, Reviewer: "ben", Verdict: store.VerdictAgree, JudgeValue: 3, Value: 3},
 	} {
-		if err := db.SaveVerdict(context.Background(), &v); err != nil {
+		if err := db.SaveReview(context.Background(), &v); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -101,7 +101,7 @@ func TestBrowserReviewThroughALink(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	verdicts, _ := db.Verdicts(context.Background(), id)
+	verdicts, _ := db.Reviews(context.Background(), id)
 	if len(verdicts) != 5 {
 		t.Fatalf("%d verdicts stored, want 5", len(verdicts))
 	}
@@ -209,7 +209,7 @@ func TestBrowserReviewKeysAskTheNameOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if verdicts, _ := db.Verdicts(context.Background(), id); len(verdicts) != 3 || verdicts[0].Reviewer != "Ada" {
+	if verdicts, _ := db.Reviews(context.Background(), id); len(verdicts) != 3 || verdicts[0].Reviewer != "Ada" {
 		t.Errorf("verdicts stored: %+v, want three by Ada", verdicts)
 	}
 	before, _ := chromedp.Run(ctx, chromedp.Location())

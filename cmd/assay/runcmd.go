@@ -102,7 +102,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return &exitError{code: exitIncomplete, err: err}
 	}
-	v, err := ci.verdict(context.WithoutCancel(ctx), db, id)
+	v, err := ci.outcome(context.WithoutCancel(ctx), db, id)
 	if err != nil {
 		return &exitError{code: exitIncomplete, err: err}
 	}
@@ -112,7 +112,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	} else {
 		printSummary(stdout, v.Summary)
-		printVerdict(stdout, v)
+		printOutcome(stdout, v)
 	}
 	if err := ci.write(v); err != nil {
 		return err
@@ -150,7 +150,7 @@ func createRun(ctx context.Context, m *runner.Manager, db *store.DB, path string
 
 // runExit is nil for a completed run whose gates held; otherwise an error
 // with the exit code CI scripts rely on.
-func runExit(v *ciVerdict, status store.RunStatus, stderr io.Writer) error {
+func runExit(v *ciOutcome, status store.RunStatus, stderr io.Writer) error {
 	id := v.Summary.RunID
 	switch status {
 	case store.RunCompleted:

@@ -95,13 +95,13 @@ func (d Difference) Message() string {
 	if d.N == 0 {
 		return fmt.Sprintf("%s: %s: no sample scored in both runs", d.Condition, d.Metric)
 	}
-	verdict := "no regression"
+	regressed := "no regression"
 	if d.Regressed {
-		verdict = "REGRESSED"
+		regressed = "REGRESSED"
 	}
 	return fmt.Sprintf("%s: %s %s → %s, diff %s, 95%% CI [%s, %s], n %d (%d better, %d same, %d worse): %s",
 		d.Condition, d.Metric, num(d.Baseline), num(d.Mean), signed(d.Diff), signed(d.CI95[0]), signed(d.CI95[1]), d.N,
-		d.Wins, d.Ties, d.Losses, verdict)
+		d.Wins, d.Ties, d.Losses, regressed)
 }
 
 func signed(v float64) string {

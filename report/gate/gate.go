@@ -1,7 +1,7 @@
 // Package gate decides whether a finished run may pass a CI pipeline: gates
 // on a metric's mean or confidence bound, and regressions found by a paired
 // comparison with a baseline run. It judges what package report computed and
-// writes the verdict as JUnit XML and a markdown summary.
+// writes the outcome as JUnit XML and a markdown summary.
 package gate
 
 import (
@@ -232,12 +232,12 @@ func judge(g Gate, c report.ConditionSummary) Result {
 		r.Value = m.Mean
 	}
 	r.Held = compare(r.Value, g.Op, g.Threshold)
-	verdict := "held"
+	held := "held"
 	if !r.Held {
-		verdict = "failed"
+		held = "failed"
 	}
 	r.Message = fmt.Sprintf("%s: %s %s = %s %s %s: %s (mean %s, 95%% CI [%s, %s], n %d)", c.Name, r.Metric, r.Bound,
-		num(r.Value), g.Op, num(g.Threshold), verdict, num(m.Mean), num(m.CI95[0]), num(m.CI95[1]), m.N)
+		num(r.Value), g.Op, num(g.Threshold), held, num(m.Mean), num(m.CI95[0]), num(m.CI95[1]), m.N)
 	return r
 }
 

@@ -8,23 +8,23 @@ import (
 	"assay/report"
 )
 
-// Verdict is everything a CI job learns from a run: its summary, the gates
+// Outcome is everything a CI job learns from a run: its summary, the gates
 // judged, and the comparison with a baseline.
-type Verdict struct {
+type Outcome struct {
 	Summary  *report.Summary
 	Gates    []Result
 	Baseline *Comparison
-	// FailRegressions makes a regression fail the verdict (--gate-regressions).
+	// FailRegressions makes a regression fail the outcome (--gate-regressions).
 	FailRegressions bool
 	ReportURL       string // a link to the run's report; may be ""
 }
 
 // Completed reports whether the run finished all its work.
-func (v *Verdict) Completed() bool { return v.Summary.Status == "completed" }
+func (v *Outcome) Completed() bool { return v.Summary.Status == "completed" }
 
 // Passed reports whether the run completed, every gate held and, when
 // regressions fail it, none was found.
-func (v *Verdict) Passed() bool {
+func (v *Outcome) Passed() bool {
 	return v.Completed() && Held(v.Gates) && !(v.FailRegressions && v.Baseline != nil && v.Baseline.Regressions > 0)
 }
 
@@ -58,11 +58,11 @@ type junitFailure struct {
 	Text    string `xml:",chardata"`
 }
 
-// WriteJUnit writes the verdict as JUnit XML: a suite for the run (did it
+// WriteJUnit writes the outcome as JUnit XML: a suite for the run (did it
 // complete), one for the gates with a case per condition and gate, and one
 // for the baseline with a case per condition and metric, failing on a
 // regression only when regressions fail the run.
-func (v *Verdict) WriteJUnit(w io.Writer) error {
+func (v *Outcome) WriteJUnit(w io.Writer) error {
 	s := v.Summary
 	name := fmt.Sprintf("assay run %d", s.RunID)
 	run := junitSuite{Name: name + ": run", Cases: []junitCase{{ClassName: "run", Name: "completed",

@@ -6,10 +6,10 @@ import (
 	"strings"
 )
 
-// WriteMarkdown writes the verdict as markdown fit for a CI job summary:
+// WriteMarkdown writes the outcome as markdown fit for a CI job summary:
 // the outcome, the summary table, the gates and the comparison with the
 // baseline, with a link to the report when there is one.
-func (v *Verdict) WriteMarkdown(w io.Writer) error {
+func (v *Outcome) WriteMarkdown(w io.Writer) error {
 	s := v.Summary
 	var b strings.Builder
 	mark := "✅"
@@ -61,7 +61,7 @@ func (v *Verdict) WriteMarkdown(w io.Writer) error {
 }
 
 // outcome says in a few words how the run went.
-func (v *Verdict) outcome() string {
+func (v *Outcome) outcome() string {
 	s := v.Summary
 	if !v.Completed() {
 		out := "did not complete (" + string(s.Status)

@@ -40,7 +40,7 @@ func TestRubricJudgeOnAnthropic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkRubricVerdict(t, v)
+	checkRubricJudgement(t, v)
 	if v.Attempts != 2 || !v.Structured || len(waited) != 1 || waited[0] != 3*time.Second {
 		t.Errorf("attempts %d, structured %v, waits %v; want 2 answers, structured, one wait of 3s", v.Attempts, v.Structured, waited)
 	}

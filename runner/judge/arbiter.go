@@ -19,7 +19,7 @@ type Arbiter struct {
 
 // Judge scores in.Response against in.Reference. Metrics are named
 // semantic, factuality and overall (the mean of the two).
-func (a *Arbiter) Judge(ctx context.Context, in Input) (*Verdict, error) {
+func (a *Arbiter) Judge(ctx context.Context, in Input) (*Judgement, error) {
 	return judge(ctx, a.Client, a.MaxAttempts, &arbiterForm, in)
 }
 

@@ -27,7 +27,7 @@ func NewCustom(client *llm.Client, r config.Rubric) *Custom {
 
 // Judge scores in.Response against in.Reference; metrics carry the
 // rubric's names.
-func (c *Custom) Judge(ctx context.Context, in Input) (*Verdict, error) {
+func (c *Custom) Judge(ctx context.Context, in Input) (*Judgement, error) {
 	return judge(ctx, c.client, 0, c.form, in)
 }
 

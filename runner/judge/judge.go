@@ -35,10 +35,10 @@ type Metric struct {
 	Reasoning string
 }
 
-// Verdict is a judge's assessment and what it cost. When Judge returns an
-// error after the judge answered, the Verdict is returned too, without
+// Judgement is a judge's assessment and what it cost. When Judge returns an
+// error after the judge answered, the Judgement is returned too, without
 // metrics, so the caller can still record Raw, tokens and attempts.
-type Verdict struct {
+type Judgement struct {
 	Metrics []Metric
 	// UnverifiedClaims are claims of the response the golden answer does
 	// not support (rubric only).
@@ -55,8 +55,8 @@ type Verdict struct {
 	Structured bool
 }
 
-// Metric returns the named metric and whether the verdict has it.
-func (v *Verdict) Metric(name string) (Metric, bool) {
+// Metric returns the named metric and whether the judgement has it.
+func (v *Judgement) Metric(name string) (Metric, bool) {
 	for _, m := range v.Metrics {
 		if m.Name == name {
 			return m, true
@@ -67,11 +67,11 @@ func (v *Verdict) Metric(name string) (Metric, bool) {
 
 // judge runs the protocol of form f: ask, validate, ask again with the
 // reason until an answer is valid or maxAttempts answers were malformed.
-func judge(ctx context.Context, client *llm.Client, maxAttempts int, f *form, in Input) (*Verdict, error) {
+func judge(ctx context.Context, client *llm.Client, maxAttempts int, f *form, in Input) (*Judgement, error) {
 	if maxAttempts <= 0 {
 		maxAttempts = DefaultMaxAttempts
 	}
-	v := &Verdict{Structured: true}
+	v := &Judgement{Structured: true}
 	msgs := f.messages(in, true)
 	var problem string
 	for answers := 0; answers < maxAttempts; {
@@ -101,7 +101,7 @@ func judge(ctx context.Context, client *llm.Client, maxAttempts int, f *form, in
 }
 
 // add counts one answer: its cost, and its text as the latest Raw.
-func (v *Verdict) add(resp *llm.Response) {
+func (v *Judgement) add(resp *llm.Response) {
 	v.Raw = resp.Raw
 	v.TokensIn += resp.TokensIn
 	v.TokensOut += resp.TokensOut

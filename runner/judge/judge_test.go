@@ -81,7 +81,7 @@ func TestRubricJudge(t *testing.T) {
 				t.Errorf("attempts %d structured %v, want %d %v", v.Attempts, v.Structured, tt.attempts, tt.structured)
 			}
 			if err == nil {
-				checkRubricVerdict(t, v)
+				checkRubricJudgement(t, v)
 			} else if errors.Is(err, ErrInvalidAnswer) && v.Raw != tt.replies[len(tt.replies)-1].Content {
 				t.Errorf("raw %q, want the last answer", v.Raw)
 			}
@@ -89,8 +89,8 @@ func TestRubricJudge(t *testing.T) {
 	}
 }
 
-// checkRubricVerdict checks the metrics of a valid rubric answer of 5, 4, 3.
-func checkRubricVerdict(t *testing.T, v *Verdict) {
+// checkRubricJudgement checks the metrics of a valid rubric answer of 5, 4, 3.
+func checkRubricJudgement(t *testing.T, v *Judgement) {
 	t.Helper()
 	want := map[string]float64{"factual_adherence": 5, "completeness": 4, "helpfulness_and_clarity": 3}
 	if len(v.Metrics) != len(want) {

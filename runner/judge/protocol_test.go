@@ -83,7 +83,7 @@ func TestRead(t *testing.T) {
 	}{
 		{name: "bare", content: valid},
 		{name: "fenced", content: "```json\n" + valid + "\n```"},
-		{name: "prose with an example object first", content: `Use {"x": 1}? No. Verdict: ` + valid + ` Done.`},
+		{name: "prose with an example object first", content: `Use {"x": 1}? No. Judgement: ` + valid + ` Done.`},
 		{name: "whole numbers as floats", content: rubricAnswer(5.0, 1.0, 3)},
 		{name: "missing field", content: `{"factual_adherence": 5}`, problem: "completeness: missing"},
 		{name: "below range", content: rubricAnswer(0, 4, 3), problem: "factual_adherence: 0 is outside 1–5"},

@@ -20,7 +20,7 @@ type Rubric struct {
 
 // Judge scores in.Response against in.Reference. Metrics are named
 // factual_adherence, completeness and helpfulness_and_clarity.
-func (r *Rubric) Judge(ctx context.Context, in Input) (*Verdict, error) {
+func (r *Rubric) Judge(ctx context.Context, in Input) (*Judgement, error) {
 	return judge(ctx, r.Client, r.MaxAttempts, &rubricForm, in)
 }
 

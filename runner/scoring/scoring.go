@@ -15,7 +15,7 @@ const (
 	MetricCodeExecution = "code_execution"
 )
 
-// Outcome is a deterministic evaluator's verdict.
+// Outcome is a deterministic evaluator's judgement.
 type Outcome struct {
 	Metric    string  // "exact_match", "numeric_match" or "code_execution"
 	Value     float64 // 1 pass, 0 fail

@@ -15,54 +15,54 @@ import (
 // are read whole once, then only those given since the last one held.
 type verdictCache struct {
 	mu   sync.Mutex
-	runs map[int64]*runVerdicts
+	runs map[int64]*runReviews
 }
 
 // verdictCacheSize bounds the runs whose verdicts are kept.
 const verdictCacheSize = 8
 
-// runVerdicts are one run's verdicts as last read; one reader at a time
+// runReviews are one run's verdicts as last read; one reader at a time
 // brings them up to date.
-type runVerdicts struct {
+type runReviews struct {
 	mu   sync.Mutex
-	held *heldVerdicts
+	held *heldReviews
 }
 
-// heldVerdicts are a run's verdicts at one version, shared by readers:
+// heldReviews are a run's verdicts at one version, shared by readers:
 // nothing may change them.
-type heldVerdicts struct {
+type heldReviews struct {
 	n    int
 	last int64 // the number of the last given (store.Verdict.Seq)
-	list []store.Verdict
+	list []store.Review
 
 	indexOnce sync.Once
 	index     *reviewIndex
 }
 
 // reviews returns the index of the verdicts, made once.
-func (h *heldVerdicts) reviews() *reviewIndex {
+func (h *heldReviews) reviews() *reviewIndex {
 	h.indexOnce.Do(func() { h.index = newReviewIndex(h.list) })
 	return h.index
 }
 
 // verdicts returns a run's verdicts, by score, oldest first, as
 // store.Verdicts lists them; they are shared, and only read.
-func (s *Server) verdicts(ctx context.Context, runID int64) (*heldVerdicts, error) {
-	n, last, err := s.db.VerdictsVersion(ctx, runID)
+func (s *Server) reviewsOf(ctx context.Context, runID int64) (*heldReviews, error) {
+	n, last, err := s.db.ReviewsVersion(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	return s.verdictsAt(ctx, runID, n, last)
+	return s.reviewsAt(ctx, runID, n, last)
 }
 
-// verdictsAt is verdicts with the run's verdicts' version already read.
-func (s *Server) verdictsAt(ctx context.Context, runID int64, n int, last int64) (*heldVerdicts, error) {
+// reviewsAt is verdicts with the run's verdicts' version already read.
+func (s *Server) reviewsAt(ctx context.Context, runID int64, n int, last int64) (*heldReviews, error) {
 	c := &s.verdictsKept
 	c.mu.Lock()
 	rv := c.runs[runID]
 	if rv == nil {
 		if c.runs == nil {
-			c.runs = map[int64]*runVerdicts{}
+			c.runs = map[int64]*runReviews{}
 		}
 		if len(c.runs) >= verdictCacheSize {
 			for id := range c.runs { // any one: a run's verdicts are read whole again once in a while
@@ -70,7 +70,7 @@ func (s *Server) verdictsAt(ctx context.Context, runID int64, n int, last int64)
 				break
 			}
 		}
-		rv = &runVerdicts{}
+		rv = &runReviews{}
 		c.runs[runID] = rv
 	}
 	c.mu.Unlock()
@@ -80,7 +80,7 @@ func (s *Server) verdictsAt(ctx context.Context, runID int64, n int, last int64)
 	if h := rv.held; h != nil && h.n == n && h.last == last {
 		return h, nil
 	}
-	h, err := s.readVerdicts(ctx, runID, rv.held, n, last)
+	h, err := s.readReviews(ctx, runID, rv.held, n, last)
 	if err != nil {
 		return nil, err
 	}
@@ -88,13 +88,13 @@ func (s *Server) verdictsAt(ctx context.Context, runID int64, n int, last int64)
 	return h, nil
 }
 
-// readVerdicts brings held up to the version n, last: the verdicts given
+// readReviews brings held up to the version n, last: the verdicts given
 // since held's last replace theirs (a verdict given again) or join them.
 // Whole when nothing is held, or when the count then disagrees (a verdict
 // gone, or one given meanwhile).
-func (s *Server) readVerdicts(ctx context.Context, runID int64, held *heldVerdicts, n int, last int64) (*heldVerdicts, error) {
+func (s *Server) readReviews(ctx context.Context, runID int64, held *heldReviews, n int, last int64) (*heldReviews, error) {
 	if held != nil && last > held.last {
-		since, err := s.db.VerdictsSince(ctx, runID, held.last)
+		since, err := s.db.ReviewsSince(ctx, runID, held.last)
 		if err != nil {
 			return nil, err
 		}
@@ -108,7 +108,7 @@ func (s *Server) readVerdicts(ctx context.Context, runID int64, held *heldVerdic
 			fresh[key{v.ScoreID, v.Reviewer}] = true
 			top = max(top, v.Seq)
 		}
-		list := make([]store.Verdict, 0, len(held.list)+len(since))
+		list := make([]store.Review, 0, len(held.list)+len(since))
 		for _, v := range held.list {
 			if !fresh[key{v.ScoreID, v.Reviewer}] {
 				list = append(list, v)
@@ -116,15 +116,15 @@ func (s *Server) readVerdicts(ctx context.Context, runID int64, held *heldVerdic
 		}
 		list = append(list, since...)
 		if len(list) == n && top == last {
-			sortVerdicts(list)
-			return &heldVerdicts{n: n, last: last, list: list}, nil
+			sortReviews(list)
+			return &heldReviews{n: n, last: last, list: list}, nil
 		}
 	}
-	list, err := s.db.Verdicts(ctx, runID)
+	list, err := s.db.Reviews(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	h := &heldVerdicts{list: list}
+	h := &heldReviews{list: list}
 	for _, v := range list {
 		h.n++
 		h.last = max(h.last, v.Seq)
@@ -132,9 +132,9 @@ func (s *Server) readVerdicts(ctx context.Context, runID int64, held *heldVerdic
 	return h, nil
 }
 
-// sortVerdicts orders verdicts as store.Verdicts does: by score, then as given.
-func sortVerdicts(list []store.Verdict) {
-	slices.SortFunc(list, func(a, b store.Verdict) int {
+// sortReviews orders verdicts as store.Verdicts does: by score, then as given.
+func sortReviews(list []store.Review) {
+	slices.SortFunc(list, func(a, b store.Review) int {
 		return cmp.Or(cmp.Compare(a.ScoreID, b.ScoreID), cmp.Compare(a.Seq, b.Seq))
 	})
 }

@@ -28,14 +28,14 @@ func TestVerdictsKeptAreThoseStored(t *testing.T) {
 		scores = append(scores, r.Judgements[0].Scores...)
 	}
 	s := &Server{db: db}
-	var held *heldVerdicts
+	var held *heldReviews
 	var err error
 	check := func(step string, wantOverridden int) {
 		t.Helper()
-		if held, err = s.verdicts(ctx, run.ID); err != nil {
+		if held, err = s.reviewsOf(ctx, run.ID); err != nil {
 			t.Fatal(err)
 		}
-		want, err := db.Verdicts(ctx, run.ID)
+		want, err := db.Reviews(ctx, run.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,11 +48,11 @@ func TestVerdictsKeptAreThoseStored(t *testing.T) {
 	}
 	give := func(reviewer string, score store.Score, value float64) {
 		t.Helper()
-		v := &store.Verdict{RunID: run.ID, ScoreID: score.ID, Reviewer: reviewer, Verdict: store.VerdictAgree, JudgeValue: score.Value, Value: value}
+		v := &store.Review{RunID: run.ID, ScoreID: score.ID, Reviewer: reviewer, Verdict: store.VerdictAgree, JudgeValue: score.Value, Value: value}
 		if value != score.Value {
 			v.Verdict = store.VerdictOverride
 		}
-		if err := db.SaveVerdict(ctx, v); err != nil {
+		if err := db.SaveReview(ctx, v); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -76,7 +76,7 @@ func TestVerdictsKeptAreThoseStored(t *testing.T) {
 	if _, err := db.DeleteRun(ctx, run.ID); err != nil {
 		t.Fatal(err)
 	}
-	if held, err = s.verdicts(ctx, run.ID); err != nil || len(held.list) != 0 {
+	if held, err = s.reviewsOf(ctx, run.ID); err != nil || len(held.list) != 0 {
 		t.Errorf("%d verdicts kept of a deleted run (%v)", len(held.list), err)
 	}
 }
