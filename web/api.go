@@ -7,37 +7,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay/readmodel"
 	"assay/store"
 )
-
-// DatasetJSON is a dataset as the API and `assay import --json` describe it.
-type DatasetJSON struct {
-	ID          int64  `json:"dataset_id"`
-	Name        string `json:"name"`
-	Kind        string `json:"kind"`
-	Samples     int    `json:"samples"`
-	SHA256      string `json:"sha256"`
-	Format      string `json:"format"`
-	QuestionKey string `json:"question_key,omitempty"`
-	AnswerKey   string `json:"answer_key,omitempty"`
-	CreatedAt   string `json:"created_at"`
-	Created     *bool  `json:"created,omitempty"`
-}
-
-// NewDatasetJSON describes d for the API.
-func NewDatasetJSON(d *store.Dataset) DatasetJSON {
-	return DatasetJSON{
-		ID:          d.ID,
-		Name:        d.Name,
-		Kind:        string(d.Kind),
-		Samples:     d.Samples,
-		SHA256:      d.SHA256,
-		Format:      d.Format,
-		QuestionKey: d.QuestionKey,
-		AnswerKey:   d.AnswerKey,
-		CreatedAt:   d.CreatedAt.Format("2006-01-02T15:04:05Z"),
-	}
-}
 
 // apiDatasets handles GET /api/datasets.
 func (s *Server) apiDatasets(c echo.Context) error {
@@ -45,9 +17,9 @@ func (s *Server) apiDatasets(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := []DatasetJSON{}
+	out := []readmodel.DatasetJSON{}
 	for i := range list {
-		out = append(out, NewDatasetJSON(&list[i]))
+		out = append(out, readmodel.NewDatasetJSON(&list[i]))
 	}
 	return c.JSON(http.StatusOK, out)
 }
@@ -58,7 +30,7 @@ func (s *Server) apiUploadDataset(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := NewDatasetJSON(d)
+	out := readmodel.NewDatasetJSON(d)
 	out.Created = &created
 	status := http.StatusOK
 	if created {
@@ -77,7 +49,7 @@ func (s *Server) apiDataset(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, NewDatasetJSON(d))
+	return c.JSON(http.StatusOK, readmodel.NewDatasetJSON(d))
 }
 
 // apiSamples handles GET /api/datasets/:id/samples?offset=&limit=.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay/readmodel"
 	"assay/report"
 	"assay/store"
 	"assay/templates"
@@ -26,16 +27,16 @@ func (s *Server) comparePage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if ra.sc.Dataset.SHA256 != rb.sc.Dataset.SHA256 {
+	if ra.Scope.Dataset.SHA256 != rb.Scope.Dataset.SHA256 {
 		return store.Errorf(store.EINVALID, "Runs #%d and #%d are on different datasets: only runs of the same dataset bytes (same SHA-256) can be compared.",
-			ra.sc.Run.ID, rb.sc.Run.ID)
+			ra.Scope.Run.ID, rb.Scope.Run.ID)
 	}
 	v := templates.CompareView{
 		Page:    s.page(c, "Compare runs", "runs"),
-		A:       compareRun(ra.sc.Run),
-		B:       compareRun(rb.sc.Run),
-		Dataset: datasetRow(*ra.sc.Dataset),
-		SwapURL: fmt.Sprintf("/compare?a=%d&b=%d", rb.sc.Run.ID, ra.sc.Run.ID),
+		A:       compareRun(ra.Scope.Run),
+		B:       compareRun(rb.Scope.Run),
+		Dataset: readmodel.DatasetRow(*ra.Scope.Dataset),
+		SwapURL: fmt.Sprintf("/compare?a=%d&b=%d", rb.Scope.Run.ID, ra.Scope.Run.ID),
 	}
 	if err := compareConditions(ctx, s.db, ra, rb, &v); err != nil {
 		return err
@@ -47,12 +48,12 @@ func (s *Server) comparePage(c echo.Context) error {
 }
 
 // compareSide loads the report of the run a query parameter names.
-func (s *Server) compareSide(ctx context.Context, param string) (*viewed, error) {
+func (s *Server) compareSide(ctx context.Context, param string) (*readmodel.Viewed, error) {
 	id, err := strconv.ParseInt(param, 10, 64)
 	if err != nil || id <= 0 {
 		return nil, store.Errorf(store.EINVALID, "Name two runs to compare: /compare?a=RUN&b=RUN.")
 	}
-	sc, err := ownerScope(ctx, s.db, id)
+	sc, err := readmodel.OwnerScope(ctx, s.db, id)
 	if err != nil {
 		return nil, err
 	}
@@ -70,11 +71,11 @@ type comparison struct {
 // run A changes, under rb's run and version. A paired bootstrap of every
 // sample on every metric of every condition took 0.2 s on each view of
 // two 150,000-result runs.
-func compared(ra, rb *viewed, condition, inB string, metrics []report.Metric) *comparison {
-	key := fmt.Sprintf("compare/%d/%s/%s/%s", rb.sc.Run.ID, rb.version, condition, inB)
+func compared(ra, rb *readmodel.Viewed, condition, inB string, metrics []report.Metric) *comparison {
+	key := fmt.Sprintf("compare/%d/%s/%s/%s", rb.Scope.Run.ID, rb.Version, condition, inB)
 	return ra.Memo(key, func() any {
 		sa, sb := ra.SideFor(condition, metrics), rb.SideFor(inB, metrics)
-		return &comparison{paired: report.ComparePaired(metrics, sa, sb), gaps: report.Gaps(metrics, sa, sb, maxGaps, true)}
+		return &comparison{paired: report.ComparePaired(metrics, sa, sb), gaps: report.Gaps(metrics, sa, sb, readmodel.MaxGaps, true)}
 	}).(*comparison)
 }
 
@@ -84,7 +85,7 @@ func compareRun(r *store.Run) templates.CompareRun {
 
 // compareConditions compares each condition the runs share on the metrics
 // both have, and lists the samples that regressed in run B.
-func compareConditions(ctx context.Context, db *store.DB, ra, rb *viewed, v *templates.CompareView) error {
+func compareConditions(ctx context.Context, db *store.DB, ra, rb *readmodel.Viewed, v *templates.CompareView) error {
 	var metrics []report.Metric
 	for _, m := range ra.Metrics {
 		if rb.MetricIndex(m.Evaluator, m.Name) >= 0 {
@@ -108,12 +109,12 @@ func compareConditions(ctx context.Context, db *store.DB, ra, rb *viewed, v *tem
 			cc.Paired.Message = "The runs share no metric."
 		} else {
 			c := compared(ra, rb, name, inB, metrics)
-			cc.Paired.Rows = pairedRows(c.paired, 0, false)
+			cc.Paired.Rows = readmodel.PairedRows(c.paired, 0, false)
 			for _, m := range metrics {
-				cc.Paired.Metrics = append(cc.Paired.Metrics, metricHead(m))
+				cc.Paired.Metrics = append(cc.Paired.Metrics, readmodel.MetricHead(m))
 			}
 			var err error
-			cc.Paired.Gaps, err = gapRows(ctx, db, metrics, c.gaps, rb.sc.Base)
+			cc.Paired.Gaps, err = readmodel.GapRows(ctx, db, metrics, c.gaps, rb.Scope.Base)
 			if err != nil {
 				return err
 			}
@@ -132,7 +133,7 @@ func compareConditions(ctx context.Context, db *store.DB, ra, rb *viewed, v *tem
 // same name, or in runs over several models the same condition answered by
 // the same model, known in either run by its name or its model id (one run
 // may call gpt-4o "large", another "gpt-4o").
-func sameCondition(ra, rb *viewed, name string) (string, bool) {
+func sameCondition(ra, rb *readmodel.Viewed, name string) (string, bool) {
 	if rb.HasCondition(name) {
 		return name, true
 	}
@@ -141,7 +142,7 @@ func sameCondition(ra, rb *viewed, name string) (string, bool) {
 		return "", false
 	}
 	idsA := modelIdentity(ra, ca.Model)
-	for _, cb := range rb.sc.Run.Conditions {
+	for _, cb := range rb.Scope.Run.Conditions {
 		if cb.Base != ca.Base || cb.Model == "" || !rb.HasCondition(cb.Name) {
 			continue
 		}
@@ -154,8 +155,8 @@ func sameCondition(ra, rb *viewed, name string) (string, bool) {
 	return "", false
 }
 
-func conditionOf(r *viewed, name string) (store.Condition, bool) {
-	for _, c := range r.sc.Run.Conditions {
+func conditionOf(r *readmodel.Viewed, name string) (store.Condition, bool) {
+	for _, c := range r.Scope.Run.Conditions {
 		if c.Name == name {
 			return c, true
 		}
@@ -164,10 +165,10 @@ func conditionOf(r *viewed, name string) (store.Condition, bool) {
 }
 
 // modelIdentity is a run's model named name: its name and its model id.
-func modelIdentity(r *viewed, name string) []string {
+func modelIdentity(r *readmodel.Viewed, name string) []string {
 	ids := []string{name}
-	if r.sc.Config != nil {
-		for _, m := range r.sc.Config.Agent.Models {
+	if r.Scope.Config != nil {
+		for _, m := range r.Scope.Config.Agent.Models {
 			if m.Name == name && m.Model != "" {
 				ids = append(ids, m.Model)
 			}

@@ -69,12 +69,3 @@ func parsePairs(text, sep string, server int, field string) (map[string]string, 
 	}
 	return out, nil
 }
-
-// joinPairs writes a map as sorted "KEY<sep>value" lines.
-func joinPairs(m map[string]string, sep string) string {
-	var b strings.Builder
-	for _, k := range sortedKeys(m) {
-		b.WriteString(k + sep + m[k] + "\n")
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay/readmodel"
 	"assay/store"
 	"assay/templates"
 )
@@ -18,7 +19,7 @@ func (s *Server) conditionsPage(c echo.Context) error {
 	}
 	v := templates.ConditionsView{Page: s.page(c, "Conditions", "conditions")}
 	for _, cond := range list {
-		v.Conditions = append(v.Conditions, conditionRow(cond))
+		v.Conditions = append(v.Conditions, readmodel.ConditionRow(cond))
 	}
 	return render(c, http.StatusOK, templates.Conditions(v))
 }
@@ -38,7 +39,7 @@ func (s *Server) editConditionPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.renderConditionForm(c, http.StatusOK, conditionForm(*cond))
+	return s.renderConditionForm(c, http.StatusOK, readmodel.ConditionForm(*cond))
 }
 
 func (s *Server) renderConditionForm(c echo.Context, status int, f templates.ConditionForm) error {

@@ -7,13 +7,14 @@ import (
 	"slices"
 	"strings"
 
+	"assay/readmodel"
 	"assay/templates"
 )
 
 // configDiff lists the settings in which two runs differ: their configs as
 // kept (references, never secrets) and their conditions, flattened to one
 // line per key. Same counts the settings they share.
-func configDiff(a, b *viewed) (rows []templates.ConfigDiffRow, same int, err error) {
+func configDiff(a, b *readmodel.Viewed) (rows []templates.ConfigDiffRow, same int, err error) {
 	fa, err := flatConfig(a)
 	if err != nil {
 		return nil, 0, err
@@ -50,8 +51,8 @@ func configDiff(a, b *viewed) (rows []templates.ConfigDiffRow, same int, err err
 
 // flatConfig is a run's settings as key → value: its config's keys, and
 // conditions.NAME.… for each of its conditions.
-func flatConfig(r *viewed) (map[string]string, error) {
-	raw, err := r.sc.Config.Redacted()
+func flatConfig(r *readmodel.Viewed) (map[string]string, error) {
+	raw, err := r.Scope.Config.Redacted()
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +64,7 @@ func flatConfig(r *viewed) (map[string]string, error) {
 	delete(tree, "conditions")
 	out := map[string]string{}
 	flatten("", tree, out)
-	for _, c := range r.sc.Run.Conditions {
+	for _, c := range r.Scope.Run.Conditions {
 		raw, err := json.Marshal(c)
 		if err != nil {
 			return nil, fmt.Errorf("condition %s: %w", c.Name, err)
@@ -99,7 +100,7 @@ func flatten(prefix string, v any, out map[string]string) {
 		}
 	case string:
 		if strings.HasSuffix(prefix, "url") {
-			x = withoutCredentials(x) // a URL's user and password are never shown
+			x = readmodel.WithoutCredentials(x) // a URL's user and password are never shown
 		}
 		out[prefix] = x
 	case nil:

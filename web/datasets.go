@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay/readmodel"
 	"assay/store"
 	"assay/store/ingest"
 	"assay/templates"
@@ -31,7 +32,7 @@ func (s *Server) renderDatasets(c echo.Context, status int, form templates.Uploa
 	form.MaxMiB = s.cfg.MaxUpload >> 20
 	v := templates.DatasetsView{Page: s.page(c, "Datasets", "datasets"), Form: form}
 	for _, d := range list {
-		v.Datasets = append(v.Datasets, datasetRow(d))
+		v.Datasets = append(v.Datasets, readmodel.DatasetRow(d))
 	}
 	for _, k := range store.Kinds {
 		v.Kinds = append(v.Kinds, string(k))
@@ -203,7 +204,7 @@ func (s *Server) datasetPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := templates.DatasetView{Page: s.page(c, d.Name, "datasets"), Dataset: datasetRow(*d), Pager: pager}
+	v := templates.DatasetView{Page: s.page(c, d.Name, "datasets"), Dataset: readmodel.DatasetRow(*d), Pager: pager}
 	if u := userOf(c); u != nil && u.Role == store.RoleOwner {
 		n, err := s.db.DatasetRunCount(ctx, d.ID)
 		if err != nil {
@@ -212,7 +213,7 @@ func (s *Server) datasetPage(c echo.Context) error {
 		v.CanDelete, v.Runs = true, n
 	}
 	for _, smp := range samples {
-		v.Samples = append(v.Samples, sampleRow(smp))
+		v.Samples = append(v.Samples, readmodel.SampleRow(smp))
 	}
 	if v.Boards, err = s.leaderboards(ctx, d.ID); err != nil {
 		return err

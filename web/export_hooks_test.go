@@ -1,5 +1,7 @@
 package web
 
+import "assay/readmodel"
+
 // SetRunsPage sets how many runs a list of every run reads at a time, for
 // a test, and returns what puts it back.
 func SetRunsPage(n int) (restore func()) {
@@ -11,9 +13,9 @@ func SetRunsPage(n int) (restore func()) {
 // SetTranscriptBudget sets the bytes an exported file's transcripts may
 // take, for a test, and returns what puts it back.
 func SetTranscriptBudget(n int) (restore func()) {
-	old := transcriptBudget
-	transcriptBudget = n
-	return func() { transcriptBudget = old }
+	old := readmodel.TranscriptBudget
+	readmodel.TranscriptBudget = n
+	return func() { readmodel.TranscriptBudget = old }
 }
 
 // WaitWarming waits for the samples tables s is making ahead of a request

@@ -9,6 +9,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"assay/readmodel"
 	"assay/report"
 	"assay/store"
 	"assay/templates"
@@ -18,7 +19,7 @@ import (
 const maxOtherRuns = 20
 
 // loadReportView resolves a report route's run and builds its report view.
-func (s *Server) loadReportView(c echo.Context, now time.Time) (*reportScope, *viewed, templates.ReportView, error) {
+func (s *Server) loadReportView(c echo.Context, now time.Time) (*readmodel.Scope, *readmodel.Viewed, templates.ReportView, error) {
 	ctx := c.Request().Context()
 	sc, err := s.viewScope(c)
 	if err != nil {
@@ -28,7 +29,7 @@ func (s *Server) loadReportView(c echo.Context, now time.Time) (*reportScope, *v
 	if err != nil {
 		return nil, nil, templates.ReportView{}, err
 	}
-	v, err := r.view(ctx, s.db, queryOf(c), false, now)
+	v, err := r.Page(ctx, s.db, queryOf(c), false, now)
 	if err == nil && v.Review != nil && canReview(c, sc) {
 		v.Review.Queue = startQueue(sc)
 	}
@@ -46,7 +47,7 @@ func (s *Server) runPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	live := runProgress(sc.Run, r.Summary, now)
+	live := readmodel.RunProgress(sc.Run, r.Summary, now)
 	live.CSRF = owner.CSRF
 	if err := s.markInterrupted(c.Request().Context(), sc.Run, &live); err != nil {
 		return err
@@ -59,7 +60,7 @@ func (s *Server) runPage(c echo.Context) error {
 // renderReport sends a report page, then makes the run's samples table in
 // the background (warmSamples): made while the page was computed, it took
 // the second core from the report's first request.
-func (s *Server) renderReport(c echo.Context, sc *reportScope, page templ.Component) error {
+func (s *Server) renderReport(c echo.Context, sc *readmodel.Scope, page templ.Component) error {
 	if err := render(c, http.StatusOK, page); err != nil {
 		return err
 	}
@@ -103,7 +104,7 @@ func (s *Server) reportFragment(c echo.Context) error {
 }
 
 // viewScope is a report route's scope in the view its query asks for.
-func (s *Server) viewScope(c echo.Context) (*reportScope, error) {
+func (s *Server) viewScope(c echo.Context) (*readmodel.Scope, error) {
 	sc, err := s.scope(c)
 	if err == nil && queryOf(c).View == "reviewed" {
 		sc.View = report.Reviewed
@@ -114,8 +115,8 @@ func (s *Server) viewScope(c echo.Context) (*reportScope, error) {
 	return sc, err
 }
 
-func queryOf(c echo.Context) reportQuery {
-	q := reportQuery{A: c.QueryParam("a"), B: c.QueryParam("b"), Delta: strings.TrimSpace(c.QueryParam("delta")),
+func queryOf(c echo.Context) readmodel.Query {
+	q := readmodel.Query{A: c.QueryParam("a"), B: c.QueryParam("b"), Delta: strings.TrimSpace(c.QueryParam("delta")),
 		Slice: c.QueryParam("slice"), Judge: c.QueryParam("judge")}
 	if c.QueryParam("view") == "reviewed" {
 		q.View = "reviewed"
@@ -125,7 +126,7 @@ func queryOf(c echo.Context) reportQuery {
 
 // reportOwner gathers what only the owner sees: share links and the other
 // runs of the dataset.
-func (s *Server) reportOwner(c echo.Context, sc *reportScope, query string) (templates.ReportOwner, error) {
+func (s *Server) reportOwner(c echo.Context, sc *readmodel.Scope, query string) (templates.ReportOwner, error) {
 	ctx := c.Request().Context()
 	o := templates.ReportOwner{RunID: sc.Run.ID, Query: query, Tags: strings.Join(sc.Run.Tags, ", "), Note: sc.Run.Note}
 	if u := userOf(c); u != nil && u.Role == store.RoleOwner {

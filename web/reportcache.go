@@ -11,11 +11,12 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"assay/readmodel"
 	"assay/report"
 	"assay/store"
 )
 
-// reportCache keeps the reports of the runs viewed last. A report is computed
+// reportCache keeps the reports of the runs readmodel.Viewed last. A report is computed
 // from every score of its run (read from its per-sample aggregates), which
 // takes a second at 150,000 results with its bootstraps; results and scores
 // are only ever added, so a run whose status and results are unchanged has
@@ -44,7 +45,7 @@ type cacheKey struct {
 
 type cachedReport struct {
 	version reportVersion // its results weigh it against the budget
-	r       *viewed
+	r       *readmodel.Viewed
 	used    uint64
 	built   time.Time     // when its computation began
 	took    time.Duration // how long it took
@@ -78,7 +79,7 @@ func newReportCache(max, budget int) *reportCache {
 // get returns the report of that version, or a large running run's report
 // of an earlier version computed less than runningRefresh × its computation
 // time ago (the status, the verdicts and everything but the results the same).
-func (c *reportCache) get(key cacheKey, version reportVersion, now time.Time) (*viewed, bool) {
+func (c *reportCache) get(key cacheKey, version reportVersion, now time.Time) (*readmodel.Viewed, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[key]
@@ -102,7 +103,7 @@ func (c *reportCache) get(key cacheKey, version reportVersion, now time.Time) (*
 // longest ago while more are kept than max, or of more results than the
 // budget.
 // It returns how many results the reports forgotten held.
-func (c *reportCache) put(key cacheKey, version reportVersion, r *viewed, built time.Time, took time.Duration) (forgotten int) {
+func (c *reportCache) put(key cacheKey, version reportVersion, r *readmodel.Viewed, built time.Time, took time.Duration) (forgotten int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.tick++
@@ -159,7 +160,7 @@ func (s *Server) releaseMemory(forgotten int) {
 // loadReport returns the report of the scope's run, computed again only when
 // the run has changed. The report is shared between requests: nothing may
 // change it, and each request gets its own copy of the scope.
-func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, error) {
+func (s *Server) loadReport(ctx context.Context, sc *readmodel.Scope) (*readmodel.Viewed, error) {
 	version, err := s.reportVersion(ctx, sc)
 	if err != nil {
 		return nil, err
@@ -167,7 +168,7 @@ func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, erro
 	key := cacheKey{sc.Run.ID, sc.View, sc.Judge}
 	start := time.Now()
 	if r, ok := s.reports.get(key, version, start); ok {
-		return r.in(sc), nil
+		return r.In(sc), nil
 	}
 	held, err := s.reviewsAt(ctx, sc.Run.ID, version.verdicts, version.verdictSeq)
 	if err != nil {
@@ -176,21 +177,21 @@ func (s *Server) loadReport(ctx context.Context, sc *reportScope) (*viewed, erro
 	// The verdicts the report is computed with: those held, given at or
 	// after the version read.
 	version.verdicts, version.verdictSeq = held.n, held.last
-	var r *viewed
+	var r *readmodel.Viewed
 	built, took := start, time.Duration(0)
 	if earlier := s.reports.withOtherReviews(key, version); earlier != nil {
 		// Its scores are the earlier report's: it is kept as if computed
 		// when and as long as that one was.
-		r = &viewed{Report: earlier.r.WithReviews(sc.View, held.list), sc: sc}
+		r = &readmodel.Viewed{Report: earlier.r.WithReviews(sc.View, held.list), Scope: sc}
 		built, took = earlier.built, earlier.took
 	} else {
-		if r, err = buildReport(ctx, s.db, sc, held.list); err != nil {
+		if r, err = readmodel.BuildReport(ctx, s.db, sc, held.list); err != nil {
 			return nil, err
 		}
 		took = time.Since(start)
 	}
-	r.fields = &s.sliceFieldsKept
-	r.version = version.token()
+	r.Fields = &s.sliceFieldsKept
+	r.Version = version.token()
 	s.releaseMemory(s.reports.put(key, version, r, built, took))
 	return r, nil
 }
@@ -221,7 +222,7 @@ func (c *reportCache) withOtherReviews(key cacheKey, version reportVersion) *cac
 }
 
 // reportVersion reads what the scope's report depends on: two small queries.
-func (s *Server) reportVersion(ctx context.Context, sc *reportScope) (reportVersion, error) {
+func (s *Server) reportVersion(ctx context.Context, sc *readmodel.Scope) (reportVersion, error) {
 	results, err := s.db.ResultsVersion(ctx, sc.Run.ID)
 	if err != nil {
 		return reportVersion{}, err
@@ -244,13 +245,6 @@ func (v reportVersion) token() string {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%+v", v)
 	return strconv.FormatUint(h.Sum64(), 36)
-}
-
-// in returns the report as seen through another scope (owner or share link).
-func (r *viewed) in(sc *reportScope) *viewed {
-	c := *r
-	c.sc = sc
-	return &c
 }
 
 // sampleCache keeps the samples tables of the runs browsed last: a table
@@ -277,7 +271,7 @@ const sampleCacheSize = 8
 
 // samples returns a run's samples table, from the cache when the run's
 // results are unchanged. The table is shared: callers only read it.
-func (s *Server) samples(ctx context.Context, sc *reportScope) (*report.SampleTable, error) {
+func (s *Server) samples(ctx context.Context, sc *readmodel.Scope) (*report.SampleTable, error) {
 	version, err := s.db.ResultsVersion(ctx, sc.Run.ID)
 	if err != nil {
 		return nil, err
@@ -323,7 +317,7 @@ func (s *Server) samples(ctx context.Context, sc *reportScope) (*report.SampleTa
 // the report opens the table next, and its first request made it (at
 // 150,000 results 140-160 ms, the table kept 13 ms; a search typed into
 // it waits for nothing more).
-func (s *Server) warmSamples(sc *reportScope) {
+func (s *Server) warmSamples(sc *readmodel.Scope) {
 	if !sc.Run.Status.Finished() {
 		return // its table changes with each result
 	}
@@ -332,41 +326,6 @@ func (s *Server) warmSamples(sc *reportScope) {
 			s.log.Debug("samples table made ahead", "run_id", sc.Run.ID, "err", err)
 		}
 	})
-}
-
-// fifo keeps the last fifoSize values put, by key, forgetting the one put
-// first when full: the searches of samples tables (paging through a
-// search's matches asks for them again, and a search reads every response)
-// and routing replays (a replay over a large run takes seconds).
-type fifo[K comparable, V any] struct {
-	mu     sync.Mutex
-	keys   []K
-	values map[K]V
-}
-
-const fifoSize = 16
-
-func (c *fifo[K, V]) get(key K) (V, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	v, ok := c.values[key]
-	return v, ok
-}
-
-func (c *fifo[K, V]) put(key K, v V) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.values == nil {
-		c.values = map[K]V{}
-	}
-	if _, ok := c.values[key]; !ok {
-		c.keys = append(c.keys, key)
-		if len(c.keys) > fifoSize {
-			delete(c.values, c.keys[0])
-			c.keys = c.keys[1:]
-		}
-	}
-	c.values[key] = v
 }
 
 // searchKey is a search of a run's samples as its results stand.
@@ -378,19 +337,19 @@ type searchKey struct {
 
 // search finds text in a run's samples and responses, from the cache when
 // the run's results are unchanged since the same search.
-func (s *Server) search(ctx context.Context, sc *reportScope, text string) (*store.SampleMatches, error) {
+func (s *Server) search(ctx context.Context, sc *readmodel.Scope, text string) (*store.SampleMatches, error) {
 	version, err := s.db.ResultsVersion(ctx, sc.Run.ID)
 	if err != nil {
 		return nil, err
 	}
 	key := searchKey{sc.Run.ID, version, text}
-	if m, ok := s.searches.get(key); ok {
+	if m, ok := s.searches.Get(key); ok {
 		return m, nil
 	}
 	m, err := s.db.SearchSamples(ctx, sc.Run.ID, sc.Run.DatasetID, text)
 	if err != nil {
 		return nil, err
 	}
-	s.searches.put(key, m)
+	s.searches.Put(key, m)
 	return m, nil
 }

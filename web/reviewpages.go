@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay/readmodel"
 	"assay/store"
 	"assay/templates"
 )
@@ -22,7 +23,7 @@ type refusedReview struct {
 // canReview reports whether the page's reader may give verdicts: through a
 // review link, or as a reviewer or owner on the run's own pages; never
 // through a share link.
-func canReview(c echo.Context, sc *reportScope) bool {
+func canReview(c echo.Context, sc *readmodel.Scope) bool {
 	if sc.ReviewLink != nil {
 		return true
 	}
@@ -35,7 +36,7 @@ func canReview(c echo.Context, sc *reportScope) bool {
 
 // reviewControls adds to a sample page every verdict on its scores and,
 // for a reader who may review, the form that gives one.
-func (s *Server) reviewControls(c echo.Context, sc *reportScope, smp *store.Sample, v *templates.SampleView, failed refusedReview) error {
+func (s *Server) reviewControls(c echo.Context, sc *readmodel.Scope, smp *store.Sample, v *templates.SampleView, failed refusedReview) error {
 	if sc.Shared && sc.ReviewLink == nil {
 		return nil
 	}
@@ -63,14 +64,14 @@ func (s *Server) reviewControls(c echo.Context, sc *reportScope, smp *store.Samp
 					for i := len(list) - 1; i >= 0; i-- {
 						vd := list[i]
 						sv.Verdicts = append(sv.Verdicts, templates.VerdictView{Reviewer: vd.Reviewer, Override: vd.Verdict == store.VerdictOverride,
-							Value: score(vd.Value), Note: vd.Note, At: templates.When(vd.At), Mine: vd.Reviewer == who.Name})
+							Value: readmodel.Score(vd.Value), Note: vd.Note, At: templates.When(vd.At), Mine: vd.Reviewer == who.Name})
 					}
 					if !review {
 						continue
 					}
 					scale := scaleFor(sc.Config, j.Evaluator, sv.Metric, mustScore(sv.Value))
 					lo, hi := scale.Bounds()
-					r := &templates.ScoreReview{Action: sc2action(v, sv), CSRF: csrf, Back: back, Min: score(lo), Max: score(hi),
+					r := &templates.ScoreReview{Action: sc2action(v, sv), CSRF: csrf, Back: back, Min: readmodel.Score(lo), Max: readmodel.Score(hi),
 						Step: "any", AskName: who.Name == ""}
 					if scale.Integral() {
 						r.Step = "1"
@@ -145,7 +146,7 @@ func (s *Server) reviewForm(c echo.Context) error {
 
 // refuse shows the sample page again with why the verdict was refused,
 // beside the score it was for.
-func (s *Server) refuse(c echo.Context, sc *reportScope, scoreID int64, note string, err error) error {
+func (s *Server) refuse(c echo.Context, sc *readmodel.Scope, scoreID int64, note string, err error) error {
 	if code := store.ErrorCode(err); code != store.EINVALID && code != store.ENOTFOUND {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay/readmodel"
 	"assay/store"
 	"assay/templates"
 )
@@ -31,7 +32,7 @@ func queueOrder(key string) (templates.QueueOrder, bool) {
 
 // sampleQueue is the run's samples in a review order, with the number of
 // scores each has.
-func (s *Server) sampleQueue(c echo.Context, sc *reportScope, order string) ([]int64, map[int64]int, error) {
+func (s *Server) sampleQueue(c echo.Context, sc *readmodel.Scope, order string) ([]int64, map[int64]int, error) {
 	// The samples table the server keeps (the order of its metrics, the
 	// one thing its evaluators decide, changes nothing here): a reviewer
 	// stepping through a 150,000-result run no longer folds every sample's
@@ -160,13 +161,13 @@ func (s *Server) reviewNext(c echo.Context) error {
 }
 
 // startQueue is the form that starts the review queue, for a page outside it.
-func startQueue(sc *reportScope) *templates.QueueBar {
+func startQueue(sc *readmodel.Scope) *templates.QueueBar {
 	return &templates.QueueBar{Order: queueOrders[0], Orders: queueOrders, StartURL: sc.Base + "/review/next"}
 }
 
 // queueBar is the review queue's bar on a sample page: the order in use
 // and the link to the next sample in it.
-func (s *Server) queueBar(c echo.Context, sc *reportScope, smp *store.Sample) *templates.QueueBar {
+func (s *Server) queueBar(c echo.Context, sc *readmodel.Scope, smp *store.Sample) *templates.QueueBar {
 	o, ok := queueOrder(c.QueryParam("queue"))
 	if !ok {
 		o = queueOrders[0]

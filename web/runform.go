@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay/readmodel"
 	"assay/runner"
 	"assay/runner/config"
 	"assay/runner/judge"
@@ -120,7 +121,7 @@ func forgetKeys(f templates.RunForm) templates.RunForm {
 func runDefaults() templates.RunDefaults {
 	d := config.Defaults()
 	return templates.RunDefaults{AgentTimeout: strconv.Itoa(d.Agent.TimeoutSeconds), CodeTimeout: strconv.Itoa(d.CodeExecution.TimeoutSeconds),
-		JudgeTemperature: number(d.Judge.Temperature), JudgeSeed: strconv.Itoa(d.Judge.Seed), SampleRate: number(d.JudgeSampleRate),
+		JudgeTemperature: readmodel.Number(d.Judge.Temperature), JudgeSeed: strconv.Itoa(d.Judge.Seed), SampleRate: readmodel.Number(d.JudgeSampleRate),
 		JudgeRepetitions: strconv.Itoa(d.JudgeRepetitions), Concurrency: strconv.Itoa(d.Execution.MaxConcurrent)}
 }
 

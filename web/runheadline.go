@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay/readmodel"
 	"assay/store"
 	"assay/templates"
 )
@@ -29,7 +30,7 @@ type headlineCell struct {
 
 // headlineOf computes a run's headline from its report; false when the
 // run has no score.
-func headlineOf(r *viewed) (headline, bool) {
+func headlineOf(r *readmodel.Viewed) (headline, bool) {
 	if len(r.Metrics) == 0 {
 		return headline{}, false
 	}
@@ -80,7 +81,7 @@ func (s *Server) headlineOf(ctx context.Context, run *store.Run) (*headline, err
 		if err != nil {
 			return nil, err
 		}
-		sc, err := runScope(ctx, s.db, full)
+		sc, err := readmodel.RunScope(ctx, s.db, full)
 		if err != nil {
 			return nil, err
 		}

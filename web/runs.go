@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay/readmodel"
 	"assay/report"
 	"assay/runner"
 	"assay/store"
@@ -72,7 +73,7 @@ func (s *Server) renderRuns(c echo.Context, status int, form templates.ImportFor
 		return err
 	}
 	for _, r := range list {
-		row := runRow(r)
+		row := readmodel.RunRow(r)
 		if row.Headline, err = s.runHeadline(ctx, &r.Run); err != nil {
 			return err
 		}
@@ -191,7 +192,7 @@ func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProg
 	if err != nil {
 		return templates.RunProgress{}, err
 	}
-	p := runProgress(run, totals, time.Now())
+	p := readmodel.RunProgress(run, totals, time.Now())
 	p.CSRF, _ = c.Get("csrf").(string)
 	if u := userOf(c); u == nil || u.Role != store.RoleOwner {
 		p.CanCancel, p.CanResume, p.CanRetry = false, false, false // an owner's buttons
@@ -200,7 +201,7 @@ func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProg
 		p.Message, p.Paused = msg, true
 	}
 	if n, oldest := s.runner.InFlight(run.ID); n > 0 && !run.Status.Finished() {
-		p.InFlight = fmt.Sprintf("%s in flight, the oldest for %s", templates.Count(n, "call"), duration(oldest))
+		p.InFlight = fmt.Sprintf("%s in flight, the oldest for %s", templates.Count(n, "call"), readmodel.Duration(oldest))
 		if oldest > stalledAfter {
 			// An estimate from the tasks done says nothing while calls do not come back.
 			p.Stalled, p.ETA = true, ""

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"assay/readmodel"
 	"assay/runner"
 	"assay/runner/config"
 	"assay/store"
@@ -88,9 +89,9 @@ func formFromConfig(cfg *config.Config) templates.RunForm {
 		JudgeBaseURL:     cfg.Judge.BaseURL,
 		JudgeModel:       cfg.Judge.Model,
 		JudgeKeyEnv:      cfg.Judge.APIKeyEnv,
-		JudgeTemperature: number(cfg.Judge.Temperature),
+		JudgeTemperature: readmodel.Number(cfg.Judge.Temperature),
 		JudgeSeed:        strconv.Itoa(cfg.Judge.Seed),
-		SampleRate:       number(cfg.JudgeSampleRate),
+		SampleRate:       readmodel.Number(cfg.JudgeSampleRate),
 		JudgeRepetitions: strconv.Itoa(cfg.JudgeRepetitions),
 		JudgeVarySeed:    cfg.Judge.VarySeed,
 		Panel:            cfg.PanelMode,
@@ -98,7 +99,7 @@ func formFromConfig(cfg *config.Config) templates.RunForm {
 		Unsandboxed:      cfg.CodeExecution.Unsandboxed,
 	}
 	if cfg.Agent.Temperature != nil {
-		f.AgentTemperature = number(*cfg.Agent.Temperature)
+		f.AgentTemperature = readmodel.Number(*cfg.Agent.Temperature)
 	}
 	if len(cfg.Judges) > 1 {
 		var lines []string
@@ -121,7 +122,7 @@ func formFromConfig(cfg *config.Config) templates.RunForm {
 		f.AgentMaxTokens = strconv.Itoa(cfg.Agent.MaxTokens)
 	}
 	if cfg.BudgetUSD > 0 {
-		f.BudgetUSD = number(cfg.BudgetUSD)
+		f.BudgetUSD = readmodel.Number(cfg.BudgetUSD)
 	}
 	if st := cfg.Stop; st != nil {
 		f.StopWhen, f.StopMetric = st.When, st.Metric
@@ -141,10 +142,8 @@ func optNumber(v float64) string {
 	if v == 0 {
 		return ""
 	}
-	return number(v)
+	return readmodel.Number(v)
 }
-
-func number(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // runSpec checks the form and builds the run it describes. Its errors are
 // EINVALID with a message naming the field.

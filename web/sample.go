@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay/readmodel"
 	"assay/store"
 	"assay/templates"
 )
@@ -29,7 +30,7 @@ func (s *Server) samplePage(c echo.Context) error {
 
 // renderSample renders a sample's page, with the reason a verdict on one of
 // its scores was refused when there is one.
-func (s *Server) renderSample(c echo.Context, sc *reportScope, smp *store.Sample, failed refusedReview) error {
+func (s *Server) renderSample(c echo.Context, sc *readmodel.Scope, smp *store.Sample, failed refusedReview) error {
 	results, err := s.db.SampleResults(c.Request().Context(), sc.Run.ID, smp.ID)
 	if err != nil {
 		return err
@@ -42,9 +43,9 @@ func (s *Server) renderSample(c echo.Context, sc *reportScope, smp *store.Sample
 		Page:       s.reportPage(c, sc, "Sample "+smp.SampleID+" · "+runTitle(sc.Run)),
 		Report:     reportNav(sc),
 		Kind:       string(sc.Dataset.Kind),
-		Sample:     goldenRow(*smp, sc.Dataset.Kind),
+		Sample:     readmodel.GoldenRow(*smp, sc.Dataset.Kind),
 		Nav:        nav,
-		Conditions: sampleConditions(sc, results),
+		Conditions: readmodel.SampleConditions(sc, results),
 	}
 	if err := s.reviewControls(c, sc, smp, &v, failed); err != nil {
 		return err
@@ -64,7 +65,7 @@ func (s *Server) renderSample(c echo.Context, sc *reportScope, smp *store.Sample
 
 // scopedSample is the :sample of the route, which must belong to the report's
 // dataset: a share link shows its own run's samples and no others.
-func (s *Server) scopedSample(c echo.Context, sc *reportScope) (*store.Sample, error) {
+func (s *Server) scopedSample(c echo.Context, sc *readmodel.Scope) (*store.Sample, error) {
 	id, err := strconv.ParseInt(c.Param("sample"), 10, 64)
 	if err != nil || id <= 0 {
 		return nil, fmt.Errorf("sample %q: %w", c.Param("sample"), store.ErrNotFound)
@@ -82,7 +83,7 @@ func (s *Server) scopedSample(c echo.Context, sc *reportScope) (*store.Sample, e
 // sampleNav leads to the samples before and after this one. With a filter or
 // a sort from the samples table, it steps through the table's samples in the
 // table's order; otherwise through the dataset in its order.
-func (s *Server) sampleNav(c echo.Context, sc *reportScope, smp *store.Sample) (templates.SampleNav, error) {
+func (s *Server) sampleNav(c echo.Context, sc *readmodel.Scope, smp *store.Sample) (templates.SampleNav, error) {
 	f := parseSampleFilter(c.QueryParams())
 	query := f.query(true).Encode()
 	nav := templates.SampleNav{BackURL: sc.Base + "/samples", Position: smp.Ordinal, Total: sc.Dataset.Samples}
@@ -123,7 +124,7 @@ func (s *Server) sampleNav(c echo.Context, sc *reportScope, smp *store.Sample) (
 }
 
 // tableOrder lists the samples of the filtered, sorted table, each once, where it first appears.
-func (s *Server) tableOrder(c echo.Context, sc *reportScope, f sampleFilter) ([]int64, error) {
+func (s *Server) tableOrder(c echo.Context, sc *readmodel.Scope, f sampleFilter) ([]int64, error) {
 	_, rows, err := s.sampleTable(c.Request().Context(), sc, f)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"assay/internal/text"
+	"assay/readmodel"
 	"assay/report"
 	"assay/store"
 	"assay/templates"
@@ -57,7 +58,7 @@ func (s *Server) samplesPage(c echo.Context) error {
 // sampleTable returns the run's rows per sample and condition, and those
 // that pass the filter in its order. The text search, a scan of every
 // response, runs beside the statistics' scans.
-func (s *Server) sampleTable(ctx context.Context, sc *reportScope, f sampleFilter) (*report.SampleTable, []*report.SampleRow, error) {
+func (s *Server) sampleTable(ctx context.Context, sc *readmodel.Scope, f sampleFilter) (*report.SampleTable, []*report.SampleRow, error) {
 	var stats *report.SampleTable
 	var matches *store.SampleMatches
 	g, gctx := errgroup.WithContext(ctx)
@@ -107,7 +108,7 @@ func conditionOrder(run *store.Run) map[string]int {
 
 // sampleTableRows turns a page of rows into the table's view, with the
 // beginning of each sample's question and golden answer.
-func (s *Server) sampleTableRows(c echo.Context, sc *reportScope, f sampleFilter, metrics []report.Metric,
+func (s *Server) sampleTableRows(c echo.Context, sc *readmodel.Scope, f sampleFilter, metrics []report.Metric,
 	page []*report.SampleRow) ([]templates.SampleTableRow, error) {
 	ids := make([]int64, 0, len(page))
 	for _, r := range page {
@@ -117,13 +118,13 @@ func (s *Server) sampleTableRows(c echo.Context, sc *reportScope, f sampleFilter
 	if err != nil {
 		return nil, err
 	}
-	query, name := f.query(true).Encode(), metricNamer(metrics)
+	query, name := f.query(true).Encode(), readmodel.MetricNamer(metrics)
 	out := make([]templates.SampleTableRow, 0, len(page))
 	for _, r := range page {
 		row := sampleTableRow(r, metrics, name)
 		h := heads[r.SampleRow]
 		row.Question, row.Answer = text.Clip(h.Input, questionChars), text.Clip(h.Reference, answerChars)
-		row.URL = sampleURL(sc.Base, r.SampleRow, query) + "#" + conditionAnchor(r.Condition)
+		row.URL = sampleURL(sc.Base, r.SampleRow, query) + "#" + readmodel.ConditionAnchor(r.Condition)
 		out = append(out, row)
 	}
 	return out, nil

@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"assay/internal/text"
+	"assay/readmodel"
 	"assay/report"
 	"assay/templates"
 )
@@ -13,7 +14,7 @@ import (
 // samplesGrid renders the samples table as a grid: one row per sample, a
 // column per condition with the chosen metric (the thresholds' metric, else
 // the first) as mean ± std, in the filtered table's order of samples.
-func (s *Server) samplesGrid(c echo.Context, sc *reportScope, f sampleFilter, stats *report.SampleTable,
+func (s *Server) samplesGrid(c echo.Context, sc *readmodel.Scope, f sampleFilter, stats *report.SampleTable,
 	rows []*report.SampleRow, v templates.SamplesView) error {
 	mi := 0
 	for i, m := range stats.Metrics {
@@ -32,7 +33,7 @@ func (s *Server) samplesGrid(c echo.Context, sc *reportScope, f sampleFilter, st
 	}
 	v.Grid = &templates.SampleGrid{Conditions: v.Conditions}
 	if len(stats.Metrics) > 0 {
-		v.Grid.Metric = metricNamer(stats.Metrics)(stats.Metrics[mi])
+		v.Grid.Metric = readmodel.MetricNamer(stats.Metrics)(stats.Metrics[mi])
 	}
 	v.Pager = newPager(c.QueryParam("page"), sampleRowsPerPage, len(order), pageURL(sc.Base+"/samples", f.query(false)))
 	first := (v.Pager.Page - 1) * sampleRowsPerPage
@@ -41,7 +42,7 @@ func (s *Server) samplesGrid(c echo.Context, sc *reportScope, f sampleFilter, st
 	if err != nil {
 		return err
 	}
-	query, name := f.query(true).Encode(), metricNamer(stats.Metrics)
+	query, name := f.query(true).Encode(), readmodel.MetricNamer(stats.Metrics)
 	for _, id := range page {
 		h := heads[id]
 		gr := templates.SampleGridRow{URL: sampleURL(sc.Base, id, query), Question: text.Clip(h.Input, questionChars),
@@ -55,7 +56,7 @@ func (s *Server) samplesGrid(c echo.Context, sc *reportScope, f sampleFilter, st
 			row := sampleTableRow(r, stats.Metrics, name)
 			gr.Name = row.Name
 			cell := templates.SampleGridCell{Shown: true, Errors: row.Errors + row.JudgeErrors,
-				URL: sampleURL(sc.Base, id, query) + "#" + conditionAnchor(cond)}
+				URL: sampleURL(sc.Base, id, query) + "#" + readmodel.ConditionAnchor(cond)}
 			if mi < len(row.Metrics) {
 				cell.Metric = row.Metrics[mi]
 			}

@@ -2,8 +2,8 @@ package web
 
 import (
 	"fmt"
-	"strings"
 
+	"assay/readmodel"
 	"assay/report"
 	"assay/templates"
 )
@@ -11,7 +11,7 @@ import (
 // This file turns the samples table's data into its plain view.
 
 // samplesView is the table's frame: the filter form, the sortable columns and the counts.
-func samplesView(sc *reportScope, f sampleFilter, stats *report.SampleTable, matching int) templates.SamplesView {
+func samplesView(sc *readmodel.Scope, f sampleFilter, stats *report.SampleTable, matching int) templates.SamplesView {
 	v := templates.SamplesView{
 		Report:   reportNav(sc),
 		Matching: matching,
@@ -40,7 +40,7 @@ func samplesView(sc *reportScope, f sampleFilter, stats *report.SampleTable, mat
 	path := sc.Base + "/samples"
 	v.Sample = sortColumn(path, f, "sample", "Sample", "dataset order", false)
 	v.Condition = sortColumn(path, f, "condition", "Condition", "the run's condition order", false)
-	name := metricNamer(stats.Metrics)
+	name := readmodel.MetricNamer(stats.Metrics)
 	for _, m := range stats.Metrics {
 		key := metricKey(m)
 		v.Metrics = append(v.Metrics, templates.MetricOption{Key: key, Label: name(m)})
@@ -51,22 +51,6 @@ func samplesView(sc *reportScope, f sampleFilter, stats *report.SampleTable, mat
 		sortColumn(path, f, "errors", "Errors", "agent errors, and judge errors below them", true),
 		sortColumn(path, f, "claims", "Claims", "unverified claims the judges listed", true))
 	return v
-}
-
-// metricNamer names metrics for people: "factual adherence", after its
-// evaluator only when the run has several ("arbiter · semantic").
-func metricNamer(metrics []report.Metric) func(report.Metric) string {
-	evaluators := map[string]bool{}
-	for _, m := range metrics {
-		evaluators[m.Evaluator] = true
-	}
-	return func(m report.Metric) string {
-		name := strings.ReplaceAll(m.Name, "_", " ")
-		if len(evaluators) > 1 && m.Name != m.Evaluator {
-			return m.Evaluator + " · " + name
-		}
-		return name
-	}
 }
 
 // sortColumn is a header that sorts by key: ascending first, the other way
@@ -122,7 +106,7 @@ func metricCell(st report.SampleMetric, label string) templates.MetricCell {
 }
 
 // reportNav is the head of a report's sub-pages.
-func reportNav(sc *reportScope) templates.ReportNav {
+func reportNav(sc *readmodel.Scope) templates.ReportNav {
 	return templates.ReportNav{
 		RunID:   sc.Run.ID,
 		RunName: sc.Run.Name,
@@ -130,14 +114,4 @@ func reportNav(sc *reportScope) templates.ReportNav {
 		Kind:    string(sc.Dataset.Kind),
 		Base:    sc.Base,
 	}
-}
-
-// conditionAnchor is the id of a condition's section on a sample page.
-func conditionAnchor(condition string) string {
-	return "c-" + strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
-			return r
-		}
-		return '-'
-	}, condition)
 }

@@ -1,42 +1,17 @@
 package web
 
 import (
-	"context"
 	"errors"
-	"fmt"
 
 	"github.com/labstack/echo/v4"
 
-	"assay/report"
-	"assay/runner/config"
+	"assay/readmodel"
 	"assay/store"
 	"assay/templates"
 )
 
-// reportScope is the run a report page shows, reached by its owner
-// (/runs/:id/...) or through a share link (/r/:token/...).
-type reportScope struct {
-	Run     *store.Run
-	Dataset *store.Dataset
-	Config  *config.Config // the run's stored config, ${...} references as written
-	// Shared is true through a share link: the page is read-only, shows no
-	// forms, settings, key variable names or links outside the report.
-	Shared bool
-	// Base prefixes every URL of the report: "/runs/7", "/r/<token>" or
-	// "/rv/<token>".
-	Base string
-	// View is whether the report applies reviews to the scores.
-	View report.View
-	// Judge is the panel judge whose scores alone the report shows; "" for
-	// the whole panel.
-	Judge string
-	// ReviewLink is the review link the page was reached through: its
-	// samples and sample pages, with review controls and nothing else.
-	ReviewLink *store.ReviewLink
-}
-
 // scope resolves the run of a report route from its :id or :token parameter.
-func (s *Server) scope(c echo.Context) (*reportScope, error) {
+func (s *Server) scope(c echo.Context) (*readmodel.Scope, error) {
 	ctx := c.Request().Context()
 	if link := c.Param("link"); link != "" {
 		if err := s.lockedOut(c); err != nil {
@@ -49,7 +24,7 @@ func (s *Server) scope(c echo.Context) (*reportScope, error) {
 			}
 			return nil, err
 		}
-		sc, err := ownerScope(ctx, s.db, l.RunID)
+		sc, err := readmodel.OwnerScope(ctx, s.db, l.RunID)
 		if err != nil {
 			return nil, err
 		}
@@ -63,7 +38,7 @@ func (s *Server) scope(c echo.Context) (*reportScope, error) {
 		if err != nil {
 			return nil, err
 		}
-		return ownerScope(ctx, s.db, id)
+		return readmodel.OwnerScope(ctx, s.db, id)
 	}
 	if err := s.lockedOut(c); err != nil {
 		return nil, err
@@ -75,7 +50,7 @@ func (s *Server) scope(c echo.Context) (*reportScope, error) {
 		}
 		return nil, err
 	}
-	sc, err := ownerScope(ctx, s.db, id)
+	sc, err := readmodel.OwnerScope(ctx, s.db, id)
 	if err != nil {
 		return nil, err
 	}
@@ -83,31 +58,8 @@ func (s *Server) scope(c echo.Context) (*reportScope, error) {
 	return sc, nil
 }
 
-// ownerScope is the scope of a report read by its owner: the run, its dataset
-// and the base /runs/:id.
-func ownerScope(ctx context.Context, db *store.DB, runID int64) (*reportScope, error) {
-	run, err := db.Run(ctx, runID)
-	if err != nil {
-		return nil, err
-	}
-	return runScope(ctx, db, run)
-}
-
-// runScope is the owner's scope of a run already read.
-func runScope(ctx context.Context, db *store.DB, run *store.Run) (*reportScope, error) {
-	ds, err := db.Dataset(ctx, run.DatasetID)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := config.Stored(run.Config)
-	if err != nil {
-		return nil, store.Wrapf(store.EINTERNAL, err, "Run %d's stored config cannot be read", run.ID)
-	}
-	return &reportScope{Run: run, Dataset: ds, Config: cfg, Base: fmt.Sprintf("/runs/%d", run.ID)}, nil
-}
-
 // reportPage is the layout data for a page of a report: read-only through a share link.
-func (s *Server) reportPage(c echo.Context, sc *reportScope, title string) templates.Page {
+func (s *Server) reportPage(c echo.Context, sc *readmodel.Scope, title string) templates.Page {
 	if sc.ReviewLink != nil {
 		return templates.Page{Title: title, Shared: true, SharedLabel: "Reviewing as " + sc.ReviewLink.Name}
 	}

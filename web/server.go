@@ -16,6 +16,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"assay/readmodel"
 	"assay/report"
 	"assay/runner"
 	"assay/store"
@@ -67,16 +68,16 @@ type Server struct {
 	echo            *echo.Echo
 	runner          *runner.Manager
 	reports         *reportCache
-	replays         fifo[string, *report.Routing] // routing replays, by run and settings
-	sampleTables    sampleCache                   // samples tables, by run
-	base            context.Context               // the server's life: ends at Close
+	replays         readmodel.FIFO[string, *report.Routing] // routing replays, by run and settings
+	sampleTables    sampleCache                             // samples tables, by run
+	base            context.Context                         // the server's life: ends at Close
 	stop            context.CancelFunc
-	work            sync.WaitGroup                        // what runs in the background (background)
-	releasing       atomic.Bool                           // memory going back to the system (releaseMemory)
-	searches        fifo[searchKey, *store.SampleMatches] // the last searches of samples tables
-	verdictsKept    verdictCache                          // the verdicts of the runs reviewed last
-	replaying       replayJobs                            // routing replays under way
-	sliceFieldsKept fifo[fieldsKey, []store.SliceField]   // datasets' fields to slice by
+	work            sync.WaitGroup                                          // what runs in the background (background)
+	releasing       atomic.Bool                                             // memory going back to the system (releaseMemory)
+	searches        readmodel.FIFO[searchKey, *store.SampleMatches]         // the last searches of samples tables
+	verdictsKept    verdictCache                                            // the verdicts of the runs reviewed last
+	replaying       replayJobs                                              // routing replays under way
+	sliceFieldsKept readmodel.FIFO[readmodel.FieldsKey, []store.SliceField] // datasets' fields to slice by
 	csrfKey         []byte
 	assets          *assets // the embedded CSS and JavaScript (static.go)
 

@@ -11,8 +11,8 @@ import (
 
 	"assay/eee"
 	"assay/internal/outfile"
+	"assay/readmodel"
 	"assay/store"
-	"assay/web"
 )
 
 func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -30,7 +30,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	twoFiles := map[string]eee.Shape{"eee": eee.ShapeEEE, "keval": eee.ShapeKEval}
 	shape, inFolder := twoFiles[*format]
-	if !inFolder && !slices.Contains(web.ExportFormats(), *format) {
+	if !inFolder && !slices.Contains(readmodel.ExportFormats(), *format) {
 		return &exitError{code: 2, err: fmt.Errorf("export: --format must be json, csv, html, eee or keval, not %q", *format)}
 	}
 	if !slices.Contains(eee.OfficialVersions, *eeeVersion) {
@@ -62,7 +62,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if *out == "" || *out == "-" {
 		w := bufio.NewWriter(stdout)
-		if err := web.Export(ctx, db, *runID, *format, w); err != nil {
+		if err := readmodel.Export(ctx, db, *runID, *format, w); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
 		return w.Flush()
@@ -73,7 +73,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // exportFile writes the export to path through outfile: a regular file is
 // replaced only by a whole export, a device or FIFO written through.
 func exportFile(ctx context.Context, db *store.DB, runID int64, format, path string) error {
-	if err := outfile.Write(path, func(w io.Writer) error { return web.Export(ctx, db, runID, format, w) }); err != nil {
+	if err := outfile.Write(path, func(w io.Writer) error { return readmodel.Export(ctx, db, runID, format, w) }); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	return nil

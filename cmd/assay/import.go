@@ -8,9 +8,9 @@ import (
 	"io"
 
 	"assay/eee"
+	"assay/readmodel"
 	"assay/store"
 	"assay/store/ingest"
-	"assay/web"
 )
 
 func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -50,7 +50,7 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("import: %w", err)
 	}
 	if *asJSON {
-		out := web.NewDatasetJSON(d)
+		out := readmodel.NewDatasetJSON(d)
 		out.Created = &created
 		return json.NewEncoder(stdout).Encode(out)
 	}

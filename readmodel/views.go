@@ -1,4 +1,4 @@
-package web
+package readmodel
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 
 // This file turns domain types into the plain view data that templates take.
 
-func datasetRow(d store.Dataset) templates.DatasetRow {
+func DatasetRow(d store.Dataset) templates.DatasetRow {
 	return templates.DatasetRow{
 		ID:          d.ID,
 		Name:        d.Name,
@@ -29,7 +29,7 @@ func datasetRow(d store.Dataset) templates.DatasetRow {
 	}
 }
 
-func sampleRow(s store.Sample) templates.SampleRow {
+func SampleRow(s store.Sample) templates.SampleRow {
 	row := templates.SampleRow{
 		Ordinal:    s.Ordinal,
 		SampleID:   s.SampleID,
@@ -51,7 +51,7 @@ func sampleRow(s store.Sample) templates.SampleRow {
 	return row
 }
 
-func conditionRow(c store.Condition) templates.ConditionRow {
+func ConditionRow(c store.Condition) templates.ConditionRow {
 	row := templates.ConditionRow{
 		ID:                    c.ID,
 		Name:                  c.Name,
@@ -66,7 +66,7 @@ func conditionRow(c store.Condition) templates.ConditionRow {
 	return row
 }
 
-func conditionForm(c store.Condition) templates.ConditionForm {
+func ConditionForm(c store.Condition) templates.ConditionForm {
 	f := templates.ConditionForm{
 		ID:                    c.ID,
 		Name:                  c.Name,

@@ -1,4 +1,4 @@
-package web
+package readmodel
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 
 // stoppingView shapes a run's stopping rule for its report: nil for a run
 // without one.
-func (r *viewed) stoppingView() *templates.StoppingView {
+func (r *Viewed) stoppingView() *templates.StoppingView {
 	f := r.Summary.Stopping
 	if f == nil {
 		return nil

@@ -1,4 +1,4 @@
-package web
+package readmodel
 
 import (
 	"context"
@@ -17,9 +17,9 @@ import (
 
 // This file turns a report into the plain view data of its templates.
 
-// reportQuery is what the URL of a report chooses: the two conditions of
+// Query is what the URL of a report chooses: the two conditions of
 // its paired comparison (?a=…&b=…).
-type reportQuery struct {
+type Query struct {
 	A, B, View string
 	Delta      string // a difference to detect, as typed: the paired panel says how many samples it needs
 	Slice      string // a metadata field the report is broken down by
@@ -28,7 +28,7 @@ type reportQuery struct {
 
 // pair resolves the compared conditions: the ones asked for when the run has
 // them, else its first two. It returns a reason when there is no comparison.
-func (r *viewed) pair(q reportQuery) (a, b, reason string) {
+func (r *Viewed) pair(q Query) (a, b, reason string) {
 	a, b = q.A, q.B
 	if !r.HasCondition(a) {
 		a = ""
@@ -62,30 +62,30 @@ func firstOther(names []string, not string) string {
 
 // view builds the report's view. static is for the exported file: no links
 // leave it.
-func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static bool, now time.Time) (templates.ReportView, error) {
+func (r *Viewed) Page(ctx context.Context, db *store.DB, q Query, static bool, now time.Time) (templates.ReportView, error) {
 	v := templates.ReportView{
-		Base:    r.sc.Base,
-		Shared:  r.sc.Shared || static,
+		Base:    r.Scope.Base,
+		Shared:  r.Scope.Shared || static,
 		Static:  static,
-		Polling: !r.sc.Run.Status.Finished(),
-		Version: r.version,
-		Facts:   r.facts(now, r.sc.Shared || static),
+		Polling: !r.Scope.Run.Status.Finished(),
+		Version: r.Version,
+		Facts:   r.facts(now, r.Scope.Shared || static),
 		Summary: r.summaryView(),
 	}
 	if !static {
 		for i, row := range v.Summary.Rows {
 			if row.Errors+row.JudgeErrors > 0 {
-				v.Summary.Rows[i].ErrorsURL = r.sc.Base + "/samples?" + url.Values{"condition": {row.Condition}, "errors": {"1"}}.Encode()
+				v.Summary.Rows[i].ErrorsURL = r.Scope.Base + "/samples?" + url.Values{"condition": {row.Condition}, "errors": {"1"}}.Encode()
 			}
 		}
 	}
 	a, b, reason := r.pair(q)
 	if a != "" && b != "" {
-		v.Query = reportQuery{A: a, B: b, View: q.View, Delta: q.Delta, Slice: q.Slice, Judge: q.Judge}.encode()
+		v.Query = Query{A: a, B: b, View: q.View, Delta: q.Delta, Slice: q.Slice, Judge: q.Judge}.encode()
 	} else {
-		v.Query = reportQuery{View: q.View, Slice: q.Slice, Judge: q.Judge}.encode()
+		v.Query = Query{View: q.View, Slice: q.Slice, Judge: q.Judge}.encode()
 	}
-	v.Review = r.reviewView(q, r.sc.Shared || static)
+	v.Review = r.reviewView(q, r.Scope.Shared || static)
 	v.Paired = templates.PairedView{Conditions: r.Conditions, A: a, B: b, Message: reason, View: q.View, Delta: q.Delta}
 	if reason != "" {
 		a, b = "", ""
@@ -108,21 +108,21 @@ func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static b
 	v.Paired.AllPairs, v.Paired.AllPairsDiffer = allPairRows(r.AllPairs())
 	v.Charts = chartsOf()
 	v.Variance = r.varianceView()
-	if len(report.RunModels(r.Run)) >= 2 && !static && r.sc.ReviewLink == nil {
-		v.RoutingURL = r.sc.Base + "/routing"
+	if len(report.RunModels(r.Run)) >= 2 && !static && r.Scope.ReviewLink == nil {
+		v.RoutingURL = r.Scope.Base + "/routing"
 	}
 	if v.Variance != nil && !static {
 		for _, j := range v.Variance.PanelJudges {
 			q2 := q
 			q2.Judge = j
-			v.Variance.JudgeURLs = append(v.Variance.JudgeURLs, r.sc.Base+q2.encode()+"#summary")
+			v.Variance.JudgeURLs = append(v.Variance.JudgeURLs, r.Scope.Base+q2.encode()+"#summary")
 		}
 	}
 	if q.Judge != "" {
 		q2 := q
 		q2.Judge = ""
-		v.OneJudge = &templates.OneJudgeView{Name: q.Judge, PanelURL: r.sc.Base + q2.encode()}
-		for _, j := range r.sc.Config.Judges {
+		v.OneJudge = &templates.OneJudgeView{Name: q.Judge, PanelURL: r.Scope.Base + q2.encode()}
+		for _, j := range r.Scope.Config.Judges {
 			v.OneJudge.Panel = append(v.OneJudge.Panel, j.Name)
 		}
 	}
@@ -131,13 +131,13 @@ func (r *viewed) view(ctx context.Context, db *store.DB, q reportQuery, static b
 		return v, err
 	}
 	if v.Slices != nil {
-		v.Slices.Static = static || r.sc.Shared
+		v.Slices.Static = static || r.Scope.Shared
 	}
 	return v, nil
 }
 
 // pairedView fills the comparison of B with A and the samples with the largest gaps.
-func (r *viewed) pairedView(ctx context.Context, db *store.DB, p *templates.PairedView, static bool) error {
+func (r *Viewed) pairedView(ctx context.Context, db *store.DB, p *templates.PairedView, static bool) error {
 	delta, hasDelta := 0.0, false
 	if p.Delta != "" {
 		d, err := strconv.ParseFloat(p.Delta, 64)
@@ -147,27 +147,27 @@ func (r *viewed) pairedView(ctx context.Context, db *store.DB, p *templates.Pair
 			delta, hasDelta = math.Abs(d), true
 		}
 	}
-	p.Rows = pairedRows(r.Compare(p.A, p.B), delta, hasDelta)
+	p.Rows = PairedRows(r.Compare(p.A, p.B), delta, hasDelta)
 	for _, m := range r.Metrics {
-		p.Metrics = append(p.Metrics, metricHead(m))
+		p.Metrics = append(p.Metrics, MetricHead(m))
 	}
-	base := r.sc.Base
+	base := r.Scope.Base
 	if static {
 		base = ""
 	}
 	var err error
 	gaps := r.Memo("gaps\x00"+p.A+"\x00"+p.B, func() any {
-		return report.Gaps(r.Metrics, r.Side(p.A), r.Side(p.B), maxGaps, false)
+		return report.Gaps(r.Metrics, r.Side(p.A), r.Side(p.B), MaxGaps, false)
 	}).([]report.Gap)
-	p.Gaps, err = gapRows(ctx, db, r.Metrics, gaps, base)
+	p.Gaps, err = GapRows(ctx, db, r.Metrics, gaps, base)
 	return err
 }
 
 // facts is the report's header; a shared one names no key variable or base URL.
-func (r *viewed) facts(now time.Time, shared bool) templates.ReportFacts {
-	run, sum := r.sc.Run, r.Summary
+func (r *Viewed) facts(now time.Time, shared bool) templates.ReportFacts {
+	run, sum := r.Scope.Run, r.Summary
 	f := templates.ReportFacts{
-		Run:     runFacts(r.sc, r.Models),
+		Run:     runFacts(r.Scope, r.Models),
 		Status:  string(run.Status),
 		Message: runMessage(run, sum),
 		Done:    sum.Results,
@@ -175,7 +175,7 @@ func (r *viewed) facts(now time.Time, shared bool) templates.ReportFacts {
 		Errors:  sum.Errors,
 		CostUSD: sum.CostUSD,
 	}
-	f.Run.AgentBaseURL, f.Run.JudgeBaseURL = withoutCredentials(f.Run.AgentBaseURL), withoutCredentials(f.Run.JudgeBaseURL)
+	f.Run.AgentBaseURL, f.Run.JudgeBaseURL = WithoutCredentials(f.Run.AgentBaseURL), WithoutCredentials(f.Run.JudgeBaseURL)
 	if shared {
 		f.Run.AgentBaseURL = ""
 		f.Run.AgentKeyEnv = ""
@@ -194,16 +194,16 @@ func (r *viewed) facts(now time.Time, shared bool) templates.ReportFacts {
 		if run.FinishedAt != nil {
 			end = *run.FinishedAt
 		}
-		f.Started, f.Duration = templates.When(*run.StartedAt), "took "+duration(end.Sub(*run.StartedAt))
+		f.Started, f.Duration = templates.When(*run.StartedAt), "took "+Duration(end.Sub(*run.StartedAt))
 		if run.FinishedAt == nil {
-			f.Duration = "running for " + duration(end.Sub(*run.StartedAt))
+			f.Duration = "running for " + Duration(end.Sub(*run.StartedAt))
 		}
 	}
 	return f
 }
 
-// withoutCredentials drops the user and password from a URL, if it has them.
-func withoutCredentials(raw string) string {
+// WithoutCredentials drops the user and password from a URL, if it has them.
+func WithoutCredentials(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.User == nil {
 		return raw
@@ -213,10 +213,10 @@ func withoutCredentials(raw string) string {
 }
 
 // summaryView is one row per condition with a cell per metric.
-func (r *viewed) summaryView() templates.ReportSummary {
+func (r *Viewed) summaryView() templates.ReportSummary {
 	var s templates.ReportSummary
 	for _, m := range r.Metrics {
-		s.Metrics = append(s.Metrics, metricHead(m))
+		s.Metrics = append(s.Metrics, MetricHead(m))
 	}
 	for _, c := range r.Summary.Conditions {
 		row := templates.ReportRow{
@@ -267,9 +267,9 @@ func (r *viewed) summaryView() templates.ReportSummary {
 			if m.PassHatK == nil {
 				continue
 			}
-			label := metricHead(r.Metrics[r.MetricIndex(m.Evaluator, m.Name)]).Label()
+			label := MetricHead(r.Metrics[r.MetricIndex(m.Evaluator, m.Name)]).Label()
 			if m.PassAt != nil {
-				label += " ≥ " + number(*m.PassAt)
+				label += " ≥ " + Number(*m.PassAt)
 			}
 			row := templates.RepeatRow{Condition: c.Name, Metric: label,
 				FlipRate: fmt.Sprintf("%.3f", *m.FlipRate), Kappa: "—"}
@@ -300,9 +300,9 @@ func (r *viewed) summaryView() templates.ReportSummary {
 	return s
 }
 
-// metricHead describes a metric for a table head: 1–5 scores with two
+// MetricHead describes a metric for a table head: 1–5 scores with two
 // decimals, 0–1 and pass rates with three.
-func metricHead(m report.Metric) templates.ReportMetric {
+func MetricHead(m report.Metric) templates.ReportMetric {
 	return templates.ReportMetric{Evaluator: m.Evaluator, Name: m.Name, Scale: m.Scale.String(), Digits: m.Digits()}
 }
 

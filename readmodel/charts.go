@@ -1,4 +1,4 @@
-package web
+package readmodel
 
 import (
 	"encoding/json"
@@ -89,7 +89,7 @@ func yAxis(name string, extra opts.YAxis) opts.YAxis {
 }
 
 // distributionChart shows one metric's scores, conditions side by side.
-func (r *viewed) distributionChart(i int) templates.ChartView {
+func (r *Viewed) distributionChart(i int) templates.ChartView {
 	m := r.Metrics[i]
 	bar := charts.NewBar()
 	title := fmt.Sprintf("%s: share of scores at each value", m.Label())
@@ -116,7 +116,7 @@ func (r *viewed) distributionChart(i int) templates.ChartView {
 }
 
 // passRateChart shows every pass/fail metric's pass rate, conditions side by side.
-func (r *viewed) passRateChart(metrics []int) templates.ChartView {
+func (r *Viewed) passRateChart(metrics []int) templates.ChartView {
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(common("Pass rate per condition", "share of results that passed", "axis"),
 		charts.WithXAxisOpts(metricAxis()),
@@ -151,7 +151,7 @@ func barData(values []float64) []opts.BarData {
 
 // axisLabels names the metrics along an axis: by metric name alone unless
 // two evaluators give metrics of the same name.
-func (r *viewed) axisLabels() []string {
+func (r *Viewed) axisLabels() []string {
 	seen := map[string]int{}
 	for _, m := range r.Metrics {
 		seen[m.Name]++

@@ -1,4 +1,4 @@
-package web
+package readmodel
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 
 // This file turns runs into the plain view data of the run pages.
 
-func runRow(r store.RunSummary) templates.RunRow {
+func RunRow(r store.RunSummary) templates.RunRow {
 	row := templates.RunRow{
 		ID:        r.ID,
 		Name:      r.Name,
@@ -76,14 +76,14 @@ func whenPtr(t *time.Time) string {
 
 // runFacts describes a run's frozen settings. The snapshot holds the names of
 // key variables, never keys.
-func runFacts(sc *reportScope, answered []store.ModelUse) templates.RunFacts {
+func runFacts(sc *Scope, answered []store.ModelUse) templates.RunFacts {
 	run := sc.Run
 	ds := sc.Dataset
 	cfg := sc.Config
 	f := templates.RunFacts{
 		ID:               run.ID,
 		Name:             run.Name,
-		Dataset:          datasetRow(*ds),
+		Dataset:          DatasetRow(*ds),
 		Repetitions:      run.Repetitions,
 		AgentModel:       cfg.Agent.Model,
 		AgentBaseURL:     cfg.Agent.BaseURL,
@@ -104,7 +104,7 @@ func runFacts(sc *reportScope, answered []store.ModelUse) templates.RunFacts {
 		CreatedBy:        run.CreatedBy,
 	}
 	if cfg.Agent.Temperature != nil {
-		f.AgentTemperature = number(*cfg.Agent.Temperature)
+		f.AgentTemperature = Number(*cfg.Agent.Temperature)
 	}
 	if len(cfg.Agent.Models) > 0 {
 		var names []string
@@ -186,8 +186,8 @@ func runPrices(cfg *config.Config, answered []store.ModelUse, judges ...string) 
 	return out
 }
 
-// runProgress is the live part of a run page at time now.
-func runProgress(run *store.Run, sum *report.Summary, now time.Time) templates.RunProgress {
+// RunProgress is the live part of a run page at time now.
+func RunProgress(run *store.Run, sum *report.Summary, now time.Time) templates.RunProgress {
 	p := templates.RunProgress{
 		ID:        run.ID,
 		Status:    shownStatus(run.Status, sum.Errors, judgeErrors(sum)),
@@ -239,9 +239,9 @@ func runProgress(run *store.Run, sum *report.Summary, now time.Time) templates.R
 			end = *run.FinishedAt
 		}
 		elapsed := end.Sub(*run.StartedAt)
-		p.Elapsed = duration(elapsed)
+		p.Elapsed = Duration(elapsed)
 		if run.Status == store.RunRunning && p.Done > 0 && p.Done < p.Total {
-			p.ETA = duration(time.Duration(float64(elapsed) * float64(p.Total-p.Done) / float64(p.Done)))
+			p.ETA = Duration(time.Duration(float64(elapsed) * float64(p.Total-p.Done) / float64(p.Done)))
 		}
 	}
 	return p
@@ -294,8 +294,8 @@ func judgeErrors(sum *report.Summary) int {
 	return n
 }
 
-// duration formats an interval for people: 45s, 3m 12s, 1h 05m.
-func duration(d time.Duration) string {
+// Duration formats an interval for people: 45s, 3m 12s, 1h 05m.
+func Duration(d time.Duration) string {
 	d = d.Round(time.Second)
 	switch {
 	case d >= time.Hour:
@@ -318,7 +318,7 @@ func conditionDetail(c store.Condition, shared bool) templates.ConditionDetail {
 			if s.Transport == store.TransportStdio {
 				line += " " + strings.Join(append([]string{s.Command}, s.Args...), " ")
 			} else {
-				line += " " + withoutCredentials(s.URL)
+				line += " " + WithoutCredentials(s.URL)
 			}
 			if len(s.Env) > 0 {
 				line += " · env " + strings.Join(slices.Sorted(maps.Keys(s.Env)), ", ")

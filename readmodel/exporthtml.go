@@ -1,4 +1,4 @@
-package web
+package readmodel
 
 import (
 	"context"
@@ -19,34 +19,34 @@ import (
 	"assay/templates"
 )
 
-// exportDoc is a report ready to be written as one HTML file: its CSS,
+// ExportDoc is a report ready to be written as one HTML file: its CSS,
 // echarts.min.js and report.js inline, its charts' data in the page, and no
 // reference to anything outside the file, so that it opens from file://
 // with no network.
-type exportDoc struct {
+type ExportDoc struct {
 	v      templates.ReportView
 	assets templates.InlineAssets
 	now    time.Time
 	list   templ.Component // the transcripts, read as they are written; nil without results
 }
 
-// prepareExportHTML computes what the file shows but its transcripts,
+// PrepareExportHTML computes what the file shows but its transcripts,
 // which are read as the file is written: what can fail before a byte is
 // sent fails here.
 // A run over several models carries its routing replay with the default
 // settings: replay, when given, returns it from those a server keeps (the
 // Routing page's, by the same key), computing it when none is.
-func prepareExportHTML(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, q reportQuery,
-	replay func(opt route.Options, compute func(context.Context) (*report.Routing, error)) (*report.Routing, error)) (*exportDoc, error) {
+func PrepareExportHTML(ctx context.Context, db *store.DB, sc *Scope, r *Viewed, q Query,
+	replay func(opt route.Options, compute func(context.Context) (*report.Routing, error)) (*report.Routing, error)) (*ExportDoc, error) {
 	if r == nil {
 		var err error
-		if r, err = buildReport(ctx, db, sc, nil); err != nil {
+		if r, err = BuildReport(ctx, db, sc, nil); err != nil {
 			return nil, err
 		}
 	}
-	d := &exportDoc{now: time.Now()}
+	d := &ExportDoc{now: time.Now()}
 	var err error
-	if d.v, err = r.view(ctx, db, q, true, d.now); err != nil {
+	if d.v, err = r.Page(ctx, db, q, true, d.now); err != nil {
 		return nil, err
 	}
 	if d.assets, err = inlineAssets(); err != nil {
@@ -64,7 +64,7 @@ func prepareExportHTML(ctx context.Context, db *store.DB, sc *reportScope, r *vi
 		}
 		if err == nil {
 			rv := templates.RoutingView{Models: report.RunModels(sc.Run)}
-			routingView(&rv, res, route.Thompson)
+			RoutingView(&rv, res, route.Thompson)
 			d.v.Routing = &rv
 		} else if store.ErrorCode(err) != store.EINVALID {
 			return nil, err
@@ -75,13 +75,13 @@ func prepareExportHTML(ctx context.Context, db *store.DB, sc *reportScope, r *vi
 		return nil, err
 	}
 	if samples > 0 {
-		d.list = templates.ExportTranscripts(exportTranscripts(db, sc, samples, transcriptBudget))
+		d.list = templates.ExportTranscripts(exportTranscripts(db, sc, samples, TranscriptBudget))
 	}
 	return d, nil
 }
 
-// write writes the file.
-func (d *exportDoc) write(ctx context.Context, w io.Writer) error {
+// Write writes the file.
+func (d *ExportDoc) Write(ctx context.Context, w io.Writer) error {
 	list := d.list
 	if list == nil {
 		list = templ.NopComponent
@@ -90,26 +90,26 @@ func (d *exportDoc) write(ctx context.Context, w io.Writer) error {
 }
 
 // exportHTML writes the report as one HTML file.
-func exportHTML(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, q reportQuery, w io.Writer) error {
-	d, err := prepareExportHTML(ctx, db, sc, r, q, nil)
+func exportHTML(ctx context.Context, db *store.DB, sc *Scope, r *Viewed, q Query, w io.Writer) error {
+	d, err := PrepareExportHTML(ctx, db, sc, r, q, nil)
 	if err != nil {
 		return err
 	}
-	return d.write(ctx, w)
+	return d.Write(ctx, w)
 }
 
-// transcriptBudget bounds the bytes of a file's transcripts: every
+// TranscriptBudget bounds the bytes of a file's transcripts: every
 // transcript of a 150,000-result run (10,000 samples) made a file of
 // 917 MB, which no browser opens, and took the server 3.8 GB to write;
 // Chromium opens one of 35 MB in about 5 s. A variable for tests.
-var transcriptBudget = 32 << 20
+var TranscriptBudget = 32 << 20
 
 // exportTranscripts writes each sample the run answered, in the order its
 // dataset's samples were stored, with its answers and judgements, for the file to stand alone for
 // a reviewer: read a few samples at a time (EachResult), until the
 // transcripts reach budget bytes; then it says where the others are. The
 // run answered total samples.
-func exportTranscripts(db *store.DB, sc *reportScope, total, budget int) templ.Component {
+func exportTranscripts(db *store.DB, sc *Scope, total, budget int) templ.Component {
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
 		cw := &byteCounter{w: w}
 		shown := 0
@@ -122,7 +122,7 @@ func exportTranscripts(db *store.DB, sc *reportScope, total, budget int) templ.C
 			if err != nil {
 				return err
 			}
-			t := templates.Transcript{Sample: goldenRow(*smp, sc.Dataset.Kind), Conditions: sampleConditions(sc, rs)}
+			t := templates.Transcript{Sample: GoldenRow(*smp, sc.Dataset.Kind), Conditions: SampleConditions(sc, rs)}
 			for i := range t.Conditions {
 				t.Conditions[i].Anchor = "" // many samples in one file: no anchors to collide
 			}

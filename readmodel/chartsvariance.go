@@ -1,4 +1,4 @@
-package web
+package readmodel
 
 import (
 	"slices"
@@ -17,7 +17,7 @@ import (
 // repetitions, the paired scatter of conditions a and b, and cost against
 // quality. A chart with nothing to draw is left out. The charts are drawn
 // side by side and listed in that order.
-func (r *viewed) charts(a, b string) []templates.ChartView {
+func (r *Viewed) charts(a, b string) []templates.ChartView {
 	var draw []func() []templates.ChartView
 	one := func(f func() templates.ChartView) func() []templates.ChartView {
 		return func() []templates.ChartView { return []templates.ChartView{f()} }
@@ -57,7 +57,7 @@ func (r *viewed) charts(a, b string) []templates.ChartView {
 
 // spreadChart is a box plot, per metric and condition, of each sample's
 // standard deviation over its repetitions.
-func (r *viewed) spreadChart() templates.ChartView {
+func (r *Viewed) spreadChart() templates.ChartView {
 	box := charts.NewBoxPlot()
 	box.SetGlobalOptions(append(common("Per-sample standard deviation over repetitions",
 		"box: quartiles over samples · whiskers: min and max", "item"),
@@ -77,7 +77,7 @@ func (r *viewed) spreadChart() templates.ChartView {
 
 // disagreementChart shows, per metric and condition, the share of samples
 // whose repetitions did not all get the same score.
-func (r *viewed) disagreementChart() templates.ChartView {
+func (r *Viewed) disagreementChart() templates.ChartView {
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(common("Samples whose repetitions disagree", "share of samples with more than one distinct score", "axis"),
 		charts.WithXAxisOpts(metricAxis()),

@@ -1,4 +1,4 @@
-package web
+package readmodel
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 
 // pairedCharts plot each sample's mean score under b against a: one chart
 // per scale, a series per metric, and the diagonal where they are equal.
-func (r *viewed) pairedCharts(a, b string) []templates.ChartView {
+func (r *Viewed) pairedCharts(a, b string) []templates.ChartView {
 	var out []templates.ChartView
 	for _, sc := range []config.Scale{config.ScaleLikert, config.ScaleUnit, config.ScalePass} {
 		sp := charts.NewScatter()
@@ -90,7 +90,7 @@ func dotSize(n, most int) int {
 }
 
 // costChart places each condition at (its cost, its quality).
-func (r *viewed) costChart() templates.ChartView {
+func (r *Viewed) costChart() templates.ChartView {
 	maxCost := 0.0
 	for _, c := range r.Summary.Conditions {
 		maxCost = max(maxCost, c.CostUSD)
@@ -119,7 +119,7 @@ func (r *viewed) costChart() templates.ChartView {
 // qualityChart stands for the cost chart when no cost was recorded: each
 // condition's quality as a bar, as every dot would sit at $0, their labels
 // on one another.
-func (r *viewed) qualityChart() templates.ChartView {
+func (r *Viewed) qualityChart() templates.ChartView {
 	var names []string
 	var values []float64
 	tokens := 0

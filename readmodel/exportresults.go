@@ -1,4 +1,4 @@
-package web
+package readmodel
 
 import (
 	"bufio"
@@ -155,10 +155,10 @@ func toExport(r *store.Result, name string, reviews map[int64][]store.Review) ex
 // exportSource is what an export of results reads first: the run's report,
 // the dataset's own id of each sample by its row id, and the verdicts on
 // each score.
-func exportSource(ctx context.Context, db *store.DB, sc *reportScope, r *viewed) (*viewed, map[int64]string, map[int64][]store.Review, error) {
+func exportSource(ctx context.Context, db *store.DB, sc *Scope, r *Viewed) (*Viewed, map[int64]string, map[int64][]store.Review, error) {
 	if r == nil {
 		var err error
-		if r, err = buildReport(ctx, db, sc, nil); err != nil {
+		if r, err = BuildReport(ctx, db, sc, nil); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -177,9 +177,9 @@ func exportSource(ctx context.Context, db *store.DB, sc *reportScope, r *viewed)
 	return r, sampleIDs, byScore, nil
 }
 
-// exportJSON writes {"run": {...}, "results": [...]}, one result per line,
+// ExportJSON writes {"run": {...}, "results": [...]}, one result per line,
 // as the results are read.
-func exportJSON(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, w io.Writer) error {
+func ExportJSON(ctx context.Context, db *store.DB, sc *Scope, r *Viewed, w io.Writer) error {
 	r, names, reviews, err := exportSource(ctx, db, sc, r)
 	if err != nil {
 		return err
@@ -216,10 +216,10 @@ var csvHeader = []string{"run_id", "sample_id", "sample_row_id", "condition", "r
 	"judge_repetition", "value", "reasoning", "error", "unverified_claims", "tokens_in", "tokens_out", "cost_usd",
 	"latency_ms", "attempts", "tool_calls", "error_kind", "score_id", "reviews", "reviewed_value", "judge", "model"}
 
-// exportCSV writes one row per result and metric of the run. A metric a
+// ExportCSV writes one row per result and metric of the run. A metric a
 // result has no score for (an agent or judge error, or a result the judge
 // did not sample) still gets its row, with an empty value and the error.
-func exportCSV(ctx context.Context, db *store.DB, sc *reportScope, r *viewed, w io.Writer) error {
+func ExportCSV(ctx context.Context, db *store.DB, sc *Scope, r *Viewed, w io.Writer) error {
 	r, names, reviews, err := exportSource(ctx, db, sc, r)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package web
+package readmodel
 
 import (
 	"bytes"
@@ -20,14 +20,14 @@ import (
 
 const toolResultChars = 1200 // of a tool call's result on a sample page
 
-// sampleConditions groups a sample's results by condition, in the run's order.
-func sampleConditions(sc *reportScope, results []store.Result) []templates.SampleConditionView {
+// SampleConditions groups a sample's results by condition, in the run's order.
+func SampleConditions(sc *Scope, results []store.Result) []templates.SampleConditionView {
 	run := sc.Run
 	judgeReps := max(sc.Config.JudgeRepetitions, 1)
 	render := renderFor(sc.Dataset.Kind)
 	var out []templates.SampleConditionView
 	for _, c := range run.Conditions {
-		v := templates.SampleConditionView{Name: c.Name, Anchor: conditionAnchor(c.Name)}
+		v := templates.SampleConditionView{Name: c.Name, Anchor: ConditionAnchor(c.Name)}
 		var mine []store.Result
 		for _, r := range results {
 			if r.Condition == c.Name {
@@ -64,7 +64,7 @@ func sampleMetrics(results []store.Result, evaluators []config.Evaluator) []temp
 	}
 	report.Order(evaluators, order)
 	out := make([]templates.SampleMetric, 0, len(order))
-	name := metricNamer(order)
+	name := MetricNamer(order)
 	for _, m := range order {
 		mean, std := stats.Describe(values[m])
 		out = append(out, templates.SampleMetric{Label: name(m), Mean: fmt.Sprintf("%.2f", mean),
@@ -202,13 +202,13 @@ func judgementView(j store.Judgement, judgeReps int, judged func(evaluator strin
 		}
 	}
 	for _, s := range j.Scores {
-		v.Scores = append(v.Scores, templates.ScoreView{ID: s.ID, Metric: s.Metric, Value: score(s.Value), Reasoning: s.Reasoning})
+		v.Scores = append(v.Scores, templates.ScoreView{ID: s.ID, Metric: s.Metric, Value: Score(s.Value), Reasoning: s.Reasoning})
 	}
 	return v
 }
 
-// score formats a score: whole numbers as such, others with two decimals.
-func score(v float64) string {
+// Score formats a score: whole numbers as such, others with two decimals.
+func Score(v float64) string {
 	if v == float64(int64(v)) {
 		return fmt.Sprint(int64(v))
 	}

@@ -1,4 +1,4 @@
-package web
+package readmodel
 
 import (
 	"fmt"
@@ -92,7 +92,7 @@ func (s *sentences) rows() int {
 }
 
 // varianceView is the section; nil when no metric has two samples scored.
-func (r *viewed) varianceView() *templates.VarianceView {
+func (r *Viewed) varianceView() *templates.VarianceView {
 	v := &templates.VarianceView{FirstCondition: r.Conditions[0], JudgeRepetitions: max(r.Config.JudgeRepetitions, 1)}
 	var said sentences
 	var clamped clampedRows
@@ -106,7 +106,7 @@ func (r *viewed) varianceView() *templates.VarianceView {
 			d := metric.Digits()
 			s, a, j := va.Shares()
 			row := templates.VarianceRow{
-				Condition: c.Name, Metric: metricHead(metric).Label(),
+				Condition: c.Name, Metric: MetricHead(metric).Label(),
 				Total:         fmt.Sprintf("%.*f", d, va.Total),
 				Sample:        shareCell(s, va.SharesCI95["sample"], true),
 				Agent:         shareCell(a, va.SharesCI95["agent"], va.AgentMeasured),
@@ -117,11 +117,11 @@ func (r *viewed) varianceView() *templates.VarianceView {
 				row.MDD = fmt.Sprintf("%.*f", d, *m.MDD)
 			}
 			v.Rows = append(v.Rows, row)
-			said.add(c.Name, metricHead(metric).Label(), va)
+			said.add(c.Name, MetricHead(metric).Label(), va)
 			if note := va.Unmeasured(); note != "" && !slices.Contains(v.Notes, note) {
 				v.Notes = append(v.Notes, note)
 			}
-			clamped.add(c.Name+" · "+metricHead(metric).Label(), va)
+			clamped.add(c.Name+" · "+MetricHead(metric).Label(), va)
 			if len(m.Judges) > 0 {
 				pr := templates.PanelRow{Condition: c.Name, Metric: row.Metric, Alpha: "—"}
 				for _, j := range m.Judges {
@@ -209,7 +209,7 @@ func shareCell(share float64, ci [2]float64, measured bool) string {
 
 // varianceChart stacks, per metric of one condition, the shares of the
 // three parts.
-func (r *viewed) varianceChart(c report.ConditionSummary, id string) (templates.ChartView, bool) {
+func (r *Viewed) varianceChart(c report.ConditionSummary, id string) (templates.ChartView, bool) {
 	var labels []string
 	parts := map[string][]float64{}
 	for _, m := range c.Metrics {

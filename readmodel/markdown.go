@@ -1,4 +1,4 @@
-package web
+package readmodel
 
 import (
 	"bytes"
@@ -89,10 +89,10 @@ func renderHTMLBlock(w util.BufWriter, source []byte, node ast.Node, entering bo
 	return ast.WalkSkipChildren, nil
 }
 
-// goldenRow is a sample as its page shows it: the golden answer of a qa or
+// GoldenRow is a sample as its page shows it: the golden answer of a qa or
 // math sample rendered like the responses beside it.
-func goldenRow(s store.Sample, kind store.Kind) templates.SampleRow {
-	row := sampleRow(s)
+func GoldenRow(s store.Sample, kind store.Kind) templates.SampleRow {
+	row := SampleRow(s)
 	if len(s.Choices) == 0 && s.Test == "" {
 		row.ReferenceHTML = renderFor(kind)(s.Reference)
 	}

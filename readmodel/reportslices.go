@@ -1,4 +1,4 @@
-package web
+package readmodel
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 // of a metadata field (MMLU's subject), the paired comparison within each
 // value, and a chart per metric.
 
-// fieldsKey is a dataset, by id and content.
-type fieldsKey struct {
+// FieldsKey is a dataset, by id and content.
+type FieldsKey struct {
 	dataset int64
 	sha256  string
 }
@@ -26,22 +26,22 @@ type fieldsKey struct {
 // read once per report, and once per dataset when the server keeps them: a
 // dataset never changes, and reading every sample's metadata took 70 ms of
 // each report's computation (one after each verdict while a run is reviewed).
-func (r *viewed) sliceFields(ctx context.Context, db *store.DB) ([]store.SliceField, error) {
+func (r *Viewed) sliceFields(ctx context.Context, db *store.DB) ([]store.SliceField, error) {
 	type read struct {
 		fields []store.SliceField
 		err    error
 	}
 	got := r.Memo("slice-fields", func() any {
-		key := fieldsKey{r.Run.DatasetID, r.Dataset.SHA256}
-		if r.fields != nil {
-			if fields, ok := r.fields.get(key); ok {
+		key := FieldsKey{r.Run.DatasetID, r.Dataset.SHA256}
+		if r.Fields != nil {
+			if fields, ok := r.Fields.Get(key); ok {
 				return read{fields, nil}
 			}
 		}
 		// Not cut short by the request that asks first: the answer is kept.
 		fields, err := db.SliceFields(context.WithoutCancel(ctx), r.Run.DatasetID)
-		if err == nil && r.fields != nil {
-			r.fields.put(key, fields)
+		if err == nil && r.Fields != nil {
+			r.Fields.Put(key, fields)
 		}
 		return read{fields, err}
 	}).(read)
@@ -57,7 +57,7 @@ type slicing struct {
 }
 
 // sliced cuts the report by field, once per field.
-func (r *viewed) sliced(ctx context.Context, db *store.DB, field string) slicing {
+func (r *Viewed) sliced(ctx context.Context, db *store.DB, field string) slicing {
 	return r.Memo("slices\x00"+field, func() any {
 		// Not cut short by the request that asks first: the answer is kept.
 		values, err := db.SliceValues(context.WithoutCancel(ctx), r.Run.DatasetID, field)
@@ -76,7 +76,7 @@ func (r *viewed) sliced(ctx context.Context, db *store.DB, field string) slicing
 
 // slicePaired compares b with a within each slice of field, once per field
 // and pair: with 200 values, the comparisons take a third of a second.
-func (r *viewed) slicePaired(field, a, b string, s slicing) [][]report.Paired {
+func (r *Viewed) slicePaired(field, a, b string, s slicing) [][]report.Paired {
 	return r.Memo("slice-pairs\x00"+field+"\x00"+a+"\x00"+b, func() any {
 		return r.SlicePaired(s.values, s.slices, a, b)
 	}).([][]report.Paired)
@@ -84,7 +84,7 @@ func (r *viewed) slicePaired(field, a, b string, s slicing) [][]report.Paired {
 
 // sliceView is the section; nil when the dataset has no field to slice by.
 // The field is the one the URL chooses, else the run file's report.slice_by.
-func (r *viewed) sliceView(ctx context.Context, db *store.DB, q reportQuery, a, b string) (*templates.SliceView, error) {
+func (r *Viewed) sliceView(ctx context.Context, db *store.DB, q Query, a, b string) (*templates.SliceView, error) {
 	fields, err := r.sliceFields(ctx, db)
 	if err != nil || len(fields) == 0 {
 		return nil, err
@@ -112,7 +112,7 @@ func (r *viewed) sliceView(ctx context.Context, db *store.DB, q reportQuery, a, 
 	slices := got.slices
 	v.Conditions = r.Conditions
 	for _, m := range r.Metrics {
-		v.Metrics = append(v.Metrics, metricHead(m))
+		v.Metrics = append(v.Metrics, MetricHead(m))
 	}
 	for _, s := range slices {
 		row := templates.SliceRow{Value: s.Value, Samples: s.Samples}

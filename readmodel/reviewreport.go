@@ -1,4 +1,4 @@
-package web
+package readmodel
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 // reviewView is the report's section on reviews: coverage, agreement per
 // metric, the confusion heatmaps, and the switch between the summary as
 // judged and with reviews applied.
-func (r *viewed) reviewView(q reportQuery, shared bool) *templates.ReviewView {
+func (r *Viewed) reviewView(q Query, shared bool) *templates.ReviewView {
 	rv := r.Reviews
 	v := &templates.ReviewView{Verdicts: rv.Verdicts, Scored: rv.Scored, Overridden: rv.Overridden, Applied: r.View == report.Reviewed}
 	if !shared {
@@ -22,7 +22,7 @@ func (r *viewed) reviewView(q reportQuery, shared bool) *templates.ReviewView {
 	}
 	judged, applied := q, q
 	judged.View, applied.View = "", "reviewed"
-	v.AsJudgedURL, v.AppliedURL = r.sc.Base+judged.encode(), r.sc.Base+applied.encode()
+	v.AsJudgedURL, v.AppliedURL = r.Scope.Base+judged.encode(), r.Scope.Base+applied.encode()
 	for _, c := range rv.Coverage {
 		v.Coverage = append(v.Coverage, templates.CoverageRow{Metric: c.Metric.Label(), Condition: c.Condition, Reviewed: c.Reviewed,
 			Total: c.Total, Share: percent(c.Reviewed, c.Total)})
@@ -61,7 +61,7 @@ func pct(share float64) string { return fmt.Sprintf("%.0f%%", 100*share) }
 func confusionChart(i int, a report.Agreement) templates.ChartView {
 	labels := make([]string, len(a.Categories))
 	for j, c := range a.Categories {
-		labels[j] = score(c)
+		labels[j] = Score(c)
 	}
 	hm := charts.NewHeatMap()
 	most := 1
@@ -89,7 +89,7 @@ func confusionChart(i int, a report.Agreement) templates.ChartView {
 }
 
 // encode is the query string of a report view, "" when it has none.
-func (q reportQuery) encode() string {
+func (q Query) encode() string {
 	v := url.Values{}
 	if q.A != "" {
 		v.Set("a", q.A)

@@ -1,4 +1,4 @@
-package web
+package readmodel
 
 import (
 	"strconv"
@@ -35,7 +35,7 @@ func consistencyMetric(c report.ConditionSummary) *report.MetricSummary {
 // passes) falling with k, and pass@k (at least one does) rising: the
 // further apart, the less one answer can be relied on. False when no
 // condition has them.
-func (r *viewed) passHatKChart() (templates.ChartView, bool) {
+func (r *Viewed) passHatKChart() (templates.ChartView, bool) {
 	line := charts.NewLine()
 	line.SetGlobalOptions(append(common("pass^k and pass@k by k", "solid: every one of k answers passes · dashed: at least one does", "axis"),
 		charts.WithXAxisOpts(xAxis("k, answers to the same sample", opts.XAxis{})),

@@ -1,4 +1,4 @@
-package web
+package readmodel
 
 import (
 	"cmp"
@@ -13,12 +13,12 @@ import (
 	"assay/templates"
 )
 
-// maxGaps is how many samples a comparison lists.
-const maxGaps = 10
+// MaxGaps is how many samples a comparison lists.
+const MaxGaps = 10
 
-// pairedRows renders the comparison of B with A, one row per metric.
+// PairedRows renders the comparison of B with A, one row per metric.
 // With hasDelta each row says how many samples would detect delta.
-func pairedRows(compared []report.Paired, delta float64, hasDelta bool) []templates.PairedRow {
+func PairedRows(compared []report.Paired, delta float64, hasDelta bool) []templates.PairedRow {
 	var rows []templates.PairedRow
 	for _, p := range compared {
 		needed := ""
@@ -33,7 +33,7 @@ func pairedRows(compared []report.Paired, delta float64, hasDelta bool) []templa
 		rows = append(rows, templates.PairedRow{
 			MDD:    p.MDD,
 			Needed: needed,
-			Metric: metricHead(p.Metric),
+			Metric: MetricHead(p.Metric),
 			MeanA:  p.MeanA,
 			MeanB:  p.MeanB,
 			Diff:   p.MeanDiff,
@@ -48,9 +48,9 @@ func pairedRows(compared []report.Paired, delta float64, hasDelta bool) []templa
 	return rows
 }
 
-// gapRows describes gaps for a page, reading each sample's id and question;
+// GapRows describes gaps for a page, reading each sample's id and question;
 // base prefixes the sample links, and no link is made when it is empty.
-func gapRows(ctx context.Context, db *store.DB, metrics []report.Metric, gs []report.Gap, base string) ([]templates.GapRow, error) {
+func GapRows(ctx context.Context, db *store.DB, metrics []report.Metric, gs []report.Gap, base string) ([]templates.GapRow, error) {
 	rows := make([]templates.GapRow, len(gs))
 	for i, g := range gs {
 		s, err := db.Sample(ctx, g.SampleRow)
@@ -75,7 +75,7 @@ func gapRows(ctx context.Context, db *store.DB, metrics []report.Metric, gs []re
 func allPairRows(tests []report.PairTest) (all, differ []templates.PairTestRow) {
 	row := func(t report.PairTest) templates.PairTestRow {
 		d := t.Metric.Digits()
-		return templates.PairTestRow{Metric: metricHead(t.Metric).Label(), A: t.A, B: t.B,
+		return templates.PairTestRow{Metric: MetricHead(t.Metric).Label(), A: t.A, B: t.B,
 			Diff: templates.Signed(t.Diff, d), N: t.N, P: pValue(t.P), HolmP: pValue(t.HolmP), Significant: t.HolmP < 0.05}
 	}
 	var significant []report.PairTest
