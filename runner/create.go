@@ -55,6 +55,9 @@ func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int6
 		return nil, err
 	}
 	spec.Prices = PriceTable(stored, cfg.Prices)
+	if err := checkPriced(spec, ds.Kind); err != nil {
+		return nil, err
+	}
 	conditions = byModel(conditions, spec.Agent.Models)
 	if err := checkStop(spec, len(conditions)); err != nil {
 		return nil, err

@@ -18,6 +18,8 @@ type RunForm struct {
 	Repetitions string
 	Concurrency string
 	BudgetUSD   string
+	// AllowUnpriced lets a run with a budget call models without a price.
+	AllowUnpriced bool
 
 	// The stopping rule: StopWhen "" for none, "decided" or "precise".
 	StopWhen, StopMetric, StopAlpha, StopHalfWidth, StopMargin, StopMinSamples, StopSeed string

@@ -168,6 +168,7 @@ func TestNewRunFormStartsFromTheLastRun(t *testing.T) {
 	conds := f.conditions("baseline", "careful", "other")
 	form := f.runForm(ds, conds[:2])
 	form.Set("budget_usd", "5")
+	form.Set("allow_unpriced", "1")
 	form.Set("judge_sample_rate", "0.5")
 	id := f.launch(form)
 	f.waitFor(id, "completed")
@@ -188,4 +189,23 @@ func TestNewRunFormStartsFromTheLastRun(t *testing.T) {
 	if got := text(doc, "#carried-sample-rate"); !strings.Contains(got, "judge sample rate of 0.5") {
 		t.Errorf("the carried sample rate is not pointed out: %q", got)
 	}
+}
+
+// The run form refuses a budget over models without a price, naming them,
+// until its box says their calls may count as free.
+func TestRunFormBudgetNeedsPrices(t *testing.T) {
+	f := newRunServer(t, rubricAgent("4"))
+	ds := f.qaDataset(2)
+	form := f.runForm(ds, f.conditions("baseline"))
+	form.Set("budget_usd", "1")
+	f.get("/runs/new")
+	_, doc := f.postForm("/runs", form)
+	if got := text(doc, "#form-error"); !strings.Contains(got, `"agent-model" (agent), "judge-model" (judge)`) || !strings.Contains(got, "allow_unpriced") {
+		t.Errorf("a budget over unpriced models: %q", got)
+	}
+	if doc.Find("#allow_unpriced").Length() != 1 {
+		t.Error("the form has no box to allow unpriced models")
+	}
+	form.Set("allow_unpriced", "1")
+	f.waitFor(f.launch(form), "completed")
 }

@@ -33,6 +33,7 @@ func readRunForm(v url.Values) templates.RunForm {
 		Repetitions:      v.Get("repetitions"),
 		Concurrency:      v.Get("concurrency"),
 		BudgetUSD:        v.Get("budget_usd"),
+		AllowUnpriced:    v.Get("allow_unpriced") != "",
 		StopWhen:         v.Get("stop_when"),
 		StopMetric:       strings.TrimSpace(v.Get("stop_metric")),
 		StopAlpha:        v.Get("stop_alpha"),
@@ -161,6 +162,7 @@ func (s *Server) runSpec(ctx context.Context, f templates.RunForm) (*runSpec, er
 	cfg.Execution.NumRepetitions = p.integer("Repetitions", f.Repetitions, 1, config.MaxRepetitions)
 	cfg.Execution.MaxConcurrent = p.integer("Concurrency", f.Concurrency, 1, config.MaxConcurrent)
 	cfg.BudgetUSD = p.optFloat("Budget", f.BudgetUSD, 0, math.MaxFloat64, 0)
+	cfg.AllowUnpriced = f.AllowUnpriced
 	if f.StopWhen != "" {
 		cfg.Stop = &config.Stop{When: f.StopWhen, Metric: f.StopMetric,
 			Alpha:     p.optFloat("α", f.StopAlpha, 0, 0.5, 0),

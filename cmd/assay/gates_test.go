@@ -217,7 +217,7 @@ func TestBaselineRegression(t *testing.T) {
 }
 
 func TestRunExitCodes(t *testing.T) {
-	b := newGateBench(t, "budget_usd: 0.000001\nprices: {agent-model: {input_per_mtok: 1000, output_per_mtok: 1000}}\n")
+	b := newGateBench(t, "budget_usd: 0.000001\nprices: {agent-model: {input_per_mtok: 1000, output_per_mtok: 1000}, judge-model: {input_per_mtok: 1, output_per_mtok: 1}}\n")
 	code, out, errOut := b.run("--gate", "rubric.completeness>=1", "--summary-md", filepath.Join(b.dir, "s.md"))
 	if code != 2 || !strings.Contains(errOut, "ended budget_exhausted: ") {
 		t.Errorf("a run stopped by its budget: exit %d, want 2 with the run's message:\n%s%s", code, out, errOut)

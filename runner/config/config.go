@@ -139,8 +139,11 @@ type Config struct {
 	Assertions []Assertion `yaml:"-" json:"assertions,omitempty"`
 	// Rubrics are the run's own rubrics, by name; {judge: NAME} in the
 	// evaluators scores with one.
-	Rubrics          []Rubric         `yaml:"rubrics,keyed" json:"rubrics,omitempty"`
-	BudgetUSD        float64          `yaml:"budget_usd" json:"budget_usd"` // 0: no budget
+	Rubrics   []Rubric `yaml:"rubrics,keyed" json:"rubrics,omitempty"`
+	BudgetUSD float64  `yaml:"budget_usd" json:"budget_usd"` // 0: no budget
+	// AllowUnpriced lets a run with a budget call models without a price,
+	// their calls counted as free; without it such a run is refused.
+	AllowUnpriced    bool             `yaml:"allow_unpriced" json:"allow_unpriced,omitempty"`
 	JudgeSampleRate  float64          `yaml:"judge_sample_rate" json:"judge_sample_rate"`
 	JudgeRepetitions int              `yaml:"judge_repetitions" json:"judge_repetitions"`
 	Prices           map[string]Price `yaml:"prices" json:"prices,omitempty"`
