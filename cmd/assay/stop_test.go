@@ -161,6 +161,14 @@ stop: {when: decided, metric: numeric_match, alpha: 0.05, min_samples: 20, seed:
 		}
 	}
 	stopServer()
+	// The offline file says the same.
+	var html bytes.Buffer
+	if err := run(context.Background(), []string{"export", "--run", fmt.Sprint(id), "--format", "html", "--db", db, "-o", "-"}, &html, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html.String(), `id="stopping-table"`) || !strings.Contains(html.String(), fmt.Sprintf("Stopped early after %d of 200 samples", st.AfterSamples)) {
+		t.Error("the HTML export lacks the stopping rule's section")
+	}
 
 	// Extended: on toward the plan, and then not stopped.
 	out.Reset()
