@@ -141,7 +141,7 @@ func (s *Server) apiRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := s.loadReport(c.Request().Context(), sc)
+	r, err := s.model.Report(c.Request().Context(), sc)
 	if err != nil {
 		return err
 	}

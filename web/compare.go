@@ -57,7 +57,7 @@ func (s *Server) compareSide(ctx context.Context, param string) (*readmodel.View
 	if err != nil {
 		return nil, err
 	}
-	return s.loadReport(ctx, sc)
+	return s.model.Report(ctx, sc)
 }
 
 // comparison is run B compared with run A under one condition.

@@ -34,7 +34,7 @@ func (s *Server) exportHTML(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	r, err := s.loadReport(ctx, sc)
+	r, err := s.model.Report(ctx, sc)
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (s *Server) export(c echo.Context, format, contentType string) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	r, err := s.loadReport(ctx, sc) // the report a page computed, when one did
+	r, err := s.model.Report(ctx, sc) // the report a page computed, when one did
 	if err != nil {
 		return err
 	}

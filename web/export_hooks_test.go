@@ -21,7 +21,7 @@ func SetTranscriptBudget(n int) (restore func()) {
 // WaitWarming waits for the samples tables s is making ahead of a request
 // (warmSamples): a benchmark's fresh server would otherwise take the
 // machine's cores from the next one's first request.
-func WaitWarming(s *Server) { s.work.Wait() }
+func WaitWarming(s *Server) { s.model.Settle() }
 
 // SetDiskFree sets what the server reads as the room left on the
 // database's disk, for a test, and returns what puts it back.

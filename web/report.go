@@ -25,7 +25,7 @@ func (s *Server) loadReportView(c echo.Context, now time.Time) (*readmodel.Scope
 	if err != nil {
 		return nil, nil, templates.ReportView{}, err
 	}
-	r, err := s.loadReport(ctx, sc)
+	r, err := s.model.Report(ctx, sc)
 	if err != nil {
 		return nil, nil, templates.ReportView{}, err
 	}
@@ -64,7 +64,7 @@ func (s *Server) renderReport(c echo.Context, sc *readmodel.Scope, page templ.Co
 	if err := render(c, http.StatusOK, page); err != nil {
 		return err
 	}
-	s.warmSamples(sc)
+	s.model.WarmSamples(sc)
 	return nil
 }
 
@@ -86,11 +86,11 @@ func (s *Server) reportFragment(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		version, err := s.reportVersion(c.Request().Context(), sc)
+		token, err := s.model.VersionToken(c.Request().Context(), sc)
 		if err != nil {
 			return err
 		}
-		if version.token() == since {
+		if token == since {
 			// Nothing changed: htmx leaves the report in place.
 			return c.NoContent(http.StatusNoContent)
 		}

@@ -2,9 +2,11 @@ package web
 
 import (
 	"context"
+	"log/slog"
 	"reflect"
 	"testing"
 
+	"assay/readmodel"
 	"assay/store"
 )
 
@@ -27,22 +29,28 @@ func TestVerdictsKeptAreThoseStored(t *testing.T) {
 		}
 		scores = append(scores, r.Judgements[0].Scores...)
 	}
-	s := &Server{db: db}
-	var held *heldReviews
+	m := readmodel.NewModel(db, slog.Default())
+	var held *readmodel.HeldReviews
 	var err error
 	check := func(step string, wantOverridden int) {
 		t.Helper()
-		if held, err = s.reviewsOf(ctx, run.ID); err != nil {
+		if held, err = m.Reviews(ctx, run.ID); err != nil {
 			t.Fatal(err)
 		}
 		want, err := db.Reviews(ctx, run.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(held.list, want) {
-			t.Errorf("%s: kept\n%+v\nstored\n%+v", step, held.list, want)
+		if !reflect.DeepEqual(held.List, want) {
+			t.Errorf("%s: kept\n%+v\nstored\n%+v", step, held.List, want)
 		}
-		if n := len(held.reviews().overridden); n != wantOverridden {
+		n := 0
+		for _, r := range rows {
+			if held.Index().Overridden(store.SampleKey{SampleRow: r.ID, Condition: "a"}) {
+				n++
+			}
+		}
+		if n != wantOverridden {
 			t.Errorf("%s: %d samples overridden, want %d", step, n, wantOverridden)
 		}
 	}
@@ -76,7 +84,7 @@ func TestVerdictsKeptAreThoseStored(t *testing.T) {
 	if _, err := db.DeleteRun(ctx, run.ID); err != nil {
 		t.Fatal(err)
 	}
-	if held, err = s.reviewsOf(ctx, run.ID); err != nil || len(held.list) != 0 {
-		t.Errorf("%d verdicts kept of a deleted run (%v)", len(held.list), err)
+	if held, err = m.Reviews(ctx, run.ID); err != nil || len(held.List) != 0 {
+		t.Errorf("%d verdicts kept of a deleted run (%v)", len(held.List), err)
 	}
 }

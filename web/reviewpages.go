@@ -40,12 +40,12 @@ func (s *Server) reviewControls(c echo.Context, sc *readmodel.Scope, smp *store.
 	if sc.Shared && sc.ReviewLink == nil {
 		return nil
 	}
-	verdicts, err := s.reviewsOf(c.Request().Context(), sc.Run.ID)
+	verdicts, err := s.model.Reviews(c.Request().Context(), sc.Run.ID)
 	if err != nil {
 		return err
 	}
 	byScore := map[int64][]store.Review{}
-	for _, vd := range verdicts.list {
+	for _, vd := range verdicts.List {
 		if vd.SampleRow == smp.ID {
 			byScore[vd.ScoreID] = append(byScore[vd.ScoreID], vd)
 		}

@@ -37,7 +37,7 @@ func (s *Server) sampleQueue(c echo.Context, sc *readmodel.Scope, order string) 
 	// one thing its evaluators decide, changes nothing here): a reviewer
 	// stepping through a 150,000-result run no longer folds every sample's
 	// scores at each step.
-	t, err := s.samples(c.Request().Context(), sc)
+	t, err := s.model.Samples(c.Request().Context(), sc)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -134,13 +134,13 @@ func (s *Server) reviewNext(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	verdicts, err := s.reviewsOf(c.Request().Context(), sc.Run.ID)
+	verdicts, err := s.model.Reviews(c.Request().Context(), sc.Run.ID)
 	if err != nil {
 		return err
 	}
 	who := s.reviewerOf(c)
 	mine := map[int64]int{}
-	for _, v := range verdicts.list {
+	for _, v := range verdicts.List {
 		if v.Reviewer == who.Name {
 			mine[v.SampleRow]++
 		}

@@ -127,11 +127,11 @@ func (s *Server) apiReviews(c echo.Context) error {
 	if _, err := s.db.Run(c.Request().Context(), id); err != nil {
 		return err
 	}
-	held, err := s.reviewsOf(c.Request().Context(), id)
+	held, err := s.model.Reviews(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
-	vs := held.list
+	vs := held.List
 	if vs == nil {
 		vs = []store.Review{}
 	}
@@ -144,7 +144,7 @@ func (s *Server) apiAgreement(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := s.loadReport(c.Request().Context(), sc)
+	r, err := s.model.Report(c.Request().Context(), sc)
 	if err != nil {
 		return err
 	}

@@ -99,7 +99,7 @@ func (s *Server) routingPage(c echo.Context) error {
 		}
 		// The report, computed only here: a run of one model, or still
 		// working, is told so without it (at 150,000 results, 0.1–0.3 s).
-		r, err := s.loadReport(ctx, sc)
+		r, err := s.model.Report(ctx, sc)
 		if err != nil {
 			return err
 		}

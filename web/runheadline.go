@@ -85,7 +85,7 @@ func (s *Server) headlineOf(ctx context.Context, run *store.Run) (*headline, err
 		if err != nil {
 			return nil, err
 		}
-		r, err := s.loadReport(ctx, sc)
+		r, err := s.model.Report(ctx, sc)
 		if err != nil {
 			return nil, err
 		}

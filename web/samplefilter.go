@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"assay/readmodel"
 	"assay/report"
 	"assay/store"
 )
@@ -106,44 +107,16 @@ func reviewFilter(s string) string {
 	return ""
 }
 
-// reviewIndex is what the verdicts say of each sample under each condition.
-type reviewIndex struct {
-	reviewed, overridden map[store.SampleKey]bool
-	by                   map[store.SampleKey]map[string]bool
-}
-
-func newReviewIndex(verdicts []store.Review) *reviewIndex {
-	x := &reviewIndex{reviewed: map[store.SampleKey]bool{}, overridden: map[store.SampleKey]bool{}, by: map[store.SampleKey]map[string]bool{}}
-	latest := map[int64]store.Review{}
-	for _, v := range verdicts {
-		k := store.SampleKey{SampleRow: v.SampleRow, Condition: v.Condition}
-		x.reviewed[k] = true
-		if x.by[k] == nil {
-			x.by[k] = map[string]bool{}
-		}
-		x.by[k][v.Reviewer] = true
-		if p, ok := latest[v.ScoreID]; !ok || !v.At.Before(p.At) {
-			latest[v.ScoreID] = v
-		}
-	}
-	for _, v := range latest {
-		if v.Verdict == store.VerdictOverride && v.Value != v.JudgeValue {
-			x.overridden[store.SampleKey{SampleRow: v.SampleRow, Condition: v.Condition}] = true
-		}
-	}
-	return x
-}
-
 // keepReviewed reports whether a row passes the filter's review part.
-func (f sampleFilter) keepReviewed(k store.SampleKey, x *reviewIndex) bool {
+func (f sampleFilter) keepReviewed(k store.SampleKey, x *readmodel.ReviewIndex) bool {
 	if x == nil {
 		return true
 	}
 	switch {
-	case f.Review == "reviewed" && !x.reviewed[k],
-		f.Review == "unreviewed" && x.reviewed[k],
-		f.Review == "overridden" && !x.overridden[k],
-		f.Reviewer != "" && !x.by[k][f.Reviewer]:
+	case f.Review == "reviewed" && !x.Reviewed(k),
+		f.Review == "unreviewed" && x.Reviewed(k),
+		f.Review == "overridden" && !x.Overridden(k),
+		f.Reviewer != "" && !x.By(k, f.Reviewer):
 		return false
 	}
 	return true

@@ -63,23 +63,23 @@ func (s *Server) sampleTable(ctx context.Context, sc *readmodel.Scope, f sampleF
 	var matches *store.SampleMatches
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		stats, err = s.samples(gctx, sc)
+		stats, err = s.model.Samples(gctx, sc)
 		return err
 	})
 	if f.Search != "" {
 		g.Go(func() (err error) {
-			matches, err = s.search(gctx, sc, f.Search)
+			matches, err = s.model.Search(gctx, sc, f.Search)
 			return err
 		})
 	}
-	var reviews *reviewIndex
+	var reviews *readmodel.ReviewIndex
 	if f.reviewing() && !(sc.Shared && sc.ReviewLink == nil) {
 		g.Go(func() error {
-			vs, err := s.reviewsOf(gctx, sc.Run.ID)
+			vs, err := s.model.Reviews(gctx, sc.Run.ID)
 			if err != nil {
 				return err
 			}
-			reviews = vs.reviews()
+			reviews = vs.Index()
 			return nil
 		})
 	}

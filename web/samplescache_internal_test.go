@@ -24,12 +24,7 @@ func TestReportMakesAFinishedRunsSamplesTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept := func(run int64) bool {
-		s.sampleTables.mu.Lock()
-		defer s.sampleTables.mu.Unlock()
-		_, ok := s.sampleTables.entries[run]
-		return ok
-	}
+	kept := s.model.TableKept
 	show := func(run int64) { t.Helper(); getOK(t, s, fmt.Sprintf("/runs/%d", run)) }
 	show(running)
 	if kept(running) {
@@ -103,14 +98,12 @@ func TestSamplesTablesKeptWithinTheirResultsBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.sampleTables.budget = 6 // two runs of three results
+	s.model.KeepTables(6) // two runs of three results
 	for _, run := range []int64{runs[0], runs[1], runs[0], runs[2]} {
 		getOK(t, s, fmt.Sprintf("/runs/%d/samples", run))
 	}
-	s.sampleTables.mu.Lock()
-	defer s.sampleTables.mu.Unlock()
 	for i, want := range []bool{true, false, true} {
-		if _, ok := s.sampleTables.entries[runs[i]]; ok != want {
+		if ok := s.model.TableKept(runs[i]); ok != want {
 			t.Errorf("run %d's table kept: %v, want %v", i+1, ok, want)
 		}
 	}

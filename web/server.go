@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/a-h/templ"
@@ -62,24 +61,19 @@ type Config struct {
 
 // Server is assay's HTTP server.
 type Server struct {
-	db              *store.DB
-	cfg             Config
-	log             *slog.Logger
-	echo            *echo.Echo
-	runner          *runner.Manager
-	reports         *reportCache
-	replays         readmodel.FIFO[string, *report.Routing] // routing replays, by run and settings
-	sampleTables    sampleCache                             // samples tables, by run
-	base            context.Context                         // the server's life: ends at Close
-	stop            context.CancelFunc
-	work            sync.WaitGroup                                          // what runs in the background (background)
-	releasing       atomic.Bool                                             // memory going back to the system (releaseMemory)
-	searches        readmodel.FIFO[searchKey, *store.SampleMatches]         // the last searches of samples tables
-	verdictsKept    verdictCache                                            // the verdicts of the runs reviewed last
-	replaying       replayJobs                                              // routing replays under way
-	sliceFieldsKept readmodel.FIFO[readmodel.FieldsKey, []store.SliceField] // datasets' fields to slice by
-	csrfKey         []byte
-	assets          *assets // the embedded CSS and JavaScript (static.go)
+	db        *store.DB
+	cfg       Config
+	log       *slog.Logger
+	echo      *echo.Echo
+	runner    *runner.Manager
+	model     *readmodel.Model                        // what is derived from the record, kept for the pages
+	replays   readmodel.FIFO[string, *report.Routing] // routing replays, by run and settings
+	base      context.Context                         // the server's life: ends at Close
+	stop      context.CancelFunc
+	work      sync.WaitGroup // what runs in the background (background)
+	replaying replayJobs     // routing replays under way
+	csrfKey   []byte
+	assets    *assets // the embedded CSS and JavaScript (static.go)
 
 	hasTokens tokensCache
 	logins    *loginLimiter
@@ -125,15 +119,14 @@ func New(db *store.DB, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		db:           db,
-		cfg:          cfg,
-		log:          cfg.Logger,
-		echo:         echo.New(),
-		runner:       cfg.Runner,
-		reports:      newReportCache(8, keptResults),
-		sampleTables: sampleCache{budget: keptResults},
-		csrfKey:      key,
-		logins:       newLoginLimiter(),
+		db:      db,
+		cfg:     cfg,
+		log:     cfg.Logger,
+		echo:    echo.New(),
+		runner:  cfg.Runner,
+		model:   readmodel.NewModel(db, cfg.Logger),
+		csrfKey: key,
+		logins:  newLoginLimiter(),
 	}
 	s.base, s.stop = context.WithCancel(context.Background())
 	s.echo.HideBanner, s.echo.HidePort = true, true
@@ -157,15 +150,18 @@ func (s *Server) background(f func(ctx context.Context)) {
 	s.work.Go(func() { f(s.base) })
 }
 
-// Close stops the server's background work and waits for it, or for ctx.
-// The HTTP server is stopped by ListenAndServe; runs by their Manager.
+// Close stops the server's background work (routing replays) and its read
+// model's (samples tables made ahead, memory given back), and waits for
+// them, or for ctx. The HTTP server is stopped by ListenAndServe; runs by
+// their Manager.
 func (s *Server) Close(ctx context.Context) error {
 	s.stop()
 	done := make(chan struct{})
 	go func() { s.work.Wait(); close(done) }()
+	err := s.model.Close(ctx)
 	select {
 	case <-done:
-		return nil
+		return err
 	case <-ctx.Done():
 		return fmt.Errorf("close: background work still running: %w", ctx.Err())
 	}

@@ -1,10 +1,9 @@
-package web
+package readmodel
 
 import (
 	"testing"
 	"time"
 
-	"assay/readmodel"
 	"assay/store"
 )
 
@@ -16,7 +15,7 @@ func TestRunningReportsRefreshAsOftenAsTheyAreCheap(t *testing.T) {
 	key := cacheKey{run: 1}
 	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	running := reportVersion{created: "c", status: store.RunRunning, results: store.ResultsVersion{Count: 20000, Last: 20000}}
-	slow := &readmodel.Viewed{Version: "slow"}
+	slow := &Viewed{Version: "slow"}
 	c.put(key, running, slow, t0, time.Second) // a report that took a second
 
 	later := running
@@ -38,7 +37,7 @@ func TestRunningReportsRefreshAsOftenAsTheyAreCheap(t *testing.T) {
 		t.Error("a new verdict did not compute the report again at once")
 	}
 
-	fast := &readmodel.Viewed{Version: "fast"}
+	fast := &Viewed{Version: "fast"}
 	c.put(key, running, fast, t0, 5*time.Millisecond)
 	if _, ok := c.get(key, later, t0.Add(50*time.Millisecond)); ok {
 		t.Error("a report computed in 5 ms was kept 50 ms for new results")
@@ -68,22 +67,22 @@ func TestReportsKeptWithinTheirResultsBudget(t *testing.T) {
 		_, ok := c.get(cacheKey{run: run}, version(results), t0)
 		return ok
 	}
-	c.put(cacheKey{run: 1}, version(150000), &readmodel.Viewed{}, t0, time.Second)
-	c.put(cacheKey{run: 2}, version(150000), &readmodel.Viewed{}, t0, time.Second)
+	c.put(cacheKey{run: 1}, version(150000), &Viewed{}, t0, time.Second)
+	c.put(cacheKey{run: 2}, version(150000), &Viewed{}, t0, time.Second)
 	if !kept(1, 150000) { // read again: run 2's is now the one read longest ago
 		t.Fatal("two reports of 150,000 results each: the first was forgotten")
 	}
-	c.put(cacheKey{run: 3}, version(100), &readmodel.Viewed{}, t0, time.Second)
+	c.put(cacheKey{run: 3}, version(100), &Viewed{}, t0, time.Second)
 	if kept(2, 150000) || !kept(1, 150000) || !kept(3, 100) {
 		t.Errorf("over the budget, the report read longest ago should go alone: runs 1 %v, 2 %v, 3 %v",
 			kept(1, 150000), kept(2, 150000), kept(3, 100))
 	}
-	c.put(cacheKey{run: 4}, version(500000), &readmodel.Viewed{}, t0, time.Second)
+	c.put(cacheKey{run: 4}, version(500000), &Viewed{}, t0, time.Second)
 	if !kept(4, 500000) || len(c.entries) != 1 {
 		t.Errorf("a report larger than the budget: kept %v, with %d others", kept(4, 500000), len(c.entries)-1)
 	}
 	for run := int64(10); run < 20; run++ {
-		c.put(cacheKey{run: run}, version(10), &readmodel.Viewed{}, t0, time.Second)
+		c.put(cacheKey{run: run}, version(10), &Viewed{}, t0, time.Second)
 	}
 	if len(c.entries) != 8 {
 		t.Errorf("%d small reports kept, want 8", len(c.entries))

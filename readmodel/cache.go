@@ -1,4 +1,4 @@
-package web
+package readmodel
 
 import (
 	"context"
@@ -11,12 +11,11 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
-	"assay/readmodel"
 	"assay/report"
 	"assay/store"
 )
 
-// reportCache keeps the reports of the runs readmodel.Viewed last. A report is computed
+// reportCache keeps the reports of the runs Viewed last. A report is computed
 // from every score of its run (read from its per-sample aggregates), which
 // takes a second at 150,000 results with its bootstraps; results and scores
 // are only ever added, so a run whose status and results are unchanged has
@@ -30,7 +29,7 @@ type reportCache struct {
 }
 
 // keptResults bounds the results of the runs whose reports, and whose
-// samples tables, are kept, each kind together: the report of a run of
+// Samples tables, are kept, each kind together: the report of a run of
 // 150,000 results holds about 20 MB, its table 10 MB, and a server that
 // kept eight of each after its user read eight such runs held 250 MB
 // more than after one. The last one kept stays, whatever its size.
@@ -45,7 +44,7 @@ type cacheKey struct {
 
 type cachedReport struct {
 	version reportVersion // its results weigh it against the budget
-	r       *readmodel.Viewed
+	r       *Viewed
 	used    uint64
 	built   time.Time     // when its computation began
 	took    time.Duration // how long it took
@@ -79,7 +78,7 @@ func newReportCache(max, budget int) *reportCache {
 // get returns the report of that version, or a large running run's report
 // of an earlier version computed less than runningRefresh × its computation
 // time ago (the status, the verdicts and everything but the results the same).
-func (c *reportCache) get(key cacheKey, version reportVersion, now time.Time) (*readmodel.Viewed, bool) {
+func (c *reportCache) get(key cacheKey, version reportVersion, now time.Time) (*Viewed, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[key]
@@ -103,7 +102,7 @@ func (c *reportCache) get(key cacheKey, version reportVersion, now time.Time) (*
 // longest ago while more are kept than max, or of more results than the
 // budget.
 // It returns how many results the reports forgotten held.
-func (c *reportCache) put(key cacheKey, version reportVersion, r *readmodel.Viewed, built time.Time, took time.Duration) (forgotten int) {
+func (c *reportCache) put(key cacheKey, version reportVersion, r *Viewed, built time.Time, took time.Duration) (forgotten int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.tick++
@@ -147,52 +146,52 @@ const releaseFrom = 10000
 // releaseMemory returns freed memory to the system in the background once
 // a large run's report or table is forgotten (a collection: 12 ms of CPU
 // with two runs of 150,000 results kept, beside the requests).
-func (s *Server) releaseMemory(forgotten int) {
-	if forgotten < releaseFrom || !s.releasing.CompareAndSwap(false, true) {
+func (m *Model) releaseMemory(forgotten int) {
+	if forgotten < releaseFrom || !m.releasing.CompareAndSwap(false, true) {
 		return
 	}
-	s.background(func(context.Context) {
-		defer s.releasing.Store(false)
+	m.background(func(context.Context) {
+		defer m.releasing.Store(false)
 		debug.FreeOSMemory()
 	})
 }
 
-// loadReport returns the report of the scope's run, computed again only when
+// Report returns the report of the scope's run, computed again only when
 // the run has changed. The report is shared between requests: nothing may
 // change it, and each request gets its own copy of the scope.
-func (s *Server) loadReport(ctx context.Context, sc *readmodel.Scope) (*readmodel.Viewed, error) {
-	version, err := s.reportVersion(ctx, sc)
+func (m *Model) Report(ctx context.Context, sc *Scope) (*Viewed, error) {
+	version, err := m.reportVersion(ctx, sc)
 	if err != nil {
 		return nil, err
 	}
 	key := cacheKey{sc.Run.ID, sc.View, sc.Judge}
 	start := time.Now()
-	if r, ok := s.reports.get(key, version, start); ok {
+	if r, ok := m.reports.get(key, version, start); ok {
 		return r.In(sc), nil
 	}
-	held, err := s.reviewsAt(ctx, sc.Run.ID, version.verdicts, version.verdictSeq)
+	held, err := m.reviewsAt(ctx, sc.Run.ID, version.verdicts, version.verdictSeq)
 	if err != nil {
 		return nil, err
 	}
 	// The verdicts the report is computed with: those held, given at or
 	// after the version read.
-	version.verdicts, version.verdictSeq = held.n, held.last
-	var r *readmodel.Viewed
+	version.verdicts, version.verdictSeq = held.N, held.Last
+	var r *Viewed
 	built, took := start, time.Duration(0)
-	if earlier := s.reports.withOtherReviews(key, version); earlier != nil {
+	if earlier := m.reports.withOtherReviews(key, version); earlier != nil {
 		// Its scores are the earlier report's: it is kept as if computed
 		// when and as long as that one was.
-		r = &readmodel.Viewed{Report: earlier.r.WithReviews(sc.View, held.list), Scope: sc}
+		r = &Viewed{Report: earlier.r.WithReviews(sc.View, held.List), Scope: sc}
 		built, took = earlier.built, earlier.took
 	} else {
-		if r, err = readmodel.BuildReport(ctx, s.db, sc, held.list); err != nil {
+		if r, err = BuildReport(ctx, m.db, sc, held.List); err != nil {
 			return nil, err
 		}
 		took = time.Since(start)
 	}
-	r.Fields = &s.sliceFieldsKept
+	r.Fields = &m.sliceFields
 	r.Version = version.token()
-	s.releaseMemory(s.reports.put(key, version, r, built, took))
+	m.releaseMemory(m.reports.put(key, version, r, built, took))
 	return r, nil
 }
 
@@ -222,12 +221,12 @@ func (c *reportCache) withOtherReviews(key cacheKey, version reportVersion) *cac
 }
 
 // reportVersion reads what the scope's report depends on: two small queries.
-func (s *Server) reportVersion(ctx context.Context, sc *readmodel.Scope) (reportVersion, error) {
-	results, err := s.db.ResultsVersion(ctx, sc.Run.ID)
+func (m *Model) reportVersion(ctx context.Context, sc *Scope) (reportVersion, error) {
+	results, err := m.db.ResultsVersion(ctx, sc.Run.ID)
 	if err != nil {
 		return reportVersion{}, err
 	}
-	nv, lastVerdict, err := s.db.ReviewsVersion(ctx, sc.Run.ID)
+	nv, lastVerdict, err := m.db.ReviewsVersion(ctx, sc.Run.ID)
 	if err != nil {
 		return reportVersion{}, err
 	}
@@ -269,14 +268,14 @@ type cachedSamples struct {
 // sampleCacheSize bounds the tables kept (and keptResults their runs' results).
 const sampleCacheSize = 8
 
-// samples returns a run's samples table, from the cache when the run's
+// Samples returns a run's samples table, from the cache when the run's
 // results are unchanged. The table is shared: callers only read it.
-func (s *Server) samples(ctx context.Context, sc *readmodel.Scope) (*report.SampleTable, error) {
-	version, err := s.db.ResultsVersion(ctx, sc.Run.ID)
+func (m *Model) Samples(ctx context.Context, sc *Scope) (*report.SampleTable, error) {
+	version, err := m.db.ResultsVersion(ctx, sc.Run.ID)
 	if err != nil {
 		return nil, err
 	}
-	c := &s.sampleTables
+	c := &m.sampleTables
 	c.mu.Lock()
 	e, ok := c.entries[sc.Run.ID]
 	if ok && e.version == version {
@@ -289,9 +288,9 @@ func (s *Server) samples(ctx context.Context, sc *readmodel.Scope) (*report.Samp
 	c.mu.Unlock()
 	// Made to the end even if the request that started it goes (others
 	// may be waiting for it), unless the server closes.
-	ctx = s.base
+	ctx = m.base
 	t, err, _ := c.building.Do(fmt.Sprint(sc.Run.ID, "/", version.Count, "/", version.Last, "/", version.Cleared), func() (any, error) {
-		t, err := report.LoadSamples(ctx, s.db, sc.Run.ID, sc.Config.Evaluators)
+		t, err := report.LoadSamples(ctx, m.db, sc.Run.ID, sc.Config.Evaluators)
 		if err != nil {
 			return nil, err
 		}
@@ -303,7 +302,7 @@ func (s *Server) samples(ctx context.Context, sc *readmodel.Scope) (*report.Samp
 		c.tick++
 		c.entries[sc.Run.ID] = cachedSamples{version, t, c.tick}
 		forgotten := forget(c.entries, sc.Run.ID, sampleCacheSize, c.budget, func(e cachedSamples) (int, uint64) { return e.version.Count, e.used })
-		s.releaseMemory(forgotten)
+		m.releaseMemory(forgotten)
 		return t, nil
 	})
 	if err != nil {
@@ -312,18 +311,18 @@ func (s *Server) samples(ctx context.Context, sc *readmodel.Scope) (*report.Samp
 	return t.(*report.SampleTable), nil
 }
 
-// warmSamples makes a finished run's samples table in the background
+// WarmSamples makes a finished run's samples table in the background
 // once its report is sent, unless it is kept already: a person reading
 // the report opens the table next, and its first request made it (at
 // 150,000 results 140-160 ms, the table kept 13 ms; a search typed into
 // it waits for nothing more).
-func (s *Server) warmSamples(sc *readmodel.Scope) {
+func (m *Model) WarmSamples(sc *Scope) {
 	if !sc.Run.Status.Finished() {
 		return // its table changes with each result
 	}
-	s.background(func(ctx context.Context) {
-		if _, err := s.samples(ctx, sc); err != nil {
-			s.log.Debug("samples table made ahead", "run_id", sc.Run.ID, "err", err)
+	m.background(func(ctx context.Context) {
+		if _, err := m.Samples(ctx, sc); err != nil {
+			m.log.Debug("samples table made ahead", "run_id", sc.Run.ID, "err", err)
 		}
 	})
 }
@@ -335,21 +334,60 @@ type searchKey struct {
 	text    string
 }
 
-// search finds text in a run's samples and responses, from the cache when
+// Search finds text in a run's samples and responses, from the cache when
 // the run's results are unchanged since the same search.
-func (s *Server) search(ctx context.Context, sc *readmodel.Scope, text string) (*store.SampleMatches, error) {
-	version, err := s.db.ResultsVersion(ctx, sc.Run.ID)
+func (m *Model) Search(ctx context.Context, sc *Scope, text string) (*store.SampleMatches, error) {
+	version, err := m.db.ResultsVersion(ctx, sc.Run.ID)
 	if err != nil {
 		return nil, err
 	}
 	key := searchKey{sc.Run.ID, version, text}
-	if m, ok := s.searches.Get(key); ok {
-		return m, nil
+	if found, ok := m.searches.Get(key); ok {
+		return found, nil
 	}
-	m, err := s.db.SearchSamples(ctx, sc.Run.ID, sc.Run.DatasetID, text)
+	found, err := m.db.SearchSamples(ctx, sc.Run.ID, sc.Run.DatasetID, text)
 	if err != nil {
 		return nil, err
 	}
-	s.searches.Put(key, m)
-	return m, nil
+	m.searches.Put(key, found)
+	return found, nil
+}
+
+// VersionToken names the version of the scope's report as it stands: a
+// page that refreshes its report sends the token of the one it shows.
+func (m *Model) VersionToken(ctx context.Context, sc *Scope) (string, error) {
+	v, err := m.reportVersion(ctx, sc)
+	if err != nil {
+		return "", err
+	}
+	return v.token(), nil
+}
+
+// Settle waits for the background work under way: a benchmark's fresh
+// server would otherwise take the machine's cores from the next one's
+// first request.
+func (m *Model) Settle() { m.work.Wait() }
+
+// TableKept says whether a run's samples table is kept.
+func (m *Model) TableKept(runID int64) bool {
+	c := &m.sampleTables
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.entries[runID]
+	return ok
+}
+
+// ReportsKept is how many reports are kept.
+func (m *Model) ReportsKept() int {
+	m.reports.mu.Lock()
+	defer m.reports.mu.Unlock()
+	return len(m.reports.entries)
+}
+
+// KeepTables bounds the samples tables kept by their runs' results
+// together (keptResults unless set).
+func (m *Model) KeepTables(results int) {
+	m.sampleTables.mu.Lock()
+	defer m.sampleTables.mu.Unlock()
+	m.sampleTables.budget = results
 }
