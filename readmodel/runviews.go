@@ -102,6 +102,7 @@ func runFacts(sc *Scope, answered []store.ModelUse) templates.RunFacts {
 		Created:          templates.When(run.CreatedAt),
 		Imported:         run.Origin == store.OriginEEE,
 		CreatedBy:        run.CreatedBy,
+		SameFamily:       sameFamilyText(report.SameFamilies(cfg)),
 	}
 	if cfg.Agent.Temperature != nil {
 		f.AgentTemperature = Number(*cfg.Agent.Temperature)
@@ -336,4 +337,17 @@ func conditionDetail(c store.Condition, shared bool) templates.ConditionDetail {
 		d.Guards = append(d.Guards, "requires MCP tool success")
 	}
 	return d
+}
+
+// sameFamilyText warns of judges of the family of a model they judge.
+func sameFamilyText(same []report.SameFamily) string {
+	if len(same) == 0 {
+		return ""
+	}
+	var pairs []string
+	for _, f := range same {
+		pairs = append(pairs, fmt.Sprintf("the judge %s and the agent's %s are both %s", f.Judge, f.Model, f.Family))
+	}
+	return strings.Join(pairs, "; ") + ": LLM judges tend to score their own family's answers higher (Panickssery et al. 2024). " +
+		"A judge of another family, or a panel with one, guards against it; compare the panel's judges on the report."
 }

@@ -249,6 +249,7 @@ func compute(run *store.Run, ds *store.Dataset, cfg *config.Config, view View, j
 	}
 	r.Summary = r.summarize(data.Conditions, data.TopErrors)
 	r.Summary.stopped(in.stopping)
+	r.Summary.SameFamily = SameFamilies(cfg)
 	if field := cfg.Report.SliceBy; field != "" {
 		r.Summary.SliceBy, r.Summary.Slices = field, r.Slices(in.sliceValues)
 	}

@@ -39,6 +39,9 @@ type Summary struct {
 	// samples its sequences hold and their intervals, pairs' included.
 	Stopped  *Stopped      `json:"stopped"`
 	Stopping *stop.Figures `json:"stopping,omitempty"`
+	// SameFamily lists each judge of the family of an agent model it
+	// judges (Family): its scores of that model may favour it.
+	SameFamily []SameFamily `json:"judge_same_family,omitempty"`
 	// byModel is Conditions of a run over several models as its JSON gives
 	// them: each of the run file's conditions, its figures over every
 	// model, and under "models" each model's.

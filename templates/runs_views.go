@@ -79,6 +79,9 @@ type RunFacts struct {
 	AgentTemperature string   // "" when the server's default
 	AgentMaxTokens   int
 	JudgeModel       string
+	// SameFamily warns that a judge is of the family of a model it
+	// judges; "" when none is.
+	SameFamily       string
 	Panel            []PanelJudge  // a judge panel's judges; empty for one judge
 	PanelMode        string        // how the panel's scores make the headline: mean, median or first
 	JudgePrompts     []JudgePrompt // what each judge evaluator is told

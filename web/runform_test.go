@@ -209,3 +209,33 @@ func TestRunFormBudgetNeedsPrices(t *testing.T) {
 	form.Set("allow_unpriced", "1")
 	f.waitFor(f.launch(form), "completed")
 }
+
+// A judge of the agent's family is flagged on the report: LLM judges
+// favour their own family's answers.
+func TestReportFlagsAJudgeOfTheAgentsFamily(t *testing.T) {
+	f := newRunServer(t, rubricAgent("4"))
+	ds := f.qaDataset(2)
+	form := f.runForm(ds, f.conditions("baseline"))
+	form.Set("agent_model", "claude-sonnet-4")
+	form.Set("judge_model", "claude-opus-4-5")
+	id := f.launch(form)
+	f.waitFor(id, "completed")
+	_, doc := f.get(fmt.Sprintf("/runs/%d", id))
+	if got := text(doc, "#judge-same-family"); !strings.Contains(got, "the judge claude-opus-4-5 and the agent's claude-sonnet-4 are both claude") {
+		t.Errorf("the report says %q", got)
+	}
+	var sum struct {
+		SameFamily []struct{ Judge, Model, Family string } `json:"judge_same_family"`
+	}
+	f.getJSON(fmt.Sprintf("/api/runs/%d/report", id), &sum)
+	if len(sum.SameFamily) != 1 || sum.SameFamily[0].Family != "claude" {
+		t.Errorf("the API's report: %+v", sum.SameFamily)
+	}
+
+	form.Set("judge_model", "gpt-4.1")
+	id = f.launch(form)
+	f.waitFor(id, "completed")
+	if _, doc = f.get(fmt.Sprintf("/runs/%d", id)); doc.Find("#judge-same-family").Length() != 0 {
+		t.Error("a judge of another family is flagged")
+	}
+}
