@@ -11,11 +11,11 @@ import (
 // misses it far more often — the error that stopping on a peeked p-value
 // makes.
 func TestSequenceHoldsAtEveryLook(t *testing.T) {
-	const length, alpha = 300, 0.05
+	const length, alpha = 200, 0.05
 	for _, tc := range []struct {
 		p       float64
 		streams int
-	}{{0.3, 1000}, {0.05, 300}} {
+	}{{0.3, 1000}, {0.05, 200}} {
 		p, streams := tc.p, tc.streams
 		rng := rand.New(rand.NewPCG(7, uint64(p*1000)))
 		missed, naiveMissed := 0, 0
