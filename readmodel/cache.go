@@ -63,12 +63,12 @@ const (
 // reportVersion is what changes when a run's report may change. The run's
 // creation time tells a run from a later one that got a deleted run's id.
 type reportVersion struct {
-	created    string
-	status     store.RunStatus
-	finished   string
-	results    store.ResultsVersion
-	verdicts   int   // verdicts given
-	verdictSeq int64 // the last given (store.Review.Seq)
+	created   string
+	status    store.RunStatus
+	finished  string
+	results   store.ResultsVersion
+	reviews   int   // reviews given
+	reviewSeq int64 // the last given (store.Review.Seq)
 }
 
 func newReportCache(max, budget int) *reportCache {
@@ -77,7 +77,7 @@ func newReportCache(max, budget int) *reportCache {
 
 // get returns the report of that version, or a large running run's report
 // of an earlier version computed less than runningRefresh × its computation
-// time ago (the status, the verdicts and everything but the results the same).
+// time ago (the status, the reviews and everything but the results the same).
 func (c *reportCache) get(key cacheKey, version reportVersion, now time.Time) (*Viewed, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -169,13 +169,13 @@ func (m *Model) Report(ctx context.Context, sc *Scope) (*Viewed, error) {
 	if r, ok := m.reports.get(key, version, start); ok {
 		return r.In(sc), nil
 	}
-	held, err := m.reviewsAt(ctx, sc.Run.ID, version.verdicts, version.verdictSeq)
+	held, err := m.reviewsAt(ctx, sc.Run.ID, version.reviews, version.reviewSeq)
 	if err != nil {
 		return nil, err
 	}
-	// The verdicts the report is computed with: those held, given at or
+	// The reviews the report is computed with: those held, given at or
 	// after the version read.
-	version.verdicts, version.verdictSeq = held.N, held.Last
+	version.reviews, version.reviewSeq = held.N, held.Last
 	var r *Viewed
 	built, took := start, time.Duration(0)
 	if earlier := m.reports.withOtherReviews(key, version); earlier != nil {
@@ -196,7 +196,7 @@ func (m *Model) Report(ctx context.Context, sc *Scope) (*Viewed, error) {
 }
 
 // withOtherReviews returns a report kept of the same scores — the
-// version but for its verdicts, in the key's view or the other — or nil.
+// version but for its reviews, in the key's view or the other — or nil.
 func (c *reportCache) withOtherReviews(key cacheKey, version reportVersion) *cachedReport {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -211,7 +211,7 @@ func (c *reportCache) withOtherReviews(key cacheKey, version reportVersion) *cac
 			continue
 		}
 		earlier := e.version
-		earlier.verdicts, earlier.verdictSeq = version.verdicts, version.verdictSeq
+		earlier.reviews, earlier.reviewSeq = version.reviews, version.reviewSeq
 		if earlier == version {
 			copied := *e
 			return &copied
@@ -226,12 +226,12 @@ func (m *Model) reportVersion(ctx context.Context, sc *Scope) (reportVersion, er
 	if err != nil {
 		return reportVersion{}, err
 	}
-	nv, lastVerdict, err := m.db.ReviewsVersion(ctx, sc.Run.ID)
+	nv, lastReview, err := m.db.ReviewsVersion(ctx, sc.Run.ID)
 	if err != nil {
 		return reportVersion{}, err
 	}
 	version := reportVersion{created: sc.Run.CreatedAt.String(), status: sc.Run.Status, results: results,
-		verdicts: nv, verdictSeq: lastVerdict}
+		reviews: nv, reviewSeq: lastReview}
 	if sc.Run.FinishedAt != nil {
 		version.finished = sc.Run.FinishedAt.String()
 	}

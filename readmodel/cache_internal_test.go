@@ -32,7 +32,7 @@ func TestRunningReportsRefreshAsOftenAsTheyAreCheap(t *testing.T) {
 		t.Error("the report of a run that has ended was not computed again at once")
 	}
 	reviewed := later
-	reviewed.verdicts = 1
+	reviewed.reviews = 1
 	if _, ok := c.get(key, reviewed, t0.Add(time.Second)); ok {
 		t.Error("a new verdict did not compute the report again at once")
 	}

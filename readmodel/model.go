@@ -22,7 +22,7 @@ type Model struct {
 	sampleTables sampleCache
 	searches     FIFO[searchKey, *store.SampleMatches]
 	sliceFields  FIFO[FieldsKey, []store.SliceField]
-	reviewsKept  verdictCache
+	reviewsKept  reviewCache
 
 	base      context.Context // the model's life: ends at Close
 	stop      context.CancelFunc

@@ -9,26 +9,26 @@ import (
 	"assay/store"
 )
 
-// verdictCache keeps the verdicts of the runs reviewed last. Each review
+// reviewCache keeps the reviews of the runs reviewed last. Each review
 // step, sample page and samples table filtered by review needs a run's
 // verdicts, and reading 34,000 of them took a quarter of a second: a run's
 // are read whole once, then only those given since the last one held.
-type verdictCache struct {
+type reviewCache struct {
 	mu   sync.Mutex
 	runs map[int64]*runReviews
 }
 
-// verdictCacheSize bounds the runs whose verdicts are kept.
-const verdictCacheSize = 8
+// reviewCacheSize bounds the runs whose reviews are kept.
+const reviewCacheSize = 8
 
-// runReviews are one run's verdicts as last read; one reader at a time
+// runReviews are one run's reviews as last read; one reader at a time
 // brings them up to date.
 type runReviews struct {
 	mu   sync.Mutex
 	held *HeldReviews
 }
 
-// HeldReviews are a run's verdicts at one version, shared by readers:
+// HeldReviews are a run's reviews at one version, shared by readers:
 // nothing may change them.
 type HeldReviews struct {
 	N    int
@@ -39,13 +39,13 @@ type HeldReviews struct {
 	index     *ReviewIndex
 }
 
-// Index returns the index of the verdicts, made once.
+// Index returns the index of the reviews, made once.
 func (h *HeldReviews) Index() *ReviewIndex {
 	h.indexOnce.Do(func() { h.index = newReviewIndex(h.List) })
 	return h.index
 }
 
-// Reviews returns a run's verdicts, by score, oldest first, as
+// Reviews returns a run's reviews, by score, oldest first, as
 // store.Verdicts lists them; they are shared, and only read.
 func (m *Model) Reviews(ctx context.Context, runID int64) (*HeldReviews, error) {
 	n, last, err := m.db.ReviewsVersion(ctx, runID)
@@ -55,7 +55,7 @@ func (m *Model) Reviews(ctx context.Context, runID int64) (*HeldReviews, error) 
 	return m.reviewsAt(ctx, runID, n, last)
 }
 
-// reviewsAt is Reviews with the run's verdicts' version already read.
+// reviewsAt is Reviews with the run's reviews' version already read.
 func (m *Model) reviewsAt(ctx context.Context, runID int64, n int, last int64) (*HeldReviews, error) {
 	c := &m.reviewsKept
 	c.mu.Lock()
@@ -64,7 +64,7 @@ func (m *Model) reviewsAt(ctx context.Context, runID int64, n int, last int64) (
 		if c.runs == nil {
 			c.runs = map[int64]*runReviews{}
 		}
-		if len(c.runs) >= verdictCacheSize {
+		if len(c.runs) >= reviewCacheSize {
 			for id := range c.runs { // any one: a run's verdicts are read whole again once in a while
 				delete(c.runs, id)
 				break
@@ -132,7 +132,7 @@ func (m *Model) readReviews(ctx context.Context, runID int64, held *HeldReviews,
 	return h, nil
 }
 
-// sortReviews orders verdicts as store.Verdicts does: by score, then as given.
+// sortReviews orders reviews as store.DB.Reviews does: by score, then as given.
 func sortReviews(list []store.Review) {
 	slices.SortFunc(list, func(a, b store.Review) int {
 		return cmp.Or(cmp.Compare(a.ScoreID, b.ScoreID), cmp.Compare(a.Seq, b.Seq))
