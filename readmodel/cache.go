@@ -144,8 +144,8 @@ func forget[K comparable, E any](m map[K]E, keep K, max, budget int, weigh func(
 const releaseFrom = 10000
 
 // releaseMemory returns freed memory to the system in the background once
-// a large run's report or table is forgotten (a collection: 12 ms of CPU
-// with two runs of 150,000 results kept, beside the requests).
+// a large run's report or table is forgotten (a collection, beside the
+// requests).
 func (m *Model) releaseMemory(forgotten int) {
 	if forgotten < releaseFrom || !m.releasing.CompareAndSwap(false, true) {
 		return
@@ -313,9 +313,9 @@ func (m *Model) Samples(ctx context.Context, sc *Scope) (*report.SampleTable, er
 
 // WarmSamples makes a finished run's samples table in the background
 // once its report is sent, unless it is kept already: a person reading
-// the report opens the table next, and its first request made it (at
-// 150,000 results 140-160 ms, the table kept 13 ms; a search typed into
-// it waits for nothing more).
+// the report opens the table next, and its first request made it, ten
+// times slower than a kept one (a search typed into it waits for nothing
+// more).
 func (m *Model) WarmSamples(sc *Scope) {
 	if !sc.Run.Status.Finished() {
 		return // its table changes with each result

@@ -254,11 +254,8 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) *feed {
 
 // feed hands a run's tasks to its workers: a worker that is free takes the
 // next itself, its sample read and its cost reserved, unless the run is to
-// stop. A loop of its own handed them over one at a time, and each free
-// worker waited for it to be scheduled: at concurrency 200 and 50 ms, a
-// worker waited 1.1–1.6 ms between its tasks; 0.6–0.7 ms taking them
-// itself (three alternated runs each). The cost is reserved as the task
-// starts, no longer one task ahead.
+// stop. A worker taking its task itself waits for no loop to be
+// scheduled. The cost is reserved as the task starts.
 type feed struct {
 	w         *workers
 	mu        sync.Mutex // held while a task is taken
@@ -314,14 +311,10 @@ func (f *feed) stop() (job, bool) {
 
 // savesAhead is how many of a worker's results may await their commit
 // while it goes on: past that it waits for the oldest. Against an endpoint
-// that answers at once, a worker allowed one waited for each commit, and
-// the committer's batches held what ten workers had finished meanwhile (a
-// dozen writes); allowed four, they hold forty, and the engine's CPU per
-// call was less (median 0.286 → 0.247 ms, ten alternated runs each; 8%
-// less against the fake server's own CPU beside it). Allowed eight, with
-// the committer's larger batches, they hold sixty results and their kept
-// parts (store's maxBatch). With the latency of a real model the commits
-// keep up and none waits.
+// that answers at once, a worker allowed one waited for each commit and
+// the committer's batches stayed small; allowed eight, a batch holds about
+// sixty results and their kept parts (store's maxBatch). With the latency
+// of a real model the commits keep up and none waits.
 const savesAhead = 8
 
 // saveBehind commits res while its worker goes on with the next task, and

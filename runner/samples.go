@@ -23,9 +23,8 @@ type sampleSource struct {
 	// order, for a run with a stopping rule, is the order it takes its
 	// samples in (their places in refs), and at each place's position in
 	// it: the window is then the next windowSize samples of that order.
-	// Read by place, a window of 512 read for each sample made the calls
-	// wait (wall 9.8 times the ideal at concurrency 200); one sample at a
-	// time cost 0.37 ms of CPU a sample.
+	// A window read for each sample made the calls wait, and a sample
+	// read at a time cost a query each.
 	order   []int
 	at      map[int]int
 	byPlace map[int]*store.Sample // the window, by place

@@ -167,8 +167,7 @@ func addAggregates(ctx context.Context, tx writer, r *Result) error {
 
 // addSums adds a result's counts and sums to its sample's row. The first
 // repetition of a task usually makes the row: it is then written whole,
-// without reading it first (BenchmarkSaveResult, ten writers: 166–168 →
-// 151–164 µs of CPU per result, three alternated runs each); else,
+// without reading it first; else,
 // or when the row was there (a task done again after others of its
 // sample), the row's sums are read and added to.
 func addSums(ctx context.Context, tx writer, r *Result, s *sampleCounts) error {

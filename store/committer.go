@@ -11,53 +11,32 @@ import (
 
 // Results and pending work are written by a committer: the writes that
 // arrive while a transaction commits are committed together in the next,
-// so that one that fails leaves the others stored (commitBatch). A caller returns once its write is committed, or failed:
-// a task is counted done only when its result is durable, as before, but
-// concurrent tasks share the cost of a commit (a fifth of the engine's CPU
-// when each result committed alone).
+// so that one that fails leaves the others stored (commitBatch). A caller
+// returns once its write is committed, or failed: a task is counted done
+// only when its result is durable, but concurrent tasks share the cost of
+// a commit, which is much the same for one result as for fifty (a page
+// written per B-tree touched, whatever the count of rows). The figures
+// behind the constants below are in docs/performance.md.
 
-// maxBatch bounds the writes of one transaction. A batch's writes are
-// results and the parts of tasks kept for resuming, two a task, which are
-// mostly dropped before they are written when calls return at once: at 64
-// a batch held about 20 results, and a commit's cost (a page written per
-// B-tree touched, whatever the count of rows) fell on few. With 256 (and
-// gatherFor 20 ms, runner's savesAhead 8) a batch holds about 60 and the
-// engine's CPU per call at 0 ms was 5% less against the fake server's
-// beside it (medians of eight alternated runs, 1.298 → 1.229 times; 512
-// and 16 ahead 1.208, 40 ms 1.251); at concurrency 200 commits 850 → 560,
-// wall 1.11–1.12 → 1.08–1.10 times the ideal.
+// maxBatch bounds the writes of one transaction: a task's result and the
+// parts of it kept for resuming, most of which are dropped before they
+// are written when calls return at once.
 const maxBatch = 256
 
 // queued is how many writes may wait for the committer before a caller
-// sending one waits too. It was maxBatch: at concurrency 200 the queue
-// filled while a batch was written, and a worker keeping its agent's
-// answer for resuming (which is not to wait) waited 0.17–0.96 ms for room,
-// twice a task; with room for 1,024 it takes 3–7 µs. A run's writes are
-// bounded anyway: each worker has at most savesAhead results awaiting
-// their commit, and a task's kept parts are dropped once its result is.
+// sending one waits too. A worker keeping its agent's answer for resuming
+// is not to wait, and a run's writes are bounded anyway: each worker has
+// at most savesAhead results awaiting their commit, and a task's kept
+// parts are dropped once its result is.
 const queued = 1024
 
 // gatherFor is how long a batch that found other writes queued waits for
-// more before it commits: writes arriving together (a run's workers) share
-// a commit, whose cost (a checksum and a write per page touched, a few
-// B-tree pages each) is much the same for one result as for twenty; a lone
-// write commits at once. A worker no longer waits for its result's commit
-// (runner's saveBehind), so the wait delays only the count of finished
-// tasks. At concurrency 200 it made commits about four times fewer and the
-// engine's CPU per call about 6% less.
-//
-// A wait of 10 ms rather than 2 made it 5% less again (0.207–0.233 →
-// 0.196–0.216 ms per call, 1.49–1.53 → 1.41–1.49 times the fake server's
-// own CPU beside it, seven alternated runs each; 25 ms no less), its
-// batches holding 45 writes on average rather than 23 (results and kept
-// work); at 0 ms latency 54 rather than 35, with no change. But writers
-// that each wait for their commit (BenchmarkSaveResult's ten) had all
-// arrived long before, and waited the rest: 408 → 978 µs per result. So
-// the wait also ends when no write has come for gatherIdle: their time is
-// as before (358 µs), and at concurrency 200, where writes come about
-// every half millisecond, batches hold 35 writes (49 with 4 ms, which
-// gave ten waiting writers 680 µs per result). With larger batches
-// (maxBatch) 20 ms rather than 10 halved the commits at 0 ms again.
+// more before it commits, so that writes arriving together (a run's
+// workers) share a commit; a lone write commits at once. A worker does
+// not wait for its result's commit (runner's saveBehind), so the wait
+// delays only the count of finished tasks. Writers that each wait for
+// their commit would wait the whole of it for nothing, so the wait also
+// ends when no write has come for gatherIdle.
 const (
 	gatherFor  = 20 * time.Millisecond
 	gatherIdle = 2 * time.Millisecond

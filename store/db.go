@@ -86,14 +86,11 @@ func open(ctx context.Context, path, upTo string) (*DB, error) {
 
 // PageSize is the page size of a database file assay creates, and of a
 // backup's copy (VACUUM INTO writes it with the size asked for). SQLite
-// reads a page with a system call of its own: with its default, 4,096
-// bytes, a search reading every response of a 150,000-result run took
-// 135–180 ms, with 8,192 90–115 ms. Each commit
-// writes the pages it touched whole: storing a result took 8–10% more CPU
-// (the engine's CPU per call and its wall time at concurrency 200 did not
-// move). With 16,384 the search took 80–90 ms, a result 15–35% more, and
-// the engine's wall time at concurrency 200 rose from 1.13 to 1.19 × ideal.
-// A file's page size is fixed when it is made.
+// reads a page with a system call of its own, so a search reading every
+// response is faster with larger pages, and each commit writes the pages
+// it touched whole, so storing a result is slower: 8,192 bytes is where
+// the search gains most and the engine's wall time does not move
+// (docs/performance.md). A file's page size is fixed when it is made.
 const PageSize = 8192
 
 // FilePageSize is the page size of the database's file: PageSize, or

@@ -213,16 +213,12 @@ func (db *DB) SearchSamples(ctx context.Context, runID, datasetID int64, text st
 // in every result, and a candidate read through the index costs about
 // twice a result read in id order: when the candidates are half the
 // results or more (counted in a part of the run's ids), the run's range of
-// ids is read instead, in parts read at once on the read connections.
-// "the" in a 150,000-result run: 500–700 ms
-// when the index checked each candidate (LIKE handed to FTS5, which reads
-// each response by a query of its own), 400 ms through the index's lists,
-// about 200 ms in two parts in id order. When most results hold the text
-// (counted in the same part, with holds() when most are candidates), the
-// scan counts the results whose response lacks it instead, few of them:
-// handing each of 150,000 results found to the search (a row for
-// database/sql, a bit set) was half of the search's CPU (400 → 200 ms for
-// "the").
+// ids is read instead, in parts read at once on the read connections
+// (LIKE handed to FTS5 would read each response by a query of its own).
+// When most results hold the text (counted in the same part, with holds()
+// when most are candidates), the scan counts the results whose response
+// lacks it instead, few of them: handing each result found to the search
+// (a row for database/sql, a bit set) was half of the search's CPU.
 const (
 	// qCandidates counts the index's candidates among ids ?2 to ?3.
 	qCandidates       = `SELECT count(*) FROM response_search WHERE response_search MATCH ?1 AND rowid BETWEEN ?2 AND ?3`
@@ -333,8 +329,7 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 }
 
 // indexedInParts is how many candidates (estimated) make a search read
-// them through the index in parts at once, as a scan reads the run: one
-// query read 37,500 of 150,000 responses in 190 ms on one core. A
+// them through the index in parts at once, as a scan reads the run. A
 // variable for tests.
 var indexedInParts = 4000
 
@@ -347,9 +342,8 @@ func (db *DB) scanResponses(ctx context.Context, runID, first, last int64, text 
 
 // readParts runs the query of each part of the ids first to last — twice
 // as many parts as there are processors, up to four, read at once: a
-// part's reader waits on reads of pages from the OS meanwhile (on two
-// cores, four parts searched 150,000 responses in 248 ms, two in 264) —
-// and adds what each found to m.
+// part's reader waits on reads of pages from the OS meanwhile — and adds
+// what each found to m.
 func (db *DB) readParts(ctx context.Context, first, last int64, m *SampleMatches, part func(lo, hi int64) (string, []any)) error {
 	parts := int64(min(2*runtime.GOMAXPROCS(0), 4))
 	found := make([]SampleMatches, parts)
@@ -380,10 +374,9 @@ func (db *DB) readParts(ctx context.Context, first, last int64, m *SampleMatches
 // maxTrigrams bounds the trigrams a query of the index asks for, spread
 // along the text: each one asked for is a list of ids the index walks
 // beside the others, and a text's candidates are few with a part of them
-// (each is read and checked). A search of 150,000 responses for
-// "photosynthesis", which a quarter hold, took 173–185 ms of CPU with its
-// twelve, 127–140 with four (of which "the", in every response, was no
-// longer one); "I am not certain, but On photosynthesis" 121 → 70.
+// (each is read and checked): a long text's twelve trigrams cost a third
+// more CPU than four, and a common one (the "the" in every response) only
+// lengthens the walk.
 const maxTrigrams = 4
 
 // trigramQuery is an FTS5 query of the index for the results whose

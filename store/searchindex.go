@@ -131,7 +131,7 @@ func (db *DB) startIndexing() {
 // starts and when its last run ends, so that a person's searches find the
 // index whole, where the first search of a run the index has not reached
 // started it and the searches after met it under way (at 150,000 results,
-// 8–9 s of one core: searches of 175–390 ms instead of 100–170).
+// seconds of one core, and searches twice as slow meanwhile).
 func (db *DB) CatchUpIndex(ctx context.Context) error {
 	var through int64
 	if err := db.read.QueryRowContext(ctx, `SELECT indexed_through FROM response_search_state`).Scan(&through); err != nil {

@@ -56,6 +56,7 @@ attack();
 </script></body></html>`
 
 func TestBrowserAnotherOriginCannotStartARun(t *testing.T) {
+	t.Parallel()
 	dbPath := filepath.Join(t.TempDir(), "assay.db")
 	marker := filepath.Join(t.TempDir(), "pwned")
 	seedDatasetAndCondition(t, dbPath)

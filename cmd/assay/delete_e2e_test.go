@@ -14,6 +14,7 @@ import (
 // TestBrowserDeleteAsksFirst deletes a run from its page: declined, nothing
 // happens; accepted, the run is gone with its results.
 func TestBrowserDeleteAsksFirst(t *testing.T) {
+	t.Parallel()
 	dbPath, id := finishedRun(t, 2)
 	base := startServer(t, "--db", dbPath)
 	ctx := newBrowser(t)

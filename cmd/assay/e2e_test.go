@@ -180,6 +180,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 }
 
 func TestBrowserUploadDatasetAndCreateCondition(t *testing.T) {
+	t.Parallel()
 	base := startServer(t)
 	ctx := newBrowser(t)
 	file := fixture.Path("mmlu.jsonl")

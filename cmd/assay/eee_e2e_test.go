@@ -16,6 +16,7 @@ import (
 // whole pair becomes a finished, read-only run with its report and the
 // judge's reasoning.
 func TestBrowserImportKEvalRun(t *testing.T) {
+	t.Parallel()
 	base := startServer(t)
 	ctx := newBrowser(t)
 	agg := fixture.Path("eee/ask-sre_20251123_3f1c2a9e.json")

@@ -25,6 +25,7 @@ const launchFromPage = `(async () => {
 // result, it shows the result with the progress's next refresh, not ten
 // seconds later; at the end it shows every result and stops refreshing.
 func TestBrowserLiveReportKeepsUpWithTheProgress(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	fake := llmtest.New(llmtest.JudgeAndAgent(llmtest.Judge(nil), func(*llmtest.ChatRequest) llmtest.Reply {
 		<-release

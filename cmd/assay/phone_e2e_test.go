@@ -30,6 +30,7 @@ const overflow = `(() => {
 // Every page fits a phone's 390 px: tables and charts scroll or shrink
 // inside their boxes, the page itself never scrolls sideways.
 func TestBrowserPagesFitAPhone(t *testing.T) {
+	t.Parallel()
 	dbPath, id := finishedRun(t, 6)
 	base := startServer(t, "--db", dbPath)
 	ctx := newBrowser(t)

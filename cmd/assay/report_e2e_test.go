@@ -115,6 +115,7 @@ func summaryOf(t *testing.T, dbPath string, id int64) *report.Summary {
 }
 
 func TestBrowserReportShareAndRevoke(t *testing.T) {
+	t.Parallel()
 	dbPath, id := finishedRun(t, 12)
 	want := summaryOf(t, dbPath, id)
 	base := startServer(t, "--db", dbPath, "--token", "owner-token-0123456789")
@@ -236,6 +237,7 @@ func TestBrowserReportShareAndRevoke(t *testing.T) {
 }
 
 func TestBrowserExportOpensFromFile(t *testing.T) {
+	t.Parallel()
 	dbPath, id := finishedRun(t, 8)
 	file := filepath.Join(t.TempDir(), "report.html")
 	args := []string{"export", "--run", fmt.Sprint(id), "--format", "html", "--db", dbPath, "-o", file}
@@ -272,6 +274,7 @@ func TestBrowserExportOpensFromFile(t *testing.T) {
 }
 
 func TestBrowserCompareRuns(t *testing.T) {
+	t.Parallel()
 	dbPath, ids := finishedRuns(t, 8, 2)
 	base := startServer(t, "--db", dbPath)
 	ctx := newBrowser(t)

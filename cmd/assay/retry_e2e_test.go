@@ -15,6 +15,7 @@ import (
 // A finished run with failed tasks: the page offers to retry them, asks
 // first, and once they succeed the run reads completed without errors.
 func TestBrowserRetryFailedTasks(t *testing.T) {
+	t.Parallel()
 	var broken atomic.Bool
 	broken.Store(true)
 	fake := llmtest.New(llmtest.JudgeAndAgent(llmtest.Judge(nil), func(req *llmtest.ChatRequest) llmtest.Reply {

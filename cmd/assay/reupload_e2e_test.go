@@ -12,6 +12,7 @@ import (
 // Uploading GSM8K's bytes a second time as qa, in a browser, opens another
 // dataset read that way, whose flash names the dataset the bytes also are.
 func TestBrowserReuploadAsAnotherKindIsAnotherDataset(t *testing.T) {
+	t.Parallel()
 	base := startServer(t)
 	ctx := newBrowser(t)
 	file := fixture.Path("gsm8k.jsonl")

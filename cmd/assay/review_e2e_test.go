@@ -20,6 +20,7 @@ import (
 // coverage and agreement, and its summary with reviews applied moves the
 // overridden metric's mean.
 func TestBrowserReviewThroughALink(t *testing.T) {
+	t.Parallel()
 	dbPath, id := finishedRun(t, 3)
 	const owner = "review-owner-token-0123"
 	base := startServer(t, "--db", dbPath, "--token", owner)
@@ -166,6 +167,7 @@ func TestBrowserReviewThroughALink(t *testing.T) {
 // verdict leads there, and after the name three key presses give three
 // verdicts under it, and ] still opens the next sample.
 func TestBrowserReviewKeysAskTheNameOnce(t *testing.T) {
+	t.Parallel()
 	dbPath, id := finishedRun(t, 3)
 	base := startServer(t, "--db", dbPath)
 	ctx := newBrowser(t) // no reviewer's name kept

@@ -18,6 +18,7 @@ import (
 // row per algorithm with the figures `assay route --json` prints for the
 // same settings, and both charts drawn.
 func TestBrowserRoutingPage(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"testdata:gsm8k.jsonl", "shared:gsm8k_sample.jsonl"} {
 		t.Run(name, func(t *testing.T) {
 			path, ok := strings.CutPrefix(name, "shared:")

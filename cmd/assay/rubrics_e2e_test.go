@@ -11,6 +11,7 @@ import (
 // A user writes a rubric on the Rubrics page — a mistake first, told on
 // which line — then finds it among the run form's evaluators.
 func TestBrowserRubricsPage(t *testing.T) {
+	t.Parallel()
 	dbPath := filepath.Join(t.TempDir(), "assay.db")
 	seedDatasetAndCondition(t, dbPath)
 	base := startServer(t, "--db", dbPath)

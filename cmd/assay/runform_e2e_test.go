@@ -15,6 +15,7 @@ import (
 // Changing the dataset swaps the run form in place; the agent's kind must
 // still show its own fields afterwards.
 func TestBrowserRunFormCommandAgentAfterChangingTheDataset(t *testing.T) {
+	t.Parallel()
 	dbPath := filepath.Join(t.TempDir(), "assay.db")
 	seedDatasetAndCondition(t, dbPath)
 	db, err := store.Open(context.Background(), dbPath)

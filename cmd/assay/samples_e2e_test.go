@@ -73,6 +73,7 @@ execution: {num_repetitions: 2, max_concurrent: 4}
 }
 
 func TestBrowserFilterSamplesAndReadReasoning(t *testing.T) {
+	t.Parallel()
 	dbPath, id := samplesRun(t)
 	base := startServer(t, "--db", dbPath)
 	ctx := newBrowser(t)

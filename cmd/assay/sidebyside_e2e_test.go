@@ -12,6 +12,7 @@ import (
 // judge's scores under each answer; the choice is kept in the URL and by
 // the next sample.
 func TestBrowserSampleSideBySide(t *testing.T) {
+	t.Parallel()
 	dbPath, id := finishedRun(t, 4)
 	base := startServer(t, "--db", dbPath)
 	ctx := newBrowser(t)

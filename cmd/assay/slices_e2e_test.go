@@ -18,6 +18,7 @@ import (
 // A reader slices a report by subject from its page: the choice lands in
 // the URL, the table has a row per subject and every chart is drawn.
 func TestBrowserReportBySlice(t *testing.T) {
+	t.Parallel()
 	agent := func(req *llmtest.ChatRequest) llmtest.Reply {
 		if strings.Contains(req.Messages[0].Content, "Think") && strings.Contains(string(req.Body), "river") {
 			return llmtest.Reply{Content: "The answer is C."}

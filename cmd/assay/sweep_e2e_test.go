@@ -20,6 +20,7 @@ import (
 // tables scrolling in their boxes; the folded variance charts are drawn when
 // opened.
 func TestBrowserSweepOfConditions(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(varied())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
