@@ -99,6 +99,29 @@ func (s *Summary) Grouped() *Summary {
 	return &g
 }
 
+// CountRateLimited sets each condition's RateLimited from counts, by the
+// run's condition names; a run over several models adds its models' under
+// their condition.
+func (s *Summary) CountRateLimited(counts map[string]int64) {
+	name := map[[2]string]string{}
+	for i := range s.Conditions {
+		c := &s.Conditions[i]
+		n := counts[c.Name]
+		c.RateLimited = &n
+		name[[2]string{c.Base, c.Model}] = c.Name
+	}
+	for i := range s.byModel {
+		g := &s.byModel[i]
+		var sum int64
+		for j := range g.Models {
+			m := &g.Models[j]
+			n := counts[name[[2]string{g.Name, m.Model}]]
+			m.RateLimited, sum = &n, sum+n
+		}
+		g.RateLimited = &sum
+	}
+}
+
 // ConditionSummary is one condition's results and metrics.
 type ConditionSummary struct {
 	Name string `json:"name"`
@@ -112,6 +135,9 @@ type ConditionSummary struct {
 	Errors      int                `json:"errors"`
 	JudgeErrors int                `json:"judge_errors"`
 	Retried     int                `json:"retried"`
+	// RateLimited counts the calls (agent's and judges') answered 429 while
+	// this process executed the run: in assay run --json only.
+	RateLimited *int64 `json:"rate_limited,omitempty"`
 	// ErrorKinds counts the agent's errors by kind (timeout, rate_limited,
 	// server_error, refused, connection, bad_response, too_large, guard,
 	// turn_limit, mcp_server, command, sandbox, other); JudgeErrorKinds the

@@ -13,6 +13,7 @@ import (
 	"assay/internal/text"
 	"assay/runner/agent"
 	"assay/runner/assert"
+	"assay/runner/llm"
 	"assay/store"
 )
 
@@ -51,6 +52,7 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunSt
 		return store.RunFailed, m.finish(id, store.RunFailed, err.Error())
 	}
 	ex.h = h
+	h.limiters.Store(ex.limiters)
 	defer ex.close()
 	if ex.pending, err = m.db.PendingWork(ctx, id); err != nil {
 		return "", err
@@ -338,6 +340,7 @@ func (w *workers) saveBehind(ctx context.Context, res *store.Result, reserved fl
 // run does it again.
 func (w *workers) do(ctx context.Context, t task) *store.Result {
 	ex := w.ex
+	ctx = llm.WithCounts(ctx, ex.counts[t.condition.Name])
 	res := &store.Result{RunID: ex.run.ID, SampleRow: t.sample.ID, Condition: t.condition.Name, Repetition: t.repetition}
 	done := ex.pending[t.key()]
 	if kept, ok := keptAnswer(done); ok {

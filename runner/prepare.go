@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -28,12 +29,35 @@ type execution struct {
 	models     map[string]modelAgent // a run over several models: each model's agent, by its name
 	eval       *evaluators
 	prices     prices
-	timeout    time.Duration  // one answer, every turn and retry
-	secrets    secrets        // the keys this run read: never in a stored message
-	h          *handle        // the run's handle in this process
-	pending    store.Pending  // work done for tasks not committed when the run last stopped
-	keeping    sync.WaitGroup // parts of tasks' work on their way to the store (keep)
-	stopping   *stopping      // the run's stopping rule at work; nil for none
+	timeout    time.Duration          // one answer, every turn and retry
+	secrets    secrets                // the keys this run read: never in a stored message
+	h          *handle                // the run's handle in this process
+	pending    store.Pending          // work done for tasks not committed when the run last stopped
+	keeping    sync.WaitGroup         // parts of tasks' work on their way to the store (keep)
+	stopping   *stopping              // the run's stopping rule at work; nil for none
+	limiters   *limiterSet            // the adaptive limits of its models' endpoints
+	counts     map[string]*llm.Counts // what its calls met, by condition
+}
+
+// limiterSet gathers the limiters a run's clients call through.
+type limiterSet struct {
+	mu   sync.Mutex
+	list []*llm.Limiter
+}
+
+// limit gives cfg the adaptive limit of its endpoint when spec adapts, and
+// notes it among the run's.
+func (m *Manager) limit(spec *config.Config, cfg llm.Config, set *limiterSet) llm.Config {
+	if !spec.Execution.Adapts() || set == nil {
+		return cfg
+	}
+	cfg.Limit = m.limits.For(cfg, spec.Execution.MaxConcurrent)
+	set.mu.Lock()
+	if !slices.Contains(set.list, cfg.Limit) {
+		set.list = append(set.list, cfg.Limit)
+	}
+	set.mu.Unlock()
+	return cfg
 }
 
 // prepare decodes a run's snapshot, resolves its ${...} references in this
@@ -61,18 +85,20 @@ func (m *Manager) prepare(run *store.Run, ds *store.Dataset, samples *sampleSour
 		agentModel: spec.Agent.Model,
 		timeout:    seconds(spec.Agent.TimeoutSeconds, 300),
 		secrets:    m.secretsOf(spec, run.Conditions),
+		limiters:   &limiterSet{},
+		counts:     m.countsOf(run),
 	}
 	// A run over several models answers through theirs alone: the agent's
 	// own key may be unset when each model names its own.
 	if len(spec.Agent.Models) == 0 {
-		if ex.agent, err = m.newAgent(spec); err != nil {
+		if ex.agent, err = m.newAgent(spec, ex.limiters); err != nil {
 			return nil, err
 		}
 	}
 	for _, am := range spec.Agent.Models {
 		one := *spec
 		one.Agent = spec.Agent.WithModel(am)
-		ma, err := m.newAgent(&one)
+		ma, err := m.newAgent(&one, ex.limiters)
 		if err != nil {
 			ex.close()
 			return nil, fmt.Errorf("agent.models %s: %w", am.Name, err)
@@ -82,7 +108,7 @@ func (m *Manager) prepare(run *store.Run, ds *store.Dataset, samples *sampleSour
 		}
 		ex.models[am.Name] = modelAgent{ma, am.Model}
 	}
-	if ex.eval, err = m.newEvaluators(spec, ds.Kind); err != nil {
+	if ex.eval, err = m.newEvaluators(spec, ds.Kind, ex.limiters); err != nil {
 		ex.close()
 		return nil, err
 	}
@@ -147,15 +173,15 @@ func (m *Manager) retry(spec *config.Config) llm.RetryPolicy {
 
 // newAgent builds the run's agent, wrapped in the condition guards, which
 // retry as many times as the run's retry policy allows.
-func (m *Manager) newAgent(spec *config.Config) (agent.Agent, error) {
-	a, err := m.baseAgent(spec)
+func (m *Manager) newAgent(spec *config.Config, lims *limiterSet) (agent.Agent, error) {
+	a, err := m.baseAgent(spec, lims)
 	if err != nil {
 		return nil, err
 	}
 	return agent.Guarded(a, max(spec.Execution.Retry.MaxAttempts, 1), seconds(spec.Agent.TimeoutSeconds, 300)), nil
 }
 
-func (m *Manager) baseAgent(spec *config.Config) (agent.Agent, error) {
+func (m *Manager) baseAgent(spec *config.Config, lims *limiterSet) (agent.Agent, error) {
 	timeout := seconds(spec.Agent.TimeoutSeconds, 300)
 	switch spec.Agent.Type {
 	case config.AgentCommand:
@@ -206,11 +232,11 @@ func (m *Manager) baseAgent(spec *config.Config) (agent.Agent, error) {
 		}
 		cfg = onVertex(cfg, model, v)
 	}
-	client := llm.New(cfg, m.opts.HTTPClient)
+	client := llm.New(m.limit(spec, cfg, lims), m.opts.HTTPClient)
 	return agent.NewOpenAI(client, agent.OpenAIOptions{MaxTurns: spec.Agent.MaxTurns, Getenv: m.opts.Getenv, Logger: m.log}), nil
 }
 
-func (m *Manager) newEvaluators(spec *config.Config, kind store.Kind) (*evaluators, error) {
+func (m *Manager) newEvaluators(spec *config.Config, kind store.Kind, lims *limiterSet) (*evaluators, error) {
 	e := &evaluators{
 		list:       spec.Evaluators,
 		kind:       kind,
@@ -235,7 +261,7 @@ func (m *Manager) newEvaluators(spec *config.Config, kind store.Kind) (*evaluato
 					if jc.VarySeed {
 						seed += rep
 					}
-					client, err := m.judgeClient(spec, jc, judgeKeyField(spec, index), seed)
+					client, err := m.judgeClient(spec, jc, judgeKeyField(spec, index), seed, lims)
 					if err != nil {
 						return nil, err
 					}
@@ -281,7 +307,7 @@ func judgeKeyField(spec *config.Config, index int) string {
 }
 
 // judgeClient is a judge's client, asking with seed.
-func (m *Manager) judgeClient(spec *config.Config, j config.Judge, keyField string, seed int) (*llm.Client, error) {
+func (m *Manager) judgeClient(spec *config.Config, j config.Judge, keyField string, seed int, lims *limiterSet) (*llm.Client, error) {
 	provider, model, err := j.Resolve()
 	if err != nil {
 		return nil, err
@@ -312,7 +338,7 @@ func (m *Manager) judgeClient(spec *config.Config, j config.Judge, keyField stri
 		}
 		cfg = onVertex(cfg, model, v)
 	}
-	return llm.New(cfg, m.opts.HTTPClient), nil
+	return llm.New(m.limit(spec, cfg, lims), m.opts.HTTPClient), nil
 }
 
 // judgeModel is the model the judge's calls are priced as: its name

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"assay/runner/agent"
+	"assay/runner/llm"
 	"assay/store"
 )
 
@@ -50,6 +51,9 @@ type Manager struct {
 	mu      sync.Mutex
 	active  map[int64]*handle
 	skipped map[int64]bool // unfinished runs this process lacks the variables of, said once
+
+	limits llm.Limits                       // one adaptive limit per endpoint, key and model, for every run
+	counts map[int64]map[string]*llm.Counts // what each run's calls met here, by condition (ratelimit.go)
 }
 
 // handle is one executing run.
@@ -60,8 +64,9 @@ type handle struct {
 	paused    atomic.Pointer[string] // why the run waits for the database; nil when it does not
 	// flights hold, per worker, when its task in hand started (Unix
 	// nanoseconds; 0 while it has none): what InFlight reads.
-	flights atomic.Pointer[[]atomic.Int64]
-	done    chan struct{}
+	flights  atomic.Pointer[[]atomic.Int64]
+	limiters atomic.Pointer[limiterSet] // its endpoints' adaptive limits, once prepared
+	done     chan struct{}
 }
 
 // InFlight says how many of a run's tasks executing here are waiting on

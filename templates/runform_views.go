@@ -20,6 +20,9 @@ type RunForm struct {
 	BudgetUSD   string
 	// AllowUnpriced lets a run with a budget call models without a price.
 	AllowUnpriced bool
+	// FixedConcurrency keeps the calls at once at Concurrency rather than
+	// adapting them to the provider's rate limit (execution.adaptive: false).
+	FixedConcurrency bool
 
 	// The stopping rule: StopWhen "" for none, "decided" or "precise".
 	StopWhen, StopMetric, StopAlpha, StopHalfWidth, StopMargin, StopMinSamples, StopSeed string

@@ -120,18 +120,22 @@ type ReviewLinkRow struct {
 
 // RunProgress is the live part of a run page, polled while the run works.
 type RunProgress struct {
-	ID          int64
-	Status      string
-	Polling     bool // pending or running: the fragment asks to be fetched again
-	CanCancel   bool
-	CanResume   bool
-	CanRetry    bool   // a finished run with failed tasks or judge calls: they can be done again
-	Retry       string // what the retry does: "2 failed tasks and the judging of 3 answers"
-	Message     string // the run's error, or why it stopped
-	Paused      bool   // Message says why the run waits for the database
-	InFlight    string // "4 calls in flight, the oldest for 12s", while the run executes here
-	Stalled     bool   // the oldest call in flight has taken minutes: no estimate is given
-	Interrupted bool   // no process executes the unfinished run: Message says who did and what now
+	ID        int64
+	Status    string
+	Polling   bool // pending or running: the fragment asks to be fetched again
+	CanCancel bool
+	CanResume bool
+	CanRetry  bool   // a finished run with failed tasks or judge calls: they can be done again
+	Retry     string // what the retry does: "2 failed tasks and the judging of 3 answers"
+	Message   string // the run's error, or why it stopped
+	Paused    bool   // Message says why the run waits for the database
+	InFlight  string // "4 calls in flight, the oldest for 12s", while the run executes here
+	// Limits say, per endpoint the run calls, how many calls its adaptive
+	// limit allows at once and how many were answered 429, while the run
+	// executes here.
+	Limits      []string
+	Stalled     bool // the oldest call in flight has taken minutes: no estimate is given
+	Interrupted bool // no process executes the unfinished run: Message says who did and what now
 	CSRF        string
 	Done        int
 	Total       int

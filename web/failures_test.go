@@ -3,7 +3,9 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -161,5 +163,43 @@ func TestTheEstimateWarnsOfAWarmJudge(t *testing.T) {
 	form.Set("judge_temperature", "0")
 	if _, doc := f.postForm("/runs/estimate", form); doc.Find(".run-warning").Length() != 0 {
 		t.Errorf("a judge at 0 is warned of: %q", text(doc, ".run-warning"))
+	}
+}
+
+// A run meeting its provider's rate limit says so on its live page: where
+// each endpoint's adaptive limit stands, and how many of its calls were
+// answered 429.
+func TestTheLivePageShowsTheRateLimit(t *testing.T) {
+	var agentCalls atomic.Int64
+	fake := llmtest.New(llmtest.JudgeAndAgent(func(*llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Hang: true}
+	}, func(*llmtest.ChatRequest) llmtest.Reply {
+		if agentCalls.Add(1) <= 2 {
+			return llmtest.Reply{Status: http.StatusTooManyRequests, RetryAfter: "0", Content: "Rate limit reached"}
+		}
+		return llmtest.Reply{Content: "An answer."}
+	}))
+	f := newRunServerOn(t, fake)
+	form := f.runForm(f.qaDataset(4), f.conditions("baseline"))
+	form.Set("concurrency", "4")
+	id := f.launch(form)
+	deadline := time.Now().Add(60 * time.Second)
+	var got string
+	for !strings.Contains(got, "2 calls of this run answered 429") {
+		_, doc := f.get(fmt.Sprintf("/runs/%d/progress", id))
+		got = text(doc, "#rate-limits")
+		if time.Now().After(deadline) {
+			t.Fatalf("rate limits on the live page: %q", got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	host := strings.TrimPrefix(strings.TrimSuffix(fake.URL, "/v1"), "http://")
+	if !regexp.MustCompile(regexp.QuoteMeta(host) + `: [0-4] at once, up to [1-4] now`).MatchString(got) {
+		t.Errorf("rate limits on the live page: %q, want the endpoint %s named", got, host)
+	}
+	f.postForm(fmt.Sprintf("/runs/%d/cancel", id), url.Values{})
+	f.waitFor(id, store.RunCancelled)
+	if _, doc := f.get(fmt.Sprintf("/runs/%d/progress", id)); doc.Find("#rate-limits").Length() != 0 {
+		t.Errorf("a cancelled run still shows its limits: %q", text(doc, "#rate-limits"))
 	}
 }

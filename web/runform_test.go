@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"assay/runner/config"
 	"context"
 	"fmt"
 	"net/http"
@@ -237,5 +238,37 @@ func TestReportFlagsAJudgeOfTheAgentsFamily(t *testing.T) {
 	f.waitFor(id, "completed")
 	if _, doc = f.get(fmt.Sprintf("/runs/%d", id)); doc.Find("#judge-same-family").Length() != 0 {
 		t.Error("a judge of another family is flagged")
+	}
+}
+
+// The run form's "Keep the concurrency fixed" turns the adaptive limit off
+// (execution.adaptive: false); a run launched without it adapts, and the
+// next form starts from the last run's choice.
+func TestRunFormKeepsTheConcurrencyFixedWhenAsked(t *testing.T) {
+	f := newRunServer(t, rubricAgent("4"))
+	ds := f.qaDataset(1)
+	conds := f.conditions("baseline")
+	for _, fixed := range []bool{true, false} {
+		form := f.runForm(ds, conds)
+		if fixed {
+			form.Set("fixed_concurrency", "1")
+		}
+		id := f.launch(form)
+		f.waitFor(id, "completed")
+		run, err := f.db.Run(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := config.Stored(run.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Execution.Adapts() == fixed {
+			t.Errorf("fixed %v: the run's calls adapt: %v", fixed, cfg.Execution.Adapts())
+		}
+		_, doc := f.get("/runs/new")
+		if got := doc.Find("#fixed_concurrency:checked").Length() == 1; got != fixed {
+			t.Errorf("fixed %v: the next form's box ticked: %v", fixed, got)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"assay/readmodel"
 	"assay/report"
 	"assay/runner"
+	"assay/runner/llm"
 	"assay/store"
 	"assay/templates"
 )
@@ -207,6 +208,9 @@ func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProg
 			p.Stalled, p.ETA = true, ""
 		}
 	}
+	if !run.Status.Finished() {
+		p.Limits = limitLines(s.runner.Limits(run.ID), s.runner.RateLimited(run.ID))
+	}
 	if err := s.markInterrupted(ctx, run, &p); err != nil {
 		return p, err
 	}
@@ -246,4 +250,29 @@ func (s *Server) markInterrupted(ctx context.Context, run *store.Run, p *templat
 		}
 	}
 	return nil
+}
+
+// limitLines say where each endpoint's adaptive limit stands —
+// "api.openai.com: 12 at once, up to 40 now (max_concurrent 100), paced to
+// its rate limit" — and how many of the run's calls were answered 429.
+func limitLines(states []llm.LimitState, limited map[string]int64) []string {
+	var out []string
+	var n int64
+	for _, c := range limited {
+		n += c
+	}
+	for _, l := range states {
+		line := fmt.Sprintf("%s: %d at once, up to %d now", l.Endpoint, l.InFlight, l.Limit)
+		if l.Limit < l.Ceiling {
+			line += fmt.Sprintf(" (max_concurrent %d)", l.Ceiling)
+		}
+		if l.Paced {
+			line += ", paced to its rate limit"
+		}
+		out = append(out, line)
+	}
+	if n > 0 {
+		out = append(out, fmt.Sprintf("%s of this run answered 429 (rate limited), waited for and tried again", templates.Count(int(n), "call")))
+	}
+	return out
 }

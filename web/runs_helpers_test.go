@@ -33,11 +33,16 @@ type runFixture struct {
 // server may start command agents unless an option says otherwise.
 func newRunServer(t *testing.T, h llmtest.Handler, options ...func(*web.Config)) *runFixture {
 	t.Helper()
+	return newRunServerOn(t, llmtest.New(h), options...)
+}
+
+// newRunServerOn is newRunServer with a fake model server of the test's.
+func newRunServerOn(t *testing.T, fake *llmtest.Server, options ...func(*web.Config)) *runFixture {
+	t.Helper()
 	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "assay.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake := llmtest.New(h)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	m := runner.New(db, runner.Options{Logger: logger,
 		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }})

@@ -34,6 +34,7 @@ func readRunForm(v url.Values) templates.RunForm {
 		Concurrency:      v.Get("concurrency"),
 		BudgetUSD:        v.Get("budget_usd"),
 		AllowUnpriced:    v.Get("allow_unpriced") != "",
+		FixedConcurrency: v.Get("fixed_concurrency") != "",
 		StopWhen:         v.Get("stop_when"),
 		StopMetric:       strings.TrimSpace(v.Get("stop_metric")),
 		StopAlpha:        v.Get("stop_alpha"),
@@ -81,6 +82,7 @@ func formFromConfig(cfg *config.Config) templates.RunForm {
 	f := templates.RunForm{
 		Repetitions:      strconv.Itoa(cfg.Execution.NumRepetitions),
 		Concurrency:      strconv.Itoa(cfg.Execution.MaxConcurrent),
+		FixedConcurrency: !cfg.Execution.Adapts(),
 		AgentType:        string(cfg.Agent.Type),
 		AgentCommand:     strings.Join(cfg.Agent.Command, "\n"),
 		AgentTimeout:     strconv.Itoa(cfg.Agent.TimeoutSeconds),
@@ -163,6 +165,9 @@ func (s *Server) runSpec(ctx context.Context, f templates.RunForm) (*runSpec, er
 	cfg.Execution.MaxConcurrent = p.integer("Concurrency", f.Concurrency, 1, config.MaxConcurrent)
 	cfg.BudgetUSD = p.optFloat("Budget", f.BudgetUSD, 0, math.MaxFloat64, 0)
 	cfg.AllowUnpriced = f.AllowUnpriced
+	if f.FixedConcurrency {
+		cfg.Execution.Adaptive = new(bool)
+	}
 	if f.StopWhen != "" {
 		cfg.Stop = &config.Stop{When: f.StopWhen, Metric: f.StopMetric,
 			Alpha:     p.optFloat("α", f.StopAlpha, 0, 0.5, 0),

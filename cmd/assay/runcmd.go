@@ -106,6 +106,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return &exitError{code: exitIncomplete, err: err}
 	}
+	v.Summary.CountRateLimited(m.RateLimited(id))
 	if *asJSON {
 		if err := json.NewEncoder(stdout).Encode(v.output()); err != nil {
 			return err
@@ -248,6 +249,9 @@ func printSummary(w io.Writer, s *report.Summary) {
 		}
 		if c.JudgeErrors > 0 {
 			fmt.Fprintf(w, "%s: %s: %s\n", c.Name, plural(c.JudgeErrors, "judge error"), report.KindsText(c.JudgeErrorKinds))
+		}
+		if c.RateLimited != nil && *c.RateLimited > 0 {
+			fmt.Fprintf(w, "%s: %s answered 429 (rate limited) by the provider\n", c.Name, plural(int(*c.RateLimited), "call"))
 		}
 		if len(c.PassAtK) > 0 {
 			var parts []string

@@ -276,10 +276,18 @@ type ReportSettings struct {
 
 // Execution says how much work to do and how hard to retry.
 type Execution struct {
-	NumRepetitions int   `yaml:"num_repetitions" json:"num_repetitions"`
-	MaxConcurrent  int   `yaml:"max_concurrent" json:"max_concurrent"`
-	Retry          Retry `yaml:"retry" json:"retry"`
+	NumRepetitions int `yaml:"num_repetitions" json:"num_repetitions"`
+	// MaxConcurrent is how many tasks run at once, and the ceiling of the
+	// calls at once to a model's endpoint, which adapt to its rate limit
+	// unless Adaptive is false.
+	MaxConcurrent int   `yaml:"max_concurrent" json:"max_concurrent"`
+	Adaptive      *bool `yaml:"adaptive" json:"adaptive,omitempty"`
+	Retry         Retry `yaml:"retry" json:"retry"`
 }
+
+// Adapts says whether calls to a model's endpoint adapt to its rate limit
+// (the default).
+func (e Execution) Adapts() bool { return e.Adaptive == nil || *e.Adaptive }
 
 // Retry is the backoff for calls that can succeed later.
 type Retry struct {

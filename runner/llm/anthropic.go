@@ -145,11 +145,10 @@ func anthropicTool(name, description string, schema any) (anthropic.ToolParam, e
 }
 
 // anthropicAttempt makes one Messages API call under its own deadline.
-func (c *Client) anthropicAttempt(ctx context.Context, p anthropic.MessageNewParams, structured bool) (*Response, *failure) {
+func (c *Client) anthropicAttempt(ctx context.Context, p anthropic.MessageNewParams, structured bool, seen *attempt) (*Response, *failure) {
 	callCtx, cancel := context.WithTimeout(ctx, c.cfg.CallTimeout)
 	defer cancel()
-	var seen attempt
-	msg, err := c.anth.Messages.New(withAttempt(callCtx, &seen), p)
+	msg, err := c.anth.Messages.New(withAttempt(callCtx, seen), p)
 	if err != nil {
 		var apiErr *anthropic.Error
 		if errors.As(err, &apiErr) && ctx.Err() == nil && callCtx.Err() == nil {

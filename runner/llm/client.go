@@ -117,9 +117,23 @@ func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 	policy := c.cfg.Retry
 	var retries []string
 	malformed := 0
+	counts, _ := ctx.Value(countsKey{}).(*Counts)
 	for n := 1; ; n++ {
+		var seen attempt
+		var started time.Time
+		if lim := c.cfg.Limit; lim != nil {
+			if started, err = lim.acquire(ctx); err != nil {
+				return nil, &Error{Attempts: n - 1, Message: "canceled while waiting for room under the provider's rate limit", err: err}
+			}
+		}
 		start := time.Now()
-		resp, f := call(ctx)
+		resp, f := call(ctx, &seen)
+		if lim := c.cfg.Limit; lim != nil {
+			lim.release(started, seen.status, seen.header)
+		}
+		if counts != nil && seen.status == http.StatusTooManyRequests {
+			counts.RateLimited.Add(1)
+		}
 		if f == nil {
 			resp.Latency, resp.Attempts, resp.Retries = time.Since(start), n, retries
 			return resp, nil
@@ -140,11 +154,13 @@ func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 }
 
 // caller returns the function that makes one attempt of req.
-func (c *Client) caller(req Request) (func(context.Context) (*Response, *failure), error) {
+func (c *Client) caller(req Request) (func(context.Context, *attempt) (*Response, *failure), error) {
 	if c.anth != nil {
 		p, err := c.anthropicParams(req)
 		structured := req.ResponseFormat != nil && req.ResponseFormat.JSONSchema != nil
-		return func(ctx context.Context) (*Response, *failure) { return c.anthropicAttempt(ctx, p, structured) }, err
+		return func(ctx context.Context, seen *attempt) (*Response, *failure) {
+			return c.anthropicAttempt(ctx, p, structured, seen)
+		}, err
 	}
 	creq := c.request(req)
 	if err := openai.NewReasoningValidator().Validate(creq); err != nil {
@@ -154,8 +170,8 @@ func (c *Client) caller(req Request) (func(context.Context) (*Response, *failure
 	if err != nil {
 		return nil, fmt.Errorf("encode the request: %w", err)
 	}
-	return func(ctx context.Context) (*Response, *failure) {
-		resp, f := c.attempt(ctx, body)
+	return func(ctx context.Context, seen *attempt) (*Response, *failure) {
+		resp, f := c.attempt(ctx, body, seen)
 		if f != nil {
 			return nil, f
 		}
@@ -164,11 +180,10 @@ func (c *Client) caller(req Request) (func(context.Context) (*Response, *failure
 }
 
 // attempt makes one call under its own deadline.
-func (c *Client) attempt(ctx context.Context, body []byte) (openai.ChatCompletionResponse, *failure) {
+func (c *Client) attempt(ctx context.Context, body []byte, seen *attempt) (openai.ChatCompletionResponse, *failure) {
 	callCtx, cancel := context.WithTimeout(ctx, c.cfg.CallTimeout)
 	defer cancel()
-	var seen attempt
-	resp, err := c.openAIPost(callCtx, body, &seen)
+	resp, err := c.openAIPost(callCtx, body, seen)
 	if err != nil {
 		f := classify(ctx, callCtx, c.cfg.CallTimeout, seen.status, err)
 		f.header = seen.header

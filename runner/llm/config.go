@@ -70,6 +70,9 @@ type Config struct {
 	// Vertex, when set, reaches the model through Google's Vertex AI
 	// (BaseURL then replaces Vertex's address); APIKey is not sent.
 	Vertex *Vertex
+	// Limit, when set, is the endpoint's adaptive limit of calls at once
+	// (Limits.For); nil leaves the caller's own concurrency alone.
+	Limit *Limiter
 }
 
 // withDefaults returns cfg with every zero knob set to its default.

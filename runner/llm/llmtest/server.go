@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +46,8 @@ type Server struct {
 	requests []*ChatRequest
 	stats    Stats
 	rng      *rand.Rand
+	tokens   float64   // WithRateLimit's bucket
+	filled   time.Time // when tokens was last brought up to date
 }
 
 // options hold what Option functions set.
@@ -54,6 +57,8 @@ type options struct {
 	faultSeed    int64
 	noStructured bool
 	noHistory    bool
+	rate         float64 // requests a second of WithRateLimit; 0: none
+	burst        int
 }
 
 // Option changes how a Server behaves.
@@ -75,6 +80,14 @@ func WithFaults(rate float64, seed int64) Option {
 // json_schema with 400, as many local servers do.
 func WithoutStructuredOutput() Option {
 	return func(o *options) { o.noStructured = true }
+}
+
+// WithRateLimit limits requests as a provider does, with a token bucket of
+// burst requests refilled at perSecond: a request that finds it empty gets
+// a 429 with Retry-After-Ms, and every answer carries OpenAI's headers
+// (x-ratelimit-limit-requests, -remaining-requests, -reset-requests).
+func WithRateLimit(perSecond float64, burst int) Option {
+	return func(o *options) { o.rate, o.burst = perSecond, burst }
 }
 
 // WithoutHistory keeps no request once it is answered: Requests returns
@@ -137,6 +150,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fault := s.receive(req)
+	if s.opts.rate > 0 && !s.admit(w.Header()) {
+		s.write(w, r, req, Reply{Status: http.StatusTooManyRequests,
+			Content: "Rate limit reached for requests: limit " + strconv.Itoa(s.opts.burst)})
+		return
+	}
 	if !s.pause(r.Context(), s.opts.latency) {
 		panic(http.ErrAbortHandler)
 	}
@@ -166,6 +184,33 @@ func (s *Server) receive(req *ChatRequest) Fault {
 	f := allFaults[s.rng.IntN(len(allFaults))]
 	s.stats.Faults[f]++
 	return f
+}
+
+// admit takes a token from the bucket if there is one, and writes the
+// rate-limit headers as they stand after it.
+func (s *Server) admit(h http.Header) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	burst := float64(s.opts.burst)
+	if s.filled.IsZero() {
+		s.tokens = burst
+	} else {
+		s.tokens = min(burst, s.tokens+now.Sub(s.filled).Seconds()*s.opts.rate)
+	}
+	s.filled = now
+	ok := s.tokens >= 1
+	if ok {
+		s.tokens--
+	}
+	secs := func(n float64) time.Duration { return time.Duration(n / s.opts.rate * float64(time.Second)) }
+	h.Set("X-Ratelimit-Limit-Requests", strconv.Itoa(s.opts.burst))
+	h.Set("X-Ratelimit-Remaining-Requests", strconv.Itoa(int(s.tokens)))
+	h.Set("X-Ratelimit-Reset-Requests", secs(burst-s.tokens).Round(time.Millisecond).String())
+	if !ok {
+		h.Set("Retry-After-Ms", strconv.FormatInt(secs(1-s.tokens).Milliseconds()+1, 10))
+	}
+	return ok
 }
 
 // pause waits d, and reports false when the client gave up or the server
