@@ -75,6 +75,8 @@ type exportJudgement struct {
 	UnverifiedClaims []string        `json:"unverified_claims"`
 	TokensIn         int             `json:"tokens_in"`
 	TokensOut        int             `json:"tokens_out"`
+	CacheReadTokens  int             `json:"cache_read_tokens"`  // of tokens_in: the judge's instructions read from the prompt cache
+	CacheWriteTokens int             `json:"cache_write_tokens"` // of tokens_in
 	CostUSD          float64         `json:"cost_usd"`
 	LatencyMS        int64           `json:"latency_ms"`
 }
@@ -129,6 +131,8 @@ func toExport(r *store.Result, name string, reviews map[int64][]store.Review) ex
 			UnverifiedClaims: claims,
 			TokensIn:         j.TokensIn,
 			TokensOut:        j.TokensOut,
+			CacheReadTokens:  j.CacheReadTokens,
+			CacheWriteTokens: j.CacheWriteTokens,
 			CostUSD:          j.CostUSD,
 			LatencyMS:        j.LatencyMS,
 		})

@@ -85,7 +85,8 @@ func (e *evaluators) judge(ctx context.Context, ev config.Evaluator, t task, res
 		j.TokensOut = v.TokensOut
 		j.LatencyMS = v.Latency.Milliseconds()
 		j.Attempts = v.Attempts
-		j.CostUSD, _ = e.prices.cost(call.model, v.TokensIn, v.TokensOut, 0, 0)
+		j.CacheReadTokens, j.CacheWriteTokens = v.CacheReadTokens, v.CacheWriteTokens
+		j.CostUSD, _ = e.prices.cost(call.model, v.TokensIn, v.TokensOut, v.CacheReadTokens, v.CacheWriteTokens)
 		if !v.Structured {
 			j.Detail = "structured output was refused; the schema went in the prompt"
 		}

@@ -329,7 +329,9 @@ func (m *Manager) judgeClient(spec *config.Config, j config.Judge, keyField stri
 		Temperature: &t,
 		Seed:        &seed,
 		CallTimeout: seconds(j.TimeoutSeconds, 120),
-		Retry:       m.retry(spec),
+		// A judge's instructions (and schema) are the same in every call.
+		CacheInstructions: true,
+		Retry:             m.retry(spec),
 	}
 	if provider == config.ProviderVertex {
 		v, err := m.vertexAccess(context.Background(), strings.Replace(keyField, "api_key_env", "model", 1))

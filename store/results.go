@@ -76,7 +76,7 @@ func insertJudgement(ctx context.Context, tx writer, r *Result, j *Judgement) er
 	claims, _ := json.Marshal(nonNil(j.UnverifiedClaims))
 	res, err := tx.exec(ctx, qInsertJudgement,
 		r.ID, r.RunID, j.Evaluator, judgeSlot(j.JudgeIndex, j.JudgeRepetition), j.Judge, j.Seed, j.Error, kindOf(j.Error, j.ErrorKind), max(j.Attempts, 1),
-		j.Raw, j.Detail, string(claims), j.TokensIn, j.TokensOut, j.CostUSD, j.LatencyMS)
+		j.Raw, j.Detail, string(claims), j.TokensIn, j.TokensOut, j.CacheReadTokens, j.CacheWriteTokens, j.CostUSD, j.LatencyMS)
 	if err != nil {
 		return fmt.Errorf("insert judgement %s: %w", j.Evaluator, err)
 	}
@@ -240,7 +240,7 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 	type place struct{ result, judgement int }
 	places := map[int64]place{}
 	columns := `j.id, j.result_id, j.evaluator, j.judge_repetition, j.judge, j.error, j.error_kind, j.unverified_claims,
-		j.seed, j.attempts, j.raw, j.detail, j.tokens_in, j.tokens_out, j.cost_usd, j.latency_ms`
+		j.seed, j.attempts, j.raw, j.detail, j.tokens_in, j.tokens_out, j.cost_usd, j.latency_ms, j.cache_read_tokens, j.cache_write_tokens`
 	if lean {
 		columns = `j.id, j.result_id, j.evaluator, j.judge_repetition, j.judge, j.error, j.error_kind, j.unverified_claims`
 	}
@@ -256,7 +256,7 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 		} else {
 			err = rows.Scan(int64Col{&j.ID}, int64Col{&resultID}, &j.Evaluator, intCol{&j.JudgeRepetition}, &j.Judge, &j.Error,
 				textCol[ErrorKind]{&j.ErrorKind}, &claims, &seed, intCol{&j.Attempts}, &j.Raw, &j.Detail, intCol{&j.TokensIn},
-				intCol{&j.TokensOut}, floatCol{&j.CostUSD}, int64Col{&j.LatencyMS})
+				intCol{&j.TokensOut}, floatCol{&j.CostUSD}, int64Col{&j.LatencyMS}, intCol{&j.CacheReadTokens}, intCol{&j.CacheWriteTokens})
 		}
 		if err != nil {
 			return err
@@ -352,8 +352,9 @@ const qInsertResult = `INSERT INTO results (run_id, sample_id, condition, repeti
 const qDeletePending = `DELETE FROM pending_work WHERE run_id = ? AND sample_id = ? AND condition = ? AND repetition = ?`
 
 const qInsertJudgement = `INSERT INTO judgements (result_id, run_id, evaluator, judge_repetition, judge, seed, error,
-		error_kind, attempts, raw, detail, unverified_claims, tokens_in, tokens_out, cost_usd, latency_ms)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		error_kind, attempts, raw, detail, unverified_claims, tokens_in, tokens_out, cache_read_tokens, cache_write_tokens,
+		cost_usd, latency_ms)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // qInsertScores[n-1] inserts n scores of one judgement.
 var qInsertScores = func() []string {

@@ -232,6 +232,10 @@ type Judgement struct {
 	UnverifiedClaims []string
 	TokensIn         int
 	TokensOut        int
+	// CacheReadTokens and CacheWriteTokens are the part of TokensIn read
+	// from and written to the provider's prompt cache, priced apart.
+	CacheReadTokens  int
+	CacheWriteTokens int
 	CostUSD          float64
 	LatencyMS        int64
 	Scores           []Score

@@ -46,6 +46,9 @@ type Judgement struct {
 	// Raw is the last answer exactly as the judge gave it.
 	Raw                 string
 	TokensIn, TokensOut int
+	// CacheReadTokens and CacheWriteTokens are the part of TokensIn read
+	// from and written to the provider's prompt cache (Anthropic).
+	CacheReadTokens, CacheWriteTokens int
 	// Latency sums the calls made.
 	Latency time.Duration
 	// Attempts counts chat calls, a call rejected for structured output included.
@@ -105,6 +108,8 @@ func (v *Judgement) add(resp *llm.Response) {
 	v.Raw = resp.Raw
 	v.TokensIn += resp.TokensIn
 	v.TokensOut += resp.TokensOut
+	v.CacheReadTokens += resp.CacheReadTokens
+	v.CacheWriteTokens += resp.CacheWriteTokens
 	v.Latency += resp.Latency
 }
 

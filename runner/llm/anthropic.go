@@ -102,6 +102,11 @@ func (c *Client) anthropicParams(req Request) (anthropic.MessageNewParams, error
 		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: &tool})
 		p.ToolChoice = anthropic.ToolChoiceUnionParam{OfTool: &anthropic.ToolChoiceToolParam{Name: answerTool}}
 	}
+	if c.cfg.CacheInstructions && len(p.System) > 0 {
+		// The prefix up to here — the tools (a structured answer's schema)
+		// and the system prompt — is read from the cache by later calls.
+		p.System[len(p.System)-1].CacheControl = anthropic.NewCacheControlEphemeralParam()
+	}
 	return p, nil
 }
 

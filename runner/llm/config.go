@@ -70,6 +70,10 @@ type Config struct {
 	// Vertex, when set, reaches the model through Google's Vertex AI
 	// (BaseURL then replaces Vertex's address); APIKey is not sent.
 	Vertex *Vertex
+	// CacheInstructions marks the system prompt cacheable where the API
+	// asks for it (Anthropic's cache_control): a judge's instructions are
+	// the same in every call, and read from the cache cost a tenth.
+	CacheInstructions bool
 	// Limit, when set, is the endpoint's adaptive limit of calls at once
 	// (Limits.For); nil leaves the caller's own concurrency alone.
 	Limit *Limiter
