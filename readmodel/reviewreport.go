@@ -2,6 +2,7 @@ package readmodel
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -44,6 +45,9 @@ func (r *Viewed) reviewView(q Query, shared bool) *templates.ReviewView {
 		}
 		v.Agreement = append(v.Agreement, row)
 		v.Heatmaps = append(v.Heatmaps, confusionChart(i, a))
+	}
+	for i, e := range rv.JudgeErrors {
+		v.JudgeErrors = append(v.JudgeErrors, judgeErrorsView(i, e))
 	}
 	return v
 }
@@ -113,4 +117,38 @@ func (q Query) encode() string {
 		return ""
 	}
 	return "?" + v.Encode()
+}
+
+// judgeErrorsView shows where a panel's judges err against people on one
+// metric, and says whether averaging them corrects them.
+func judgeErrorsView(i int, e report.JudgeErrors) templates.JudgeErrorsView {
+	v := templates.JudgeErrorsView{ID: fmt.Sprint(i), Metric: e.Metric.Label(), Judges: e.Judges,
+		PanelAbsError: fmt.Sprintf("%.2f", e.PanelAbsError)}
+	most := math.Inf(-1)
+	for j, name := range e.Judges {
+		row := templates.JudgeErrorRow{Judge: name, MeanError: fmt.Sprintf("%+.2f", e.MeanError[j]), MeanAbsError: fmt.Sprintf("%.2f", e.MeanAbsError[j])}
+		for k, r := range e.Matrix[j] {
+			cell := "—"
+			if r != nil {
+				cell = fmt.Sprintf("%.2f", *r)
+				if k != j {
+					most = max(most, *r)
+				}
+			}
+			row.Correlations = append(row.Correlations, cell)
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	together := ""
+	if !math.IsInf(most, -1) {
+		together = fmt.Sprintf(" (the most alike, r %.2f)", most)
+	}
+	if e.PanelBetter {
+		v.Verdict = fmt.Sprintf("Over %s people scored, the panel's mean errs by %.2f on average, less than its best judge (%s, %.2f): its judges' errors are not all alike%s, and averaging them corrects some.",
+			templates.Count(e.N, "answer"), e.PanelAbsError, e.BestJudge, e.BestAbsError, together)
+	} else {
+		v.Verdict = fmt.Sprintf("Over %s people scored, the panel's mean errs by %.2f on average, no less than its best judge (%s, %.2f): its judges err together%s, and averaging them corrects nothing.",
+			templates.Count(e.N, "answer"), e.PanelAbsError, e.BestJudge, e.BestAbsError, together)
+	}
+	return v
 }

@@ -35,6 +35,9 @@ type Reviews struct {
 	Reviewers  []string // by name
 	Coverage   []Coverage
 	Agreement  []Agreement // per metric with a reviewed score, in report order
+	// JudgeErrors are, per metric a panel scored, where its judges err
+	// against people and whether they err together.
+	JudgeErrors []JudgeErrors
 }
 
 // Coverage is how many of one metric's scores under one condition were reviewed.
@@ -166,6 +169,7 @@ func (r *Report) reviews(scores []store.MetricScores, verdicts []store.Review) *
 		wg.Go(func() { agreements[i], found[i] = agreement(m, last, judge, byScore) })
 	}
 	wg.Wait()
+	out.JudgeErrors = r.judgeErrors(scores, last)
 	for i, a := range agreements {
 		if found[i] {
 			out.Agreement = append(out.Agreement, a)

@@ -144,6 +144,24 @@ type ReviewView struct {
 	Agreement                    []AgreementRow
 	Heatmaps                     []ChartView
 	Queue                        *QueueBar // starts the review queue, for a reader who may review
+	JudgeErrors                  []JudgeErrorsView
+}
+
+// JudgeErrorsView is where a panel's judges err against people on one
+// metric: a row per judge, with the correlations of its errors with each
+// judge's, and what that means for the panel's mean.
+type JudgeErrorsView struct {
+	ID, Metric    string
+	Judges        []string
+	Rows          []JudgeErrorRow
+	PanelAbsError string
+	Verdict       string // "The panel's mean errs by 0.56 on average, less than its best judge…"
+}
+
+// JudgeErrorRow is one judge's errors against people.
+type JudgeErrorRow struct {
+	Judge, MeanError, MeanAbsError string
+	Correlations                   []string
 }
 
 // CoverageRow is how many of a metric's scores under a condition were reviewed.

@@ -152,8 +152,12 @@ func (s *Server) apiAgreement(c echo.Context) error {
 	if metrics == nil {
 		metrics = []report.Agreement{}
 	}
+	errs := r.Reviews.JudgeErrors
+	if errs == nil {
+		errs = []report.JudgeErrors{}
+	}
 	return c.JSON(http.StatusOK, map[string]any{"verdicts": r.Reviews.Verdicts, "reviewed": r.Reviews.Scored,
-		"reviewers": r.Reviews.Reviewers, "metrics": metrics})
+		"reviewers": r.Reviews.Reviewers, "metrics": metrics, "judge_errors": errs})
 }
 
 // apiCreateReviewLink handles POST /api/runs/:id/review-links {"name"}.
