@@ -75,6 +75,8 @@ Usage:
   assay route   --run ID [--orders R] [--seed S] [--weights 0.7,0.2,0.1] [--condition C] [--db F] [--json]
   assay backup  --to FILE [--db F]
   assay rebuild [--run ID] [--db F] [--json]   (computes again what is kept from the runs' records)
+  assay audit   --run ID [--probes verbosity,position,self] [--samples N] [--budget USD] [--estimate]
+                [--gate 'audit.verbosity<=0.2' ...] [--db F] [--json]   (the judge's biases; exit 1 when a gate fails)
   assay token   create --name N [--role owner|reviewer|viewer] | list [--json] | revoke NAME   [--db F]
   assay version
 
@@ -104,6 +106,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdRoute(ctx, args[1:], stdout, stderr)
 	case "rebuild":
 		return cmdRebuild(ctx, args[1:], stdout, stderr)
+	case "audit":
+		return cmdAudit(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "assay", version)
 		return nil

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"assay/runner"
+	"assay/runner/audit"
+	"assay/store"
+)
+
+// cmdAudit audits the judge of a finished run: how far padding moves its
+// scores, how often two answers' order decides, whether it judges its own
+// family, how a panel's judges err together. Exit 1 when a gate fails.
+func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("audit", stderr)
+	runID := fs.Int64("run", 0, "the finished run whose judge to audit")
+	probes := fs.String("probes", strings.Join(audit.AllProbes, ","), "the probes: "+strings.Join(audit.AllProbes, ", "))
+	samples := fs.Int("samples", audit.DefaultSamples, "answers padded, and pairs of answers compared")
+	budget := fs.Float64("budget", 0, "USD the audit may spend; an estimate over it is refused before any call (0: no bound)")
+	seed := fs.Uint64("seed", 0, "seed of the answers picked")
+	estimateOnly := fs.Bool("estimate", false, "print what the audit would call and cost, and call nothing")
+	dbPath := fs.String("db", "assay.db", "SQLite database file")
+	asJSON := fs.Bool("json", false, "print the audit as one JSON object")
+	var gates []string
+	fs.Func("gate", "fail (exit 1) unless the audit holds it, e.g. 'audit.verbosity<=0.2' (the size of the change), 'audit.position<=0.1' (the flip rate); repeatable", func(s string) error {
+		if _, err := parseAuditGate(s); err != nil {
+			return err
+		}
+		gates = append(gates, s)
+		return nil
+	})
+	if err := parseFlags(fs, args); err != nil {
+		return badUsage(err)
+	}
+	if *runID == 0 {
+		return badUsage(fmt.Errorf("audit: --run RUN_ID is required"))
+	}
+	list, err := audit.ParseProbes(*probes)
+	if err != nil {
+		return badUsage(fmt.Errorf("audit: --probes: %w", err))
+	}
+	if _, err := os.Stat(*dbPath); err != nil {
+		return badUsage(fmt.Errorf("audit: %w", err))
+	}
+	db, err := store.Open(ctx, *dbPath)
+	if err != nil {
+		return badUsage(err)
+	}
+	defer db.Close()
+	m := runner.New(db, runner.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Program: "assay audit"})
+	defer m.Close(context.Background())
+	opts := audit.Options{Probes: list, Samples: *samples, Budget: *budget, Seed: *seed}
+	if *estimateOnly {
+		est, err := m.AuditEstimate(ctx, *runID, opts)
+		if err != nil {
+			return badUsage(fmt.Errorf("audit: %s", store.ErrorMessage(err)))
+		}
+		if *asJSON {
+			return json.NewEncoder(stdout).Encode(est)
+		}
+		fmt.Fprintf(stdout, "audit of run %d: %d judge calls, %s\n", *runID, est.Calls, costText(est))
+		return nil
+	}
+	res, err := m.AuditAndKeep(ctx, *runID, opts)
+	if err != nil {
+		return badUsage(fmt.Errorf("audit: %s", store.ErrorMessage(err)))
+	}
+	var failed []string
+	for _, g := range gates {
+		gate, _ := parseAuditGate(g)
+		if held, why := gate.holds(res); !held {
+			failed = append(failed, g+": "+why)
+		}
+	}
+	if *asJSON {
+		out := struct {
+			*audit.Result
+			Passed *bool    `json:"passed,omitempty"`
+			Failed []string `json:"failed_gates,omitempty"`
+		}{Result: res, Failed: failed}
+		if len(gates) > 0 {
+			p := len(failed) == 0
+			out.Passed = &p
+		}
+		if err := json.NewEncoder(stdout).Encode(out); err != nil {
+			return err
+		}
+	} else {
+		printAudit(stdout, res)
+		for _, f := range failed {
+			fmt.Fprintf(stdout, "gate failed: %s\n", f)
+		}
+	}
+	if len(failed) > 0 {
+		return &exitError{code: exitGateFailed, err: errSilent}
+	}
+	return nil
+}
+
+// costText says what an estimate costs.
+func costText(e audit.Estimate) string {
+	if !e.Priced {
+		return "the judge has no price"
+	}
+	return fmt.Sprintf("about $%.4f", e.CostUSD)
+}
+
+// printAudit writes an audit's figures as text.
+func printAudit(w io.Writer, r *audit.Result) {
+	fmt.Fprintf(w, "judge audit of run %d: %d calls, $%.4f (estimated %d, %s)", r.RunID, r.Calls, r.CostUSD, r.Estimate.Calls, costText(r.Estimate))
+	if r.Errors > 0 {
+		fmt.Fprintf(w, "; %d judge calls failed", r.Errors)
+	}
+	fmt.Fprintln(w)
+	for _, line := range audit.Lines(r) {
+		fmt.Fprintln(w, line)
+	}
+}
+
+// auditGate is one --gate of assay audit: a probe's figure against a bound.
+type auditGate struct {
+	figure, op string
+	bound      float64
+}
+
+var auditGateRe = regexp.MustCompile(`^\s*audit\.(verbosity|position|first_wins)\s*(<=|>=|<|>)\s*([-+0-9.eE]+)\s*$`)
+
+func parseAuditGate(s string) (auditGate, error) {
+	g := auditGateRe.FindStringSubmatch(s)
+	if g == nil {
+		return auditGate{}, fmt.Errorf("gate %q: want audit.verbosity, audit.position or audit.first_wins, then <=, >=, < or >, then a number", s)
+	}
+	bound, err := strconv.ParseFloat(g[3], 64)
+	if err != nil || math.IsNaN(bound) || math.IsInf(bound, 0) {
+		return auditGate{}, fmt.Errorf("gate %q: %q is not a number", s, g[3])
+	}
+	return auditGate{figure: g[1], op: g[2], bound: bound}, nil
+}
+
+// holds checks the gate against an audit; a probe not run fails it.
+func (g auditGate) holds(r *audit.Result) (bool, string) {
+	var v float64
+	switch p := r.Probes; g.figure {
+	case "verbosity":
+		if p.Verbosity == nil || p.Verbosity.Why != "" {
+			return false, "the verbosity probe gave no figure"
+		}
+		v = math.Abs(p.Verbosity.Delta)
+	case "position":
+		if p.Position == nil || p.Position.N == 0 {
+			return false, "the position probe gave no figure"
+		}
+		v = p.Position.FlipRate
+	case "first_wins":
+		if p.Position == nil || p.Position.N == 0 {
+			return false, "the position probe gave no figure"
+		}
+		v = p.Position.FirstWins
+	}
+	held := map[string]bool{"<=": v <= g.bound, ">=": v >= g.bound, "<": v < g.bound, ">": v > g.bound}[g.op]
+	return held, fmt.Sprintf("%s is %.3f", g.figure, v)
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"assay/runner/audit"
+	"assay/runner/llm/llmtest"
+	"assay/store"
+)
+
+// assay audit of a run whose judge scores padded answers a point higher
+// and always prefers the first of two answers: --json gives the figures
+// the interface names, the report page shows them, a gate on verbosity
+// fails (exit 1), and the audit's calls are the estimate's.
+func TestAssayAuditFindsTheJudgesBiases(t *testing.T) {
+	var judged atomic.Int64
+	srv := llmtest.New(llmtest.JudgeAndAgent(func(req *llmtest.ChatRequest) llmtest.Reply {
+		judged.Add(1)
+		schema, _, _ := req.Schema()
+		props, _ := schema["properties"].(map[string]any)
+		if _, ok := props["first_better"]; ok {
+			answer, _ := llmtest.JudgeAnswer(req, map[string]any{"first_better": 1})
+			return llmtest.Reply{Content: answer}
+		}
+		score := 3
+		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "To put it another way") {
+			score = 4
+		}
+		answer, _ := llmtest.JudgeAnswer(req, map[string]any{"factual_adherence": score, "completeness": score,
+			"helpfulness_and_clarity": score, "unverified_claims": []string{}})
+		return llmtest.Reply{Content: answer}
+	}, llmtest.Text("The answer is 4.")))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	var data strings.Builder
+	for i := 1; i <= 6; i++ {
+		fmt.Fprintf(&data, "{\"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, 2*i)
+	}
+	os.WriteFile(filepath.Join(dir, "qa.jsonl"), []byte(data.String()), 0o644)
+	os.WriteFile(filepath.Join(dir, "run.yaml"), fmt.Appendf(nil, `name: audited
+dataset: {path: ./qa.jsonl}
+agent: {type: openai, model: claude-sonnet-4, base_url: %q}
+judge: {model: claude-opus-4-5, base_url: %q}
+conditions: {plain: {}, brief: {system_prompt: "Be brief."}}
+execution: {num_repetitions: 1, max_concurrent: 2}
+prices: {claude-opus-4-5: {input_per_mtok: 5, output_per_mtok: 25}}
+`, srv.URL, srv.URL), 0o644)
+	db := filepath.Join(dir, "assay.db")
+	if err := run(context.Background(), []string{"run", "--config", filepath.Join(dir, "run.yaml"), "--db", db, "--quiet"}, io.Discard, io.Discard); err != nil {
+		t.Fatalf("assay run: %v", err)
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"audit", "--run", "1", "--db", db, "--samples", "4", "--estimate", "--json"}, &out, io.Discard); err != nil {
+		t.Fatalf("assay audit --estimate: %v", err)
+	}
+	var est audit.Estimate
+	json.Unmarshal(out.Bytes(), &est)
+	// 4 answers padded, 1 judge; 4 pairs of plain and brief, both orders.
+	if est.Calls != 4+8 || !est.Priced || est.CostUSD <= 0 {
+		t.Fatalf("estimate %+v, want 12 priced calls", est)
+	}
+	// A budget under the estimate is refused before any call.
+	judged.Store(0)
+	err := run(context.Background(), []string{"audit", "--run", "1", "--db", db, "--samples", "4", "--budget", fmt.Sprint(est.CostUSD / 2)}, io.Discard, io.Discard)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "over its budget") || judged.Load() != 0 {
+		t.Fatalf("an audit over its budget: %v (%d calls made)", err, judged.Load())
+	}
+	out.Reset()
+	err = run(context.Background(), []string{"audit", "--run", "1", "--db", db, "--samples", "4", "--json", "--gate", "audit.verbosity<=0.2"}, &out, io.Discard)
+	if !errors.As(err, &ee) || ee.code != exitGateFailed {
+		t.Errorf("a failed gate: %v, want exit %d", err, exitGateFailed)
+	}
+	var got struct {
+		RunID  int64 `json:"run_id"`
+		Probes struct {
+			Verbosity struct {
+				Delta float64    `json:"delta"`
+				CI95  [2]float64 `json:"ci95"`
+				N     int        `json:"n"`
+			} `json:"verbosity"`
+			Position struct {
+				FlipRate  float64    `json:"flip_rate"`
+				FirstWins float64    `json:"first_wins"`
+				CI95      [2]float64 `json:"ci95"`
+				N         int        `json:"n"`
+			} `json:"position"`
+			Self struct {
+				Flagged []struct{ Judge, Model, Family string } `json:"flagged"`
+			} `json:"self_preference"`
+		} `json:"probes"`
+		Calls  int      `json:"calls"`
+		Passed *bool    `json:"passed"`
+		Failed []string `json:"failed_gates"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	v, p := got.Probes.Verbosity, got.Probes.Position
+	if got.RunID != 1 || v.Delta != 1 || v.N != 4 || v.CI95[0] <= 0 || p.FlipRate != 1 || p.FirstWins != 1 || p.N != 4 ||
+		len(got.Probes.Self.Flagged) != 1 || got.Probes.Self.Flagged[0].Family != "claude" ||
+		got.Passed == nil || *got.Passed || len(got.Failed) != 1 || got.Calls != est.Calls || judged.Load() != int64(est.Calls) {
+		t.Errorf("audit: %s (the fake judge answered %d)", out.String(), judged.Load())
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"audit", "--run", "1", "--db", db, "--samples", "4", "--probes", "verbosity,position"}, &out, io.Discard); err != nil {
+		t.Fatalf("assay audit: %v", err)
+	}
+	for _, want := range []string{"verbosity: padding 4 answers with content-free sentences moved their scores by +1.00 on average",
+		"the judge is swayed by length", "position: of 4 pairs judged in both orders, 100% changed winner with the order"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the audit's text lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "self-preference") {
+		t.Errorf("a probe not asked for is in the text:\n%s", out.String())
+	}
+	// The audit is kept with the run.
+	sdb, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := sdb.LatestAudit(context.Background(), 1)
+	sdb.Close()
+	if err != nil || !bytes.Contains(kept, []byte(`"flip_rate":1`)) {
+		t.Errorf("the audit kept with the run: %s %v", kept, err)
+	}
+}

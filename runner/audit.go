@@ -1,0 +1,318 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"assay/report"
+	"assay/runner/audit"
+	"assay/runner/config"
+	"assay/runner/judge"
+	"assay/store"
+)
+
+// auditPlan is what an audit of a run will judge again.
+type auditPlan struct {
+	spec    *config.Config
+	e       *evaluators
+	padded  []store.Result    // answers to pad, each judged again by every judge (first repetition)
+	pairs   [][2]store.Result // answers of two conditions to one sample, compared in both orders
+	perCall float64           // the run's mean cost of a judge call, for the estimate
+	priced  bool
+	est     audit.Estimate
+}
+
+// AuditEstimate is what an audit of a run with opts would call and cost.
+func (m *Manager) AuditEstimate(ctx context.Context, runID int64, opts audit.Options) (audit.Estimate, error) {
+	p, err := m.planAudit(ctx, runID, opts)
+	if err != nil {
+		return audit.Estimate{}, err
+	}
+	return p.est, nil
+}
+
+// Audit judges again a sample of a finished run's answers to see how its
+// judge is biased: padded with content-free text (verbosity), and two
+// conditions' answers to a sample compared in both orders (position). Its
+// calls and cost are its own: the run's results and scores are left as
+// they are. An estimate over opts.Budget is refused before any call; a
+// budget reached stops the audit's calls, the figures then over what was
+// judged.
+func (m *Manager) Audit(ctx context.Context, runID int64, opts audit.Options) (*audit.Result, error) {
+	p, err := m.planAudit(ctx, runID, opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Budget > 0 && p.est.CostUSD > opts.Budget {
+		return nil, store.Errorf(store.EINVALID, "The audit would cost about $%.4f (%d judge calls), over its budget of $%.4f: ask for fewer samples or a larger budget.",
+			p.est.CostUSD, p.est.Calls, opts.Budget)
+	}
+	res := &audit.Result{RunID: runID, At: time.Now().UTC(), Estimate: p.est}
+	spent := func() bool { return opts.Budget > 0 && res.CostUSD >= opts.Budget }
+	probes := opts.Probes
+	if len(probes) == 0 {
+		probes = audit.AllProbes
+	}
+	if slices.Contains(probes, audit.ProbeVerbosity) {
+		var changes []audit.Change
+		for _, r := range p.padded {
+			if spent() {
+				break
+			}
+			s, err := m.db.Sample(ctx, r.SampleRow)
+			if err != nil {
+				return nil, err
+			}
+			for _, ev := range p.e.list {
+				for _, call := range p.e.judges[ev] {
+					if call.rep != 0 {
+						continue
+					}
+					before, ok := judgementOf(&r, ev.Label(), call.index)
+					if !ok {
+						continue
+					}
+					j := p.e.judge(ctx, ev, task{sample: s}, audit.Pad(r.Response), call)
+					if ctx.Err() != nil {
+						return nil, ctx.Err()
+					}
+					res.Calls += max(j.Attempts, 1)
+					res.CostUSD += j.CostUSD
+					if j.Error != "" {
+						res.Errors++
+						continue
+					}
+					for _, sc := range j.Scores {
+						if old, ok := scoreOf(before, sc.Metric); ok {
+							changes = append(changes, audit.Change{Answer: r.ID, Sample: r.SampleRow, Evaluator: ev.Label(), Metric: sc.Metric, Delta: sc.Value - old})
+						}
+					}
+				}
+			}
+		}
+		res.Probes.Verbosity = audit.VerbosityOf(changes)
+	}
+	if slices.Contains(probes, audit.ProbePosition) {
+		pos, err := m.positionProbe(ctx, p, res, spent)
+		if err != nil {
+			return nil, err
+		}
+		res.Probes.Position = pos
+	}
+	return res, nil
+}
+
+// positionProbe asks the run's (first) judge which of two conditions'
+// answers to a sample is the better, in both orders.
+func (m *Manager) positionProbe(ctx context.Context, p *auditPlan, res *audit.Result, spent func() bool) (*audit.Position, error) {
+	panel := p.spec.Panel()
+	if len(panel) == 0 {
+		return &audit.Position{Why: "the run has no judge"}, nil
+	}
+	jc := panel[0]
+	client, err := m.judgeClient(p.spec, jc, judgeKeyField(p.spec, 0), jc.Seed, nil)
+	if err != nil {
+		return nil, err
+	}
+	cmp := judge.Pairwise{Client: client}
+	var pairs []audit.Pair
+	for _, pair := range p.pairs {
+		if spent() {
+			break
+		}
+		s, err := m.db.Sample(ctx, pair[0].SampleRow)
+		if err != nil {
+			return nil, err
+		}
+		ref := judgeReference(p.e.kind, s)
+		var won [2]bool
+		failed := false
+		for i, order := range [2][2]string{{pair[0].Response, pair[1].Response}, {pair[1].Response, pair[0].Response}} {
+			first, v, err := cmp.Compare(ctx, s.Input, ref, order[0], order[1])
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if v != nil {
+				res.Calls += max(v.Attempts, 1)
+				cost, _ := p.e.prices.cost(judgeModel(jc), v.TokensIn, v.TokensOut, v.CacheReadTokens, v.CacheWriteTokens)
+				res.CostUSD += cost
+			}
+			if err != nil {
+				res.Errors++
+				failed = true
+				continue
+			}
+			won[i] = first
+		}
+		if !failed {
+			pairs = append(pairs, audit.Pair{FirstWonAB: won[0], FirstWonBA: won[1]})
+		}
+	}
+	return audit.PositionOf(pairs), nil
+}
+
+// planAudit picks what an audit judges again, and estimates it.
+func (m *Manager) planAudit(ctx context.Context, runID int64, opts audit.Options) (*auditPlan, error) {
+	run, err := m.db.Run(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	if !run.Status.Finished() {
+		return nil, store.Errorf(store.ECONFLICT, "Run %d is %s: a judge audit is of a finished run.", runID, run.Status)
+	}
+	stored, err := config.Stored(run.Config)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := stored.Resolve(m.opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(spec.Evaluators, config.Evaluator.UsesJudge) {
+		return nil, store.Errorf(store.EINVALID, "Run %d has no judge to audit: its evaluators are deterministic.", runID)
+	}
+	ds, err := m.db.Dataset(ctx, run.DatasetID)
+	if err != nil {
+		return nil, err
+	}
+	e, err := m.newEvaluators(spec, ds.Kind, nil)
+	if err != nil {
+		return nil, err
+	}
+	results, err := m.db.Results(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	n := opts.Samples
+	if n <= 0 {
+		n = audit.DefaultSamples
+	}
+	p := &auditPlan{spec: spec, e: e, priced: true}
+	var judgedCalls int
+	var judgedCost float64
+	for _, r := range results {
+		for _, j := range r.Judgements {
+			if j.Seed != nil && j.Error == "" {
+				judgedCalls++
+				judgedCost += j.CostUSD
+			}
+		}
+	}
+	if judgedCalls > 0 {
+		p.perCall = judgedCost / float64(judgedCalls)
+	}
+	if _, _, ok := config.PriceFor(spec.Prices, judgeModel(spec.Panel()[0])); !ok {
+		p.priced = false
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, 0xa0d17))
+	// Answers judged without error, in a seeded random order.
+	var judged []store.Result
+	for _, r := range results {
+		if r.Error == "" && r.Response != "" && slices.ContainsFunc(r.Judgements, func(j store.Judgement) bool { return j.Seed != nil && j.Error == "" }) {
+			judged = append(judged, r)
+		}
+	}
+	rng.Shuffle(len(judged), func(i, j int) { judged[i], judged[j] = judged[j], judged[i] })
+	probes := opts.Probes
+	if len(probes) == 0 {
+		probes = audit.AllProbes
+	}
+	judgesPerAnswer := 0
+	for _, ev := range e.list {
+		for _, call := range e.judges[ev] {
+			if call.rep == 0 {
+				judgesPerAnswer++
+			}
+		}
+	}
+	if slices.Contains(probes, audit.ProbeVerbosity) {
+		p.padded = judged[:min(n, len(judged))]
+		p.est.Calls += len(p.padded) * judgesPerAnswer
+	}
+	if slices.Contains(probes, audit.ProbePosition) && len(run.Conditions) >= 2 {
+		// The first repetition of the first two conditions' answers to a sample.
+		a, b := run.Conditions[0].Name, run.Conditions[1].Name
+		bySample := map[int64][2]*store.Result{}
+		for i := range results {
+			r := &results[i]
+			if r.Error != "" || r.Response == "" || r.Repetition != 1 {
+				continue
+			}
+			pair := bySample[r.SampleRow]
+			switch r.Condition {
+			case a:
+				pair[0] = r
+			case b:
+				pair[1] = r
+			}
+			bySample[r.SampleRow] = pair
+		}
+		var rows []int64
+		for row, pair := range bySample {
+			if pair[0] != nil && pair[1] != nil {
+				rows = append(rows, row)
+			}
+		}
+		slices.Sort(rows)
+		rng.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+		for _, row := range rows[:min(n, len(rows))] {
+			pair := bySample[row]
+			p.pairs = append(p.pairs, [2]store.Result{*pair[0], *pair[1]})
+		}
+		p.est.Calls += 2 * len(p.pairs)
+	}
+	p.est.CostUSD, p.est.Priced = float64(p.est.Calls)*p.perCall, p.priced
+	return p, nil
+}
+
+// judgementOf is a result's first-repetition judgement by an evaluator's
+// judge at a panel place.
+func judgementOf(r *store.Result, evaluator string, index int) (*store.Judgement, bool) {
+	for i := range r.Judgements {
+		j := &r.Judgements[i]
+		if j.Evaluator == evaluator && j.JudgeIndex == index && j.JudgeRepetition == 0 && j.Error == "" {
+			return j, true
+		}
+	}
+	return nil, false
+}
+
+// scoreOf is a judgement's value of a metric.
+func scoreOf(j *store.Judgement, metric string) (float64, bool) {
+	for _, s := range j.Scores {
+		if s.Metric == metric {
+			return s.Value, true
+		}
+	}
+	return 0, false
+}
+
+// AuditAndKeep audits a run's judge (Audit), adds what its report knows
+// (the judges of a model's own family, how a panel's judges err against
+// people) and keeps the result with the run.
+func (m *Manager) AuditAndKeep(ctx context.Context, runID int64, opts audit.Options) (*audit.Result, error) {
+	res, err := m.Audit(ctx, runID, opts)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := report.Load(ctx, m.db, runID)
+	if err != nil {
+		return nil, err
+	}
+	probes := opts.Probes
+	if len(probes) == 0 {
+		probes = audit.AllProbes
+	}
+	res.Complete(rep, probes)
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.db.SaveAudit(context.WithoutCancel(ctx), runID, res.Calls, res.CostUSD, b); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
