@@ -53,6 +53,8 @@ type exportRunHead struct {
 	// ImportExtra: what the files an imported run came from hold that the
 	// import did not read, as given.
 	ImportExtra json.RawMessage `json:"import_extra,omitempty"`
+	// Audit is the run's latest judge audit (assay audit), as it printed it.
+	Audit json.RawMessage `json:"audit,omitempty"`
 }
 
 // exportCondition is a condition's snapshot without the env and headers of

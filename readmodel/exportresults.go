@@ -193,6 +193,9 @@ func ExportJSON(ctx context.Context, db *store.DB, sc *Scope, r *Viewed, w io.Wr
 	if rh.ImportExtra, err = db.RunImportExtra(ctx, sc.Run.ID); err != nil {
 		return err
 	}
+	if rh.Audit, err = db.LatestAudit(ctx, sc.Run.ID); err != nil {
+		return err
+	}
 	head, err := json.MarshalIndent(rh, "", "  ")
 	if err != nil {
 		return fmt.Errorf("export run: %w", err)

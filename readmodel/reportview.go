@@ -86,6 +86,11 @@ func (r *Viewed) Page(ctx context.Context, db *store.DB, q Query, static bool, n
 		v.Query = Query{View: q.View, Slice: q.Slice, Judge: q.Judge}.encode()
 	}
 	v.Review = r.reviewView(q, r.Scope.Shared || static)
+	audit, err := r.auditView(ctx, db)
+	if err != nil {
+		return v, err
+	}
+	v.Audit = audit
 	v.Paired = templates.PairedView{Conditions: r.Conditions, A: a, B: b, Message: reason, View: q.View, Delta: q.Delta}
 	if reason != "" {
 		a, b = "", ""
@@ -126,7 +131,6 @@ func (r *Viewed) Page(ctx context.Context, db *store.DB, q Query, static bool, n
 			v.OneJudge.Panel = append(v.OneJudge.Panel, j.Name)
 		}
 	}
-	var err error
 	if v.Slices, err = r.sliceView(ctx, db, q, a, b); err != nil {
 		return v, err
 	}

@@ -316,3 +316,50 @@ func (m *Manager) AuditAndKeep(ctx context.Context, runID int64, opts audit.Opti
 	}
 	return res, nil
 }
+
+// StartAudit audits a run's judge in the background (AuditAndKeep), under
+// the manager's life: Close stops it. It checks what it can first — a
+// finished run with a judge, an estimate within the budget — and does
+// nothing when an audit of the run is under way already.
+func (m *Manager) StartAudit(runID int64, opts audit.Options) (audit.Estimate, error) {
+	est, err := m.AuditEstimate(m.base, runID, opts)
+	if err != nil {
+		return est, err
+	}
+	if opts.Budget > 0 && est.CostUSD > opts.Budget {
+		return est, store.Errorf(store.EINVALID, "The audit would cost about $%.4f (%d judge calls), over its budget of $%.4f: ask for fewer samples or a larger budget.",
+			est.CostUSD, est.Calls, opts.Budget)
+	}
+	m.mu.Lock()
+	if m.base.Err() != nil {
+		m.mu.Unlock()
+		return est, ErrClosed
+	}
+	if m.auditing[runID] {
+		m.mu.Unlock()
+		return est, nil
+	}
+	if m.auditing == nil {
+		m.auditing = map[int64]bool{}
+	}
+	m.auditing[runID] = true
+	m.wg.Add(1)
+	m.mu.Unlock()
+	go func() {
+		defer m.wg.Done()
+		if _, err := m.AuditAndKeep(m.base, runID, opts); err != nil && m.base.Err() == nil {
+			m.log.Error("judge audit failed", "run_id", runID, "err", err)
+		}
+		m.mu.Lock()
+		delete(m.auditing, runID)
+		m.mu.Unlock()
+	}()
+	return est, nil
+}
+
+// Auditing reports whether an audit of the run's judge is under way here.
+func (m *Manager) Auditing(runID int64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.auditing[runID]
+}

@@ -52,8 +52,9 @@ type Manager struct {
 	active  map[int64]*handle
 	skipped map[int64]bool // unfinished runs this process lacks the variables of, said once
 
-	limits llm.Limits                       // one adaptive limit per endpoint, key and model, for every run
-	counts map[int64]map[string]*llm.Counts // what each run's calls met here, by condition (ratelimit.go)
+	limits   llm.Limits                       // one adaptive limit per endpoint and key, for every run
+	auditing map[int64]bool                   // runs whose judge audit is under way here (StartAudit)
+	counts   map[int64]map[string]*llm.Counts // what each run's calls met here, by condition (ratelimit.go)
 }
 
 // handle is one executing run.

@@ -23,6 +23,7 @@ type ReportView struct {
 	Charts  []ChartView
 	Paired  PairedView
 	Review  *ReviewView
+	Audit   *AuditView // the latest judge audit; nil for a run without a judge
 	// Variance is "Where the variance comes from"; nil without two samples scored.
 	Variance *VarianceView
 	// Slices is "By slice"; nil when the samples have no field to slice by.
@@ -381,6 +382,20 @@ func Millis(ms float64) string {
 	return fmt.Sprintf("%.0f ms", ms)
 }
 
+// AuditView is the latest judge audit of a run (assay audit).
+type AuditView struct {
+	Lines []string // a line per probe, as assay audit prints them
+	At    string   // when it was made; "" before any audit
+	Calls int
+	Cost  string
+}
+
+// AuditStart is the owner's form that starts a judge audit of a finished
+// run, or the note that one is under way.
+type AuditStart struct {
+	Running bool
+}
+
 // ReportOwner is what only the run's owner sees on its report: exports,
 // share links and the other runs of the dataset.
 type ReportOwner struct {
@@ -392,8 +407,9 @@ type ReportOwner struct {
 	Shares      []ShareRow
 	ReviewLinks []ReviewLinkRow
 	OtherRuns   []OtherRun
-	Tags, Note  string // what people said of the run
-	CanEdit     bool   // the user may change them
+	Tags, Note  string      // what people said of the run
+	CanEdit     bool        // the user may change them
+	Audit       *AuditStart // the judge audit's form; nil unless the run is over and has a judge
 }
 
 // ShareRow is one share link of a run.

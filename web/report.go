@@ -53,6 +53,9 @@ func (s *Server) runPage(c echo.Context) error {
 		return err
 	}
 	v.Live = live.Polling
+	if v.Audit != nil && owner.CanEdit && sc.Run.Status.Finished() {
+		owner.Audit = &templates.AuditStart{Running: s.runner.Auditing(sc.Run.ID)}
+	}
 	page := templates.RunView{Page: s.reportPage(c, sc, sc.Run.Name), Report: v, Owner: owner, Progress: live}
 	return s.renderReport(c, sc, templates.Run(page))
 }

@@ -125,6 +125,25 @@ prices: {claude-opus-4-5: {input_per_mtok: 5, output_per_mtok: 25}}
 	if strings.Contains(out.String(), "self-preference") {
 		t.Errorf("a probe not asked for is in the text:\n%s", out.String())
 	}
+	// The JSON export carries the latest audit.
+	out.Reset()
+	if err := run(context.Background(), []string{"export", "--run", "1", "--format", "json", "--db", db, "-o", "-"}, &out, io.Discard); err != nil {
+		t.Fatalf("assay export: %v", err)
+	}
+	var export struct {
+		Run struct {
+			Audit *struct {
+				Probes struct {
+					Position struct {
+						FlipRate float64 `json:"flip_rate"`
+					} `json:"position"`
+				} `json:"probes"`
+			} `json:"audit"`
+		} `json:"run"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &export); err != nil || export.Run.Audit == nil || export.Run.Audit.Probes.Position.FlipRate != 1 {
+		t.Errorf("the export's audit: %v %s", err, out.String()[:min(out.Len(), 400)])
+	}
 	// The audit is kept with the run.
 	sdb, err := store.Open(context.Background(), db)
 	if err != nil {
