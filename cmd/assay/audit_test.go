@@ -155,3 +155,74 @@ prices: {claude-opus-4-5: {input_per_mtok: 5, output_per_mtok: 25}}
 		t.Errorf("the audit kept with the run: %s %v", kept, err)
 	}
 }
+
+// A panel judging two models' answers, its Claude judge scoring the Claude
+// model's answers a point above what the GPT judge gives them and the GPT
+// model's as it does: the audit measures that judge's self-preference at
+// +1 (per sample: Claude's answers +1 against the other judge, GPT's 0).
+func TestAuditMeasuresSelfPreference(t *testing.T) {
+	srv := llmtest.New(llmtest.JudgeAndAgent(func(req *llmtest.ChatRequest) llmtest.Reply {
+		score := 3
+		if strings.HasPrefix(req.Model, "claude") && strings.Contains(req.Messages[len(req.Messages)-1].Content, "from Claude") {
+			score = 4
+		}
+		answer, _ := llmtest.JudgeAnswer(req, map[string]any{"factual_adherence": score, "completeness": score,
+			"helpfulness_and_clarity": score, "unverified_claims": []string{}})
+		return llmtest.Reply{Content: answer}
+	}, func(req *llmtest.ChatRequest) llmtest.Reply {
+		if strings.HasPrefix(req.Model, "claude") {
+			return llmtest.Reply{Content: "An answer from Claude."}
+		}
+		return llmtest.Reply{Content: "An answer from GPT."}
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	var data strings.Builder
+	for i := 1; i <= 5; i++ {
+		fmt.Fprintf(&data, "{\"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, 2*i)
+	}
+	os.WriteFile(filepath.Join(dir, "qa.jsonl"), []byte(data.String()), 0o644)
+	os.WriteFile(filepath.Join(dir, "run.yaml"), fmt.Appendf(nil, `name: families
+dataset: {path: ./qa.jsonl}
+agent:
+  type: openai
+  base_url: %[1]q
+  models: [{name: sonnet, model: claude-sonnet-4}, {name: mini, model: gpt-4o-mini}]
+judges:
+  - {name: opus, model: claude-opus-4-5, base_url: %[1]q}
+  - {name: four, model: gpt-4o, base_url: %[1]q}
+conditions: {plain: {}}
+execution: {num_repetitions: 1, max_concurrent: 2}
+`, srv.URL), 0o644)
+	db := filepath.Join(dir, "assay.db")
+	if err := run(context.Background(), []string{"run", "--config", filepath.Join(dir, "run.yaml"), "--db", db, "--quiet"}, io.Discard, io.Discard); err != nil {
+		t.Fatalf("assay run: %v", err)
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"audit", "--run", "1", "--db", db, "--probes", "self", "--json"}, &out, io.Discard); err != nil {
+		t.Fatalf("assay audit: %v", err)
+	}
+	var got struct {
+		Probes struct {
+			Self struct {
+				Flagged  []struct{ Judge, Family string } `json:"flagged"`
+				Delta    *float64                         `json:"delta"`
+				CI95     *[2]float64                      `json:"ci95"`
+				Measured []struct {
+					Judge   string  `json:"judge"`
+					Delta   float64 `json:"delta"`
+					Samples int     `json:"samples"`
+				} `json:"measured"`
+			} `json:"self_preference"`
+		} `json:"probes"`
+		Calls int `json:"calls"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	s := got.Probes.Self
+	if len(s.Flagged) != 2 || len(s.Measured) != 2 || s.Measured[0].Judge != "opus" || s.Measured[0].Delta != 1 || s.Measured[0].Samples != 5 ||
+		s.Delta == nil || *s.Delta != 1 || s.CI95 == nil || got.Calls != 0 {
+		t.Errorf("self-preference: %s", out.String())
+	}
+}

@@ -117,14 +117,16 @@ type Position struct {
 	Why       string     `json:"why,omitempty"`
 }
 
-// SelfPreference flags a judge of the family of a model it judges.
+// SelfPreference flags a judge of the family of a model it judges and,
+// with a panel judging several models, measures it (report.SelfPreference:
+// how much more the judge favours its family's answers than the panel's
+// other judges do, against the other models' answers). Delta and CI95 are
+// the first flagged judge's; Measured has each.
 type SelfPreference struct {
-	Flagged []report.SameFamily `json:"flagged"`
-	// Delta is, with a panel and several models, how much higher a judge
-	// scores its own family's answers than the panel's other judges do;
-	// not computed yet.
-	Delta *float64    `json:"delta"`
-	CI95  *[2]float64 `json:"ci95"`
+	Flagged  []report.SameFamily     `json:"flagged"`
+	Delta    *float64                `json:"delta"`
+	CI95     *[2]float64             `json:"ci95"`
+	Measured []report.SelfPreference `json:"measured,omitempty"`
 }
 
 // ErrorCorrelation is how a panel's judges err together against people,
@@ -240,7 +242,25 @@ func (r *Result) Complete(rep *report.Report, probes []string) {
 		if flagged == nil {
 			flagged = []report.SameFamily{}
 		}
-		r.Probes.SelfPreference = &SelfPreference{Flagged: flagged}
+		sp := &SelfPreference{Flagged: flagged}
+		seen := map[int]bool{}
+		for _, f := range flagged {
+			for i, j := range rep.Config.Panel() {
+				_, model, err := j.Resolve()
+				if seen[i] || !(err == nil && model == f.Judge || j.Model == f.Judge) {
+					continue
+				}
+				seen[i] = true
+				if m, ok := rep.SelfPreferenceOf(i, f.Family); ok {
+					sp.Measured = append(sp.Measured, m)
+				}
+			}
+		}
+		if len(sp.Measured) > 0 {
+			d, ci := sp.Measured[0].Delta, sp.Measured[0].CI95
+			sp.Delta, sp.CI95 = &d, &ci
+		}
+		r.Probes.SelfPreference = sp
 	}
 	if rep.Reviews != nil && len(rep.Reviews.JudgeErrors) > 0 {
 		e := rep.Reviews.JudgeErrors[0]
@@ -274,6 +294,13 @@ func Lines(r *Result) []string {
 		for _, f := range s.Flagged {
 			out = append(out, fmt.Sprintf("self-preference: the judge %s and the agent's %s are both %s: it may favour its own family's answers", f.Judge, f.Model, f.Family))
 		}
+		for _, m := range s.Measured {
+			out = append(out, fmt.Sprintf("self-preference: %s scores %s answers %+.2f more than the panel's other judges do, against the other models' answers (95%% CI %+.2f to %+.2f, %s)%s",
+				m.Judge, m.Family, m.Delta, m.CI95[0], m.CI95[1], plural(m.Samples, "sample"), prefers(m.CI95)))
+			if m.OtherJudges == 1 {
+				out[len(out)-1] += " — against one other judge, either's preference shows in both"
+			}
+		}
 	}
 	if e := r.ErrorCorrelation; e != nil {
 		verdict := "the panel's mean errs no less than its best judge: they err together"
@@ -298,4 +325,15 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// prefers says whether a self-preference interval holds 0.
+func prefers(ci [2]float64) string {
+	if ci[0] <= 0 && ci[1] >= 0 {
+		return ": no preference shown"
+	}
+	if ci[0] > 0 {
+		return ": it favours its own family"
+	}
+	return ": it is harder on its own family"
 }

@@ -1,0 +1,109 @@
+package report
+
+import (
+	"assay/runner/stats"
+)
+
+// SelfPreference is how much more a panel judge favours the answers of its
+// own family's model than the panel's other judges do, against how it
+// treats the other models' answers: per answer, the judge's score less the
+// other judges' mean (d), then per sample the mean d of its family's
+// answers less the mean d of the other models' answers; the mean over
+// samples, in the metrics' units, with a 95% interval over samples. A
+// judge with no preference shows about 0.
+type SelfPreference struct {
+	Judge   string     `json:"judge"`
+	Family  string     `json:"family"`
+	Delta   float64    `json:"delta"`
+	CI95    [2]float64 `json:"ci95"`
+	Samples int        `json:"samples"`
+	// OtherJudges is how many judges it is measured against: against one,
+	// either judge's preference shows in both.
+	OtherJudges int `json:"other_judges"`
+}
+
+// SelfPreferenceOf measures it for the panel judge at place judge, of
+// family; false without two judges, answers of a model of that family and
+// of another model to the same samples.
+func (r *Report) SelfPreferenceOf(judge int, family string) (SelfPreference, bool) {
+	panel := r.Config.Panel()
+	out := SelfPreference{Family: family, OtherJudges: len(panel) - 1}
+	if judge < 0 || judge >= len(panel) || len(panel) < 2 {
+		return out, false
+	}
+	out.Judge = panel[judge].Name
+	if out.Judge == "" {
+		out.Judge = panel[judge].Model
+	}
+	models := map[string]string{} // a run's model name → its model
+	for _, m := range r.Config.Agent.Models {
+		name := m.Name
+		if name == "" {
+			name = m.Model
+		}
+		models[name] = m.Model
+	}
+	own := map[int64][]float64{}
+	other := map[int64][]float64{}
+	for mi := range r.Metrics {
+		if r.raw == nil {
+			continue
+		}
+		for ci, cond := range r.Conditions {
+			model := models[r.Run.Conditions[ci].Model]
+			if model == "" {
+				continue
+			}
+			into := other
+			if Family(model) == family {
+				into = own
+			}
+			for _, g := range r.raw[mi][cond] {
+				values, start := g.Values(), 0
+				for i := 1; i <= len(values); i++ {
+					if i < len(values) && g.rep(i) == g.rep(i-1) {
+						continue
+					}
+					if d, ok := judgeLessOthers(g, start, i, judge); ok {
+						into[g.SampleRow] = append(into[g.SampleRow], d)
+					}
+					start = i
+				}
+			}
+		}
+	}
+	var groups [][]float64
+	for row, o := range own {
+		if x := other[row]; len(x) > 0 {
+			a, _ := stats.Describe(o)
+			b, _ := stats.Describe(x)
+			groups = append(groups, []float64{a - b})
+		}
+	}
+	if len(groups) == 0 {
+		return out, false
+	}
+	s := stats.Clustered(groups)
+	out.Delta, out.CI95, out.Samples = s.Mean, [2]float64{s.CILo, s.CIHi}, s.Samples
+	return out, true
+}
+
+// judgeLessOthers is, for one answer's scores [from, to) of g, the judge's
+// mean score less the other judges' mean; false when either gave none.
+func judgeLessOthers(g SampleScores, from, to, judge int) (float64, bool) {
+	values := g.Values()
+	var mine, others []float64
+	for i := from; i < to; i++ {
+		if int(g.judge(i)) == judge {
+			mine = append(mine, values[i])
+		} else {
+			others = append(others, values[i])
+		}
+	}
+	if len(mine) == 0 || len(others) == 0 {
+		return 0, false
+	}
+	a, _ := stats.Describe(mine)
+	b, _ := stats.Describe(others)
+	return a - b, true
+}
