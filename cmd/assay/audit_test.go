@@ -226,3 +226,74 @@ execution: {num_repetitions: 1, max_concurrent: 2}
 		t.Errorf("self-preference: %s", out.String())
 	}
 }
+
+// assay run --gate 'audit.verbosity<=0.2' audits the completed run's judge
+// and fails (exit 1) when the judge is swayed by length; --json carries
+// the audit and how its gate held. A run without a judge refuses such a
+// gate before it starts.
+func TestRunGatesOnAJudgeAudit(t *testing.T) {
+	srv := llmtest.New(llmtest.JudgeAndAgent(func(req *llmtest.ChatRequest) llmtest.Reply {
+		score := 3
+		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "To put it another way") {
+			score = 4
+		}
+		answer, _ := llmtest.JudgeAnswer(req, map[string]any{"factual_adherence": score, "completeness": score,
+			"helpfulness_and_clarity": score, "unverified_claims": []string{}})
+		return llmtest.Reply{Content: answer}
+	}, llmtest.Text("The answer is 4.")))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	var data strings.Builder
+	for i := 1; i <= 4; i++ {
+		fmt.Fprintf(&data, "{\"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, 2*i)
+	}
+	os.WriteFile(filepath.Join(dir, "qa.jsonl"), []byte(data.String()), 0o644)
+	write := func(name, evaluators string) string {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, fmt.Appendf(nil, `name: gated
+dataset: {path: ./qa.jsonl}
+agent: {type: openai, model: m, base_url: %q}
+judge: {model: j, base_url: %q}
+conditions: {plain: {}}
+evaluators: [%s]
+execution: {num_repetitions: 1}
+`, srv.URL, srv.URL, evaluators), 0o644)
+		return path
+	}
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"run", "--config", write("run.yaml", "rubric"), "--db", filepath.Join(dir, "a.db"), "--quiet", "--json",
+		"--gate", "audit.verbosity<=0.2", "--gate", "audit.position<=0.1", "--audit-samples", "3"}, &out, io.Discard)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitGateFailed {
+		t.Fatalf("assay run with a judge swayed by length: %v, want exit %d", err, exitGateFailed)
+	}
+	var got struct {
+		Passed *bool `json:"passed"`
+		Audit  *struct {
+			Probes struct {
+				Verbosity struct {
+					Delta float64 `json:"delta"`
+					N     int     `json:"n"`
+				} `json:"verbosity"`
+			} `json:"probes"`
+		} `json:"audit"`
+		AuditGates []struct {
+			Gate    string `json:"gate"`
+			Held    bool   `json:"held"`
+			Message string `json:"message"`
+		} `json:"audit_gates"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if got.Passed == nil || *got.Passed || got.Audit == nil || got.Audit.Probes.Verbosity.Delta != 1 || got.Audit.Probes.Verbosity.N != 3 ||
+		len(got.AuditGates) != 2 || got.AuditGates[0].Held || got.AuditGates[0].Message != "verbosity is 1.000" ||
+		got.AuditGates[1].Held || got.AuditGates[1].Message != "the position probe gave no figure" {
+		t.Errorf("assay run --json: %s", out.String())
+	}
+	err = run(context.Background(), []string{"run", "--config", write("exact.yaml", "exact_match"), "--db", filepath.Join(dir, "b.db"), "--quiet",
+		"--gate", "audit.verbosity<=0.2"}, io.Discard, io.Discard)
+	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "no judge to audit") {
+		t.Errorf("an audit gate on a run without a judge: %v", err)
+	}
+}

@@ -15,6 +15,9 @@ import (
 	"assay/internal/outfile"
 	"assay/report"
 	"assay/report/gate"
+	"assay/runner"
+	"assay/runner/audit"
+	"assay/runner/config"
 	"assay/store"
 )
 
@@ -30,13 +33,24 @@ type ciFlags struct {
 	summaryMD       string
 	reportURL       string
 	maxErrorRate    float64
+	// auditGates are the gates on a judge audit ('audit.verbosity<=0.2'):
+	// with any, the completed run's judge is audited (auditSamples answers).
+	auditGates   []string
+	auditSamples int
 
 	baselineID int64 // the baseline chosen, 0 for none
 	note       string
 }
 
 func (ci *ciFlags) register(fs *flag.FlagSet) {
-	fs.Func("gate", "a gate the run must hold, repeatable: [CONDITION:]METRIC[@ci_low]>=NUMBER, e.g. 'rubric.completeness>=4.0'", func(s string) error {
+	fs.Func("gate", "a gate the run must hold, repeatable: [CONDITION:]METRIC[@ci_low]>=NUMBER, e.g. 'rubric.completeness>=4.0'; or one on a judge audit made after the run, e.g. 'audit.verbosity<=0.2'", func(s string) error {
+		if strings.HasPrefix(strings.TrimSpace(s), "audit.") {
+			if _, err := parseAuditGate(s); err != nil {
+				return err
+			}
+			ci.auditGates = append(ci.auditGates, s)
+			return nil
+		}
 		g, err := gate.Parse(s)
 		if err != nil {
 			return err
@@ -51,6 +65,7 @@ func (ci *ciFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&ci.junit, "junit", "", "write JUnit XML here: one test case per condition and gate")
 	fs.StringVar(&ci.summaryMD, "summary-md", "", "write a markdown summary here (e.g. $GITHUB_STEP_SUMMARY)")
 	fs.StringVar(&ci.reportURL, "report-url", "", "the server's base URL, for a link to /runs/ID in the summary ({run_id} is replaced when present)")
+	fs.IntVar(&ci.auditSamples, "audit-samples", audit.DefaultSamples, "with an audit.* gate: answers the judge audit pads, and pairs it compares")
 	fs.Float64Var(&ci.maxErrorRate, "max-error-rate", gate.DefaultMaxErrorRate, "exit 2 when more than this share of a condition's tasks failed (agent and judge errors counted), or when an evaluator has no score under a condition")
 }
 
@@ -90,6 +105,9 @@ func (ci *ciFlags) prepare(ctx context.Context, db *store.DB, id int64) error {
 		return err
 	}
 	if err := gate.Check(ci.gates, r.Config, r.Dataset.Kind, r.Conditions); err != nil {
+		return err
+	}
+	if err := ci.checkAudit(r.Config); err != nil {
 		return err
 	}
 	return ci.findBaseline(ctx, db, r.Dataset, conditionNames(run.Conditions), id)
@@ -161,6 +179,56 @@ type ciOutcome struct {
 	gate.Outcome
 	note   string
 	health []string // what makes the completed run no result (gate.Health)
+	// audit is the judge audit the audit.* gates asked for, and how each held.
+	audit      *audit.Result
+	auditGates []auditGateResult
+}
+
+// auditGateResult is how one audit.* gate held.
+type auditGateResult struct {
+	Gate    string `json:"gate"`
+	Held    bool   `json:"held"`
+	Message string `json:"message"`
+}
+
+// checkAudit refuses audit.* gates on a run without a judge.
+func (ci *ciFlags) checkAudit(cfg *config.Config) error {
+	if len(ci.auditGates) > 0 && !slices.ContainsFunc(cfg.Evaluators, config.Evaluator.UsesJudge) {
+		return fmt.Errorf("run: --gate %s: the run has no judge to audit (its evaluators are deterministic)", ci.auditGates[0])
+	}
+	if ci.auditSamples < 1 {
+		return fmt.Errorf("run: --audit-samples must be at least 1")
+	}
+	return nil
+}
+
+// judgeAudit audits the completed run's judge for the audit.* gates and
+// checks them.
+func (v *ciOutcome) judgeAudit(ctx context.Context, m *runner.Manager, ci *ciFlags) error {
+	if len(ci.auditGates) == 0 {
+		return nil
+	}
+	res, err := m.AuditAndKeep(ctx, v.Summary.RunID, audit.Options{Samples: ci.auditSamples})
+	if err != nil {
+		return fmt.Errorf("judge audit: %s", store.ErrorMessage(err))
+	}
+	v.audit = res
+	for _, s := range ci.auditGates {
+		g, _ := parseAuditGate(s)
+		held, why := g.holds(res)
+		v.auditGates = append(v.auditGates, auditGateResult{Gate: strings.TrimSpace(s), Held: held, Message: why})
+	}
+	return nil
+}
+
+// Passed is whether every gate held, the audit's included.
+func (v *ciOutcome) Passed() bool {
+	for _, g := range v.auditGates {
+		if !g.Held {
+			return false
+		}
+	}
+	return v.Outcome.Passed()
 }
 
 // outcome checks the finished run against the gates.
@@ -226,14 +294,19 @@ type runOutput struct {
 	Gates    []gate.Result    `json:"gates,omitempty"`
 	Baseline *gate.Comparison `json:"baseline,omitempty"`
 	Note     string           `json:"note,omitempty"`
+	// Audit is the judge audit the audit.* gates asked for; AuditGates how
+	// each held.
+	Audit      *audit.Result     `json:"audit,omitempty"`
+	AuditGates []auditGateResult `json:"audit_gates,omitempty"`
 	// Unhealthy says what makes a completed run no result: an evaluator
 	// without a score, errors over --max-error-rate (exit 2).
 	Unhealthy []string `json:"unhealthy,omitempty"`
 }
 
 func (v *ciOutcome) output() runOutput {
-	out := runOutput{Summary: v.Summary.Grouped(), Gates: v.Gates, Baseline: v.Baseline, Note: v.note, Unhealthy: v.health}
-	if len(v.Gates) > 0 || v.Baseline != nil {
+	out := runOutput{Summary: v.Summary.Grouped(), Gates: v.Gates, Baseline: v.Baseline, Note: v.note, Unhealthy: v.health,
+		Audit: v.audit, AuditGates: v.auditGates}
+	if len(v.Gates) > 0 || v.Baseline != nil || len(v.auditGates) > 0 {
 		p := v.Passed()
 		out.Passed = &p
 	}
@@ -246,6 +319,11 @@ func (v *ciOutcome) failures() string {
 	for _, g := range v.Gates {
 		if !g.Held {
 			out = append(out, "gate "+g.Gate+" failed under "+g.Condition)
+		}
+	}
+	for _, g := range v.auditGates {
+		if !g.Held {
+			out = append(out, "gate "+g.Gate+" failed: "+g.Message)
 		}
 	}
 	if v.FailRegressions && v.Baseline != nil {
@@ -270,6 +348,15 @@ func printOutcome(w io.Writer, v *ciOutcome) {
 	if len(v.Gates) > 0 {
 		fmt.Fprintln(w, "\ngates:")
 		for _, g := range v.Gates {
+			fmt.Fprintf(w, "  %s  %s  %s\n", okWord(g.Held), g.Gate, g.Message)
+		}
+	}
+	if v.audit != nil {
+		fmt.Fprintln(w, "\njudge audit:")
+		for _, line := range audit.Lines(v.audit) {
+			fmt.Fprintf(w, "  %s\n", line)
+		}
+		for _, g := range v.auditGates {
 			fmt.Fprintf(w, "  %s  %s  %s\n", okWord(g.Held), g.Gate, g.Message)
 		}
 	}

@@ -107,6 +107,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return &exitError{code: exitIncomplete, err: err}
 	}
 	v.Summary.CountRateLimited(m.RateLimited(id))
+	if status == store.RunCompleted && len(v.health) == 0 {
+		if err := v.judgeAudit(ctx, m, &ci); err != nil {
+			return &exitError{code: exitIncomplete, err: err}
+		}
+	}
 	if *asJSON {
 		if err := json.NewEncoder(stdout).Encode(v.output()); err != nil {
 			return err
@@ -129,6 +134,9 @@ func createRun(ctx context.Context, m *runner.Manager, db *store.DB, path string
 	}
 	ds, err := m.DatasetFromConfig(ctx, cfg)
 	if err != nil {
+		return 0, err
+	}
+	if err := ci.checkAudit(cfg); err != nil {
 		return 0, err
 	}
 	if err := gate.Check(ci.gates, cfg, ds.Kind, conditionNames(cfg.Conditions())); err != nil {
