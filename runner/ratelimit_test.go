@@ -21,6 +21,7 @@ func TestRunAdaptsToTheProvidersRateLimit(t *testing.T) {
 		cfg.Execution.MaxConcurrent = 40
 		cfg.Execution.Retry.MaxAttempts = 60
 		if adaptive == "off" {
+			cfg.Execution.Retry.MaxAttempts = 4 // enough to show the storm
 			off := false
 			cfg.Execution.Adaptive = &off
 		}

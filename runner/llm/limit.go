@@ -41,16 +41,19 @@ type Limiter struct {
 	// credit is how many calls may start at once by the provider's headers
 	// (known is false until a header said so); past it, calls start every
 	// per, from next on.
-	known   bool
-	credit  float64
-	per     time.Duration
-	next    time.Time
-	hold    time.Time // no call starts before: Retry-After, no tokens left
-	lastCut time.Time // when the limit was last halved
-	waiting int
-	wake    chan struct{}
-	limited int64 // 429s met
-	paced   bool  // the last headers left no room: calls go at the provider's rate
+	known  bool
+	credit float64
+	per    time.Duration
+	next   time.Time
+	// readFrom is when the call whose headers last set credit started: an
+	// older call's headers are staler.
+	readFrom time.Time
+	hold     time.Time // no call starts before: Retry-After, no tokens left
+	lastCut  time.Time // when the limit was last halved
+	waiting  int
+	wake     chan struct{}
+	limited  int64 // 429s met
+	paced    bool  // the last headers left no room: calls go at the provider's rate
 }
 
 // startingCalls is how many calls go before the first answer says what the
@@ -155,7 +158,7 @@ func (l *Limiter) release(started time.Time, status int, header http.Header) {
 	defer l.mu.Unlock()
 	now := time.Now()
 	l.inFlight--
-	l.read(header, now)
+	l.read(header, started, now)
 	switch {
 	case status == http.StatusTooManyRequests:
 		l.limited++
@@ -184,18 +187,25 @@ func (l *Limiter) release(started time.Time, status int, header http.Header) {
 }
 
 // read takes in what the provider's rate-limit headers say: requests left
-// and how fast they come back, and whether tokens are left.
-func (l *Limiter) read(h http.Header, now time.Time) {
+// and how fast they come back, and whether tokens are left. The requests
+// left are as the provider counted them when the call arrived: the answer
+// of a call started before the one that last set them is staler, and
+// ignored (answers come back out of order).
+func (l *Limiter) read(h http.Header, started, now time.Time) {
 	if h == nil {
 		return
 	}
-	if limit, left, reset, ok := requestHeaders(h, now); ok {
+	if limit, left, reset, ok := requestHeaders(h, now); ok && !started.Before(l.readFrom) {
+		l.readFrom = started
 		margin := max(1, float64(limit)/20)
 		l.known = true
 		l.credit = float64(left) - float64(l.inFlight) - margin
 		l.per = 0
 		if used := limit - left; used > 0 && reset > 0 {
-			l.per = reset / time.Duration(used)
+			// What is left is whole requests, rounded down: the requests
+			// used are half a request fewer on average, and a call every
+			// per comes back a little later than the provider refills.
+			l.per = time.Duration(float64(reset) / (float64(used) - 0.5) * 1.02)
 		}
 		if l.credit >= 1 {
 			l.paced = false
