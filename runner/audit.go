@@ -233,34 +233,45 @@ func (m *Manager) planAudit(ctx context.Context, runID int64, opts audit.Options
 		p.est.Calls += len(p.padded) * judgesPerAnswer
 	}
 	if slices.Contains(probes, audit.ProbePosition) && len(run.Conditions) >= 2 {
-		// The first repetition of the first two conditions' answers to a sample.
-		a, b := run.Conditions[0].Name, run.Conditions[1].Name
-		bySample := map[int64][2]*store.Result{}
+		// Each sample's first-repetition answers, by condition; the pair a
+		// sample gives is two conditions next to each other in the run's
+		// order, the sample's place in a seeded order choosing which, so
+		// that every condition is compared with its neighbours.
+		place := map[string]int{}
+		for i, c := range run.Conditions {
+			place[c.Name] = i
+		}
+		bySample := map[int64][]*store.Result{}
 		for i := range results {
 			r := &results[i]
-			if r.Error != "" || r.Response == "" || r.Repetition != 1 {
+			at, ok := place[r.Condition]
+			if !ok || r.Error != "" || r.Response == "" || r.Repetition != 1 {
 				continue
 			}
-			pair := bySample[r.SampleRow]
-			switch r.Condition {
-			case a:
-				pair[0] = r
-			case b:
-				pair[1] = r
+			if bySample[r.SampleRow] == nil {
+				bySample[r.SampleRow] = make([]*store.Result, len(run.Conditions))
 			}
-			bySample[r.SampleRow] = pair
+			bySample[r.SampleRow][at] = r
 		}
 		var rows []int64
-		for row, pair := range bySample {
-			if pair[0] != nil && pair[1] != nil {
-				rows = append(rows, row)
-			}
+		for row := range bySample {
+			rows = append(rows, row)
 		}
 		slices.Sort(rows)
 		rng.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
-		for _, row := range rows[:min(n, len(rows))] {
-			pair := bySample[row]
-			p.pairs = append(p.pairs, [2]store.Result{*pair[0], *pair[1]})
+		k := len(run.Conditions)
+		for i, row := range rows {
+			if len(p.pairs) == n {
+				break
+			}
+			answers := bySample[row]
+			for step := range k { // the sample's pair, or the next it has both answers of
+				a := (i + step) % k
+				if b := (a + 1) % k; answers[a] != nil && answers[b] != nil && (k > 2 || a == 0) {
+					p.pairs = append(p.pairs, [2]store.Result{*answers[a], *answers[b]})
+					break
+				}
+			}
 		}
 		p.est.Calls += 2 * len(p.pairs)
 	}

@@ -2,12 +2,15 @@ package runner_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
 	"assay/runner/audit"
+	"assay/runner/config"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -109,5 +112,51 @@ func TestAuditFindsAJudgesBiases(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// With three conditions the position probe compares each with its
+// neighbours (a with b, b with c, c with a), not only the first two.
+func TestPositionProbeComparesEveryCondition(t *testing.T) {
+	var judged atomic.Int64
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	judge := auditJudge(false, false, &judged)
+	f := newFixture(t, llmtest.JudgeAndAgent(func(req *llmtest.ChatRequest) llmtest.Reply {
+		user := req.Messages[len(req.Messages)-1].Content
+		if i := strings.Index(user, "Answer 1:\n"); i >= 0 {
+			j := strings.Index(user, "Answer 2:\n")
+			mu.Lock()
+			second, _, _ := strings.Cut(user[j+10:], "\n")
+			seen[strings.TrimSpace(user[i+10:j])+" | "+strings.TrimSpace(second)] = true
+			mu.Unlock()
+		}
+		return judge(req)
+	}, func(req *llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Content: "Said under " + strings.TrimSuffix(req.Messages[0].Content, ".")}
+	}))
+	yaml := fmt.Sprintf(`name: three
+dataset: {path: %q}
+agent: {type: openai, model: agent-model, base_url: %q}
+judge: {model: judge-model, base_url: %q}
+conditions: {a: {system_prompt: "A."}, b: {system_prompt: "B."}, c: {system_prompt: "C."}}
+execution: {num_repetitions: 1}
+`, f.qaDataset(9), f.srv.URL, f.srv.URL)
+	cfg, err := config.Parse([]byte(yaml), "run.yaml", f.dir, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := f.launch(cfg)
+	if status, err := f.m.Execute(context.Background(), r.ID); err != nil || status != store.RunCompleted {
+		t.Fatalf("run: %s %v", status, err)
+	}
+	res, err := f.m.Audit(context.Background(), r.ID, audit.Options{Samples: 9, Probes: []string{audit.ProbePosition}})
+	if err != nil || res.Probes.Position == nil || res.Probes.Position.N != 9 {
+		t.Fatalf("audit: %+v %v", res, err)
+	}
+	for _, pair := range []string{"Said under A | Said under B", "Said under B | Said under C", "Said under C | Said under A"} {
+		if !seen[pair] {
+			t.Errorf("the pair %q was never compared: %v", pair, seen)
+		}
 	}
 }
