@@ -50,6 +50,17 @@ func (c *Client) openAIPost(ctx context.Context, body []byte, seen *attempt) (op
 	if err != nil {
 		return out, err
 	}
+	if out, err = decodeCompletion(data); err != nil {
+		return out, err
+	}
+	out.SetHeader(resp.Header)
+	return out, nil
+}
+
+// decodeCompletion reads a chat completion's body: a live answer's, or a
+// batch's output line's.
+func decodeCompletion(data []byte) (openai.ChatCompletionResponse, error) {
+	var out openai.ChatCompletionResponse
 	var w wireCompletion
 	if err := json.Unmarshal(data, &w); err != nil {
 		if syn, ok := err.(*json.SyntaxError); ok && syn.Offset >= int64(len(data)) {
@@ -61,11 +72,11 @@ func (c *Client) openAIPost(ctx context.Context, body []byte, seen *attempt) (op
 	out.Choices = make([]openai.ChatCompletionChoice, len(w.Choices))
 	for i, choice := range w.Choices {
 		out.Choices[i].Index, out.Choices[i].FinishReason = i, openai.FinishReason(choice.FinishReason)
+		var err error
 		if out.Choices[i].Message, err = choice.Message.Message(); err != nil {
 			return out, err
 		}
 	}
-	out.SetHeader(resp.Header)
 	return out, nil
 }
 

@@ -66,11 +66,17 @@ func decodeRequest(r *http.Request) (*ChatRequest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read body: %w", err)
 	}
+	return decodeBody(body, r.URL.Path, r.Header.Clone())
+}
+
+// decodeBody decodes a chat request's body: a live request's, or a batch
+// line's.
+func decodeBody(body []byte, path string, header http.Header) (*ChatRequest, error) {
 	var w wireRequest
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, fmt.Errorf("decode chat request: %w", err)
 	}
-	req := &ChatRequest{Path: r.URL.Path, Header: r.Header.Clone(), Body: body,
+	req := &ChatRequest{Path: path, Header: header, Body: body,
 		Model: w.Model, Tools: w.Tools, Temperature: w.Temperature, Seed: w.Seed,
 		MaxTokens: w.MaxTokens, MaxCompletionTokens: w.MaxCompletionTokens}
 	if req.MaxCompletionTokens > 0 {

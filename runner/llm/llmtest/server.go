@@ -29,6 +29,9 @@ type Stats struct {
 	Faults map[Fault]int
 	// Dropped and Hung count replies asking to drop or hang (faults included).
 	Dropped, Hung int
+	// BatchLines counts the lines of the batches made (each a request
+	// answered once the batch ends); Batches the batches.
+	BatchLines, Batches int
 }
 
 // Server is a running fake. Close it when done.
@@ -48,6 +51,8 @@ type Server struct {
 	rng      *rand.Rand
 	tokens   float64   // WithRateLimit's bucket
 	filled   time.Time // when tokens was last brought up to date
+	files    map[string][]byte
+	batches  map[string]*fakeBatch
 }
 
 // options hold what Option functions set.
@@ -59,6 +64,7 @@ type options struct {
 	noHistory    bool
 	rate         float64 // requests a second of WithRateLimit; 0: none
 	burst        int
+	batchPolls   int // polls a batch takes to end (WithBatchPolls)
 }
 
 // Option changes how a Server behaves.
@@ -139,6 +145,10 @@ func (s *Server) Requests() []*ChatRequest {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	// Vertex AI's OpenAI-compatible endpoint is
 	// /v1/projects/P/locations/L/endpoints/openapi/chat/completions.
+	if strings.HasPrefix(r.URL.Path, "/v1/files") || strings.HasPrefix(r.URL.Path, "/v1/batches") {
+		s.serveBatch(w, r)
+		return
+	}
 	vertex := strings.HasPrefix(r.URL.Path, "/v1/projects/") && strings.HasSuffix(r.URL.Path, "/endpoints/openapi/chat/completions")
 	if r.Method != http.MethodPost || (r.URL.Path != "/v1/chat/completions" && r.URL.Path != "/chat/completions" && !vertex) {
 		s.write(w, r, nil, Reply{Status: http.StatusNotFound, Content: "no route " + r.Method + " " + r.URL.Path})
