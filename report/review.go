@@ -38,6 +38,9 @@ type Reviews struct {
 	// JudgeErrors are, per metric a panel scored, where its judges err
 	// against people and whether they err together.
 	JudgeErrors []JudgeErrors
+	// SelfByReviews measure, against people, each judge of an agent
+	// model's family.
+	SelfByReviews []SelfPreferenceByReviews
 }
 
 // Coverage is how many of one metric's scores under one condition were reviewed.
@@ -170,6 +173,7 @@ func (r *Report) reviews(scores []store.MetricScores, verdicts []store.Review) *
 	}
 	wg.Wait()
 	out.JudgeErrors = r.judgeErrors(scores, last)
+	out.SelfByReviews = r.selfPreferenceByReviews(scores, last)
 	for i, a := range agreements {
 		if found[i] {
 			out.Agreement = append(out.Agreement, a)

@@ -2,6 +2,9 @@ package report
 
 import (
 	"assay/runner/stats"
+	"assay/store"
+	"math"
+	"slices"
 )
 
 // SelfPreference is how much more a panel judge favours the answers of its
@@ -106,4 +109,116 @@ func judgeLessOthers(g SampleScores, from, to, judge int) (float64, bool) {
 	a, _ := stats.Describe(mine)
 	b, _ := stats.Describe(others)
 	return a - b, true
+}
+
+// SelfPreferenceByReviews is a judge's self-preference measured against
+// people rather than the panel: over the answers reviewers scored, its mean
+// error (its score less theirs) on its family's model's answers less its
+// mean error on the other models' answers, with a 95% interval (Welch's,
+// each mean's standard error over samples). It needs no panel: a run's one
+// judge of an agent model's family is measured too.
+type SelfPreferenceByReviews struct {
+	Judge     string     `json:"judge"`
+	Family    string     `json:"family"`
+	Delta     float64    `json:"delta"`
+	CI95      [2]float64 `json:"ci95"`
+	Own, Rest int        `json:"-"` // reviewed answers of its family's model, and of the others
+}
+
+// selfPreferenceByReviews measures each judge flagged as of a model's
+// family against the latest verdicts; none without reviewed answers of
+// both its family's model and another.
+func (r *Report) selfPreferenceByReviews(scores []store.MetricScores, last map[int64]store.Review) []SelfPreferenceByReviews {
+	flagged := SameFamilies(r.Config)
+	if len(flagged) == 0 || len(last) == 0 {
+		return nil
+	}
+	models := map[string]string{}
+	for _, m := range r.Config.Agent.Models {
+		name := m.Name
+		if name == "" {
+			name = m.Model
+		}
+		models[name] = m.Model
+	}
+	familyOf := map[string]string{} // condition → its model's family
+	for _, c := range r.Run.Conditions {
+		model := models[c.Model]
+		if model == "" {
+			model = r.Config.Agent.Model
+		}
+		familyOf[c.Name] = Family(model)
+	}
+	var out []SelfPreferenceByReviews
+	seen := map[int]bool{}
+	for _, f := range flagged {
+		for i, j := range r.Config.Panel() {
+			_, model, err := j.Resolve()
+			if seen[i] || !(err == nil && model == f.Judge || j.Model == f.Judge) {
+				continue
+			}
+			seen[i] = true
+			own, rest := map[int64][]float64{}, map[int64][]float64{}
+			for k := range scores {
+				ms := &scores[k]
+				into := rest
+				if familyOf[ms.Condition] == f.Family {
+					into = own
+				}
+				for _, a := range reviewedAnswersBySample(ms, last) {
+					if i < len(a.answer.scores) && !math.IsNaN(a.answer.scores[i]) {
+						into[a.sample] = append(into[a.sample], a.answer.scores[i]-a.answer.human)
+					}
+				}
+			}
+			if len(own) == 0 || len(rest) == 0 {
+				continue
+			}
+			a, b := clustered(own), clustered(rest)
+			name := j.Name
+			if name == "" {
+				name = j.Model
+			}
+			p := SelfPreferenceByReviews{Judge: name, Family: f.Family, Delta: a.Mean - b.Mean, Own: a.N, Rest: b.N}
+			se := math.Hypot(a.Stderr, b.Stderr)
+			half := stats.TQuantile(0.975, max(min(a.Samples, b.Samples)-1, 1)) * se
+			p.CI95 = [2]float64{p.Delta - half, p.Delta + half}
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// clustered summarises values grouped by sample.
+func clustered(by map[int64][]float64) stats.Summary {
+	rows := make([]int64, 0, len(by))
+	for row := range by {
+		rows = append(rows, row)
+	}
+	slices.Sort(rows)
+	groups := make([][]float64, 0, len(rows))
+	for _, row := range rows {
+		groups = append(groups, by[row])
+	}
+	return stats.Clustered(groups)
+}
+
+// sampleAnswer is a reviewed answer with its sample.
+type sampleAnswer struct {
+	sample int64
+	answer panelAnswer
+}
+
+// reviewedAnswersBySample is reviewedAnswers with each answer's sample.
+func reviewedAnswersBySample(ms *store.MetricScores, last map[int64]store.Review) []sampleAnswer {
+	var out []sampleAnswer
+	for k := range ms.Samples {
+		one := *ms
+		one.Samples = ms.Samples[k : k+1]
+		one.Starts = ms.Starts[k : k+2]
+		for _, a := range reviewedAnswers(&one, last) {
+			out = append(out, sampleAnswer{sample: ms.Samples[k], answer: a})
+		}
+	}
+	return out
 }

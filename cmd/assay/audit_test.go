@@ -297,3 +297,84 @@ execution: {num_repetitions: 1}
 		t.Errorf("an audit gate on a run without a judge: %v", err)
 	}
 }
+
+// A run's one judge, of the Claude family, judging a Claude and a GPT
+// model: reviewers score the Claude answers a point below the judge and
+// agree with it on the GPT ones. The audit measures its self-preference
+// against people at +1, without a panel.
+func TestAuditMeasuresSelfPreferenceAgainstReviews(t *testing.T) {
+	srv := llmtest.New(llmtest.JudgeAndAgent(func(req *llmtest.ChatRequest) llmtest.Reply {
+		answer, _ := llmtest.JudgeAnswer(req, map[string]any{"factual_adherence": 4, "completeness": 4,
+			"helpfulness_and_clarity": 4, "unverified_claims": []string{}})
+		return llmtest.Reply{Content: answer}
+	}, func(req *llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Content: "An answer from " + req.Model + "."}
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	var data strings.Builder
+	for i := 1; i <= 4; i++ {
+		fmt.Fprintf(&data, "{\"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, 2*i)
+	}
+	os.WriteFile(filepath.Join(dir, "qa.jsonl"), []byte(data.String()), 0o644)
+	os.WriteFile(filepath.Join(dir, "run.yaml"), fmt.Appendf(nil, `name: reviewed
+dataset: {path: ./qa.jsonl}
+agent:
+  type: openai
+  base_url: %[1]q
+  models: [{name: sonnet, model: claude-sonnet-4}, {name: mini, model: gpt-4o-mini}]
+judge: {model: claude-opus-4-5, base_url: %[1]q}
+conditions: {plain: {}}
+execution: {num_repetitions: 1}
+`, srv.URL), 0o644)
+	db := filepath.Join(dir, "assay.db")
+	if err := run(context.Background(), []string{"run", "--config", filepath.Join(dir, "run.yaml"), "--db", db, "--quiet"}, io.Discard, io.Discard); err != nil {
+		t.Fatalf("assay run: %v", err)
+	}
+	sdb, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, _ := sdb.Results(context.Background(), 1)
+	for _, r := range results {
+		for _, j := range r.Judgements {
+			for _, s := range j.Scores {
+				if s.Metric != "completeness" {
+					continue
+				}
+				v := &store.Review{RunID: 1, ScoreID: s.ID, Reviewer: "ann", Verdict: store.VerdictAgree, JudgeValue: s.Value, Value: s.Value}
+				if strings.Contains(r.Response, "claude") {
+					v.Verdict, v.Value = store.VerdictOverride, s.Value-1
+				}
+				if err := sdb.SaveReview(context.Background(), v); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	sdb.Close()
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"audit", "--run", "1", "--db", db, "--probes", "self", "--json"}, &out, io.Discard); err != nil {
+		t.Fatalf("assay audit: %v", err)
+	}
+	var got struct {
+		Probes struct {
+			Self struct {
+				Delta     *float64 `json:"delta"`
+				ByReviews []struct {
+					Judge  string     `json:"judge"`
+					Family string     `json:"family"`
+					Delta  float64    `json:"delta"`
+					CI95   [2]float64 `json:"ci95"`
+				} `json:"by_reviews"`
+			} `json:"self_preference"`
+		} `json:"probes"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	s := got.Probes.Self
+	if len(s.ByReviews) != 1 || s.ByReviews[0].Family != "claude" || s.ByReviews[0].Delta != 1 || s.Delta == nil || *s.Delta != 1 {
+		t.Errorf("self-preference against reviews: %s", out.String())
+	}
+}

@@ -127,6 +127,9 @@ type SelfPreference struct {
 	Delta    *float64                `json:"delta"`
 	CI95     *[2]float64             `json:"ci95"`
 	Measured []report.SelfPreference `json:"measured,omitempty"`
+	// ByReviews measures each flagged judge against people, where reviewers
+	// scored answers of its family's model and of another.
+	ByReviews []report.SelfPreferenceByReviews `json:"by_reviews,omitempty"`
 }
 
 // ErrorCorrelation is how a panel's judges err together against people,
@@ -256,8 +259,15 @@ func (r *Result) Complete(rep *report.Report, probes []string) {
 				}
 			}
 		}
-		if len(sp.Measured) > 0 {
+		if rep.Reviews != nil {
+			sp.ByReviews = rep.Reviews.SelfByReviews
+		}
+		switch {
+		case len(sp.Measured) > 0:
 			d, ci := sp.Measured[0].Delta, sp.Measured[0].CI95
+			sp.Delta, sp.CI95 = &d, &ci
+		case len(sp.ByReviews) > 0:
+			d, ci := sp.ByReviews[0].Delta, sp.ByReviews[0].CI95
 			sp.Delta, sp.CI95 = &d, &ci
 		}
 		r.Probes.SelfPreference = sp
@@ -300,6 +310,10 @@ func Lines(r *Result) []string {
 			if m.OtherJudges == 1 {
 				out[len(out)-1] += " — against one other judge, either's preference shows in both"
 			}
+		}
+		for _, m := range s.ByReviews {
+			out = append(out, fmt.Sprintf("self-preference against people: %s's scores exceed reviewers' by %+.2f more on %s answers than on the other models' (95%% CI %+.2f to %+.2f; %d and %d reviewed answers)%s",
+				m.Judge, m.Delta, m.Family, m.CI95[0], m.CI95[1], m.Own, m.Rest, prefers(m.CI95)))
 		}
 	}
 	if e := r.ErrorCorrelation; e != nil {
