@@ -16,13 +16,14 @@ import (
 
 // auditPlan is what an audit of a run will judge again.
 type auditPlan struct {
-	spec    *config.Config
-	e       *evaluators
-	padded  []store.Result    // answers to pad, each judged again by every judge (first repetition)
-	pairs   [][2]store.Result // answers of two conditions to one sample, compared in both orders
-	perCall float64           // the run's mean cost of a judge call, for the estimate
-	priced  bool
-	est     audit.Estimate
+	spec      *config.Config
+	e         *evaluators
+	padded    []store.Result    // answers to pad, each judged again by every judge (first repetition)
+	shortened []store.Result    // those of them that shorten (audit.Shorten), judged again shortened
+	pairs     [][2]store.Result // answers of two conditions to one sample, compared in both orders
+	perCall   float64           // the run's mean cost of a judge call, for the estimate
+	priced    bool
+	est       audit.Estimate
 }
 
 // AuditEstimate is what an audit of a run with opts would call and cost.
@@ -57,43 +58,19 @@ func (m *Manager) Audit(ctx context.Context, runID int64, opts audit.Options) (*
 		probes = audit.AllProbes
 	}
 	if slices.Contains(probes, audit.ProbeVerbosity) {
-		var changes []audit.Change
-		for _, r := range p.padded {
-			if spent() {
-				break
-			}
-			s, err := m.db.Sample(ctx, r.SampleRow)
-			if err != nil {
-				return nil, err
-			}
-			for _, ev := range p.e.list {
-				for _, call := range p.e.judges[ev] {
-					if call.rep != 0 {
-						continue
-					}
-					before, ok := judgementOf(&r, ev.Label(), call.index)
-					if !ok {
-						continue
-					}
-					j := p.e.judge(ctx, ev, task{sample: s}, audit.Pad(r.Response), call)
-					if ctx.Err() != nil {
-						return nil, ctx.Err()
-					}
-					res.Calls += max(j.Attempts, 1)
-					res.CostUSD += j.CostUSD
-					if j.Error != "" {
-						res.Errors++
-						continue
-					}
-					for _, sc := range j.Scores {
-						if old, ok := scoreOf(before, sc.Metric); ok {
-							changes = append(changes, audit.Change{Answer: r.ID, Sample: r.SampleRow, Evaluator: ev.Label(), Metric: sc.Metric, Delta: sc.Value - old})
-						}
-					}
-				}
-			}
+		padded, err := m.judgeAgain(ctx, p, res, spent, p.padded, func(r *store.Result) string { return audit.Pad(r.Response) })
+		if err != nil {
+			return nil, err
 		}
-		res.Probes.Verbosity = audit.VerbosityOf(changes)
+		res.Probes.Verbosity = audit.VerbosityOf(padded)
+		shortened, err := m.judgeAgain(ctx, p, res, spent, p.shortened, func(r *store.Result) string {
+			short, _ := audit.Shorten(r.Response)
+			return short
+		})
+		if err != nil {
+			return nil, err
+		}
+		res.Probes.Verbosity.Shortened = audit.ShorteningOf(shortened, len(p.shortened))
 	}
 	if slices.Contains(probes, audit.ProbePosition) {
 		pos, err := m.positionProbe(ctx, p, res, spent)
@@ -103,6 +80,49 @@ func (m *Manager) Audit(ctx context.Context, runID int64, opts audit.Options) (*
 		res.Probes.Position = pos
 	}
 	return res, nil
+}
+
+// judgeAgain judges answers again, each as text makes it, by every judge
+// of the run (its first repetition), and gives each score's change.
+func (m *Manager) judgeAgain(ctx context.Context, p *auditPlan, res *audit.Result, spent func() bool, answers []store.Result, text func(*store.Result) string) ([]audit.Change, error) {
+	var changes []audit.Change
+	for i := range answers {
+		r := &answers[i]
+		if spent() {
+			break
+		}
+		s, err := m.db.Sample(ctx, r.SampleRow)
+		if err != nil {
+			return nil, err
+		}
+		for _, ev := range p.e.list {
+			for _, call := range p.e.judges[ev] {
+				if call.rep != 0 {
+					continue
+				}
+				before, ok := judgementOf(r, ev.Label(), call.index)
+				if !ok {
+					continue
+				}
+				j := p.e.judge(ctx, ev, task{sample: s}, text(r), call)
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				res.Calls += max(j.Attempts, 1)
+				res.CostUSD += j.CostUSD
+				if j.Error != "" {
+					res.Errors++
+					continue
+				}
+				for _, sc := range j.Scores {
+					if old, ok := scoreOf(before, sc.Metric); ok {
+						changes = append(changes, audit.Change{Answer: r.ID, Sample: r.SampleRow, Evaluator: ev.Label(), Metric: sc.Metric, Delta: sc.Value - old})
+					}
+				}
+			}
+		}
+	}
+	return changes, nil
 }
 
 // positionProbe asks the run's (first) judge which of two conditions'
@@ -231,6 +251,12 @@ func (m *Manager) planAudit(ctx context.Context, runID int64, opts audit.Options
 	if slices.Contains(probes, audit.ProbeVerbosity) {
 		p.padded = judged[:min(n, len(judged))]
 		p.est.Calls += len(p.padded) * judgesPerAnswer
+		for _, r := range p.padded {
+			if _, ok := audit.Shorten(r.Response); ok {
+				p.shortened = append(p.shortened, r)
+			}
+		}
+		p.est.Calls += len(p.shortened) * judgesPerAnswer
 	}
 	if slices.Contains(probes, audit.ProbePosition) && len(run.Conditions) >= 2 {
 		// Each sample's first-repetition answers, by condition; the pair a

@@ -160,3 +160,47 @@ execution: {num_repetitions: 1}
 		}
 	}
 }
+
+// Answers with filler sentences are shortened too: a judge that scores an
+// answer saying "I hope this helps!" a point higher is found scoring the
+// shortened ones a point lower; answers without filler are not judged again
+// shortened, and the estimate counts exactly the calls made.
+func TestAuditShortensAnswersWhereItCan(t *testing.T) {
+	var judged atomic.Int64
+	f := newFixture(t, llmtest.JudgeAndAgent(func(req *llmtest.ChatRequest) llmtest.Reply {
+		judged.Add(1)
+		score := 3
+		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "I hope this helps") {
+			score = 4
+		}
+		answer, _ := llmtest.JudgeAnswer(req, map[string]any{"factual_adherence": score, "completeness": score,
+			"helpfulness_and_clarity": score, "unverified_claims": []string{}})
+		return llmtest.Reply{Content: answer}
+	}, func(req *llmtest.ChatRequest) llmtest.Reply {
+		if strings.Contains(req.Messages[0].Content, "Think") {
+			return llmtest.Reply{Content: "The answer is 4. I hope this helps!"}
+		}
+		return llmtest.Reply{Content: "The answer is 4."}
+	}))
+	r := f.launch(f.config(f.qaDataset(10), ""))
+	if status, err := f.m.Execute(context.Background(), r.ID); err != nil || status != store.RunCompleted {
+		t.Fatalf("run: %s %v", status, err)
+	}
+	opts := audit.Options{Samples: 20, Probes: []string{audit.ProbeVerbosity}, Seed: 3}
+	est, err := f.m.AuditEstimate(context.Background(), r.ID, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged.Store(0)
+	res, err := f.m.Audit(context.Background(), r.ID, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Probes.Verbosity.Shortened
+	if s == nil || s.Of == 0 || s.Of == 20 || s.N != s.Of || s.Delta != -1 || s.CI95[1] >= 0 {
+		t.Fatalf("shortened: %+v", s)
+	}
+	if est.Calls != 20+s.Of || res.Calls != est.Calls || judged.Load() != int64(est.Calls) {
+		t.Errorf("estimate %d calls, audit %d, the fake judged %d; want 20 padded + %d shortened", est.Calls, res.Calls, judged.Load(), s.Of)
+	}
+}

@@ -93,6 +93,9 @@ type Verbosity struct {
 	N       int           `json:"n"` // answers padded and judged again; the interval is over their samples
 	Metrics []MetricDelta `json:"metrics"`
 	Why     string        `json:"why,omitempty"` // why there is no figure
+	// Shortened is the same for the answers that could be shortened without
+	// losing a fact (Shorten); nil when none could.
+	Shortened *Shortening `json:"shortened,omitempty"`
 }
 
 // MetricDelta is one metric's mean change.
@@ -288,6 +291,10 @@ func Lines(r *Result) []string {
 			out = append(out, fmt.Sprintf("verbosity: padding %s with content-free sentences moved their scores by %+.2f on average (95%% CI %+.2f to %+.2f)%s",
 				plural(v.N, "answer"), v.Delta, v.CI95[0], v.CI95[1], fairness(v.CI95)))
 		}
+		if s := v.Shortened; s != nil {
+			out = append(out, fmt.Sprintf("verbosity: shortening %s (their filler sentences and repeats removed; %d of the answers allowed it) moved their scores by %+.2f on average (95%% CI %+.2f to %+.2f)%s",
+				plural(s.N, "answer"), s.Of, s.Delta, s.CI95[0], s.CI95[1], fairness(s.CI95)))
+		}
 	}
 	if p := r.Probes.Position; p != nil {
 		if p.Why != "" {
@@ -350,4 +357,91 @@ func prefers(ci [2]float64) string {
 		return ": it favours its own family"
 	}
 	return ": it is harder on its own family"
+}
+
+// fillers are sentences that carry nothing of an answer: what Shorten
+// removes, matched whole and without regard to case.
+var fillers = []string{
+	"i hope this helps", "hope this helps", "let me know if you have any other questions",
+	"let me know if you have any questions", "feel free to ask if you have any other questions",
+	"great question", "good question", "certainly", "sure", "of course", "absolutely",
+	"i'd be happy to help", "i would be happy to help", "happy to help",
+}
+
+// fillerKey is a sentence as fillers are written: trimmed, lower case,
+// without its final stop.
+func fillerKey(sentence string) string {
+	return strings.ToLower(strings.TrimRight(strings.TrimSpace(sentence), ".!?"))
+}
+
+// The padding's own sentences are filler too.
+func init() {
+	for _, line := range strings.Split(Padding, "\n") {
+		for _, s := range sentences(line) {
+			if k := fillerKey(s); k != "" {
+				fillers = append(fillers, k)
+			}
+		}
+	}
+}
+
+// Shorten removes from an answer what carries nothing — filler sentences
+// ("I hope this helps!", "Great question!"), a sentence said twice, blank
+// lines — and reports whether that made it shorter: the same facts in
+// fewer words, where an answer allows it.
+func Shorten(answer string) (string, bool) {
+	var kept []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(answer, "\n") {
+		var out []string
+		for _, sentence := range sentences(line) {
+			key := fillerKey(sentence)
+			if key == "" || slices.Contains(fillers, key) || seen[key] {
+				continue
+			}
+			seen[key] = true
+			out = append(out, strings.TrimSpace(sentence))
+		}
+		if len(out) > 0 {
+			kept = append(kept, strings.Join(out, " "))
+		}
+	}
+	short := strings.Join(kept, "\n")
+	return short, short != "" && len(short) < len(strings.TrimSpace(answer))*9/10
+}
+
+// sentences cuts a line after each ., ! or ? followed by a space or its end.
+func sentences(line string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(line); i++ {
+		if c := line[i]; (c == '.' || c == '!' || c == '?') && (i+1 == len(line) || line[i+1] == ' ') {
+			out = append(out, line[start:i+1])
+			start = i + 1
+		}
+	}
+	if strings.TrimSpace(line[start:]) != "" {
+		out = append(out, line[start:])
+	}
+	return out
+}
+
+// Shortening is the mean change of a score when its answer is shortened
+// (Shorten), as Verbosity's: a judge that favours length scores shortened
+// answers lower. Of counts the answers that allowed it.
+type Shortening struct {
+	Delta float64    `json:"delta"`
+	CI95  [2]float64 `json:"ci95"`
+	N     int        `json:"n"`
+	Of    int        `json:"of"`
+}
+
+// ShorteningOf summarises the changes of shortened answers; of of them
+// could be shortened.
+func ShorteningOf(changes []Change, of int) *Shortening {
+	if of == 0 {
+		return nil
+	}
+	v := VerbosityOf(changes)
+	return &Shortening{Delta: v.Delta, CI95: v.CI95, N: v.N, Of: of}
 }
