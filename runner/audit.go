@@ -202,40 +202,14 @@ func (m *Manager) planAudit(ctx context.Context, runID int64, opts audit.Options
 	if err != nil {
 		return nil, err
 	}
-	results, err := m.db.Results(ctx, runID)
-	if err != nil {
-		return nil, err
-	}
 	n := opts.Samples
 	if n <= 0 {
 		n = audit.DefaultSamples
 	}
 	p := &auditPlan{spec: spec, e: e, priced: true}
-	var judgedCalls int
-	var judgedCost float64
-	for _, r := range results {
-		for _, j := range r.Judgements {
-			if j.Seed != nil && j.Error == "" {
-				judgedCalls++
-				judgedCost += j.CostUSD
-			}
-		}
-	}
-	if judgedCalls > 0 {
-		p.perCall = judgedCost / float64(judgedCalls)
-	}
 	if _, _, ok := config.PriceFor(spec.Prices, judgeModel(spec.Panel()[0])); !ok {
 		p.priced = false
 	}
-	rng := rand.New(rand.NewPCG(opts.Seed, 0xa0d17))
-	// Answers judged without error, in a seeded random order.
-	var judged []store.Result
-	for _, r := range results {
-		if r.Error == "" && r.Response != "" && slices.ContainsFunc(r.Judgements, func(j store.Judgement) bool { return j.Seed != nil && j.Error == "" }) {
-			judged = append(judged, r)
-		}
-	}
-	rng.Shuffle(len(judged), func(i, j int) { judged[i], judged[j] = judged[j], judged[i] })
 	probes := opts.Probes
 	if len(probes) == 0 {
 		probes = audit.AllProbes
@@ -248,49 +222,62 @@ func (m *Manager) planAudit(ctx context.Context, runID int64, opts audit.Options
 			}
 		}
 	}
-	if slices.Contains(probes, audit.ProbeVerbosity) {
-		p.padded = judged[:min(n, len(judged))]
-		p.est.Calls += len(p.padded) * judgesPerAnswer
-		for _, r := range p.padded {
-			if _, ok := audit.Shorten(r.Response); ok {
-				p.shortened = append(p.shortened, r)
-			}
-		}
-		p.est.Calls += len(p.shortened) * judgesPerAnswer
+	verbosity := slices.Contains(probes, audit.ProbeVerbosity)
+	position := slices.Contains(probes, audit.ProbePosition) && len(run.Conditions) >= 2
+	place := map[string]int{}
+	for i, c := range run.Conditions {
+		place[c.Name] = i
 	}
-	if slices.Contains(probes, audit.ProbePosition) && len(run.Conditions) >= 2 {
-		// Each sample's first-repetition answers, by condition; the pair a
-		// sample gives is two conditions next to each other in the run's
-		// order, the sample's place in a seeded order choosing which, so
-		// that every condition is compared with its neighbours.
-		place := map[string]int{}
-		for i, c := range run.Conditions {
-			place[c.Name] = i
+	// The samples in a seeded random order, their results read one sample
+	// at a time until the audit has what it needs: a judged answer per
+	// sample to pad, and a pair of two neighbouring conditions' answers
+	// (the sample's place choosing which, so that each condition meets the
+	// next and the last the first).
+	refs, err := m.db.SampleRefs(ctx, run.DatasetID)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, 0xa0d17))
+	rng.Shuffle(len(refs), func(i, j int) { refs[i], refs[j] = refs[j], refs[i] })
+	var judgedCalls int
+	var judgedCost float64
+	k := len(run.Conditions)
+	for i, ref := range refs {
+		if (!verbosity || len(p.padded) >= n) && (!position || len(p.pairs) >= n) {
+			break
 		}
-		bySample := map[int64][]*store.Result{}
-		for i := range results {
-			r := &results[i]
-			at, ok := place[r.Condition]
-			if !ok || r.Error != "" || r.Response == "" || r.Repetition != 1 {
+		results, err := m.db.SampleResults(ctx, runID, ref.ID)
+		if err != nil {
+			return nil, err
+		}
+		var judged []*store.Result
+		answers := make([]*store.Result, k) // the first repetition's, by condition
+		for ri := range results {
+			r := &results[ri]
+			for _, j := range r.Judgements {
+				if j.Seed != nil && j.Error == "" {
+					judgedCalls++
+					judgedCost += j.CostUSD
+				}
+			}
+			if r.Error != "" || r.Response == "" {
 				continue
 			}
-			if bySample[r.SampleRow] == nil {
-				bySample[r.SampleRow] = make([]*store.Result, len(run.Conditions))
+			if slices.ContainsFunc(r.Judgements, func(j store.Judgement) bool { return j.Seed != nil && j.Error == "" }) {
+				judged = append(judged, r)
 			}
-			bySample[r.SampleRow][at] = r
-		}
-		var rows []int64
-		for row := range bySample {
-			rows = append(rows, row)
-		}
-		slices.Sort(rows)
-		rng.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
-		k := len(run.Conditions)
-		for i, row := range rows {
-			if len(p.pairs) == n {
-				break
+			if at, ok := place[r.Condition]; ok && r.Repetition == 1 {
+				answers[at] = r
 			}
-			answers := bySample[row]
+		}
+		if verbosity && len(p.padded) < n && len(judged) > 0 {
+			r := judged[rng.IntN(len(judged))]
+			p.padded = append(p.padded, *r)
+			if _, ok := audit.Shorten(r.Response); ok {
+				p.shortened = append(p.shortened, *r)
+			}
+		}
+		if position && len(p.pairs) < n {
 			for step := range k { // the sample's pair, or the next it has both answers of
 				a := (i + step) % k
 				if b := (a + 1) % k; answers[a] != nil && answers[b] != nil && (k > 2 || a == 0) {
@@ -299,8 +286,11 @@ func (m *Manager) planAudit(ctx context.Context, runID int64, opts audit.Options
 				}
 			}
 		}
-		p.est.Calls += 2 * len(p.pairs)
 	}
+	if judgedCalls > 0 {
+		p.perCall = judgedCost / float64(judgedCalls)
+	}
+	p.est.Calls = (len(p.padded)+len(p.shortened))*judgesPerAnswer + 2*len(p.pairs)
 	p.est.CostUSD, p.est.Priced = float64(p.est.Calls)*p.perCall, p.priced
 	return p, nil
 }

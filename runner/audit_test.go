@@ -186,7 +186,7 @@ func TestAuditShortensAnswersWhereItCan(t *testing.T) {
 	if status, err := f.m.Execute(context.Background(), r.ID); err != nil || status != store.RunCompleted {
 		t.Fatalf("run: %s %v", status, err)
 	}
-	opts := audit.Options{Samples: 20, Probes: []string{audit.ProbeVerbosity}, Seed: 3}
+	opts := audit.Options{Samples: 10, Probes: []string{audit.ProbeVerbosity}, Seed: 3}
 	est, err := f.m.AuditEstimate(context.Background(), r.ID, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -197,10 +197,10 @@ func TestAuditShortensAnswersWhereItCan(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := res.Probes.Verbosity.Shortened
-	if s == nil || s.Of == 0 || s.Of == 20 || s.N != s.Of || s.Delta != -1 || s.CI95[1] >= 0 {
+	if s == nil || s.Of == 0 || s.Of == 10 || s.N != s.Of || s.Delta != -1 || s.CI95[1] >= 0 {
 		t.Fatalf("shortened: %+v", s)
 	}
-	if est.Calls != 20+s.Of || res.Calls != est.Calls || judged.Load() != int64(est.Calls) {
-		t.Errorf("estimate %d calls, audit %d, the fake judged %d; want 20 padded + %d shortened", est.Calls, res.Calls, judged.Load(), s.Of)
+	if est.Calls != 10+s.Of || res.Calls != est.Calls || judged.Load() != int64(est.Calls) {
+		t.Errorf("estimate %d calls, audit %d, the fake judged %d; want 10 padded (one answer a sample) + %d shortened", est.Calls, res.Calls, judged.Load(), s.Of)
 	}
 }
