@@ -67,7 +67,7 @@ func TestUnsandboxedKeepsLimits(t *testing.T) {
 			}
 		})
 	}
-	if pids := survivorsOf(t, marker); len(pids) > 0 {
+	if pids := survivorsAfter(t, marker); len(pids) > 0 {
 		t.Errorf("a child in the program's process group outlives the run: %v", pids)
 	}
 }
