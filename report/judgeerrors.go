@@ -70,6 +70,7 @@ func (r *Report) judgeErrors(scores []store.MetricScores, last map[int64]store.R
 // panelAnswer is one reviewed answer: each judge's score (the mean of its
 // repetitions; NaN when it gave none) and the person's.
 type panelAnswer struct {
+	sample int64 // its sample's row
 	scores []float64
 	human  float64
 }
@@ -106,7 +107,7 @@ func reviewedAnswers(ms *store.MetricScores, last map[int64]store.Review) []pane
 			if !a.judged {
 				continue
 			}
-			p := panelAnswer{scores: make([]float64, len(a.sum)), human: a.human.Value}
+			p := panelAnswer{sample: ms.Samples[k], scores: make([]float64, len(a.sum)), human: a.human.Value}
 			for j := range a.sum {
 				p.scores[j] = math.NaN()
 				if a.n[j] > 0 {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"assay/runner/config"
 	"assay/runner/stats"
 	"assay/store"
 	"math"
@@ -38,14 +39,7 @@ func (r *Report) SelfPreferenceOf(judge int, family string) (SelfPreference, boo
 	if out.Judge == "" {
 		out.Judge = panel[judge].Model
 	}
-	models := map[string]string{} // a run's model name → its model
-	for _, m := range r.Config.Agent.Models {
-		name := m.Name
-		if name == "" {
-			name = m.Model
-		}
-		models[name] = m.Model
-	}
+	models := agentModels(r.Config)
 	own := map[int64][]float64{}
 	other := map[int64][]float64{}
 	for mi := range r.Metrics {
@@ -129,18 +123,14 @@ type SelfPreferenceByReviews struct {
 // family against the latest verdicts; none without reviewed answers of
 // both its family's model and another.
 func (r *Report) selfPreferenceByReviews(scores []store.MetricScores, last map[int64]store.Review) []SelfPreferenceByReviews {
-	flagged := SameFamilies(r.Config)
-	if len(flagged) == 0 || len(last) == 0 {
+	if len(last) == 0 {
 		return nil
 	}
-	models := map[string]string{}
-	for _, m := range r.Config.Agent.Models {
-		name := m.Name
-		if name == "" {
-			name = m.Model
-		}
-		models[name] = m.Model
+	flagged := r.FlaggedJudges()
+	if len(flagged) == 0 {
+		return nil
 	}
+	models := agentModels(r.Config)
 	familyOf := map[string]string{} // condition → its model's family
 	for _, c := range r.Run.Conditions {
 		model := models[c.Model]
@@ -150,41 +140,33 @@ func (r *Report) selfPreferenceByReviews(scores []store.MetricScores, last map[i
 		familyOf[c.Name] = Family(model)
 	}
 	var out []SelfPreferenceByReviews
-	seen := map[int]bool{}
+	panel := r.Config.Panel()
 	for _, f := range flagged {
-		for i, j := range r.Config.Panel() {
-			_, model, err := j.Resolve()
-			if seen[i] || !(err == nil && model == f.Judge || j.Model == f.Judge) {
-				continue
+		own, rest := map[int64][]float64{}, map[int64][]float64{}
+		for k := range scores {
+			ms := &scores[k]
+			into := rest
+			if familyOf[ms.Condition] == f.Family {
+				into = own
 			}
-			seen[i] = true
-			own, rest := map[int64][]float64{}, map[int64][]float64{}
-			for k := range scores {
-				ms := &scores[k]
-				into := rest
-				if familyOf[ms.Condition] == f.Family {
-					into = own
-				}
-				for _, a := range reviewedAnswersBySample(ms, last) {
-					if i < len(a.answer.scores) && !math.IsNaN(a.answer.scores[i]) {
-						into[a.sample] = append(into[a.sample], a.answer.scores[i]-a.answer.human)
-					}
+			for _, a := range reviewedAnswers(ms, last) {
+				if f.Place < len(a.scores) && !math.IsNaN(a.scores[f.Place]) {
+					into[a.sample] = append(into[a.sample], a.scores[f.Place]-a.human)
 				}
 			}
-			if len(own) == 0 || len(rest) == 0 {
-				continue
-			}
-			a, b := clustered(own), clustered(rest)
-			name := j.Name
-			if name == "" {
-				name = j.Model
-			}
-			p := SelfPreferenceByReviews{Judge: name, Family: f.Family, Delta: a.Mean - b.Mean, Own: a.N, Rest: b.N}
-			se := math.Hypot(a.Stderr, b.Stderr)
-			half := stats.TQuantile(0.975, max(min(a.Samples, b.Samples)-1, 1)) * se
-			p.CI95 = [2]float64{p.Delta - half, p.Delta + half}
-			out = append(out, p)
 		}
+		if len(own) == 0 || len(rest) == 0 {
+			continue
+		}
+		a, b := clustered(own), clustered(rest)
+		name := panel[f.Place].Name
+		if name == "" {
+			name = panel[f.Place].Model
+		}
+		p := SelfPreferenceByReviews{Judge: name, Family: f.Family, Delta: a.Mean - b.Mean, Own: a.N, Rest: b.N}
+		half := stats.TQuantile(0.975, max(min(a.Samples, b.Samples)-1, 1)) * math.Hypot(a.Stderr, b.Stderr)
+		p.CI95 = [2]float64{p.Delta - half, p.Delta + half}
+		out = append(out, p)
 	}
 	return out
 }
@@ -203,21 +185,36 @@ func clustered(by map[int64][]float64) stats.Summary {
 	return stats.Clustered(groups)
 }
 
-// sampleAnswer is a reviewed answer with its sample.
-type sampleAnswer struct {
-	sample int64
-	answer panelAnswer
+// agentModels maps a run's model names to their models.
+func agentModels(cfg *config.Config) map[string]string {
+	models := map[string]string{}
+	for _, m := range cfg.Agent.Models {
+		name := m.Name
+		if name == "" {
+			name = m.Model
+		}
+		models[name] = m.Model
+	}
+	return models
 }
 
-// reviewedAnswersBySample is reviewedAnswers with each answer's sample.
-func reviewedAnswersBySample(ms *store.MetricScores, last map[int64]store.Review) []sampleAnswer {
-	var out []sampleAnswer
-	for k := range ms.Samples {
-		one := *ms
-		one.Samples = ms.Samples[k : k+1]
-		one.Starts = ms.Starts[k : k+2]
-		for _, a := range reviewedAnswers(&one, last) {
-			out = append(out, sampleAnswer{sample: ms.Samples[k], answer: a})
+// FlaggedJudge is a panel judge of the family of an agent model it judges.
+type FlaggedJudge struct {
+	Place  int // in the panel
+	Family string
+}
+
+// FlaggedJudges are the judges SameFamilies flags, by panel place, each once.
+func (r *Report) FlaggedJudges() []FlaggedJudge {
+	var out []FlaggedJudge
+	seen := map[int]bool{}
+	for _, f := range SameFamilies(r.Config) {
+		for i, j := range r.Config.Panel() {
+			_, model, err := j.Resolve()
+			if !seen[i] && (err == nil && model == f.Judge || j.Model == f.Judge) {
+				seen[i] = true
+				out = append(out, FlaggedJudge{Place: i, Family: f.Family})
+			}
 		}
 	}
 	return out

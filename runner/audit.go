@@ -43,6 +43,16 @@ func (m *Manager) AuditEstimate(ctx context.Context, runID int64, opts audit.Opt
 // budget reached stops the audit's calls, the figures then over what was
 // judged.
 func (m *Manager) Audit(ctx context.Context, runID int64, opts audit.Options) (*audit.Result, error) {
+	p, err := m.plannedAudit(ctx, runID, opts)
+	if err != nil {
+		return nil, err
+	}
+	return m.audit(ctx, runID, p, opts)
+}
+
+// plannedAudit plans an audit and refuses one whose estimate is over its
+// budget.
+func (m *Manager) plannedAudit(ctx context.Context, runID int64, opts audit.Options) (*auditPlan, error) {
 	p, err := m.planAudit(ctx, runID, opts)
 	if err != nil {
 		return nil, err
@@ -51,12 +61,14 @@ func (m *Manager) Audit(ctx context.Context, runID int64, opts audit.Options) (*
 		return nil, store.Errorf(store.EINVALID, "The audit would cost about $%.4f (%d judge calls), over its budget of $%.4f: ask for fewer samples or a larger budget.",
 			p.est.CostUSD, p.est.Calls, opts.Budget)
 	}
+	return p, nil
+}
+
+// audit makes the calls of a planned audit.
+func (m *Manager) audit(ctx context.Context, runID int64, p *auditPlan, opts audit.Options) (*audit.Result, error) {
 	res := &audit.Result{RunID: runID, At: time.Now().UTC(), Estimate: p.est}
 	spent := func() bool { return opts.Budget > 0 && res.CostUSD >= opts.Budget }
-	probes := opts.Probes
-	if len(probes) == 0 {
-		probes = audit.AllProbes
-	}
+	probes := opts.Asked()
 	if slices.Contains(probes, audit.ProbeVerbosity) {
 		padded, err := m.judgeAgain(ctx, p, res, spent, p.padded, func(r *store.Result) string { return audit.Pad(r.Response) })
 		if err != nil {
@@ -210,10 +222,7 @@ func (m *Manager) planAudit(ctx context.Context, runID int64, opts audit.Options
 	if _, _, ok := config.PriceFor(spec.Prices, judgeModel(spec.Panel()[0])); !ok {
 		p.priced = false
 	}
-	probes := opts.Probes
-	if len(probes) == 0 {
-		probes = audit.AllProbes
-	}
+	probes := opts.Asked()
 	judgesPerAnswer := 0
 	for _, ev := range e.list {
 		for _, call := range e.judges[ev] {
@@ -322,26 +331,28 @@ func scoreOf(j *store.Judgement, metric string) (float64, bool) {
 // people) and keeps the result with the run.
 func (m *Manager) AuditAndKeep(ctx context.Context, runID int64, opts audit.Options) (*audit.Result, error) {
 	res, err := m.Audit(ctx, runID, opts)
+	if err == nil {
+		err = m.keepAudit(ctx, res, opts)
+	}
 	if err != nil {
-		return nil, err
-	}
-	rep, err := report.Load(ctx, m.db, runID)
-	if err != nil {
-		return nil, err
-	}
-	probes := opts.Probes
-	if len(probes) == 0 {
-		probes = audit.AllProbes
-	}
-	res.Complete(rep, probes)
-	b, err := json.Marshal(res)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.db.SaveAudit(context.WithoutCancel(ctx), runID, res.Calls, res.CostUSD, b); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// keepAudit adds to an audit what the run's report knows and keeps it
+// with the run.
+func (m *Manager) keepAudit(ctx context.Context, res *audit.Result, opts audit.Options) error {
+	rep, err := report.Load(ctx, m.db, res.RunID)
+	if err != nil {
+		return err
+	}
+	res.Complete(rep, opts.Asked())
+	b, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	return m.db.SaveAudit(context.WithoutCancel(ctx), res.RunID, res.Calls, res.CostUSD, b)
 }
 
 // StartAudit audits a run's judge in the background (AuditAndKeep), under
@@ -349,14 +360,11 @@ func (m *Manager) AuditAndKeep(ctx context.Context, runID int64, opts audit.Opti
 // finished run with a judge, an estimate within the budget — and does
 // nothing when an audit of the run is under way already.
 func (m *Manager) StartAudit(runID int64, opts audit.Options) (audit.Estimate, error) {
-	est, err := m.AuditEstimate(m.base, runID, opts)
+	p, err := m.plannedAudit(m.base, runID, opts)
 	if err != nil {
-		return est, err
+		return audit.Estimate{}, err
 	}
-	if opts.Budget > 0 && est.CostUSD > opts.Budget {
-		return est, store.Errorf(store.EINVALID, "The audit would cost about $%.4f (%d judge calls), over its budget of $%.4f: ask for fewer samples or a larger budget.",
-			est.CostUSD, est.Calls, opts.Budget)
-	}
+	est := p.est
 	m.mu.Lock()
 	if m.base.Err() != nil {
 		m.mu.Unlock()
@@ -374,7 +382,11 @@ func (m *Manager) StartAudit(runID int64, opts audit.Options) (audit.Estimate, e
 	m.mu.Unlock()
 	go func() {
 		defer m.wg.Done()
-		if _, err := m.AuditAndKeep(m.base, runID, opts); err != nil && m.base.Err() == nil {
+		res, err := m.audit(m.base, runID, p, opts)
+		if err == nil {
+			err = m.keepAudit(m.base, res, opts)
+		}
+		if err != nil && m.base.Err() == nil {
 			m.log.Error("judge audit failed", "run_id", runID, "err", err)
 		}
 		m.mu.Lock()

@@ -36,9 +36,7 @@ func TestAssayAuditFindsTheJudgesBiases(t *testing.T) {
 		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "To put it another way") {
 			score = 4
 		}
-		answer, _ := llmtest.JudgeAnswer(req, map[string]any{"factual_adherence": score, "completeness": score,
-			"helpfulness_and_clarity": score, "unverified_claims": []string{}})
-		return llmtest.Reply{Content: answer}
+		return rubricScores(req, score)
 	}, llmtest.Text("The answer is 4.")))
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -166,9 +164,7 @@ func TestAuditMeasuresSelfPreference(t *testing.T) {
 		if strings.HasPrefix(req.Model, "claude") && strings.Contains(req.Messages[len(req.Messages)-1].Content, "from Claude") {
 			score = 4
 		}
-		answer, _ := llmtest.JudgeAnswer(req, map[string]any{"factual_adherence": score, "completeness": score,
-			"helpfulness_and_clarity": score, "unverified_claims": []string{}})
-		return llmtest.Reply{Content: answer}
+		return rubricScores(req, score)
 	}, func(req *llmtest.ChatRequest) llmtest.Reply {
 		if strings.HasPrefix(req.Model, "claude") {
 			return llmtest.Reply{Content: "An answer from Claude."}
@@ -237,9 +233,7 @@ func TestRunGatesOnAJudgeAudit(t *testing.T) {
 		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "To put it another way") {
 			score = 4
 		}
-		answer, _ := llmtest.JudgeAnswer(req, map[string]any{"factual_adherence": score, "completeness": score,
-			"helpfulness_and_clarity": score, "unverified_claims": []string{}})
-		return llmtest.Reply{Content: answer}
+		return rubricScores(req, score)
 	}, llmtest.Text("The answer is 4.")))
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -304,9 +298,7 @@ execution: {num_repetitions: 1}
 // against people at +1, without a panel.
 func TestAuditMeasuresSelfPreferenceAgainstReviews(t *testing.T) {
 	srv := llmtest.New(llmtest.JudgeAndAgent(func(req *llmtest.ChatRequest) llmtest.Reply {
-		answer, _ := llmtest.JudgeAnswer(req, map[string]any{"factual_adherence": 4, "completeness": 4,
-			"helpfulness_and_clarity": 4, "unverified_claims": []string{}})
-		return llmtest.Reply{Content: answer}
+		return rubricScores(req, 4)
 	}, func(req *llmtest.ChatRequest) llmtest.Reply {
 		return llmtest.Reply{Content: "An answer from " + req.Model + "."}
 	}))
@@ -377,4 +369,11 @@ execution: {num_repetitions: 1}
 	if len(s.ByReviews) != 1 || s.ByReviews[0].Family != "claude" || s.ByReviews[0].Delta != 1 || s.Delta == nil || *s.Delta != 1 {
 		t.Errorf("self-preference against reviews: %s", out.String())
 	}
+}
+
+// rubricScores answers a rubric judge's request with score on every metric.
+func rubricScores(req *llmtest.ChatRequest, score int) llmtest.Reply {
+	answer, _ := llmtest.JudgeAnswer(req, map[string]any{"factual_adherence": score, "completeness": score,
+		"helpfulness_and_clarity": score, "unverified_claims": []string{}})
+	return llmtest.Reply{Content: answer}
 }

@@ -37,6 +37,14 @@ type Options struct {
 	Seed    uint64   // of the answers picked
 }
 
+// Asked are the probes o asks for: all when it names none.
+func (o Options) Asked() []string {
+	if len(o.Probes) == 0 {
+		return AllProbes
+	}
+	return o.Probes
+}
+
 // ParseProbes reads a comma-separated list of probes.
 func ParseProbes(s string) ([]string, error) {
 	if strings.TrimSpace(s) == "" {
@@ -249,17 +257,9 @@ func (r *Result) Complete(rep *report.Report, probes []string) {
 			flagged = []report.SameFamily{}
 		}
 		sp := &SelfPreference{Flagged: flagged}
-		seen := map[int]bool{}
-		for _, f := range flagged {
-			for i, j := range rep.Config.Panel() {
-				_, model, err := j.Resolve()
-				if seen[i] || !(err == nil && model == f.Judge || j.Model == f.Judge) {
-					continue
-				}
-				seen[i] = true
-				if m, ok := rep.SelfPreferenceOf(i, f.Family); ok {
-					sp.Measured = append(sp.Measured, m)
-				}
+		for _, f := range rep.FlaggedJudges() {
+			if m, ok := rep.SelfPreferenceOf(f.Place, f.Family); ok {
+				sp.Measured = append(sp.Measured, m)
 			}
 		}
 		if rep.Reviews != nil {

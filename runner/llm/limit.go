@@ -289,7 +289,6 @@ type Limits struct {
 // For returns the limiter of cfg's endpoint and key, its ceiling
 // raised to ceiling if it was lower (runs with different ceilings share it).
 func (ls *Limits) For(cfg Config, ceiling int) *Limiter {
-	cfg = withDefaults(cfg)
 	host, id := endpointOf(cfg)
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
