@@ -21,6 +21,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"assay/internal/pgtest"
 	"assay/runner"
 	"assay/runner/config"
 	"assay/runner/llm"
@@ -38,7 +39,7 @@ func TestMain(m *testing.M) {
 		serveFake(latency)
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m))
 }
 
 // serveFake serves the rubric judge and the agent until its standard input

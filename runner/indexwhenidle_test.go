@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"assay/internal/pgtest"
 	"assay/internal/storetest"
 	"assay/runner"
 	"assay/runner/llm/llmtest"
@@ -19,6 +20,7 @@ import (
 // executed in the foreground (assay run) leaves that to the searches, and
 // the process ends with the run.
 func TestTheLastRunToEndIndexesResponses(t *testing.T) {
+	pgtest.SQLiteOnly(t, "the response index")
 	ctx := context.Background()
 	f := newFixture(t, llmtest.Text("The answer is 4."))
 	evaluators := `evaluators: [{contains: "4"}]`

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"assay/internal/pgtest"
 	"assay/report"
 	"assay/runner"
 	"assay/runner/config"
@@ -31,7 +32,11 @@ type fixture struct {
 func newFixture(t *testing.T, h llmtest.Handler, opts ...llmtest.Option) *fixture {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := store.Open(context.Background(), filepath.Join(dir, "assay.db"))
+	path := filepath.Join(dir, "assay.db")
+	if pgtest.OnPostgres() {
+		path = pgtest.DSN(t)
+	}
+	db, err := store.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"assay/internal/pgtest"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -19,6 +20,7 @@ import (
 // commit, the ninth waiting to join them) and no more, and nothing is
 // counted done until the lock goes.
 func TestNextTaskDoesNotWaitForTheCommit(t *testing.T) {
+	pgtest.SQLiteOnly(t, "a lock on the database file")
 	var conn *sql.Conn
 	var locked sync.Once
 	lockFirst := func(next llmtest.Handler) llmtest.Handler {

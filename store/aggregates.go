@@ -619,9 +619,10 @@ func (l *sampleLines) parseLine(line string, in *names) error {
 // sums with the result's scores, empty when it has none (the row's are kept).
 const qAddSampleSums = `INSERT INTO sample_sums (run_id, condition, sample_id, results, errors, judge_errors, claims, sums)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (run_id, condition, sample_id) DO UPDATE SET results = results + excluded.results, errors = errors + excluded.errors,
-			judge_errors = judge_errors + excluded.judge_errors, claims = claims + excluded.claims,
-			sums = iif(excluded.sums = '', sums, excluded.sums)`
+		ON CONFLICT (run_id, condition, sample_id) DO UPDATE SET results = sample_sums.results + excluded.results,
+			errors = sample_sums.errors + excluded.errors, judge_errors = sample_sums.judge_errors + excluded.judge_errors,
+			claims = sample_sums.claims + excluded.claims,
+			sums = CASE WHEN excluded.sums = '' THEN sample_sums.sums ELSE excluded.sums END`
 
 // qNewSampleSums writes a sample_sums row that is not there yet.
 const qNewSampleSums = `INSERT INTO sample_sums (run_id, condition, sample_id, results, errors, judge_errors, claims, sums)
@@ -629,7 +630,7 @@ const qNewSampleSums = `INSERT INTO sample_sums (run_id, condition, sample_id, r
 
 // qAddSampleScores adds a result's lines to its sample_scores row.
 const qAddSampleScores = `INSERT INTO sample_scores (run_id, condition, sample_id, scores) VALUES (?, ?, ?, ?)
-		ON CONFLICT (run_id, condition, sample_id) DO UPDATE SET scores = scores || excluded.scores`
+		ON CONFLICT (run_id, condition, sample_id) DO UPDATE SET scores = sample_scores.scores || excluded.scores`
 
 const qSampleSums = `SELECT sums FROM sample_sums WHERE run_id = ? AND condition = ? AND sample_id = ?`
 
@@ -646,12 +647,12 @@ func hasScores(r *Result) bool {
 const qAddConditionTotals = `INSERT INTO condition_totals (run_id, condition, done, errors, judge_errors,
 		tokens_in, tokens_out, cost_usd, latency_ms, retries, tool_calls, tool_errors)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (run_id, condition) DO UPDATE SET done = done + excluded.done, errors = errors + excluded.errors,
-			judge_errors = judge_errors + excluded.judge_errors, tokens_in = tokens_in + excluded.tokens_in,
-			tokens_out = tokens_out + excluded.tokens_out, cost_usd = cost_usd + excluded.cost_usd,
-			latency_ms = latency_ms + excluded.latency_ms, retries = retries + excluded.retries,
-			tool_calls = tool_calls + excluded.tool_calls, tool_errors = tool_errors + excluded.tool_errors`
+		ON CONFLICT (run_id, condition) DO UPDATE SET done = condition_totals.done + excluded.done, errors = condition_totals.errors + excluded.errors,
+			judge_errors = condition_totals.judge_errors + excluded.judge_errors, tokens_in = condition_totals.tokens_in + excluded.tokens_in,
+			tokens_out = condition_totals.tokens_out + excluded.tokens_out, cost_usd = condition_totals.cost_usd + excluded.cost_usd,
+			latency_ms = condition_totals.latency_ms + excluded.latency_ms, retries = condition_totals.retries + excluded.retries,
+			tool_calls = condition_totals.tool_calls + excluded.tool_calls, tool_errors = condition_totals.tool_errors + excluded.tool_errors`
 
 // qAddModelTotals counts results by the model that answered and their cost's source.
 const qAddModelTotals = `INSERT INTO model_totals (run_id, model, cost_source, results) VALUES (?, ?, ?, ?)
-		ON CONFLICT (run_id, model, cost_source) DO UPDATE SET results = results + excluded.results`
+		ON CONFLICT (run_id, model, cost_source) DO UPDATE SET results = model_totals.results + excluded.results`

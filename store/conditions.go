@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // CreateCondition validates and stores a new condition with its MCP servers.
@@ -20,14 +19,12 @@ func (db *DB) CreateCondition(ctx context.Context, c *Condition) error {
 	}
 	defer tx.Rollback()
 	now := db.nowText()
-	res, err := tx.ExecContext(ctx, `INSERT INTO conditions
+	err = tx.QueryRowContext(ctx, `INSERT INTO conditions
 		(name, system_prompt, require_mcp_tool_use, require_mcp_tool_success, created_at, updated_at, created_by)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, c.Name, c.SystemPrompt, c.RequireMCPToolUse, c.RequireMCPToolSuccess, now, now, Actor(ctx))
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		RETURNING id`, c.Name, c.SystemPrompt, c.RequireMCPToolUse, c.RequireMCPToolSuccess, now, now, Actor(ctx)).Scan(&c.ID)
 	if err != nil {
 		return conditionWriteError(c.Name, err)
-	}
-	if c.ID, err = res.LastInsertId(); err != nil {
-		return fmt.Errorf("insert condition: %w", err)
 	}
 	if err := insertMCPServers(ctx, tx, c.ID, c.MCPServers); err != nil {
 		return err
@@ -80,7 +77,7 @@ func (db *DB) DeleteCondition(ctx context.Context, id int64) error {
 }
 
 func conditionWriteError(name string, err error) error {
-	if strings.Contains(err.Error(), "UNIQUE constraint failed: conditions.name") {
+	if uniqueViolated(err, "conditions", "name") {
 		return Errorf(ECONFLICT, "name: a condition named %q already exists", name)
 	}
 	return fmt.Errorf("write condition: %w", err)

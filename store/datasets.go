@@ -51,14 +51,12 @@ func (db *DB) CreateDatasetFrom(ctx context.Context, d *Dataset, n int, samples 
 	}
 	d.Samples = n
 	d.CreatedAt = parseTime(db.nowText())
-	res, err := tx.ExecContext(ctx, `INSERT INTO datasets
+	err = tx.QueryRowContext(ctx, `INSERT INTO datasets
 		(name, kind, sha256, format, filename, size_bytes, question_key, answer_key, sample_count, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		d.Name, d.Kind, d.SHA256, d.Format, d.Filename, d.Size, d.QuestionKey, d.AnswerKey, d.Samples, db.nowText())
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		RETURNING id`,
+		d.Name, d.Kind, d.SHA256, d.Format, d.Filename, d.Size, d.QuestionKey, d.AnswerKey, d.Samples, db.nowText()).Scan(&d.ID)
 	if err != nil {
-		return false, fmt.Errorf("insert dataset: %w", err)
-	}
-	if d.ID, err = res.LastInsertId(); err != nil {
 		return false, fmt.Errorf("insert dataset: %w", err)
 	}
 	stored, err := insertSamples(ctx, tx, d.ID, samples)

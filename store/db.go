@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path"
 	"sort"
 	"strings"
 	"time"
@@ -16,13 +17,14 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations_pg/*.sql
 var migrations embed.FS
 
 // DB is assay's SQLite database: one connection for writes beside a pool for reads,
 // so that concurrent workers never meet SQLITE_BUSY.
 type DB struct {
-	Path    string
+	Path    string // the SQLite file, or the Postgres DSN
+	pg      bool   // a Postgres database
 	write   *sql.DB
 	read    *sql.DB
 	now     func() time.Time
@@ -33,33 +35,23 @@ type DB struct {
 	keeping background // samples tables being kept (samplestatskept.go)
 }
 
-// Open opens (creating if needed) the database file at path and applies migrations.
+// Open opens (creating if needed) the database file at path, or the
+// Postgres database a postgres:// DSN names, and applies migrations.
 func Open(ctx context.Context, path string) (*DB, error) { return open(ctx, path, "") }
 
 // open is Open applying the migrations numbered up to upTo ("0021"; "" for all).
 func open(ctx context.Context, path, upTo string) (*DB, error) {
-	if err := create(ctx, path); err != nil {
+	var write, read *sql.DB
+	var err error
+	if IsPostgres(path) {
+		write, read, err = openPostgres(ctx, path)
+	} else {
+		write, read, err = openSQLite(ctx, path)
+	}
+	if err != nil {
 		return nil, err
 	}
-	write, err := sql.Open("sqlite", dsnFor(path, "immediate"))
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	write.SetMaxOpenConns(1)
-	// Reads begin deferred: a read transaction takes no write lock, and sees
-	// one snapshot of the database however many queries it makes.
-	read, err := sql.Open("sqlite", dsnFor(path, "deferred")+"&_pragma=query_only(1)")
-	if err != nil {
-		write.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	// Every read connection stays open between reads: with database/sql's
-	// two idle ones, the parts a first report or search reads at once each
-	// opened a connection again, read its schema and filled its page cache
-	// anew (a tenth of the CPU of a 150,000-result report's first request).
-	read.SetMaxOpenConns(8)
-	read.SetMaxIdleConns(8)
-	db := &DB{Path: path, write: write, read: read, now: func() time.Time { return time.Now().UTC() }, index: newSearchIndexer()}
+	db := &DB{Path: path, pg: IsPostgres(path), write: write, read: read, now: func() time.Time { return time.Now().UTC() }, index: newSearchIndexer()}
 	if err := db.migrate(ctx, upTo); err != nil {
 		db.Close()
 		return nil, err
@@ -84,6 +76,31 @@ func open(ctx context.Context, path, upTo string) (*DB, error) {
 	return db, nil
 }
 
+func openSQLite(ctx context.Context, path string) (write, read *sql.DB, err error) {
+	if err := create(ctx, path); err != nil {
+		return nil, nil, err
+	}
+	write, err = sql.Open("sqlite", dsnFor(path, "immediate"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	write.SetMaxOpenConns(1)
+	// Reads begin deferred: a read transaction takes no write lock, and sees
+	// one snapshot of the database however many queries it makes.
+	read, err = sql.Open("sqlite", dsnFor(path, "deferred")+"&_pragma=query_only(1)")
+	if err != nil {
+		write.Close()
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	// Every read connection stays open between reads: with database/sql's
+	// two idle ones, the parts a first report or search reads at once each
+	// opened a connection again, read its schema and filled its page cache
+	// anew (a tenth of the CPU of a 150,000-result report's first request).
+	read.SetMaxOpenConns(8)
+	read.SetMaxIdleConns(8)
+	return write, read, nil
+}
+
 // PageSize is the page size of a database file assay creates, and of a
 // backup's copy (VACUUM INTO writes it with the size asked for). SQLite
 // reads a page with a system call of its own, so a search reading every
@@ -94,8 +111,12 @@ func open(ctx context.Context, path, upTo string) (*DB, error) {
 const PageSize = 8192
 
 // FilePageSize is the page size of the database's file: PageSize, or
-// SQLite's 4,096 in a file made before assay set it.
+// SQLite's 4,096 in a file made before assay set it. A Postgres
+// database has no file of assay's: PageSize.
 func (db *DB) FilePageSize(ctx context.Context) (int, error) {
+	if db.pg {
+		return PageSize, nil
+	}
 	var n int
 	if err := db.read.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&n); err != nil {
 		return 0, fmt.Errorf("page size: %w", err)
@@ -186,6 +207,9 @@ func (db *DB) migrate(ctx context.Context, upTo string) error {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
 	defer tx.Rollback()
+	if err := db.lockMigrations(ctx, tx); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
 	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
@@ -193,7 +217,7 @@ func (db *DB) migrate(ctx context.Context, upTo string) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
-	names, err := fs.Glob(migrations, "migrations/*.sql")
+	names, err := fs.Glob(migrations, db.migrationsDir()+"/*.sql")
 	if err != nil {
 		return fmt.Errorf("list migrations: %w", err)
 	}
@@ -202,7 +226,7 @@ func (db *DB) migrate(ctx context.Context, upTo string) error {
 		return err
 	}
 	for _, name := range names {
-		if upTo != "" && strings.TrimPrefix(name, "migrations/")[:len(upTo)] > upTo {
+		if upTo != "" && migrationVersion(name)[:len(upTo)] > upTo {
 			break
 		}
 		if err := db.applyMigration(ctx, name); err != nil {
@@ -215,7 +239,28 @@ func (db *DB) migrate(ctx context.Context, upTo string) error {
 // migrationVersion is the version a migration file records: its name
 // without folder or extension ("0023_response_search").
 func migrationVersion(name string) string {
-	return strings.TrimSuffix(strings.TrimPrefix(name, "migrations/"), ".sql")
+	return strings.TrimSuffix(path.Base(name), ".sql")
+}
+
+// migrationsDir is the folder of the database's dialect: a Postgres
+// database begins at the schema SQLite's migrations had reached
+// (migrations_pg/0042_audits.sql), and each later one is in both.
+func (db *DB) migrationsDir() string {
+	if db.pg {
+		return "migrations_pg"
+	}
+	return "migrations"
+}
+
+// lockMigrations makes another server migrating the same Postgres
+// database at once wait for this transaction; SQLite's write transaction
+// already holds the file's lock.
+func (db *DB) lockMigrations(ctx context.Context, tx *sql.Tx) error {
+	if !db.pg {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7349512)`)
+	return err
 }
 
 // ErrNewerDatabase is returned by Open for a database a newer assay has
@@ -283,6 +328,9 @@ func (db *DB) applyMigration(ctx context.Context, name string) error {
 		return fmt.Errorf("migration %s: %w", version, err)
 	}
 	defer tx.Rollback()
+	if err := db.lockMigrations(ctx, tx); err != nil {
+		return fmt.Errorf("migration %s: %w", version, err)
+	}
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
 		return fmt.Errorf("migration %s: %w", version, err)

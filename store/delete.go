@@ -41,7 +41,7 @@ func (db *DB) DeleteRun(ctx context.Context, id int64) (results int, err error) 
 	if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ? WHERE id = ?`, RunDeleting, id); err != nil {
 		return 0, fmt.Errorf("delete run: %w", err)
 	}
-	if results > deleteBatch {
+	if results > deleteBatch && !db.pg {
 		if err := clearResponseIndex(ctx, tx); err != nil {
 			return 0, fmt.Errorf("delete run: %w", err)
 		}

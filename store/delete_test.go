@@ -39,7 +39,7 @@ func TestDeleteRunABatchAtATime(t *testing.T) {
 	db := openTestDB(t)
 	keep := seedRun(t, db, 5, 2, "a")
 	gone := seedRun(t, db, 12, 2, "a", "b")
-	raw, err := sql.Open("sqlite", db.Path)
+	raw, err := store.OpenRaw(db.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,8 +76,10 @@ func TestDeleteRunABatchAtATime(t *testing.T) {
 	// The response index was emptied rather than deleted from a batch at
 	// a time: a search of the other run is right before and after it
 	// catches up.
+	// Postgres has no such index: the search is right alike.
 	var through int64
-	if err := raw.QueryRow(`SELECT indexed_through FROM response_search_state`).Scan(&through); err != nil || through != 0 {
+	if store.OnPostgres {
+	} else if err := raw.QueryRow(`SELECT indexed_through FROM response_search_state`).Scan(&through); err != nil || through != 0 {
 		t.Errorf("the index is through %d (%v), want emptied", through, err)
 	}
 	for _, when := range []string{"emptied", "caught up"} {
@@ -85,7 +87,7 @@ func TestDeleteRunABatchAtATime(t *testing.T) {
 		if err != nil || len(m.Responses(countedPairs(t, db, keep.ID))) != 5 {
 			t.Errorf("%s: a search of the other run found %d of its 5 samples: %v", when, len(m.Responses(countedPairs(t, db, keep.ID))), err)
 		}
-		if n, err := db.IndexResponses(ctx); err != nil || (when == "emptied" && n != kept["results"]) {
+		if n, err := db.IndexResponses(ctx); err != nil || (when == "emptied" && n != kept["results"] && !store.OnPostgres) {
 			t.Errorf("%s: the catch-up read %d results (%v), want the other run's %d", when, n, err, kept["results"])
 		}
 	}
@@ -106,7 +108,7 @@ func TestDeleteDatasetAFewSamplesAtATime(t *testing.T) {
 	if err := db.SetRunStatus(ctx, gone.ID, store.RunCompleted, ""); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := sql.Open("sqlite", db.Path)
+	raw, err := store.OpenRaw(db.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,6 +135,9 @@ func TestDeleteDatasetAFewSamplesAtATime(t *testing.T) {
 			t.Errorf("the other dataset's run: %s has %d rows, had %d", table, n, kept[table])
 		}
 	}
+	if store.OnPostgres {
+		return // the plan below is SQLite's
+	}
 	var detail string
 	var id, parent, unused int
 	if err := raw.QueryRow(`EXPLAIN QUERY PLAN SELECT 1 FROM results WHERE sample_id = ?`, 1).Scan(&id, &parent, &unused, &detail); err != nil {
@@ -152,7 +157,7 @@ func TestARunLeftDeletingIsDeletedAtOpen(t *testing.T) {
 	gone := seedRun(t, db, 20, 2, "a")
 	importing := seedRun(t, db, 4, 1, "b")
 	path := db.Path
-	raw, err := sql.Open("sqlite", path)
+	raw, err := store.OpenRaw(path)
 	if err != nil {
 		t.Fatal(err)
 	}

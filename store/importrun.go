@@ -195,14 +195,12 @@ func importDataset(ctx context.Context, tx *sql.Tx, now string, imp *RunImport) 
 	case errors.Is(err, ErrNotFound):
 		d := &imp.Dataset
 		d.Origin, d.Samples, d.CreatedAt = OriginEEE, len(imp.Samples), parseTime(now)
-		res, err := tx.ExecContext(ctx, `INSERT INTO datasets
+		err := tx.QueryRowContext(ctx, `INSERT INTO datasets
 			(name, kind, sha256, format, filename, size_bytes, question_key, answer_key, sample_count, created_at, origin)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			d.Name, d.Kind, d.SHA256, d.Format, d.Filename, d.Size, d.QuestionKey, d.AnswerKey, d.Samples, now, d.Origin)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			RETURNING id`,
+			d.Name, d.Kind, d.SHA256, d.Format, d.Filename, d.Size, d.QuestionKey, d.AnswerKey, d.Samples, now, d.Origin).Scan(&d.ID)
 		if err != nil {
-			return nil, false, fmt.Errorf("insert dataset: %w", err)
-		}
-		if d.ID, err = res.LastInsertId(); err != nil {
 			return nil, false, fmt.Errorf("insert dataset: %w", err)
 		}
 		if _, err := insertSamples(ctx, tx, d.ID, eachSample(imp.Samples)); err != nil {

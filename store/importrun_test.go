@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"testing"
@@ -56,7 +55,7 @@ func TestImportRunABatchAtATime(t *testing.T) {
 	*store.ImportBatch = 3
 	ctx := context.Background()
 	db := openTestDB(t)
-	raw, err := sql.Open("sqlite", db.Path)
+	raw, err := store.OpenRaw(db.Path)
 	if err != nil {
 		t.Fatal(err)
 	}

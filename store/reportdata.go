@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // This file holds the queries of reports: the run's aggregates (migration
@@ -126,7 +127,7 @@ func b2i(b bool) int {
 // took 0.4 s to read for each of its runs' pages.
 func (db *DB) DatasetRuns(ctx context.Context, datasetID int64, limit int) ([]Run, error) {
 	if limit <= 0 {
-		limit = -1
+		limit = math.MaxInt64
 	}
 	rows, err := db.read.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.dataset_id = ? AND r.status NOT IN `+hiddenRuns+`
 		ORDER BY r.id DESC LIMIT ?`, datasetID, limit)

@@ -117,7 +117,7 @@ func referenceProgress(t *testing.T, raw *sql.DB, runID int64) []store.Condition
 // returns a connection of its own to the database and what ReportData read.
 func scoresMatchTheJoin(t *testing.T, db *store.DB, run *store.Run) (*sql.DB, *store.ReportData) {
 	t.Helper()
-	raw, err := sql.Open("sqlite", db.Path)
+	raw, err := store.OpenRaw(db.Path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,19 +44,17 @@ func insertNewResult(ctx context.Context, tx writer, now string, r *Result) (sav
 	calls, _ := json.Marshal(nonNilCalls(r.ToolCalls))
 	retries, _ := json.Marshal(nonNil(r.Retries))
 	r.CreatedAt = parseTime(now)
-	res, err := tx.exec(ctx, qInsertResult,
+	id, inserted, err := tx.insert(ctx, qInsertResult,
 		r.RunID, r.SampleRow, r.Condition, r.Repetition, r.Response, r.Error, kindOf(r.Error, r.ErrorKind),
 		r.TokensIn, r.TokensOut, r.CacheReadTokens, r.CacheWriteTokens, r.CostUSD, r.CostSource, r.Model,
 		r.LatencyMS, r.Attempts, string(retries), string(calls), r.CreatedAt.Format(timeFormat), r.Turns)
 	if err != nil {
 		return false, fmt.Errorf("insert result: %w", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if !inserted {
 		return false, nil
 	}
-	if r.ID, err = res.LastInsertId(); err != nil {
-		return false, fmt.Errorf("insert result: %w", err)
-	}
+	r.ID = id
 	for i := range r.Judgements {
 		if err := insertJudgement(ctx, tx, r, &r.Judgements[i]); err != nil {
 			return false, err
@@ -74,15 +72,13 @@ func insertNewResult(ctx context.Context, tx writer, now string, r *Result) (sav
 
 func insertJudgement(ctx context.Context, tx writer, r *Result, j *Judgement) error {
 	claims, _ := json.Marshal(nonNil(j.UnverifiedClaims))
-	res, err := tx.exec(ctx, qInsertJudgement,
+	id, _, err := tx.insert(ctx, qInsertJudgement,
 		r.ID, r.RunID, j.Evaluator, judgeSlot(j.JudgeIndex, j.JudgeRepetition), j.Judge, j.Seed, j.Error, kindOf(j.Error, j.ErrorKind), max(j.Attempts, 1),
 		j.Raw, j.Detail, string(claims), j.TokensIn, j.TokensOut, j.CacheReadTokens, j.CacheWriteTokens, j.CostUSD, j.LatencyMS)
 	if err != nil {
 		return fmt.Errorf("insert judgement %s: %w", j.Evaluator, err)
 	}
-	if j.ID, err = res.LastInsertId(); err != nil {
-		return fmt.Errorf("insert judgement: %w", err)
-	}
+	j.ID = id
 	for rest := j.Scores; len(rest) > 0; {
 		n := min(len(rest), len(qInsertScores))
 		if err := insertScores(ctx, tx, r, j.ID, rest[:n]); err != nil {
@@ -98,12 +94,17 @@ func insertJudgement(ctx context.Context, tx writer, r *Result, j *Judgement) er
 // each time. The rows take ids one after another in the statement's
 // order, as SQLite gives a new row of a table keyed by an INTEGER PRIMARY
 // KEY one more than the largest: the last one's id names them all.
-// Returning each id cost a query's rows and a map.
+// Returning each id cost a query's rows and a map. Postgres's ids come
+// from a sequence that other servers draw from at once: it returns them,
+// by metric (a judgement's metrics are apart).
 func insertScores(ctx context.Context, tx writer, r *Result, judgement int64, scores []Score) error {
 	args := make([]any, 0, 6*len(scores))
 	for i := range scores {
 		s := &scores[i]
 		args = append(args, judgement, r.ID, r.RunID, s.Metric, s.Value, s.Reasoning)
+	}
+	if tx.db.pg {
+		return insertScoresReturning(ctx, tx, scores, args)
 	}
 	res, err := tx.exec(ctx, qInsertScores[len(scores)-1], args...)
 	if err != nil {
@@ -115,6 +116,34 @@ func insertScores(ctx context.Context, tx writer, r *Result, judgement int64, sc
 	}
 	for i := range scores {
 		scores[i].ID = last - int64(len(scores)-1-i)
+	}
+	return nil
+}
+
+func insertScoresReturning(ctx context.Context, tx writer, scores []Score, args []any) error {
+	st, err := tx.stmt(ctx, qInsertScores[len(scores)-1])
+	if err != nil {
+		return fmt.Errorf("insert scores: %w", err)
+	}
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return fmt.Errorf("insert scores: %w", err)
+	}
+	defer rows.Close()
+	ids := make(map[string]int64, len(scores))
+	for rows.Next() {
+		var id int64
+		var metric string
+		if err := rows.Scan(&id, &metric); err != nil {
+			return fmt.Errorf("insert scores: %w", err)
+		}
+		ids[metric] = id
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("insert scores: %w", err)
+	}
+	for i := range scores {
+		scores[i].ID = ids[scores[i].Metric]
 	}
 	return nil
 }
@@ -356,11 +385,13 @@ const qInsertJudgement = `INSERT INTO judgements (result_id, run_id, evaluator, 
 		cost_usd, latency_ms)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
+const qInsertScoresHead = `INSERT INTO scores (judgement_id, result_id, run_id, metric, value, reasoning) VALUES `
+
 // qInsertScores[n-1] inserts n scores of one judgement.
 var qInsertScores = func() []string {
 	out := make([]string, 8)
 	for n := range out {
-		out[n] = `INSERT INTO scores (judgement_id, result_id, run_id, metric, value, reasoning) VALUES ` +
+		out[n] = qInsertScoresHead +
 			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?), ", n+1), ", ")
 	}
 	return out

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -14,7 +13,7 @@ import (
 // nor counted.
 func TestRunPageIsAPartOfTheList(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
+	db, err := Open(ctx, testDatabase(t))
 	if err != nil {
 		t.Fatal(err)
 	}

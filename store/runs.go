@@ -54,13 +54,11 @@ func createRun(ctx context.Context, tx *sql.Tx, now string, r *Run) error {
 	if r.CreatedBy == "" {
 		r.CreatedBy = Actor(ctx)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO runs (name, dataset_id, status, config, repetitions, total_tasks, budget_usd, created_at, created_by)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.Name, r.DatasetID, r.Status, string(r.Config), r.Repetitions, r.TotalTasks,
-		r.BudgetUSD, r.CreatedAt.Format(timeFormat), r.CreatedBy)
+	err := tx.QueryRowContext(ctx, `INSERT INTO runs (name, dataset_id, status, config, repetitions, total_tasks, budget_usd, created_at, created_by)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		RETURNING id`, r.Name, r.DatasetID, r.Status, string(r.Config), r.Repetitions, r.TotalTasks,
+		r.BudgetUSD, r.CreatedAt.Format(timeFormat), r.CreatedBy).Scan(&r.ID)
 	if err != nil {
-		return fmt.Errorf("insert run: %w", err)
-	}
-	if r.ID, err = res.LastInsertId(); err != nil {
 		return fmt.Errorf("insert run: %w", err)
 	}
 	for i, c := range r.Conditions {

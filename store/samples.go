@@ -36,7 +36,7 @@ func scanSample(row interface{ Scan(...any) error }) (*Sample, error) {
 // A limit of 0 or less returns them all.
 func (db *DB) Samples(ctx context.Context, datasetID int64, offset, limit int) ([]Sample, error) {
 	if limit <= 0 {
-		limit = -1
+		limit = math.MaxInt64
 	}
 	rows, err := db.read.QueryContext(ctx, `SELECT `+sampleColumns+` FROM samples s
 		WHERE s.dataset_id = ? ORDER BY s.ordinal LIMIT ? OFFSET ?`, datasetID, limit, offset)

@@ -272,6 +272,11 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 	if count == 0 {
 		return nil
 	}
+	if db.pg {
+		// Postgres has no trigram index of the responses (yet): their
+		// range of ids is read, in parts at once.
+		return db.scanResponses(ctx, runID, first, last, text, m)
+	}
 	query := trigramQuery(text)
 	// The candidates among the middle sixteenth of the run's ids, a part
 	// of its results taken as they came: the other runs' results there

@@ -19,6 +19,7 @@ import (
 // once failed results are cleared and once a run is deleted, whatever the
 // case, wildcards and letters of the text.
 func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
+	sqliteOnly(t)
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "assay.db")
 	db, err := open(ctx, path, "0022")
@@ -184,7 +185,7 @@ func saveAt(t *testing.T, db *DB, r *Result) {
 // n samples and a run over it with those conditions and repetitions.
 func goldenRun(t *testing.T, n, repetitions int, conditions ...string) (*DB, *Run, []Sample) {
 	t.Helper()
-	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "assay.db"))
+	db, err := Open(context.Background(), testDatabase(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +233,8 @@ func keys(m map[SampleKey]bool) []string {
 // by MATCH (a full scan of the index would give the same answers, slower
 // than reading the run's results), and the results by their ids.
 func TestResponseSearchPlans(t *testing.T) {
-	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "assay.db"))
+	sqliteOnly(t)
+	db, err := Open(context.Background(), testDatabase(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,8 +281,9 @@ func explain(t *testing.T, db *DB, query string, args ...any) string {
 // A search that meets more results past the index than catchUpAt starts
 // the catch-up in the background; Close waits for it.
 func TestSearchStartsTheIndexCatchUp(t *testing.T) {
+	sqliteOnly(t)
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
+	db, err := Open(ctx, testDatabase(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,6 +331,7 @@ func TestSearchStartsTheIndexCatchUp(t *testing.T) {
 // under way a batch starts at once; with two, one of them done, it waits;
 // a read that starts during a batch ends it.
 func TestCatchUpWaitsForTheReadsWaitedFor(t *testing.T) {
+	sqliteOnly(t)
 	s := newSearchIndexer()
 	starts := func(ctx context.Context) bool {
 		batch, done, err := s.startBatch(ctx, true)
@@ -380,8 +384,9 @@ func TestCatchUpWaitsForTheReadsWaitedFor(t *testing.T) {
 // not: it would count every result. So whether the index has reached the
 // run or not.
 func TestSearchCountsLackingOnlyWhenMostHoldTheText(t *testing.T) {
+	sqliteOnly(t)
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
+	db, err := Open(ctx, testDatabase(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,8 +427,9 @@ func TestSearchCountsLackingOnlyWhenMostHoldTheText(t *testing.T) {
 // result stored under a lower id than its run's first (once failed results
 // are cleared, the highest ids are given again) is found all the same.
 func TestSearchFindsAResultUnderAnIdGivenAgain(t *testing.T) {
+	sqliteOnly(t) // Postgres never gives an id again
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
+	db, err := Open(ctx, testDatabase(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -529,6 +535,7 @@ func TestResponseSetHoldsWhatIsPut(t *testing.T) {
 // A run deleted with more results than a batch empties the index, which
 // then catches up at once, not at the next search.
 func TestDeletingARunCatchesTheIndexUp(t *testing.T) {
+	sqliteOnly(t)
 	ctx := context.Background()
 	defer func(n, b int) { catchUpAt, deleteBatch = n, b }(catchUpAt, deleteBatch)
 	catchUpAt, deleteBatch = 3, 3
@@ -574,6 +581,7 @@ func TestDeletingARunCatchesTheIndexUp(t *testing.T) {
 // busy machine may leave between batches, each batch meets one as it is
 // about to write.
 func TestInterruptedCatchUpLosesNothing(t *testing.T) {
+	sqliteOnly(t)
 	ctx := context.Background()
 	defer func(n int) { indexBatch = n }(indexBatch)
 	indexBatch = 50

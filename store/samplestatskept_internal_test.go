@@ -115,7 +115,7 @@ func TestKeptSamplesTableIsTheFoldedOne(t *testing.T) {
 	want = folded("finished after clearing")
 
 	// A kept table that does not read is folded again and kept again.
-	if _, err := db.write.ExecContext(ctx, `UPDATE sample_stats_kept SET stats = x'0102' WHERE run_id = ?`, run.ID); err != nil {
+	if _, err := db.write.ExecContext(ctx, `UPDATE sample_stats_kept SET stats = ? WHERE run_id = ?`, []byte{1, 2}, run.ID); err != nil {
 		t.Fatal(err)
 	}
 	folded("unreadable")

@@ -2,14 +2,13 @@ package store
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 )
 
 // The scanners read what database/sql's own scan into an int, an int64 or
 // a float64 reads, and refuse NULL as it does.
 func TestColumnScannersReadAsDatabaseSQL(t *testing.T) {
-	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "assay.db"))
+	db, err := Open(context.Background(), testDatabase(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,6 +107,9 @@ func (s *searchIndexer) startBatch(ctx context.Context, interruptible bool) (con
 // startIndexing runs the catch-up in the background unless one runs or the
 // database is closing.
 func (db *DB) startIndexing() {
+	if db.pg {
+		return
+	}
 	s := db.index
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -133,6 +136,9 @@ func (db *DB) startIndexing() {
 // started it and the searches after met it under way (at 150,000 results,
 // seconds of one core, and searches twice as slow meanwhile).
 func (db *DB) CatchUpIndex(ctx context.Context) error {
+	if db.pg {
+		return nil
+	}
 	var through int64
 	if err := db.read.QueryRowContext(ctx, `SELECT indexed_through FROM response_search_state`).Scan(&through); err != nil {
 		return fmt.Errorf("response index: %w", err)
@@ -146,6 +152,9 @@ func (db *DB) CatchUpIndex(ctx context.Context) error {
 // catchUpPast starts the catch-up when more than catchUpAt results are
 // past through, the index's end.
 func (db *DB) catchUpPast(ctx context.Context, through int64) error {
+	if db.pg {
+		return nil
+	}
 	var lacking int
 	if err := db.read.QueryRowContext(ctx, qNotIndexed, through, catchUpAt+1).Scan(&lacking); err != nil {
 		return err
@@ -169,6 +178,9 @@ func (db *DB) stopIndexing() {
 // IndexResponses brings the response index up to date with every result
 // stored, a batch per transaction, and returns how many results it read.
 func (db *DB) IndexResponses(ctx context.Context) (int, error) {
+	if db.pg {
+		return 0, nil // Postgres keeps no response index of assay's
+	}
 	total := 0
 	// A batch interrupted is done again uninterrupted: reads one after
 	// the other cost at most a batch each, and the catch-up goes on.

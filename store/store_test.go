@@ -15,7 +15,7 @@ import (
 
 func openTestDB(t testing.TB) *store.DB {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "assay.db"))
+	db, err := store.Open(context.Background(), store.TestDatabase(t))
 	if err != nil {
 		t.Fatal(err)
 	}

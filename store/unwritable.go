@@ -26,6 +26,9 @@ const (
 // reason outside assay that may pass — a full disk, an I/O error, a
 // read-only file — rather than a mistake in what was written.
 func Unwritable(err error) bool {
+	if pgUnwritable(err) {
+		return true
+	}
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
 		return false

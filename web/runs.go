@@ -214,7 +214,7 @@ func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProg
 	if err := s.markInterrupted(ctx, run, &p); err != nil {
 		return p, err
 	}
-	if run.Status == store.RunRunning && !p.Paused && !p.Interrupted && !s.runner.Active(run.ID) {
+	if run.Status == store.RunRunning && !p.Paused && !p.Interrupted && !s.runner.Active(run.ID) && !store.IsPostgres(s.db.Path) {
 		// Another process executes the run: when the disk is full it
 		// cannot record its pause in the database, but this server can
 		// see the disk.

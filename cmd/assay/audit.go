@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -28,7 +27,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	budget := fs.Float64("budget", 0, "USD the audit may spend; an estimate over it is refused before any call (0: no bound)")
 	seed := fs.Uint64("seed", 0, "seed of the answers picked")
 	estimateOnly := fs.Bool("estimate", false, "print what the audit would call and cost, and call nothing")
-	dbPath := fs.String("db", "assay.db", "SQLite database file")
+	dbPath := dbFlag(fs)
 	asJSON := fs.Bool("json", false, "print the audit as one JSON object")
 	var gates []string
 	fs.Func("gate", "fail (exit 1) unless the audit holds it, e.g. 'audit.verbosity<=0.2' (the size of the change), 'audit.position<=0.1' (the flip rate); repeatable", func(s string) error {
@@ -48,7 +47,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return badUsage(fmt.Errorf("audit: --probes: %w", err))
 	}
-	if _, err := os.Stat(*dbPath); err != nil {
+	if err := dbExists(*dbPath); err != nil {
 		return badUsage(fmt.Errorf("audit: %w", err))
 	}
 	db, err := store.Open(ctx, *dbPath)

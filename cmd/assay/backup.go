@@ -14,7 +14,7 @@ import (
 
 func cmdBackup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("backup", stderr)
-	dbPath := fs.String("db", "assay.db", "SQLite database file")
+	dbPath := dbFlag(fs)
 	to := fs.String("to", "", "the copy to write (required); a running server may keep writing meanwhile")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -22,7 +22,10 @@ func cmdBackup(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *to == "" {
 		return &exitError{code: 2, err: fmt.Errorf("backup: --to FILE is required")}
 	}
-	if _, err := os.Stat(*dbPath); err != nil {
+	if store.IsPostgres(*dbPath) {
+		return &exitError{code: 2, err: fmt.Errorf("backup: %s is a Postgres database: back it up with Postgres's own tools (pg_dump, or the server's continuous archiving)", store.Redacted(*dbPath))}
+	}
+	if err := dbExists(*dbPath); err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
 	db, err := store.Open(ctx, *dbPath)

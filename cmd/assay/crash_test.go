@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+
+	"assay/internal/pgtest"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -53,7 +56,7 @@ execution: {num_repetitions: 3, max_concurrent: 2}
 `, srv.URL, srv.URL)
 	cfgPath = filepath.Join(dir, "run.yaml")
 	os.WriteFile(cfgPath, []byte(cfg), 0o644)
-	return srv, cfgPath, filepath.Join(dir, "assay.db")
+	return srv, cfgPath, pgtest.Database(t)
 }
 
 // killMidway starts `assay run`, waits for some results, and SIGKILLs it.
@@ -83,10 +86,14 @@ func killMidway(t *testing.T, bin string, args ...string) {
 // its own: opening the store (its migrations each a write transaction)
 // every 20 ms competed with the run for the database's write lock.
 func countResults(t *testing.T, dbPath string) int {
-	if _, err := os.Stat(dbPath); err != nil {
-		return 0
+	driver, dsn := "pgx", dbPath
+	if !store.IsPostgres(dbPath) {
+		if _, err := os.Stat(dbPath); err != nil {
+			return 0
+		}
+		driver, dsn = "sqlite", "file:"+dbPath+"?mode=ro&_pragma=busy_timeout(10000)"
 	}
-	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro&_pragma=busy_timeout(10000)")
+	db, err := sql.Open(driver, dsn)
 	if err != nil {
 		return 0
 	}
@@ -233,7 +240,7 @@ func TestKilledThreeTimesAtScale(t *testing.T) {
 		fmt.Fprintf(&data, "{\"question\": \"Q%d?\", \"answer\": \"A%d\"}\n", i, i)
 	}
 	os.WriteFile(filepath.Join(dir, "questions.jsonl"), []byte(data.String()), 0o644)
-	cfgPath, dbPath := filepath.Join(dir, "run.yaml"), filepath.Join(dir, "assay.db")
+	cfgPath, dbPath := filepath.Join(dir, "run.yaml"), pgtest.Database(t)
 	os.WriteFile(cfgPath, []byte(fmt.Sprintf(`name: crash at scale
 dataset: {path: ./questions.jsonl}
 agent: {type: openai, model: m, base_url: %q}

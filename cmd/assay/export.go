@@ -19,7 +19,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := newFlags("export", stderr)
 	runID := fs.Int64("run", 0, "the run to export (required)")
 	format := fs.String("format", "json", "json (every result with its scores), csv (a row per result and metric), html (a self-contained report), eee (the two files of the official Every Eval Ever schema, in its repository's layout) or keval (the two files as k-eval 1.1 writes them, which k-eval view opens), into the folder -o names")
-	dbPath := fs.String("db", "assay.db", "SQLite database file")
+	dbPath := dbFlag(fs)
 	out := fs.String("o", "", "file to write (default, or -: standard output; a device or pipe is written through); for eee and keval, the folder")
 	eeeVersion := fs.String("eee-version", eee.OfficialVersion, "the official EEE schema's version --format eee writes: 0.3.0, 0.2.3 or 0.2.1")
 	if err := parseFlags(fs, args); err != nil {

@@ -22,7 +22,7 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	aKey := fs.String("answer-key", "", "field holding the golden answer (qa)")
 	results := fs.String("results", "", "an EEE aggregate JSON (k-eval's results): import the run, with --instances")
 	instances := fs.String("instances", "", "the EEE instance JSONL that goes with --results")
-	dbPath := fs.String("db", "assay.db", "SQLite database file")
+	dbPath := dbFlag(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"assay/store"
 )
@@ -21,12 +20,12 @@ type rebuilt struct {
 func cmdRebuild(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("rebuild", stderr)
 	runID := fs.Int64("run", 0, "the run to rebuild (default: every run)")
-	dbPath := fs.String("db", "assay.db", "SQLite database file")
+	dbPath := dbFlag(fs)
 	asJSON := fs.Bool("json", false, `print {"runs": [{"run_id", "results"}], "skipped": [...]}`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if _, err := os.Stat(*dbPath); err != nil {
+	if err := dbExists(*dbPath); err != nil {
 		return fmt.Errorf("rebuild: %w", err)
 	}
 	db, err := store.Open(ctx, *dbPath)

@@ -21,7 +21,7 @@ import (
 func cmdRoute(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("route", stderr)
 	runID := fs.Int64("run", 0, "the run over several models to replay (required)")
-	dbPath := fs.String("db", "assay.db", "SQLite database file")
+	dbPath := dbFlag(fs)
 	orders := fs.Int("orders", route.DefaultOrders, "random orders of the samples each algorithm is replayed over")
 	seed := fs.Uint64("seed", 1, "the seed of the orders and the algorithms' draws: the same seed gives the same figures")
 	weights := fs.String("weights", "0.7,0.2,0.1", "the reward's weights of quality, cost and latency")

@@ -46,7 +46,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	resume := fs.Int64("resume", 0, "resume the unfinished run with this id instead")
 	retry := fs.Int64("retry-errors", 0, "do the failed tasks of the finished run with this id again, and judge again the answers whose judge calls failed; the rest stays")
 	extend := fs.Bool("extend", false, "with --resume: a run its stopping rule stopped early goes on toward its plan's end")
-	dbPath := fs.String("db", "assay.db", "SQLite database file")
+	dbPath := dbFlag(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object with the run's summary")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	var ci ciFlags

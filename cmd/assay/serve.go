@@ -25,7 +25,7 @@ const leaseCheck = 10 * time.Second
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on; anything but loopback needs --token")
-	dbPath := fs.String("db", "assay.db", "SQLite database file")
+	dbPath := dbFlag(fs)
 	token := fs.String("token", envOr("ASSAY_TOKEN", ""), "the owner's access token, at least 16 characters (default $ASSAY_TOKEN, else one made at each start and printed with a sign-in address); assay token create makes named ones")
 	noAuth := fs.Bool("no-auth", false, "ask no token of anyone who reaches the server: every local user and program is an owner and may start programs (loopback only)")
 	maxUpload := fs.Int64("max-upload", web.DefaultMaxUpload>>20, "largest dataset upload, in MiB")
@@ -45,6 +45,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	hosts, err := web.AllowedHosts(*allowedHosts)
 	if err != nil {
 		return &exitError{code: 2, err: err}
+	}
+	if *backupEvery > 0 && store.IsPostgres(*dbPath) {
+		return &exitError{code: 2, err: fmt.Errorf("serve: --backup-every copies a SQLite file; %s is a Postgres database: back it up with Postgres's own tools (pg_dump, or the server's continuous archiving)", store.Redacted(*dbPath))}
 	}
 	if *backupEvery > 0 {
 		if st, err := os.Stat(*backupDir); *backupDir == "" || err != nil || !st.IsDir() {
@@ -111,7 +114,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	runs.Adopt(leaseCheck)
 	// What killed backups left: their copies are as large as the database.
-	for _, dir := range []string{filepath.Dir(*dbPath), *backupDir} {
+	dirs := []string{*backupDir}
+	if !store.IsPostgres(*dbPath) {
+		dirs = append(dirs, filepath.Dir(*dbPath))
+	}
+	for _, dir := range dirs {
 		if removed := outfile.Clean(dir, "backup"); len(removed) > 0 {
 			logger.Info("removed the unfinished copies of backups that were stopped", "folder", dir, "files", removed)
 		}
@@ -129,7 +136,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *tlsCert != "" {
 		url = "https" + strings.TrimPrefix(url, "http")
 	}
-	fmt.Fprintf(stdout, "assay %s serving %s (database %s)\n", version, url, *dbPath)
+	fmt.Fprintf(stdout, "assay %s serving %s (database %s)\n", version, url, store.Redacted(*dbPath))
 	if *allowCommands {
 		fmt.Fprintln(stdout, "the run form may start command agents (--allow-command-agents)")
 	}

@@ -37,7 +37,7 @@ func tokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := newFlags("token create", stderr)
 	name := fs.String("name", "", "whose token: a person or a machine (required)")
 	role := fs.String("role", "", "owner (everything), reviewer (read, record review verdicts) or viewer (read only); default: owner for the first token, viewer after")
-	dbPath := fs.String("db", "assay.db", "SQLite database file")
+	dbPath := dbFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ type tokenJSON struct {
 
 func tokenList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("token list", stderr)
-	dbPath := fs.String("db", "assay.db", "SQLite database file")
+	dbPath := dbFlag(fs)
 	asJSON := fs.Bool("json", false, "print a JSON array")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -108,7 +108,7 @@ func tokenList(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 func tokenRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("token revoke", stderr)
-	dbPath := fs.String("db", "assay.db", "SQLite database file")
+	dbPath := dbFlag(fs)
 	// The name comes first (assay token revoke alice --db F); flags may follow it.
 	if len(args) == 0 || len(args[0]) > 0 && args[0][0] == '-' {
 		return &exitError{code: 2, err: fmt.Errorf("token revoke: name the token: assay token revoke NAME")}

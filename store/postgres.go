@@ -1,0 +1,209 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// IsPostgres reports whether a --db value names a Postgres database
+// (postgres://… or postgresql://…) rather than a SQLite file.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Redacted is a --db value fit to print: a Postgres DSN without its
+// password; a file's path as it is.
+func Redacted(dsn string) string {
+	if !IsPostgres(dsn) {
+		return dsn
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "postgres://(unreadable DSN)"
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// openPostgres opens the pools of a Postgres database. The store's SQL
+// is written with SQLite's placeholders (? and ?N); the connector turns
+// them into Postgres's $N, and Go's bools into the 0 and 1 the columns
+// hold, so that one text of each statement serves both.
+func openPostgres(ctx context.Context, dsn string) (write, read *sql.DB, err error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open %s: %w", Redacted(dsn), err)
+	}
+	write = sql.OpenDB(rebinding{stdlib.GetConnector(*cfg)})
+	write.SetMaxOpenConns(1)
+	read = sql.OpenDB(rebinding{stdlib.GetConnector(*cfg)})
+	read.SetMaxOpenConns(8)
+	read.SetMaxIdleConns(8)
+	if err := write.PingContext(ctx); err != nil {
+		write.Close()
+		read.Close()
+		return nil, nil, fmt.Errorf("open %s: %w", Redacted(dsn), err)
+	}
+	return write, read, nil
+}
+
+type rebinding struct{ driver.Connector }
+
+func (r rebinding) Connect(ctx context.Context) (driver.Conn, error) {
+	c, err := r.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &pgConn{c.(*stdlib.Conn)}, nil
+}
+
+// pgConn is pgx's database/sql connection taking SQLite's placeholders.
+type pgConn struct{ *stdlib.Conn }
+
+func (c *pgConn) Prepare(query string) (driver.Stmt, error) {
+	return c.Conn.Prepare(pgText(query))
+}
+
+func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	return c.Conn.PrepareContext(ctx, pgText(query))
+}
+
+func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	return c.Conn.ExecContext(ctx, pgText(query), args)
+}
+
+func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	return c.Conn.QueryContext(ctx, pgText(query), args)
+}
+
+// CheckNamedValue stores a bool as the integer the columns hold.
+func (c *pgConn) CheckNamedValue(v *driver.NamedValue) error {
+	if b, ok := v.Value.(bool); ok {
+		v.Value = int64(0)
+		if b {
+			v.Value = int64(1)
+		}
+	}
+	return nil
+}
+
+// pgText is a statement written for SQLite as Postgres takes it: its
+// placeholders rebound, its index hints (INDEXED BY, which Postgres's
+// planner has no need of) left out, and SQLite's idioms the store uses
+// in Postgres's words (pgIdioms). SQLite's functions the statements call
+// alike — min and max of two, holds, sum of a comparison,
+// json_array_length — Postgres has from migrations_pg.
+func pgText(query string) string {
+	if strings.Contains(query, "INDEXED BY") {
+		query = indexHint.ReplaceAllString(query, "")
+	}
+	if strings.Contains(query, "json_each(") || strings.Contains(query, "group_concat(") {
+		query = pgIdioms.Replace(query)
+	}
+	return rebind(query)
+}
+
+// pgIdioms are the statements' SQLite idioms and what Postgres says.
+var pgIdioms = strings.NewReplacer(
+	// A list of ids given as a JSON array.
+	"SELECT value FROM json_each(?)", "SELECT value::bigint FROM json_array_elements_text(?::json)",
+	// A result's tool calls that failed.
+	"(SELECT count(*) FROM json_each(tool_calls) WHERE json_extract(value, '$.is_error'))",
+	"(SELECT count(*) FROM json_array_elements(tool_calls::json) e WHERE e->>'is_error' = 'true')",
+	// A sample's metadata fields, with SQLite's names of their types.
+	"json_each(s.metadata) j", "json_each_sqlite(s.metadata) j",
+	// A run's conditions' names, one text.
+	"group_concat(name, char(31))", "string_agg(name, chr(31) ORDER BY name)",
+)
+
+var indexHint = regexp.MustCompile(`\s+INDEXED BY \w+`)
+
+// rebind turns SQLite's placeholders into Postgres's: ?N into $N, and
+// each bare ? into the number after the largest given so far, as SQLite
+// numbers them. Text in quotes and comments is left as it is.
+func rebind(query string) string {
+	if !strings.Contains(query, "?") {
+		return query
+	}
+	var b strings.Builder
+	b.Grow(len(query) + 8)
+	max := 0
+	for i := 0; i < len(query); i++ {
+		ch := query[i]
+		switch {
+		case ch == '\'' || ch == '"':
+			j := i + 1
+			for j < len(query) && query[j] != ch {
+				j++
+			}
+			b.WriteString(query[i:min(j+1, len(query))])
+			i = j
+		case ch == '-' && i+1 < len(query) && query[i+1] == '-':
+			j := strings.IndexByte(query[i:], '\n')
+			if j < 0 {
+				j = len(query) - i
+			}
+			b.WriteString(query[i : i+j])
+			i += j - 1
+		case ch == '?':
+			j := i + 1
+			for j < len(query) && query[j] >= '0' && query[j] <= '9' {
+				j++
+			}
+			n := max + 1
+			if j > i+1 {
+				n, _ = strconv.Atoi(query[i+1 : j])
+			}
+			if n > max {
+				max = n
+			}
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			i = j - 1
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return b.String()
+}
+
+// uniqueViolated reports whether err is a write refused because table's
+// column must be unique, in either database's words.
+func uniqueViolated(err error, table, column string) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "23505" && pe.TableName == table && strings.Contains(pe.ConstraintName, column)
+	}
+	return strings.Contains(err.Error(), "UNIQUE constraint failed: "+table+"."+column)
+}
+
+// pgUnwritable reports whether err is Postgres refusing a write for a
+// reason outside assay that may pass: its disk or memory full (class 53),
+// the connection lost (class 08), the server shutting down or starting
+// (57P01–57P03), a read-only transaction (a standby: 25006).
+func pgUnwritable(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "08") ||
+			pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03" || pe.Code == "25006"
+	}
+	return false
+}
