@@ -62,7 +62,7 @@ func exitCode(err error) int {
 const usage = `assay measures how well an LLM agent or model answers a golden dataset.
 
 Usage:
-  assay serve   [--addr 127.0.0.1:8080] [--db assay.db] [--token T] [--max-upload MiB]
+  assay serve   [--addr 127.0.0.1:8080] [--db assay.db | --db postgres://…] [--token T] [--max-upload MiB]
                 [--allowed-hosts NAME,...] [--allow-command-agents] [--session-idle 336h] [--session-max 2160h]
                 [--tls-cert F --tls-key F] [--behind-proxy] [--backup-every 24h --backup-dir D --backup-keep 7]
   assay import  --results A.json --instances I.jsonl [--db F] [--json]   (an EEE run, e.g. k-eval's)
@@ -75,6 +75,7 @@ Usage:
   assay route   --run ID [--orders R] [--seed S] [--weights 0.7,0.2,0.1] [--condition C] [--db F] [--json]
   assay backup  --to FILE [--db F]
   assay rebuild [--run ID] [--db F] [--json]   (computes again what is kept from the runs' records)
+  assay migrate --from F.db --to postgres://USER@HOST:PORT/DB [--json]   (copies a SQLite database into a new Postgres one)
   assay audit   --run ID [--probes verbosity,position,self] [--samples N] [--budget USD] [--estimate]
                 [--gate 'audit.verbosity<=0.2' ...] [--db F] [--json]   (the judge's biases; exit 1 when a gate fails)
   assay token   create --name N [--role owner|reviewer|viewer] | list [--json] | revoke NAME   [--db F]
@@ -106,6 +107,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdRoute(ctx, args[1:], stdout, stderr)
 	case "rebuild":
 		return cmdRebuild(ctx, args[1:], stdout, stderr)
+	case "migrate":
+		return cmdMigrate(ctx, args[1:], stdout, stderr)
 	case "audit":
 		return cmdAudit(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":

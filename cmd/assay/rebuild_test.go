@@ -79,6 +79,12 @@ var csrfToken = regexp.MustCompile(`[A-Za-z0-9_-]{43}`)
 // the summary assay run --json prints, and the JSON and CSV exports.
 func views(t *testing.T, path string, id int64) map[string]string {
 	t.Helper()
+	return viewsAs(t, path, id, "")
+}
+
+// viewsAs is views read with a token, for a database that has some.
+func viewsAs(t *testing.T, path string, id int64, bearer string) map[string]string {
+	t.Helper()
 	out := map[string]string{"summary": summaryJSON(t, path, id)}
 	for _, format := range []string{"json", "csv"} {
 		var b bytes.Buffer
@@ -90,7 +96,11 @@ func views(t *testing.T, path string, id int64) map[string]string {
 	base, stop := serve(t, "--db", path)
 	defer stop()
 	for _, page := range []string{fmt.Sprintf("/api/runs/%d/report", id), fmt.Sprintf("/runs/%d/samples?q=Answer", id)} {
-		resp, err := http.Get(base + page)
+		req, _ := http.NewRequest("GET", base+page, nil)
+		if bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
