@@ -23,16 +23,17 @@ var migrations embed.FS
 // DB is assay's SQLite database: one connection for writes beside a pool for reads,
 // so that concurrent workers never meet SQLITE_BUSY.
 type DB struct {
-	Path    string // the SQLite file, or the Postgres DSN
-	pg      bool   // a Postgres database
-	write   *sql.DB
-	read    *sql.DB
-	now     func() time.Time
-	stmts   statements // prepared on write
-	commits *committer // of results and pending work
-	keeps   keptParts  // pending work queued for the committer
-	index   *searchIndexer
-	keeping background // samples tables being kept (samplestatskept.go)
+	Path     string // the SQLite file, or the Postgres DSN
+	pg       bool   // a Postgres database
+	write    *sql.DB
+	read     *sql.DB
+	now      func() time.Time
+	clockSet bool       // now was set by a test
+	stmts    statements // prepared on write
+	commits  *committer // of results and pending work
+	keeps    keptParts  // pending work queued for the committer
+	index    *searchIndexer
+	keeping  background // samples tables being kept (samplestatskept.go)
 }
 
 // Open opens (creating if needed) the database file at path, or the
@@ -390,7 +391,22 @@ func (db *DB) nowText() string { return db.now().Format(timeFormat) }
 
 // SetClock makes the database read the time from now: for tests of what
 // expires, which cannot wait days.
-func (db *DB) SetClock(now func() time.Time) { db.now = now }
+func (db *DB) SetClock(now func() time.Time) { db.now, db.clockSet = now, true }
+
+// sharedNow is the time by which servers sharing a Postgres database
+// judge each other's leases: the database's clock, not each node's,
+// which may differ. A SQLite file's processes share one host's clock;
+// a clock set by a test is kept.
+func (db *DB) sharedNow(ctx context.Context, q querier) (time.Time, error) {
+	if !db.pg || db.clockSet {
+		return db.now(), nil
+	}
+	var micros int64
+	if err := q.QueryRowContext(ctx, `SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint`).Scan(&micros); err != nil {
+		return time.Time{}, fmt.Errorf("the database's clock: %w", err)
+	}
+	return time.UnixMicro(micros).UTC(), nil
+}
 
 func parseTime(s string) time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, s)

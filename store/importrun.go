@@ -86,7 +86,11 @@ func (db *DB) ImportRun(ctx context.Context, imp *RunImport) (created bool, err 
 	// The lease says which process imports the run: another that opens the
 	// database meanwhile leaves it alone unless that process is gone.
 	holder := ThisProcess("assay import")
-	if err := acquireLease(ctx, tx, r.ID, holder, db.now(), importLease, nil); err != nil {
+	leaseNow, err := db.sharedNow(ctx, tx)
+	if err != nil {
+		return false, err
+	}
+	if err := acquireLease(ctx, tx, r.ID, holder, leaseNow, importLease, nil); err != nil {
 		return false, err
 	}
 	if err := tx.Commit(); err != nil {

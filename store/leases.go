@@ -68,10 +68,31 @@ func (db *DB) AcquireLease(ctx context.Context, runID int64, h Holder, ttl time.
 		return err
 	}
 	defer tx.Rollback()
-	if err := acquireLease(ctx, tx, runID, h, db.now(), ttl, alive); err != nil {
+	if err := db.lockLease(ctx, tx, runID); err != nil {
+		return err
+	}
+	now, err := db.sharedNow(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if err := acquireLease(ctx, tx, runID, h, now, ttl, alive); err != nil {
 		return err
 	}
 	return tx.Commit()
+}
+
+// lockLease makes another server taking or renewing the same run's lease
+// in a Postgres database wait for this transaction: each reads the lease
+// before it writes, and two that read no lease must not both take it. A
+// SQLite write transaction holds the file's lock already.
+func (db *DB) lockLease(ctx context.Context, tx *sql.Tx, runID int64) error {
+	if !db.pg {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7349513, ?::int)`, runID%(1<<31)); err != nil {
+		return fmt.Errorf("lease of run %d: %w", runID, err)
+	}
+	return nil
 }
 
 func acquireLease(ctx context.Context, tx *sql.Tx, runID int64, h Holder, now time.Time, ttl time.Duration, alive Alive) error {
@@ -128,7 +149,10 @@ func (db *DB) RenewLease(ctx context.Context, runID int64, h Holder, ttl time.Du
 		return "", err
 	}
 	defer tx.Rollback()
-	now := db.now()
+	now, err := db.sharedNow(ctx, tx)
+	if err != nil {
+		return "", err
+	}
 	res, err := tx.ExecContext(ctx, `UPDATE run_leases SET heartbeat_at = ?, expires_at = ? WHERE run_id = ? AND holder = ?`,
 		now.Format(timeFormat), now.Add(ttl).Format(timeFormat), runID, h.ID)
 	if err != nil {
@@ -165,7 +189,11 @@ func (db *DB) RunLease(ctx context.Context, runID int64) (*Lease, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !db.now().Before(l.ExpiresAt) {
+	now, err := db.sharedNow(ctx, db.read)
+	if err != nil {
+		return nil, err
+	}
+	if !now.Before(l.ExpiresAt) {
 		return nil, fmt.Errorf("lease of run %d: %w", runID, ErrNotFound)
 	}
 	return l, nil

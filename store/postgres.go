@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -197,13 +198,16 @@ func uniqueViolated(err error, table, column string) bool {
 
 // pgUnwritable reports whether err is Postgres refusing a write for a
 // reason outside assay that may pass: its disk or memory full (class 53),
-// the connection lost (class 08), the server shutting down or starting
-// (57P01–57P03), a read-only transaction (a standby: 25006).
+// the connection lost (class 08, or the server gone mid-statement), the
+// server shutting down or starting (57P01–57P03), a read-only
+// transaction (a standby: 25006), or no server to connect to.
 func pgUnwritable(err error) bool {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		return strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "08") ||
 			pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03" || pe.Code == "25006"
 	}
-	return false
+	var ce *pgconn.ConnectError
+	return errors.As(err, &ce) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		strings.Contains(err.Error(), "conn closed")
 }

@@ -41,7 +41,11 @@ func (db *DB) CreateLeasedRun(ctx context.Context, r *Run, h *Holder, ttl time.D
 		return err
 	}
 	if h != nil {
-		if err := acquireLease(ctx, tx, r.ID, *h, db.now(), ttl, nil); err != nil {
+		now, err := db.sharedNow(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if err := acquireLease(ctx, tx, r.ID, *h, now, ttl, nil); err != nil {
 			return err
 		}
 	}
