@@ -24,7 +24,7 @@ RACE      := -race -gcflags='modernc.org/...=-race=false'
 test: test-deps ## everything the tests need, then the whole suite under the race detector; the store's, the engine's and the crash tests again against Postgres
 	$(GO) test $(RACE) -count=1 ./...
 	ASSAY_TEST_STORE=postgres $(GO) test -count=1 ./store/ ./runner/
-	ASSAY_TEST_STORE=postgres $(GO) test -count=1 -run 'TestKilled|TestTwoProcesses|TestServersShareOneDatabase|TestMigrate' ./cmd/assay/
+	ASSAY_TEST_STORE=postgres $(GO) test -count=1 -run 'TestKilled|TestTwoProcesses|TestServersShareOneDatabase' ./cmd/assay/
 
 test-deps: ## install Chromium, bubblewrap and the MCP test server when missing
 	@./.ci/deps
