@@ -21,9 +21,15 @@ run: build ## build and serve at http://$(ADDR) with ./$(DB)
 # writes made the database-heavy tests four to five times slower.
 RACE      := -race -gcflags='modernc.org/...=-race=false'
 
+# The engine's tests of what a database's faults and other processes do,
+# run again against Postgres: leases, take-overs, cancels from elsewhere,
+# resumes, budgets, a restarted server.
+PG_RUNNER_TESTS := TestATakeOver|TestARunIsExecutedByOneProcess|TestAnExpiredOrDeadLease|TestACancelFromAnotherProcess|TestResume|TestCancelThenResume|TestRunScoresEveryTaskOnce|Budget|TestPostgresRestarted|TestInterrupted
+
 test: test-deps ## everything the tests need, then the whole suite under the race detector; the store's, the engine's and the crash tests again against Postgres
 	$(GO) test $(RACE) -count=1 ./...
-	ASSAY_TEST_STORE=postgres $(GO) test -count=1 ./store/ ./runner/
+	ASSAY_TEST_STORE=postgres $(GO) test -count=1 ./store/
+	ASSAY_TEST_STORE=postgres $(GO) test -count=1 -run '$(PG_RUNNER_TESTS)' ./runner/
 	ASSAY_TEST_STORE=postgres $(GO) test -count=1 -run 'TestKilled|TestTwoProcesses|TestServersShareOneDatabase' ./cmd/assay/
 
 test-deps: ## install Chromium, bubblewrap and the MCP test server when missing

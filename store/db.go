@@ -296,7 +296,7 @@ func (db *DB) refuseNewer(ctx context.Context, names []string) error {
 	if len(unknown) > 0 {
 		last := migrationVersion(names[len(names)-1])
 		return fmt.Errorf("%s: %w (it has migration %s, this assay knows up to %s): open it with that assay or a later one, or restore a backup made before",
-			db.Path, ErrNewerDatabase, strings.Join(unknown, ", "), last)
+			Redacted(db.Path), ErrNewerDatabase, strings.Join(unknown, ", "), last)
 	}
 	return nil
 }

@@ -52,6 +52,31 @@ type Lease struct {
 	ExpiresAt   time.Time
 }
 
+// Executor is a process executing a run, as GET /api/runs/:id lists it.
+type Executor struct {
+	Node       string    `json:"node"`       // "assay serve (pid 123 on host)"
+	TasksDone  int       `json:"tasks_done"` // the run's tasks it has finished since it took the run
+	LeaseUntil time.Time `json:"lease_until"`
+}
+
+// Executors lists the processes executing a run now: its lease's holder
+// unless the lease expired; none when the run is not executing.
+func (db *DB) Executors(ctx context.Context, runID int64) ([]Executor, error) {
+	l, err := db.RunLease(ctx, runID)
+	if errors.Is(err, ErrNotFound) {
+		return []Executor{}, nil
+	} else if err != nil {
+		return nil, err
+	}
+	var done int
+	if err := db.read.QueryRowContext(ctx, `SELECT max(r.results_count - l.results_before, 0) FROM runs r
+		JOIN run_leases l ON l.run_id = r.id WHERE r.id = ?`, runID).Scan(&done); err != nil {
+		return nil, fmt.Errorf("executors of run %d: %w", runID, err)
+	}
+	return []Executor{{Node: fmt.Sprintf("%s (pid %d on %s)", l.Holder.Program, l.Holder.PID, l.Holder.Host),
+		TasksDone: done, LeaseUntil: l.ExpiresAt}}, nil
+}
+
 // ErrLeaseLost is returned when renewing a lease that another holder took.
 var ErrLeaseLost = errors.New("the run's lease was taken by another process")
 
@@ -104,12 +129,14 @@ func acquireLease(ctx context.Context, tx *sql.Tx, runID int64, h Holder, now ti
 		return &Error{Code: ECONFLICT, Message: held.describe(runID, now)}
 	}
 	stamp := now.Format(timeFormat)
-	_, err = tx.ExecContext(ctx, `INSERT INTO run_leases (run_id, holder, host, pid, program, acquired_at, heartbeat_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	_, err = tx.ExecContext(ctx, `INSERT INTO run_leases (run_id, holder, host, pid, program, acquired_at, heartbeat_at, expires_at,
+			results_before)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7, (SELECT results_count FROM runs WHERE id = ?1))
 		ON CONFLICT (run_id) DO UPDATE SET holder = excluded.holder, host = excluded.host, pid = excluded.pid,
 			program = excluded.program, heartbeat_at = excluded.heartbeat_at, expires_at = excluded.expires_at,
-			acquired_at = CASE WHEN run_leases.holder = excluded.holder THEN run_leases.acquired_at ELSE excluded.acquired_at END`,
-		runID, h.ID, h.Host, h.PID, h.Program, stamp, stamp, now.Add(ttl).Format(timeFormat))
+			acquired_at = CASE WHEN run_leases.holder = excluded.holder THEN run_leases.acquired_at ELSE excluded.acquired_at END,
+			results_before = CASE WHEN run_leases.holder = excluded.holder THEN run_leases.results_before ELSE excluded.results_before END`,
+		runID, h.ID, h.Host, h.PID, h.Program, stamp, now.Add(ttl).Format(timeFormat))
 	if err != nil {
 		return fmt.Errorf("acquire lease of run %d: %w", runID, err)
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"assay/internal/pgtest"
 	"context"
 	"strings"
 	"testing"
@@ -49,5 +50,17 @@ func TestOpenUnreachablePostgres(t *testing.T) {
 	_, err := Open(context.Background(), "postgres://assay:hunter2@127.0.0.1:1/assay?sslmode=disable&connect_timeout=5")
 	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("open of an unreachable server: %v", err)
+	}
+}
+
+// A wrong password is said at once, without the password.
+func TestOpenWithAWrongPassword(t *testing.T) {
+	if !onPostgres {
+		t.Skip("needs the tests' Postgres: runs when the suite runs against it (make test does)")
+	}
+	dsn := strings.Replace(testDatabase(t), ":"+pgtest.Password+"@", ":not-the-password@", 1)
+	_, err := Open(context.Background(), dsn)
+	if err == nil || !strings.Contains(err.Error(), "password authentication failed") || strings.Contains(err.Error(), "not-the-password") {
+		t.Fatalf("open with a wrong password: %v", err)
 	}
 }

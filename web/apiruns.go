@@ -135,7 +135,9 @@ func queryCount(c echo.Context, name string) (int, error) {
 	return n, nil
 }
 
-// apiRun handles GET /api/runs/:id: the run's summary, as `assay run --json` prints it.
+// apiRun handles GET /api/runs/:id: the run's summary, as `assay run --json`
+// prints it, and while it executes the processes executing it (on this
+// server or another on the same database).
 func (s *Server) apiRun(c echo.Context) error {
 	sc, err := s.scope(c)
 	if err != nil {
@@ -145,7 +147,16 @@ func (s *Server) apiRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, currentSummary(r.Summary, sc.Run).Grouped())
+	out := struct {
+		*report.Summary
+		Executors []store.Executor `json:"executors,omitempty"`
+	}{Summary: currentSummary(r.Summary, sc.Run).Grouped()}
+	if sc.Run.Status == store.RunRunning {
+		if out.Executors, err = s.db.Executors(c.Request().Context(), sc.Run.ID); err != nil {
+			return err
+		}
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // currentSummary is a copy of a report's summary, which the server keeps

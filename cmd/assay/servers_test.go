@@ -40,6 +40,9 @@ func startNode(t *testing.T, bin, db string) *node {
 	t.Cleanup(func() { n.cmd.Process.Signal(syscall.SIGTERM); n.cmd.Wait() })
 	lines := bufio.NewScanner(stdout)
 	for lines.Scan() {
+		if strings.Contains(lines.Text(), pgtest.Password) {
+			t.Errorf("the server printed the database's password: %s", lines.Text())
+		}
 		if u := regexp.MustCompile(`serving (https?://\S+)`).FindStringSubmatch(lines.Text()); u != nil {
 			n.url = u[1]
 			break
@@ -123,6 +126,16 @@ func TestServersShareOneDatabase(t *testing.T) {
 				t.Fatalf("run %d made no progress", runs[i])
 			}
 		}
+		// Another server says who executes the run, and how far it got.
+		_, b := nodes[0].call(t, "GET", fmt.Sprintf("/api/runs/%d", runs[i]), nil)
+		var r struct {
+			Executors []store.Executor `json:"executors"`
+		}
+		json.Unmarshal(b, &r)
+		if len(r.Executors) != 1 || !strings.Contains(r.Executors[0].Node, fmt.Sprintf("assay serve (pid %d on ", nodes[i].cmd.Process.Pid)) ||
+			r.Executors[0].TasksDone < 5 || !r.Executors[0].LeaseUntil.After(time.Now().Add(-time.Minute)) {
+			t.Errorf("run %d's executors, from another server: %s", runs[i], b)
+		}
 		nodes[i].cmd.Process.Signal(syscall.SIGKILL)
 		nodes[i].cmd.Wait()
 		if k == 0 {
@@ -169,6 +182,9 @@ func TestServersShareOneDatabase(t *testing.T) {
 	}
 	live := []*node{nodes[0], nodes[1]}
 	for _, id := range runs {
+		if _, b := live[0].call(t, "GET", fmt.Sprintf("/api/runs/%d", id), nil); bytes.Contains(b, []byte(`"executors"`)) {
+			t.Errorf("a completed run lists executors: %s", b)
+		}
 		_, want := live[0].call(t, "GET", fmt.Sprintf("/api/runs/%d/report", id), nil)
 		for _, n := range live[1:] {
 			if _, got := n.call(t, "GET", fmt.Sprintf("/api/runs/%d/report", id), nil); !bytes.Equal(got, want) {

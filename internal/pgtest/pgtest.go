@@ -32,6 +32,9 @@ import (
 // create databases.
 const Env = "ASSAY_TEST_POSTGRES"
 
+// Password is the postgres user's password in the tests' own cluster.
+const Password = "assay-tests"
+
 var (
 	once    sync.Once
 	server  string // the DSN of the server's maintenance database
@@ -147,8 +150,15 @@ func start() (string, func(), error) {
 		}
 		return nil
 	}
-	// C collation and UTF-8, as assay's own databases compare text.
-	if err := run("initdb", "-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"); err != nil {
+	// C collation and UTF-8, as assay's own databases compare text; a
+	// password asked over TCP, as a team's server asks it.
+	pwfile := filepath.Join(dir, "pw")
+	if err := os.WriteFile(pwfile, []byte(Password+"\n"), 0o644); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	if err := run("initdb", "-D", data, "-U", "postgres", "--auth-local=trust", "--auth-host=scram-sha-256", "--pwfile", pwfile,
+		"--encoding=UTF8", "--locale=C", "--no-sync"); err != nil {
 		os.RemoveAll(dir)
 		return "", nil, err
 	}
@@ -174,7 +184,7 @@ func start() (string, func(), error) {
 		fn()
 		return run("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "-t", "120", "start")
 	}
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port), stop, nil
+	return fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/postgres?sslmode=disable", Password, port), stop, nil
 }
 
 // watch stops the cluster and removes its folder once the test process
