@@ -20,8 +20,9 @@ import (
 //go:embed migrations/*.sql migrations_pg/*.sql
 var migrations embed.FS
 
-// DB is assay's SQLite database: one connection for writes beside a pool for reads,
-// so that concurrent workers never meet SQLITE_BUSY.
+// DB is assay's database, a SQLite file or a Postgres database: one
+// connection for writes beside a pool for reads, so that concurrent
+// workers never meet SQLITE_BUSY.
 type DB struct {
 	Path     string // the SQLite file, or the Postgres DSN
 	pg       bool   // a Postgres database
@@ -29,6 +30,7 @@ type DB struct {
 	read     *sql.DB
 	now      func() time.Time
 	clockSet bool       // now was set by a test
+	trigrams bool       // a Postgres database with a trigram index of the responses
 	stmts    statements // prepared on write
 	commits  *committer // of results and pending work
 	keeps    keptParts  // pending work queued for the committer
@@ -56,6 +58,13 @@ func open(ctx context.Context, path, upTo string) (*DB, error) {
 	if err := db.migrate(ctx, upTo); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if db.pg {
+		if err := db.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_indexes
+			WHERE schemaname = current_schema() AND indexname = 'results_response_trigrams')`).Scan(&db.trigrams); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open %s: %w", Redacted(path), err)
+		}
 	}
 	if err := db.backfillAggregates(ctx); err != nil {
 		db.Close()

@@ -641,3 +641,52 @@ func TestInterruptedCatchUpLosesNothing(t *testing.T) {
 	}
 	t.Logf("%d batches interrupted", interrupted)
 }
+
+// A search finds, in either database, the samples and conditions whose
+// responses hold the text as holdsFold says: letters of ASCII whatever
+// their case, other letters as they are, LIKE's wildcards and escape as
+// themselves. In Postgres it goes through the trigram index.
+func TestSearchFindsWhatHoldsFinds(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, testDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if onPostgres && !db.trigrams {
+		t.Fatal("the tests' Postgres has no trigram index of the responses")
+	}
+	responses := []string{"Photosynthesis makes sugar.", "PHOTOSYNTHESIS, loudly", "It is 50_50 — or 50%.",
+		`a back\slash`, "Ünïcode ÄBC and äbc", "photo synthesis", "", "x"}
+	d, rows := goldenDataset(t, db, len(responses))
+	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 2, TotalTasks: 2 * len(rows) * 2,
+		Conditions: []Condition{{Name: "a"}, {Name: "b"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	all := map[SampleKey][]string{}
+	for rep := 1; rep <= 2; rep++ {
+		for i, s := range rows {
+			for k, c := range []string{"a", "b"} {
+				r := &Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: rep, Response: responses[(i+k+3*(rep-1))%len(responses)]}
+				saveAt(t, db, r)
+				key := SampleKey{SampleRow: s.ID, Condition: c}
+				all[key] = append(all[key], r.Response)
+			}
+		}
+	}
+	for _, text := range []string{"photosynthesis", "PhotoSynth", "synthesis", "50_50", "50%", "0_5", `k\s`, "äbc", "ÄBC", "ünï",
+		"sugar.", " — ", "is 50", "nothing like it", "ph", `"50`, "photo synthesis makes"} {
+		m, err := db.SearchSamples(ctx, run.ID, d.ID, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := m.Responses(counted(t, db, run.ID))
+		for key, rs := range all {
+			want := slices.ContainsFunc(rs, func(r string) bool { return holdsFold(r, text) })
+			if got[key] != want {
+				t.Errorf("%q in %v's responses %q: found %v", text, key, rs, got[key])
+			}
+		}
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"assay/internal/pgtest"
 	"assay/store"
 	"assay/web"
 )
@@ -326,6 +327,10 @@ func buildRunOf(b testing.TB, benchSamples, judgeReps int, searches ...string) (
 		b.Fatal(err)
 	}
 	built := time.Since(start)
+	if pgtest.OnPostgres() {
+		db = onPostgres(b, db)
+		fmt.Printf("copied into Postgres in %s (ASSAY_TEST_STORE=postgres)\n", (time.Since(start) - built).Round(time.Millisecond))
+	}
 	if len(searches) > 0 {
 		s, err := web.New(db, web.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err != nil {
@@ -351,6 +356,21 @@ func buildRunOf(b testing.TB, benchSamples, judgeReps int, searches ...string) (
 	fmt.Printf("built %d results and %d scores in %s; the response index caught up in %s\n", benchSamples*benchConditions*benchReps,
 		3*judgeReps*benchSamples*benchConditions*benchReps, built.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 	return db, sr.Run.ID, sr.Samples[fmt.Sprintf("q%04d", benchSamples/2)].ID
+}
+
+// onPostgres copies a database built as a SQLite file into a new Postgres
+// one and returns it, for the benchmarks' figures against Postgres.
+func onPostgres(b testing.TB, db *store.DB) *store.DB {
+	b.Helper()
+	pg, err := store.Open(context.Background(), pgtest.DSN(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { pg.Close() })
+	if _, err := db.CopyTo(context.Background(), pg); err != nil {
+		b.Fatal(err)
+	}
+	return pg
 }
 
 // bulkResults writes every result of a stored run with a rubric judgement of
