@@ -188,7 +188,11 @@ func reportRuns(b *testing.B, samples int, latency time.Duration, concurrency in
 
 func benchOnce(b *testing.B, samples int, latency time.Duration, concurrency int, more string) engineRun {
 	dir := b.TempDir()
-	db, err := store.Open(context.Background(), filepath.Join(dir, "assay.db"))
+	dbPath := filepath.Join(dir, "assay.db")
+	if pgtest.OnPostgres() {
+		dbPath = pgtest.DSN(b)
+	}
+	db, err := store.Open(context.Background(), dbPath)
 	if err != nil {
 		b.Fatal(err)
 	}
