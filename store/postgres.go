@@ -196,6 +196,16 @@ func uniqueViolated(err error, table, column string) bool {
 	return strings.Contains(err.Error(), "UNIQUE constraint failed: "+table+"."+column)
 }
 
+// anyUniqueViolated reports whether err is a write refused because a
+// value must be unique, whatever the table and column.
+func anyUniqueViolated(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "23505"
+	}
+	return strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
+
 // pgUnwritable reports whether err is Postgres refusing a write for a
 // reason outside assay that may pass: its disk or memory full (class 53),
 // the connection lost (class 08, or the server gone mid-statement), the

@@ -119,7 +119,7 @@ func (db *DB) CreateToken(ctx context.Context, name string, role Role) (string, 
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return "", nil, Errorf(EINVALID, "The first token is an owner's, so that someone can manage the others: make %s an owner, or make an owner's token first.", name)
-	case err != nil && strings.Contains(err.Error(), "UNIQUE"):
+	case err != nil && anyUniqueViolated(err):
 		return "", nil, Errorf(ECONFLICT, "%s already has a token: revoke it first, or choose another name.", name)
 	case err != nil:
 		return "", nil, fmt.Errorf("create token: %w", err)

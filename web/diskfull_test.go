@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"assay/internal/pgtest"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 	"assay/web"
@@ -18,6 +19,7 @@ import (
 // pauses with the reason on its page, keeps everything it had saved, and
 // goes on by itself once there is room, to a complete run.
 func TestFullDiskPausesTheRun(t *testing.T) {
+	pgtest.SQLiteOnly(t, "a database file's disk filling up")
 	var answered atomic.Int64
 	held := make(chan struct{})
 	var release sync.Once
@@ -93,6 +95,7 @@ func TestFullDiskPausesTheRun(t *testing.T) {
 // is paused; its page says so from the disk itself, and stops saying so
 // once there is room.
 func TestFullDiskShownForARunExecutedElsewhere(t *testing.T) {
+	pgtest.SQLiteOnly(t, "a database file's disk filling up")
 	b, db := newServer(t, web.Config{})
 	id, _ := handRunIn(t, db, store.RunRunning)
 	cli := store.Holder{ID: "cli-1", Host: "ci-runner-7", PID: 4242, Program: "assay run"}

@@ -9,12 +9,12 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
 
+	"assay/internal/pgtest"
 	"assay/store"
 	"assay/web"
 )
@@ -30,7 +30,7 @@ type browser struct {
 // openDB opens a new database file that the test closes at its end.
 func openDB(t *testing.T) *store.DB {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "assay.db"))
+	db, err := store.Open(context.Background(), pgtest.Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,12 +10,12 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"assay/internal/pgtest"
 	"assay/runner"
 	"assay/runner/llm/llmtest"
 	"assay/store"
@@ -39,7 +39,7 @@ func newRunServer(t *testing.T, h llmtest.Handler, options ...func(*web.Config))
 // newRunServerOn is newRunServer with a fake model server of the test's.
 func newRunServerOn(t *testing.T, fake *llmtest.Server, options ...func(*web.Config)) *runFixture {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "assay.db"))
+	db, err := store.Open(context.Background(), pgtest.Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}

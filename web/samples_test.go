@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"assay/internal/pgtest"
 	"assay/store"
 	"assay/web"
 )
@@ -340,14 +340,14 @@ func TestSamplesOfRunWithoutResults(t *testing.T) {
 func TestSamplesTableKeptForTheNextServer(t *testing.T) {
 	b, db, sr := sixSamples(t)
 	b.get(fmt.Sprintf("/runs/%d", sr.Run.ID))
-	raw, err := sql.Open("sqlite", db.Path)
+	raw, err := pgtest.OpenRaw(db.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer raw.Close()
 	deadline := time.Now().Add(30 * time.Second)
 	for kept := 0; kept == 0; time.Sleep(5 * time.Millisecond) {
-		if err := raw.QueryRow(`SELECT count(*) FROM sample_stats_kept WHERE run_id = ?`, sr.Run.ID).Scan(&kept); err != nil {
+		if err := raw.QueryRow(`SELECT count(*) FROM sample_stats_kept WHERE run_id = $1`, sr.Run.ID).Scan(&kept); err != nil {
 			t.Fatal(err)
 		}
 		if time.Now().After(deadline) {

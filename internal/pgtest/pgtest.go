@@ -8,6 +8,7 @@ package pgtest
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -19,12 +20,14 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 )
 
 // Env names a server for the tests to use instead of a cluster of their
@@ -293,4 +296,15 @@ func SQLiteOnly(t testing.TB, what string) {
 	if OnPostgres() {
 		t.Skip("SQLite's alone (" + what + "): the tests run against Postgres")
 	}
+}
+
+// OpenRaw opens a test's database as database/sql does, beside the store,
+// for a test to read rows behind its back: Postgres's driver for a DSN,
+// else SQLite's (which the store registers). Write its statements with
+// $1, $2…: both take them.
+func OpenRaw(path string) (*sql.DB, error) {
+	if strings.HasPrefix(path, "postgres://") {
+		return sql.Open("pgx", path)
+	}
+	return sql.Open("sqlite", path)
 }
