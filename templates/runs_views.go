@@ -133,7 +133,11 @@ type RunProgress struct {
 	// Limits say, per endpoint the run calls, how many calls its adaptive
 	// limit allows at once and how many were answered 429, while the run
 	// executes here.
-	Limits      []string
+	Limits []string
+	// Executor says which process executes the run when it is another
+	// than this server (another server on the same database, or an assay
+	// run), and how far it got.
+	Executor    string
 	Stalled     bool // the oldest call in flight has taken minutes: no estimate is given
 	Interrupted bool // no process executes the unfinished run: Message says who did and what now
 	CSRF        string

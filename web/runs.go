@@ -211,6 +211,16 @@ func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProg
 	if !run.Status.Finished() {
 		p.Limits = limitLines(s.runner.Limits(run.ID), s.runner.RateLimited(run.ID))
 	}
+	if run.Status == store.RunRunning && !s.runner.Active(run.ID) {
+		executors, err := s.db.Executors(ctx, run.ID)
+		if err != nil {
+			return p, err
+		}
+		for _, e := range executors {
+			p.Executor = fmt.Sprintf("Executed by %s: %s done since it took the run; its lease holds until %s.",
+				e.Node, templates.Count(e.TasksDone, "task"), e.LeaseUntil.Local().Format("15:04:05"))
+		}
+	}
 	if err := s.markInterrupted(ctx, run, &p); err != nil {
 		return p, err
 	}

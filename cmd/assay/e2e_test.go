@@ -22,6 +22,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"assay/internal/fixture"
+	"assay/internal/pgtest"
 )
 
 // startServer runs `assay serve` in-process on a free port and returns its base URL.
@@ -41,7 +42,7 @@ func serve(t *testing.T, args ...string) (string, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
-	db := filepath.Join(t.TempDir(), "assay.db")
+	db := pgtest.Database(t)
 	if !slices.Contains(args, "--token") && !slices.Contains(args, "--addr") {
 		args = append([]string{"--no-auth"}, args...)
 	}

@@ -136,6 +136,10 @@ func TestServersShareOneDatabase(t *testing.T) {
 			r.Executors[0].TasksDone < 5 || !r.Executors[0].LeaseUntil.After(time.Now().Add(-time.Minute)) {
 			t.Errorf("run %d's executors, from another server: %s", runs[i], b)
 		}
+		if _, page := nodes[0].call(t, "GET", fmt.Sprintf("/runs/%d/progress", runs[i]), nil); !bytes.Contains(page,
+			fmt.Appendf(nil, `id="executor">Executed by assay serve (pid %d on `, nodes[i].cmd.Process.Pid)) {
+			t.Errorf("run %d's live page, on another server, does not name its executor: %.2000s", runs[i], page)
+		}
 		nodes[i].cmd.Process.Signal(syscall.SIGKILL)
 		nodes[i].cmd.Wait()
 		if k == 0 {
