@@ -80,19 +80,42 @@ func (r rebinding) Connect(ctx context.Context) (driver.Conn, error) {
 type pgConn struct{ *stdlib.Conn }
 
 func (c *pgConn) Prepare(query string) (driver.Stmt, error) {
-	return c.Conn.Prepare(pgText(query))
+	st, err := c.Conn.Prepare(pgText(query))
+	return st, connGone(err)
 }
 
 func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	return c.Conn.PrepareContext(ctx, pgText(query))
+	st, err := c.Conn.PrepareContext(ctx, pgText(query))
+	return st, connGone(err)
 }
 
 func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return c.Conn.ExecContext(ctx, pgText(query), args)
+	res, err := c.Conn.ExecContext(ctx, pgText(query), args)
+	return res, connGone(err)
 }
 
 func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	return c.Conn.QueryContext(ctx, pgText(query), args)
+	rows, err := c.Conn.QueryContext(ctx, pgText(query), args)
+	return rows, connGone(err)
+}
+
+func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	tx, err := c.Conn.BeginTx(ctx, opts)
+	return tx, connGone(err)
+}
+
+// connGone is driver.ErrBadConn for an error that says the server ended
+// the connection (an administrator's command, a shutdown: 57P01–57P03),
+// which a pooled connection meets at its next use: the statement did not
+// take effect, and database/sql tries it again on another connection
+// (inside a transaction the caller sees ErrBadConn, which Unwritable
+// knows: the save is tried again whole). Other errors are as they are.
+func connGone(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03") {
+		return driver.ErrBadConn
+	}
+	return err
 }
 
 // CheckNamedValue stores a bool as the integer the columns hold.
