@@ -30,7 +30,7 @@ test: test-deps ## everything the tests need, then the whole suite under the rac
 	$(GO) test $(RACE) -count=1 ./...
 	ASSAY_TEST_STORE=postgres $(GO) test -count=1 ./store/
 	ASSAY_TEST_STORE=postgres $(GO) test -count=1 -run '$(PG_RUNNER_TESTS)' ./runner/
-	ASSAY_TEST_STORE=postgres $(GO) test -count=1 -run 'TestKilled|TestTwoProcesses|TestServersShareOneDatabase' ./cmd/assay/
+	ASSAY_TEST_STORE=postgres $(GO) test -count=1 -run 'TestKilled|TestTwoProcesses|TestServersShareOneDatabase|TestAServerKilledTenTimes' ./cmd/assay/
 
 test-deps: ## install Chromium, bubblewrap and the MCP test server when missing
 	@./.ci/deps

@@ -86,23 +86,35 @@ func killMidway(t *testing.T, bin string, args ...string) {
 // its own: opening the store (its migrations each a write transaction)
 // every 20 ms competed with the run for the database's write lock.
 func countResults(t *testing.T, dbPath string) int {
+	var n int
+	if readRaw(dbPath, `SELECT count(*) FROM results WHERE run_id = 1`, &n) != nil {
+		return 0 // not created yet
+	}
+	return n
+}
+
+// run1Status reads run 1's status the same way; "" before it exists.
+func run1Status(dbPath string) string {
+	var s string
+	readRaw(dbPath, `SELECT status FROM runs WHERE id = 1`, &s)
+	return s
+}
+
+// readRaw reads one value through a read-only connection of its own.
+func readRaw(dbPath, query string, into any) error {
 	driver, dsn := "pgx", dbPath
 	if !store.IsPostgres(dbPath) {
 		if _, err := os.Stat(dbPath); err != nil {
-			return 0
+			return err
 		}
 		driver, dsn = "sqlite", "file:"+dbPath+"?mode=ro&_pragma=busy_timeout(10000)"
 	}
 	db, err := sql.Open(driver, dsn)
 	if err != nil {
-		return 0
+		return err
 	}
 	defer db.Close()
-	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM results WHERE run_id = 1`).Scan(&n); err != nil {
-		return 0 // not created yet
-	}
-	return n
+	return db.QueryRow(query).Scan(into)
 }
 
 // checkExactlyOnce asserts every one of the tasks of run 1 has one result
@@ -167,10 +179,11 @@ func TestKilledRunResumesWhenServing(t *testing.T) {
 	if len(said) < 2 || !strings.Contains(said[1], "resumed unfinished runs [1]") {
 		t.Fatalf("serve should say it resumed run 1: %q", said)
 	}
+	// Done once the run says so: its last result is saved a moment before.
 	deadline := time.Now().Add(60 * time.Second)
-	for countResults(t, dbPath) < 60 {
+	for run1Status(dbPath) != string(store.RunCompleted) {
 		if time.Now().After(deadline) {
-			t.Fatalf("serve did not finish the run: %d results", countResults(t, dbPath))
+			t.Fatalf("serve did not finish the run: %d results, run %s", countResults(t, dbPath), run1Status(dbPath))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

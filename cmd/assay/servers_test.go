@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
@@ -73,67 +74,145 @@ func (n *node) call(t *testing.T, method, path string, body any) (int, []byte) {
 	return resp.StatusCode, b
 }
 
-// Three servers on one database: conditions made on one, runs launched on
-// each, every page read from any; the server executing a run killed, twice,
-// and started again: another server (or it, restarted) takes the run over
-// and every task ends once, no call made again beyond those in flight,
-// and the report of every run is the same from every server.
-func TestServersShareOneDatabase(t *testing.T) {
-	ctx := context.Background()
-	bin := buildBinary(t)
-	fake := llmtest.New(varied(), llmtest.WithLatency(40*time.Millisecond))
-	t.Cleanup(fake.Close)
-	db := pgtest.Database(t)
+// cluster is three `assay serve` processes on one database (a SQLite file,
+// or Postgres under ASSAY_TEST_STORE=postgres), a fake model, a dataset
+// of n samples and two conditions made through the API.
+type cluster struct {
+	bin, db string
+	fake    *llmtest.Server
+	nodes   []*node
+}
+
+func newCluster(t *testing.T, samples int, latency time.Duration) *cluster {
+	t.Helper()
+	c := &cluster{bin: buildBinary(t), db: pgtest.Database(t), fake: llmtest.New(varied(), llmtest.WithLatency(latency))}
+	t.Cleanup(c.fake.Close)
 	dir := t.TempDir()
 	var data strings.Builder
-	for i := 1; i <= 10; i++ {
+	for i := 1; i <= samples; i++ {
 		fmt.Fprintf(&data, "{\"id\": \"q%d\", \"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, i, 2*i)
 	}
 	os.WriteFile(filepath.Join(dir, "qa.jsonl"), []byte(data.String()), 0o644)
-	if err := run(ctx, []string{"import", "--file", filepath.Join(dir, "qa.jsonl"), "--db", db}, io.Discard, io.Discard); err != nil {
+	if err := run(context.Background(), []string{"import", "--file", filepath.Join(dir, "qa.jsonl"), "--db", c.db}, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	nodes := []*node{startNode(t, bin, db), startNode(t, bin, db), startNode(t, bin, db)}
+	c.nodes = []*node{startNode(t, c.bin, c.db), startNode(t, c.bin, c.db), startNode(t, c.bin, c.db)}
 	for i, name := range []string{"a", "b"} {
-		if code, b := nodes[i].call(t, "POST", "/api/conditions", map[string]any{"name": name, "system_prompt": "Answer " + name}); code != 201 {
+		if code, b := c.nodes[i].call(t, "POST", "/api/conditions", map[string]any{"name": name, "system_prompt": "Answer " + name}); code != 201 {
 			t.Fatalf("condition %s: %d %s", name, code, b)
 		}
 	}
+	return c
+}
+
+// launch starts a run of the dataset under both conditions, three
+// repetitions, two tasks at once, through n's API.
+func (c *cluster) launch(t *testing.T, n *node) int64 {
+	t.Helper()
+	code, b := n.call(t, "POST", "/api/runs", map[string]any{"dataset_id": 1, "conditions": []string{"a", "b"},
+		"run": map[string]any{"agent": map[string]any{"type": "openai", "model": "m", "base_url": c.fake.URL},
+			"judge": map[string]any{"model": "j", "base_url": c.fake.URL}, "execution": map[string]any{"num_repetitions": 3, "max_concurrent": 2}}})
+	var launched struct {
+		RunID int64 `json:"run_id"`
+	}
+	if json.Unmarshal(b, &launched); code != 201 || launched.RunID == 0 {
+		t.Fatalf("launch on %s: %d %s", n.url, code, b)
+	}
+	return launched.RunID
+}
+
+// results counts a run's results in the database.
+func (c *cluster) results(id int64) int {
+	s, err := store.Open(context.Background(), c.db)
+	if err != nil {
+		return 0
+	}
+	defer s.Close()
+	r, _ := s.Results(context.Background(), id)
+	return len(r)
+}
+
+// executors reads, from n, who executes a run.
+func (c *cluster) executors(t *testing.T, n *node, id int64) ([]store.Executor, []byte) {
+	_, b := n.call(t, "GET", fmt.Sprintf("/api/runs/%d", id), nil)
+	var r struct {
+		Executors []store.Executor `json:"executors"`
+	}
+	json.Unmarshal(b, &r)
+	return r.Executors, b
+}
+
+// settle waits, asking n, until every run completed; then checks each has
+// its tasks once with one judgement, and that its report is byte for byte
+// the same from every server of live.
+func (c *cluster) settle(t *testing.T, runs []int64, tasks int, live ...*node) {
+	t.Helper()
+	for _, id := range runs {
+		for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+			_, b := live[0].call(t, "GET", fmt.Sprintf("/api/runs/%d", id), nil)
+			var r struct {
+				Status string `json:"status"`
+			}
+			json.Unmarshal(b, &r)
+			if r.Status == "completed" {
+				if bytes.Contains(b, []byte(`"executors"`)) {
+					t.Errorf("a completed run lists executors: %s", b)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("run %d is %s after three minutes", id, r.Status)
+			}
+		}
+	}
+	s, err := store.Open(context.Background(), c.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, id := range runs {
+		rs, _ := s.Results(context.Background(), id)
+		seen := map[store.TaskKey]int{}
+		for _, r := range rs {
+			seen[store.TaskKey{SampleRow: r.SampleRow, Condition: r.Condition, Repetition: r.Repetition}]++
+			if len(r.Judgements) != 1 {
+				t.Errorf("run %d result %d has %d judgements", id, r.ID, len(r.Judgements))
+			}
+		}
+		if len(rs) != tasks || len(seen) != tasks {
+			t.Errorf("run %d: %d results for %d tasks, want %d once each", id, len(rs), len(seen), tasks)
+		}
+		_, want := live[0].call(t, "GET", fmt.Sprintf("/api/runs/%d/report", id), nil)
+		for _, n := range live[1:] {
+			if _, got := n.call(t, "GET", fmt.Sprintf("/api/runs/%d/report", id), nil); !bytes.Equal(got, want) {
+				t.Errorf("run %d's report differs between servers:\n%.300s\n%.300s", id, got, want)
+			}
+		}
+	}
+}
+
+// Three servers on one database: conditions made on two, a run launched
+// on each, every page read from any; the server executing a run killed,
+// twice (the first started again): another server, or it restarted, takes
+// the run over and every task ends once, no call made again beyond those
+// in flight, and the report of every run is the same from every server.
+func TestServersShareOneDatabase(t *testing.T) {
+	c := newCluster(t, 10, 40*time.Millisecond)
+	nodes := c.nodes
 	var runs []int64
 	for _, n := range nodes {
-		code, b := n.call(t, "POST", "/api/runs", map[string]any{"dataset_id": 1, "conditions": []string{"a", "b"},
-			"run": map[string]any{"agent": map[string]any{"type": "openai", "model": "m", "base_url": fake.URL},
-				"judge": map[string]any{"model": "j", "base_url": fake.URL}, "execution": map[string]any{"num_repetitions": 3, "max_concurrent": 2}}})
-		var launched struct {
-			RunID int64 `json:"run_id"`
-		}
-		if json.Unmarshal(b, &launched); code != 201 || launched.RunID == 0 {
-			t.Fatalf("launch on %s: %d %s", n.url, code, b)
-		}
-		runs = append(runs, launched.RunID)
+		runs = append(runs, c.launch(t, n))
 	}
-	results := func(id int64) int {
-		s, _ := store.Open(ctx, db)
-		defer s.Close()
-		r, _ := s.Results(ctx, id)
-		return len(r)
-	}
-	// The servers that launched the second and third runs are killed while
-	// they execute them, and started again.
 	for k, i := range []int{1, 2} {
-		for deadline := time.Now().Add(time.Minute); results(runs[i]) < 5; time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(time.Minute); c.results(runs[i]) < 5; time.Sleep(20 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatalf("run %d made no progress", runs[i])
 			}
 		}
 		// Another server says who executes the run, and how far it got.
-		_, b := nodes[0].call(t, "GET", fmt.Sprintf("/api/runs/%d", runs[i]), nil)
-		var r struct {
-			Executors []store.Executor `json:"executors"`
-		}
-		json.Unmarshal(b, &r)
-		if len(r.Executors) != 1 || !strings.Contains(r.Executors[0].Node, fmt.Sprintf("assay serve (pid %d on ", nodes[i].cmd.Process.Pid)) ||
-			r.Executors[0].TasksDone < 5 || !r.Executors[0].LeaseUntil.After(time.Now().Add(-time.Minute)) {
+		executors, b := c.executors(t, nodes[0], runs[i])
+		if len(executors) != 1 || !strings.Contains(executors[0].Node, fmt.Sprintf("assay serve (pid %d on ", nodes[i].cmd.Process.Pid)) ||
+			executors[0].TasksDone < 5 || !executors[0].LeaseUntil.After(time.Now().Add(-time.Minute)) {
 			t.Errorf("run %d's executors, from another server: %s", runs[i], b)
 		}
 		if _, page := nodes[0].call(t, "GET", fmt.Sprintf("/runs/%d/progress", runs[i]), nil); !bytes.Contains(page,
@@ -143,57 +222,70 @@ func TestServersShareOneDatabase(t *testing.T) {
 		nodes[i].cmd.Process.Signal(syscall.SIGKILL)
 		nodes[i].cmd.Wait()
 		if k == 0 {
-			nodes[i] = startNode(t, bin, db)
+			nodes[i] = startNode(t, c.bin, c.db)
 		}
 	}
-	for _, id := range runs {
-		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
-			_, b := nodes[0].call(t, "GET", fmt.Sprintf("/api/runs/%d", id), nil)
-			var r struct {
-				Status string `json:"status"`
-			}
-			json.Unmarshal(b, &r)
-			if r.Status == "completed" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("run %d is %s after two minutes", id, r.Status)
-			}
-		}
-	}
-	s, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	for _, id := range runs {
-		rs, _ := s.Results(ctx, id)
-		seen := map[store.TaskKey]int{}
-		for _, r := range rs {
-			seen[store.TaskKey{SampleRow: r.SampleRow, Condition: r.Condition, Repetition: r.Repetition}]++
-			if len(r.Judgements) != 1 {
-				t.Errorf("run %d result %d has %d judgements", id, r.ID, len(r.Judgements))
-			}
-		}
-		if len(rs) != 60 || len(seen) != 60 {
-			t.Errorf("run %d: %d results for %d tasks, want 60 once each", id, len(rs), len(seen))
-		}
-	}
+	c.settle(t, runs, 60, nodes[0], nodes[1])
 	// Each kill may cost the calls in flight again: two tasks, an agent's
 	// and a judge's call each.
-	if calls := fake.Stats().Requests; calls > 3*60*2+2*2*2 {
+	if calls := c.fake.Stats().Requests; calls > 3*60*2+2*2*2 {
 		t.Errorf("%d calls for 180 tasks", calls)
 	}
-	live := []*node{nodes[0], nodes[1]}
-	for _, id := range runs {
-		if _, b := live[0].call(t, "GET", fmt.Sprintf("/api/runs/%d", id), nil); bytes.Contains(b, []byte(`"executors"`)) {
-			t.Errorf("a completed run lists executors: %s", b)
+}
+
+// Five runs launched across three servers on one database, one server
+// SIGKILLed at up to ten moments a seeded random draw picks, and started
+// again each time: every task of every run ends once, the calls made
+// again are at most those in flight on the killed server at each kill,
+// and every report is the same from every server. A server's start takes
+// longer than the runs' progress on a busy machine: the kills stop when
+// the runs are nearly done, five at least.
+func TestAServerKilledTenTimes(t *testing.T) {
+	if !pgtest.OnPostgres() {
+		t.Skip("servers on several hosts share a Postgres database: runs when the tests run against Postgres (make test does); TestServersShareOneDatabase kills servers on a SQLite file")
+	}
+	c := newCluster(t, 20, 150*time.Millisecond)
+	nodes := c.nodes
+	var runs []int64
+	for i := range 5 {
+		runs = append(runs, c.launch(t, nodes[i%3]))
+	}
+	total := func() int {
+		n := 0
+		for _, id := range runs {
+			n += c.results(id)
 		}
-		_, want := live[0].call(t, "GET", fmt.Sprintf("/api/runs/%d/report", id), nil)
-		for _, n := range live[1:] {
-			if _, got := n.call(t, "GET", fmt.Sprintf("/api/runs/%d/report", id), nil); !bytes.Equal(got, want) {
-				t.Errorf("run %d's report differs between servers:\n%.300s\n%.300s", id, got, want)
+		return n
+	}
+	draw := rand.New(rand.NewPCG(47, 10))
+	again := 0 // calls that may be made again: in flight on the killed server
+	kills := 0
+	for range 10 {
+		at := total() + 4 + draw.IntN(16)
+		for deadline := time.Now().Add(time.Minute); total() < at; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("kill %d: no progress to %d results (%d)", kills+1, at, total())
 			}
 		}
+		if at > 5*120-40 {
+			break // the runs are nearly done
+		}
+		for _, id := range runs {
+			if ex, _ := c.executors(t, nodes[0], id); len(ex) == 1 && strings.Contains(ex[0].Node, fmt.Sprintf("(pid %d on ", nodes[1].cmd.Process.Pid)) {
+				again += 2 * 2 // two tasks at once, an agent's and a judge's call each
+			}
+		}
+		nodes[1].cmd.Process.Signal(syscall.SIGKILL)
+		nodes[1].cmd.Wait()
+		kills++
+		nodes[1] = startNode(t, c.bin, c.db)
 	}
+	if kills < 5 {
+		t.Errorf("the runs ended after %d kills: the test killed too little", kills)
+	}
+	c.settle(t, runs, 120, nodes...)
+	if calls := c.fake.Stats().Requests; calls > 5*120*2+again {
+		t.Errorf("%d calls for 600 tasks; at most %d more than 1,200 were in flight at the %d kills", calls, again, kills)
+	}
+	t.Logf("%d kills", kills)
 }
