@@ -17,7 +17,7 @@ func dbFlag(fs *flag.FlagSet) *string {
 	if *p == "" {
 		*p = "assay.db"
 	}
-	fs.Var(dbValue{p}, "db", "the database: a SQLite file, or postgres://USER@HOST:PORT/DB?sslmode=… (default from ASSAY_DB when set)")
+	fs.Var(dbValue{p}, "db", "the `database`: a SQLite file, or postgres://USER@HOST:PORT/DB?sslmode=… (default from ASSAY_DB when set)")
 	return p
 }
 
