@@ -211,15 +211,8 @@ func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProg
 	if !run.Status.Finished() {
 		p.Limits = limitLines(s.runner.Limits(run.ID), s.runner.RateLimited(run.ID))
 	}
-	if run.Status == store.RunRunning && !s.runner.Active(run.ID) {
-		executors, err := s.db.Executors(ctx, run.ID)
-		if err != nil {
-			return p, err
-		}
-		for _, e := range executors {
-			p.Executor = fmt.Sprintf("Executed by %s: %s done since it took the run; its lease holds until %s.",
-				e.Node, templates.Count(e.TasksDone, "task"), e.LeaseUntil.Local().Format("15:04:05"))
-		}
+	if err := s.markExecutor(ctx, run, &p); err != nil {
+		return p, err
 	}
 	if err := s.markInterrupted(ctx, run, &p); err != nil {
 		return p, err
@@ -239,6 +232,24 @@ func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProg
 
 // diskFree is the room left on the database's disk (a variable for tests).
 var diskFree = store.DiskFree
+
+// markExecutor says on the progress of a run another process executes
+// (another server on the same database, an assay run) which one, and how
+// far it got.
+func (s *Server) markExecutor(ctx context.Context, run *store.Run, p *templates.RunProgress) error {
+	if run.Status != store.RunRunning || s.runner.Active(run.ID) {
+		return nil
+	}
+	executors, err := s.db.Executors(ctx, run.ID)
+	if err != nil {
+		return err
+	}
+	for _, e := range executors {
+		p.Executor = fmt.Sprintf("Executed by %s: %s done since it took the run; its lease holds until %s.",
+			e.Node, templates.Count(e.TasksDone, "task"), e.LeaseUntil.Local().Format("15:04:05"))
+	}
+	return nil
+}
 
 // markInterrupted says on the progress of an unfinished run that no process
 // executes who executed it last, and whether this server takes it over or

@@ -215,9 +215,11 @@ func TestServersShareOneDatabase(t *testing.T) {
 			executors[0].TasksDone < 5 || !executors[0].LeaseUntil.After(time.Now().Add(-time.Minute)) {
 			t.Errorf("run %d's executors, from another server: %s", runs[i], b)
 		}
-		if _, page := nodes[0].call(t, "GET", fmt.Sprintf("/runs/%d/progress", runs[i]), nil); !bytes.Contains(page,
-			fmt.Appendf(nil, `id="executor">Executed by assay serve (pid %d on `, nodes[i].cmd.Process.Pid)) {
-			t.Errorf("run %d's live page, on another server, does not name its executor: %.2000s", runs[i], page)
+		for _, path := range []string{"/runs/%d", "/runs/%d/progress"} { // the page, and its polled part
+			if _, page := nodes[0].call(t, "GET", fmt.Sprintf(path, runs[i]), nil); !bytes.Contains(page,
+				fmt.Appendf(nil, `id="executor">Executed by assay serve (pid %d on `, nodes[i].cmd.Process.Pid)) {
+				t.Errorf("run %d's live page (%s), on another server, does not name its executor: %.2000s", runs[i], path, page)
+			}
 		}
 		nodes[i].cmd.Process.Signal(syscall.SIGKILL)
 		nodes[i].cmd.Wait()
