@@ -3,6 +3,8 @@ package runner_test
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,34 +13,63 @@ import (
 	"assay/store"
 )
 
-// Postgres stopped and started again while a run executes: the run pauses
-// while it cannot save, and goes on once it can, every task ending once
-// and no call made twice beyond those in flight.
-func TestPostgresRestartedMidRun(t *testing.T) {
+// startPgRun starts, in the background, a run of 60 tasks (10 samples × 2
+// conditions × 3 repetitions, two at once) on a Postgres database; the
+// channel gives its end: nil when it completed.
+func startPgRun(t *testing.T, why string) (*fixture, *store.Run, <-chan error) {
+	t.Helper()
 	if !pgtest.OnPostgres() {
-		t.Skip("a Postgres server's restart: runs when the tests run against Postgres (make test does)")
+		t.Skip(why + ": runs when the tests run against Postgres (make test does)")
 	}
-	ctx := context.Background()
 	f := newFixture(t, rubricJudge(), llmtest.WithLatency(5*time.Millisecond))
 	cfg := f.config(f.qaDataset(10), "")
 	cfg.Execution.MaxConcurrent = 2
 	run := f.launch(cfg)
-	type outcome struct {
-		status store.RunStatus
-		err    error
-	}
-	ended := make(chan outcome, 1)
+	ended := make(chan error, 1)
 	go func() {
+		ctx := context.Background()
 		status, err := f.m.Execute(ctx, run.ID)
-		ended <- outcome{status, err}
+		if err == nil && status != store.RunCompleted {
+			r, _ := f.db.Run(ctx, run.ID)
+			err = fmt.Errorf("the run ended %s: %s", status, r.Message)
+		}
+		ended <- err
 	}()
-	done := func() int {
-		results, _ := f.db.Results(ctx, run.ID)
-		return len(results)
+	return f, run, ended
+}
+
+// results counts a run's results.
+func (f *fixture) results(run *store.Run) int {
+	results, _ := f.db.Results(context.Background(), run.ID)
+	return len(results)
+}
+
+// everyTaskOnce checks the run has its 60 tasks' results, one each, and
+// returns them.
+func everyTaskOnce(t *testing.T, f *fixture, run *store.Run, after string) []store.Result {
+	t.Helper()
+	results, err := f.db.Results(context.Background(), run.ID)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(time.Minute); done() < 10; time.Sleep(10 * time.Millisecond) {
+	seen := map[store.TaskKey]bool{}
+	for _, r := range results {
+		seen[store.TaskKey{SampleRow: r.SampleRow, Condition: r.Condition, Repetition: r.Repetition}] = true
+	}
+	if len(results) != 60 || len(seen) != 60 {
+		t.Fatalf("%s: %d results for %d tasks, want 60 once each", after, len(results), len(seen))
+	}
+	return results
+}
+
+// Postgres stopped and started again while a run executes: the run pauses
+// while it cannot save, and goes on once it can, every task ending once
+// and no call made twice beyond those in flight.
+func TestPostgresRestartedMidRun(t *testing.T) {
+	f, run, ended := startPgRun(t, "a Postgres server's restart")
+	for deadline := time.Now().Add(time.Minute); f.results(run) < 10; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d results after a minute", done())
+			t.Fatalf("%d results after a minute", f.results(run))
 		}
 	}
 	pgtest.Restart(t, func() {
@@ -53,26 +84,17 @@ func TestPostgresRestartedMidRun(t *testing.T) {
 		time.Sleep(3 * time.Second)
 	})
 	select {
-	case o := <-ended:
-		if o.err != nil || o.status != store.RunCompleted {
-			t.Fatalf("the run ended %s: %v", o.status, o.err)
+	case err := <-ended:
+		if err != nil {
+			t.Fatal(err)
 		}
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the run did not end after Postgres came back")
 	}
-	results, err := f.db.Results(ctx, run.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[store.TaskKey]int{}
-	for _, r := range results {
-		seen[store.TaskKey{SampleRow: r.SampleRow, Condition: r.Condition, Repetition: r.Repetition}]++
+	for _, r := range everyTaskOnce(t, f, run, "after the restart") {
 		if r.Error != "" || len(r.Judgements) != 1 {
 			t.Errorf("result %d: error %q, %d judgements", r.ID, r.Error, len(r.Judgements))
 		}
-	}
-	if len(results) != 60 || len(seen) != 60 {
-		t.Fatalf("%d results for %d tasks, want 60 once each", len(results), len(seen))
 	}
 	if calls := f.srv.Stats().Requests; calls > 120+2*2 {
 		t.Errorf("%d calls for 60 tasks (an agent's and a judge's each, and at most two tasks in flight again)", calls)
@@ -83,50 +105,30 @@ func TestPostgresRestartedMidRun(t *testing.T) {
 // ending them, a proxy between dropping them): the run goes on over new
 // ones, every task once.
 func TestConnectionsCutMidRun(t *testing.T) {
-	if !pgtest.OnPostgres() {
-		t.Skip("Postgres's connections ended by its server: runs when the tests run against Postgres (make test does)")
-	}
-	ctx := context.Background()
-	f := newFixture(t, rubricJudge(), llmtest.WithLatency(5*time.Millisecond))
-	cfg := f.config(f.qaDataset(10), "")
-	cfg.Execution.MaxConcurrent = 2
-	run := f.launch(cfg)
-	ended := make(chan error, 1)
-	go func() {
-		status, err := f.m.Execute(ctx, run.ID)
-		if err == nil && status != store.RunCompleted {
-			r, _ := f.db.Run(ctx, run.ID)
-			err = fmt.Errorf("the run ended %s: %s", status, r.Message)
-		}
-		ended <- err
-	}()
+	f, run, ended := startPgRun(t, "Postgres's connections ended by its server")
 	admin, err := pgtest.OpenRaw(pgtest.Server(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	var name string
-	if err := admin.QueryRow(`SELECT datname FROM pg_stat_activity WHERE datname LIKE 't_%' ORDER BY backend_start DESC LIMIT 1`).Scan(&name); err != nil {
+	u, err := url.Parse(f.db.Path)
+	if err != nil {
 		t.Fatal(err)
 	}
+	name := strings.TrimPrefix(u.Path, "/")
 	cuts := 0
-	for done := 0; done < 50; {
+	for cuts < 3 {
 		select {
 		case err := <-ended:
 			t.Fatalf("the run ended after %d cuts before the test cut more: %v", cuts, err)
 		default:
 		}
-		results, _ := f.db.Results(ctx, run.ID)
-		if len(results) >= 10*(cuts+1) {
+		if f.results(run) >= 10*(cuts+1) {
 			var n int
 			if err := admin.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = $1 AND pid != pg_backend_pid()`, name).Scan(&n); err != nil {
 				t.Fatal(err)
 			}
 			cuts++
-		}
-		done = len(results)
-		if cuts >= 3 {
-			break
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -138,12 +140,5 @@ func TestConnectionsCutMidRun(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the run did not end")
 	}
-	results, _ := f.db.Results(ctx, run.ID)
-	seen := map[store.TaskKey]bool{}
-	for _, r := range results {
-		seen[store.TaskKey{SampleRow: r.SampleRow, Condition: r.Condition, Repetition: r.Repetition}] = true
-	}
-	if cuts < 3 || len(results) != 60 || len(seen) != 60 {
-		t.Fatalf("after %d cuts: %d results for %d tasks, want 60 once each", cuts, len(results), len(seen))
-	}
+	everyTaskOnce(t, f, run, fmt.Sprintf("after %d cuts", cuts))
 }

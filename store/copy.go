@@ -30,11 +30,11 @@ func (db *DB) CopyTo(ctx context.Context, to *DB) (map[string]int64, error) {
 		return nil, Errorf(EINVALID, "the copy's target must be a Postgres database")
 	}
 	for _, table := range copiedTables {
-		var any bool
-		if err := to.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+table+`)`).Scan(&any); err != nil {
+		var rows bool
+		if err := to.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+table+`)`).Scan(&rows); err != nil {
 			return nil, fmt.Errorf("copy: %s: %w", table, err)
 		}
-		if any {
+		if rows {
 			return nil, Errorf(ECONFLICT, "%s is not empty (its %s has rows): copy into a new database", Redacted(to.Path), table)
 		}
 	}
@@ -70,8 +70,8 @@ func (db *DB) CopyTo(ctx context.Context, to *DB) (map[string]int64, error) {
 		return nil, err
 	}
 	// Statistics of the tables, which a copy does not make and the
-	// planner needs at once: without them a sample's page took 130 ms of
-	// hash joins over every judgement instead of a few index reads.
+	// planner needs at once: without them it joins a sample's judgements
+	// and scores by reading every row instead of a few through indexes.
 	for _, table := range copiedTables {
 		if _, err := conn.ExecContext(ctx, `ANALYZE `+table); err != nil {
 			return nil, fmt.Errorf("copy: analyze %s: %w", table, err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"assay/internal/pgtest"
 	"assay/store"
 )
 
@@ -78,7 +79,7 @@ func TestDeleteRunABatchAtATime(t *testing.T) {
 	// catches up.
 	// Postgres has no such index: the search is right alike.
 	var through int64
-	if store.OnPostgres {
+	if pgtest.OnPostgres() {
 	} else if err := raw.QueryRow(`SELECT indexed_through FROM response_search_state`).Scan(&through); err != nil || through != 0 {
 		t.Errorf("the index is through %d (%v), want emptied", through, err)
 	}
@@ -87,7 +88,7 @@ func TestDeleteRunABatchAtATime(t *testing.T) {
 		if err != nil || len(m.Responses(countedPairs(t, db, keep.ID))) != 5 {
 			t.Errorf("%s: a search of the other run found %d of its 5 samples: %v", when, len(m.Responses(countedPairs(t, db, keep.ID))), err)
 		}
-		if n, err := db.IndexResponses(ctx); err != nil || (when == "emptied" && n != kept["results"] && !store.OnPostgres) {
+		if n, err := db.IndexResponses(ctx); err != nil || (when == "emptied" && n != kept["results"] && !pgtest.OnPostgres()) {
 			t.Errorf("%s: the catch-up read %d results (%v), want the other run's %d", when, n, err, kept["results"])
 		}
 	}
@@ -135,7 +136,7 @@ func TestDeleteDatasetAFewSamplesAtATime(t *testing.T) {
 			t.Errorf("the other dataset's run: %s has %d rows, had %d", table, n, kept[table])
 		}
 	}
-	if store.OnPostgres {
+	if pgtest.OnPostgres() {
 		return // the plan below is SQLite's
 	}
 	var detail string

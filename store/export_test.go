@@ -17,14 +17,6 @@ var ImportBatch = &importBatch
 // SamplesPerDelete is how many samples a statement of a dataset's deletion deletes.
 var SamplesPerDelete = &samplesPerDelete
 
-// TestDatabase is where a test's database is: a SQLite file, or a
-// Postgres database when the suite runs against Postgres.
-var TestDatabase = testDatabase
-
-// SQLiteOnly skips a test of what SQLite alone has when the suite runs
-// against Postgres.
-var SQLiteOnly = sqliteOnly
-
 // OpenRaw opens a database at path as database/sql does, without the
 // store, for tests to read and change rows behind its back: SQLite's
 // driver, or Postgres's taking the store's placeholders.
@@ -38,6 +30,3 @@ func OpenRaw(path string) (*sql.DB, error) {
 	}
 	return sql.Open("sqlite", path)
 }
-
-// OnPostgres is set when the suite runs against Postgres.
-var OnPostgres = onPostgres

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"assay/internal/pgtest"
 	"context"
 	"math/rand/v2"
 	"strings"
@@ -18,7 +19,7 @@ func likePattern(text string) string {
 // spaces; and gives NULL for NULL as LIKE does.
 func TestHoldsAnswersAsLike(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, testDatabase(t))
+	db, err := Open(ctx, pgtest.Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestHoldsAnswersAsLike(t *testing.T) {
 	// SQLite's LIKE matches ASCII letters whatever their case; Postgres's
 	// ILIKE does, on text compared byte by byte.
 	like := " LIKE"
-	if onPostgres {
+	if pgtest.OnPostgres() {
 		like = `::text COLLATE "C" ILIKE`
 	}
 	held, lacked := 0, 0

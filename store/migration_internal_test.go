@@ -1,6 +1,7 @@
 package store
 
 import (
+	"assay/internal/pgtest"
 	"context"
 	"database/sql"
 	"errors"
@@ -14,7 +15,7 @@ import (
 // dataset, sample, run and result stored before stays, with its ids, and
 // the tables that refer to datasets still do (deleting one still cascades).
 func TestDatasetIdentityMigrationKeepsEverything(t *testing.T) {
-	sqliteOnly(t)
+	pgtest.SQLiteOnly(t, "its migrations from before Postgres was a store")
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "assay.db")
 	db, err := open(ctx, path, "0021")
@@ -94,7 +95,7 @@ func sampleCount(t *testing.T, db *DB, dataset int64) int {
 // Migration 0027 counts the results stored before it by model and cost
 // source, which the report then reads in place of the index it drops.
 func TestModelTotalsMigrationCountsEveryResult(t *testing.T) {
-	sqliteOnly(t)
+	pgtest.SQLiteOnly(t, "its migrations from before Postgres was a store")
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "assay.db")
 	db, err := open(ctx, path, "0026")
@@ -140,7 +141,7 @@ func TestModelTotalsMigrationCountsEveryResult(t *testing.T) {
 // Migration 0032 gives each verdict stored before it what its score is
 // of, which Verdicts then reads from the verdict alone.
 func TestVerdictsMigrationKnowsWhatTheirScoresAreOf(t *testing.T) {
-	sqliteOnly(t)
+	pgtest.SQLiteOnly(t, "its migrations from before Postgres was a store")
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "assay.db")
 	db, err := open(ctx, path, "0031")
@@ -197,7 +198,7 @@ func TestVerdictsMigrationKnowsWhatTheirScoresAreOf(t *testing.T) {
 // A database a newer assay has migrated is refused, naming the migration
 // this assay does not know, before this one migrates or writes anything.
 func TestOpenRefusesADatabaseOfANewerAssay(t *testing.T) {
-	sqliteOnly(t)
+	pgtest.SQLiteOnly(t, "its migrations from before Postgres was a store")
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "assay.db")
 	db, err := open(ctx, path, "0021")
@@ -238,7 +239,7 @@ func TestOpenRefusesADatabaseOfANewerAssay(t *testing.T) {
 // before it still open and revoke, a verdict given through one still counts
 // for it, and the database no longer holds their tokens.
 func TestLinksMigrationKeepsLinksWorkingAndHashed(t *testing.T) {
-	sqliteOnly(t)
+	pgtest.SQLiteOnly(t, "its migrations from before Postgres was a store")
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "assay.db")
 	db, err := open(ctx, path, "0035")

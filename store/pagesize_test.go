@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"assay/internal/pgtest"
 	"assay/store"
 )
 
@@ -32,7 +33,7 @@ func filePageSize(t *testing.T, path string) int {
 // 4 KB, keeps them and serves as before, and its backup has 8 KB pages and
 // the same rows.
 func TestPageSize(t *testing.T) {
-	store.SQLiteOnly(t)
+	pgtest.SQLiteOnly(t, "its file's page size")
 	ctx := context.Background()
 	dir := t.TempDir()
 	fresh := filepath.Join(dir, "fresh.db")
@@ -91,7 +92,7 @@ func TestPageSize(t *testing.T) {
 // while the others wait for its lock (a server and a run started together
 // on a new file met "database is locked").
 func TestNewDatabaseOpenedAtOnce(t *testing.T) {
-	store.SQLiteOnly(t)
+	pgtest.SQLiteOnly(t, "its file's page size")
 	ctx := context.Background()
 	for round := range 20 {
 		path := filepath.Join(t.TempDir(), fmt.Sprintf("new-%d.db", round))

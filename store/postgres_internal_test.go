@@ -55,10 +55,10 @@ func TestOpenUnreachablePostgres(t *testing.T) {
 
 // A wrong password is said at once, without the password.
 func TestOpenWithAWrongPassword(t *testing.T) {
-	if !onPostgres {
+	if !pgtest.OnPostgres() {
 		t.Skip("needs the tests' Postgres: runs when the suite runs against it (make test does)")
 	}
-	dsn := strings.Replace(testDatabase(t), ":"+pgtest.Password+"@", ":not-the-password@", 1)
+	dsn := strings.Replace(pgtest.Database(t), ":"+pgtest.Password+"@", ":not-the-password@", 1)
 	_, err := Open(context.Background(), dsn)
 	if err == nil || !strings.Contains(err.Error(), "password authentication failed") || strings.Contains(err.Error(), "not-the-password") {
 		t.Fatalf("open with a wrong password: %v", err)

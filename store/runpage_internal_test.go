@@ -1,6 +1,7 @@
 package store
 
 import (
+	"assay/internal/pgtest"
 	"context"
 	"fmt"
 	"reflect"
@@ -13,7 +14,7 @@ import (
 // nor counted.
 func TestRunPageIsAPartOfTheList(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, testDatabase(t))
+	db, err := Open(ctx, pgtest.Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}

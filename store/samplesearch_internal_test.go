@@ -1,6 +1,7 @@
 package store
 
 import (
+	"assay/internal/pgtest"
 	"context"
 	"database/sql"
 	"fmt"
@@ -19,7 +20,7 @@ import (
 // once failed results are cleared and once a run is deleted, whatever the
 // case, wildcards and letters of the text.
 func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
-	sqliteOnly(t)
+	pgtest.SQLiteOnly(t, "its response index")
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "assay.db")
 	db, err := open(ctx, path, "0022")
@@ -185,7 +186,7 @@ func saveAt(t *testing.T, db *DB, r *Result) {
 // n samples and a run over it with those conditions and repetitions.
 func goldenRun(t *testing.T, n, repetitions int, conditions ...string) (*DB, *Run, []Sample) {
 	t.Helper()
-	db, err := Open(context.Background(), testDatabase(t))
+	db, err := Open(context.Background(), pgtest.Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,8 +234,8 @@ func keys(m map[SampleKey]bool) []string {
 // by MATCH (a full scan of the index would give the same answers, slower
 // than reading the run's results), and the results by their ids.
 func TestResponseSearchPlans(t *testing.T) {
-	sqliteOnly(t)
-	db, err := Open(context.Background(), testDatabase(t))
+	pgtest.SQLiteOnly(t, "its response index")
+	db, err := Open(context.Background(), pgtest.Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,9 +282,9 @@ func explain(t *testing.T, db *DB, query string, args ...any) string {
 // A search that meets more results past the index than catchUpAt starts
 // the catch-up in the background; Close waits for it.
 func TestSearchStartsTheIndexCatchUp(t *testing.T) {
-	sqliteOnly(t)
+	pgtest.SQLiteOnly(t, "its response index")
 	ctx := context.Background()
-	db, err := Open(ctx, testDatabase(t))
+	db, err := Open(ctx, pgtest.Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +332,7 @@ func TestSearchStartsTheIndexCatchUp(t *testing.T) {
 // under way a batch starts at once; with two, one of them done, it waits;
 // a read that starts during a batch ends it.
 func TestCatchUpWaitsForTheReadsWaitedFor(t *testing.T) {
-	sqliteOnly(t)
+	pgtest.SQLiteOnly(t, "its response index")
 	s := newSearchIndexer()
 	starts := func(ctx context.Context) bool {
 		batch, done, err := s.startBatch(ctx, true)
@@ -384,9 +385,9 @@ func TestCatchUpWaitsForTheReadsWaitedFor(t *testing.T) {
 // not: it would count every result. So whether the index has reached the
 // run or not.
 func TestSearchCountsLackingOnlyWhenMostHoldTheText(t *testing.T) {
-	sqliteOnly(t)
+	pgtest.SQLiteOnly(t, "its response index")
 	ctx := context.Background()
-	db, err := Open(ctx, testDatabase(t))
+	db, err := Open(ctx, pgtest.Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,9 +428,9 @@ func TestSearchCountsLackingOnlyWhenMostHoldTheText(t *testing.T) {
 // result stored under a lower id than its run's first (once failed results
 // are cleared, the highest ids are given again) is found all the same.
 func TestSearchFindsAResultUnderAnIdGivenAgain(t *testing.T) {
-	sqliteOnly(t) // Postgres never gives an id again
+	pgtest.SQLiteOnly(t, "an id given again after a deletion: Postgres never gives one again")
 	ctx := context.Background()
-	db, err := Open(ctx, testDatabase(t))
+	db, err := Open(ctx, pgtest.Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -535,7 +536,7 @@ func TestResponseSetHoldsWhatIsPut(t *testing.T) {
 // A run deleted with more results than a batch empties the index, which
 // then catches up at once, not at the next search.
 func TestDeletingARunCatchesTheIndexUp(t *testing.T) {
-	sqliteOnly(t)
+	pgtest.SQLiteOnly(t, "its response index")
 	ctx := context.Background()
 	defer func(n, b int) { catchUpAt, deleteBatch = n, b }(catchUpAt, deleteBatch)
 	catchUpAt, deleteBatch = 3, 3
@@ -581,7 +582,7 @@ func TestDeletingARunCatchesTheIndexUp(t *testing.T) {
 // busy machine may leave between batches, each batch meets one as it is
 // about to write.
 func TestInterruptedCatchUpLosesNothing(t *testing.T) {
-	sqliteOnly(t)
+	pgtest.SQLiteOnly(t, "its response index")
 	ctx := context.Background()
 	defer func(n int) { indexBatch = n }(indexBatch)
 	indexBatch = 50
@@ -648,12 +649,12 @@ func TestInterruptedCatchUpLosesNothing(t *testing.T) {
 // themselves. In Postgres it goes through the trigram index.
 func TestSearchFindsWhatHoldsFinds(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, testDatabase(t))
+	db, err := Open(ctx, pgtest.Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if onPostgres && !db.trigrams {
+	if pgtest.OnPostgres() && !db.trigrams {
 		t.Fatal("the tests' Postgres has no trigram index of the responses")
 	}
 	responses := []string{"Photosynthesis makes sugar.", "PHOTOSYNTHESIS, loudly", "It is 50_50 — or 50%.",

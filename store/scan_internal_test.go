@@ -1,6 +1,7 @@
 package store
 
 import (
+	"assay/internal/pgtest"
 	"context"
 	"testing"
 )
@@ -8,7 +9,7 @@ import (
 // The scanners read what database/sql's own scan into an int, an int64 or
 // a float64 reads, and refuse NULL as it does.
 func TestColumnScannersReadAsDatabaseSQL(t *testing.T) {
-	db, err := Open(context.Background(), testDatabase(t))
+	db, err := Open(context.Background(), pgtest.Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,12 +10,13 @@ import (
 	"sync"
 	"testing"
 
+	"assay/internal/pgtest"
 	"assay/store"
 )
 
 func openTestDB(t testing.TB) *store.DB {
 	t.Helper()
-	db, err := store.Open(context.Background(), store.TestDatabase(t))
+	db, err := store.Open(context.Background(), pgtest.Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}

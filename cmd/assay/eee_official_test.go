@@ -141,11 +141,7 @@ func TestEEEOfAPanelRoundTrips(t *testing.T) {
 	srv := llmtest.New(failing(varied()))
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
-	var data strings.Builder
-	for i := 1; i <= 3; i++ {
-		fmt.Fprintf(&data, "{\"id\": \"q%d\", \"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, i, 2*i)
-	}
-	os.WriteFile(filepath.Join(dir, "questions.jsonl"), []byte(data.String()), 0o644)
+	writeSums(dir, 3)
 	os.WriteFile(filepath.Join(dir, "run.yaml"), fmt.Appendf(nil, `name: panel
 dataset: {path: ./questions.jsonl}
 agent: {type: openai, model: agent-model, base_url: %[1]q}

@@ -320,12 +320,8 @@ func TestEEEExportOfManySamples(t *testing.T) {
 	srv := llmtest.New(llmtest.Text("The answer is 4."))
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
-	var data strings.Builder
 	const n = 1100 // three of the export's reads
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&data, "{\"id\": \"q%d\", \"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, i, 2*i)
-	}
-	os.WriteFile(filepath.Join(dir, "questions.jsonl"), []byte(data.String()), 0o644)
+	writeSums(dir, n)
 	os.WriteFile(filepath.Join(dir, "run.yaml"), fmt.Appendf(nil, `name: many
 dataset: {path: ./questions.jsonl}
 agent: {type: openai, model: agent-model, base_url: %q}

@@ -36,11 +36,7 @@ func newGateBench(t *testing.T, extra string) *gateBench {
 	agent := func(req *llmtest.ChatRequest) llmtest.Reply { return llmtest.Reply{Content: "An answer."} }
 	srv := llmtest.New(llmtest.JudgeAndAgent(judge, agent))
 	t.Cleanup(srv.Close)
-	var data strings.Builder
-	for i := 1; i <= 8; i++ {
-		fmt.Fprintf(&data, "{\"id\": \"q%d\", \"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, i, 2*i)
-	}
-	os.WriteFile(filepath.Join(b.dir, "questions.jsonl"), []byte(data.String()), 0o644)
+	writeSums(b.dir, 8)
 	cfg := fmt.Sprintf(`name: gated
 dataset: {path: ./questions.jsonl}
 agent: {type: openai, model: agent-model, base_url: %q}

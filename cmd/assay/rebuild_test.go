@@ -25,11 +25,7 @@ func panelRun(t *testing.T) (string, int64) {
 	srv := llmtest.New(varied())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
-	var data strings.Builder
-	for i := 1; i <= 4; i++ {
-		fmt.Fprintf(&data, "{\"id\": \"q%d\", \"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, i, 2*i)
-	}
-	os.WriteFile(filepath.Join(dir, "questions.jsonl"), []byte(data.String()), 0o644)
+	writeSums(dir, 4)
 	os.WriteFile(filepath.Join(dir, "run.yaml"), fmt.Appendf(nil, `name: rebuilt
 dataset: {path: ./questions.jsonl}
 agent:

@@ -51,11 +51,7 @@ func finishedRuns(t *testing.T, n, runs int) (string, []int64) {
 	srv := llmtest.New(varied())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
-	var data strings.Builder
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&data, "{\"id\": \"q%d\", \"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, i, 2*i)
-	}
-	os.WriteFile(filepath.Join(dir, "questions.jsonl"), []byte(data.String()), 0o644)
+	writeSums(dir, n)
 	cfg := fmt.Sprintf(`name: docs-or-not
 dataset: {path: ./questions.jsonl}
 agent: {type: openai, model: agent-model, base_url: %q}
@@ -93,4 +89,14 @@ func lastRun(t *testing.T, path string) int64 {
 		t.Fatalf("no run in %s: %v", path, err)
 	}
 	return runs[0].ID
+}
+
+// writeSums writes n samples, q1 to qN, "What is i + i?" answered 2i, to
+// dir/questions.jsonl.
+func writeSums(dir string, n int) {
+	var data strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&data, "{\"id\": \"q%d\", \"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, i, 2*i)
+	}
+	os.WriteFile(filepath.Join(dir, "questions.jsonl"), []byte(data.String()), 0o644)
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -88,12 +87,8 @@ func newCluster(t *testing.T, samples int, latency time.Duration) *cluster {
 	c := &cluster{bin: buildBinary(t), db: pgtest.Database(t), fake: llmtest.New(varied(), llmtest.WithLatency(latency))}
 	t.Cleanup(c.fake.Close)
 	dir := t.TempDir()
-	var data strings.Builder
-	for i := 1; i <= samples; i++ {
-		fmt.Fprintf(&data, "{\"id\": \"q%d\", \"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, i, 2*i)
-	}
-	os.WriteFile(filepath.Join(dir, "qa.jsonl"), []byte(data.String()), 0o644)
-	if err := run(context.Background(), []string{"import", "--file", filepath.Join(dir, "qa.jsonl"), "--db", c.db}, io.Discard, io.Discard); err != nil {
+	writeSums(dir, samples)
+	if err := run(context.Background(), []string{"import", "--file", filepath.Join(dir, "questions.jsonl"), "--db", c.db}, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	c.nodes = []*node{startNode(t, c.bin, c.db), startNode(t, c.bin, c.db), startNode(t, c.bin, c.db)}
