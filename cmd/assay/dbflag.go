@@ -13,10 +13,7 @@ import (
 // Help shows the default without a DSN's password.
 func dbFlag(fs *flag.FlagSet) *string {
 	p := new(string)
-	*p = os.Getenv("ASSAY_DB")
-	if *p == "" {
-		*p = "assay.db"
-	}
+	*p = envOr("ASSAY_DB", "assay.db")
 	fs.Var(dbValue{p}, "db", "the `database`: a SQLite file, or postgres://USER@HOST:PORT/DB?sslmode=… (default from ASSAY_DB when set)")
 	return p
 }

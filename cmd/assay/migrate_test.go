@@ -100,9 +100,11 @@ func TestMigrateCopiesADatabaseWhole(t *testing.T) {
 	if exitCodeOf(err) != 1 || !strings.Contains(err.Error(), "not empty") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("a migrate into a database with rows: %v", err)
 	}
-	err = run(ctx, []string{"migrate", "--from", path, "--to", path}, io.Discard, io.Discard)
-	if exitCodeOf(err) != 2 {
-		t.Errorf("a migrate into a file: %v", err)
+	// Every failure exits 1, with the reason: a mistaken command line too.
+	for _, args := range [][]string{{"--from", path, "--to", path}, {"--from", path}, {"--from", path, "--to", dsn, "--nope"}} {
+		if err := run(ctx, append([]string{"migrate"}, args...), io.Discard, io.Discard); exitCodeOf(err) != 1 {
+			t.Errorf("migrate %v: exit %d (%v), want 1", args, exitCodeOf(err), err)
+		}
 	}
 }
 
