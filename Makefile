@@ -6,7 +6,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 
 FUZZTIME  ?= 20s
-FUZZ      := ./store/ingest:FuzzParse ./runner/config:FuzzParse ./runner/judge:FuzzRead ./runner/judge:FuzzDecodeObject ./eee:FuzzRead
+FUZZ      := ./store/ingest:FuzzParse ./config:FuzzParse ./runner/judge:FuzzRead ./runner/judge:FuzzDecodeObject ./eee:FuzzRead
 
 .PHONY: build run test test-deps generate lint bench fuzz clean
 

@@ -16,10 +16,11 @@ import (
 	"strings"
 	"time"
 
+	"assay"
+	"assay/config"
 	"assay/internal/outfile"
 	"assay/internal/text"
 	"assay/report"
-	"assay/runner/config"
 	"assay/runner/stats"
 	"assay/store"
 )
@@ -148,7 +149,7 @@ func write(ctx context.Context, db *store.DB, rep *report.Report, version, insta
 	}
 	ts := strconv.FormatInt(finished.Unix(), 10)
 	id := fmt.Sprintf("assay-run-%d-%d", run.ID, run.CreatedAt.Unix())
-	conds := map[string]store.Condition{}
+	conds := map[string]assay.Condition{}
 	for _, c := range run.Conditions {
 		conds[c.Name] = c
 	}
@@ -224,7 +225,7 @@ type exporter struct {
 	id       string
 	finished int64
 	elapsed  float64
-	conds    map[string]store.Condition
+	conds    map[string]assay.Condition
 	seen     map[int64]bool // samples with results
 	shape    Shape
 	// eeeVersion is the official schema's version written (ShapeEEE).

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 
+	"assay"
 	"assay/store"
 )
 
@@ -43,7 +44,7 @@ func Import(ctx context.Context, db *store.DB, f Files) (*Imported, error) {
 	}
 	imp, err := Read(f)
 	if err != nil {
-		return nil, store.Errorf(store.EINVALID, "%s", err)
+		return nil, assay.Errorf(assay.EINVALID, "%s", err)
 	}
 	imp.Key = filesKey(f)
 	created, err := db.ImportRun(ctx, imp)

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"assay/config"
 	"assay/report"
-	"assay/runner/config"
 	"assay/store"
 )
 

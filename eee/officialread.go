@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 )
 
@@ -283,8 +284,8 @@ func readOfficial(f Files) (*store.RunImport, error) {
 	for _, id := range sampleOrder {
 		imp.Samples = append(imp.Samples, *samples[id])
 	}
-	kind := store.Kind(agg.SourceMetadata.AdditionalDetails["assay_dataset_kind"])
-	if !slices.Contains(store.Kinds, kind) {
+	kind := assay.Kind(agg.SourceMetadata.AdditionalDetails["assay_dataset_kind"])
+	if !slices.Contains(assay.Kinds, kind) {
 		kind = kindOf(evaluators)
 	}
 	imp.Dataset = store.Dataset{Name: name, Kind: kind, SHA256: sha, Format: "eee", Filename: f.InstancesName,
@@ -307,14 +308,10 @@ func readOfficial(f Files) (*store.RunImport, error) {
 	}
 	cfg.Evaluators = evaluators
 	cfg.Execution.NumRepetitions = reps
-	raw, err := json.Marshal(cfg)
-	if err != nil {
-		return nil, err
-	}
-	imp.Run = store.Run{Name: name, Config: raw, Repetitions: reps}
+	imp.Run = store.Run{Name: name, Config: cfg, Repetitions: reps}
 	imp.Extra, imp.ExtraFields = kept.JSON(), kept.count()
 	for _, c := range conditions {
-		imp.Run.Conditions = append(imp.Run.Conditions, store.Condition{Name: c})
+		imp.Run.Conditions = append(imp.Run.Conditions, assay.Condition{Name: c})
 	}
 	imp.Results, imp.Run.TotalTasks = len(keys), len(keys)
 	imp.EachResult = func(fn func(res *store.Result, ordinal int) error) error {
@@ -379,18 +376,18 @@ func builtinEvaluator(metric string) string {
 }
 
 // kindOf is the dataset kind evaluators score.
-func kindOf(evaluators []config.Evaluator) store.Kind {
+func kindOf(evaluators []config.Evaluator) assay.Kind {
 	for _, e := range evaluators {
 		switch e {
 		case config.EvalExactMatch:
-			return store.KindMCQ
+			return assay.KindMCQ
 		case config.EvalNumericMatch:
-			return store.KindMath
+			return assay.KindMath
 		case config.EvalCodeExecution:
-			return store.KindCode
+			return assay.KindCode
 		}
 	}
-	return store.KindQA
+	return assay.KindQA
 }
 
 // details is a generation config's additional details; nil for none.

@@ -14,7 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 )
 
@@ -52,7 +53,7 @@ func File(path string) (Source, error) {
 		return Source{}, fmt.Errorf("%s is not a regular file", path)
 	}
 	if info.Size() > MaxInstancesBytes {
-		return Source{}, store.Errorf(store.ETOOLARGE, "%s is %d MiB; an instances file may be at most %d MiB (the run it holds is read into memory to be stored in one transaction)",
+		return Source{}, assay.Errorf(assay.ETOOLARGE, "%s is %d MiB; an instances file may be at most %d MiB (the run it holds is read into memory to be stored in one transaction)",
 			path, info.Size()>>20, MaxInstancesBytes>>20)
 	}
 	return Source{Open: func() (io.ReadCloser, error) { return os.Open(path) }, Size: info.Size()}, nil
@@ -325,15 +326,15 @@ func (r *reader) build() (*store.RunImport, error) {
 	for _, idx := range sortedKeys(r.samples) {
 		imp.Samples = append(imp.Samples, *r.samples[idx])
 	}
-	kind := store.KindQA
+	kind := assay.KindQA
 	for _, e := range evaluators {
 		switch e {
 		case config.EvalExactMatch:
-			kind = store.KindMCQ
+			kind = assay.KindMCQ
 		case config.EvalNumericMatch:
-			kind = store.KindMath
+			kind = assay.KindMath
 		case config.EvalCodeExecution:
-			kind = store.KindCode
+			kind = assay.KindCode
 		}
 	}
 	imp.Dataset = store.Dataset{Name: r.name, Kind: kind, SHA256: r.sha, Format: "eee", Filename: r.files.InstancesName,
@@ -347,13 +348,9 @@ func (r *reader) build() (*store.RunImport, error) {
 	}
 	cfg.Evaluators = evaluators
 	cfg.Execution.NumRepetitions = r.reps
-	raw, err := json.Marshal(cfg)
-	if err != nil {
-		return nil, err
-	}
-	imp.Run = store.Run{Name: r.name, Config: raw, Repetitions: r.reps}
+	imp.Run = store.Run{Name: r.name, Config: cfg, Repetitions: r.reps}
 	for _, c := range r.order {
-		imp.Run.Conditions = append(imp.Run.Conditions, store.Condition{Name: c})
+		imp.Run.Conditions = append(imp.Run.Conditions, assay.Condition{Name: c})
 	}
 	imp.Results, imp.Run.TotalTasks = r.results, r.results
 	imp.EachResult = func(fn func(res *store.Result, ordinal int) error) error {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/store"
+	"assay"
 )
 
 // An instances file past the bound is refused before a byte of it is read;
@@ -18,7 +18,7 @@ func TestAnInstancesFileIsBounded(t *testing.T) {
 	if err := os.Truncate(huge, MaxInstancesBytes+1); err != nil { // sparse: no disk used
 		t.Fatal(err)
 	}
-	if _, err := File(huge); store.ErrorCode(err) != store.ETOOLARGE || !strings.Contains(err.Error(), "at most 256 MiB") {
+	if _, err := File(huge); assay.ErrorCode(err) != assay.ETOOLARGE || !strings.Contains(err.Error(), "at most 256 MiB") {
 		t.Errorf("an instances file over the bound: %v", err)
 	}
 	small := filepath.Join(dir, "small.jsonl")

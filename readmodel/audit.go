@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"assay/config"
 	"assay/runner/audit"
-	"assay/runner/config"
 	"assay/store"
 	"assay/templates"
 )

@@ -7,8 +7,8 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"assay/config"
 	"assay/report"
-	"assay/runner/config"
 	"assay/templates"
 )
 

@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 
+	"assay"
+	"assay/config"
 	"assay/report"
 	"assay/store"
 )
@@ -31,7 +33,7 @@ func Export(ctx context.Context, db *store.DB, runID int64, format string, w io.
 	case "html":
 		return exportHTML(ctx, db, sc, nil, Query{}, w)
 	}
-	return store.Errorf(store.EINVALID, "unknown export format %q: use json, csv or html", format)
+	return assay.Errorf(assay.EINVALID, "unknown export format %q: use json, csv or html", format)
 }
 
 // exportRunHead is the "run" object of the JSON export.
@@ -42,7 +44,7 @@ type exportRunHead struct {
 	Error         string            `json:"error,omitempty"`
 	DatasetSHA256 string            `json:"dataset_sha256"`
 	Dataset       string            `json:"dataset"`
-	Kind          store.Kind        `json:"kind"`
+	Kind          assay.Kind        `json:"kind"`
 	Repetitions   int               `json:"repetitions"`
 	Conditions    []exportCondition `json:"conditions"`
 	Config        json.RawMessage   `json:"config"`
@@ -69,7 +71,7 @@ type exportCondition struct {
 
 type exportServer struct {
 	Name      string          `json:"name"`
-	Transport store.Transport `json:"transport"`
+	Transport assay.Transport `json:"transport"`
 	Command   string          `json:"command,omitempty"`
 	Args      []string        `json:"args,omitempty"`
 	URL       string          `json:"url,omitempty"`
@@ -117,7 +119,11 @@ func runHead(sc *Scope, sum *report.Summary) exportRunHead {
 
 // redactConfig returns the config snapshot with the credentials of every URL
 // in it removed. The snapshot already names key variables rather than keys.
-func redactConfig(raw json.RawMessage) json.RawMessage {
+func redactConfig(cfg *config.Config) json.RawMessage {
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		return json.RawMessage("null")
+	}
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return json.RawMessage("null")

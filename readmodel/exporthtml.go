@@ -12,6 +12,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"assay"
 	"assay/report"
 	"assay/runner/route"
 	"assay/static"
@@ -66,7 +67,7 @@ func PrepareExportHTML(ctx context.Context, db *store.DB, sc *Scope, r *Viewed, 
 			rv := templates.RoutingView{Models: report.RunModels(sc.Run)}
 			RoutingView(&rv, res, route.Thompson)
 			d.v.Routing = &rv
-		} else if store.ErrorCode(err) != store.EINVALID {
+		} else if assay.ErrorCode(err) != assay.EINVALID {
 			return nil, err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/util"
 
+	"assay"
 	"assay/store"
 	"assay/templates"
 )
@@ -91,7 +92,7 @@ func renderHTMLBlock(w util.BufWriter, source []byte, node ast.Node, entering bo
 
 // GoldenRow is a sample as its page shows it: the golden answer of a qa or
 // math sample rendered like the responses beside it.
-func GoldenRow(s store.Sample, kind store.Kind) templates.SampleRow {
+func GoldenRow(s store.Sample, kind assay.Kind) templates.SampleRow {
 	row := SampleRow(s)
 	if len(s.Choices) == 0 && s.Test == "" {
 		row.ReferenceHTML = renderFor(kind)(s.Reference)
@@ -102,8 +103,8 @@ func GoldenRow(s store.Sample, kind store.Kind) templates.SampleRow {
 // renderFor is how a kind's answers are shown: sanitized markdown, except
 // for math, whose working (200*40*.01, "#### 160") markdown would turn into
 // emphasis and headings: it is shown as the text it is.
-func renderFor(kind store.Kind) func(string) string {
-	if kind == store.KindMath {
+func renderFor(kind assay.Kind) func(string) string {
+	if kind == assay.KindMath {
 		return plainText
 	}
 	return responseMarkdown.render

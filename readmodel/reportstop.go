@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"assay/config"
 	"assay/report"
-	"assay/runner/config"
 	"assay/templates"
 )
 

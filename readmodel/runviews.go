@@ -7,9 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"assay"
+	"assay/config"
 	"assay/report"
 	"assay/runner"
-	"assay/runner/config"
 	"assay/runner/judge"
 	"assay/store"
 	"assay/templates"
@@ -311,12 +312,12 @@ func Duration(d time.Duration) string {
 // names each MCP server and its transport only: a command line, a URL or a
 // header may hold what its reader should not see. Values of environment
 // variables and headers are never shown.
-func conditionDetail(c store.Condition, shared bool) templates.ConditionDetail {
+func conditionDetail(c assay.Condition, shared bool) templates.ConditionDetail {
 	d := templates.ConditionDetail{Name: c.Name, SystemPrompt: c.SystemPrompt}
 	for _, s := range c.MCPServers {
 		line := fmt.Sprintf("%s (%s)", s.Name, s.Transport)
 		if !shared {
-			if s.Transport == store.TransportStdio {
+			if s.Transport == assay.TransportStdio {
 				line += " " + strings.Join(append([]string{s.Command}, s.Args...), " ")
 			} else {
 				line += " " + WithoutCredentials(s.URL)

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"assay/config"
 	"assay/report"
-	"assay/runner/config"
 	"assay/runner/stats"
 	"assay/store"
 	"assay/templates"

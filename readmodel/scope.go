@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"assay/config"
 	"assay/report"
-	"assay/runner/config"
 	"assay/store"
 )
 
@@ -47,9 +47,5 @@ func RunScope(ctx context.Context, db *store.DB, run *store.Run) (*Scope, error)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Stored(run.Config)
-	if err != nil {
-		return nil, store.Wrapf(store.EINTERNAL, err, "Run %d's stored config cannot be read", run.ID)
-	}
-	return &Scope{Run: run, Dataset: ds, Config: cfg, Base: fmt.Sprintf("/runs/%d", run.ID)}, nil
+	return &Scope{Run: run, Dataset: ds, Config: run.Config, Base: fmt.Sprintf("/runs/%d", run.ID)}, nil
 }

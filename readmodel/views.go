@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"assay"
 	"assay/store"
 	"assay/templates"
 )
@@ -51,7 +52,7 @@ func SampleRow(s store.Sample) templates.SampleRow {
 	return row
 }
 
-func ConditionRow(c store.Condition) templates.ConditionRow {
+func ConditionRow(c assay.Condition) templates.ConditionRow {
 	row := templates.ConditionRow{
 		ID:                    c.ID,
 		Name:                  c.Name,
@@ -66,7 +67,7 @@ func ConditionRow(c store.Condition) templates.ConditionRow {
 	return row
 }
 
-func ConditionForm(c store.Condition) templates.ConditionForm {
+func ConditionForm(c assay.Condition) templates.ConditionForm {
 	f := templates.ConditionForm{
 		ID:                    c.ID,
 		Name:                  c.Name,

@@ -14,8 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"assay"
+	"assay/config"
 	"assay/report"
-	"assay/runner/config"
 	"assay/store"
 )
 
@@ -151,7 +152,7 @@ func storeFixtureRuns(t *testing.T, db *store.DB) map[string]any {
 		samples = append(samples, store.Sample{Ordinal: i, SampleID: fmt.Sprintf("q%02d", i), Input: fmt.Sprintf("Question %d?", i),
 			Reference: "42", Metadata: map[string]any{"subject": []string{"algebra", "biology", "chemistry"}[i%3]}})
 	}
-	ds := &store.Dataset{Name: "before aggregates", Kind: store.KindQA, SHA256: "aggregates-fixture", Format: "jsonl",
+	ds := &store.Dataset{Name: "before aggregates", Kind: assay.KindQA, SHA256: "aggregates-fixture", Format: "jsonl",
 		Filename: "fixture.jsonl", Samples: len(samples)}
 	if _, err := db.CreateDataset(ctx, ds, samples); err != nil {
 		t.Fatal(err)
@@ -171,11 +172,10 @@ func storeFixtureRuns(t *testing.T, db *store.DB) map[string]any {
 			cfg.PanelMode = mode
 			judges = 2
 		}
-		raw, _ := json.Marshal(cfg)
 		conds := []string{"baseline", "with-docs", "with-tools"}
-		run := &store.Run{Name: cfg.Name, DatasetID: ds.ID, Config: raw, Repetitions: 3, TotalTasks: 3 * 3 * len(rows)}
+		run := &store.Run{Name: cfg.Name, DatasetID: ds.ID, Config: &cfg, Repetitions: 3, TotalTasks: 3 * 3 * len(rows)}
 		for _, c := range conds {
-			run.Conditions = append(run.Conditions, store.Condition{Name: c})
+			run.Conditions = append(run.Conditions, assay.Condition{Name: c})
 		}
 		if err := db.CreateRun(ctx, run); err != nil {
 			t.Fatal(err)

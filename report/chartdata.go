@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
-	"assay/runner/config"
+	"assay/config"
 	"assay/runner/stats"
 )
 

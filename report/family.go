@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"assay/runner/config"
+	"assay/config"
 )
 
 // SameFamily is a judge of the same model family as a model it judges:

@@ -3,7 +3,7 @@ package report
 import (
 	"testing"
 
-	"assay/runner/config"
+	"assay/config"
 )
 
 func TestFamily(t *testing.T) {

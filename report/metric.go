@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"assay/runner/config"
+	"assay/config"
 )
 
 // Metric is one named number an evaluator gives, with its scale: defined

@@ -2,12 +2,12 @@ package report_test
 
 import (
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"testing"
 
+	"assay"
+	"assay/config"
 	"assay/report"
-	"assay/runner/config"
 	"assay/store"
 )
 
@@ -25,13 +25,13 @@ func TestPassAtKOfACodeRun(t *testing.T) {
 		samples = append(samples, store.Sample{Ordinal: i, SampleID: string(rune('0' + i)), Input: "def f():", Reference: "pass",
 			Test: "def check(f): pass", EntryPoint: "f"})
 	}
-	ds := &store.Dataset{Name: "code", Kind: store.KindCode, SHA256: "code", Format: "jsonl", Samples: 3}
+	ds := &store.Dataset{Name: "code", Kind: assay.KindCode, SHA256: "code", Format: "jsonl", Samples: 3}
 	if _, err := db.CreateDataset(ctx, ds, samples); err != nil {
 		t.Fatal(err)
 	}
 	rows, _ := db.Samples(ctx, ds.ID, 0, 0)
-	cfg, _ := json.Marshal(config.Config{Evaluators: []config.Evaluator{config.EvalCodeExecution}})
-	run := &store.Run{Name: "code", DatasetID: ds.ID, Config: cfg, Repetitions: 3, TotalTasks: 9, Conditions: []store.Condition{{Name: "a"}}}
+	cfg := &config.Config{Evaluators: []config.Evaluator{config.EvalCodeExecution}}
+	run := &store.Run{Name: "code", DatasetID: ds.ID, Config: cfg, Repetitions: 3, TotalTasks: 9, Conditions: []assay.Condition{{Name: "a"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}

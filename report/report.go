@@ -15,7 +15,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/runner/stats"
 	"assay/runner/stop"
 	"assay/store"
@@ -143,11 +144,7 @@ func Load(ctx context.Context, db *store.DB, runID int64) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Stored(run.Config)
-	if err != nil {
-		return nil, err
-	}
-	return Build(ctx, db, run, ds, cfg)
+	return Build(ctx, db, run, ds, run.Config)
 }
 
 // Build computes the report of a run already read, as judged.
@@ -179,7 +176,7 @@ func BuildWith(ctx context.Context, db *store.DB, run *store.Run, ds *store.Data
 			}
 		}
 		if place < 0 || len(cfg.Judges) < 2 {
-			return nil, store.Errorf(store.EINVALID, "This run has no panel judge %q.", judge)
+			return nil, assay.Errorf(assay.EINVALID, "This run has no panel judge %q.", judge)
 		}
 		one := *cfg
 		one.Judge, one.Judges = cfg.Judges[place], nil

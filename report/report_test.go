@@ -2,14 +2,14 @@ package report_test
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"assay"
+	"assay/config"
 	"assay/report"
-	"assay/runner/config"
 	"assay/store"
 )
 
@@ -29,14 +29,14 @@ func handRun(t *testing.T, score func(s int, cond string, rep int) (pass float64
 		samples = append(samples, store.Sample{Ordinal: i, SampleID: string(rune('0' + i)), Input: "q", Reference: "A",
 			Choices: []string{"a", "b", "c", "d"}})
 	}
-	ds := &store.Dataset{Name: "hand", Kind: store.KindMCQ, SHA256: "hand", Format: "jsonl", Samples: 3}
+	ds := &store.Dataset{Name: "hand", Kind: assay.KindMCQ, SHA256: "hand", Format: "jsonl", Samples: 3}
 	if _, err := db.CreateDataset(ctx, ds, samples); err != nil {
 		t.Fatal(err)
 	}
 	rows, _ := db.Samples(ctx, ds.ID, 0, 0)
-	cfg, _ := json.Marshal(config.Config{Evaluators: []config.Evaluator{config.EvalExactMatch, config.EvalRubric}})
+	cfg := &config.Config{Evaluators: []config.Evaluator{config.EvalExactMatch, config.EvalRubric}}
 	run := &store.Run{Name: "hand", DatasetID: ds.ID, Config: cfg, Repetitions: 2, TotalTasks: 12,
-		Conditions: []store.Condition{{Name: "a"}, {Name: "b"}}}
+		Conditions: []assay.Condition{{Name: "a"}, {Name: "b"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestReportOfAHandCheckedRun(t *testing.T) {
 func TestSampleTableFoldsRepetitions(t *testing.T) {
 	db, id := handRun(t, func(s int, cond string, rep int) (float64, float64) { return 1, float64(2 * rep) })
 	run, _ := db.Run(context.Background(), id)
-	cfg, _ := config.Stored(run.Config)
+	cfg := run.Config
 	st, err := report.LoadSamples(context.Background(), db, id, cfg.Evaluators)
 	if err != nil {
 		t.Fatal(err)
@@ -144,15 +144,15 @@ func TestSampleTableRowsHoldEveryMetricInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	ds := &store.Dataset{Name: "gaps", Kind: store.KindQA, SHA256: "gaps", Format: "jsonl", Samples: 2}
+	ds := &store.Dataset{Name: "gaps", Kind: assay.KindQA, SHA256: "gaps", Format: "jsonl", Samples: 2}
 	if _, err := db.CreateDataset(ctx, ds, []store.Sample{{Ordinal: 1, SampleID: "1", Input: "q", Reference: "r"},
 		{Ordinal: 2, SampleID: "2", Input: "q", Reference: "r"}}); err != nil {
 		t.Fatal(err)
 	}
 	rows, _ := db.Samples(ctx, ds.ID, 0, 0)
 	cfg := []config.Evaluator{config.EvalExactMatch, config.EvalRubric}
-	run := &store.Run{Name: "gaps", DatasetID: ds.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 4,
-		Conditions: []store.Condition{{Name: "a"}, {Name: "b"}}}
+	run := &store.Run{Name: "gaps", DatasetID: ds.ID, Repetitions: 1, TotalTasks: 4,
+		Conditions: []assay.Condition{{Name: "a"}, {Name: "b"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}

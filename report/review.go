@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sync"
 
-	"assay/runner/config"
+	"assay/config"
 	"assay/runner/stats"
 	"assay/store"
 )

@@ -5,6 +5,7 @@ import (
 
 	"slices"
 
+	"assay"
 	"assay/runner/route"
 	"assay/store"
 )
@@ -51,13 +52,13 @@ func RunBases(run *store.Run) []string {
 func (r *Report) Matrix(ctx context.Context, db *store.DB, base string, vectors map[int64][]float32) (m *route.Matrix, left int, err error) {
 	models, bases := RunModels(r.Run), RunBases(r.Run)
 	if len(models) < 2 {
-		return nil, 0, store.Errorf(store.EINVALID, "Run %d is not over several models: routing needs a run over two models or more (agent.models).", r.Run.ID)
+		return nil, 0, assay.Errorf(assay.EINVALID, "Run %d is not over several models: routing needs a run over two models or more (agent.models).", r.Run.ID)
 	}
 	if base == "" {
 		base = bases[0]
 	}
 	if !slices.Contains(bases, base) {
-		return nil, 0, store.Errorf(store.EINVALID, "Run %d has no condition %q (it has %v).", r.Run.ID, base, bases)
+		return nil, 0, assay.Errorf(assay.EINVALID, "Run %d has no condition %q (it has %v).", r.Run.ID, base, bases)
 	}
 	conds := map[string]int{} // the run's condition → the model's place
 	for _, c := range r.Run.Conditions {
@@ -131,7 +132,7 @@ func (r *Report) Matrix(ctx context.Context, db *store.DB, base string, vectors 
 		return nil, 0, readErr
 	}
 	if len(m.Quality) == 0 {
-		return nil, left, store.Errorf(store.EINVALID, "No sample of run %d was answered by every model under %s.", r.Run.ID, base)
+		return nil, left, assay.Errorf(assay.EINVALID, "No sample of run %d was answered by every model under %s.", r.Run.ID, base)
 	}
 	return m, left, nil
 }
@@ -147,7 +148,7 @@ func (r *Report) Route(ctx context.Context, db *store.DB, base string, opt route
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	} else if err != nil {
-		return nil, store.Errorf(store.EINVALID, "%v", err)
+		return nil, assay.Errorf(assay.EINVALID, "%v", err)
 	}
 	if base == "" {
 		base = RunBases(r.Run)[0]

@@ -4,7 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"assay/runner/config"
+	"assay/config"
 	"assay/runner/stats"
 	"assay/store"
 )

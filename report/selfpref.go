@@ -1,7 +1,7 @@
 package report
 
 import (
-	"assay/runner/config"
+	"assay/config"
 	"assay/runner/stats"
 	"assay/store"
 	"math"

@@ -10,7 +10,8 @@ import (
 	"strings"
 	"sync"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/runner/stats"
 	"assay/runner/stop"
 	"assay/store"
@@ -290,7 +291,7 @@ func (r *Report) summarize(progress []store.ConditionProgress, top map[string][]
 }
 
 // conditionTotals is a condition's summary without its metrics.
-func conditionTotals(c store.Condition, p store.ConditionProgress, top []store.ErrorCount) ConditionSummary {
+func conditionTotals(c assay.Condition, p store.ConditionProgress, top []store.ErrorCount) ConditionSummary {
 	return ConditionSummary{
 		Name:            c.Name,
 		Base:            c.Base,

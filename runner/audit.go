@@ -7,9 +7,10 @@ import (
 	"slices"
 	"time"
 
+	"assay"
+	"assay/config"
 	"assay/report"
 	"assay/runner/audit"
-	"assay/runner/config"
 	"assay/runner/judge"
 	"assay/store"
 )
@@ -58,7 +59,7 @@ func (m *Manager) plannedAudit(ctx context.Context, runID int64, opts audit.Opti
 		return nil, err
 	}
 	if opts.Budget > 0 && p.est.CostUSD > opts.Budget {
-		return nil, store.Errorf(store.EINVALID, "The audit would cost about $%.4f (%d judge calls), over its budget of $%.4f: ask for fewer samples or a larger budget.",
+		return nil, assay.Errorf(assay.EINVALID, "The audit would cost about $%.4f (%d judge calls), over its budget of $%.4f: ask for fewer samples or a larger budget.",
 			p.est.CostUSD, p.est.Calls, opts.Budget)
 	}
 	return p, nil
@@ -193,18 +194,14 @@ func (m *Manager) planAudit(ctx context.Context, runID int64, opts audit.Options
 		return nil, err
 	}
 	if !run.Status.Finished() {
-		return nil, store.Errorf(store.ECONFLICT, "Run %d is %s: a judge audit is of a finished run.", runID, run.Status)
+		return nil, assay.Errorf(assay.ECONFLICT, "Run %d is %s: a judge audit is of a finished run.", runID, run.Status)
 	}
-	stored, err := config.Stored(run.Config)
-	if err != nil {
-		return nil, err
-	}
-	spec, err := stored.Resolve(m.opts.Getenv)
+	spec, err := run.Config.Resolve(m.opts.Getenv)
 	if err != nil {
 		return nil, err
 	}
 	if !slices.ContainsFunc(spec.Evaluators, config.Evaluator.UsesJudge) {
-		return nil, store.Errorf(store.EINVALID, "Run %d has no judge to audit: its evaluators are deterministic.", runID)
+		return nil, assay.Errorf(assay.EINVALID, "Run %d has no judge to audit: its evaluators are deterministic.", runID)
 	}
 	ds, err := m.db.Dataset(ctx, run.DatasetID)
 	if err != nil {

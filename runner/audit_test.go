@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"assay/config"
 	"assay/runner/audit"
-	"assay/runner/config"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )

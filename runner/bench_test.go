@@ -21,9 +21,9 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"assay/config"
 	"assay/internal/pgtest"
 	"assay/runner"
-	"assay/runner/config"
 	"assay/runner/llm"
 	"assay/runner/llm/llmtest"
 	"assay/store"

@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 )
 
@@ -17,11 +18,11 @@ import (
 func bounded(tasks, repetitions, concurrency int) error {
 	switch {
 	case repetitions > config.MaxRepetitions:
-		return store.Errorf(store.EINVALID, "execution.num_repetitions: must be at most %d, got %d", config.MaxRepetitions, repetitions)
+		return assay.Errorf(assay.EINVALID, "execution.num_repetitions: must be at most %d, got %d", config.MaxRepetitions, repetitions)
 	case concurrency > config.MaxConcurrent:
-		return store.Errorf(store.EINVALID, "execution.max_concurrent: must be at most %d, got %d", config.MaxConcurrent, concurrency)
+		return assay.Errorf(assay.EINVALID, "execution.max_concurrent: must be at most %d, got %d", config.MaxConcurrent, concurrency)
 	case tasks > config.MaxTasks || tasks < 0:
-		return store.Errorf(store.EINVALID, "the run would have %d tasks (samples × conditions × repetitions); a run may have at most %d: "+
+		return assay.Errorf(assay.EINVALID, "the run would have %d tasks (samples × conditions × repetitions); a run may have at most %d: "+
 			"use fewer repetitions or conditions, or split the dataset", tasks, config.MaxTasks)
 	}
 	return nil
@@ -47,7 +48,7 @@ func taskCount(samples, conditions, repetitions int) int {
 type secrets []string
 
 // secretsOf reads the secret values of spec run under conditions.
-func (m *Manager) secretsOf(spec *config.Config, conditions []store.Condition) secrets {
+func (m *Manager) secretsOf(spec *config.Config, conditions []assay.Condition) secrets {
 	var out secrets
 	add := func(v string) {
 		// Short values would blot out ordinary words; no real key is that short.

@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 )
 
@@ -17,7 +18,7 @@ func TestEveryTextOfAResultIsCleanedOfTheRunsSecrets(t *testing.T) {
 	m := &Manager{opts: Options{Getenv: func(k string) string { return env[k] }}}
 	spec := &config.Config{Agent: config.Agent{Type: config.AgentOpenAI, APIKeyEnv: "AGENT_KEY",
 		Env: map[string]string{"SERVICE_PASSWORD": "hunter2-hunter2", "REGION": "europe-west4-a"}}}
-	conds := []store.Condition{{Name: "docs", MCPServers: []store.MCPServer{{Name: "gh", Transport: store.TransportHTTP,
+	conds := []assay.Condition{{Name: "docs", MCPServers: []assay.MCPServer{{Name: "gh", Transport: assay.TransportHTTP,
 		URL: "https://mcp.example/", Headers: map[string]string{"Authorization": "Bearer ${MCP_TOKEN}", "X-Short": "${SHORT}"}}}}}
 	sc := m.secretsOf(spec, conds)
 	for _, want := range []string{"sk-agent-0123456789", "ghp_mcp0123456789abcdef", "Bearer ghp_mcp0123456789abcdef", "hunter2-hunter2"} {

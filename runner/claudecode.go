@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"assay"
+	"assay/config"
 	"assay/runner/agent"
-	"assay/runner/config"
-	"assay/store"
 )
 
 // claudeCodeHowTo says how to get Claude Code.
@@ -24,7 +24,7 @@ func claudeCodeArgv(a config.Agent) ([]string, error) {
 	}
 	path, err := exec.LookPath(program[0])
 	if err != nil {
-		return nil, store.Errorf(store.EINVALID, "agent.command: Claude Code (%s) cannot be run: %v; %s", program[0], err, claudeCodeHowTo)
+		return nil, assay.Errorf(assay.EINVALID, "agent.command: Claude Code (%s) cannot be run: %v; %s", program[0], err, claudeCodeHowTo)
 	}
 	return agent.ClaudeCodeArgv(append([]string{path}, program[1:]...), a.Model), nil
 }

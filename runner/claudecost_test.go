@@ -6,8 +6,8 @@ import (
 	"math"
 	"testing"
 
+	"assay/config"
 	files "assay/internal/fixture"
-	"assay/runner/config"
 	"assay/store"
 )
 

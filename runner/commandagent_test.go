@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/runner/config"
+	"assay/config"
 	"assay/store"
 )
 
@@ -131,7 +131,7 @@ execution: {num_repetitions: 1}
 		}
 	}
 	stored, _ := f.db.Run(context.Background(), run.ID)
-	snap, _ := config.Stored(stored.Config)
+	snap := stored.Config
 	got := " " + strings.Join(snap.Agent.Passed, " ") + " "
 	for _, name := range []string{"ANTHROPIC_VERTEX_PROJECT_ID", "CLAUDE_CODE_USE_VERTEX", "CLOUD_ML_REGION", "DISABLE_PROMPT_CACHING",
 		"HTTPS_PROXY", "TEAM_TOOLING_HOME", "VERTEX_REGION_CLAUDE_4_5_SONNET"} {

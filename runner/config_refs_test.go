@@ -2,12 +2,13 @@ package runner_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
+	"assay/config"
 	files "assay/internal/fixture"
-	"assay/runner/config"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -40,7 +41,12 @@ prompts: {mcq: "${PREFIX} {question}\n{choices}"}
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored := string(run.Config)
+	again, err := f.db.Run(context.Background(), run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(again.Config)
+	stored := string(raw)
 	if !strings.Contains(stored, `"${PREFIX} {question}\n{choices}"`) || !strings.Contains(stored, `"${KEYVAR}"`) || strings.Contains(stored, "Quiz time") {
 		t.Errorf("the stored config should keep the references:\n%s", stored)
 	}

@@ -1,8 +1,8 @@
 package runner
 
 import (
-	"assay/runner/config"
-	"assay/store"
+	"assay"
+	"assay/config"
 )
 
 // prices is a run's price table, by model.
@@ -17,7 +17,7 @@ func (p prices) cost(model string, tokensIn, tokensOut, cacheRead, cacheWrite in
 
 // PriceTable merges the stored price table with a config's own prices,
 // which win: the table a run freezes, and the one an estimate uses.
-func PriceTable(stored []store.Price, cfg map[string]config.Price) map[string]config.Price {
+func PriceTable(stored []assay.Price, cfg map[string]config.Price) map[string]config.Price {
 	out := map[string]config.Price{}
 	for _, p := range stored {
 		out[p.Model] = config.Price{

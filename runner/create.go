@@ -2,11 +2,10 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"slices"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 )
 
@@ -14,16 +13,16 @@ import (
 // frozen snapshot of the config (no secrets, ${ENV} references kept), the
 // evaluators chosen for the dataset's kind, and the price table as it is now.
 // It does not start the run.
-func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int64, conditions []store.Condition) (*store.Run, error) {
+func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int64, conditions []assay.Condition) (*store.Run, error) {
 	ds, err := m.db.Dataset(ctx, datasetID)
 	if err != nil {
 		return nil, err
 	}
 	if len(conditions) == 0 {
-		return nil, store.Errorf(store.EINVALID, "conditions: choose at least one")
+		return nil, assay.Errorf(assay.EINVALID, "conditions: choose at least one")
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, store.Errorf(store.EINVALID, "%s", err)
+		return nil, assay.Errorf(assay.EINVALID, "%s", err)
 	}
 	if err := checkGuards(cfg.Agent, conditions); err != nil {
 		return nil, err
@@ -62,10 +61,6 @@ func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int6
 	if err := checkStop(spec, len(conditions)); err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(spec)
-	if err != nil {
-		return nil, fmt.Errorf("encode run config: %w", err)
-	}
 	reps := max(spec.Execution.NumRepetitions, 1)
 	tasks := taskCount(ds.Samples, len(conditions), reps)
 	if err := bounded(tasks, reps, spec.Execution.MaxConcurrent); err != nil {
@@ -74,7 +69,7 @@ func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int6
 	run := &store.Run{
 		Name:        spec.Name,
 		DatasetID:   ds.ID,
-		Config:      raw,
+		Config:      spec,
 		Conditions:  conditions,
 		Repetitions: reps,
 		TotalTasks:  tasks,
@@ -99,11 +94,11 @@ func snapshot(cfg *config.Config) (*config.Config, error) {
 // byModel makes a run's conditions of a run over several models: each
 // condition as each model answers it, named "condition · model", in
 // condition then model order. With one model the conditions stay as they are.
-func byModel(conditions []store.Condition, models []config.AgentModel) []store.Condition {
+func byModel(conditions []assay.Condition, models []config.AgentModel) []assay.Condition {
 	if len(models) == 0 {
 		return conditions
 	}
-	var out []store.Condition
+	var out []assay.Condition
 	for _, c := range conditions {
 		for _, m := range models {
 			cm := c

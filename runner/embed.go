@@ -9,7 +9,8 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 )
 
@@ -32,7 +33,7 @@ func Embed(ctx context.Context, db *store.DB, hc *http.Client, getenv func(strin
 		getenv = os.Getenv
 	}
 	if e.Model == "" {
-		return nil, store.Errorf(store.EINVALID, "embeddings: name the embedding model")
+		return nil, assay.Errorf(assay.EINVALID, "embeddings: name the embedding model")
 	}
 	have, err := db.Embeddings(ctx, datasetID, e.Model)
 	if err != nil {
@@ -50,10 +51,10 @@ func Embed(ctx context.Context, db *store.DB, hc *http.Client, getenv func(strin
 	key := ""
 	if e.APIKeyEnv != "" {
 		if !config.IsEnvName(e.APIKeyEnv) {
-			return nil, store.Errorf(store.EINVALID, "embeddings: the key variable %q is not a variable's name", e.APIKeyEnv)
+			return nil, assay.Errorf(assay.EINVALID, "embeddings: the key variable %q is not a variable's name", e.APIKeyEnv)
 		}
 		if key = getenv(e.APIKeyEnv); key == "" {
-			return nil, store.Errorf(store.EINVALID, "embeddings: %s is not set", e.APIKeyEnv)
+			return nil, assay.Errorf(assay.EINVALID, "embeddings: %s is not set", e.APIKeyEnv)
 		}
 	}
 	cfg := openai.DefaultConfig(key)

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"assay/config"
 	"assay/report"
-	"assay/runner/config"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )

@@ -5,7 +5,8 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 )
 
@@ -36,7 +37,7 @@ const (
 // tokens, at most agent.max_tokens); a judge reads the question, reference and
 // that answer plus about 700 tokens of instructions and writes about 250. MCP
 // tool definitions, further tool-loop turns and retries are not counted.
-func EstimateRun(cfg *config.Config, kind store.Kind, samples []store.Sample, conditions []store.Condition, prices map[string]config.Price) Estimate {
+func EstimateRun(cfg *config.Config, kind assay.Kind, samples []store.Sample, conditions []assay.Condition, prices map[string]config.Price) Estimate {
 	return EstimateEach(cfg, kind, func(yield func(*store.Sample) bool) {
 		for i := range samples {
 			if !yield(&samples[i]) {
@@ -47,7 +48,7 @@ func EstimateRun(cfg *config.Config, kind store.Kind, samples []store.Sample, co
 }
 
 // EstimateEach is EstimateRun over samples read one at a time.
-func EstimateEach(cfg *config.Config, kind store.Kind, samples iter.Seq[*store.Sample], conditions []store.Condition, prices map[string]config.Price) Estimate {
+func EstimateEach(cfg *config.Config, kind assay.Kind, samples iter.Seq[*store.Sample], conditions []assay.Condition, prices map[string]config.Price) Estimate {
 	var e Estimate
 	judges := 0
 	for _, ev := range cfg.EvaluatorsFor(kind) {
@@ -65,7 +66,7 @@ func EstimateEach(cfg *config.Config, kind store.Kind, samples iter.Seq[*store.S
 		for _, am := range cfg.Agent.Models {
 			models = append(models, am.Model)
 		}
-		var expanded []store.Condition
+		var expanded []assay.Condition
 		for _, c := range conditions {
 			for range models {
 				expanded = append(expanded, c)

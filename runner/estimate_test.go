@@ -6,8 +6,9 @@ import (
 	"slices"
 	"testing"
 
+	"assay"
+	"assay/config"
 	"assay/runner"
-	"assay/runner/config"
 	"assay/store"
 )
 
@@ -30,30 +31,30 @@ func estimateConfig(edit func(*config.Config)) *config.Config {
 }
 
 func TestEstimateRunCountsCalls(t *testing.T) {
-	two := []store.Condition{{Name: "baseline"}, {Name: "careful", SystemPrompt: "Think, then answer."}}
+	two := []assay.Condition{{Name: "baseline"}, {Name: "careful", SystemPrompt: "Think, then answer."}}
 	cases := []struct {
 		name         string
-		kind         store.Kind
+		kind         assay.Kind
 		samples      int
 		edit         func(*config.Config)
 		agent, judge int
 	}{
-		{"qa with the rubric", store.KindQA, 3, nil, 18, 18},
-		{"mcq is scored without a judge", store.KindMCQ, 3, nil, 18, 0},
-		{"rubric and arbiter, judged twice", store.KindQA, 3, func(c *config.Config) {
+		{"qa with the rubric", assay.KindQA, 3, nil, 18, 18},
+		{"mcq is scored without a judge", assay.KindMCQ, 3, nil, 18, 0},
+		{"rubric and arbiter, judged twice", assay.KindQA, 3, func(c *config.Config) {
 			c.Evaluators = []config.Evaluator{config.EvalRubric, config.EvalArbiter}
 			c.JudgeRepetitions = 2
 		}, 18, 72},
-		{"math with a rubric too", store.KindMath, 2, func(c *config.Config) {
+		{"math with a rubric too", assay.KindMath, 2, func(c *config.Config) {
 			c.Evaluators = []config.Evaluator{config.EvalNumericMatch, config.EvalRubric}
 			c.Execution.NumRepetitions = 1
 		}, 4, 4},
-		{"no judge sample", store.KindQA, 3, func(c *config.Config) { c.JudgeSampleRate = 0 }, 18, 0},
-		{"a panel of three, judged twice each", store.KindQA, 3, func(c *config.Config) {
+		{"no judge sample", assay.KindQA, 3, func(c *config.Config) { c.JudgeSampleRate = 0 }, 18, 0},
+		{"a panel of three, judged twice each", assay.KindQA, 3, func(c *config.Config) {
 			c.Judges = []config.Judge{{Name: "a", Model: "m1"}, {Name: "b", Model: "m2"}, {Name: "c", Model: "m3"}}
 			c.JudgeRepetitions = 2
 		}, 18, 108},
-		{"no samples", store.KindQA, 0, nil, 0, 0},
+		{"no samples", assay.KindQA, 0, nil, 0, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,18 +71,18 @@ func TestEstimateRunCountsCalls(t *testing.T) {
 
 func TestEstimateRunJudgeSampleIsTheRunsChoice(t *testing.T) {
 	cfg := estimateConfig(func(c *config.Config) { c.JudgeSampleRate = 0.5 })
-	conds := []store.Condition{{Name: "baseline"}}
-	e := runner.EstimateRun(cfg, store.KindQA, estimateSamples(100), conds, nil)
+	conds := []assay.Condition{{Name: "baseline"}}
+	e := runner.EstimateRun(cfg, assay.KindQA, estimateSamples(100), conds, nil)
 	if e.JudgeCalls < 100 || e.JudgeCalls > 200 {
 		t.Fatalf("%d judge calls of 300 results at rate 0.5", e.JudgeCalls)
 	}
-	if again := runner.EstimateRun(cfg, store.KindQA, estimateSamples(100), conds, nil); again.JudgeCalls != e.JudgeCalls {
+	if again := runner.EstimateRun(cfg, assay.KindQA, estimateSamples(100), conds, nil); again.JudgeCalls != e.JudgeCalls {
 		t.Fatalf("the judge sample changed: %d then %d", e.JudgeCalls, again.JudgeCalls)
 	}
 }
 
 func TestEstimateRunCost(t *testing.T) {
-	conds := []store.Condition{{Name: "baseline"}}
+	conds := []assay.Condition{{Name: "baseline"}}
 	same := config.Price{InputPerMTok: 2, OutputPerMTok: 8}
 	cases := []struct {
 		name     string
@@ -95,7 +96,7 @@ func TestEstimateRunCost(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := runner.EstimateRun(estimateConfig(nil), store.KindQA, estimateSamples(10), conds, tc.prices)
+			e := runner.EstimateRun(estimateConfig(nil), assay.KindQA, estimateSamples(10), conds, tc.prices)
 			if !slices.Equal(e.Unpriced, tc.unpriced) {
 				t.Errorf("unpriced %v, want %v", e.Unpriced, tc.unpriced)
 			}
@@ -114,13 +115,13 @@ func TestEstimateRunCost(t *testing.T) {
 
 func TestEstimateRunTokensFollowTheInput(t *testing.T) {
 	cfg := estimateConfig(nil)
-	short := runner.EstimateRun(cfg, store.KindQA, estimateSamples(1), []store.Condition{{Name: "a"}}, nil)
-	long := runner.EstimateRun(cfg, store.KindQA, estimateSamples(1), []store.Condition{{Name: "a", SystemPrompt: string(make([]byte, 4000))}}, nil)
+	short := runner.EstimateRun(cfg, assay.KindQA, estimateSamples(1), []assay.Condition{{Name: "a"}}, nil)
+	long := runner.EstimateRun(cfg, assay.KindQA, estimateSamples(1), []assay.Condition{{Name: "a", SystemPrompt: string(make([]byte, 4000))}}, nil)
 	if d := long.TokensIn - short.TokensIn; d < 3*1000 || d > 3*1100 {
 		t.Errorf("a 4000-character system prompt added %d input tokens over 3 calls, want about 3000", d)
 	}
-	capped := runner.EstimateRun(estimateConfig(func(c *config.Config) { c.Agent.MaxTokens = 10 }), store.KindQA,
-		estimateSamples(1), []store.Condition{{Name: "a"}}, nil)
+	capped := runner.EstimateRun(estimateConfig(func(c *config.Config) { c.Agent.MaxTokens = 10 }), assay.KindQA,
+		estimateSamples(1), []assay.Condition{{Name: "a"}}, nil)
 	if capped.TokensOut >= short.TokensOut {
 		t.Errorf("max_tokens 10 should shorten the answer: %d vs %d tokens out", capped.TokensOut, short.TokensOut)
 	}

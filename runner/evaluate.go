@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/runner/judge"
 	"assay/runner/scoring"
 	"assay/store"
@@ -28,7 +29,7 @@ type judgeCall struct {
 // evaluators scores responses for one run.
 type evaluators struct {
 	list       []config.Evaluator
-	kind       store.Kind
+	kind       assay.Kind
 	judges     map[config.Evaluator][]judgeCall // every judge of the panel × every repetition
 	code       *scoring.CodeEvaluator
 	sampleRate float64

@@ -5,8 +5,9 @@ import (
 	"os"
 	"testing"
 
+	"assay"
+	"assay/config"
 	"assay/report"
-	"assay/runner/config"
 	"assay/store"
 	"assay/store/ingest"
 )
@@ -34,7 +35,7 @@ func TestShippedExamplesLoadAndRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, err := ingest.Parse(data, ingest.Options{Filename: "quiz.csv"})
-	if err != nil || p.Kind != store.KindMCQ || len(p.Samples) != 4 {
+	if err != nil || p.Kind != assay.KindMCQ || len(p.Samples) != 4 {
 		t.Fatalf("quiz.csv: %v %+v", err, p)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"assay"
 	"assay/internal/text"
 	"assay/runner/agent"
 	"assay/runner/assert"
@@ -415,7 +416,7 @@ const taskSlack = 10 * time.Second
 
 // taskDeadline bounds one task: every attempt its condition's guards allow,
 // each within the agent's timeout.
-func (ex *execution) taskDeadline(c *store.Condition) time.Duration {
+func (ex *execution) taskDeadline(c *assay.Condition) time.Duration {
 	attempts := 1
 	if c.RequireMCPToolUse || c.RequireMCPToolSuccess {
 		attempts = max(ex.spec.Execution.Retry.MaxAttempts, 1)

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 	"assay/store/ingest"
 )
@@ -26,7 +27,7 @@ func (m *Manager) DatasetFromConfig(ctx context.Context, cfg *config.Config) (*s
 		AnswerKey: cfg.Dataset.AnswerKey}
 	ds, _, err := ingest.ImportFile(ctx, m.db, cfg.Dataset.Path, opts, "")
 	if err != nil {
-		if se, ok := errors.AsType[*store.Error](err); ok && se.Code == store.EINVALID {
+		if se, ok := errors.AsType[*assay.Error](err); ok && se.Code == assay.EINVALID {
 			return nil, err // it names the file and the line
 		}
 		return nil, fmt.Errorf("dataset.path: %w", err)

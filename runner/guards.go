@@ -3,8 +3,8 @@ package runner
 import (
 	"slices"
 
-	"assay/runner/config"
-	"assay/store"
+	"assay"
+	"assay/config"
 )
 
 // seesToolCalls reports whether the agent's output shows the MCP tool calls
@@ -22,13 +22,13 @@ func seesToolCalls(a config.Agent) bool {
 // checkGuards refuses a condition with a guard when the agent's output
 // cannot show what the guard judges by: every answer would break it, and
 // each would be paid for again.
-func checkGuards(a config.Agent, conditions []store.Condition) error {
+func checkGuards(a config.Agent, conditions []assay.Condition) error {
 	if seesToolCalls(a) {
 		return nil
 	}
 	for _, c := range conditions {
 		if c.RequireMCPToolUse || c.RequireMCPToolSuccess {
-			return store.Errorf(store.EINVALID, "conditions.%s: its guards judge the agent's MCP tool calls, and this command's "+
+			return assay.Errorf(assay.EINVALID, "conditions.%s: its guards judge the agent's MCP tool calls, and this command's "+
 				"output cannot show them: run Claude Code with --output-format stream-json --verbose (or use agent.type claude_code), "+
 				"or drop require_mcp_tool_use and require_mcp_tool_success", c.Name)
 		}

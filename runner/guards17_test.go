@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"assay/runner/config"
+	"assay/config"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"assay/runner/config"
+	"assay"
 	"assay/store"
 )
 
@@ -27,42 +27,37 @@ func (m *Manager) Interrupted(ctx context.Context, run *store.Run) (*Interruptio
 	switch {
 	case err == nil:
 		in.Last = l
-	case !errors.Is(err, store.ErrNotFound):
+	case !errors.Is(err, assay.ErrNotFound):
 		return nil, err
 	}
-	if in.Unset, err = m.unsetFor(run); err != nil {
-		return nil, err
-	}
+	in.Unset = m.unsetFor(run)
 	return in, nil
 }
 
 // variablesSet is an error naming the variables this process lacks to
 // execute a stored run; nil when it has them all.
 func (m *Manager) variablesSet(run *store.Run) error {
-	unset, err := m.unsetFor(run)
-	if err != nil {
-		return err
-	}
-	if len(unset) > 0 {
+	if unset := m.unsetFor(run); len(unset) > 0 {
 		return unsetError(unset)
 	}
 	return nil
 }
 
-// unsetFor lists what this process lacks to execute a stored run.
-func (m *Manager) unsetFor(run *store.Run) ([]Unset, error) {
-	stored, err := config.Stored(run.Config)
-	if err != nil {
-		return nil, err
+// unsetFor lists what this process lacks to execute a stored run: nothing
+// it can name when the run's config cannot be read (a list holds it
+// without its config; executing it fails saying why).
+func (m *Manager) unsetFor(run *store.Run) []Unset {
+	if run.Config == nil {
+		return nil
 	}
-	return m.UnsetVariables(stored, stored.Evaluators, run.Conditions), nil
+	return m.UnsetVariables(run.Config, run.Config.Evaluators, run.Conditions)
 }
 
 // canTakeOver reports whether this process has what the run needs; when it
 // has not, it says so in the log once per run.
 func (m *Manager) canTakeOver(run *store.Run) bool {
-	unset, err := m.unsetFor(run)
-	if err == nil && len(unset) == 0 {
+	unset := m.unsetFor(run)
+	if len(unset) == 0 {
 		return true
 	}
 	m.mu.Lock()
@@ -72,11 +67,7 @@ func (m *Manager) canTakeOver(run *store.Run) bool {
 	}
 	if !m.skipped[run.ID] {
 		m.skipped[run.ID] = true
-		if err != nil {
-			m.log.Error("cannot take over run", "run_id", run.ID, "err", err)
-		} else {
-			m.log.Warn("cannot take over run: its variables are not set here", "run_id", run.ID, "unset", names(unset))
-		}
+		m.log.Warn("cannot take over run: its variables are not set here", "run_id", run.ID, "unset", names(unset))
 	}
 	return false
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"assay"
 	"assay/runner"
 	"assay/runner/llm/llmtest"
 	"assay/store"
@@ -81,10 +82,10 @@ func TestARunIsExecutedByOneProcess(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	_, err = second.Execute(context.Background(), run.ID)
-	if store.ErrorCode(err) != store.ECONFLICT || !strings.Contains(err.Error(), "is being executed by assay run (pid ") {
+	if assay.ErrorCode(err) != assay.ECONFLICT || !strings.Contains(err.Error(), "is being executed by assay run (pid ") {
 		t.Fatalf("a second execution: %v", err)
 	}
-	if err := second.Resume(context.Background(), run.ID); store.ErrorCode(err) != store.ECONFLICT {
+	if err := second.Resume(context.Background(), run.ID); assay.ErrorCode(err) != assay.ECONFLICT {
 		t.Fatalf("a second resume: %v", err)
 	}
 	open()

@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"assay"
+	"assay/config"
 	"assay/report"
 	"assay/runner"
-	"assay/runner/config"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -112,7 +113,7 @@ func TestAPanelJudgesKeyIsChecked(t *testing.T) {
 	f := newFixture(t, llmtest.Text("An answer."))
 	cfg := panelConfig(t, f, "mean")
 	cfg.Judges[1].APIKeyEnv = "LENIENT_KEY"
-	unset := f.m.UnsetVariables(cfg, cfg.EvaluatorsFor(store.KindQA), cfg.Conditions())
+	unset := f.m.UnsetVariables(cfg, cfg.EvaluatorsFor(assay.KindQA), cfg.Conditions())
 	if got, _ := runner.DescribeUnset(unset); !strings.Contains(got, "LENIENT_KEY") || !strings.Contains(got, "judges[1].api_key_env") {
 		t.Errorf("unset: %q", got)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"assay"
 	"assay/store"
 )
 
@@ -13,7 +14,7 @@ type task struct {
 	at         int           // the sample's place in the dataset's order
 	row        int64         // the sample's row
 	sample     *store.Sample // read as the task is handed to a worker
-	condition  *store.Condition
+	condition  *assay.Condition
 	repetition int
 }
 
@@ -23,7 +24,7 @@ func (t task) key() store.TaskKey {
 
 // plan lists the tasks not yet done, interleaved so that a partial run is
 // balanced: repetition by repetition, sample by sample, every condition in turn.
-func plan(samples []store.SampleRef, conditions []store.Condition, repetitions int, done map[store.TaskKey]bool) []task {
+func plan(samples []store.SampleRef, conditions []assay.Condition, repetitions int, done map[store.TaskKey]bool) []task {
 	var out []task
 	for rep := 1; rep <= repetitions; rep++ {
 		for i := range samples {
@@ -41,7 +42,7 @@ func plan(samples []store.SampleRef, conditions []store.Condition, repetitions i
 // planInOrder lists the tasks not yet done of a run with a stopping rule:
 // sample by sample in order (their places in samples), each whole — every
 // repetition under every condition — before the next.
-func planInOrder(samples []store.SampleRef, order []int, conditions []store.Condition, repetitions int, done map[store.TaskKey]bool) []task {
+func planInOrder(samples []store.SampleRef, order []int, conditions []assay.Condition, repetitions int, done map[store.TaskKey]bool) []task {
 	var out []task
 	for _, i := range order {
 		for rep := 1; rep <= repetitions; rep++ {

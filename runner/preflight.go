@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"assay/runner/config"
-	"assay/store"
+	"assay"
+	"assay/config"
 )
 
 // Unset is an environment variable a run needs and the environment lacks,
@@ -22,7 +22,7 @@ type Unset struct {
 // would miss in getenv's environment: the agent's and the judge's keys, the
 // config's ${...} references and those of each condition's MCP servers.
 // A run missing one would fail at its start, or its tools would.
-func UnsetVariables(cfg *config.Config, evaluators []config.Evaluator, conditions []store.Condition, getenv func(string) string) []Unset {
+func UnsetVariables(cfg *config.Config, evaluators []config.Evaluator, conditions []assay.Condition, getenv func(string) string) []Unset {
 	byName := map[string]*Unset{}
 	add := func(name, where string) {
 		u := byName[name]
@@ -87,7 +87,7 @@ func UnsetVariables(cfg *config.Config, evaluators []config.Evaluator, condition
 func (m *Manager) Getenv(name string) string { return m.opts.Getenv(name) }
 
 // UnsetVariables lists what a run of cfg would miss in this manager's environment.
-func (m *Manager) UnsetVariables(cfg *config.Config, evaluators []config.Evaluator, conditions []store.Condition) []Unset {
+func (m *Manager) UnsetVariables(cfg *config.Config, evaluators []config.Evaluator, conditions []assay.Condition) []Unset {
 	return UnsetVariables(cfg, evaluators, conditions, m.opts.Getenv)
 }
 
@@ -131,7 +131,7 @@ func unsetError(list []Unset) error {
 	if len(list) > 1 {
 		noun = "These environment variables"
 	}
-	return store.Errorf(store.EINVALID, "%s %s not set where this run would execute: %s. "+
+	return assay.Errorf(assay.EINVALID, "%s %s not set where this run would execute: %s. "+
 		"Set them in the environment of the process that runs it (assay serve or assay run), or give a default with ${NAME:-value}.",
 		noun, verb, text)
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/store"
+	"assay"
 )
 
 // A run that would miss variables is refused before it is stored, naming
@@ -22,18 +22,18 @@ func TestARunMissingVariablesIsRefusedBeforeItStarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conditions := []store.Condition{
+	conditions := []assay.Condition{
 		{Name: "baseline"},
-		{Name: "with-docs", MCPServers: []store.MCPServer{{Name: "docs", Transport: store.TransportHTTP, URL: "https://docs.example/${DOCS_PATH:-mcp}",
+		{Name: "with-docs", MCPServers: []assay.MCPServer{{Name: "docs", Transport: assay.TransportHTTP, URL: "https://docs.example/${DOCS_PATH:-mcp}",
 			Headers: map[string]string{"Authorization": "Bearer ${DOCS_TOKEN}", "X-Team": "${PRESENT}"}}}},
-		{Name: "with-files", MCPServers: []store.MCPServer{{Name: "files", Transport: store.TransportStdio, Command: "npx",
+		{Name: "with-files", MCPServers: []assay.MCPServer{{Name: "files", Transport: assay.TransportStdio, Command: "npx",
 			Args: []string{"server", "${DOCS_TOKEN}"}, Env: map[string]string{"ROOT": "${FILES_ROOT}"}}}},
 	}
 	_, err = m.Create(context.Background(), cfg, ds.ID, conditions)
-	if store.ErrorCode(err) != store.EINVALID {
+	if assay.ErrorCode(err) != assay.EINVALID {
 		t.Fatalf("want a refusal, got %v", err)
 	}
-	msg := store.ErrorMessage(err)
+	msg := assay.ErrorMessage(err)
 	for _, want := range []string{
 		"AGENT_KEY (agent.api_key_env)",
 		"DOCS_TOKEN (condition with-docs: MCP server docs: headers.Authorization; condition with-files: MCP server files: args[1])",

@@ -8,8 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"assay"
+	"assay/config"
 	"assay/runner/agent"
-	"assay/runner/config"
 	"assay/runner/judge"
 	"assay/runner/llm"
 	"assay/runner/sandbox"
@@ -60,14 +61,11 @@ func (m *Manager) limit(spec *config.Config, cfg llm.Config, set *limiterSet) ll
 	return cfg
 }
 
-// prepare decodes a run's snapshot, resolves its ${...} references in this
+// prepare takes a run's snapshot, resolves its ${...} references in this
 // process's environment, and builds what executing it needs. Its
 // errors are the run's fault (a missing key, no sandbox) and fail the run.
 func (m *Manager) prepare(run *store.Run, ds *store.Dataset, samples *sampleSource) (*execution, error) {
-	stored, err := config.Stored(run.Config)
-	if err != nil {
-		return nil, err
-	}
+	stored := run.Config
 	if err := bounded(run.TotalTasks, run.Repetitions, stored.Execution.MaxConcurrent); err != nil {
 		return nil, err
 	}
@@ -123,7 +121,7 @@ type modelAgent struct {
 
 // agentFor is the agent that answers under a run's condition, and the
 // model its answers are priced as when it does not say.
-func (ex *execution) agentFor(c *store.Condition) (agent.Agent, string) {
+func (ex *execution) agentFor(c *assay.Condition) (agent.Agent, string) {
 	if ma, ok := ex.models[c.Model]; ok && c.Model != "" {
 		return ma.agent, ma.model
 	}
@@ -236,7 +234,7 @@ func (m *Manager) baseAgent(spec *config.Config, lims *limiterSet) (agent.Agent,
 	return agent.NewOpenAI(client, agent.OpenAIOptions{MaxTurns: spec.Agent.MaxTurns, Getenv: m.opts.Getenv, Logger: m.log}), nil
 }
 
-func (m *Manager) newEvaluators(spec *config.Config, kind store.Kind, lims *limiterSet) (*evaluators, error) {
+func (m *Manager) newEvaluators(spec *config.Config, kind assay.Kind, lims *limiterSet) (*evaluators, error) {
 	e := &evaluators{
 		list:       spec.Evaluators,
 		kind:       kind,

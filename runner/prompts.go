@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 )
 
@@ -17,13 +18,13 @@ const (
 )
 
 // PromptTemplate returns the template a run uses for a kind.
-func PromptTemplate(p config.Prompts, kind store.Kind) string {
+func PromptTemplate(p config.Prompts, kind assay.Kind) string {
 	switch kind {
-	case store.KindMCQ:
+	case assay.KindMCQ:
 		return firstNonEmpty(p.MCQ, DefaultMCQPrompt)
-	case store.KindMath:
+	case assay.KindMath:
 		return firstNonEmpty(p.Math, DefaultMathPrompt)
-	case store.KindCode:
+	case assay.KindCode:
 		return firstNonEmpty(p.Code, DefaultCodePrompt)
 	}
 	return "{question}"
@@ -32,7 +33,7 @@ func PromptTemplate(p config.Prompts, kind store.Kind) string {
 // Prompt builds the user message for a sample: the kind's template with
 // {question} and {choices} filled in, in one pass (a strings.Replacer
 // built for each sample was a third of an estimate's time).
-func Prompt(p config.Prompts, kind store.Kind, s *store.Sample) string {
+func Prompt(p config.Prompts, kind assay.Kind, s *store.Sample) string {
 	tmpl := PromptTemplate(p, kind)
 	var b strings.Builder
 	b.Grow(len(tmpl) + len(s.Input))
@@ -65,8 +66,8 @@ func Prompt(p config.Prompts, kind store.Kind, s *store.Sample) string {
 }
 
 // judgeReference is the golden answer as a judge should see it.
-func judgeReference(kind store.Kind, s *store.Sample) string {
-	if kind == store.KindMCQ && len(s.Reference) == 1 {
+func judgeReference(kind assay.Kind, s *store.Sample) string {
+	if kind == assay.KindMCQ && len(s.Reference) == 1 {
 		if i := int(s.Reference[0] - 'A'); i >= 0 && i < len(s.Choices) {
 			return fmt.Sprintf("(%s) %s", s.Reference, s.Choices[i])
 		}

@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 )
 
@@ -21,7 +22,7 @@ func TestPromptFillsTheTemplate(t *testing.T) {
 		{"{{question}} {question {choice} }", "{Which {choices} is {question}?} {question {choice} }"},
 		{"no places", "no places"},
 	} {
-		if got := Prompt(config.Prompts{MCQ: c.tmpl}, store.KindMCQ, s); got != c.want {
+		if got := Prompt(config.Prompts{MCQ: c.tmpl}, assay.KindMCQ, s); got != c.want {
 			t.Errorf("%q: %q, want %q", c.tmpl, got, c.want)
 		}
 		// What a replacer of the two places makes of it.
@@ -33,7 +34,7 @@ func TestPromptFillsTheTemplate(t *testing.T) {
 			t.Errorf("%q: a replacer makes %q, the test wants %q", c.tmpl, r, c.want)
 		}
 	}
-	if got := Prompt(config.Prompts{}, store.KindQA, &store.Sample{Input: "What is 2 + 2?"}); got != "What is 2 + 2?" {
+	if got := Prompt(config.Prompts{}, assay.KindQA, &store.Sample{Input: "What is 2 + 2?"}); got != "What is 2 + 2?" {
 		t.Errorf("a question's prompt: %q", got)
 	}
 }

@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 )
 
@@ -12,7 +13,7 @@ import (
 // when there is none.
 func SavedRubric(ctx context.Context, db *store.DB, name string) (*config.Rubric, error) {
 	r, err := db.Rubric(ctx, name)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, assay.ErrNotFound) {
 		return nil, nil
 	} else if err != nil {
 		return nil, err

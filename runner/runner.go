@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"assay"
 	"assay/runner/agent"
 	"assay/runner/llm"
 	"assay/store"
@@ -172,8 +173,8 @@ func (m *Manager) Start(id int64) error {
 		_, err := m.execute(ctx, id, h)
 		cancel()
 		switch {
-		case store.ErrorCode(err) == store.ECONFLICT:
-			m.log.Debug("run left alone", "run_id", id, "reason", store.ErrorMessage(err))
+		case assay.ErrorCode(err) == assay.ECONFLICT:
+			m.log.Debug("run left alone", "run_id", id, "reason", assay.ErrorMessage(err))
 		case err != nil:
 			m.log.Error("run failed", "run_id", id, "err", err)
 		}
@@ -200,7 +201,7 @@ func (m *Manager) Execute(ctx context.Context, id int64) (store.RunStatus, error
 		return "", err
 	}
 	if !ok {
-		return "", store.Errorf(store.ECONFLICT, "run %d is already executing", id)
+		return "", assay.Errorf(assay.ECONFLICT, "run %d is already executing", id)
 	}
 	defer m.unregister(id, h)
 	return m.execute(ctx, id, h)
@@ -235,7 +236,7 @@ func (m *Manager) Resume(ctx context.Context, id int64) error {
 		return err
 	}
 	if !Resumable(run.Status) {
-		return store.Errorf(store.ECONFLICT, "run %d is %s: only a cancelled, failed or budget-stopped run can be resumed", id, run.Status)
+		return assay.Errorf(assay.ECONFLICT, "run %d is %s: only a cancelled, failed or budget-stopped run can be resumed", id, run.Status)
 	}
 	if err := m.variablesSet(run); err != nil {
 		return err
@@ -288,7 +289,7 @@ func (m *Manager) ClearFailed(ctx context.Context, id int64) (Retried, error) {
 		return Retried{}, err
 	}
 	if !run.Status.Finished() {
-		return Retried{}, store.Errorf(store.ECONFLICT, "run %d is %s: its failed tasks can be retried once it is over", id, run.Status)
+		return Retried{}, assay.Errorf(assay.ECONFLICT, "run %d is %s: its failed tasks can be retried once it is over", id, run.Status)
 	}
 	if err := importedError(run); err != nil {
 		return Retried{}, err
@@ -312,7 +313,7 @@ func importedError(run *store.Run) error {
 	if run.Origin != store.OriginEEE {
 		return nil
 	}
-	return store.Errorf(store.ECONFLICT, "run %d was imported from result files: it is finished and read-only", run.ID)
+	return assay.Errorf(assay.ECONFLICT, "run %d was imported from result files: it is finished and read-only", run.ID)
 }
 
 // CanExecute says why this process should not execute the run again (nil

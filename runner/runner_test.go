@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"assay/config"
 	"assay/internal/pgtest"
 	"assay/report"
 	"assay/runner"
-	"assay/runner/config"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )

@@ -5,7 +5,8 @@ import (
 	"math"
 	"sync"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/runner/stop"
 	"assay/store"
 )
@@ -100,10 +101,10 @@ func checkStop(spec *config.Config, conditions int) error {
 		return nil
 	}
 	if _, err := spec.StopMetric(); err != nil {
-		return store.Errorf(store.EINVALID, "%s", err)
+		return assay.Errorf(assay.EINVALID, "%s", err)
 	}
 	if spec.Stop.When == config.StopDecided && conditions < 2 {
-		return store.Errorf(store.EINVALID, "stop.when: %q compares conditions (or models), and this run has one: use %q with a half_width",
+		return assay.Errorf(assay.EINVALID, "stop.when: %q compares conditions (or models), and this run has one: use %q with a half_width",
 			config.StopDecided, config.StopPrecise)
 	}
 	return nil

@@ -5,15 +5,15 @@ import (
 	"slices"
 	"strings"
 
-	"assay/runner/config"
-	"assay/store"
+	"assay"
+	"assay/config"
 )
 
 // Unpriced names the models a run would call that have no price in
 // prices, each with its part ("agent", "judge"): their calls would count
 // as free. Claude Code reports its own cost, and a command agent names no
 // model, so neither is listed.
-func Unpriced(cfg *config.Config, kind store.Kind, prices map[string]config.Price) []string {
+func Unpriced(cfg *config.Config, kind assay.Kind, prices map[string]config.Price) []string {
 	var out []string
 	note := func(model, part string) {
 		if _, _, ok := config.PriceFor(prices, model); !ok && model != "" {
@@ -42,7 +42,7 @@ func Unpriced(cfg *config.Config, kind store.Kind, prices map[string]config.Pric
 // checkPriced refuses a run with a budget that would call a model without
 // a price, unless the run allows it: a budget cannot hold what it cannot
 // count.
-func checkPriced(spec *config.Config, kind store.Kind) error {
+func checkPriced(spec *config.Config, kind assay.Kind) error {
 	if spec.BudgetUSD <= 0 || spec.AllowUnpriced {
 		return nil
 	}
@@ -51,7 +51,7 @@ func checkPriced(spec *config.Config, kind store.Kind) error {
 		if len(missing) > 1 {
 			word = "models have"
 		}
-		return store.Errorf(store.EINVALID, "budget_usd: the %s no price, so the budget cannot count its calls: %s. "+
+		return assay.Errorf(assay.EINVALID, "budget_usd: the %s no price, so the budget cannot count its calls: %s. "+
 			"Give each a price (prices: {MODEL: {input_per_mtok, output_per_mtok}} in the run file, or on the Settings page), "+
 			"or set allow_unpriced: true to count their calls as free.", word, strings.Join(missing, ", "))
 	}

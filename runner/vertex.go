@@ -11,9 +11,9 @@ import (
 
 	"golang.org/x/oauth2/google"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/runner/llm"
-	"assay/store"
 )
 
 // cloudPlatform is the OAuth scope of Vertex AI's calls.
@@ -108,7 +108,7 @@ func (m *Manager) checkVertex(ctx context.Context, spec *config.Config, judged b
 	}
 	for _, f := range fields {
 		if _, err := m.vertexAccess(ctx, f); err != nil {
-			return store.Errorf(store.EINVALID, "%s", err.Error())
+			return assay.Errorf(assay.EINVALID, "%s", err.Error())
 		}
 	}
 	return nil

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"assay"
 )
 
 // CreateCondition validates and stores a new condition with its MCP servers.
-func (db *DB) CreateCondition(ctx context.Context, c *Condition) error {
+func (db *DB) CreateCondition(ctx context.Context, c *assay.Condition) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
@@ -35,7 +37,7 @@ func (db *DB) CreateCondition(ctx context.Context, c *Condition) error {
 
 // UpdateCondition replaces a condition's fields and MCP servers. Runs keep their
 // own snapshots, so an edit never alters a run's record.
-func (db *DB) UpdateCondition(ctx context.Context, c *Condition) error {
+func (db *DB) UpdateCondition(ctx context.Context, c *assay.Condition) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
@@ -52,7 +54,7 @@ func (db *DB) UpdateCondition(ctx context.Context, c *Condition) error {
 		return conditionWriteError(c.Name, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("condition %d: %w", c.ID, ErrNotFound)
+		return fmt.Errorf("condition %d: %w", c.ID, assay.ErrNotFound)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM mcp_servers WHERE condition_id = ?`, c.ID); err != nil {
 		return fmt.Errorf("update condition: %w", err)
@@ -71,19 +73,19 @@ func (db *DB) DeleteCondition(ctx context.Context, id int64) error {
 		return fmt.Errorf("delete condition: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("condition %d: %w", id, ErrNotFound)
+		return fmt.Errorf("condition %d: %w", id, assay.ErrNotFound)
 	}
 	return nil
 }
 
 func conditionWriteError(name string, err error) error {
 	if uniqueViolated(err, "conditions", "name") {
-		return Errorf(ECONFLICT, "name: a condition named %q already exists", name)
+		return assay.Errorf(assay.ECONFLICT, "name: a condition named %q already exists", name)
 	}
 	return fmt.Errorf("write condition: %w", err)
 }
 
-func insertMCPServers(ctx context.Context, tx *sql.Tx, conditionID int64, servers []MCPServer) error {
+func insertMCPServers(ctx context.Context, tx *sql.Tx, conditionID int64, servers []assay.MCPServer) error {
 	for i, s := range servers {
 		args, _ := json.Marshal(nonNil(s.Args))
 		env, _ := json.Marshal(nonNilStrMap(s.Env))
@@ -99,32 +101,32 @@ func insertMCPServers(ctx context.Context, tx *sql.Tx, conditionID int64, server
 }
 
 // Condition returns one condition with its MCP servers.
-func (db *DB) Condition(ctx context.Context, id int64) (*Condition, error) {
+func (db *DB) Condition(ctx context.Context, id int64) (*assay.Condition, error) {
 	list, err := db.queryConditions(ctx, `WHERE c.id = ?`, id)
 	if err != nil {
 		return nil, err
 	}
 	if len(list) == 0 {
-		return nil, fmt.Errorf("condition %d: %w", id, ErrNotFound)
+		return nil, fmt.Errorf("condition %d: %w", id, assay.ErrNotFound)
 	}
 	return &list[0], nil
 }
 
 // Conditions lists every condition by name.
-func (db *DB) Conditions(ctx context.Context) ([]Condition, error) {
+func (db *DB) Conditions(ctx context.Context) ([]assay.Condition, error) {
 	return db.queryConditions(ctx, ``)
 }
 
-func (db *DB) queryConditions(ctx context.Context, where string, args ...any) ([]Condition, error) {
+func (db *DB) queryConditions(ctx context.Context, where string, args ...any) ([]assay.Condition, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT c.id, c.name, c.system_prompt, c.require_mcp_tool_use,
 		c.require_mcp_tool_success, c.created_at, c.updated_at, c.created_by FROM conditions c `+where+` ORDER BY c.name`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list conditions: %w", err)
 	}
 	defer rows.Close()
-	var out []Condition
+	var out []assay.Condition
 	for rows.Next() {
-		var c Condition
+		var c assay.Condition
 		var created, updated string
 		if err := rows.Scan(&c.ID, &c.Name, &c.SystemPrompt, &c.RequireMCPToolUse, &c.RequireMCPToolSuccess,
 			&created, &updated, &c.CreatedBy); err != nil {
@@ -144,16 +146,16 @@ func (db *DB) queryConditions(ctx context.Context, where string, args ...any) ([
 	return out, nil
 }
 
-func (db *DB) mcpServers(ctx context.Context, conditionID int64) ([]MCPServer, error) {
+func (db *DB) mcpServers(ctx context.Context, conditionID int64) ([]assay.MCPServer, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT name, transport, command, args, env, url, headers
 		FROM mcp_servers WHERE condition_id = ? ORDER BY position`, conditionID)
 	if err != nil {
 		return nil, fmt.Errorf("list MCP servers: %w", err)
 	}
 	defer rows.Close()
-	out := []MCPServer{}
+	out := []assay.MCPServer{}
 	for rows.Next() {
-		var s MCPServer
+		var s assay.MCPServer
 		var args, env, headers string
 		if err := rows.Scan(&s.Name, &s.Transport, &s.Command, &args, &env, &s.URL, &headers); err != nil {
 			return nil, fmt.Errorf("scan MCP server: %w", err)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
+
+	"assay"
 )
 
 // copiedTables are the tables CopyTo copies, each after those it refers
@@ -27,7 +29,7 @@ var copiedTables = []string{
 // returns the rows copied by table.
 func (db *DB) CopyTo(ctx context.Context, to *DB) (map[string]int64, error) {
 	if !to.pg {
-		return nil, Errorf(EINVALID, "the copy's target must be a Postgres database")
+		return nil, assay.Errorf(assay.EINVALID, "the copy's target must be a Postgres database")
 	}
 	for _, table := range copiedTables {
 		var rows bool
@@ -35,7 +37,7 @@ func (db *DB) CopyTo(ctx context.Context, to *DB) (map[string]int64, error) {
 			return nil, fmt.Errorf("copy: %s: %w", table, err)
 		}
 		if rows {
-			return nil, Errorf(ECONFLICT, "%s is not empty (its %s has rows): copy into a new database", Redacted(to.Path), table)
+			return nil, assay.Errorf(assay.ECONFLICT, "%s is not empty (its %s has rows): copy into a new database", Redacted(to.Path), table)
 		}
 	}
 	// A snapshot of the source, read while the target is written.

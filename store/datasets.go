@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+
+	"assay"
 )
 
 // CreateDataset stores a dataset and all its samples in one transaction. When a
@@ -34,7 +36,7 @@ func eachSample(samples []Sample) iter.Seq2[Sample, error] {
 // and nothing is stored.
 func (db *DB) CreateDatasetFrom(ctx context.Context, d *Dataset, n int, samples iter.Seq2[Sample, error]) (created bool, err error) {
 	if n == 0 {
-		return false, Errorf(EINVALID, "the dataset has no samples")
+		return false, assay.Errorf(assay.EINVALID, "the dataset has no samples")
 	}
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
@@ -46,7 +48,7 @@ func (db *DB) CreateDatasetFrom(ctx context.Context, d *Dataset, n int, samples 
 	if err == nil {
 		*d = *existing
 		return false, nil
-	} else if !errors.Is(err, ErrNotFound) {
+	} else if !errors.Is(err, assay.ErrNotFound) {
 		return false, err
 	}
 	d.Samples = n
@@ -104,7 +106,7 @@ func scanDataset(row interface{ Scan(...any) error }) (*Dataset, error) {
 	err := row.Scan(&d.ID, &d.Name, &d.Kind, &d.SHA256, &d.Format, &d.Filename, &d.Size,
 		&d.QuestionKey, &d.AnswerKey, &d.Samples, &created, &d.Origin)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("dataset: %w", ErrNotFound)
+		return nil, fmt.Errorf("dataset: %w", assay.ErrNotFound)
 	} else if err != nil {
 		return nil, fmt.Errorf("scan dataset: %w", err)
 	}

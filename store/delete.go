@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+
+	"assay"
 )
 
 // deleteBatch is how many results a transaction of a run's deletion
@@ -28,12 +30,12 @@ func (db *DB) DeleteRun(ctx context.Context, id int64) (results int, err error) 
 	defer tx.Rollback()
 	var status RunStatus
 	if err := tx.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, id).Scan(&status); errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("run %d: %w", id, ErrNotFound)
+		return 0, fmt.Errorf("run %d: %w", id, assay.ErrNotFound)
 	} else if err != nil {
 		return 0, fmt.Errorf("delete run %d: %w", id, err)
 	}
 	if !status.Finished() {
-		return 0, Errorf(ECONFLICT, "Run %d is %s: cancel it before deleting it.", id, status)
+		return 0, assay.Errorf(assay.ECONFLICT, "Run %d is %s: cancel it before deleting it.", id, status)
 	}
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM results WHERE run_id = ?`, id).Scan(&results); err != nil {
 		return 0, fmt.Errorf("delete run: %w", err)
@@ -117,7 +119,7 @@ func (db *DB) resumeDeleting(ctx context.Context) error {
 	}
 	for _, id := range importing {
 		l, err := findLease(ctx, db.read, id)
-		if err != nil && !errors.Is(err, ErrNotFound) {
+		if err != nil && !errors.Is(err, assay.ErrNotFound) {
 			return err
 		}
 		if l != nil && db.now().Before(l.ExpiresAt) && HolderAlive(l.Holder) {
@@ -177,9 +179,9 @@ func (db *DB) DeleteDataset(ctx context.Context, id int64, withRuns bool) (runs 
 	}
 	switch {
 	case runs > 0 && !withRuns:
-		return runs, Errorf(ECONFLICT, "%d runs use dataset %q: delete them with it, or delete them first.", runs, d.Name)
+		return runs, assay.Errorf(assay.ECONFLICT, "%d runs use dataset %q: delete them with it, or delete them first.", runs, d.Name)
 	case unfinished > 0:
-		return runs, Errorf(ECONFLICT, "%d runs of dataset %q are under way: cancel them first.", unfinished, d.Name)
+		return runs, assay.Errorf(assay.ECONFLICT, "%d runs of dataset %q are under way: cancel them first.", unfinished, d.Name)
 	}
 	if runs > 0 {
 		// The runs go first, as DeleteRun deletes them, a batch at a time.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"assay"
 	"assay/internal/pgtest"
 	"assay/store"
 )
@@ -170,10 +171,10 @@ func TestARunLeftDeletingIsDeletedAtOpen(t *testing.T) {
 	if _, err := raw.Exec(`UPDATE runs SET status = 'importing' WHERE id = ?`, importing.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Run(ctx, importing.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := db.Run(ctx, importing.ID); !errors.Is(err, assay.ErrNotFound) {
 		t.Errorf("a run being imported is shown: %v", err)
 	}
-	if _, err := db.Run(ctx, gone.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := db.Run(ctx, gone.ID); !errors.Is(err, assay.ErrNotFound) {
 		t.Errorf("a run being deleted is shown: %v", err)
 	}
 	if list, err := db.Runs(ctx); err != nil || len(list) != 1 || list[0].ID != keep.ID {

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"assay"
 )
 
 // ClearFailedTasks deletes the results of a run's tasks that failed, with
@@ -50,12 +52,12 @@ func (db *DB) ClearFailed(ctx context.Context, runID int64, keep func(Result) ma
 	defer tx.Rollback()
 	var status RunStatus
 	if err := tx.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, runID).Scan(&status); errors.Is(err, sql.ErrNoRows) {
-		return 0, 0, fmt.Errorf("run %d: %w", runID, ErrNotFound)
+		return 0, 0, fmt.Errorf("run %d: %w", runID, assay.ErrNotFound)
 	} else if err != nil {
 		return 0, 0, fmt.Errorf("clear failed tasks of run %d: %w", runID, err)
 	}
 	if !status.Finished() {
-		return 0, 0, Errorf(ECONFLICT, "Run %d is %s: its failed tasks can be retried once it is over.", runID, status)
+		return 0, 0, assay.Errorf(assay.ECONFLICT, "Run %d is %s: its failed tasks can be retried once it is over.", runID, status)
 	}
 	failed, err := storedResults(ctx, tx, runID, `AND (r.error != '' OR r.id IN (SELECT value FROM json_each(?)))`, string(list))
 	if err != nil {
@@ -63,9 +65,9 @@ func (db *DB) ClearFailed(ctx context.Context, runID int64, keep func(Result) ma
 	}
 	if len(failed) == 0 {
 		if keep != nil {
-			return 0, 0, Errorf(EINVALID, "Run %d has no failed task or judge call to retry.", runID)
+			return 0, 0, assay.Errorf(assay.EINVALID, "Run %d has no failed task or judge call to retry.", runID)
 		}
-		return 0, 0, Errorf(EINVALID, "Run %d has no failed task to retry.", runID)
+		return 0, 0, assay.Errorf(assay.EINVALID, "Run %d has no failed task to retry.", runID)
 	}
 	for _, r := range rejudge {
 		for part, body := range keep(r) {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"assay"
 )
 
 // RunImport is a finished run brought in from another tool's result files:
@@ -52,7 +54,7 @@ var importBatch = 2000 // a variable for tests
 // process left importing is deleted when the database is next opened.
 func (db *DB) ImportRun(ctx context.Context, imp *RunImport) (created bool, err error) {
 	if len(imp.Samples) == 0 {
-		return false, Errorf(EINVALID, "the files hold no samples")
+		return false, assay.Errorf(assay.EINVALID, "the files hold no samples")
 	}
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
@@ -184,7 +186,7 @@ func (db *DB) abandonImport(ctx context.Context, runID int64, created bool, data
 		return
 	}
 	if created {
-		if _, err := db.DeleteDataset(ctx, datasetID, false); err != nil && ErrorCode(err) != ECONFLICT {
+		if _, err := db.DeleteDataset(ctx, datasetID, false); err != nil && assay.ErrorCode(err) != assay.ECONFLICT {
 			slog.Warn("import run: deleting its dataset: " + err.Error())
 		}
 	}
@@ -194,9 +196,9 @@ func (db *DB) abandonImport(ctx context.Context, runID int64, created bool, data
 // samples' row ids by ordinal.
 func importDataset(ctx context.Context, tx *sql.Tx, now string, imp *RunImport) (rows map[int]int64, created bool, err error) {
 	existing, err := findDataset(ctx, tx, `d.sha256 = ? ORDER BY d.id LIMIT 1`, imp.Dataset.SHA256)
-	created = errors.Is(err, ErrNotFound)
+	created = errors.Is(err, assay.ErrNotFound)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, assay.ErrNotFound):
 		d := &imp.Dataset
 		d.Origin, d.Samples, d.CreatedAt = OriginEEE, len(imp.Samples), parseTime(now)
 		err := tx.QueryRowContext(ctx, `INSERT INTO datasets
@@ -241,10 +243,10 @@ func importDataset(ctx context.Context, tx *sql.Tx, now string, imp *RunImport) 
 		h, ok := have[s.Ordinal]
 		switch {
 		case !ok:
-			return nil, false, Errorf(EINVALID, "dataset %q (SHA-256 %.12s…) has no sample_idx %d, which the files hold: they were not made from that file",
+			return nil, false, assay.Errorf(assay.EINVALID, "dataset %q (SHA-256 %.12s…) has no sample_idx %d, which the files hold: they were not made from that file",
 				imp.Dataset.Name, imp.Dataset.SHA256, s.Ordinal-1)
 		case h.input != s.Input:
-			return nil, false, Errorf(EINVALID, "sample_idx %d's question differs from dataset %q's (SHA-256 %.12s…): the files were not made from that file",
+			return nil, false, assay.Errorf(assay.EINVALID, "sample_idx %d's question differs from dataset %q's (SHA-256 %.12s…): the files were not made from that file",
 				s.Ordinal-1, imp.Dataset.Name, imp.Dataset.SHA256)
 		}
 		rows[s.Ordinal] = h.id

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"assay"
 	"assay/store"
 )
 
@@ -15,9 +16,9 @@ import (
 // is called before each result is given.
 func runImport(failAt int, seen func(imp *store.RunImport, n int)) *store.RunImport {
 	imp := &store.RunImport{
-		Dataset: store.Dataset{Name: "imported", Kind: store.KindQA, SHA256: "sha-imported", Format: "jsonl"},
-		Run: store.Run{Name: "k-eval run", Config: []byte(`{}`), Repetitions: 2, TotalTasks: 10,
-			Conditions: []store.Condition{{Name: "baseline"}}},
+		Dataset: store.Dataset{Name: "imported", Kind: assay.KindQA, SHA256: "sha-imported", Format: "jsonl"},
+		Run: store.Run{Name: "k-eval run", Repetitions: 2, TotalTasks: 10,
+			Conditions: []assay.Condition{{Name: "baseline"}}},
 		Results:  10,
 		Finished: time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC),
 	}
@@ -75,7 +76,7 @@ func TestImportRunABatchAtATime(t *testing.T) {
 			t.Errorf("another process opened the database: the run is %q (%v)", status, err)
 		}
 		other.Close()
-		if _, err := db.Run(ctx, imp.Run.ID); errors.Is(err, store.ErrNotFound) {
+		if _, err := db.Run(ctx, imp.Run.ID); errors.Is(err, assay.ErrNotFound) {
 			hidden++
 		}
 		if list, err := db.Runs(ctx); err == nil && len(list) == 0 {

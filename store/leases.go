@@ -10,6 +10,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"assay"
 )
 
 // Holder is a process that may execute runs: its own random id, and where
@@ -63,7 +65,7 @@ type Executor struct {
 // unless the lease expired; none when the run is not executing.
 func (db *DB) Executors(ctx context.Context, runID int64) ([]Executor, error) {
 	l, err := db.RunLease(ctx, runID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, assay.ErrNotFound) {
 		return []Executor{}, nil
 	} else if err != nil {
 		return nil, err
@@ -122,11 +124,11 @@ func (db *DB) lockLease(ctx context.Context, tx *sql.Tx, runID int64) error {
 
 func acquireLease(ctx context.Context, tx *sql.Tx, runID int64, h Holder, now time.Time, ttl time.Duration, alive Alive) error {
 	held, err := findLease(ctx, tx, runID)
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	if err != nil && !errors.Is(err, assay.ErrNotFound) {
 		return err
 	}
 	if held != nil && held.Holder.ID != h.ID && now.Before(held.ExpiresAt) && (alive == nil || alive(held.Holder)) {
-		return &Error{Code: ECONFLICT, Message: held.describe(runID, now)}
+		return &assay.Error{Code: assay.ECONFLICT, Message: held.describe(runID, now)}
 	}
 	stamp := now.Format(timeFormat)
 	_, err = tx.ExecContext(ctx, `INSERT INTO run_leases (run_id, holder, host, pid, program, acquired_at, heartbeat_at, expires_at,
@@ -157,7 +159,7 @@ func findLease(ctx context.Context, tx querier, runID int64) (*Lease, error) {
 		FROM run_leases WHERE run_id = ?`, runID).Scan(&l.Holder.ID, &l.Holder.Host, &l.Holder.PID, &l.Holder.Program,
 		&acquired, &beat, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("lease of run %d: %w", runID, ErrNotFound)
+		return nil, fmt.Errorf("lease of run %d: %w", runID, assay.ErrNotFound)
 	} else if err != nil {
 		return nil, fmt.Errorf("lease of run %d: %w", runID, err)
 	}
@@ -221,7 +223,7 @@ func (db *DB) RunLease(ctx context.Context, runID int64) (*Lease, error) {
 		return nil, err
 	}
 	if !now.Before(l.ExpiresAt) {
-		return nil, fmt.Errorf("lease of run %d: %w", runID, ErrNotFound)
+		return nil, fmt.Errorf("lease of run %d: %w", runID, assay.ErrNotFound)
 	}
 	return l, nil
 }

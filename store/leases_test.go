@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"assay"
 	"assay/store"
 )
 
@@ -37,7 +38,7 @@ func TestOneOfManyTakesALease(t *testing.T) {
 				err := s.AcquireLease(ctx, run.ID, h, time.Hour, nil)
 				if err == nil {
 					won <- h
-				} else if store.ErrorCode(err) != store.ECONFLICT {
+				} else if assay.ErrorCode(err) != assay.ECONFLICT {
 					t.Errorf("round %d: %v", round, err)
 				}
 			})

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"assay"
 	"assay/internal/pgtest"
 	"context"
 	"database/sql"
@@ -26,12 +27,12 @@ func TestDatasetIdentityMigrationKeepsEverything(t *testing.T) {
 	for i := 1; i <= 4; i++ {
 		samples = append(samples, Sample{Ordinal: i, SampleID: string(rune('a' + i)), Input: "q", Reference: "r"})
 	}
-	d := &Dataset{Name: "golden", Kind: KindQA, SHA256: "feed", Format: "jsonl", Size: 40}
+	d := &Dataset{Name: "golden", Kind: assay.KindQA, SHA256: "feed", Format: "jsonl", Size: 40}
 	if _, err := db.CreateDataset(ctx, d, samples); err != nil {
 		t.Fatal(err)
 	}
 	rows, _ := db.Samples(ctx, d.ID, 0, 0)
-	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 4, Conditions: []Condition{{Name: "baseline"}}}
+	run := &Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: 4, Conditions: []assay.Condition{{Name: "baseline"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestDatasetIdentityMigrationKeepsEverything(t *testing.T) {
 	if err := db.write.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&on); err != nil || on != 1 {
 		t.Errorf("foreign keys are %d after the migration, want on", on)
 	}
-	other := &Dataset{Name: "golden as math", Kind: KindMath, SHA256: "feed", Format: "jsonl", Size: 40}
+	other := &Dataset{Name: "golden as math", Kind: assay.KindMath, SHA256: "feed", Format: "jsonl", Size: 40}
 	if created, err := db.CreateDataset(ctx, other, samples); err != nil || !created {
 		t.Fatalf("the same bytes read as math: created %v, %v", created, err)
 	}
@@ -105,7 +106,7 @@ func TestModelTotalsMigrationCountsEveryResult(t *testing.T) {
 	d, rows := goldenDataset(t, db, 5)
 	var runs []*Run
 	for range 2 {
-		run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 5, Conditions: []Condition{{Name: "c"}}}
+		run := &Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: 5, Conditions: []assay.Condition{{Name: "c"}}}
 		if err := db.CreateRun(ctx, run); err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +150,7 @@ func TestVerdictsMigrationKnowsWhatTheirScoresAreOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, rows := goldenDataset(t, db, 3)
-	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 2, TotalTasks: 12, Conditions: []Condition{{Name: "c1"}, {Name: "c2"}}}
+	run := &Run{DatasetID: d.ID, Repetitions: 2, TotalTasks: 12, Conditions: []assay.Condition{{Name: "c1"}, {Name: "c2"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +248,7 @@ func TestLinksMigrationKeepsLinksWorkingAndHashed(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, rows := goldenDataset(t, db, 1)
-	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 1, Conditions: []Condition{{Name: "c"}}}
+	run := &Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: 1, Conditions: []assay.Condition{{Name: "c"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +302,7 @@ func TestLinksMigrationKeepsLinksWorkingAndHashed(t *testing.T) {
 	if err := db.RevokeReviewLink(ctx, run.ID, l.Key); err != nil {
 		t.Errorf("revoke by the key: %v", err)
 	}
-	if _, err := db.SharedRun(ctx, share); !errors.Is(err, ErrNotFound) {
+	if _, err := db.SharedRun(ctx, share); !errors.Is(err, assay.ErrNotFound) {
 		t.Errorf("a revoked share: %v", err)
 	}
 }

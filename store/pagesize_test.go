@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"assay"
 	"assay/internal/pgtest"
 	"assay/store"
 )
@@ -62,7 +63,7 @@ func TestPageSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &store.Dataset{Name: "kept", Kind: store.KindQA, SHA256: "pages", Format: "jsonl"}
+	d := &store.Dataset{Name: "kept", Kind: assay.KindQA, SHA256: "pages", Format: "jsonl"}
 	if _, err := db.CreateDataset(ctx, d, testSamples(300)); err != nil {
 		t.Fatal(err)
 	}

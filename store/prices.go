@@ -4,19 +4,21 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"assay"
 )
 
 // Prices returns the price table, by model.
-func (db *DB) Prices(ctx context.Context) ([]Price, error) {
+func (db *DB) Prices(ctx context.Context) ([]assay.Price, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT model, input_per_mtok, output_per_mtok, cache_read_per_mtok,
 		cache_write_per_mtok, updated_at FROM prices ORDER BY model`)
 	if err != nil {
 		return nil, fmt.Errorf("prices: %w", err)
 	}
 	defer rows.Close()
-	var out []Price
+	var out []assay.Price
 	for rows.Next() {
-		var p Price
+		var p assay.Price
 		var updated string
 		if err := rows.Scan(&p.Model, &p.InputPerMTok, &p.OutputPerMTok, &p.CacheReadPerMTok, &p.CacheWritePerMTok,
 			&updated); err != nil {
@@ -29,13 +31,13 @@ func (db *DB) Prices(ctx context.Context) ([]Price, error) {
 }
 
 // SetPrice adds or changes one model's price.
-func (db *DB) SetPrice(ctx context.Context, p Price) error {
+func (db *DB) SetPrice(ctx context.Context, p assay.Price) error {
 	p.Model = strings.TrimSpace(p.Model)
 	if p.Model == "" {
-		return Errorf(EINVALID, "model: required")
+		return assay.Errorf(assay.EINVALID, "model: required")
 	}
 	if p.InputPerMTok < 0 || p.OutputPerMTok < 0 || p.CacheReadPerMTok < 0 || p.CacheWritePerMTok < 0 {
-		return Errorf(EINVALID, "%s: prices cannot be negative", p.Model)
+		return assay.Errorf(assay.EINVALID, "%s: prices cannot be negative", p.Model)
 	}
 	_, err := db.write.ExecContext(ctx, `INSERT INTO prices (model, input_per_mtok, output_per_mtok, cache_read_per_mtok,
 		cache_write_per_mtok, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (model) DO UPDATE SET
@@ -55,9 +57,4 @@ func (db *DB) DeletePrice(ctx context.Context, model string) error {
 		return fmt.Errorf("delete price: %w", err)
 	}
 	return nil
-}
-
-// Cost is what tokens cost at a price, in USD.
-func (p Price) Cost(tokensIn, tokensOut int) float64 {
-	return (float64(tokensIn)*p.InputPerMTok + float64(tokensOut)*p.OutputPerMTok) / 1e6
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"assay"
 )
 
 // RebuildRun computes again from a run's record — its results, judgements
@@ -15,8 +17,8 @@ import (
 // keeps its own tallies as it goes.
 func (db *DB) RebuildRun(ctx context.Context, runID int64) (results int, err error) {
 	if l, err := db.RunLease(ctx, runID); err == nil && HolderAlive(l.Holder) {
-		return 0, &Error{Code: ECONFLICT, Message: l.describe(runID, db.now())}
-	} else if err != nil && !errors.Is(err, ErrNotFound) {
+		return 0, &assay.Error{Code: assay.ECONFLICT, Message: l.describe(runID, db.now())}
+	} else if err != nil && !errors.Is(err, assay.ErrNotFound) {
 		return 0, err
 	}
 	tx, err := db.beginWrite(ctx)
@@ -26,7 +28,7 @@ func (db *DB) RebuildRun(ctx context.Context, runID int64) (results int, err err
 	defer tx.Rollback()
 	var status RunStatus
 	if err := tx.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ? AND status NOT IN `+hiddenRuns, runID).Scan(&status); errors.Is(err, sql.ErrNoRows) {
-		return 0, Errorf(ENOTFOUND, "run %d not found", runID)
+		return 0, assay.Errorf(assay.ENOTFOUND, "run %d not found", runID)
 	} else if err != nil {
 		return 0, fmt.Errorf("rebuild run %d: %w", runID, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"assay"
 )
 
 // This file holds the queries of reports: the run's aggregates (migration
@@ -195,7 +197,7 @@ func (db *DB) ResultsVersion(ctx context.Context, runID int64) (ResultsVersion, 
 	err := db.read.QueryRowContext(ctx, `SELECT results_count, results_last, results_cleared FROM runs WHERE id = ?`, runID).
 		Scan(&v.Count, &v.Last, &v.Cleared)
 	if errors.Is(err, sql.ErrNoRows) {
-		return v, fmt.Errorf("run %d: %w", runID, ErrNotFound)
+		return v, fmt.Errorf("run %d: %w", runID, assay.ErrNotFound)
 	} else if err != nil {
 		return v, fmt.Errorf("results version: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"assay"
 	"assay/store"
 )
 
@@ -18,14 +19,14 @@ import (
 func seedRun(t *testing.T, db *store.DB, n, reps int, conditions ...string) *store.Run {
 	t.Helper()
 	ctx := context.Background()
-	d := &store.Dataset{Name: "d", Kind: store.KindQA, SHA256: fmt.Sprint("sha-", n, reps, conditions), Format: "jsonl"}
+	d := &store.Dataset{Name: "d", Kind: assay.KindQA, SHA256: fmt.Sprint("sha-", n, reps, conditions), Format: "jsonl"}
 	if _, err := db.CreateDataset(ctx, d, testSamples(n)); err != nil {
 		t.Fatal(err)
 	}
 	samples, _ := db.Samples(ctx, d.ID, 0, 0)
-	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: reps, TotalTasks: n * reps * len(conditions)}
+	run := &store.Run{DatasetID: d.ID, Repetitions: reps, TotalTasks: n * reps * len(conditions)}
 	for _, c := range conditions {
-		run.Conditions = append(run.Conditions, store.Condition{Name: c})
+		run.Conditions = append(run.Conditions, assay.Condition{Name: c})
 	}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
@@ -236,8 +237,8 @@ func TestDatasetRunsAndSampleNames(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
 	first := seedRun(t, db, 2, 1, "a")
-	second := &store.Run{DatasetID: first.DatasetID, Config: []byte(`{}`), Repetitions: 1,
-		Conditions: []store.Condition{{Name: "a"}}}
+	second := &store.Run{DatasetID: first.DatasetID, Repetitions: 1,
+		Conditions: []assay.Condition{{Name: "a"}}}
 	if err := db.CreateRun(ctx, second); err != nil {
 		t.Fatal(err)
 	}
@@ -265,12 +266,12 @@ func TestReportDataJoinsChunksAJudgeMissedIn(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
 	const n = 700
-	d := &store.Dataset{Name: "d", Kind: store.KindQA, SHA256: "panel", Format: "jsonl"}
+	d := &store.Dataset{Name: "d", Kind: assay.KindQA, SHA256: "panel", Format: "jsonl"}
 	if _, err := db.CreateDataset(ctx, d, testSamples(n)); err != nil {
 		t.Fatal(err)
 	}
 	samples, _ := db.Samples(ctx, d.ID, 0, 0)
-	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: n, Conditions: []store.Condition{{Name: "a"}}}
+	run := &store.Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: n, Conditions: []assay.Condition{{Name: "a"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -305,13 +306,13 @@ func TestReportDataJoinsChunksAJudgeMissedIn(t *testing.T) {
 func TestReportDataOrdersScoresCommittedOutOfOrder(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
-	d := &store.Dataset{Name: "d", Kind: store.KindQA, SHA256: "out-of-order", Format: "jsonl"}
+	d := &store.Dataset{Name: "d", Kind: assay.KindQA, SHA256: "out-of-order", Format: "jsonl"}
 	if _, err := db.CreateDataset(ctx, d, testSamples(4)); err != nil {
 		t.Fatal(err)
 	}
 	samples, _ := db.Samples(ctx, d.ID, 0, 0)
-	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 3, TotalTasks: 4 * 3 * 2,
-		Conditions: []store.Condition{{Name: "b"}, {Name: "a"}}}
+	run := &store.Run{DatasetID: d.ID, Repetitions: 3, TotalTasks: 4 * 3 * 2,
+		Conditions: []assay.Condition{{Name: "b"}, {Name: "a"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}

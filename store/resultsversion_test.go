@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+
+	"assay"
 )
 
 // The version a run keeps of its results follows them: each one saved
@@ -17,12 +19,12 @@ func TestResultsVersionFollowsResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	ds := &Dataset{Name: "d", Kind: KindQA, SHA256: "x", Format: "jsonl", Samples: 2}
+	ds := &Dataset{Name: "d", Kind: assay.KindQA, SHA256: "x", Format: "jsonl", Samples: 2}
 	if _, err := db.CreateDataset(ctx, ds, []Sample{{Ordinal: 1, SampleID: "a", Input: "q", Reference: "r"}, {Ordinal: 2, SampleID: "b", Input: "q", Reference: "r"}}); err != nil {
 		t.Fatal(err)
 	}
 	rows, _ := db.Samples(ctx, ds.ID, 0, 0)
-	run := &Run{Name: "r", DatasetID: ds.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 2, Conditions: []Condition{{Name: "c"}}}
+	run := &Run{Name: "r", DatasetID: ds.ID, Repetitions: 1, TotalTasks: 2, Conditions: []assay.Condition{{Name: "c"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"assay"
 )
 
 // The verdicts a reviewer gives a score.
@@ -56,7 +58,7 @@ func (db *DB) ScoreInfo(ctx context.Context, runID, scoreID int64) (*ScoreInfo, 
 		WHERE s.id = ? AND s.run_id = ?`, scoreID, runID).
 		Scan(&s.ID, &s.RunID, &s.ResultID, &s.SampleRow, &s.Condition, &s.Repetition, &s.JudgeRepetition, &s.Evaluator, &s.Metric, &s.Value)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENOTFOUND, "Run %d has no score %d.", runID, scoreID)
+		return nil, assay.Errorf(assay.ENOTFOUND, "Run %d has no score %d.", runID, scoreID)
 	} else if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
 	}
@@ -68,10 +70,10 @@ func (db *DB) ScoreInfo(ctx context.Context, runID, scoreID int64) (*ScoreInfo, 
 // verdict on the same score replaces theirs; the same one twice is one row.
 func (db *DB) SaveReview(ctx context.Context, v *Review) error {
 	if v.Verdict != VerdictAgree && v.Verdict != VerdictOverride {
-		return Errorf(EINVALID, "A verdict is agree or override, not %q.", v.Verdict)
+		return assay.Errorf(assay.EINVALID, "A verdict is agree or override, not %q.", v.Verdict)
 	}
 	if v.Reviewer == "" {
-		return Errorf(EINVALID, "A verdict needs the reviewer's name.")
+		return assay.Errorf(assay.EINVALID, "A verdict needs the reviewer's name.")
 	}
 	v.At = parseTime(db.nowText())
 	// With what the score is of, and the run's next number (migration 0032).
@@ -86,7 +88,7 @@ func (db *DB) SaveReview(ctx context.Context, v *Review) error {
 		RETURNING id, seq`, v.RunID, v.ScoreID, v.Reviewer, v.Verdict, v.JudgeValue, v.Value, v.Note, v.Link,
 		v.At.Format(timeFormat)).Scan(&v.ID, &v.Seq)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Errorf(ENOTFOUND, "Run %d has no score %d.", v.RunID, v.ScoreID)
+		return assay.Errorf(assay.ENOTFOUND, "Run %d has no score %d.", v.RunID, v.ScoreID)
 	} else if err != nil {
 		return fmt.Errorf("save verdict: %w", err)
 	}
@@ -175,10 +177,10 @@ type ReviewLink struct {
 // CreateReviewLink makes an unguessable link (256 random bits) to review a run.
 func (db *DB) CreateReviewLink(ctx context.Context, runID int64, name string) (*ReviewLink, error) {
 	if name == "" {
-		return nil, Errorf(EINVALID, "Name whom the review link is for: their verdicts carry that name.")
+		return nil, assay.Errorf(assay.EINVALID, "Name whom the review link is for: their verdicts carry that name.")
 	}
 	if len(name) > 100 {
-		return nil, Errorf(EINVALID, "A reviewer's name is at most 100 characters.")
+		return nil, assay.Errorf(assay.EINVALID, "A reviewer's name is at most 100 characters.")
 	}
 	if _, err := db.Run(ctx, runID); err != nil {
 		return nil, err
@@ -202,7 +204,7 @@ func (db *DB) ReviewLinkByToken(ctx context.Context, token string) (*ReviewLink,
 	err := db.read.QueryRowContext(ctx, `SELECT run_id, name, created_at, created_by FROM review_links
 		WHERE token_hash = ? AND revoked_at IS NULL`, l.Key).Scan(&l.RunID, &l.Name, &created, &l.CreatedBy)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("review link: %w", ErrNotFound)
+		return nil, fmt.Errorf("review link: %w", assay.ErrNotFound)
 	} else if err != nil {
 		return nil, fmt.Errorf("review link: %w", err)
 	}
@@ -243,7 +245,7 @@ func (db *DB) RevokeReviewLink(ctx context.Context, runID int64, tokenOrKey stri
 		return fmt.Errorf("revoke review link: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("review link: %w", ErrNotFound)
+		return fmt.Errorf("review link: %w", assay.ErrNotFound)
 	}
 	return nil
 }

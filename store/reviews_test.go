@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"assay"
 	"assay/store"
 )
 
@@ -27,7 +28,7 @@ func TestVerdicts(t *testing.T) {
 	if err != nil || info.Evaluator != "rubric" || info.Metric != score.Metric || info.Value != score.Value {
 		t.Fatalf("score info %+v, %v", info, err)
 	}
-	if _, err := db.ScoreInfo(ctx, run.ID+1, score.ID); store.ErrorCode(err) != store.ENOTFOUND {
+	if _, err := db.ScoreInfo(ctx, run.ID+1, score.ID); assay.ErrorCode(err) != assay.ENOTFOUND {
 		t.Errorf("a score of another run: %v", err)
 	}
 	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
@@ -68,7 +69,7 @@ func TestVerdicts(t *testing.T) {
 			t.Errorf("given after %d: %q (%v), want %q", after, got, err, want)
 		}
 	}
-	if err := db.SaveReview(ctx, &store.Review{RunID: run.ID + 1, ScoreID: score.ID, Reviewer: "cy", Verdict: store.VerdictAgree}); store.ErrorCode(err) != store.ENOTFOUND {
+	if err := db.SaveReview(ctx, &store.Review{RunID: run.ID + 1, ScoreID: score.ID, Reviewer: "cy", Verdict: store.VerdictAgree}); assay.ErrorCode(err) != assay.ENOTFOUND {
 		t.Errorf("a verdict on another run's score: %v", err)
 	}
 	// The judge's own score is untouched.
@@ -78,7 +79,7 @@ func TestVerdicts(t *testing.T) {
 	}
 	for _, bad := range []store.Review{{Verdict: "maybe", Reviewer: "x"}, {Verdict: store.VerdictAgree}} {
 		bad.RunID, bad.ScoreID = run.ID, score.ID
-		if err := db.SaveReview(ctx, &bad); store.ErrorCode(err) != store.EINVALID {
+		if err := db.SaveReview(ctx, &bad); assay.ErrorCode(err) != assay.EINVALID {
 			t.Errorf("%+v: %v", bad, err)
 		}
 	}
@@ -100,7 +101,7 @@ func TestReviewLinks(t *testing.T) {
 	if err != nil || len(l.Token) != 43 {
 		t.Fatalf("link %+v, %v", l, err)
 	}
-	if _, err := db.CreateReviewLink(ctx, run.ID, ""); store.ErrorCode(err) != store.EINVALID {
+	if _, err := db.CreateReviewLink(ctx, run.ID, ""); assay.ErrorCode(err) != assay.EINVALID {
 		t.Errorf("a link for nobody: %v", err)
 	}
 	got, err := db.ReviewLinkByToken(ctx, l.Token)
@@ -110,7 +111,7 @@ func TestReviewLinks(t *testing.T) {
 	if err := db.RevokeReviewLink(ctx, run.ID, l.Token); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.ReviewLinkByToken(ctx, l.Token); store.ErrorCode(err) != store.ENOTFOUND {
+	if _, err := db.ReviewLinkByToken(ctx, l.Token); assay.ErrorCode(err) != assay.ENOTFOUND {
 		t.Errorf("a revoked link: %v", err)
 	}
 	links, _ := db.ReviewLinks(ctx, run.ID)

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"assay"
 )
 
 // SavedRubric is a rubric kept on the Rubrics page: its name and its source,
 // the YAML a run file writes under rubrics.NAME. The store keeps the text;
-// runner/config reads and checks it.
+// config reads and checks it.
 type SavedRubric struct {
 	ID        int64
 	Name      string
@@ -27,7 +29,7 @@ const maxRubricSource = 64 << 10
 // if there is one. The caller has checked the source.
 func (db *DB) SaveRubric(ctx context.Context, name, source string) (*SavedRubric, error) {
 	if len(source) > maxRubricSource {
-		return nil, Errorf(EINVALID, "Rubric: at most %d KiB.", maxRubricSource>>10)
+		return nil, assay.Errorf(assay.EINVALID, "Rubric: at most %d KiB.", maxRubricSource>>10)
 	}
 	now := db.nowText()
 	_, err := db.write.ExecContext(ctx, `INSERT INTO rubrics (name, source, created_at, updated_at, updated_by) VALUES (?, ?, ?, ?, ?)
@@ -43,7 +45,7 @@ func (db *DB) SaveRubric(ctx context.Context, name, source string) (*SavedRubric
 func (db *DB) Rubric(ctx context.Context, name string) (*SavedRubric, error) {
 	r, err := scanRubric(db.read.QueryRowContext(ctx, `SELECT id, name, source, created_at, updated_at, updated_by FROM rubrics WHERE name = ?`, name))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("rubric %q: %w", name, ErrNotFound)
+		return nil, fmt.Errorf("rubric %q: %w", name, assay.ErrNotFound)
 	} else if err != nil {
 		return nil, fmt.Errorf("rubric %q: %w", name, err)
 	}
@@ -75,7 +77,7 @@ func (db *DB) DeleteRubric(ctx context.Context, name string) error {
 		return fmt.Errorf("delete rubric: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("rubric %q: %w", name, ErrNotFound)
+		return fmt.Errorf("rubric %q: %w", name, assay.ErrNotFound)
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"assay"
 )
 
 // The bounds of what people write on a run.
@@ -32,23 +34,23 @@ func SplitTags(s string) []string {
 func (db *DB) SetRunNotes(ctx context.Context, runID int64, tags []string, note string) error {
 	tags = SplitTags(strings.Join(tags, ","))
 	if len(tags) > maxTags {
-		return Errorf(EINVALID, "Tags: at most %d.", maxTags)
+		return assay.Errorf(assay.EINVALID, "Tags: at most %d.", maxTags)
 	}
 	for _, t := range tags {
 		if utf8.RuneCountInString(t) > maxTagLength {
-			return Errorf(EINVALID, "Tags: %q is longer than %d characters.", t, maxTagLength)
+			return assay.Errorf(assay.EINVALID, "Tags: %q is longer than %d characters.", t, maxTagLength)
 		}
 	}
 	note = strings.TrimSpace(note)
 	if utf8.RuneCountInString(note) > maxNoteLength {
-		return Errorf(EINVALID, "Note: at most %d characters.", maxNoteLength)
+		return assay.Errorf(assay.EINVALID, "Note: at most %d characters.", maxNoteLength)
 	}
 	res, err := db.write.ExecContext(ctx, `UPDATE runs SET tags = ?, note = ? WHERE id = ?`, strings.Join(tags, ", "), note, runID)
 	if err != nil {
 		return fmt.Errorf("run notes: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("run %d: %w", runID, ErrNotFound)
+		return fmt.Errorf("run %d: %w", runID, assay.ErrNotFound)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"assay"
 	"assay/internal/pgtest"
 	"context"
 	"fmt"
@@ -21,8 +22,8 @@ func TestRunPageIsAPartOfTheList(t *testing.T) {
 	defer db.Close()
 	d, rows := goldenDataset(t, db, 3)
 	for i := 1; i <= 12; i++ {
-		run := &Run{Name: fmt.Sprintf("run-%d", i), DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 6,
-			Conditions: []Condition{{Name: "a"}, {Name: "b"}}}
+		run := &Run{Name: fmt.Sprintf("run-%d", i), DatasetID: d.ID, Repetitions: 1, TotalTasks: 6,
+			Conditions: []assay.Condition{{Name: "a"}, {Name: "b"}}}
 		if err := db.CreateRun(ctx, run); err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"assay/config"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -8,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"assay"
 )
 
 // RunSummary is a run with its progress, for lists.
@@ -58,9 +61,16 @@ func createRun(ctx context.Context, tx *sql.Tx, now string, r *Run) error {
 	if r.CreatedBy == "" {
 		r.CreatedBy = Actor(ctx)
 	}
+	cfg := []byte("{}")
+	if r.Config != nil {
+		var err error
+		if cfg, err = json.Marshal(r.Config); err != nil {
+			return fmt.Errorf("insert run: config: %w", err)
+		}
+	}
 	err := tx.QueryRowContext(ctx, `INSERT INTO runs (name, dataset_id, status, config, repetitions, total_tasks, budget_usd, created_at, created_by)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		RETURNING id`, r.Name, r.DatasetID, r.Status, string(r.Config), r.Repetitions, r.TotalTasks,
+		RETURNING id`, r.Name, r.DatasetID, r.Status, string(cfg), r.Repetitions, r.TotalTasks,
 		r.BudgetUSD, r.CreatedAt.Format(timeFormat), r.CreatedBy).Scan(&r.ID)
 	if err != nil {
 		return fmt.Errorf("insert run: %w", err)
@@ -80,21 +90,35 @@ const runColumns = `r.id, r.name, r.dataset_id, r.status, r.config, r.repetition
 
 func scanRun(row interface{ Scan(...any) error }, extra ...any) (*Run, error) {
 	var r Run
-	var config, created, tags string
+	var cfg, created, tags string
 	var started, finished sql.NullString
-	dest := append([]any{&r.ID, &r.Name, &r.DatasetID, &r.Status, &config, &r.Repetitions, &r.TotalTasks,
+	dest := append([]any{&r.ID, &r.Name, &r.DatasetID, &r.Status, &cfg, &r.Repetitions, &r.TotalTasks,
 		&r.BudgetUSD, &r.Message, &created, &started, &finished, &r.Origin, &r.CreatedBy, &tags, &r.Note, &r.Headline}, extra...)
-	if err := row.Scan(dest...); errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("run: %w", ErrNotFound)
+	err := row.Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("run: %w", assay.ErrNotFound)
 	} else if err != nil {
 		return nil, fmt.Errorf("scan run: %w", err)
 	}
-	r.Config = json.RawMessage(config)
+	if r.Config, err = readConfig(cfg); err != nil {
+		r.Config, r.configErr = nil, assay.Wrapf(assay.EINTERNAL, err, "Run %d's stored config cannot be read", r.ID)
+	}
 	r.Tags = SplitTags(tags)
 	r.CreatedAt = parseTime(created)
 	r.StartedAt = parseTimePtr(started)
 	r.FinishedAt = parseTimePtr(finished)
 	return &r, nil
+}
+
+// readConfig decodes the config a run stored, over the defaults of an
+// empty file (config.Stored); a run stored without one has the defaults.
+// A run whose config cannot be read is listed without it (Config nil);
+// reading the run alone (DB.Run) is then an error saying so.
+func readConfig(text string) (*config.Config, error) {
+	if text == "" {
+		text = "{}"
+	}
+	return config.Stored([]byte(text))
 }
 
 // hiddenRuns are the statuses of runs no page or list shows: being
@@ -107,6 +131,9 @@ func (db *DB) Run(ctx context.Context, id int64) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.configErr != nil {
+		return nil, r.configErr
+	}
 	conds, err := db.runConditions(ctx, `WHERE run_id = ?`, id)
 	if err != nil {
 		return nil, err
@@ -117,17 +144,17 @@ func (db *DB) Run(ctx context.Context, id int64) (*Run, error) {
 
 // runConditions reads the condition snapshots of the runs a WHERE clause
 // picks, by run, in launch order.
-func (db *DB) runConditions(ctx context.Context, where string, args ...any) (map[int64][]Condition, error) {
+func (db *DB) runConditions(ctx context.Context, where string, args ...any) (map[int64][]assay.Condition, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT run_id, snapshot FROM run_conditions `+where+` ORDER BY run_id, position`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("run conditions: %w", err)
 	}
 	defer rows.Close()
-	out := map[int64][]Condition{}
+	out := map[int64][]assay.Condition{}
 	for rows.Next() {
 		var id int64
 		var snap string
-		var c Condition
+		var c assay.Condition
 		if err := rows.Scan(&id, &snap); err != nil {
 			return nil, fmt.Errorf("run conditions: %w", err)
 		}
@@ -156,7 +183,7 @@ func (db *DB) LatestRun(ctx context.Context) (*RunSummary, error) {
 		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("latest run: %w", ErrNotFound)
+		return nil, fmt.Errorf("latest run: %w", assay.ErrNotFound)
 	}
 	return &out[0], db.NameConditions(ctx, out)
 }
@@ -357,7 +384,7 @@ func (db *DB) SetRunStatus(ctx context.Context, id int64, status RunStatus, mess
 		return fmt.Errorf("set run status: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("run %d: %w", id, ErrNotFound)
+		return fmt.Errorf("run %d: %w", id, assay.ErrNotFound)
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"assay"
 )
 
 // RunStop is how a run with a stopping rule stopped before its plan's end.
@@ -64,7 +66,7 @@ func (db *DB) ExtendRun(ctx context.Context, runID int64) error {
 		return fmt.Errorf("run %d: extend: %w", runID, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return Errorf(ECONFLICT, "Run %d did not stop early: there is nothing to extend.", runID)
+		return assay.Errorf(assay.ECONFLICT, "Run %d did not stop early: there is nothing to extend.", runID)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, error = '', finished_at = NULL, headline = '' WHERE id = ?`, RunPending, runID); err != nil {
 		return fmt.Errorf("run %d: extend: %w", runID, err)

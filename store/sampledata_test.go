@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"assay"
 	"assay/store"
 )
 
@@ -21,13 +22,13 @@ func sampleRun(t *testing.T, db *store.DB, result func(s store.Sample, cond stri
 		samples = append(samples, store.Sample{Ordinal: i + 1, SampleID: fmt.Sprintf("s%d", i+1), Input: tx[0], Reference: tx[1],
 			Choices: []string{}, Metadata: map[string]any{}})
 	}
-	d := &store.Dataset{Name: "d", Kind: store.KindQA, SHA256: "sum", Format: "jsonl"}
+	d := &store.Dataset{Name: "d", Kind: assay.KindQA, SHA256: "sum", Format: "jsonl"}
 	if _, err := db.CreateDataset(ctx, d, samples); err != nil {
 		t.Fatal(err)
 	}
 	samples, _ = db.Samples(ctx, d.ID, 0, 0)
-	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 2,
-		Conditions: []store.Condition{{Name: "b"}, {Name: "a"}}}
+	run := &store.Run{DatasetID: d.ID, Repetitions: 2,
+		Conditions: []assay.Condition{{Name: "b"}, {Name: "a"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -198,12 +199,12 @@ func TestSampleStatsAndReportScoresOverManyChunks(t *testing.T) {
 		samples = append(samples, store.Sample{Ordinal: i, SampleID: fmt.Sprintf("q%04d", i), Input: "?", Reference: "!",
 			Choices: []string{}, Metadata: map[string]any{}})
 	}
-	d := &store.Dataset{Name: "many", Kind: store.KindQA, SHA256: "many", Format: "jsonl"}
+	d := &store.Dataset{Name: "many", Kind: assay.KindQA, SHA256: "many", Format: "jsonl"}
 	if _, err := db.CreateDataset(ctx, d, samples); err != nil {
 		t.Fatal(err)
 	}
 	samples, _ = db.Samples(ctx, d.ID, 0, 0)
-	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, Conditions: []store.Condition{{Name: "a"}, {Name: "b"}}}
+	run := &store.Run{DatasetID: d.ID, Repetitions: 1, Conditions: []assay.Condition{{Name: "a"}, {Name: "b"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"iter"
 	"math"
+
+	"assay"
 )
 
 const sampleColumns = `s.id, s.dataset_id, s.ordinal, s.sample_id, s.input, s.reference,
@@ -19,7 +21,7 @@ func scanSample(row interface{ Scan(...any) error }) (*Sample, error) {
 	err := row.Scan(&s.ID, &s.DatasetID, &s.Ordinal, &s.SampleID, &s.Input, &s.Reference,
 		&choices, &s.Test, &s.EntryPoint, &meta)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("sample: %w", ErrNotFound)
+		return nil, fmt.Errorf("sample: %w", assay.ErrNotFound)
 	} else if err != nil {
 		return nil, fmt.Errorf("scan sample: %w", err)
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"assay"
 	"assay/internal/pgtest"
 	"context"
 	"database/sql"
@@ -33,9 +34,9 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 	store := func(db *DB, conditions ...string) *Run {
 		// Two repetitions: a sample's responses under a condition may hold
 		// a text and lack it.
-		run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 2, TotalTasks: 2 * len(rows) * len(conditions)}
+		run := &Run{DatasetID: d.ID, Repetitions: 2, TotalTasks: 2 * len(rows) * len(conditions)}
 		for _, c := range conditions {
-			run.Conditions = append(run.Conditions, Condition{Name: c})
+			run.Conditions = append(run.Conditions, assay.Condition{Name: c})
 		}
 		if err := db.CreateRun(ctx, run); err != nil {
 			t.Fatal(err)
@@ -192,9 +193,9 @@ func goldenRun(t *testing.T, n, repetitions int, conditions ...string) (*DB, *Ru
 	}
 	t.Cleanup(func() { db.Close() })
 	d, rows := goldenDataset(t, db, n)
-	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: repetitions, TotalTasks: n * repetitions * len(conditions)}
+	run := &Run{DatasetID: d.ID, Repetitions: repetitions, TotalTasks: n * repetitions * len(conditions)}
 	for _, c := range conditions {
-		run.Conditions = append(run.Conditions, Condition{Name: c})
+		run.Conditions = append(run.Conditions, assay.Condition{Name: c})
 	}
 	if err := db.CreateRun(context.Background(), run); err != nil {
 		t.Fatal(err)
@@ -206,7 +207,7 @@ func goldenRun(t *testing.T, n, repetitions int, conditions ...string) (*DB, *Ru
 // with its stored samples.
 func goldenDataset(t *testing.T, db *DB, n int) (*Dataset, []Sample) {
 	t.Helper()
-	d := &Dataset{Name: "golden", Kind: KindQA, SHA256: "feed", Format: "jsonl"}
+	d := &Dataset{Name: "golden", Kind: assay.KindQA, SHA256: "feed", Format: "jsonl"}
 	var samples []Sample
 	for i := range n {
 		samples = append(samples, Sample{Ordinal: i + 1, SampleID: fmt.Sprint("s", i), Input: "q", Reference: "r"})
@@ -292,7 +293,7 @@ func TestSearchStartsTheIndexCatchUp(t *testing.T) {
 	defer func(n int) { catchUpAt = n }(catchUpAt)
 	catchUpAt = 3
 	d, rows := goldenDataset(t, db, 6)
-	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: len(rows), Conditions: []Condition{{Name: "a"}}}
+	run := &Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: len(rows), Conditions: []assay.Condition{{Name: "a"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +394,7 @@ func TestSearchCountsLackingOnlyWhenMostHoldTheText(t *testing.T) {
 	}
 	defer db.Close()
 	d, rows := goldenDataset(t, db, 40)
-	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: len(rows), Conditions: []Condition{{Name: "c"}}}
+	run := &Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: len(rows), Conditions: []assay.Condition{{Name: "c"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -437,7 +438,7 @@ func TestSearchFindsAResultUnderAnIdGivenAgain(t *testing.T) {
 	defer db.Close()
 	d, rows := goldenDataset(t, db, 3)
 	newRun := func() *Run {
-		run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 3, Conditions: []Condition{{Name: "c"}}}
+		run := &Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: 3, Conditions: []assay.Condition{{Name: "c"}}}
 		if err := db.CreateRun(ctx, run); err != nil {
 			t.Fatal(err)
 		}
@@ -541,7 +542,7 @@ func TestDeletingARunCatchesTheIndexUp(t *testing.T) {
 	defer func(n, b int) { catchUpAt, deleteBatch = n, b }(catchUpAt, deleteBatch)
 	catchUpAt, deleteBatch = 3, 3
 	db, keep, rows := goldenRun(t, 6, 1, "a")
-	gone := &Run{DatasetID: keep.DatasetID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: len(rows), Conditions: []Condition{{Name: "a"}}}
+	gone := &Run{DatasetID: keep.DatasetID, Repetitions: 1, TotalTasks: len(rows), Conditions: []assay.Condition{{Name: "a"}}}
 	if err := db.CreateRun(ctx, gone); err != nil {
 		t.Fatal(err)
 	}
@@ -660,8 +661,8 @@ func TestSearchFindsWhatHoldsFinds(t *testing.T) {
 	responses := []string{"Photosynthesis makes sugar.", "PHOTOSYNTHESIS, loudly", "It is 50_50 — or 50%.",
 		`a back\slash`, "Ünïcode ÄBC and äbc", "photo synthesis", "", "x"}
 	d, rows := goldenDataset(t, db, len(responses))
-	run := &Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 2, TotalTasks: 2 * len(rows) * 2,
-		Conditions: []Condition{{Name: "a"}, {Name: "b"}}}
+	run := &Run{DatasetID: d.ID, Repetitions: 2, TotalTasks: 2 * len(rows) * 2,
+		Conditions: []assay.Condition{{Name: "a"}, {Name: "b"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"assay"
 	"assay/store"
 )
 
@@ -22,13 +23,13 @@ func BenchmarkSaveResult(b *testing.B) {
 			const n = 3000
 			ctx := context.Background()
 			db := openTestDB(b)
-			d := &store.Dataset{Name: "d", Kind: store.KindQA, SHA256: "bench", Format: "jsonl"}
+			d := &store.Dataset{Name: "d", Kind: assay.KindQA, SHA256: "bench", Format: "jsonl"}
 			if _, err := db.CreateDataset(ctx, d, testSamples(n)); err != nil {
 				b.Fatal(err)
 			}
 			samples, _ := db.Samples(ctx, d.ID, 0, 0)
-			run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: n,
-				Conditions: []store.Condition{{Name: "baseline"}}}
+			run := &store.Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: n,
+				Conditions: []assay.Condition{{Name: "baseline"}}}
 			if err := db.CreateRun(ctx, run); err != nil {
 				b.Fatal(err)
 			}

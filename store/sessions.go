@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"assay"
 )
 
 // Session is a signed-in browser: who, with which role, since when.
@@ -51,7 +53,7 @@ func (db *DB) SessionByID(ctx context.Context, id, ownHash string, lim SessionLi
 		WHERE s.id_hash = ? AND (s.token_id IS NULL OR t.revoked_at IS NULL)`, HashSecret(id)).
 		Scan(&tokenID, &tokenHash, &s.Name, &s.Role, &created, &seen)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("session: %w", ErrNotFound)
+		return nil, fmt.Errorf("session: %w", assay.ErrNotFound)
 	} else if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
@@ -62,7 +64,7 @@ func (db *DB) SessionByID(ctx context.Context, id, ownHash string, lim SessionLi
 	now := db.now()
 	if (!tokenID.Valid && (ownHash == "" || tokenHash != ownHash)) || now.Sub(s.LastSeen) > lim.Idle || now.Sub(s.CreatedAt) > lim.Max {
 		db.EndSession(ctx, id)
-		return nil, fmt.Errorf("session ended: %w", ErrNotFound)
+		return nil, fmt.Errorf("session ended: %w", assay.ErrNotFound)
 	}
 	// Noted at most once a minute, or more often when sessions end sooner.
 	if now.Sub(s.LastSeen) > min(time.Minute, lim.Idle/4) {

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"assay"
 )
 
 // Share is a read-only link to one run's report.
@@ -43,7 +45,7 @@ func (db *DB) SharedRun(ctx context.Context, token string) (int64, error) {
 	var id int64
 	err := db.read.QueryRowContext(ctx, `SELECT run_id FROM share_links WHERE token_hash = ? AND revoked_at IS NULL`, HashSecret(token)).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("share: %w", ErrNotFound)
+		return 0, fmt.Errorf("share: %w", assay.ErrNotFound)
 	} else if err != nil {
 		return 0, fmt.Errorf("share: %w", err)
 	}
@@ -82,7 +84,7 @@ func (db *DB) RevokeShare(ctx context.Context, runID int64, tokenOrKey string) e
 		return fmt.Errorf("revoke share: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("share: %w", ErrNotFound)
+		return fmt.Errorf("share: %w", assay.ErrNotFound)
 	}
 	return nil
 }

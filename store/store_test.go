@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"assay"
 	"assay/internal/pgtest"
 	"assay/store"
 )
@@ -51,12 +52,12 @@ func testSamples(n int) []store.Sample {
 func TestDatasetCreateAndDedupe(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
-	d := &store.Dataset{Name: "mmlu", Kind: store.KindMCQ, SHA256: "abc", Format: "jsonl", Size: 10}
+	d := &store.Dataset{Name: "mmlu", Kind: assay.KindMCQ, SHA256: "abc", Format: "jsonl", Size: 10}
 	created, err := db.CreateDataset(ctx, d, testSamples(3))
 	if err != nil || !created {
 		t.Fatalf("create: created=%v err=%v", created, err)
 	}
-	again := &store.Dataset{Name: "other name", Kind: store.KindMCQ, SHA256: "abc", Format: "jsonl"}
+	again := &store.Dataset{Name: "other name", Kind: assay.KindMCQ, SHA256: "abc", Format: "jsonl"}
 	created, err = db.CreateDataset(ctx, again, testSamples(5))
 	if err != nil || created {
 		t.Fatalf("re-upload of the same bytes: created=%v err=%v", created, err)
@@ -69,11 +70,11 @@ func TestDatasetCreateAndDedupe(t *testing.T) {
 		t.Fatalf("want 1 dataset, got %d", len(list))
 	}
 	// The same bytes read another way are another dataset.
-	other := &store.Dataset{Name: "mmlu as qa", Kind: store.KindQA, SHA256: "abc", Format: "jsonl"}
+	other := &store.Dataset{Name: "mmlu as qa", Kind: assay.KindQA, SHA256: "abc", Format: "jsonl"}
 	if created, err := db.CreateDataset(ctx, other, testSamples(5)); err != nil || !created || other.ID == d.ID || other.Samples != 5 {
 		t.Fatalf("the same bytes as another kind: created=%v err=%v %+v", created, err, other)
 	}
-	keyed := &store.Dataset{Name: "mmlu keyed", Kind: store.KindMCQ, SHA256: "abc", Format: "jsonl", QuestionKey: "prompt"}
+	keyed := &store.Dataset{Name: "mmlu keyed", Kind: assay.KindMCQ, SHA256: "abc", Format: "jsonl", QuestionKey: "prompt"}
 	if created, err := db.CreateDataset(ctx, keyed, testSamples(2)); err != nil || !created || keyed.ID == d.ID {
 		t.Fatalf("the same bytes with another question key: created=%v err=%v %+v", created, err, keyed)
 	}
@@ -91,7 +92,7 @@ func TestDatasetNothingHalfStored(t *testing.T) {
 	db := openTestDB(t)
 	samples := testSamples(3)
 	samples[2].SampleID = samples[0].SampleID // duplicate id fails on the third insert
-	_, err := db.CreateDataset(ctx, &store.Dataset{Name: "bad", Kind: store.KindQA, SHA256: "def", Format: "jsonl"}, samples)
+	_, err := db.CreateDataset(ctx, &store.Dataset{Name: "bad", Kind: assay.KindQA, SHA256: "def", Format: "jsonl"}, samples)
 	if err == nil {
 		t.Fatal("want an error for duplicate sample ids")
 	}
@@ -103,10 +104,10 @@ func TestDatasetNothingHalfStored(t *testing.T) {
 func TestConditionLifecycle(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
-	c := &store.Condition{Name: "with-graph", SystemPrompt: "Use the graph.\nBe brief.", RequireMCPToolUse: true,
-		MCPServers: []store.MCPServer{
-			{Name: "graph", Transport: store.TransportStdio, Command: "python", Args: []string{"-m", "graph"}, Env: map[string]string{"TOKEN": "${GRAPH_TOKEN}"}},
-			{Name: "search", Transport: store.TransportSSE, URL: "http://localhost:8080/sse", Headers: map[string]string{"Authorization": "Bearer ${KEY}"}},
+	c := &assay.Condition{Name: "with-graph", SystemPrompt: "Use the graph.\nBe brief.", RequireMCPToolUse: true,
+		MCPServers: []assay.MCPServer{
+			{Name: "graph", Transport: assay.TransportStdio, Command: "python", Args: []string{"-m", "graph"}, Env: map[string]string{"TOKEN": "${GRAPH_TOKEN}"}},
+			{Name: "search", Transport: assay.TransportSSE, URL: "http://localhost:8080/sse", Headers: map[string]string{"Authorization": "Bearer ${KEY}"}},
 		}}
 	if err := db.CreateCondition(ctx, c); err != nil {
 		t.Fatal(err)
@@ -118,8 +119,8 @@ func TestConditionLifecycle(t *testing.T) {
 	if len(got.MCPServers) != 2 || got.MCPServers[0].Env["TOKEN"] != "${GRAPH_TOKEN}" || got.MCPServers[1].Headers["Authorization"] != "Bearer ${KEY}" {
 		t.Fatalf("servers must round trip with ${ENV} unresolved: %+v", got.MCPServers)
 	}
-	dup := &store.Condition{Name: "with-graph"}
-	if err := db.CreateCondition(ctx, dup); store.ErrorCode(err) != store.ECONFLICT {
+	dup := &assay.Condition{Name: "with-graph"}
+	if err := db.CreateCondition(ctx, dup); assay.ErrorCode(err) != assay.ECONFLICT {
 		t.Fatalf("duplicate name: want conflict, got %v", err)
 	}
 	got.MCPServers = got.MCPServers[:1]
@@ -134,7 +135,7 @@ func TestConditionLifecycle(t *testing.T) {
 	if err := db.DeleteCondition(ctx, c.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Condition(ctx, c.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := db.Condition(ctx, c.ID); !errors.Is(err, assay.ErrNotFound) {
 		t.Fatalf("after delete want not found, got %v", err)
 	}
 }
@@ -142,21 +143,21 @@ func TestConditionLifecycle(t *testing.T) {
 func TestConditionValidation(t *testing.T) {
 	cases := []struct {
 		name string
-		c    store.Condition
+		c    assay.Condition
 		want string
 	}{
-		{"empty name", store.Condition{}, "name: required"},
-		{"not a slug", store.Condition{Name: "With Graph"}, "name:"},
-		{"stdio without command", store.Condition{Name: "a", MCPServers: []store.MCPServer{{Name: "s", Transport: "stdio"}}}, "MCP server 1: command"},
-		{"bad url", store.Condition{Name: "a", MCPServers: []store.MCPServer{{Name: "s", Transport: "http", URL: "ftp://x"}}}, "url:"},
-		{"bad transport", store.Condition{Name: "a", MCPServers: []store.MCPServer{{Name: "s", Transport: "ws"}}}, "transport:"},
-		{"guard without servers", store.Condition{Name: "a", RequireMCPToolUse: true}, "require_mcp_tool_use"},
-		{"duplicate server", store.Condition{Name: "a", MCPServers: []store.MCPServer{{Name: "s", Transport: "stdio", Command: "x"}, {Name: "s", Transport: "stdio", Command: "y"}}}, "used twice"},
+		{"empty name", assay.Condition{}, "name: required"},
+		{"not a slug", assay.Condition{Name: "With Graph"}, "name:"},
+		{"stdio without command", assay.Condition{Name: "a", MCPServers: []assay.MCPServer{{Name: "s", Transport: "stdio"}}}, "MCP server 1: command"},
+		{"bad url", assay.Condition{Name: "a", MCPServers: []assay.MCPServer{{Name: "s", Transport: "http", URL: "ftp://x"}}}, "url:"},
+		{"bad transport", assay.Condition{Name: "a", MCPServers: []assay.MCPServer{{Name: "s", Transport: "ws"}}}, "transport:"},
+		{"guard without servers", assay.Condition{Name: "a", RequireMCPToolUse: true}, "require_mcp_tool_use"},
+		{"duplicate server", assay.Condition{Name: "a", MCPServers: []assay.MCPServer{{Name: "s", Transport: "stdio", Command: "x"}, {Name: "s", Transport: "stdio", Command: "y"}}}, "used twice"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.c.Validate()
-			if err == nil || !strings.Contains(err.Error(), tc.want) || store.ErrorCode(err) != store.EINVALID {
+			if err == nil || !strings.Contains(err.Error(), tc.want) || assay.ErrorCode(err) != assay.EINVALID {
 				t.Fatalf("want invalid error containing %q, got %v", tc.want, err)
 			}
 		})
@@ -170,7 +171,7 @@ func TestReopenKeepsDataAndMigratesOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.CreateCondition(ctx, &store.Condition{Name: "baseline"}); err != nil {
+	if err := db.CreateCondition(ctx, &assay.Condition{Name: "baseline"}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -187,9 +188,9 @@ func TestReopenKeepsDataAndMigratesOnce(t *testing.T) {
 func TestShareLinks(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
-	d := &store.Dataset{Name: "d", Kind: store.KindQA, SHA256: "s", Format: "jsonl"}
+	d := &store.Dataset{Name: "d", Kind: assay.KindQA, SHA256: "s", Format: "jsonl"}
 	db.CreateDataset(ctx, d, testSamples(1))
-	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 1}
+	run := &store.Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: 1}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +208,7 @@ func TestShareLinks(t *testing.T) {
 	if err := db.RevokeShare(ctx, run.ID, a.Token); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.SharedRun(ctx, a.Token); !errors.Is(err, store.ErrNotFound) {
+	if _, err := db.SharedRun(ctx, a.Token); !errors.Is(err, assay.ErrNotFound) {
 		t.Fatalf("a revoked link must lead nowhere, got %v", err)
 	}
 	if _, err := db.SharedRun(ctx, b.Token); err != nil {
@@ -220,9 +221,9 @@ func TestShareLinks(t *testing.T) {
 
 func TestErrorKeepsItsCauseApartFromItsMessage(t *testing.T) {
 	cause := fmt.Errorf("read /secret/path: %w", os.ErrPermission)
-	err := fmt.Errorf("load: %w", store.Wrapf(store.EINVALID, cause, "The file cannot be read."))
-	if store.ErrorMessage(err) != "The file cannot be read." || store.ErrorCode(err) != store.EINVALID {
-		t.Errorf("safe message %q, code %q", store.ErrorMessage(err), store.ErrorCode(err))
+	err := fmt.Errorf("load: %w", assay.Wrapf(assay.EINVALID, cause, "The file cannot be read."))
+	if assay.ErrorMessage(err) != "The file cannot be read." || assay.ErrorCode(err) != assay.EINVALID {
+		t.Errorf("safe message %q, code %q", assay.ErrorMessage(err), assay.ErrorCode(err))
 	}
 	if !errors.Is(err, os.ErrPermission) || !strings.Contains(err.Error(), "/secret/path") {
 		t.Errorf("the cause is lost: %v", err)
@@ -235,12 +236,12 @@ func TestErrorKeepsItsCauseApartFromItsMessage(t *testing.T) {
 func TestSavedScoresKnowTheirIDs(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
-	d := &store.Dataset{Name: "d", Kind: store.KindQA, SHA256: "ids", Format: "jsonl"}
+	d := &store.Dataset{Name: "d", Kind: assay.KindQA, SHA256: "ids", Format: "jsonl"}
 	if _, err := db.CreateDataset(ctx, d, testSamples(24)); err != nil {
 		t.Fatal(err)
 	}
 	samples, _ := db.Samples(ctx, d.ID, 0, 0)
-	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: len(samples), Conditions: []store.Condition{{Name: "c"}}}
+	run := &store.Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: len(samples), Conditions: []assay.Condition{{Name: "c"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"modernc.org/sqlite"
+
+	"assay"
 )
 
 // Role is what a signed-in person may do.
@@ -104,9 +106,9 @@ func (db *DB) CreateToken(ctx context.Context, name string, role Role) (string, 
 	name = strings.TrimSpace(name)
 	switch {
 	case !tokenName.MatchString(name):
-		return "", nil, Errorf(EINVALID, "A token's name is 1 to 64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit; %q is not.", name)
+		return "", nil, assay.Errorf(assay.EINVALID, "A token's name is 1 to 64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit; %q is not.", name)
 	case role != "" && !role.Valid():
-		return "", nil, Errorf(EINVALID, "Unknown role %q: want owner, reviewer or viewer.", role)
+		return "", nil, assay.Errorf(assay.EINVALID, "Unknown role %q: want owner, reviewer or viewer.", role)
 	}
 	secret := newSecret("asy_")
 	t := &Token{Name: name, Role: role, CreatedAt: parseTime(db.nowText()), CreatedBy: Actor(ctx)}
@@ -118,9 +120,9 @@ func (db *DB) CreateToken(ctx context.Context, name string, role Role) (string, 
 		t.Name, t.Role, HashSecret(secret), t.CreatedAt.Format(timeFormat), t.CreatedBy, t.Role).Scan(&t.ID, &t.Role)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return "", nil, Errorf(EINVALID, "The first token is an owner's, so that someone can manage the others: make %s an owner, or make an owner's token first.", name)
+		return "", nil, assay.Errorf(assay.EINVALID, "The first token is an owner's, so that someone can manage the others: make %s an owner, or make an owner's token first.", name)
 	case err != nil && anyUniqueViolated(err):
-		return "", nil, Errorf(ECONFLICT, "%s already has a token: revoke it first, or choose another name.", name)
+		return "", nil, assay.Errorf(assay.ECONFLICT, "%s already has a token: revoke it first, or choose another name.", name)
 	case err != nil:
 		return "", nil, fmt.Errorf("create token: %w", err)
 	}
@@ -134,7 +136,7 @@ func scanToken(row interface{ Scan(...any) error }) (*Token, error) {
 	var created string
 	var used, revoked sql.NullString
 	if err := row.Scan(&t.ID, &t.Name, &t.Role, &created, &t.CreatedBy, &used, &revoked); errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("token: %w", ErrNotFound)
+		return nil, fmt.Errorf("token: %w", assay.ErrNotFound)
 	} else if err != nil {
 		return nil, fmt.Errorf("scan token: %w", err)
 	}
@@ -195,7 +197,7 @@ func (db *DB) RevokeToken(ctx context.Context, name string) error {
 	var id int64
 	err = tx.QueryRowContext(ctx, `SELECT id FROM tokens WHERE name = ? AND revoked_at IS NULL`, name).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Errorf(ENOTFOUND, "No active token is named %q.", name)
+		return assay.Errorf(assay.ENOTFOUND, "No active token is named %q.", name)
 	} else if err != nil {
 		return fmt.Errorf("revoke token: %w", err)
 	}

@@ -1,40 +1,21 @@
-// Package store holds assay's domain types and their SQLite storage.
+// Package store is assay's record, in SQLite or Postgres: datasets,
+// samples, conditions, runs, results, judgements, scores, reviews, tokens,
+// sessions and leases, and the tallies kept in step with them.
 package store
 
 import (
+	"assay/config"
 	"encoding/json"
 	"time"
+
+	"assay"
 )
-
-// Kind is the shape of a dataset's samples, which decides its prompt and default evaluators.
-type Kind string
-
-// The kinds of dataset assay knows.
-const (
-	KindQA   Kind = "qa"
-	KindMCQ  Kind = "mcq"
-	KindMath Kind = "math"
-	KindCode Kind = "code"
-)
-
-// Kinds lists every kind, in the order pages offer them.
-var Kinds = []Kind{KindQA, KindMCQ, KindMath, KindCode}
-
-// Valid reports whether k is one of Kinds.
-func (k Kind) Valid() bool {
-	for _, v := range Kinds {
-		if k == v {
-			return true
-		}
-	}
-	return false
-}
 
 // Dataset is an uploaded file of samples, identified by the SHA-256 of its bytes.
 type Dataset struct {
 	ID          int64
 	Name        string
-	Kind        Kind
+	Kind        assay.Kind
 	SHA256      string
 	Format      string // jsonl, json or csv
 	Filename    string
@@ -69,46 +50,6 @@ type Sample struct {
 	Metadata   map[string]any
 }
 
-// Transport is how assay reaches an MCP server.
-type Transport string
-
-// The MCP transports.
-const (
-	TransportStdio Transport = "stdio"
-	TransportHTTP  Transport = "http"
-	TransportSSE   Transport = "sse"
-)
-
-// MCPServer is one MCP server a condition offers the agent. Values may hold
-// ${ENV} references, resolved only when a run starts.
-type MCPServer struct {
-	Name      string            `json:"name"`
-	Transport Transport         `json:"transport"`
-	Command   string            `json:"command,omitempty"`
-	Args      []string          `json:"args,omitempty"`
-	Env       map[string]string `json:"env,omitempty"`
-	URL       string            `json:"url,omitempty"`
-	Headers   map[string]string `json:"headers,omitempty"`
-}
-
-// Condition is a named context for the agent: a system prompt and MCP servers.
-type Condition struct {
-	ID                    int64       `json:"-"`
-	Name                  string      `json:"name"`
-	SystemPrompt          string      `json:"system_prompt"`
-	MCPServers            []MCPServer `json:"mcp_servers"`
-	RequireMCPToolUse     bool        `json:"require_mcp_tool_use"`
-	RequireMCPToolSuccess bool        `json:"require_mcp_tool_success"`
-	// Base and Model are set in the snapshot of a run over several models:
-	// the run's condition is then one condition as one model answers it,
-	// named "Base · Model".
-	Base      string    `json:"base,omitempty"`
-	Model     string    `json:"model,omitempty"`
-	CreatedAt time.Time `json:"-"`
-	UpdatedAt time.Time `json:"-"`
-	CreatedBy string    `json:"-"` // the signed-in name of who made it; "" on an open server
-}
-
 // RunStatus is where a run is in its life.
 type RunStatus string
 
@@ -137,8 +78,9 @@ type Run struct {
 	Name        string
 	DatasetID   int64
 	Status      RunStatus
-	Config      json.RawMessage // snapshot without secrets
-	Conditions  []Condition     // snapshots taken at launch
+	Config      *config.Config    // snapshot without secrets, decoded as it is read; nil in a list when it cannot be
+	configErr   error             // why Config could not be read
+	Conditions  []assay.Condition // snapshots taken at launch
 	Repetitions int
 	TotalTasks  int
 	BudgetUSD   float64
@@ -258,14 +200,3 @@ const (
 	CostFromAgent  CostSource = "agent"  // what the agent reported (Claude Code's total_cost_usd), for a model the table lacks
 	CostUnknown    CostSource = ""       // no price and no report: counted as free
 )
-
-// Price is what a model costs per million tokens, in USD. A cache rate of
-// 0 means the usual ratio to the input price.
-type Price struct {
-	Model             string
-	InputPerMTok      float64
-	OutputPerMTok     float64
-	CacheReadPerMTok  float64
-	CacheWritePerMTok float64
-	UpdatedAt         time.Time
-}

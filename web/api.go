@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay"
 	"assay/readmodel"
 	"assay/store"
 )
@@ -80,7 +81,7 @@ func (s *Server) apiConditions(c echo.Context) error {
 		return err
 	}
 	if list == nil {
-		list = []store.Condition{}
+		list = []assay.Condition{}
 	}
 	return c.JSON(http.StatusOK, list)
 }
@@ -98,12 +99,12 @@ func (s *Server) apiCondition(c echo.Context) error {
 	return c.JSON(http.StatusOK, cond)
 }
 
-func decodeCondition(c echo.Context) (*store.Condition, error) {
-	var cond store.Condition
+func decodeCondition(c echo.Context) (*assay.Condition, error) {
+	var cond assay.Condition
 	dec := json.NewDecoder(c.Request().Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&cond); err != nil {
-		return nil, store.Errorf(store.EINVALID, "condition JSON: %v", err)
+		return nil, assay.Errorf(assay.EINVALID, "condition JSON: %v", err)
 	}
 	return &cond, nil
 }

@@ -7,7 +7,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 )
 
@@ -28,24 +29,24 @@ func (s *Server) apiLaunchRun(c echo.Context) error {
 	dec := json.NewDecoder(c.Request().Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return store.Errorf(store.EINVALID, "The request body is not a launch: %v. Send {\"dataset_id\", \"conditions\": [names], \"run\": {run file settings}}.", err)
+		return assay.Errorf(assay.EINVALID, "The request body is not a launch: %v. Send {\"dataset_id\", \"conditions\": [names], \"run\": {run file settings}}.", err)
 	}
 	if _, err := s.db.Dataset(ctx, in.DatasetID); err != nil {
-		return store.Errorf(store.EINVALID, "dataset_id: no dataset %d", in.DatasetID)
+		return assay.Errorf(assay.EINVALID, "dataset_id: no dataset %d", in.DatasetID)
 	}
 	stored, err := s.db.Conditions(ctx)
 	if err != nil {
 		return err
 	}
-	byName := map[string]store.Condition{}
+	byName := map[string]assay.Condition{}
 	for _, c := range stored {
 		byName[c.Name] = c
 	}
-	var conds []store.Condition
+	var conds []assay.Condition
 	for i, name := range in.Conditions {
 		cond, ok := byName[name]
 		if !ok {
-			return store.Errorf(store.EINVALID, "conditions[%d]: no stored condition %q", i, name)
+			return assay.Errorf(assay.EINVALID, "conditions[%d]: no stored condition %q", i, name)
 		}
 		conds = append(conds, cond)
 	}
@@ -55,10 +56,10 @@ func (s *Server) apiLaunchRun(c echo.Context) error {
 	}
 	cfg, err := config.ParseSettings(settings, "run", s.runner.Getenv, s.runner.SavedRubrics(ctx))
 	if err != nil {
-		return store.Errorf(store.EINVALID, "%v", err)
+		return assay.Errorf(assay.EINVALID, "%v", err)
 	}
 	if cfg.Agent.Type.RunsProgram() && !s.cfg.AllowCommandAgents {
-		return store.Errorf(store.EINVALID, "run.agent.type: this server does not start programs for a request; "+
+		return assay.Errorf(assay.EINVALID, "run.agent.type: this server does not start programs for a request; "+
 			"restart it with --allow-command-agents, or run this agent from a run file with assay run.")
 	}
 	run, err := s.runner.Create(ctx, cfg, in.DatasetID, conds)

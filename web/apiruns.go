@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay"
 	"assay/report"
 	"assay/store"
 )
@@ -130,7 +131,7 @@ func queryCount(c echo.Context, name string) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
-		return 0, store.Errorf(store.EINVALID, "%s %q: want a whole number, 0 or more", name, v)
+		return 0, assay.Errorf(assay.EINVALID, "%s %q: want a whole number, 0 or more", name, v)
 	}
 	return n, nil
 }

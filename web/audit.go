@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay"
 	"assay/runner/audit"
 	"assay/store"
 )
@@ -19,14 +20,14 @@ func auditForm(c echo.Context) (audit.Options, error) {
 	if s := strings.TrimSpace(c.FormValue("samples")); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 10000 {
-			return opts, store.Errorf(store.EINVALID, "Answers: %q is not a whole number from 1 to 10,000.", s)
+			return opts, assay.Errorf(assay.EINVALID, "Answers: %q is not a whole number from 1 to 10,000.", s)
 		}
 		opts.Samples = n
 	}
 	if s := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(c.FormValue("budget")), "$")); s != "" {
 		b, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(b > 0) || b > 1e6 {
-			return opts, store.Errorf(store.EINVALID, "Budget: %q is not an amount of dollars above 0.", s)
+			return opts, assay.Errorf(assay.EINVALID, "Budget: %q is not an amount of dollars above 0.", s)
 		}
 		opts.Budget = b
 	}
@@ -52,10 +53,10 @@ func (s *Server) startAudit(c echo.Context) error {
 			setFlash(c, "ok", fmt.Sprintf("Auditing the judge of run %d: %d judge calls, %s.", run.ID, est.Calls, cost))
 		}
 	}
-	switch code := store.ErrorCode(err); {
+	switch code := assay.ErrorCode(err); {
 	case err == nil:
-	case code == store.EINVALID || code == store.ECONFLICT:
-		setFlash(c, "error", "Not audited: "+strings.TrimSuffix(store.ErrorMessage(err), ".")+".")
+	case code == assay.EINVALID || code == assay.ECONFLICT:
+		setFlash(c, "error", "Not audited: "+strings.TrimSuffix(assay.ErrorMessage(err), ".")+".")
 	default:
 		return err
 	}
@@ -77,15 +78,15 @@ func (s *Server) apiStartAudit(c echo.Context) error {
 	}
 	if c.Request().ContentLength != 0 {
 		if err := json.NewDecoder(c.Request().Body).Decode(&in); err != nil {
-			return store.Errorf(store.EINVALID, "The body must be a JSON object {\"probes\", \"samples\", \"budget\"}: %v", err)
+			return assay.Errorf(assay.EINVALID, "The body must be a JSON object {\"probes\", \"samples\", \"budget\"}: %v", err)
 		}
 	}
 	probes, err := audit.ParseProbes(strings.Join(in.Probes, ","))
 	if err != nil {
-		return store.Errorf(store.EINVALID, "probes: %v", err)
+		return assay.Errorf(assay.EINVALID, "probes: %v", err)
 	}
 	if in.Samples < 0 || in.Budget < 0 {
-		return store.Errorf(store.EINVALID, "samples and budget are not negative.")
+		return assay.Errorf(assay.EINVALID, "samples and budget are not negative.")
 	}
 	est, err := s.runner.StartAudit(run.ID, audit.Options{Probes: probes, Samples: in.Samples, Budget: in.Budget})
 	if err != nil {
@@ -110,7 +111,7 @@ func (s *Server) apiAudit(c echo.Context) error {
 		if running {
 			return c.JSON(http.StatusOK, map[string]any{"run_id": run.ID, "running": true})
 		}
-		return store.Errorf(store.ENOTFOUND, "Run %d's judge has not been audited.", run.ID)
+		return assay.Errorf(assay.ENOTFOUND, "Run %d's judge has not been audited.", run.ID)
 	}
 	var res map[string]any
 	if err := json.Unmarshal(b, &res); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay"
 	"assay/store"
 	"assay/templates"
 )
@@ -186,7 +187,7 @@ func (s *Server) signedIn(c echo.Context) (*user, error) {
 	}
 	sess, err := s.db.SessionByID(ctx, ck.Value, s.ownTokenHash(), s.sessionLimits())
 	if err != nil {
-		if !errors.Is(err, store.ErrNotFound) {
+		if !errors.Is(err, assay.ErrNotFound) {
 			return nil, err
 		}
 		return nil, nil
@@ -221,7 +222,7 @@ func (s *Server) tokenUser(ctx context.Context, secret string) (*user, error) {
 		return &user{Name: OwnerName, Role: store.RoleOwner}, nil
 	}
 	if secret == "" {
-		return nil, store.ErrNotFound
+		return nil, assay.ErrNotFound
 	}
 	t, err := s.db.TokenBySecret(ctx, secret)
 	if err != nil {

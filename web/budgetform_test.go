@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"assay/store"
+	"assay"
 )
 
 // A budget far below the estimate is pointed out before launch.
 func TestTheFormWarnsOfABudgetBelowTheEstimate(t *testing.T) {
 	f := newRunServer(t, rubricAgent("4"))
 	for _, m := range []string{"agent-model", "judge-model"} {
-		if err := f.db.SetPrice(context.Background(), store.Price{Model: m, InputPerMTok: 100, OutputPerMTok: 300}); err != nil {
+		if err := f.db.SetPrice(context.Background(), assay.Price{Model: m, InputPerMTok: 100, OutputPerMTok: 300}); err != nil {
 			t.Fatal(err)
 		}
 	}

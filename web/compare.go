@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay"
 	"assay/readmodel"
 	"assay/report"
 	"assay/store"
@@ -28,7 +29,7 @@ func (s *Server) comparePage(c echo.Context) error {
 		return err
 	}
 	if ra.Scope.Dataset.SHA256 != rb.Scope.Dataset.SHA256 {
-		return store.Errorf(store.EINVALID, "Runs #%d and #%d are on different datasets: only runs of the same dataset bytes (same SHA-256) can be compared.",
+		return assay.Errorf(assay.EINVALID, "Runs #%d and #%d are on different datasets: only runs of the same dataset bytes (same SHA-256) can be compared.",
 			ra.Scope.Run.ID, rb.Scope.Run.ID)
 	}
 	v := templates.CompareView{
@@ -51,7 +52,7 @@ func (s *Server) comparePage(c echo.Context) error {
 func (s *Server) compareSide(ctx context.Context, param string) (*readmodel.Viewed, error) {
 	id, err := strconv.ParseInt(param, 10, 64)
 	if err != nil || id <= 0 {
-		return nil, store.Errorf(store.EINVALID, "Name two runs to compare: /compare?a=RUN&b=RUN.")
+		return nil, assay.Errorf(assay.EINVALID, "Name two runs to compare: /compare?a=RUN&b=RUN.")
 	}
 	sc, err := readmodel.OwnerScope(ctx, s.db, id)
 	if err != nil {
@@ -155,13 +156,13 @@ func sameCondition(ra, rb *readmodel.Viewed, name string) (string, bool) {
 	return "", false
 }
 
-func conditionOf(r *readmodel.Viewed, name string) (store.Condition, bool) {
+func conditionOf(r *readmodel.Viewed, name string) (assay.Condition, bool) {
 	for _, c := range r.Scope.Run.Conditions {
 		if c.Name == name {
 			return c, true
 		}
 	}
-	return store.Condition{}, false
+	return assay.Condition{}, false
 }
 
 // modelIdentity is a run's model named name: its name and its model id.

@@ -2,12 +2,12 @@ package web_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 	"assay/web"
 )
@@ -19,10 +19,9 @@ func storeConfiguredRun(t *testing.T, db *store.DB, datasetID int64) int64 {
 	cfg := config.Config{Name: "configured", Agent: config.Agent{Type: config.AgentOpenAI, Model: "agent-model"},
 		Judge:           config.Judge{Model: "judge-model", Temperature: 0.7, Seed: 42},
 		JudgeSampleRate: 1, JudgeRepetitions: 1, Evaluators: []config.Evaluator{config.EvalRubric, config.EvalExactMatch}}
-	raw, _ := json.Marshal(cfg)
-	run := &store.Run{Name: "configured", DatasetID: datasetID, Config: raw, Repetitions: 2, TotalTasks: 20,
-		Conditions: []store.Condition{{Name: "baseline"}, {Name: "with-docs", SystemPrompt: "Cite the runbook <b>always</b>.",
-			RequireMCPToolUse: true, MCPServers: []store.MCPServer{{Name: "docs", Transport: store.TransportHTTP,
+	run := &store.Run{Name: "configured", DatasetID: datasetID, Config: &cfg, Repetitions: 2, TotalTasks: 20,
+		Conditions: []assay.Condition{{Name: "baseline"}, {Name: "with-docs", SystemPrompt: "Cite the runbook <b>always</b>.",
+			RequireMCPToolUse: true, MCPServers: []assay.MCPServer{{Name: "docs", Transport: assay.TransportHTTP,
 				URL: "https://docs.internal.example/mcp", Headers: map[string]string{"Authorization": "Bearer ${DOCS_TOKEN}"}}}}}}
 	if err := db.CreateRun(context.Background(), run); err != nil {
 		t.Fatal(err)

@@ -5,23 +5,23 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"assay/store"
+	"assay"
 )
 
 // conditionFromForm builds a condition from the posted form, naming the server
 // and line of any field it cannot read.
-func conditionFromForm(c echo.Context) (*store.Condition, error) {
+func conditionFromForm(c echo.Context) (*assay.Condition, error) {
 	f := formFromPost(c)
-	cond := &store.Condition{
+	cond := &assay.Condition{
 		Name:                  strings.TrimSpace(f.Name),
 		SystemPrompt:          f.SystemPrompt,
 		RequireMCPToolUse:     f.RequireMCPToolUse,
 		RequireMCPToolSuccess: f.RequireMCPToolSuccess,
-		MCPServers:            []store.MCPServer{},
+		MCPServers:            []assay.MCPServer{},
 	}
 	for i, sf := range f.Servers {
-		srv := store.MCPServer{Name: strings.TrimSpace(sf.Name), Transport: store.Transport(sf.Transport)}
-		if srv.Transport == store.TransportStdio {
+		srv := assay.MCPServer{Name: strings.TrimSpace(sf.Name), Transport: assay.Transport(sf.Transport)}
+		if srv.Transport == assay.TransportStdio {
 			srv.Command = strings.TrimSpace(sf.Command)
 			srv.Args = lines(sf.Args)
 			env, err := parsePairs(sf.Env, "=", i, "environment")
@@ -63,7 +63,7 @@ func parsePairs(text, sep string, server int, field string) (map[string]string, 
 		k, v, ok := strings.Cut(l, sep)
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {
-			return nil, store.Errorf(store.EINVALID, "MCP server %d: %s, line %d: %q is not of the form NAME%svalue", server+1, field, n+1, strings.TrimSpace(l), sep)
+			return nil, assay.Errorf(assay.EINVALID, "MCP server %d: %s, line %d: %q is not of the form NAME%svalue", server+1, field, n+1, strings.TrimSpace(l), sep)
 		}
 		out[k] = strings.TrimSpace(v)
 	}

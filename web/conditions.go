@@ -6,8 +6,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay"
 	"assay/readmodel"
-	"assay/store"
 	"assay/templates"
 )
 
@@ -78,11 +78,11 @@ func (s *Server) saveCondition(c echo.Context, id int64) error {
 		}
 	}
 	if err != nil {
-		if code := store.ErrorCode(err); code != store.EINVALID && code != store.ECONFLICT {
+		if code := assay.ErrorCode(err); code != assay.EINVALID && code != assay.ECONFLICT {
 			return err
 		}
 		f := formFromPost(c)
-		f.ID, f.Error = id, store.ErrorMessage(err)
+		f.ID, f.Error = id, assay.ErrorMessage(err)
 		return s.renderConditionForm(c, statusFor(err), f)
 	}
 	setFlash(c, "ok", fmt.Sprintf("Saved condition %s.", cond.Name))

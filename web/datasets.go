@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay"
 	"assay/readmodel"
 	"assay/store"
 	"assay/store/ingest"
@@ -34,7 +35,7 @@ func (s *Server) renderDatasets(c echo.Context, status int, form templates.Uploa
 	for _, d := range list {
 		v.Datasets = append(v.Datasets, readmodel.DatasetRow(d))
 	}
-	for _, k := range store.Kinds {
+	for _, k := range assay.Kinds {
 		v.Kinds = append(v.Kinds, string(k))
 	}
 	return render(c, status, templates.Datasets(v))
@@ -86,7 +87,7 @@ func (s *Server) importUpload(c echo.Context) (*store.Dataset, bool, error) {
 	}
 	opts := ingest.Options{
 		Filename:    fh.Filename,
-		Kind:        store.Kind(c.FormValue("kind")),
+		Kind:        assay.Kind(c.FormValue("kind")),
 		QuestionKey: c.FormValue("question_key"),
 		AnswerKey:   c.FormValue("answer_key"),
 		MaxBytes:    s.cfg.MaxUpload,
@@ -137,22 +138,22 @@ func formFileError(err error, limit int64) error {
 		return tooLarge(limit)
 	}
 	if errors.Is(err, http.ErrMissingFile) {
-		return store.Errorf(store.EINVALID, "Choose a dataset file to upload.")
+		return assay.Errorf(assay.EINVALID, "Choose a dataset file to upload.")
 	}
-	return store.Errorf(store.EINVALID, "The upload could not be read: %v", err)
+	return assay.Errorf(assay.EINVALID, "The upload could not be read: %v", err)
 }
 
 func tooLarge(limit int64) error {
-	return store.Errorf(store.ETOOLARGE, "The file is larger than the upload limit of %d MiB (assay serve --max-upload changes it).", limit>>20)
+	return assay.Errorf(assay.ETOOLARGE, "The file is larger than the upload limit of %d MiB (assay serve --max-upload changes it).", limit>>20)
 }
 
-func statusFor(err error) int { return statusOf(store.ErrorCode(err)) }
+func statusFor(err error) int { return statusOf(assay.ErrorCode(err)) }
 
 func uploadMessage(err error) string {
-	if store.ErrorCode(err) == store.EINTERNAL {
+	if assay.ErrorCode(err) == assay.EINTERNAL {
 		return "The dataset could not be stored; nothing was imported."
 	}
-	msg := store.ErrorMessage(err)
+	msg := assay.ErrorMessage(err)
 	if !strings.HasSuffix(msg, ".") {
 		msg += "."
 	}
@@ -173,8 +174,8 @@ func (s *Server) deleteDataset(c echo.Context) error {
 	}
 	runs, err := s.db.DeleteDataset(ctx, id, c.FormValue("with_runs") != "")
 	if err != nil {
-		if store.ErrorCode(err) == store.ECONFLICT {
-			setFlash(c, "error", store.ErrorMessage(err))
+		if assay.ErrorCode(err) == assay.ECONFLICT {
+			setFlash(c, "error", assay.ErrorMessage(err))
 			return redirect(c, fmt.Sprintf("/datasets/%d", id))
 		}
 		return err
@@ -224,7 +225,7 @@ func (s *Server) datasetPage(c echo.Context) error {
 func pathID(c echo.Context) (int64, error) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		return 0, fmt.Errorf("id %q: %w", c.Param("id"), store.ErrNotFound)
+		return 0, fmt.Errorf("id %q: %w", c.Param("id"), assay.ErrNotFound)
 	}
 	return id, nil
 }
@@ -273,7 +274,7 @@ func reading(d *store.Dataset) string {
 // the dataset its bytes already were: they were not applied.
 func ignoredSettings(c echo.Context, d *store.Dataset) []string {
 	var out []string
-	if k := c.FormValue("kind"); k != "" && store.Kind(k) != d.Kind {
+	if k := c.FormValue("kind"); k != "" && assay.Kind(k) != d.Kind {
 		out = append(out, fmt.Sprintf("kind %s (it is %s)", k, d.Kind))
 	}
 	for _, f := range []struct{ field, label, have string }{

@@ -7,19 +7,19 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"assay/store"
+	"assay"
 )
 
 // statusOf maps a domain error code to an HTTP status: the one place that does.
 func statusOf(code string) int {
 	switch code {
-	case store.EINVALID:
+	case assay.EINVALID:
 		return http.StatusUnprocessableEntity
-	case store.ENOTFOUND:
+	case assay.ENOTFOUND:
 		return http.StatusNotFound
-	case store.ECONFLICT:
+	case assay.ECONFLICT:
 		return http.StatusConflict
-	case store.ETOOLARGE:
+	case assay.ETOOLARGE:
 		return http.StatusRequestEntityTooLarge
 	}
 	return http.StatusInternalServerError
@@ -40,9 +40,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 			msg = http.StatusText(status)
 		}
 	} else {
-		code := store.ErrorCode(err)
-		status, msg = statusOf(code), store.ErrorMessage(err)
-		if code == store.ENOTFOUND && msg == store.ErrNotFound.Message {
+		code := assay.ErrorCode(err)
+		status, msg = statusOf(code), assay.ErrorMessage(err)
+		if code == assay.ENOTFOUND && msg == assay.ErrNotFound.Message {
 			msg = "Not found."
 		}
 	}

@@ -6,9 +6,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay"
+	"assay/config"
 	"assay/runner"
-	"assay/runner/config"
-	"assay/store"
 	"assay/templates"
 )
 
@@ -16,7 +16,7 @@ import (
 func (s *Server) estimateRun(c echo.Context) error {
 	form, err := c.FormParams()
 	if err != nil {
-		return store.Errorf(store.EINVALID, "The form could not be read: %v", err)
+		return assay.Errorf(assay.EINVALID, "The form could not be read: %v", err)
 	}
 	e, err := s.estimate(c.Request().Context(), readRunForm(form))
 	if err != nil {
@@ -29,10 +29,10 @@ func (s *Server) estimateRun(c echo.Context) error {
 func (s *Server) estimate(ctx context.Context, f templates.RunForm) (templates.EstimateView, error) {
 	spec, err := s.runSpec(ctx, f)
 	if err != nil {
-		if store.ErrorCode(err) != store.EINVALID {
+		if assay.ErrorCode(err) != assay.EINVALID {
 			return templates.EstimateView{}, err
 		}
-		return templates.EstimateView{Problem: store.ErrorMessage(err)}, nil
+		return templates.EstimateView{Problem: assay.ErrorMessage(err)}, nil
 	}
 	prices, err := s.priceTable(ctx)
 	if err != nil {
@@ -80,7 +80,7 @@ func (s *Server) priceTable(ctx context.Context) (map[string]config.Price, error
 
 // unsetVariables names the variables the run needs that this server's
 // environment lacks, and where: the run would be refused. Values are never read out.
-func (s *Server) unsetVariables(cfg *config.Config, kind store.Kind, conditions []store.Condition) []templates.UnsetVar {
+func (s *Server) unsetVariables(cfg *config.Config, kind assay.Kind, conditions []assay.Condition) []templates.UnsetVar {
 	var out []templates.UnsetVar
 	for _, u := range s.runner.UnsetVariables(cfg, cfg.EvaluatorsFor(kind), conditions) {
 		out = append(out, templates.UnsetVar{Name: u.Name, Where: u.Places()})

@@ -13,7 +13,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 	"assay/web"
 )
@@ -216,14 +217,14 @@ func TestExportCSVAgreesWithJSON(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		samples = append(samples, store.Sample{Ordinal: i, SampleID: fmt.Sprintf("q%d", i), Input: "Question?", Reference: "42"})
 	}
-	ds := &store.Dataset{Name: "agree", Kind: store.KindQA, SHA256: "a9ee", Format: "jsonl", Samples: len(samples)}
+	ds := &store.Dataset{Name: "agree", Kind: assay.KindQA, SHA256: "a9ee", Format: "jsonl", Samples: len(samples)}
 	if _, err := db.CreateDataset(ctx, ds, samples); err != nil {
 		t.Fatal(err)
 	}
 	rows, _ := db.Samples(ctx, ds.ID, 0, 0)
-	cfg, _ := json.Marshal(config.Config{Name: "agree", Evaluators: []config.Evaluator{config.EvalRubric}})
+	cfg := &config.Config{Name: "agree", Evaluators: []config.Evaluator{config.EvalRubric}}
 	run := &store.Run{DatasetID: ds.ID, Config: cfg, Repetitions: 2, TotalTasks: 12,
-		Conditions: []store.Condition{{Name: "baseline"}, {Name: "with-docs"}}}
+		Conditions: []assay.Condition{{Name: "baseline"}, {Name: "with-docs"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}

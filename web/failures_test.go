@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"assay"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -27,9 +28,9 @@ func TestFailuresAreInPlainSight(t *testing.T) {
 	}
 	f := newRunServer(t, llmtest.JudgeAndAgent(llmtest.Judge(nil), agent))
 	var ids []string
-	for _, c := range []*store.Condition{{Name: "baseline", SystemPrompt: "Answer briefly."},
+	for _, c := range []*assay.Condition{{Name: "baseline", SystemPrompt: "Answer briefly."},
 		{Name: "with-docs", SystemPrompt: "Use the docs."}} {
-		c.MCPServers = []store.MCPServer{}
+		c.MCPServers = []assay.MCPServer{}
 		if err := f.db.CreateCondition(context.Background(), c); err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"assay/runner/config"
 	"assay/store"
 	"assay/templates"
 )
@@ -71,8 +70,8 @@ func (s *Server) leaderboards(ctx context.Context, datasetID int64) ([]templates
 
 // agentOf names a run's agent: its model, or its models.
 func agentOf(run *store.Run) string {
-	cfg, err := config.Stored(run.Config)
-	if err != nil {
+	cfg := run.Config
+	if cfg == nil { // its config cannot be read
 		return ""
 	}
 	if len(cfg.Agent.Models) > 0 {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/runner/config"
+	"assay/config"
 )
 
 // A bad run is refused with the same words from the run form, the API and

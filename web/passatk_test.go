@@ -2,14 +2,14 @@ package web_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 	"assay/web"
 )
@@ -20,13 +20,13 @@ func TestReportShowsPassAtK(t *testing.T) {
 	ctx := context.Background()
 	samples := []store.Sample{{Ordinal: 1, SampleID: "p1", Input: "def f():", Reference: "pass", Test: "t", EntryPoint: "f"},
 		{Ordinal: 2, SampleID: "p2", Input: "def g():", Reference: "pass", Test: "t", EntryPoint: "g"}}
-	ds := &store.Dataset{Name: "code", Kind: store.KindCode, SHA256: "code", Format: "jsonl", Samples: 2}
+	ds := &store.Dataset{Name: "code", Kind: assay.KindCode, SHA256: "code", Format: "jsonl", Samples: 2}
 	if _, err := db.CreateDataset(ctx, ds, samples); err != nil {
 		t.Fatal(err)
 	}
 	rows, _ := db.Samples(ctx, ds.ID, 0, 0)
-	cfg, _ := json.Marshal(config.Config{Agent: config.Agent{Type: config.AgentOpenAI, Model: "m"}, Evaluators: []config.Evaluator{config.EvalCodeExecution}})
-	run := &store.Run{Name: "code", DatasetID: ds.ID, Config: cfg, Repetitions: 2, TotalTasks: 4, Conditions: []store.Condition{{Name: "a"}}}
+	cfg := &config.Config{Agent: config.Agent{Type: config.AgentOpenAI, Model: "m"}, Evaluators: []config.Evaluator{config.EvalCodeExecution}}
+	run := &store.Run{Name: "code", DatasetID: ds.ID, Config: cfg, Repetitions: 2, TotalTasks: 4, Conditions: []assay.Condition{{Name: "a"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}

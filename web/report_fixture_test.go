@@ -2,11 +2,11 @@ package web_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"testing"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 )
 
@@ -67,7 +67,7 @@ func storeScoredRun(t *testing.T, db *store.DB, status store.RunStatus, sha stri
 			Input: fmt.Sprintf("Question %d?", i), Reference: "42"})
 	}
 	samples[0].SampleID, samples[0].Input = "s1"+xssImg, "What is 6×7? "+xssScript+" "+xssLink
-	ds := &store.Dataset{Name: "golden " + xssImg, Kind: store.KindQA, SHA256: sha,
+	ds := &store.Dataset{Name: "golden " + xssImg, Kind: assay.KindQA, SHA256: sha,
 		Format: "jsonl", Filename: "golden.jsonl", Samples: len(samples)}
 	if _, err := db.CreateDataset(ctx, ds, samples); err != nil {
 		t.Fatal(err)
@@ -78,9 +78,8 @@ func storeScoredRun(t *testing.T, db *store.DB, status store.RunStatus, sha stri
 		Judge:           config.Judge{Model: "judge-model", BaseURL: "https://llm.example/v1", APIKeyEnv: judgeKeyEnv, Seed: 42},
 		JudgeSampleRate: 1, JudgeRepetitions: 1,
 		Evaluators: []config.Evaluator{config.EvalRubric, config.EvalExactMatch}}
-	raw, _ := json.Marshal(cfg)
-	run := &store.Run{Name: "hand run " + xssScript, DatasetID: ds.ID, Config: raw, Repetitions: 2, TotalTasks: 20,
-		Conditions: []store.Condition{{Name: "baseline"}, {Name: "with-docs"}}}
+	run := &store.Run{Name: "hand run " + xssScript, DatasetID: ds.ID, Config: &cfg, Repetitions: 2, TotalTasks: 20,
+		Conditions: []assay.Condition{{Name: "baseline"}, {Name: "with-docs"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}

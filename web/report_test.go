@@ -8,6 +8,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"assay/internal/pgtest"
 	"assay/report"
 	"assay/runner/stats"
 	"assay/store"
@@ -170,17 +171,31 @@ func TestReportFollowsNewResults(t *testing.T) {
 	}
 }
 
+// A run whose stored config cannot be read (written by hand, or by a
+// release that shaped a setting otherwise) says so on its page, and the
+// list of runs still lists it with the others.
 func TestAStoredConfigThatCannotBeReadIsShown(t *testing.T) {
 	b, db := newServer(t, web.Config{})
 	id, _ := handRunIn(t, db, store.RunCompleted)
 	run, _ := db.Run(t.Context(), id)
-	broken := &store.Run{Name: "broken", DatasetID: run.DatasetID, Config: []byte(`{"execution": "three times"}`),
-		Conditions: run.Conditions, Repetitions: 1, TotalTasks: 1}
+	broken := &store.Run{Name: "broken", DatasetID: run.DatasetID, Conditions: run.Conditions, Repetitions: 1, TotalTasks: 1}
 	if err := db.CreateRun(t.Context(), broken); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := pgtest.OpenRaw(db.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`UPDATE runs SET config = '{"execution": "three times"}' WHERE id = $1`, broken.ID); err != nil {
 		t.Fatal(err)
 	}
 	resp, doc := b.get(fmt.Sprintf("/runs/%d", broken.ID))
 	if resp.StatusCode != 500 || !strings.Contains(doc.Text(), fmt.Sprintf("Run %d's stored config cannot be read", broken.ID)) {
 		t.Errorf("%d: %q", resp.StatusCode, text(doc, "main"))
+	}
+	resp, doc = b.get("/runs")
+	if resp.StatusCode != 200 || !strings.Contains(text(doc, "main"), "broken") || !strings.Contains(text(doc, "main"), run.Name) {
+		t.Errorf("the runs page should list both runs: %d %q", resp.StatusCode, text(doc, "main"))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"assay"
 	"assay/readmodel"
 	"assay/store"
 )
@@ -16,7 +17,7 @@ import (
 func TestVerdictsKeptAreThoseStored(t *testing.T) {
 	ctx := context.Background()
 	db, d, rows := storedSamples(t, 3)
-	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 3, Conditions: []store.Condition{{Name: "a"}}}
+	run := &store.Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: 3, Conditions: []assay.Condition{{Name: "a"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay"
 	"assay/readmodel"
 	"assay/store"
 	"assay/templates"
@@ -123,7 +124,7 @@ func (s *Server) reviewForm(c echo.Context) error {
 	if raw := strings.TrimSpace(c.FormValue("value")); raw != "" && in.Verdict == store.VerdictOverride {
 		x, err := strconv.ParseFloat(raw, 64)
 		if err != nil {
-			return s.refuse(c, sc, scoreID, in.Note, store.Errorf(store.EINVALID, "%q is not a number.", raw))
+			return s.refuse(c, sc, scoreID, in.Note, assay.Errorf(assay.EINVALID, "%q is not a number.", raw))
 		}
 		in.Value = &x
 	}
@@ -147,7 +148,7 @@ func (s *Server) reviewForm(c echo.Context) error {
 // refuse shows the sample page again with why the verdict was refused,
 // beside the score it was for.
 func (s *Server) refuse(c echo.Context, sc *readmodel.Scope, scoreID int64, note string, err error) error {
-	if code := store.ErrorCode(err); code != store.EINVALID && code != store.ENOTFOUND {
+	if code := assay.ErrorCode(err); code != assay.EINVALID && code != assay.ENOTFOUND {
 		return err
 	}
 	info, ierr := s.db.ScoreInfo(c.Request().Context(), sc.Run.ID, scoreID)
@@ -158,7 +159,7 @@ func (s *Server) refuse(c echo.Context, sc *readmodel.Scope, scoreID int64, note
 	if serr != nil {
 		return err
 	}
-	return s.renderSample(c, sc, smp, refusedReview{scoreID: scoreID, msg: store.ErrorMessage(err), note: note})
+	return s.renderSample(c, sc, smp, refusedReview{scoreID: scoreID, msg: assay.ErrorMessage(err), note: note})
 }
 
 // reviewLinkHome handles GET /rv/:link: a review link opens on its samples.
@@ -178,8 +179,8 @@ func (s *Server) createReviewLinkForm(c echo.Context) error {
 	}
 	l, err := s.db.CreateReviewLink(c.Request().Context(), run.ID, strings.TrimSpace(c.FormValue("name")))
 	if err != nil {
-		if store.ErrorCode(err) == store.EINVALID {
-			setFlash(c, "error", store.ErrorMessage(err))
+		if assay.ErrorCode(err) == assay.EINVALID {
+			setFlash(c, "error", assay.ErrorMessage(err))
 			return redirect(c, fmt.Sprintf("/runs/%d#reviewing", run.ID))
 		}
 		return err

@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -11,8 +10,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay"
+	"assay/config"
 	"assay/report"
-	"assay/runner/config"
 	"assay/store"
 )
 
@@ -40,7 +40,7 @@ type reviewer struct {
 func (s *Server) recordReview(c echo.Context, runID int64, who reviewer, in reviewInput) (*store.Review, error) {
 	ctx := c.Request().Context()
 	if who.Name == "" {
-		return nil, store.Errorf(store.EINVALID, "Say who is reviewing: a verdict carries the reviewer's name.")
+		return nil, assay.Errorf(assay.EINVALID, "Say who is reviewing: a verdict carries the reviewer's name.")
 	}
 	info, err := s.db.ScoreInfo(ctx, runID, in.ScoreID)
 	if err != nil {
@@ -49,34 +49,30 @@ func (s *Server) recordReview(c echo.Context, runID int64, who reviewer, in revi
 	v := &store.Review{RunID: runID, ScoreID: info.ID, Reviewer: who.Name, Verdict: in.Verdict, JudgeValue: info.Value,
 		Value: info.Value, Note: strings.TrimSpace(in.Note), Link: who.Link}
 	if utf8.RuneCountInString(v.Note) > maxNoteLength {
-		return nil, store.Errorf(store.EINVALID, "A note is at most %d characters.", maxNoteLength)
+		return nil, assay.Errorf(assay.EINVALID, "A note is at most %d characters.", maxNoteLength)
 	}
 	switch in.Verdict {
 	case store.VerdictAgree:
 	case store.VerdictOverride:
 		if in.Value == nil {
-			return nil, store.Errorf(store.EINVALID, "An override needs the value you would give.")
+			return nil, assay.Errorf(assay.EINVALID, "An override needs the value you would give.")
 		}
 		run, err := s.db.Run(ctx, runID)
 		if err != nil {
 			return nil, err
 		}
-		cfg, err := config.Stored(run.Config)
-		if err != nil {
-			return nil, fmt.Errorf("run %d's settings: %w", runID, err)
-		}
-		sc := scaleFor(cfg, info.Evaluator, info.Metric, info.Value)
+		sc := scaleFor(run.Config, info.Evaluator, info.Metric, info.Value)
 		lo, hi := sc.Bounds()
 		x := *in.Value
 		switch {
 		case math.IsNaN(x) || x < lo || x > hi:
-			return nil, store.Errorf(store.EINVALID, "%s is on the %s scale: %v is outside it.", info.Metric, sc, x)
+			return nil, assay.Errorf(assay.EINVALID, "%s is on the %s scale: %v is outside it.", info.Metric, sc, x)
 		case sc.Integral() && x != math.Trunc(x):
-			return nil, store.Errorf(store.EINVALID, "%s takes whole numbers (%s): %v is not one.", info.Metric, sc, x)
+			return nil, assay.Errorf(assay.EINVALID, "%s takes whole numbers (%s): %v is not one.", info.Metric, sc, x)
 		}
 		v.Value = x
 	default:
-		return nil, store.Errorf(store.EINVALID, "A verdict is agree or override, not %q.", in.Verdict)
+		return nil, assay.Errorf(assay.EINVALID, "A verdict is agree or override, not %q.", in.Verdict)
 	}
 	if err := s.db.SaveReview(ctx, v); err != nil {
 		return nil, err
@@ -105,7 +101,7 @@ func (s *Server) apiRecordReview(c echo.Context) error {
 	}
 	var in reviewInput
 	if err := json.NewDecoder(c.Request().Body).Decode(&in); err != nil {
-		return store.Errorf(store.EINVALID, "The body must be a JSON object {\"score_id\", \"verdict\", \"value\", \"note\"}: %v", err)
+		return assay.Errorf(assay.EINVALID, "The body must be a JSON object {\"score_id\", \"verdict\", \"value\", \"note\"}: %v", err)
 	}
 	who := s.reviewerOf(c)
 	if who.Name == "" {
@@ -170,7 +166,7 @@ func (s *Server) apiCreateReviewLink(c echo.Context) error {
 		Name string `json:"name"`
 	}
 	if err := json.NewDecoder(c.Request().Body).Decode(&in); err != nil {
-		return store.Errorf(store.EINVALID, "The body must be a JSON object {\"name\"}: %v", err)
+		return assay.Errorf(assay.EINVALID, "The body must be a JSON object {\"name\"}: %v", err)
 	}
 	l, err := s.db.CreateReviewLink(c.Request().Context(), id, strings.TrimSpace(in.Name))
 	if err != nil {

@@ -13,10 +13,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay"
 	"assay/readmodel"
 	"assay/report"
 	"assay/runner/route"
-	"assay/store"
 	"assay/templates"
 )
 
@@ -108,10 +108,10 @@ func (s *Server) routingPage(c echo.Context) error {
 			return r.Route(ctx, s.db, f.Condition, opt, nil)
 		})
 		if err != nil {
-			if store.ErrorCode(err) != store.EINVALID {
+			if assay.ErrorCode(err) != assay.EINVALID {
 				return err
 			}
-			v.Form.Error, status = store.ErrorMessage(err), http.StatusUnprocessableEntity
+			v.Form.Error, status = assay.ErrorMessage(err), http.StatusUnprocessableEntity
 			break
 		}
 		if res == nil {

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"assay"
 	"assay/runner/llm/llmtest"
-	"assay/store"
 	"assay/web"
 )
 
@@ -21,7 +21,7 @@ func TestRoutingPageWaitsForALongReplay(t *testing.T) {
 	}
 	f := newRunServer(t, llmtest.JudgeAndAgent(agent, agent), func(c *web.Config) { c.ReplayWait = -1 })
 	ds := f.dataset("mmlu.jsonl", mcqBySubject())
-	if err := f.db.CreateCondition(t.Context(), &store.Condition{Name: "plain", SystemPrompt: "Answer.", MCPServers: []store.MCPServer{}}); err != nil {
+	if err := f.db.CreateCondition(t.Context(), &assay.Condition{Name: "plain", SystemPrompt: "Answer.", MCPServers: []assay.MCPServer{}}); err != nil {
 		t.Fatal(err)
 	}
 	run := map[string]any{"agent": map[string]any{"type": "openai", "base_url": f.fake.URL,

@@ -2,12 +2,12 @@ package web_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 	"assay/web"
 )
@@ -17,15 +17,15 @@ import (
 func TestReviewsKnowACustomRubricsScales(t *testing.T) {
 	b, db := newServer(t, web.Config{})
 	ctx := context.Background()
-	ds := &store.Dataset{Name: "qa", Kind: store.KindQA, SHA256: "qa", Format: "jsonl", Samples: 1}
+	ds := &store.Dataset{Name: "qa", Kind: assay.KindQA, SHA256: "qa", Format: "jsonl", Samples: 1}
 	if _, err := db.CreateDataset(ctx, ds, []store.Sample{{Ordinal: 1, SampleID: "q1", Input: "q", Reference: "a"}}); err != nil {
 		t.Fatal(err)
 	}
 	rows, _ := db.Samples(ctx, ds.ID, 0, 0)
-	cfg, _ := json.Marshal(config.Config{Agent: config.Agent{Type: config.AgentOpenAI, Model: "m"}, Evaluators: []config.Evaluator{config.JudgeWith("support")},
+	cfg := &config.Config{Agent: config.Agent{Type: config.AgentOpenAI, Model: "m"}, Evaluators: []config.Evaluator{config.JudgeWith("support")},
 		Rubrics: []config.Rubric{{Name: "support", Metrics: []config.RubricMetric{{Name: "safe", Description: "d", Scale: "pass"},
-			{Name: "cites_runbook", Description: "d", Scale: "1-5"}}}}})
-	run := &store.Run{Name: "r", DatasetID: ds.ID, Config: cfg, Repetitions: 1, TotalTasks: 1, Conditions: []store.Condition{{Name: "a"}}}
+			{Name: "cites_runbook", Description: "d", Scale: "1-5"}}}}}
+	run := &store.Run{Name: "r", DatasetID: ds.ID, Config: cfg, Repetitions: 1, TotalTasks: 1, Conditions: []assay.Condition{{Name: "a"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}

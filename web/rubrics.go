@@ -9,7 +9,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/runner/judge"
 	"assay/store"
 	"assay/templates"
@@ -48,7 +49,7 @@ func (s *Server) rubricsPage(c echo.Context) error {
 			row.Metrics = rubricMetrics(*r)
 			row.UnverifiedClaims = r.UnverifiedClaims
 		} else {
-			row.Problem = store.ErrorMessage(err)
+			row.Problem = assay.ErrorMessage(err)
 		}
 		v.Rubrics = append(v.Rubrics, row)
 	}
@@ -115,10 +116,10 @@ func (s *Server) saveRubricForm(c echo.Context, isNew bool) error {
 	}
 	err := s.saveRubric(c, f.Name, f.Source, isNew)
 	if err != nil {
-		if code := store.ErrorCode(err); code != store.EINVALID && code != store.ECONFLICT {
+		if code := assay.ErrorCode(err); code != assay.EINVALID && code != assay.ECONFLICT {
 			return err
 		}
-		f.Error = store.ErrorMessage(err)
+		f.Error = assay.ErrorMessage(err)
 		return s.renderRubricForm(c, statusFor(err), f)
 	}
 	setFlash(c, "ok", fmt.Sprintf("Saved rubric %s. Choose it under Evaluators on a new run, or write {judge: %s} in a run file.", f.Name, f.Name))
@@ -130,12 +131,12 @@ func (s *Server) saveRubricForm(c echo.Context, isNew bool) error {
 func (s *Server) saveRubric(c echo.Context, name, source string, isNew bool) error {
 	ctx := c.Request().Context()
 	if _, err := config.ParseRubric(name, source, "rubric"); err != nil {
-		return store.Errorf(store.EINVALID, "%v", err)
+		return assay.Errorf(assay.EINVALID, "%v", err)
 	}
 	if isNew {
 		if _, err := s.db.Rubric(ctx, name); err == nil {
-			return store.Errorf(store.ECONFLICT, "name: a rubric called %q exists; open it to edit it, or choose another name.", name)
-		} else if !errors.Is(err, store.ErrNotFound) {
+			return assay.Errorf(assay.ECONFLICT, "name: a rubric called %q exists; open it to edit it, or choose another name.", name)
+		} else if !errors.Is(err, assay.ErrNotFound) {
 			return err
 		}
 	}
@@ -198,7 +199,7 @@ func (s *Server) apiPutRubric(c echo.Context) error {
 	dec := json.NewDecoder(c.Request().Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return store.Errorf(store.EINVALID, "rubric JSON: %v", err)
+		return assay.Errorf(assay.EINVALID, "rubric JSON: %v", err)
 	}
 	if err := s.saveRubric(c, c.Param("name"), in.Source, false); err != nil {
 		return err

@@ -12,7 +12,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"assay/runner/config"
+	"assay/config"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -129,10 +129,7 @@ func TestRunFormUsesSavedRubricsAndAssertions(t *testing.T) {
 		t.Fatal(err)
 	}
 	run, _ := f.db.Run(ctx, id)
-	cfg, err := config.Stored(run.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := run.Config
 	if r, ok := cfg.RubricNamed("runbook"); !ok || r.Metrics[1].Name != "calm" || len(cfg.Assertions) != 2 {
 		t.Fatalf("the run's config: rubrics %+v, assertions %+v", cfg.Rubrics, cfg.Assertions)
 	}

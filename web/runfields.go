@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"assay"
+	"assay/config"
 	"assay/runner"
-	"assay/runner/config"
-	"assay/store"
 	"assay/templates"
 )
 
@@ -20,7 +20,7 @@ type fieldParser struct{ err error }
 
 func (p *fieldParser) fail(format string, args ...any) {
 	if p.err == nil {
-		p.err = store.Errorf(store.EINVALID, format, args...)
+		p.err = assay.Errorf(assay.EINVALID, format, args...)
 	}
 }
 
@@ -133,7 +133,7 @@ func (p *fieldParser) rubrics(cfg *config.Config, names []string, saved func(str
 		r, err := saved(rubric)
 		switch {
 		case err != nil:
-			p.fail("Evaluators: the rubric %s no longer reads; fix it on the Rubrics page. %v", rubric, store.ErrorMessage(err))
+			p.fail("Evaluators: the rubric %s no longer reads; fix it on the Rubrics page. %v", rubric, assay.ErrorMessage(err))
 		case r == nil:
 			p.fail("Evaluators: the rubric %s was deleted; reload the page.", rubric)
 		default:
@@ -158,7 +158,7 @@ func (p *fieldParser) assertions(cfg *config.Config, text string) {
 
 // evaluators reads the chosen evaluators; config.CheckEvaluators decides
 // whether they fit the dataset. Assertions alone need no evaluator.
-func (p *fieldParser) evaluators(cfg *config.Config, names []string, kind store.Kind) {
+func (p *fieldParser) evaluators(cfg *config.Config, names []string, kind assay.Kind) {
 	for _, name := range names {
 		cfg.Evaluators = append(cfg.Evaluators, config.Evaluator(name))
 	}
@@ -166,7 +166,7 @@ func (p *fieldParser) evaluators(cfg *config.Config, names []string, kind store.
 		return
 	}
 	if err := config.CheckEvaluators(cfg.Evaluators, kind); err != nil {
-		p.fail("%s.", capitalize(store.ErrorMessage(err)))
+		p.fail("%s.", capitalize(assay.ErrorMessage(err)))
 		return
 	}
 	for _, ev := range cfg.Evaluators {
@@ -185,22 +185,22 @@ func capitalize(s string) string {
 }
 
 // prompt keeps an edited prompt template as the run's override.
-func (p *fieldParser) prompt(cfg *config.Config, text string, kind store.Kind) {
-	if kind == store.KindQA || strings.TrimSpace(text) == "" || text == runner.PromptTemplate(config.Prompts{}, kind) {
+func (p *fieldParser) prompt(cfg *config.Config, text string, kind assay.Kind) {
+	if kind == assay.KindQA || strings.TrimSpace(text) == "" || text == runner.PromptTemplate(config.Prompts{}, kind) {
 		return
 	}
 	if !strings.Contains(text, "{question}") {
 		p.fail("Prompt template: keep {question} where the sample's input goes.")
 	}
-	if kind == store.KindMCQ && !strings.Contains(text, "{choices}") {
+	if kind == assay.KindMCQ && !strings.Contains(text, "{choices}") {
 		p.fail("Prompt template: keep {choices} where the lettered options go.")
 	}
 	switch kind {
-	case store.KindMCQ:
+	case assay.KindMCQ:
 		cfg.Prompts.MCQ = text
-	case store.KindMath:
+	case assay.KindMath:
 		cfg.Prompts.Math = text
-	case store.KindCode:
+	case assay.KindCode:
 		cfg.Prompts.Code = text
 	}
 }

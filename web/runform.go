@@ -10,9 +10,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay"
+	"assay/config"
 	"assay/readmodel"
 	"assay/runner"
-	"assay/runner/config"
 	"assay/runner/judge"
 	"assay/store"
 	"assay/templates"
@@ -51,12 +52,12 @@ func (s *Server) lastRunForm(ctx context.Context) (templates.RunForm, error) {
 		chosen[conds[0].Name] = true
 	}
 	last, err := s.db.LatestRun(ctx)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err != nil && !errors.Is(err, assay.ErrNotFound) {
 		return f, err
 	}
 	if last != nil {
-		if cfg, err := config.Stored(last.Config); err == nil {
-			f, f.FromRun = formFromConfig(cfg), last.ID
+		if last.Config != nil { // nil: it cannot be read, and the form starts afresh
+			f, f.FromRun = formFromConfig(last.Config), last.ID
 			f.BudgetUSD = "" // a budget belongs to one run
 		}
 		for _, name := range last.ConditionNames {
@@ -76,12 +77,12 @@ func (s *Server) createRun(c echo.Context) error {
 	ctx := c.Request().Context()
 	form, err := c.FormParams()
 	if err != nil {
-		return store.Errorf(store.EINVALID, "The form could not be read: %v", err)
+		return assay.Errorf(assay.EINVALID, "The form could not be read: %v", err)
 	}
 	f := readRunForm(form)
 	spec, err := s.runSpec(ctx, f)
 	if err == nil && spec.cfg.Agent.Type.RunsProgram() && !s.cfg.AllowCommandAgents {
-		err = store.Errorf(store.EINVALID, "Agent: this server does not start programs from the browser; "+
+		err = assay.Errorf(assay.EINVALID, "Agent: this server does not start programs from the browser; "+
 			"restart it with --allow-command-agents, or run this agent from a run file with assay run.")
 	}
 	var run *store.Run
@@ -89,10 +90,10 @@ func (s *Server) createRun(c echo.Context) error {
 		run, err = s.runner.Create(ctx, spec.cfg, spec.dataset.ID, spec.conditions)
 	}
 	if err != nil {
-		if store.ErrorCode(err) != store.EINVALID {
+		if assay.ErrorCode(err) != assay.EINVALID {
 			return err
 		}
-		f.Error = store.ErrorMessage(err)
+		f.Error = assay.ErrorMessage(err)
 		return s.renderRunForm(c, http.StatusUnprocessableEntity, forgetKeys(f))
 	}
 	if err := s.runner.Start(run.ID); err != nil {
@@ -145,13 +146,13 @@ func (s *Server) renderRunForm(c echo.Context, status int, f templates.RunForm) 
 	if v.Kind == "" && len(datasets) > 0 {
 		f.DatasetID, v.Kind = strconv.FormatInt(datasets[0].ID, 10), string(datasets[0].Kind)
 	}
-	kind := store.Kind(v.Kind)
+	kind := assay.Kind(v.Kind)
 	if len(f.Evaluators) == 0 && f.Error == "" {
 		for _, ev := range config.DefaultEvaluators(kind) {
 			f.Evaluators = append(f.Evaluators, string(ev))
 		}
 	}
-	if kind != store.KindQA {
+	if kind != assay.KindQA {
 		v.DefaultPrompt = runner.PromptTemplate(config.Prompts{}, kind)
 		if f.Prompt == "" {
 			f.Prompt = v.DefaultPrompt

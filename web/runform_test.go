@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"assay/runner/config"
 	"context"
 	"fmt"
 	"net/http"
@@ -259,10 +258,7 @@ func TestRunFormKeepsTheConcurrencyFixedWhenAsked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := config.Stored(run.Config)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg := run.Config
 		if cfg.Execution.Adapts() == fixed {
 			t.Errorf("fixed %v: the run's calls adapt: %v", fixed, cfg.Execution.Adapts())
 		}

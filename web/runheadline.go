@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay"
 	"assay/readmodel"
 	"assay/store"
 	"assay/templates"
@@ -127,10 +128,10 @@ func (s *Server) setRunNotes(c echo.Context) error {
 		return err
 	}
 	if err := s.db.SetRunNotes(c.Request().Context(), run.ID, store.SplitTags(c.FormValue("tags")), c.FormValue("note")); err != nil {
-		if store.ErrorCode(err) != store.EINVALID {
+		if assay.ErrorCode(err) != assay.EINVALID {
 			return err
 		}
-		setFlash(c, "error", store.ErrorMessage(err))
+		setFlash(c, "error", assay.ErrorMessage(err))
 	} else {
 		setFlash(c, "ok", "Saved the run's tags and note.")
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay"
 	"assay/eee"
-	"assay/store"
 	"assay/templates"
 )
 
@@ -55,7 +55,7 @@ func (s *Server) importEEE(c echo.Context) (*eee.Imported, error) {
 	}{{"results", &f.ResultsName, &f.Results}, {"instances", &f.InstancesName, &instances}} {
 		fh, err := formFile(c, part.field)
 		if errors.Is(err, http.ErrMissingFile) {
-			return nil, store.Errorf(store.EINVALID, "Choose both files: the aggregate results (.json) and the instances (.jsonl).")
+			return nil, assay.Errorf(assay.EINVALID, "Choose both files: the aggregate results (.json) and the instances (.jsonl).")
 		} else if err != nil {
 			return nil, formFileError(err, s.cfg.MaxUpload)
 		}
@@ -69,8 +69,8 @@ func (s *Server) importEEE(c echo.Context) (*eee.Imported, error) {
 }
 
 func importMessage(err error) string {
-	if store.ErrorCode(err) == store.EINTERNAL {
+	if assay.ErrorCode(err) == assay.EINTERNAL {
 		return "The run could not be stored; nothing was imported."
 	}
-	return store.ErrorMessage(err) + " Nothing was imported."
+	return assay.ErrorMessage(err) + " Nothing was imported."
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay"
 	"assay/readmodel"
 	"assay/report"
 	"assay/runner"
@@ -114,9 +115,9 @@ func (s *Server) retryErrors(c echo.Context) error {
 		return err
 	}
 	r, err := s.runner.RetryFailed(c.Request().Context(), run.ID)
-	switch code := store.ErrorCode(err); {
-	case code == store.ECONFLICT || code == store.EINVALID:
-		setFlash(c, "error", "Not retried: "+strings.TrimSuffix(store.ErrorMessage(err), ".")+".")
+	switch code := assay.ErrorCode(err); {
+	case code == assay.ECONFLICT || code == assay.EINVALID:
+		setFlash(c, "error", "Not retried: "+strings.TrimSuffix(assay.ErrorMessage(err), ".")+".")
 	case err != nil:
 		return err
 	default:
@@ -163,8 +164,8 @@ func (s *Server) resumeRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.runner.Resume(c.Request().Context(), run.ID); store.ErrorCode(err) == store.ECONFLICT || store.ErrorCode(err) == store.EINVALID {
-		setFlash(c, "error", "Not resumed: "+strings.TrimSuffix(store.ErrorMessage(err), ".")+".")
+	if err := s.runner.Resume(c.Request().Context(), run.ID); assay.ErrorCode(err) == assay.ECONFLICT || assay.ErrorCode(err) == assay.EINVALID {
+		setFlash(c, "error", "Not resumed: "+strings.TrimSuffix(assay.ErrorMessage(err), ".")+".")
 	} else if err != nil {
 		return err
 	} else {

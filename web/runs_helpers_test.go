@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"assay"
 	"assay/internal/pgtest"
 	"assay/runner"
 	"assay/runner/llm/llmtest"
@@ -91,7 +92,7 @@ func (f *runFixture) conditions(names ...string) []string {
 	f.t.Helper()
 	var ids []string
 	for _, n := range names {
-		c := &store.Condition{Name: n, SystemPrompt: "Answer briefly.", MCPServers: []store.MCPServer{}}
+		c := &assay.Condition{Name: n, SystemPrompt: "Answer briefly.", MCPServers: []assay.MCPServer{}}
 		if err := f.db.CreateCondition(context.Background(), c); err != nil {
 			f.t.Fatal(err)
 		}

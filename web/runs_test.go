@@ -2,13 +2,11 @@ package web_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
 	"testing"
 
-	"assay/runner/config"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -139,9 +137,8 @@ func TestRunUsesThePricesOfItsLaunch(t *testing.T) {
 		t.Fatalf("cost %v: the run should have been priced at launch", sum.CostUSD)
 	}
 	run, _ := f.db.Run(context.Background(), id)
-	var spec config.Config
-	if err := json.Unmarshal(run.Config, &spec); err != nil || spec.Prices["agent-model"].InputPerMTok != 1 {
-		t.Errorf("the run's price snapshot changed with the table: %v %+v", err, spec.Prices)
+	if spec := run.Config; spec.Prices["agent-model"].InputPerMTok != 1 {
+		t.Errorf("the run's price snapshot changed with the table: %+v", spec.Prices)
 	}
 	_, doc := f.get(fmt.Sprintf("/runs/%d", id))
 	if got := text(doc, "#report-cost"); got == "$0" {

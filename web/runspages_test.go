@@ -11,6 +11,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"assay"
 	"assay/store"
 	"assay/store/ingest"
 	"assay/web"
@@ -127,8 +128,8 @@ func manyRuns(t testing.TB, db *store.DB, n int) {
 		t.Fatal(err)
 	}
 	for i := 1; i <= n; i++ {
-		run := &store.Run{Name: fmt.Sprintf("nightly-%03d", i), DatasetID: ds.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 2,
-			Conditions: []store.Condition{{Name: "baseline", MCPServers: []store.MCPServer{}}, {Name: fmt.Sprintf("variant-%d", i), MCPServers: []store.MCPServer{}}}}
+		run := &store.Run{Name: fmt.Sprintf("nightly-%03d", i), DatasetID: ds.ID, Repetitions: 1, TotalTasks: 2,
+			Conditions: []assay.Condition{{Name: "baseline", MCPServers: []assay.MCPServer{}}, {Name: fmt.Sprintf("variant-%d", i), MCPServers: []assay.MCPServer{}}}}
 		if err := db.CreateRun(ctx, run); err != nil {
 			t.Fatal(err)
 		}
@@ -144,9 +145,9 @@ func TestRunsListNamesAFewConditionsOfASweep(t *testing.T) {
 	b, db := newServer(t, web.Config{})
 	manyRuns(t, db, 1)
 	ctx := context.Background()
-	run := &store.Run{Name: "sweep", DatasetID: 1, Config: []byte(`{}`), Repetitions: 1, TotalTasks: 12}
+	run := &store.Run{Name: "sweep", DatasetID: 1, Repetitions: 1, TotalTasks: 12}
 	for i := 1; i <= 12; i++ {
-		run.Conditions = append(run.Conditions, store.Condition{Name: fmt.Sprintf("temp-%02d", i), MCPServers: []store.MCPServer{}})
+		run.Conditions = append(run.Conditions, assay.Condition{Name: fmt.Sprintf("temp-%02d", i), MCPServers: []assay.MCPServer{}})
 	}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)

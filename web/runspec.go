@@ -7,9 +7,10 @@ import (
 	"strconv"
 	"strings"
 
+	"assay"
+	"assay/config"
 	"assay/readmodel"
 	"assay/runner"
-	"assay/runner/config"
 	"assay/store"
 	"assay/templates"
 )
@@ -18,7 +19,7 @@ import (
 type runSpec struct {
 	cfg        *config.Config
 	dataset    *store.Dataset
-	conditions []store.Condition
+	conditions []assay.Condition
 }
 
 // readRunForm takes the new run form's fields as typed.
@@ -186,7 +187,7 @@ func (s *Server) runSpec(ctx context.Context, f templates.RunForm) (*runSpec, er
 	p.assertions(cfg, f.Assertions)
 	p.evaluators(cfg, f.Evaluators, ds.Kind)
 	p.prompt(cfg, f.Prompt, ds.Kind)
-	if ds.Kind == store.KindCode {
+	if ds.Kind == assay.KindCode {
 		if strings.TrimSpace(f.CodeTimeout) != "" {
 			cfg.CodeExecution.TimeoutSeconds = p.whole("Code timeout", f.CodeTimeout)
 		}
@@ -198,7 +199,7 @@ func (s *Server) runSpec(ctx context.Context, f templates.RunForm) (*runSpec, er
 	// The form's fields were read with messages of its own; the run file's
 	// rules hold for it all the same.
 	if err := cfg.Validate(); err != nil {
-		return nil, store.Errorf(store.EINVALID, "%s", err)
+		return nil, assay.Errorf(assay.EINVALID, "%s", err)
 	}
 	cfg.Name = strings.TrimSpace(f.Name)
 	if cfg.Name == "" {
@@ -211,25 +212,25 @@ func (s *Server) runSpec(ctx context.Context, f templates.RunForm) (*runSpec, er
 func (s *Server) formDataset(ctx context.Context, id string) (*store.Dataset, error) {
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil {
-		return nil, store.Errorf(store.EINVALID, "Dataset: choose the dataset to run.")
+		return nil, assay.Errorf(assay.EINVALID, "Dataset: choose the dataset to run.")
 	}
 	ds, err := s.db.Dataset(ctx, n)
-	if store.ErrorCode(err) == store.ENOTFOUND {
-		return nil, store.Errorf(store.EINVALID, "Dataset: that dataset no longer exists; choose another.")
+	if assay.ErrorCode(err) == assay.ENOTFOUND {
+		return nil, assay.Errorf(assay.EINVALID, "Dataset: that dataset no longer exists; choose another.")
 	}
 	return ds, err
 }
 
 // formConditions returns the chosen conditions in the order of the list.
-func (s *Server) formConditions(ctx context.Context, ids []string) ([]store.Condition, error) {
+func (s *Server) formConditions(ctx context.Context, ids []string) ([]assay.Condition, error) {
 	if len(ids) == 0 {
-		return nil, store.Errorf(store.EINVALID, "Conditions: choose at least one condition.")
+		return nil, assay.Errorf(assay.EINVALID, "Conditions: choose at least one condition.")
 	}
 	all, err := s.db.Conditions(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []store.Condition
+	var out []assay.Condition
 	for _, c := range all {
 		for _, id := range ids {
 			if id == strconv.FormatInt(c.ID, 10) {
@@ -239,7 +240,7 @@ func (s *Server) formConditions(ctx context.Context, ids []string) ([]store.Cond
 		}
 	}
 	if len(out) != len(ids) {
-		return nil, store.Errorf(store.EINVALID, "Conditions: a chosen condition no longer exists; reload the page.")
+		return nil, assay.Errorf(assay.EINVALID, "Conditions: a chosen condition no longer exists; reload the page.")
 	}
 	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay"
 	"assay/readmodel"
 	"assay/store"
 	"assay/templates"
@@ -68,14 +69,14 @@ func (s *Server) renderSample(c echo.Context, sc *readmodel.Scope, smp *store.Sa
 func (s *Server) scopedSample(c echo.Context, sc *readmodel.Scope) (*store.Sample, error) {
 	id, err := strconv.ParseInt(c.Param("sample"), 10, 64)
 	if err != nil || id <= 0 {
-		return nil, fmt.Errorf("sample %q: %w", c.Param("sample"), store.ErrNotFound)
+		return nil, fmt.Errorf("sample %q: %w", c.Param("sample"), assay.ErrNotFound)
 	}
 	smp, err := s.db.Sample(c.Request().Context(), id)
 	if err != nil {
 		return nil, err
 	}
 	if smp.DatasetID != sc.Run.DatasetID {
-		return nil, fmt.Errorf("sample %d of another dataset: %w", id, store.ErrNotFound)
+		return nil, fmt.Errorf("sample %d of another dataset: %w", id, assay.ErrNotFound)
 	}
 	return smp, nil
 }

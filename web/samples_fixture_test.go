@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 	"assay/store/ingest"
 )
@@ -32,12 +33,12 @@ func storeRun(t testing.TB, db *store.DB, name, data string, conditions []string
 	if err != nil {
 		t.Fatalf("import %s: %v", name, err)
 	}
-	cfg, _ := json.Marshal(config.Config{Evaluators: []config.Evaluator{config.EvalRubric}, JudgeRepetitions: 1,
-		Judge: config.Judge{Model: "judge-model", Seed: 42}, Agent: config.Agent{Model: "agent-model"}})
+	cfg := &config.Config{Evaluators: []config.Evaluator{config.EvalRubric}, JudgeRepetitions: 1,
+		Judge: config.Judge{Model: "judge-model", Seed: 42}, Agent: config.Agent{Model: "agent-model"}}
 	run := &store.Run{Name: "stored " + name, DatasetID: ds.ID, Config: cfg, Repetitions: reps,
 		TotalTasks: ds.Samples * len(conditions) * reps}
 	for _, c := range conditions {
-		run.Conditions = append(run.Conditions, store.Condition{Name: c, MCPServers: []store.MCPServer{}})
+		run.Conditions = append(run.Conditions, assay.Condition{Name: c, MCPServers: []assay.MCPServer{}})
 	}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)

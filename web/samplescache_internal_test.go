@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"assay"
 	"assay/store"
 )
 
@@ -70,7 +71,7 @@ func getOK(t *testing.T, s *Server, path string) string {
 func storedRun(t *testing.T, db *store.DB, d *store.Dataset, rows []store.Sample, status store.RunStatus) int64 {
 	t.Helper()
 	ctx := context.Background()
-	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 1, TotalTasks: len(rows), Conditions: []store.Condition{{Name: "a"}}}
+	run := &store.Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: len(rows), Conditions: []assay.Condition{{Name: "a"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func storedSamples(t *testing.T, n int) (*store.DB, *store.Dataset, []store.Samp
 	for i := range n {
 		samples = append(samples, store.Sample{Ordinal: i + 1, SampleID: fmt.Sprint("s", i), Input: "q", Reference: "r"})
 	}
-	d := &store.Dataset{Name: "d", Kind: store.KindQA, SHA256: "feed", Format: "jsonl"}
+	d := &store.Dataset{Name: "d", Kind: assay.KindQA, SHA256: "feed", Format: "jsonl"}
 	if _, err := db.CreateDataset(context.Background(), d, samples); err != nil {
 		t.Fatal(err)
 	}

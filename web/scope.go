@@ -5,8 +5,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay"
 	"assay/readmodel"
-	"assay/store"
 	"assay/templates"
 )
 
@@ -19,7 +19,7 @@ func (s *Server) scope(c echo.Context) (*readmodel.Scope, error) {
 		}
 		l, err := s.db.ReviewLinkByToken(ctx, link)
 		if err != nil {
-			if errors.Is(err, store.ErrNotFound) {
+			if errors.Is(err, assay.ErrNotFound) {
 				s.guessed(c, "review link")
 			}
 			return nil, err
@@ -45,7 +45,7 @@ func (s *Server) scope(c echo.Context) (*readmodel.Scope, error) {
 	}
 	id, err := s.db.SharedRun(ctx, token)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, assay.ErrNotFound) {
 			s.guessed(c, "share link")
 		}
 		return nil, err

@@ -9,7 +9,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 	"assay/templates"
 )
@@ -71,10 +72,10 @@ func (s *Server) setPrice(c echo.Context) error {
 		err = s.db.SetPrice(c.Request().Context(), p)
 	}
 	if err != nil {
-		if store.ErrorCode(err) != store.EINVALID {
+		if assay.ErrorCode(err) != assay.EINVALID {
 			return err
 		}
-		form.Error = store.ErrorMessage(err)
+		form.Error = assay.ErrorMessage(err)
 		return s.renderSettings(c, statusFor(err), form, templates.TokensView{})
 	}
 	setFlash(c, "ok", fmt.Sprintf("Saved the price of %s. Runs launched from now on use it.", p.Model))
@@ -91,27 +92,27 @@ func (s *Server) deletePrice(c echo.Context) error {
 	return redirect(c, "/settings")
 }
 
-func priceFromForm(f templates.PriceForm) (store.Price, error) {
+func priceFromForm(f templates.PriceForm) (assay.Price, error) {
 	if f.Model == "" {
-		return store.Price{}, store.Errorf(store.EINVALID, "Model: enter the model's name as the API knows it.")
+		return assay.Price{}, assay.Errorf(assay.EINVALID, "Model: enter the model's name as the API knows it.")
 	}
 	in, err := parseUSD("Input price", f.Input)
 	if err != nil {
-		return store.Price{}, err
+		return assay.Price{}, err
 	}
 	out, err := parseUSD("Output price", f.Output)
 	if err != nil {
-		return store.Price{}, err
+		return assay.Price{}, err
 	}
-	p := store.Price{Model: f.Model, InputPerMTok: in, OutputPerMTok: out}
+	p := assay.Price{Model: f.Model, InputPerMTok: in, OutputPerMTok: out}
 	if strings.TrimSpace(f.CacheRead) != "" {
 		if p.CacheReadPerMTok, err = parseUSD("Cache read price", f.CacheRead); err != nil {
-			return store.Price{}, err
+			return assay.Price{}, err
 		}
 	}
 	if strings.TrimSpace(f.CacheWrite) != "" {
 		if p.CacheWritePerMTok, err = parseUSD("Cache write price", f.CacheWrite); err != nil {
-			return store.Price{}, err
+			return assay.Price{}, err
 		}
 	}
 	return p, nil
@@ -129,7 +130,7 @@ func optPrice(v float64) string {
 func parseUSD(field, text string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(text), "$"), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-		return 0, store.Errorf(store.EINVALID, "%s: %q is not an amount of USD per million tokens; enter a number such as 0.15 (0 for a free model).", field, text)
+		return 0, assay.Errorf(assay.EINVALID, "%s: %q is not an amount of USD per million tokens; enter a number such as 0.15 (0 for a free model).", field, text)
 	}
 	return v, nil
 }

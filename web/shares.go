@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"assay/store"
+	"assay"
 )
 
 // createShare handles POST /runs/:id/shares: a new read-only link to the run's report.
@@ -32,7 +32,7 @@ func (s *Server) revokeShare(c echo.Context) error {
 	}
 	err = s.db.RevokeShare(c.Request().Context(), run.ID, c.Param("token"))
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, assay.ErrNotFound):
 		setFlash(c, "info", "That link was already revoked.")
 	case err != nil:
 		return err

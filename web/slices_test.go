@@ -8,6 +8,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"assay"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -44,7 +45,7 @@ func TestReportBySlice(t *testing.T) {
 	ds := f.dataset("mmlu.jsonl", mcqBySubject())
 	var ids []string
 	for _, c := range []struct{ name, prompt string }{{"plain", "Answer."}, {"careful", "Be careful."}} {
-		cond := &store.Condition{Name: c.name, SystemPrompt: c.prompt, MCPServers: []store.MCPServer{}}
+		cond := &assay.Condition{Name: c.name, SystemPrompt: c.prompt, MCPServers: []assay.MCPServer{}}
 		if err := f.db.CreateCondition(t.Context(), cond); err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +133,7 @@ func TestDatasetLeaderboard(t *testing.T) {
 	ds := f.dataset("mmlu.jsonl", mcqBySubject())
 	var ids []string
 	for _, c := range []struct{ name, prompt string }{{"plain", "Answer."}, {"careful", "Be careful."}} {
-		cond := &store.Condition{Name: c.name, SystemPrompt: c.prompt, MCPServers: []store.MCPServer{}}
+		cond := &assay.Condition{Name: c.name, SystemPrompt: c.prompt, MCPServers: []assay.MCPServer{}}
 		if err := f.db.CreateCondition(t.Context(), cond); err != nil {
 			t.Fatal(err)
 		}

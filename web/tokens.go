@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"assay"
 	"assay/store"
 	"assay/templates"
 )
@@ -47,7 +48,7 @@ func (s *Server) createToken(c echo.Context) error {
 	secret, t, err := s.db.CreateToken(ctx, name, store.Role(role))
 	if err != nil {
 		return s.renderSettings(c, statusFor(err), templates.PriceForm{},
-			templates.TokensView{FormName: name, FormRole: role, Error: store.ErrorMessage(err)})
+			templates.TokensView{FormName: name, FormRole: role, Error: assay.ErrorMessage(err)})
 	}
 	s.forgetTokens()
 	s.log.Info("token created", "name", t.Name, "role", t.Role, "by", store.Actor(ctx))

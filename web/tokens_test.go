@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"assay"
 	"assay/store"
 	"assay/web"
 )
@@ -349,7 +350,7 @@ func TestGuessesAreLimitedOnEveryPath(t *testing.T) {
 func TestPagesShowTheControlsOfTheRole(t *testing.T) {
 	b, db, secrets, _ := tokenServer(t)
 	id, _ := handRunIn(t, db, store.RunCompleted)
-	c := &store.Condition{Name: "baseline", SystemPrompt: "Answer.", MCPServers: []store.MCPServer{}}
+	c := &assay.Condition{Name: "baseline", SystemPrompt: "Answer.", MCPServers: []assay.MCPServer{}}
 	if err := db.CreateCondition(t.Context(), c); err != nil {
 		t.Fatal(err)
 	}

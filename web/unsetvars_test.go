@@ -6,15 +6,15 @@ import (
 	"strings"
 	"testing"
 
-	"assay/store"
+	"assay"
 )
 
 // A condition's MCP server that needs a variable the server lacks: the
 // estimate says so before launch, and the launch is refused, storing nothing.
 func TestUnsetVariablesOfConditionsAreCheckedBeforeLaunch(t *testing.T) {
 	f := newRunServer(t, rubricAgent("4"))
-	c := &store.Condition{Name: "with-docs", SystemPrompt: "Use the docs.", MCPServers: []store.MCPServer{{Name: "docs",
-		Transport: store.TransportHTTP, URL: "https://docs.example/mcp", Headers: map[string]string{"Authorization": "Bearer ${ASSAY_TEST_UNSET_DOCS_TOKEN}"}}}}
+	c := &assay.Condition{Name: "with-docs", SystemPrompt: "Use the docs.", MCPServers: []assay.MCPServer{{Name: "docs",
+		Transport: assay.TransportHTTP, URL: "https://docs.example/mcp", Headers: map[string]string{"Authorization": "Bearer ${ASSAY_TEST_UNSET_DOCS_TOKEN}"}}}}
 	if err := f.db.CreateCondition(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}

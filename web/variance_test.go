@@ -12,6 +12,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"assay"
 	"assay/runner/llm/llmtest"
 	"assay/runner/stats"
 	"assay/store"
@@ -208,7 +209,7 @@ func TestPairedPanelPlansSamplesAndAdjustsForManyPairs(t *testing.T) {
 	ds := f.qaDataset(9)
 	var ids []string
 	for _, c := range []struct{ name, prompt string }{{"plain", "Answer."}, {"careful", "Be careful."}, {"terse", "Answer tersely."}} {
-		cond := &store.Condition{Name: c.name, SystemPrompt: c.prompt, MCPServers: []store.MCPServer{}}
+		cond := &assay.Condition{Name: c.name, SystemPrompt: c.prompt, MCPServers: []assay.MCPServer{}}
 		if err := f.db.CreateCondition(t.Context(), cond); err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"assay"
 	"assay/store"
 	"assay/store/ingest"
 )
@@ -140,7 +141,7 @@ func seedDatasetAndCondition(t *testing.T, dbPath string) {
 	if _, _, err := ingest.Import(context.Background(), db, data, ingest.Options{Filename: "qa.jsonl"}, "qa"); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.CreateCondition(context.Background(), &store.Condition{Name: "baseline", MCPServers: []store.MCPServer{}}); err != nil {
+	if err := db.CreateCondition(context.Background(), &assay.Condition{Name: "baseline", MCPServers: []assay.MCPServer{}}); err != nil {
 		t.Fatal(err)
 	}
 }

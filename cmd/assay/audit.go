@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"assay"
 	"assay/runner"
 	"assay/runner/audit"
 	"assay/store"
@@ -61,7 +62,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *estimateOnly {
 		est, err := m.AuditEstimate(ctx, *runID, opts)
 		if err != nil {
-			return badUsage(fmt.Errorf("audit: %s", store.ErrorMessage(err)))
+			return badUsage(fmt.Errorf("audit: %s", assay.ErrorMessage(err)))
 		}
 		if *asJSON {
 			return json.NewEncoder(stdout).Encode(est)
@@ -71,7 +72,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	res, err := m.AuditAndKeep(ctx, *runID, opts)
 	if err != nil {
-		return badUsage(fmt.Errorf("audit: %s", store.ErrorMessage(err)))
+		return badUsage(fmt.Errorf("audit: %s", assay.ErrorMessage(err)))
 	}
 	var failed []string
 	for _, g := range gates {

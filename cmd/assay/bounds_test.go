@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"assay"
+	"assay/config"
 	"assay/store"
 )
 
@@ -20,8 +22,10 @@ func TestServeFailsARunPastTheBoundsAndStaysUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	huge := &store.Run{Name: "huge", DatasetID: 1, Config: []byte(`{"agent": {"type": "openai", "model": "m"}}`),
-		Conditions: []store.Condition{{Name: "baseline"}}, Repetitions: 1_000_000_000, TotalTasks: 2_000_000_000}
+	cfg := config.Defaults()
+	cfg.Agent = config.Agent{Type: config.AgentOpenAI, Model: "m"}
+	huge := &store.Run{Name: "huge", DatasetID: 1, Config: cfg,
+		Conditions: []assay.Condition{{Name: "baseline"}}, Repetitions: 1_000_000_000, TotalTasks: 2_000_000_000}
 	if err := db.CreateRun(context.Background(), huge); err != nil {
 		t.Fatal(err)
 	}

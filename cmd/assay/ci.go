@@ -12,12 +12,13 @@ import (
 	"strconv"
 	"strings"
 
+	"assay"
+	"assay/config"
 	"assay/internal/outfile"
 	"assay/report"
 	"assay/report/gate"
 	"assay/runner"
 	"assay/runner/audit"
-	"assay/runner/config"
 	"assay/store"
 )
 
@@ -162,11 +163,11 @@ func (ci *ciFlags) findBaseline(ctx context.Context, db *store.DB, ds *store.Dat
 	return nil
 }
 
-func sharesCondition(cs []store.Condition, names []string) bool {
-	return slices.ContainsFunc(cs, func(c store.Condition) bool { return slices.Contains(names, c.Name) })
+func sharesCondition(cs []assay.Condition, names []string) bool {
+	return slices.ContainsFunc(cs, func(c assay.Condition) bool { return slices.Contains(names, c.Name) })
 }
 
-func conditionNames(cs []store.Condition) []string {
+func conditionNames(cs []assay.Condition) []string {
 	out := make([]string, len(cs))
 	for i, c := range cs {
 		out[i] = c.Name
@@ -210,7 +211,7 @@ func (v *ciOutcome) judgeAudit(ctx context.Context, m *runner.Manager, ci *ciFla
 	}
 	res, err := m.AuditAndKeep(ctx, v.Summary.RunID, audit.Options{Samples: ci.auditSamples})
 	if err != nil {
-		return fmt.Errorf("judge audit: %s", store.ErrorMessage(err))
+		return fmt.Errorf("judge audit: %s", assay.ErrorMessage(err))
 	}
 	v.audit = res
 	for _, s := range ci.auditGates {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"assay"
 	"assay/eee"
 	"assay/readmodel"
 	"assay/store"
@@ -41,10 +42,10 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer db.Close()
-	opts := ingest.Options{Filename: *file, Kind: store.Kind(*kind), QuestionKey: *qKey, AnswerKey: *aKey}
+	opts := ingest.Options{Filename: *file, Kind: assay.Kind(*kind), QuestionKey: *qKey, AnswerKey: *aKey}
 	d, created, err := ingest.ImportFile(ctx, db, *file, opts, *name)
 	if err != nil {
-		if se, ok := errors.AsType[*store.Error](err); ok && se.Code == store.EINVALID {
+		if se, ok := errors.AsType[*assay.Error](err); ok && se.Code == assay.EINVALID {
 			return err // it names the file and the line
 		}
 		return fmt.Errorf("import: %w", err)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"assay"
 	"assay/store"
 )
 
@@ -50,8 +51,8 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	defer dst.Close()
 	counts, err := src.CopyTo(ctx, dst)
 	if err != nil {
-		if store.ErrorCode(err) == store.ECONFLICT {
-			return &exitError{code: 1, err: fmt.Errorf("migrate: %s", store.ErrorMessage(err))}
+		if assay.ErrorCode(err) == assay.ECONFLICT {
+			return &exitError{code: 1, err: fmt.Errorf("migrate: %s", assay.ErrorMessage(err))}
 		}
 		return &exitError{code: 1, err: fmt.Errorf("migrate: %w", err)}
 	}

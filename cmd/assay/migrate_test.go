@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"assay"
 	"assay/internal/pgtest"
 	"assay/store"
 )
@@ -43,10 +44,10 @@ func TestMigrateCopiesADatabaseWhole(t *testing.T) {
 	if _, err := db.SaveRubric(ctx, "brief", "Score 1-5 for brevity."); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SetPrice(ctx, store.Price{Model: "judge-a", InputPerMTok: 1, OutputPerMTok: 2}); err != nil {
+	if err := db.SetPrice(ctx, assay.Price{Model: "judge-a", InputPerMTok: 1, OutputPerMTok: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.CreateCondition(ctx, &store.Condition{Name: "saved", SystemPrompt: "Be terse."}); err != nil {
+	if err := db.CreateCondition(ctx, &assay.Condition{Name: "saved", SystemPrompt: "Be terse."}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.SaveAudit(ctx, id, 3, 0.01, []byte(`{"verbosity":null}`)); err != nil {
@@ -91,7 +92,7 @@ func TestMigrateCopiesADatabaseWhole(t *testing.T) {
 		t.Errorf("the share link after the copy opens run %d: %v", got, err)
 	}
 	// New rows take ids past those copied.
-	c := &store.Condition{Name: "new"}
+	c := &assay.Condition{Name: "new"}
 	if err := pg.CreateCondition(ctx, c); err != nil || c.ID <= int64(rows["conditions"]) {
 		t.Errorf("a condition made after the copy: id %d, %v", c.ID, err)
 	}

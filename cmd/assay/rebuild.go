@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"assay"
 	"assay/store"
 )
 
@@ -45,9 +46,9 @@ func cmdRebuild(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}{Runs: []rebuilt{}, Skipped: []int64{}}
 	for _, id := range ids {
 		n, err := db.RebuildRun(ctx, id)
-		if store.ErrorCode(err) == store.ECONFLICT && *runID == 0 {
+		if assay.ErrorCode(err) == assay.ECONFLICT && *runID == 0 {
 			// A run under way keeps its own tallies: left to its process.
-			fmt.Fprintf(stderr, "rebuild: skipped: %s\n", store.ErrorMessage(err))
+			fmt.Fprintf(stderr, "rebuild: skipped: %s\n", assay.ErrorMessage(err))
 			out.Skipped = append(out.Skipped, id)
 			continue
 		} else if err != nil {

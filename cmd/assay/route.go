@@ -9,9 +9,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"assay"
+	"assay/config"
 	"assay/report"
 	"assay/runner"
-	"assay/runner/config"
 	"assay/runner/route"
 	"assay/store"
 )
@@ -69,8 +70,8 @@ func cmdRoute(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		vectors, err = runner.Embed(ctx, db, nil, nil, r.Dataset.ID, runner.Embedding{Model: *embModel, BaseURL: *embURL, APIKeyEnv: key}, samples)
 		if err != nil {
-			if store.ErrorCode(err) == store.EINVALID {
-				return &exitError{code: 2, err: fmt.Errorf("route: %s", store.ErrorMessage(err))}
+			if assay.ErrorCode(err) == assay.EINVALID {
+				return &exitError{code: 2, err: fmt.Errorf("route: %s", assay.ErrorMessage(err))}
 			}
 			return fmt.Errorf("route: %w", err)
 		}
@@ -86,8 +87,8 @@ func cmdRoute(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	res, err := r.Route(ctx, db, *condition, opt, vectors)
 	if err != nil {
-		if store.ErrorCode(err) == store.EINVALID {
-			return &exitError{code: 2, err: fmt.Errorf("route: %s", store.ErrorMessage(err))}
+		if assay.ErrorCode(err) == assay.EINVALID {
+			return &exitError{code: 2, err: fmt.Errorf("route: %s", assay.ErrorMessage(err))}
 		}
 		return fmt.Errorf("route: %w", err)
 	}

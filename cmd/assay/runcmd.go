@@ -13,11 +13,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"assay/config"
 	"assay/internal/text"
 	"assay/report"
 	"assay/report/gate"
 	"assay/runner"
-	"assay/runner/config"
 	"assay/store"
 )
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"assay"
 	"assay/internal/storetest"
 	"assay/store"
 )
@@ -21,7 +22,7 @@ func TestServeIndexesRunsMadeByAssayRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &store.Dataset{Name: "questions", Kind: store.KindQA, SHA256: "feed", Format: "jsonl"}
+	d := &store.Dataset{Name: "questions", Kind: assay.KindQA, SHA256: "feed", Format: "jsonl"}
 	var samples []store.Sample
 	for i := range 700 {
 		samples = append(samples, store.Sample{Ordinal: i + 1, SampleID: fmt.Sprint("q", i), Input: "What is 2 + 2?", Reference: "4"})
@@ -30,7 +31,7 @@ func TestServeIndexesRunsMadeByAssayRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 2,100 results: past what a search leaves for the index to catch up.
-	run := &store.Run{DatasetID: d.ID, Config: []byte(`{}`), Repetitions: 3, TotalTasks: 2100, Conditions: []store.Condition{{Name: "baseline"}}}
+	run := &store.Run{DatasetID: d.ID, Repetitions: 3, TotalTasks: 2100, Conditions: []assay.Condition{{Name: "baseline"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}

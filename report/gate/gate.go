@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
+	"assay"
+	"assay/config"
 	"assay/report"
-	"assay/runner/config"
-	"assay/store"
 )
 
 // Bound is the figure of a metric a gate compares.
@@ -115,7 +115,7 @@ func (g Gate) matches(m report.Metric) bool {
 // run's evaluators for a dataset of that kind, its own rubrics' and its
 // assertions'; evaluators whose metrics are not known in advance let every
 // gate through.
-func Check(gates []Gate, cfg *config.Config, kind store.Kind, conditions []string) error {
+func Check(gates []Gate, cfg *config.Config, kind assay.Kind, conditions []string) error {
 	var known []report.Metric
 	open := false
 	for _, ev := range cfg.EvaluatorsFor(kind) {

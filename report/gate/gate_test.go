@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"assay"
+	"assay/config"
 	"assay/report"
-	"assay/runner/config"
-	"assay/store"
 )
 
 func TestParse(t *testing.T) {
@@ -69,7 +69,7 @@ func TestCheckNamesTheMetrics(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = Check([]Gate{g}, cfg, store.KindQA, []string{"a", "b"})
+		err = Check([]Gate{g}, cfg, assay.KindQA, []string{"a", "b"})
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("Check(%s) = %v, want %q", tc.gate, err, tc.want)
 		}

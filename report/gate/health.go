@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"assay/config"
 	"assay/report"
-	"assay/runner/config"
 )
 
 // DefaultMaxErrorRate is the share of a condition's tasks whose agent or

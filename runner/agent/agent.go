@@ -6,6 +6,7 @@ import (
 	"context"
 	"time"
 
+	"assay"
 	"assay/store"
 )
 
@@ -13,7 +14,7 @@ import (
 type Task struct {
 	// Condition is the run's snapshot; its MCP server values may hold ${ENV}
 	// references, resolved when the servers start.
-	Condition store.Condition
+	Condition assay.Condition
 	// Prompt is the user message: the sample's input, formatted for its kind.
 	Prompt string
 }

@@ -5,11 +5,11 @@ import (
 	"os"
 	"testing"
 
+	"assay"
 	"assay/runner/agent"
 	"assay/runner/agent/internal/mcptest"
 	"assay/runner/llm"
 	"assay/runner/llm/anthropictest"
-	"assay/store"
 )
 
 // TestAnthropicAgentUsesMCPTools runs the built-in tool loop over the
@@ -33,8 +33,8 @@ func TestAnthropicAgentUsesMCPTools(t *testing.T) {
 	a := agent.NewOpenAI(client, agent.OpenAIOptions{MaxTurns: 4, Getenv: os.Getenv})
 	defer a.Close()
 	node, script := everything(t)
-	cond := store.Condition{Name: "with_everything", RequireMCPToolUse: true, RequireMCPToolSuccess: true,
-		MCPServers: []store.MCPServer{{Name: "everything", Transport: store.TransportStdio, Command: node, Args: []string{script, "stdio"}}}}
+	cond := assay.Condition{Name: "with_everything", RequireMCPToolUse: true, RequireMCPToolSuccess: true,
+		MCPServers: []assay.MCPServer{{Name: "everything", Transport: assay.TransportStdio, Command: node, Args: []string{script, "stdio"}}}}
 	ans, err := agent.Guarded(a, 2, 0).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "Echo hello."})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"assay"
 	"assay/runner/agent/mcptool"
 	"assay/store"
 )
@@ -137,7 +138,7 @@ type askedTool struct {
 }
 
 // read takes in one event.
-func (r *claudeReader) read(e claudeEvent, servers []store.MCPServer) {
+func (r *claudeReader) read(e claudeEvent, servers []assay.MCPServer) {
 	switch e.Type {
 	case "system":
 		r.system(e, servers)
@@ -191,7 +192,7 @@ func (r *claudeReader) deny(id, name string, input json.RawMessage, message stri
 }
 
 // system notes the model and the MCP servers that failed to start.
-func (r *claudeReader) system(e claudeEvent, servers []store.MCPServer) {
+func (r *claudeReader) system(e claudeEvent, servers []assay.MCPServer) {
 	if e.Subtype == "permission_denied" {
 		var message string
 		_ = json.Unmarshal(e.Message, &message)
@@ -306,7 +307,7 @@ func (r *claudeReader) model() string {
 
 // readClaudeOutput turns Claude Code's output, held in ans.Content, into
 // the answer: its text, model, tokens, cost and MCP tool calls.
-func readClaudeOutput(ans *Answer, servers []store.MCPServer) (*Answer, error) {
+func readClaudeOutput(ans *Answer, servers []assay.MCPServer) (*Answer, error) {
 	events, skipped := claudeEvents(ans.Content)
 	var r claudeReader
 	for _, e := range events {
@@ -345,7 +346,7 @@ func blockText(raw json.RawMessage) string {
 }
 
 // named reports whether servers has one called name.
-func named(servers []store.MCPServer, name string) bool {
+func named(servers []assay.MCPServer, name string) bool {
 	for _, s := range servers {
 		if s.Name == name {
 			return true

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"assay"
 	"assay/internal/fixture"
 	"assay/runner/agent"
-	"assay/store"
 )
 
 // claudeOutput runs a command that prints a captured Claude Code output
@@ -25,7 +25,7 @@ func claudeOutput(t *testing.T, name string, edit func(string) string, code stri
 	if err := os.WriteFile(file, []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cond := store.Condition{Name: "with_everything", MCPServers: []store.MCPServer{{Name: "everything", Transport: store.TransportStdio, Command: "node"}}}
+	cond := assay.Condition{Name: "with_everything", MCPServers: []assay.MCPServer{{Name: "everything", Transport: assay.TransportStdio, Command: "node"}}}
 	a := agent.NewCommand(agent.CommandOptions{Argv: []string{script(t, `cat "$1"; exit `+code), file}, Getenv: env(nil)})
 	return a.Answer(context.Background(), agent.Task{Condition: cond, Prompt: "What is 2 + 2?"})
 }

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"assay"
 	"assay/runner/agent"
 	"assay/runner/agent/internal/mcptest"
-	"assay/store"
 )
 
 // streamJSON is what `claude -p --output-format stream-json --verbose`
@@ -26,11 +26,11 @@ const streamJSON = `{"type":"system","subtype":"init","session_id":"s1","model":
 `
 
 func TestCommandAgentReadsClaudeCodeOutput(t *testing.T) {
-	graph := store.Condition{Name: "with_graph", MCPServers: []store.MCPServer{{Name: "graph", Command: "graph-mcp"}}}
+	graph := assay.Condition{Name: "with_graph", MCPServers: []assay.MCPServer{{Name: "graph", Command: "graph-mcp"}}}
 	tests := []struct {
 		name      string
 		output    string
-		cond      store.Condition
+		cond      assay.Condition
 		want      agent.Answer
 		wantTrace string
 		wantErr   string
@@ -40,14 +40,14 @@ func TestCommandAgentReadsClaudeCodeOutput(t *testing.T) {
 			`[{"turn":1,"server":"graph","tool":"query","arguments":{"q":"MATCH (n) RETURN n"},"result":"syntax error near MATCH","is_error":true,"duration_ms":0},` +
 				`{"turn":2,"server":"graph","tool":"query","arguments":{"q":"MATCH (n) RETURN count(n)"},"result":"42","is_error":false,"duration_ms":0}]`, ""},
 		{"json", `{"type":"result","subtype":"success","is_error":false,"result":"Paris.","usage":{"input_tokens":12,"output_tokens":3},"modelUsage":{"claude-haiku-4-5":{"inputTokens":12}}}`,
-			store.Condition{Name: "baseline"}, agent.Answer{Content: "Paris.", Model: "claude-haiku-4-5", TokensIn: 12, TokensOut: 3}, `[]`, ""},
+			assay.Condition{Name: "baseline"}, agent.Answer{Content: "Paris.", Model: "claude-haiku-4-5", TokensIn: 12, TokensOut: 3}, `[]`, ""},
 		{"json array", `[{"type":"system","subtype":"init","model":"m"},{"type":"result","result":"ok","usage":{"input_tokens":1,"output_tokens":1}}]`,
-			store.Condition{Name: "baseline"}, agent.Answer{Content: "ok", Model: "m", TokensIn: 1, TokensOut: 1}, `[]`, ""},
+			assay.Condition{Name: "baseline"}, agent.Answer{Content: "ok", Model: "m", TokensIn: 1, TokensOut: 1}, `[]`, ""},
 		{"failed result", `{"type":"result","subtype":"error_max_turns","is_error":true,"result":""}`,
-			store.Condition{Name: "baseline"}, agent.Answer{}, "", "agent: claude code: error_max_turns"},
+			assay.Condition{Name: "baseline"}, agent.Answer{}, "", "agent: claude code: error_max_turns"},
 		{"condition's server failed", strings.Replace(streamJSON, `"graph","status":"connected"`, `"graph","status":"failed"`, 1), graph,
 			agent.Answer{}, "", "agent: claude code: mcp server graph failed to start"},
-		{"plain JSON answer", `{"type":"fruit","name":"apple"}`, store.Condition{Name: "baseline"},
+		{"plain JSON answer", `{"type":"fruit","name":"apple"}`, assay.Condition{Name: "baseline"},
 			agent.Answer{Content: `{"type":"fruit","name":"apple"}`}, `[]`, ""},
 	}
 	for _, tt := range tests {
@@ -87,7 +87,7 @@ func TestGuardsHoldForClaudeCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := agent.Guarded(agent.NewCommand(agent.CommandOptions{Argv: []string{"cat", out}}), 2, 0)
-	cond := store.Condition{Name: "with_graph", RequireMCPToolUse: true}
+	cond := assay.Condition{Name: "with_graph", RequireMCPToolUse: true}
 	spent, err := a.Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
 	if err == nil || err.Error() != "guard require_mcp_tool_use: the agent made no MCP tool call in 2 attempts" {
 		t.Errorf("err = %v", err)

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"assay"
 	"assay/internal/fixture"
 	"assay/runner/agent"
 	"assay/runner/agent/internal/mcptest"
 	"assay/runner/llm/anthropictest"
-	"assay/store"
 )
 
 // These tests run the real Claude Code CLI (pinned, installed by .ci/deps)
@@ -70,17 +70,17 @@ func baseVars(t *testing.T) func(string) string {
 }
 
 // everythingServer is the reference MCP server as a condition's stdio server.
-func everythingServer(t *testing.T) store.MCPServer {
+func everythingServer(t *testing.T) assay.MCPServer {
 	node, script := fixture.Everything(t)
-	return store.MCPServer{Name: "everything", Transport: store.TransportStdio, Command: node, Args: []string{script, "stdio"}}
+	return assay.MCPServer{Name: "everything", Transport: assay.TransportStdio, Command: node, Args: []string{script, "stdio"}}
 }
 
 func TestClaudeCodeAnswersWithMCPTools(t *testing.T) {
 	mcptest.NoOrphans(t)
 	srv := anthropictest.New(toolThenAnswer("mcp__everything__echo", map[string]any{"message": "2 + 2"}))
 	defer srv.Close()
-	cond := store.Condition{Name: "with_everything", SystemPrompt: "Use the tools.", RequireMCPToolUse: true,
-		MCPServers: []store.MCPServer{everythingServer(t)}}
+	cond := assay.Condition{Name: "with_everything", SystemPrompt: "Use the tools.", RequireMCPToolUse: true,
+		MCPServers: []assay.MCPServer{everythingServer(t)}}
 	a := agent.Guarded(claudeAgent(t, srv, time.Minute, nil), 3, time.Minute)
 	ans, err := a.Answer(context.Background(), agent.Task{Condition: cond, Prompt: "-What is 2 + 2?"})
 	if err != nil {
@@ -122,7 +122,7 @@ func TestClaudeCodeCommandWithAPermissionDenial(t *testing.T) {
 		"--mcp-config", "{mcp_config}", "--strict-mcp-config", "--allowedTools", "{mcp_tools}", "--permission-mode", "dontAsk", "--", "{query}"}
 	a := agent.NewCommand(agent.CommandOptions{Argv: argv, Timeout: time.Minute, Getenv: baseVars(t), Env: map[string]string{
 		"ANTHROPIC_BASE_URL": srv.URL, "ANTHROPIC_API_KEY": "sk-ant-test", "HOME": t.TempDir(), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}})
-	cond := store.Condition{Name: "with_everything", MCPServers: []store.MCPServer{everythingServer(t)}}
+	cond := assay.Condition{Name: "with_everything", MCPServers: []assay.MCPServer{everythingServer(t)}}
 	ans, err := a.Answer(context.Background(), agent.Task{Condition: cond, Prompt: "Say hi."})
 	if err != nil || ans.Content != "Done: Echo: hi" || len(ans.ToolCalls) != 2 || ans.Turns != 3 {
 		t.Fatalf("answer %+v, %v", ans, err)
@@ -139,7 +139,7 @@ func TestClaudeCodeTimeoutKillsItAndItsServers(t *testing.T) {
 	mcptest.NoOrphans(t)
 	srv := anthropictest.New(func(*anthropictest.Request) anthropictest.Reply { return anthropictest.Reply{Hang: true} })
 	defer srv.Close()
-	cond := store.Condition{Name: "with_everything", RequireMCPToolUse: true, MCPServers: []store.MCPServer{everythingServer(t)}}
+	cond := assay.Condition{Name: "with_everything", RequireMCPToolUse: true, MCPServers: []assay.MCPServer{everythingServer(t)}}
 	a := agent.Guarded(claudeAgent(t, srv, 3*time.Second, nil), 3, 3*time.Second)
 	start := time.Now()
 	ans, err := a.Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
@@ -158,7 +158,7 @@ func TestMCPServerUnderClaudeCodeDoesNotSeeTheJudgesKey(t *testing.T) {
 	t.Setenv("JUDGE_ONLY_KEY", "sk-judge-only-0123456789")
 	srv := anthropictest.New(toolThenAnswer("mcp__everything__get-env", map[string]any{}))
 	defer srv.Close()
-	cond := store.Condition{Name: "with_everything", MCPServers: []store.MCPServer{everythingServer(t)}}
+	cond := assay.Condition{Name: "with_everything", MCPServers: []assay.MCPServer{everythingServer(t)}}
 	ans, err := claudeAgent(t, srv, time.Minute, nil).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "env?"})
 	if err != nil {
 		t.Fatal(err)

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"assay"
 	"assay/runner/agent"
-	"assay/store"
 )
 
 // TestCodexExample runs examples/codex-agent.sh as a command agent with a
@@ -37,9 +37,9 @@ echo "progress chatter"`)
 		Getenv:  env(map[string]string{"GRAPH_TOKEN": "g-123"}),
 		Timeout: 20 * time.Second,
 	})
-	cond := store.Condition{Name: "c", SystemPrompt: `Say "only" the city.`, MCPServers: []store.MCPServer{
-		{Name: "graph", Transport: store.TransportStdio, Command: "/opt/graph-mcp", Args: []string{"--db", "kg"}, Env: map[string]string{"TOKEN": "${GRAPH_TOKEN}"}},
-		{Name: "search-api", Transport: store.TransportHTTP, URL: "https://search.example/mcp", Headers: map[string]string{"Authorization": "Bearer x"}},
+	cond := assay.Condition{Name: "c", SystemPrompt: `Say "only" the city.`, MCPServers: []assay.MCPServer{
+		{Name: "graph", Transport: assay.TransportStdio, Command: "/opt/graph-mcp", Args: []string{"--db", "kg"}, Env: map[string]string{"TOKEN": "${GRAPH_TOKEN}"}},
+		{Name: "search-api", Transport: assay.TransportHTTP, URL: "https://search.example/mcp", Headers: map[string]string{"Authorization": "Bearer x"}},
 	}}
 	ans, err := a.Answer(context.Background(), agent.Task{Condition: cond, Prompt: "Capital of France?"})
 	if err != nil {

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"assay"
 	"assay/runner/agent"
 	"assay/runner/agent/internal/mcptest"
-	"assay/store"
 )
 
 // script writes a /bin/sh script with body to a temporary folder and
@@ -57,7 +57,7 @@ func TestCommandAgentPassesTheTask(t *testing.T) {
 			if tt.prompt != "" {
 				p = tt.prompt
 			}
-			ans, err := a.Answer(context.Background(), agent.Task{Condition: store.Condition{Name: "c", SystemPrompt: "Answer briefly."}, Prompt: p})
+			ans, err := a.Answer(context.Background(), agent.Task{Condition: assay.Condition{Name: "c", SystemPrompt: "Answer briefly."}, Prompt: p})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,11 +76,11 @@ func TestCommandAgentWritesTheMCPConfig(t *testing.T) {
 		Argv:   []string{script(t, body), "{mcp_config}"},
 		Getenv: env(map[string]string{"TOOLS": "/opt/tools", "GRAPH_TOKEN": "g-123", "SEARCH_KEY": "s-456"}),
 	})
-	cond := store.Condition{Name: "c", MCPServers: []store.MCPServer{
-		{Name: "graph", Transport: store.TransportStdio, Command: "${TOOLS}/graph-mcp", Args: []string{"--db", "kg"}, Env: map[string]string{"TOKEN": "${GRAPH_TOKEN}"}},
-		{Name: "bare", Transport: store.TransportStdio, Command: "bare-mcp"},
-		{Name: "search", Transport: store.TransportSSE, URL: "http://localhost:8080/sse", Headers: map[string]string{"Authorization": "Bearer ${SEARCH_KEY}"}},
-		{Name: "docs", Transport: store.TransportHTTP, URL: "http://127.0.0.1:8001/mcp"},
+	cond := assay.Condition{Name: "c", MCPServers: []assay.MCPServer{
+		{Name: "graph", Transport: assay.TransportStdio, Command: "${TOOLS}/graph-mcp", Args: []string{"--db", "kg"}, Env: map[string]string{"TOKEN": "${GRAPH_TOKEN}"}},
+		{Name: "bare", Transport: assay.TransportStdio, Command: "bare-mcp"},
+		{Name: "search", Transport: assay.TransportSSE, URL: "http://localhost:8080/sse", Headers: map[string]string{"Authorization": "Bearer ${SEARCH_KEY}"}},
+		{Name: "docs", Transport: assay.TransportHTTP, URL: "http://127.0.0.1:8001/mcp"},
 	}}
 	ans, err := a.Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
 	if err != nil {
@@ -221,7 +221,7 @@ func TestCommandAgentSeesOnlyItsEnvironment(t *testing.T) {
 // files that a killed process left there go at the next start.
 func TestMCPConfigFilesArePrivateAndCleanedUp(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
-	cond := store.Condition{Name: "c", MCPServers: []store.MCPServer{{Name: "docs", Transport: store.TransportHTTP,
+	cond := assay.Condition{Name: "c", MCPServers: []assay.MCPServer{{Name: "docs", Transport: assay.TransportHTTP,
 		URL: "http://127.0.0.1:9/mcp", Headers: map[string]string{"Authorization": "Bearer ${DOCS_KEY}"}}}}
 	a := agent.NewCommand(agent.CommandOptions{Argv: []string{script(t, `ls -ld "$(dirname "$1")" "$1" | cut -c1-10; echo "$1"`), "{mcp_config}"},
 		Getenv: env(map[string]string{"DOCS_KEY": "s3cret"})})

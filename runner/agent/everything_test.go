@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"assay"
 	"assay/internal/fixture"
 	"assay/runner/agent"
 	"assay/runner/agent/internal/mcptest"
 	"assay/runner/agent/internal/proc"
-	"assay/store"
 )
 
 // everything returns node and the reference MCP server's entry point.
@@ -64,17 +64,17 @@ func serveEverything(t *testing.T, mode string) string {
 func TestReferenceMCPServer(t *testing.T) {
 	tests := []struct {
 		name   string
-		server func(t *testing.T) store.MCPServer
+		server func(t *testing.T) assay.MCPServer
 	}{
-		{"stdio", func(t *testing.T) store.MCPServer {
+		{"stdio", func(t *testing.T) assay.MCPServer {
 			node, script := everything(t)
-			return store.MCPServer{Name: "everything", Transport: store.TransportStdio, Command: node, Args: []string{script, "stdio"}}
+			return assay.MCPServer{Name: "everything", Transport: assay.TransportStdio, Command: node, Args: []string{script, "stdio"}}
 		}},
-		{"streamable http", func(t *testing.T) store.MCPServer {
-			return store.MCPServer{Name: "everything", Transport: store.TransportHTTP, URL: serveEverything(t, "streamableHttp")}
+		{"streamable http", func(t *testing.T) assay.MCPServer {
+			return assay.MCPServer{Name: "everything", Transport: assay.TransportHTTP, URL: serveEverything(t, "streamableHttp")}
 		}},
-		{"sse", func(t *testing.T) store.MCPServer {
-			return store.MCPServer{Name: "everything", Transport: store.TransportSSE, URL: serveEverything(t, "sse")}
+		{"sse", func(t *testing.T) assay.MCPServer {
+			return assay.MCPServer{Name: "everything", Transport: assay.TransportSSE, URL: serveEverything(t, "sse")}
 		}},
 	}
 	for _, tt := range tests {
@@ -82,7 +82,7 @@ func TestReferenceMCPServer(t *testing.T) {
 			mcptest.NoOrphans(t)
 			srv := tt.server(t)
 			a, _ := newOpenAI(t, toolModel("echo", `{"message":"hello"}`), agent.OpenAIOptions{Getenv: os.Getenv})
-			cond := store.Condition{Name: "with_everything", MCPServers: []store.MCPServer{srv}, RequireMCPToolUse: true, RequireMCPToolSuccess: true}
+			cond := assay.Condition{Name: "with_everything", MCPServers: []assay.MCPServer{srv}, RequireMCPToolUse: true, RequireMCPToolSuccess: true}
 			ans, err := agent.Guarded(a, 3, 0).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "Echo hello."})
 			if err != nil {
 				t.Fatal(err)

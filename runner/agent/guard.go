@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"assay"
 	"assay/store"
 )
 
@@ -134,7 +135,7 @@ func (g *guarded) Close() error { return g.inner.Close() }
 
 // brokenGuard names the first guard of c that calls break, or "".
 // A call to a tool no server offers (Server empty) is no MCP tool call.
-func brokenGuard(c store.Condition, calls []store.ToolCall) string {
+func brokenGuard(c assay.Condition, calls []store.ToolCall) string {
 	used, succeeded := false, false
 	for _, tc := range calls {
 		if tc.Server == "" || tc.Denied {

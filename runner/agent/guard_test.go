@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"assay"
 	"assay/runner/agent"
 	"assay/runner/agent/internal/mcptest"
 	"assay/runner/llm/llmtest"
@@ -68,7 +69,7 @@ func TestGuards(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			inner := &scripted{answers: tt.answers}
-			cond := store.Condition{Name: "with_graph", RequireMCPToolUse: tt.use, RequireMCPToolSuccess: tt.success}
+			cond := assay.Condition{Name: "with_graph", RequireMCPToolUse: tt.use, RequireMCPToolSuccess: tt.success}
 			ans, err := agent.Guarded(inner, 3, 0).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
 			if inner.calls != tt.wantCalls {
 				t.Errorf("inner answers = %d, want %d", inner.calls, tt.wantCalls)
@@ -96,9 +97,9 @@ func TestGuards(t *testing.T) {
 
 func TestGuardOverAModelThatNeverCallsATool(t *testing.T) {
 	mcptest.NoOrphans(t)
-	srv := mcptest.ServeHTTP(t, "graph", store.TransportHTTP, nil).Config
+	srv := mcptest.ServeHTTP(t, "graph", assay.TransportHTTP, nil).Config
 	a, model := newOpenAI(t, llmtest.Text("I know this one."), agent.OpenAIOptions{})
-	cond := store.Condition{Name: "with_graph", MCPServers: []store.MCPServer{srv}, RequireMCPToolUse: true}
+	cond := assay.Condition{Name: "with_graph", MCPServers: []assay.MCPServer{srv}, RequireMCPToolUse: true}
 	spent, err := agent.Guarded(a, 3, 0).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
 	if err == nil || err.Error() != "guard require_mcp_tool_use: the agent made no MCP tool call in 3 attempts" {
 		t.Errorf("err = %v, want the guard error", err)
@@ -114,7 +115,7 @@ func TestGuardOverAModelThatNeverCallsATool(t *testing.T) {
 func TestGuardKeepsWhatFailedAttemptsSpent(t *testing.T) {
 	boom := errors.New("agent: turn 1: model unavailable")
 	inner := &scripted{answers: []agent.Answer{{Content: "from memory", TokensIn: 10, TokensOut: 2, Attempts: 1}}, err: boom}
-	cond := store.Condition{Name: "with_graph", RequireMCPToolUse: true}
+	cond := assay.Condition{Name: "with_graph", RequireMCPToolUse: true}
 	spent, err := agent.Guarded(inner, 3, 0).Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want the second attempt's error", err)

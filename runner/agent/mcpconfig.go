@@ -10,8 +10,8 @@ import (
 	"strings"
 	"syscall"
 
-	"assay/runner/config"
-	"assay/store"
+	"assay"
+	"assay/config"
 )
 
 // MCPConfig renders servers in the JSON format Claude Code's --mcp-config
@@ -21,7 +21,7 @@ import (
 //	                "other": {"type": "http", "url": …, "headers": {…}}}}
 //
 // with ${ENV} references resolved by getenv. The result holds secrets.
-func MCPConfig(servers []store.MCPServer, getenv func(string) string) ([]byte, error) {
+func MCPConfig(servers []assay.MCPServer, getenv func(string) string) ([]byte, error) {
 	out := make(map[string]map[string]any, len(servers))
 	for _, s := range servers {
 		r, err := config.ResolveMCPServer(s, getenv)
@@ -38,8 +38,8 @@ func MCPConfig(servers []store.MCPServer, getenv func(string) string) ([]byte, e
 }
 
 // mcpConfigEntry is one server's entry.
-func mcpConfigEntry(s store.MCPServer) map[string]any {
-	if s.Transport == store.TransportHTTP || s.Transport == store.TransportSSE {
+func mcpConfigEntry(s assay.MCPServer) map[string]any {
+	if s.Transport == assay.TransportHTTP || s.Transport == assay.TransportSSE {
 		e := map[string]any{"type": string(s.Transport), "url": s.URL}
 		if len(s.Headers) > 0 {
 			e["headers"] = s.Headers
@@ -85,7 +85,7 @@ func mcpConfigDir() (string, error) {
 // writeMCPConfig writes MCPConfig to a new file only the user can read, in
 // mcpConfigDir, named after this process, and returns its path; the caller
 // removes it.
-func writeMCPConfig(servers []store.MCPServer, getenv func(string) string) (string, error) {
+func writeMCPConfig(servers []assay.MCPServer, getenv func(string) string) (string, error) {
 	b, err := MCPConfig(servers, getenv)
 	if err != nil {
 		return "", err

@@ -10,23 +10,23 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"assay"
 	"assay/runner/agent"
 	"assay/runner/agent/internal/mcptest"
 	"assay/runner/llm/llmtest"
-	"assay/store"
 )
 
 func TestOpenAIAgentRecordsTheToolTrace(t *testing.T) {
 	tests := []struct {
 		name   string
-		server func(t *testing.T) store.MCPServer
+		server func(t *testing.T) assay.MCPServer
 	}{
-		{"stdio", func(t *testing.T) store.MCPServer { return mcptest.StdioServer(t, "docs") }},
-		{"streamable http", func(t *testing.T) store.MCPServer {
-			return mcptest.ServeHTTP(t, "docs", store.TransportHTTP, nil).Config
+		{"stdio", func(t *testing.T) assay.MCPServer { return mcptest.StdioServer(t, "docs") }},
+		{"streamable http", func(t *testing.T) assay.MCPServer {
+			return mcptest.ServeHTTP(t, "docs", assay.TransportHTTP, nil).Config
 		}},
-		{"sse", func(t *testing.T) store.MCPServer {
-			return mcptest.ServeHTTP(t, "docs", store.TransportSSE, nil).Config
+		{"sse", func(t *testing.T) assay.MCPServer {
+			return mcptest.ServeHTTP(t, "docs", assay.TransportSSE, nil).Config
 		}},
 	}
 	for _, tt := range tests {
@@ -34,7 +34,7 @@ func TestOpenAIAgentRecordsTheToolTrace(t *testing.T) {
 			mcptest.NoOrphans(t)
 			srv := tt.server(t)
 			a, model := newOpenAI(t, toolModel("echo", `{"message":"hello"}`), agent.OpenAIOptions{})
-			cond := store.Condition{Name: "with_docs", SystemPrompt: "Use the tools.", MCPServers: []store.MCPServer{srv}, RequireMCPToolUse: true}
+			cond := assay.Condition{Name: "with_docs", SystemPrompt: "Use the tools.", MCPServers: []assay.MCPServer{srv}, RequireMCPToolUse: true}
 			ans, err := a.Answer(context.Background(), agent.Task{Condition: cond, Prompt: "Say hello."})
 			if err != nil {
 				t.Fatal(err)
@@ -62,7 +62,7 @@ func TestOpenAIAgentRecordsTheToolTrace(t *testing.T) {
 
 func TestOpenAIAgentFeedsToolErrorsBack(t *testing.T) {
 	mcptest.NoOrphans(t)
-	srv := mcptest.ServeHTTP(t, "docs", store.TransportHTTP, nil).Config
+	srv := mcptest.ServeHTTP(t, "docs", assay.TransportHTTP, nil).Config
 	tests := []struct {
 		name, tool, args, want string
 	}{
@@ -79,7 +79,7 @@ func TestOpenAIAgentFeedsToolErrorsBack(t *testing.T) {
 				return llmtest.Reply{ToolCalls: []openai.ToolCall{{Function: openai.FunctionCall{Name: tt.tool, Arguments: tt.args}}}}
 			}
 			a, _ := newOpenAI(t, model, agent.OpenAIOptions{ToolTimeout: 200 * time.Millisecond})
-			ans, err := a.Answer(context.Background(), agent.Task{Condition: store.Condition{Name: "c", MCPServers: []store.MCPServer{srv}}, Prompt: "q"})
+			ans, err := a.Answer(context.Background(), agent.Task{Condition: assay.Condition{Name: "c", MCPServers: []assay.MCPServer{srv}}, Prompt: "q"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,13 +95,13 @@ func TestOpenAIAgentFeedsToolErrorsBack(t *testing.T) {
 
 func TestOpenAIAgentStopsAfterMaxTurns(t *testing.T) {
 	mcptest.NoOrphans(t)
-	srv := mcptest.ServeHTTP(t, "docs", store.TransportHTTP, nil).Config
+	srv := mcptest.ServeHTTP(t, "docs", assay.TransportHTTP, nil).Config
 	loop := func(*llmtest.ChatRequest) llmtest.Reply {
 		return llmtest.Reply{ToolCalls: []openai.ToolCall{{Function: openai.FunctionCall{Name: "echo", Arguments: `{"message":"again"}`}}},
 			PromptTokens: 7, CompletionTokens: 3}
 	}
 	a, model := newOpenAI(t, loop, agent.OpenAIOptions{MaxTurns: 3})
-	spent, err := a.Answer(context.Background(), agent.Task{Condition: store.Condition{Name: "c", MCPServers: []store.MCPServer{srv}}, Prompt: "q"})
+	spent, err := a.Answer(context.Background(), agent.Task{Condition: assay.Condition{Name: "c", MCPServers: []assay.MCPServer{srv}}, Prompt: "q"})
 	var limit *agent.TurnLimitError
 	if !errors.As(err, &limit) || err.Error() != "agent: no final answer after 3 turns" {
 		t.Fatalf("err = %v, want the turn limit", err)
@@ -117,7 +117,7 @@ func TestOpenAIAgentStopsAfterMaxTurns(t *testing.T) {
 func TestOpenAIAgentNamesAServerThatCannotStart(t *testing.T) {
 	mcptest.NoOrphans(t)
 	a, model := newOpenAI(t, llmtest.Text("never asked"), agent.OpenAIOptions{})
-	cond := store.Condition{Name: "c", MCPServers: []store.MCPServer{{Name: "graph", Transport: store.TransportStdio, Command: "/nonexistent/graph-mcp"}}}
+	cond := assay.Condition{Name: "c", MCPServers: []assay.MCPServer{{Name: "graph", Transport: assay.TransportStdio, Command: "/nonexistent/graph-mcp"}}}
 	_, err := a.Answer(context.Background(), agent.Task{Condition: cond, Prompt: "q"})
 	if err == nil || !strings.Contains(err.Error(), "mcp server graph") {
 		t.Errorf("err = %v, want it to name the server", err)
@@ -131,7 +131,7 @@ func TestOpenAIAgentSharesServersAndClosesThem(t *testing.T) {
 	mcptest.NoOrphans(t)
 	srv := mcptest.StdioServer(t, "local")
 	a, _ := newOpenAI(t, toolModel("pid", `{}`), agent.OpenAIOptions{})
-	cond := store.Condition{Name: "c", MCPServers: []store.MCPServer{srv}}
+	cond := assay.Condition{Name: "c", MCPServers: []assay.MCPServer{srv}}
 	results := make([]string, 6)
 	var wg sync.WaitGroup
 	for i := range results {
@@ -158,7 +158,7 @@ func TestOpenAIAgentCancelledMidCallLeavesNoProcess(t *testing.T) {
 	a, _ := newOpenAI(t, toolModel("slow", `{"ms":10000}`), agent.OpenAIOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
-	_, err := a.Answer(ctx, agent.Task{Condition: store.Condition{Name: "c", MCPServers: []store.MCPServer{srv}}, Prompt: "q"})
+	_, err := a.Answer(ctx, agent.Task{Condition: assay.Condition{Name: "c", MCPServers: []assay.MCPServer{srv}}, Prompt: "q"})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want the deadline", err)
 	}

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"assay/config"
 	"assay/internal/text"
-	"assay/runner/config"
 	"assay/store"
 )
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/runner/config"
+	"assay/config"
 )
 
 // Each assertion on hand-made answers, passing and failing, and what it says.

@@ -3,7 +3,7 @@ package judge
 import (
 	"context"
 
-	"assay/runner/config"
+	"assay/config"
 	"assay/runner/llm"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"assay/runner/config"
+	"assay/config"
 	"assay/runner/llm"
 )
 

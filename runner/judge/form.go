@@ -8,7 +8,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"assay/runner/config"
+	"assay/config"
 	"assay/runner/llm"
 )
 

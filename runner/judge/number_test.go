@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"assay/runner/config"
+	"assay/config"
 )
 
 // A score is a JSON number within its scale, whole on a whole scale; a

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"assay/runner/config"
+	"assay/config"
 )
 
 // read parses and validates an answer. problem is "" for a valid answer,

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/runner/config"
+	"assay/config"
 )
 
 func TestExtractLetter(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"assay/runner/config"
+	"assay/config"
 	"assay/runner/stats"
 	"assay/store"
 )

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"assay/runner/config"
+	"assay/config"
 	"assay/store"
 )
 

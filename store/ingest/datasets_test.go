@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"assay"
 	"assay/internal/fixture"
 	"assay/store"
 )
@@ -38,45 +39,45 @@ func TestParseDatasets(t *testing.T) {
 	tests := []struct {
 		file       string
 		opts       Options
-		kind       store.Kind
+		kind       assay.Kind
 		count      int
 		qKey, aKey string
 		first      store.Sample // the fields set here are compared with sample 1
 	}{
-		{file: "humaneval.jsonl", kind: store.KindCode, count: 6,
+		{file: "humaneval.jsonl", kind: assay.KindCode, count: 6,
 			first: store.Sample{SampleID: "Synth/0", EntryPoint: "add"}},
-		{file: "gsm8k.jsonl", kind: store.KindMath, count: 10, qKey: "question", aKey: "answer",
+		{file: "gsm8k.jsonl", kind: assay.KindMath, count: 10, qKey: "question", aKey: "answer",
 			first: store.Sample{SampleID: "1"}},
-		{file: "mmlu.jsonl", kind: store.KindMCQ, count: 10, qKey: "question", aKey: "answer",
+		{file: "mmlu.jsonl", kind: assay.KindMCQ, count: 10, qKey: "question", aKey: "answer",
 			first: store.Sample{SampleID: "1", Reference: "B", Choices: []string{"Orinoco", "Amazon", "Paraná", "Magdalena"},
 				Metadata: map[string]any{"subject": "geography"}}},
-		{file: "keval/golden.jsonl", kind: store.KindQA, count: 5, qKey: "question", aKey: "answer",
+		{file: "keval/golden.jsonl", kind: assay.KindQA, count: 5, qKey: "question", aKey: "answer",
 			first: store.Sample{SampleID: "1", Input: "How do I list the pods of a namespace with the ops CLI?"}},
-		{file: "keval/one_question.jsonl", kind: store.KindQA, count: 1, qKey: "question", aKey: "answer",
+		{file: "keval/one_question.jsonl", kind: assay.KindQA, count: 1, qKey: "question", aKey: "answer",
 			first: store.Sample{SampleID: "1"}},
-		{file: "keval/simple.jsonl", kind: store.KindQA, count: 3, qKey: "question", aKey: "answer",
+		{file: "keval/simple.jsonl", kind: assay.KindQA, count: 3, qKey: "question", aKey: "answer",
 			first: store.Sample{SampleID: "1", Input: "What is the capital of Italy?", Reference: "Rome"}},
-		{file: "keval/custom_keys.jsonl", kind: store.KindQA, count: 3, qKey: "prompt", aKey: "response",
+		{file: "keval/custom_keys.jsonl", kind: assay.KindQA, count: 3, qKey: "prompt", aKey: "response",
 			first: store.Sample{SampleID: "1", Input: "What is the boiling point of ethanol at sea level?"}},
-		{file: "keval/custom_keys.jsonl", kind: store.KindQA, count: 3, qKey: "prompt", aKey: "response",
+		{file: "keval/custom_keys.jsonl", kind: assay.KindQA, count: 3, qKey: "prompt", aKey: "response",
 			opts:  Options{QuestionKey: "prompt", AnswerKey: "response"},
 			first: store.Sample{SampleID: "1", Reference: "About 78 degrees Celsius."}},
-		{file: "shared:humaneval_sample.jsonl", kind: store.KindCode, count: 20,
+		{file: "shared:humaneval_sample.jsonl", kind: assay.KindCode, count: 20,
 			first: store.Sample{SampleID: "HumanEval/0", EntryPoint: "has_close_elements"}},
-		{file: "shared:gsm8k_sample.jsonl", kind: store.KindMath, count: 50, qKey: "question", aKey: "answer",
+		{file: "shared:gsm8k_sample.jsonl", kind: assay.KindMath, count: 50, qKey: "question", aKey: "answer",
 			first: store.Sample{SampleID: "1"}},
-		{file: "shared:mmlu_sample.jsonl", kind: store.KindMCQ, count: 50, qKey: "question", aKey: "answer",
+		{file: "shared:mmlu_sample.jsonl", kind: assay.KindMCQ, count: 50, qKey: "question", aKey: "answer",
 			first: store.Sample{SampleID: "1", Reference: "B", Choices: []string{"0", "4", "2", "6"},
 				Metadata: map[string]any{"subject": "abstract_algebra"}}},
-		{file: "shared:k-eval/golden_sample.jsonl", kind: store.KindQA, count: 10, qKey: "question", aKey: "answer",
+		{file: "shared:k-eval/golden_sample.jsonl", kind: assay.KindQA, count: 10, qKey: "question", aKey: "answer",
 			first: store.Sample{SampleID: "1", Input: "How do I login to a cluster using backplane?"}},
-		{file: "shared:k-eval/pre_test1_questions.jsonl", kind: store.KindQA, count: 1, qKey: "question", aKey: "answer",
+		{file: "shared:k-eval/pre_test1_questions.jsonl", kind: assay.KindQA, count: 1, qKey: "question", aKey: "answer",
 			first: store.Sample{SampleID: "1"}},
-		{file: "shared:k-eval/fixture_simple_dataset.jsonl", kind: store.KindQA, count: 3, qKey: "question", aKey: "answer",
+		{file: "shared:k-eval/fixture_simple_dataset.jsonl", kind: assay.KindQA, count: 3, qKey: "question", aKey: "answer",
 			first: store.Sample{SampleID: "1", Input: "What is the capital of France?", Reference: "Paris"}},
-		{file: "shared:k-eval/fixture_custom_keys_dataset.jsonl", kind: store.KindQA, count: 3, qKey: "prompt", aKey: "response",
+		{file: "shared:k-eval/fixture_custom_keys_dataset.jsonl", kind: assay.KindQA, count: 3, qKey: "prompt", aKey: "response",
 			first: store.Sample{SampleID: "1", Input: "What is the speed of light?"}},
-		{file: "shared:k-eval/fixture_custom_keys_dataset.jsonl", kind: store.KindQA, count: 3, qKey: "prompt", aKey: "response",
+		{file: "shared:k-eval/fixture_custom_keys_dataset.jsonl", kind: assay.KindQA, count: 3, qKey: "prompt", aKey: "response",
 			opts:  Options{QuestionKey: "prompt", AnswerKey: "response"},
 			first: store.Sample{SampleID: "1", Reference: "approximately 299,792,458 metres per second"}},
 	}
@@ -127,21 +128,21 @@ func checkFirst(t *testing.T, got, want store.Sample) {
 }
 
 // checkComplete checks that sample i has what its kind needs.
-func checkComplete(t *testing.T, kind store.Kind, i int, s store.Sample) {
+func checkComplete(t *testing.T, kind assay.Kind, i int, s store.Sample) {
 	t.Helper()
 	if s.Ordinal != i || s.SampleID == "" || s.Input == "" || s.Reference == "" || s.Metadata == nil {
 		t.Errorf("sample %d incomplete: %+v", i, s)
 	}
 	switch kind {
-	case store.KindCode:
+	case assay.KindCode:
 		if s.Test == "" || s.EntryPoint == "" || len(s.Metadata) != 0 {
 			t.Errorf("code sample %d: test %q, entry point %q, metadata %v", i, s.Test, s.EntryPoint, s.Metadata)
 		}
-	case store.KindMCQ:
+	case assay.KindMCQ:
 		if len(s.Choices) != 4 || !strings.Contains("ABCD", s.Reference) || s.Metadata["subject"] == nil {
 			t.Errorf("mcq sample %d: choices %q, reference %q, metadata %v", i, s.Choices, s.Reference, s.Metadata)
 		}
-	case store.KindMath:
+	case assay.KindMath:
 		if _, ok := MathAnswer(s.Reference); !ok {
 			t.Errorf("math sample %d: no final number in %q", i, s.Reference)
 		}
@@ -240,31 +241,31 @@ func TestParseFormatsAndIDs(t *testing.T) {
 		data   string
 		opts   Options
 		format string
-		kind   store.Kind
+		kind   assay.Kind
 		ids    []string
 		refs   []string
 	}{
 		{"blank lines and no final newline", "\n{\"q\": \"a\", \"a\": \"1\"}\n\n  \n{\"q\": \"b\", \"a\": \"2\"}",
-			Options{Filename: "x.jsonl", QuestionKey: "q", AnswerKey: "a"}, "jsonl", store.KindQA,
+			Options{Filename: "x.jsonl", QuestionKey: "q", AnswerKey: "a"}, "jsonl", assay.KindQA,
 			[]string{"2", "5"}, []string{"1", "2"}},
 		{"numeric ids", `[{"id": 7, "question": "a", "answer": "x"}, {"id": "8", "question": "b", "answer": "y"}]`,
-			Options{Filename: "x.json"}, "json", store.KindQA, []string{"7", "8"}, []string{"x", "y"}},
+			Options{Filename: "x.json"}, "json", assay.KindQA, []string{"7", "8"}, []string{"x", "y"}},
 		{"numeric answers in qa", `{"question": "2+2", "answer": 4}` + "\n" + `{"question": "1/2", "answer": 0.5}`,
-			Options{Filename: "x.jsonl"}, "jsonl", store.KindQA, []string{"1", "2"}, []string{"4", "0.5"}},
+			Options{Filename: "x.jsonl"}, "jsonl", assay.KindQA, []string{"1", "2"}, []string{"4", "0.5"}},
 		{"mcq index answers", `{"question": "q", "choices": ["a","b","c","d"], "answer": 0}` + "\n" +
 			`{"question": "r", "choices": ["a","b","c","d"], "answer": "3"}` + "\n" +
 			`{"question": "s", "choices": ["a","b","c","d"], "answer": " c "}`,
-			Options{Filename: "x.jsonl"}, "jsonl", store.KindMCQ, []string{"1", "2", "3"}, []string{"A", "D", "C"}},
+			Options{Filename: "x.jsonl"}, "jsonl", assay.KindMCQ, []string{"1", "2", "3"}, []string{"A", "D", "C"}},
 		{"mmlu csv", "question,A,B,C,D,answer\r\n\"What, is 2+2?\",3,4,5,6,B\r\nq2,x,y,z,w,2\r\n",
-			Options{Filename: "mmlu.csv"}, "csv", store.KindMCQ, []string{"1", "2"}, []string{"B", "C"}},
+			Options{Filename: "mmlu.csv"}, "csv", assay.KindMCQ, []string{"1", "2"}, []string{"B", "C"}},
 		{"math with commas and minus", `{"question": "a", "answer": "so\n#### 1,600"}` + "\n" + `{"question": "b", "answer": "#### -3.5\n"}`,
-			Options{Filename: "x.jsonl"}, "jsonl", store.KindMath, []string{"1", "2"}, []string{"so\n#### 1,600", "#### -3.5\n"}},
+			Options{Filename: "x.jsonl"}, "jsonl", assay.KindMath, []string{"1", "2"}, []string{"so\n#### 1,600", "#### -3.5\n"}},
 		{"math answers forced to qa", `{"question": "a", "answer": "#### 2"}`,
-			Options{Filename: "x.jsonl", Kind: store.KindQA}, "jsonl", store.KindQA, []string{"1"}, []string{"#### 2"}},
+			Options{Filename: "x.jsonl", Kind: assay.KindQA}, "jsonl", assay.KindQA, []string{"1"}, []string{"#### 2"}},
 		{"one math-looking answer among others is qa", `{"question": "a", "answer": "#### 2"}` + "\n" + `{"question": "b", "answer": "two"}`,
-			Options{Filename: "x.jsonl"}, "jsonl", store.KindQA, []string{"1", "2"}, []string{"#### 2", "two"}},
+			Options{Filename: "x.jsonl"}, "jsonl", assay.KindQA, []string{"1", "2"}, []string{"#### 2", "two"}},
 		{"unknown extension sniffs JSONL", `{"input": "a", "expected_output": "b"}`,
-			Options{Filename: "upload"}, "jsonl", store.KindQA, []string{"1"}, []string{"b"}},
+			Options{Filename: "upload"}, "jsonl", assay.KindQA, []string{"1"}, []string{"b"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"iter"
 	"strings"
 
-	"assay/store"
+	"assay"
 )
 
 // record is one row of a dataset file before it becomes a sample.
@@ -63,9 +63,9 @@ func (rs records) releasing(release func(end int), size int) records {
 // noRecords is the error of a file without a record.
 func noRecords(name, format string) error {
 	if format == FormatCSV {
-		return store.Errorf(store.EINVALID, "%s: line 1: the file has a header row but no samples", name)
+		return assay.Errorf(assay.EINVALID, "%s: line 1: the file has a header row but no samples", name)
 	}
-	return store.Errorf(store.EINVALID, "%s: line 1: the JSON array is empty; the file has no samples", name)
+	return assay.Errorf(assay.EINVALID, "%s: line 1: the JSON array is empty; the file has no samples", name)
 }
 
 // decodeJSONL reads one object per line; blank lines are skipped but counted.
@@ -84,15 +84,15 @@ func decodeJSONL(name string, text []byte) records {
 			v, err := decodeValue(line)
 			if err != nil {
 				if first && json.Valid(here) {
-					yield(record{}, store.Errorf(store.EINVALID, "%s: %s: the file is a single JSON value; want one object per line (JSONL) or a JSON array of objects", name, where))
+					yield(record{}, assay.Errorf(assay.EINVALID, "%s: %s: the file is a single JSON value; want one object per line (JSONL) or a JSON array of objects", name, where))
 					return
 				}
-				yield(record{}, store.Errorf(store.EINVALID, "%s: %s: not valid JSON: %s", name, where, describeJSONError(err)))
+				yield(record{}, assay.Errorf(assay.EINVALID, "%s: %s: not valid JSON: %s", name, where, describeJSONError(err)))
 				return
 			}
 			obj, ok := v.(map[string]any)
 			if !ok {
-				yield(record{}, store.Errorf(store.EINVALID, "%s: %s: is %s, want a JSON object", name, where, describe(v)))
+				yield(record{}, assay.Errorf(assay.EINVALID, "%s: %s: is %s, want a JSON object", name, where, describe(v)))
 				return
 			}
 			first = false
@@ -121,7 +121,7 @@ func decodeValue(s []byte) (any, error) {
 func decodeJSONArray(name string, text []byte) records {
 	return func(yield func(record, error) bool) {
 		fail := func(format string, args ...any) {
-			yield(record{}, store.Errorf(store.EINVALID, "%s: "+format, append([]any{name}, args...)...))
+			yield(record{}, assay.Errorf(assay.EINVALID, "%s: "+format, append([]any{name}, args...)...))
 		}
 		dec := json.NewDecoder(bytes.NewReader(text))
 		dec.UseNumber()
@@ -235,7 +235,7 @@ func decodeCSV(name string, text []byte) records {
 			}
 			line, _ := r.FieldPos(0)
 			if len(rec) != len(header) {
-				yield(record{}, store.Errorf(store.EINVALID, "%s: row %d (line %d): has %d fields, the header has %d",
+				yield(record{}, assay.Errorf(assay.EINVALID, "%s: row %d (line %d): has %d fields, the header has %d",
 					name, row, line, len(rec), len(header)))
 				return
 			}
@@ -257,10 +257,10 @@ func checkHeader(name string, header []string) error {
 	for i, h := range header {
 		h = strings.TrimSpace(h)
 		if h == "" {
-			return store.Errorf(store.EINVALID, "%s: header (line 1): column %d has no name; the first row must name every column", name, i+1)
+			return assay.Errorf(assay.EINVALID, "%s: header (line 1): column %d has no name; the first row must name every column", name, i+1)
 		}
 		if j, dup := seen[h]; dup {
-			return store.Errorf(store.EINVALID, "%s: header (line 1): columns %d and %d are both named %q", name, j+1, i+1, h)
+			return assay.Errorf(assay.EINVALID, "%s: header (line 1): columns %d and %d are both named %q", name, j+1, i+1, h)
 		}
 		seen[h] = i
 	}
@@ -271,11 +271,11 @@ func checkHeader(name string, header []string) error {
 func csvError(name string, err error) error {
 	var pe *csv.ParseError
 	if !errors.As(err, &pe) {
-		return store.Errorf(store.EINVALID, "%s: not valid CSV: %v", name, err)
+		return assay.Errorf(assay.EINVALID, "%s: not valid CSV: %v", name, err)
 	}
 	if pe.StartLine != pe.Line {
-		return store.Errorf(store.EINVALID, "%s: line %d, column %d: not valid CSV (in the row that starts on line %d): %v",
+		return assay.Errorf(assay.EINVALID, "%s: line %d, column %d: not valid CSV (in the row that starts on line %d): %v",
 			name, pe.Line, pe.Column, pe.StartLine, pe.Err)
 	}
-	return store.Errorf(store.EINVALID, "%s: line %d, column %d: not valid CSV: %v", name, pe.Line, pe.Column, pe.Err)
+	return assay.Errorf(assay.EINVALID, "%s: line %d, column %d: not valid CSV: %v", name, pe.Line, pe.Column, pe.Err)
 }

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"assay/store"
+	"assay"
 )
 
 // questionKeys are the field names tried, in order, when Options.QuestionKey
@@ -89,14 +89,14 @@ func (rs records) survey(name, format, answerKey string) (*survey, error) {
 
 // detectKind says whether records that are not code are mcq, math or qa,
 // given the answer key.
-func (s *survey) detectKind(answerKey string) store.Kind {
+func (s *survey) detectKind(answerKey string) assay.Kind {
 	switch {
 	case s.choices:
-		return store.KindMCQ
+		return assay.KindMCQ
 	case answerKey != "" && answerKey == s.mathKey && s.allMath:
-		return store.KindMath
+		return assay.KindMath
 	}
-	return store.KindQA
+	return assay.KindQA
 }
 
 // has reports whether r has the field key.
@@ -139,7 +139,7 @@ func resolveKey(name string, s *survey, given string, candidates []string, role 
 	if s.format == FormatCSV {
 		where, hint = "header (line 1)", " (the first row must be a header naming the columns)"
 	}
-	return "", store.Errorf(store.EINVALID, "%s: %s: no %s field (looked for %s); set the %s key to one of the fields%s: %s",
+	return "", assay.Errorf(assay.EINVALID, "%s: %s: no %s field (looked for %s); set the %s key to one of the fields%s: %s",
 		name, where, role, strings.Join(candidates, ", "), role, hint, fieldList(first))
 }
 

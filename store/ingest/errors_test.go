@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/store"
+	"assay"
 )
 
 const (
@@ -101,14 +101,14 @@ func TestParseRejectsBadInput(t *testing.T) {
 		{name: "invalid UTF-8", file: "q.csv", data: "question,answer\nq,\xff\xfe\xfd\n", want: []string{"line 2: the file looks binary (invalid UTF-8 at byte 19)"}},
 		{name: "UTF-16", file: "q.jsonl", data: "\xff\xfe{\x00", want: []string{"line 1: the file is UTF-16; save it as UTF-8"}},
 		{name: "too large", file: "big.jsonl", data: strings.Repeat(qaRow+"\n", 32<<10), opts: Options{MaxBytes: 1 << 20},
-			code: store.ETOOLARGE, want: []string{"the file is 1.03 MiB, over the 1 MiB limit"}},
+			code: assay.ETOOLARGE, want: []string{"the file is 1.03 MiB, over the 1 MiB limit"}},
 		{name: "code row missing test", file: "he.jsonl", data: lines(codeRow, strings.Replace(strings.Replace(codeRow, `"test": "def check(c): pass", `, "", 1), "T/0", "T/1", 1)),
 			want: []string{`line 2: missing "test" (a code sample needs prompt, canonical_solution, test and entry_point)`}},
 		{name: "code row missing entry_point", file: "he.jsonl", data: lines(`{"task_id": "T/0", "prompt": "p", "canonical_solution": "s", "test": "t"}`),
 			want: []string{`line 1: missing "entry_point" (a code sample needs`}},
-		{name: "code forced on qa data", file: "q.jsonl", data: lines(qaRow), opts: Options{Kind: store.KindCode},
+		{name: "code forced on qa data", file: "q.jsonl", data: lines(qaRow), opts: Options{Kind: assay.KindCode},
 			want: []string{`line 1: missing "prompt" (a code sample needs`}},
-		{name: "math forced without final number", file: "gsm.jsonl", data: lines(qaRow), opts: Options{Kind: store.KindMath},
+		{name: "math forced without final number", file: "gsm.jsonl", data: lines(qaRow), opts: Options{Kind: assay.KindMath},
 			want: []string{`line 1: "answer" does not end with a line "#### N"`}},
 		{name: "unknown kind", file: "q.jsonl", data: lines(qaRow), opts: Options{Kind: "essay"},
 			want: []string{`unknown kind "essay": want qa, mcq, math or code`}},
@@ -133,18 +133,18 @@ func TestParseRejectsBadInput(t *testing.T) {
 			if p != nil {
 				t.Errorf("Parse returned samples with its error")
 			}
-			var se *store.Error
+			var se *assay.Error
 			if !errors.As(err, &se) {
 				t.Fatalf("error %T %q is not a *store.Error", err, err)
 			}
 			code := tt.code
 			if code == "" {
-				code = store.EINVALID
+				code = assay.EINVALID
 			}
 			if se.Code != code {
 				t.Errorf("code %q, want %q", se.Code, code)
 			}
-			msg := store.ErrorMessage(err)
+			msg := assay.ErrorMessage(err)
 			t.Log(msg)
 			if !strings.HasPrefix(msg, tt.file+": ") {
 				t.Errorf("message %q does not start with the file name", msg)
@@ -161,7 +161,7 @@ func TestParseRejectsBadInput(t *testing.T) {
 func TestParseDefaultSizeLimit(t *testing.T) {
 	data := bytes.Repeat([]byte("a"), DefaultMaxBytes+1)
 	_, err := Parse(data, Options{Filename: "big.csv"})
-	if store.ErrorCode(err) != store.ETOOLARGE || !strings.Contains(store.ErrorMessage(err), "over the 64 MiB limit") {
+	if assay.ErrorCode(err) != assay.ETOOLARGE || !strings.Contains(assay.ErrorMessage(err), "over the 64 MiB limit") {
 		t.Fatalf("got %v, want a too_large error naming the 64 MiB limit", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"assay"
 	"assay/store"
 )
 
@@ -68,7 +69,7 @@ func TestImportOfABadFileStoresNothing(t *testing.T) {
 	good := b.String()
 	bad := good + "{\"id\": \"q17\", \"question\": \"again\", \"answer\": \"0\"}\n"
 	_, _, err := Import(ctx, db, []byte(bad), Options{Filename: "sums.jsonl"}, "")
-	if store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "line 3001") || !strings.Contains(err.Error(), "q17") {
+	if assay.ErrorCode(err) != assay.EINVALID || !strings.Contains(err.Error(), "line 3001") || !strings.Contains(err.Error(), "q17") {
 		t.Fatalf("a repeated id on line 3001: %v", err)
 	}
 	if ds, err := db.Datasets(ctx); err != nil || len(ds) != 0 {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"assay"
 	"assay/store"
 )
 
@@ -23,7 +24,7 @@ const DefaultMaxBytes = 64 << 20
 // Options says how to read a dataset file. The zero value detects everything.
 type Options struct {
 	Filename    string     // used in error messages and to sniff the format (.jsonl, .json, .csv); content sniffing when the extension is unknown
-	Kind        store.Kind // "" = detect
+	Kind        assay.Kind // "" = detect
 	QuestionKey string     // "" = auto (question, prompt, input, ...)
 	AnswerKey   string     // "" = auto (answer, response, reference, ...)
 	MaxBytes    int64      // 0 = 64 MiB
@@ -36,7 +37,7 @@ type Options struct {
 
 // Parsed is a dataset file read into samples.
 type Parsed struct {
-	Kind                   store.Kind
+	Kind                   assay.Kind
 	Format                 string // "jsonl", "json" or "csv"
 	SHA256                 string // hex of the raw bytes
 	QuestionKey, AnswerKey string // the keys actually used (qa, math and mcq; empty for code, whose fields are fixed)
@@ -85,7 +86,7 @@ func read(data []byte, opts Options) (*source, error) {
 		name = "dataset"
 	}
 	if opts.Kind != "" && !opts.Kind.Valid() {
-		return nil, store.Errorf(store.EINVALID, "%s: unknown kind %q: want qa, mcq, math or code", name, opts.Kind)
+		return nil, assay.Errorf(assay.EINVALID, "%s: unknown kind %q: want qa, mcq, math or code", name, opts.Kind)
 	}
 	text, err := checkBytes(name, data, opts.MaxBytes)
 	if err != nil {
@@ -98,7 +99,7 @@ func read(data []byte, opts Options) (*source, error) {
 	release(len(data)) // checkBytes read it all
 	bom := len(data) - len(text)
 	if what, ok := notADataset[strings.ToLower(filepath.Ext(name))]; ok {
-		return nil, store.Errorf(store.EINVALID, "%s: a dataset is JSONL (one JSON object per line), a JSON array of objects, "+
+		return nil, assay.Errorf(assay.EINVALID, "%s: a dataset is JSONL (one JSON object per line), a JSON array of objects, "+
 			"or CSV with a header row; this is %s", name, what)
 	}
 	format := sniffFormat(name, text)
@@ -127,24 +128,24 @@ func checkBytes(name string, data []byte, limit int64) ([]byte, error) {
 		limit = DefaultMaxBytes
 	}
 	if int64(len(data)) > limit {
-		return nil, store.Errorf(store.ETOOLARGE, "%s: the file is %s MiB, over the %s MiB limit",
+		return nil, assay.Errorf(assay.ETOOLARGE, "%s: the file is %s MiB, over the %s MiB limit",
 			name, mib(int64(len(data))), mib(limit))
 	}
 	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
-		return nil, store.Errorf(store.EINVALID, "%s: line 1: the file is UTF-16; save it as UTF-8", name)
+		return nil, assay.Errorf(assay.EINVALID, "%s: line 1: the file is UTF-16; save it as UTF-8", name)
 	}
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if i := bytes.IndexByte(data, 0); i >= 0 {
-		return nil, store.Errorf(store.EINVALID, "%s: line %d: the file looks binary (a NUL byte at byte %d), not JSONL, JSON or CSV text",
+		return nil, assay.Errorf(assay.EINVALID, "%s: line %d: the file looks binary (a NUL byte at byte %d), not JSONL, JSON or CSV text",
 			name, lineAt(data, i), i+1)
 	}
 	if !utf8.Valid(data) {
 		i := firstInvalidUTF8(data)
-		return nil, store.Errorf(store.EINVALID, "%s: line %d: the file looks binary (invalid UTF-8 at byte %d), not JSONL, JSON or CSV text",
+		return nil, assay.Errorf(assay.EINVALID, "%s: line %d: the file looks binary (invalid UTF-8 at byte %d), not JSONL, JSON or CSV text",
 			name, lineAt(data, i), i+1)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, store.Errorf(store.EINVALID, "%s: the file is empty", name)
+		return nil, assay.Errorf(assay.EINVALID, "%s: the file is empty", name)
 	}
 	return data, nil
 }

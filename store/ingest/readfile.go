@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"assay"
 	"assay/store"
 )
 
@@ -44,7 +45,7 @@ func ReadFile(path string) ([]byte, error) {
 		}
 	}
 	if info.Size() > DefaultMaxBytes {
-		return nil, store.Errorf(store.ETOOLARGE, "%s: the file is over the %s MiB limit of a dataset", path, mib(DefaultMaxBytes))
+		return nil, assay.Errorf(assay.ETOOLARGE, "%s: the file is over the %s MiB limit of a dataset", path, mib(DefaultMaxBytes))
 	}
 	var buf bytes.Buffer
 	buf.Grow(int(info.Size()) + bytes.MinRead) // room to see the end without growing
@@ -52,7 +53,7 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if buf.Len() > DefaultMaxBytes { // grown since
-		return nil, store.Errorf(store.ETOOLARGE, "%s: the file is over the %s MiB limit of a dataset", path, mib(DefaultMaxBytes))
+		return nil, assay.Errorf(assay.ETOOLARGE, "%s: the file is over the %s MiB limit of a dataset", path, mib(DefaultMaxBytes))
 	}
 	return buf.Bytes(), nil
 }
@@ -104,7 +105,7 @@ func readMapped(path string, read func() error) (err error) {
 			if _, ok := r.(interface{ Addr() uintptr }); !ok {
 				panic(r)
 			}
-			err = store.Errorf(store.EINVALID, "%s: the file was cut short while it was read: nothing was stored", path)
+			err = assay.Errorf(assay.EINVALID, "%s: the file was cut short while it was read: nothing was stored", path)
 		}
 	}()
 	return read()
@@ -137,7 +138,7 @@ func mapFile(path string) (data []byte, unmap func(), mapped bool, err error) {
 		}
 	}
 	if info.Size() > DefaultMaxBytes {
-		return nil, nil, false, store.Errorf(store.ETOOLARGE, "%s: the file is %s MiB, over the %s MiB limit of a dataset",
+		return nil, nil, false, assay.Errorf(assay.ETOOLARGE, "%s: the file is %s MiB, over the %s MiB limit of a dataset",
 			path, mib(info.Size()), mib(DefaultMaxBytes))
 	}
 	if info.Size() == 0 {
@@ -159,7 +160,7 @@ func spool(path string, r io.Reader) (*os.File, error) {
 	}
 	n, err := io.Copy(tmp, io.LimitReader(r, DefaultMaxBytes+1))
 	if err == nil && n > DefaultMaxBytes {
-		err = store.Errorf(store.ETOOLARGE, "%s: the file is over the %s MiB limit of a dataset", path, mib(DefaultMaxBytes))
+		err = assay.Errorf(assay.ETOOLARGE, "%s: the file is over the %s MiB limit of a dataset", path, mib(DefaultMaxBytes))
 	} else if err != nil {
 		err = fmt.Errorf("read %s: %w", path, err)
 	}

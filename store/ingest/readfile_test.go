@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"assay"
 	"assay/store"
 )
 
@@ -43,8 +44,8 @@ func TestReadFileReadsWholeAndStopsAtTheLimit(t *testing.T) {
 	}
 	for _, p := range []string{big, "/dev/zero"} {
 		_, err := ReadFile(p)
-		var se *store.Error
-		if !errors.As(err, &se) || se.Code != store.ETOOLARGE {
+		var se *assay.Error
+		if !errors.As(err, &se) || se.Code != assay.ETOOLARGE {
 			t.Errorf("%s: %v, want a file over the limit", p, err)
 		}
 	}
@@ -65,7 +66,7 @@ func TestAnEndlessDeviceIsRefusedWithoutItsBytesInMemory(t *testing.T) {
 		runtime.ReadMemStats(&before)
 		err := read()
 		runtime.ReadMemStats(&after)
-		if store.ErrorCode(err) != store.ETOOLARGE {
+		if assay.ErrorCode(err) != assay.ETOOLARGE {
 			t.Errorf("/dev/zero: %v", err)
 		}
 		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
@@ -145,7 +146,7 @@ func TestImportFileCutShortStoresNothing(t *testing.T) {
 		}
 	}
 	_, _, err = ImportFile(ctx, db, path, Options{}, "")
-	if se, ok := errors.AsType[*store.Error](err); !ok || se.Code != store.EINVALID || !strings.Contains(err.Error(), path+": the file was cut short") {
+	if se, ok := errors.AsType[*assay.Error](err); !ok || se.Code != assay.EINVALID || !strings.Contains(err.Error(), path+": the file was cut short") {
 		t.Fatalf("import of a file cut short: %v", err)
 	}
 	if list, err := db.Datasets(ctx); err != nil || len(list) != 0 {

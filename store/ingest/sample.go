@@ -9,13 +9,14 @@ import (
 	"strconv"
 	"strings"
 
+	"assay"
 	"assay/store"
 )
 
 // builder turns the records of one file into samples of one kind.
 type builder struct {
 	name       string
-	kind       store.Kind
+	kind       assay.Kind
 	qKey, aKey string            // for qa, math and mcq
 	idKey      string            // task_id, id, or "" for line numbers
 	seen       map[string]string // sample id → where it was first seen
@@ -63,9 +64,9 @@ func (b *builder) samples(rs records) iter.Seq2[store.Sample, error] {
 // chooseKind settles the kind and, unless it is code, the question and answer keys.
 func (b *builder) chooseKind(s *survey, opts Options) error {
 	if b.kind == "" && s.code {
-		b.kind = store.KindCode
+		b.kind = assay.KindCode
 	}
-	if b.kind == store.KindCode {
+	if b.kind == assay.KindCode {
 		return nil
 	}
 	var err error
@@ -76,7 +77,7 @@ func (b *builder) chooseKind(s *survey, opts Options) error {
 		return err
 	}
 	if b.qKey == b.aKey {
-		return store.Errorf(store.EINVALID, "%s: the question key and the answer key are both %q", b.name, b.qKey)
+		return assay.Errorf(assay.EINVALID, "%s: the question key and the answer key are both %q", b.name, b.qKey)
 	}
 	if b.kind == "" {
 		b.kind = s.detectKind(b.aKey)
@@ -95,9 +96,9 @@ func (b *builder) sample(r record, ordinal int) (store.Sample, error) {
 		return s, err
 	}
 	switch b.kind {
-	case store.KindCode:
+	case assay.KindCode:
 		used, err = b.fillCode(&s, r)
-	case store.KindMCQ:
+	case assay.KindMCQ:
 		used, err = b.fillMCQ(&s, r)
 	default:
 		used, err = b.fillQA(&s, r)
@@ -162,10 +163,10 @@ func (b *builder) fillQA(s *store.Sample, r record) ([]string, error) {
 	if s.Input, err = b.text(r, b.qKey, " (the question key)", false); err != nil {
 		return nil, err
 	}
-	if s.Reference, err = b.text(r, b.aKey, " (the answer key)", b.kind == store.KindQA); err != nil {
+	if s.Reference, err = b.text(r, b.aKey, " (the answer key)", b.kind == assay.KindQA); err != nil {
 		return nil, err
 	}
-	if _, ok := MathAnswer(s.Reference); b.kind == store.KindMath && !ok {
+	if _, ok := MathAnswer(s.Reference); b.kind == assay.KindMath && !ok {
 		return nil, b.errorf(r, "%q does not end with a line \"#### N\" giving the final number, as a math answer must", b.aKey)
 	}
 	return []string{b.qKey, b.aKey}, nil
@@ -216,5 +217,5 @@ func (b *builder) text(r record, key, role string, numberOK bool) (string, error
 
 // errorf returns an EINVALID error that names the file and the record.
 func (b *builder) errorf(r record, format string, args ...any) error {
-	return store.Errorf(store.EINVALID, "%s: %s: %s", b.name, r.where, fmt.Sprintf(format, args...))
+	return assay.Errorf(assay.EINVALID, "%s: %s: %s", b.name, r.where, fmt.Sprintf(format, args...))
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"assay"
 	"assay/runner/agent/internal/proc"
-	"assay/store"
 )
 
 // closeGrace is how long a stdio server may take to exit once its stdin is
@@ -22,7 +22,7 @@ const closeGrace = 2 * time.Second
 // conn is one session with one server. Its fields are set by start before
 // ready is closed and not changed afterwards, except dead.
 type conn struct {
-	srv   store.MCPServer
+	srv   assay.MCPServer
 	ready chan struct{}
 	err   error // why the start failed
 
@@ -35,7 +35,7 @@ type conn struct {
 	dead    atomic.Bool        // the session ended or broke
 }
 
-func newConn(srv store.MCPServer) *conn {
+func newConn(srv assay.MCPServer) *conn {
 	return &conn{srv: srv, ready: make(chan struct{})}
 }
 

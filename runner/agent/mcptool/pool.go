@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"assay/store"
+	"assay"
 )
 
 // Defaults applied by NewPool to zero fields of Options.
@@ -61,7 +61,7 @@ type Pool struct {
 type connKey struct{ condition, server, config string }
 
 // keyOf is the key of srv (resolved) under condition.
-func keyOf(condition string, srv store.MCPServer) connKey {
+func keyOf(condition string, srv assay.MCPServer) connKey {
 	b, _ := json.Marshal(srv)
 	sum := sha256.Sum256(b)
 	return connKey{condition, srv.Name, string(sum[:])}
@@ -88,7 +88,7 @@ func NewPool(opts Options) *Pool {
 // get returns the live session of srv (already resolved) under condition,
 // starting it, or restarting it if it died, and waits for it to be ready
 // or for ctx to end.
-func (p *Pool) get(ctx context.Context, condition string, srv store.MCPServer) (*conn, error) {
+func (p *Pool) get(ctx context.Context, condition string, srv assay.MCPServer) (*conn, error) {
 	k := keyOf(condition, srv)
 	p.mu.Lock()
 	if p.closed {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"assay"
 	"assay/runner/agent/internal/mcptest"
 	"assay/runner/agent/internal/proc"
 	"assay/runner/agent/mcptool"
@@ -51,14 +52,14 @@ func call(t *testing.T, ts *mcptool.Toolset, name, args string) mcptool.Call {
 func TestToolsetOverEachTransport(t *testing.T) {
 	tests := []struct {
 		name   string
-		server func(t *testing.T) store.MCPServer
+		server func(t *testing.T) assay.MCPServer
 	}{
-		{"stdio", func(t *testing.T) store.MCPServer { return mcptest.StdioServer(t, "docs") }},
-		{"streamable http", func(t *testing.T) store.MCPServer {
-			return mcptest.ServeHTTP(t, "docs", store.TransportHTTP, nil).Config
+		{"stdio", func(t *testing.T) assay.MCPServer { return mcptest.StdioServer(t, "docs") }},
+		{"streamable http", func(t *testing.T) assay.MCPServer {
+			return mcptest.ServeHTTP(t, "docs", assay.TransportHTTP, nil).Config
 		}},
-		{"sse", func(t *testing.T) store.MCPServer {
-			return mcptest.ServeHTTP(t, "docs", store.TransportSSE, nil).Config
+		{"sse", func(t *testing.T) assay.MCPServer {
+			return mcptest.ServeHTTP(t, "docs", assay.TransportSSE, nil).Config
 		}},
 	}
 	for _, tt := range tests {
@@ -66,7 +67,7 @@ func TestToolsetOverEachTransport(t *testing.T) {
 			mcptest.NoOrphans(t)
 			srv := tt.server(t)
 			p := newPool(t, mcptool.Options{})
-			ts, err := p.Toolset(context.Background(), store.Condition{Name: "with_docs", MCPServers: []store.MCPServer{srv}})
+			ts, err := p.Toolset(context.Background(), assay.Condition{Name: "with_docs", MCPServers: []assay.MCPServer{srv}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,10 +93,10 @@ func equalCalls(a, b store.ToolCall) bool {
 
 func TestClashingToolNamesAreQualified(t *testing.T) {
 	mcptest.NoOrphans(t)
-	a := mcptest.ServeHTTP(t, "alpha", store.TransportHTTP, nil).Config
-	b := mcptest.ServeHTTP(t, "beta", store.TransportSSE, nil).Config
+	a := mcptest.ServeHTTP(t, "alpha", assay.TransportHTTP, nil).Config
+	b := mcptest.ServeHTTP(t, "beta", assay.TransportSSE, nil).Config
 	p := newPool(t, mcptool.Options{})
-	ts, err := p.Toolset(context.Background(), store.Condition{Name: "both", MCPServers: []store.MCPServer{a, b}})
+	ts, err := p.Toolset(context.Background(), assay.Condition{Name: "both", MCPServers: []assay.MCPServer{a, b}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,9 +113,9 @@ func TestClashingToolNamesAreQualified(t *testing.T) {
 
 func TestToolFailuresGoBackToTheModel(t *testing.T) {
 	mcptest.NoOrphans(t)
-	srv := mcptest.ServeHTTP(t, "docs", store.TransportHTTP, nil).Config
+	srv := mcptest.ServeHTTP(t, "docs", assay.TransportHTTP, nil).Config
 	p := newPool(t, mcptool.Options{CallTimeout: 300 * time.Millisecond})
-	ts, err := p.Toolset(context.Background(), store.Condition{Name: "c", MCPServers: []store.MCPServer{srv}})
+	ts, err := p.Toolset(context.Background(), assay.Condition{Name: "c", MCPServers: []assay.MCPServer{srv}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,10 +144,10 @@ func TestToolFailuresGoBackToTheModel(t *testing.T) {
 
 func TestHeadersAndEnvAreResolved(t *testing.T) {
 	mcptest.NoOrphans(t)
-	srv := mcptest.ServeHTTP(t, "secure", store.TransportHTTP, map[string]string{"Authorization": "Bearer s3cret"}).Config
+	srv := mcptest.ServeHTTP(t, "secure", assay.TransportHTTP, map[string]string{"Authorization": "Bearer s3cret"}).Config
 	srv.Headers = map[string]string{"Authorization": "Bearer ${TOKEN}"}
 	p := newPool(t, mcptool.Options{Getenv: env(map[string]string{"TOKEN": "s3cret"})})
-	ts, err := p.Toolset(context.Background(), store.Condition{Name: "c", MCPServers: []store.MCPServer{srv}})
+	ts, err := p.Toolset(context.Background(), assay.Condition{Name: "c", MCPServers: []assay.MCPServer{srv}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func TestStdioServerSeesAMinimalEnvironment(t *testing.T) {
 	srv.Env["GREETING"] = "${GREETING_SRC}"
 	parent := map[string]string{"PATH": "/usr/bin:/bin", "HOME": "/home/eval", "OPENAI_API_KEY": "sk-secret", "GREETING_SRC": "hello"}
 	p := newPool(t, mcptool.Options{Getenv: env(parent)})
-	ts, err := p.Toolset(context.Background(), store.Condition{Name: "c", MCPServers: []store.MCPServer{srv}})
+	ts, err := p.Toolset(context.Background(), assay.Condition{Name: "c", MCPServers: []assay.MCPServer{srv}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,18 +176,18 @@ func TestStdioServerSeesAMinimalEnvironment(t *testing.T) {
 func TestServerThatCannotStartIsNamed(t *testing.T) {
 	tests := []struct {
 		name   string
-		server store.MCPServer
+		server assay.MCPServer
 		want   []string
 	}{
-		{"missing command", store.MCPServer{Name: "ghost", Transport: store.TransportStdio, Command: "/nonexistent/mcp-server"},
+		{"missing command", assay.MCPServer{Name: "ghost", Transport: assay.TransportStdio, Command: "/nonexistent/mcp-server"},
 			[]string{"mcp server ghost", "no such file"}},
-		{"server exits", store.MCPServer{Name: "quitter", Transport: store.TransportStdio, Command: "/bin/sh", Args: []string{"-c", "echo cannot open database >&2; exit 1"}},
+		{"server exits", assay.MCPServer{Name: "quitter", Transport: assay.TransportStdio, Command: "/bin/sh", Args: []string{"-c", "echo cannot open database >&2; exit 1"}},
 			[]string{"mcp server quitter", "cannot open database"}},
-		{"nobody listening", store.MCPServer{Name: "down", Transport: store.TransportHTTP, URL: "http://127.0.0.1:1/mcp"},
+		{"nobody listening", assay.MCPServer{Name: "down", Transport: assay.TransportHTTP, URL: "http://127.0.0.1:1/mcp"},
 			[]string{"mcp server down", "connect"}},
-		{"unset variable", store.MCPServer{Name: "keyless", Transport: store.TransportHTTP, URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"X-Key": "${NO_SUCH_KEY}"}},
+		{"unset variable", assay.MCPServer{Name: "keyless", Transport: assay.TransportHTTP, URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"X-Key": "${NO_SUCH_KEY}"}},
 			[]string{"mcp server keyless", "NO_SUCH_KEY"}},
-		{"never answers", store.MCPServer{Name: "mute", Transport: store.TransportStdio, Command: "sleep", Args: []string{"300"}},
+		{"never answers", assay.MCPServer{Name: "mute", Transport: assay.TransportStdio, Command: "sleep", Args: []string{"300"}},
 			[]string{"mcp server mute", "no answer within 500ms"}},
 	}
 	for _, tt := range tests {
@@ -197,7 +198,7 @@ func TestServerThatCannotStartIsNamed(t *testing.T) {
 				timeout = 500 * time.Millisecond
 			}
 			p := newPool(t, mcptool.Options{StartTimeout: timeout})
-			_, err := p.Toolset(context.Background(), store.Condition{Name: "c", MCPServers: []store.MCPServer{tt.server}})
+			_, err := p.Toolset(context.Background(), assay.Condition{Name: "c", MCPServers: []assay.MCPServer{tt.server}})
 			for _, w := range tt.want {
 				if err == nil || !strings.Contains(err.Error(), w) {
 					t.Errorf("err = %v, want it to mention %q", err, w)
@@ -209,8 +210,8 @@ func TestServerThatCannotStartIsNamed(t *testing.T) {
 
 func TestConcurrentTasksShareOneSession(t *testing.T) {
 	mcptest.NoOrphans(t)
-	httpSrv := mcptest.ServeHTTP(t, "remote", store.TransportHTTP, nil)
-	cond := store.Condition{Name: "c", MCPServers: []store.MCPServer{mcptest.StdioServer(t, "local"), httpSrv.Config}}
+	httpSrv := mcptest.ServeHTTP(t, "remote", assay.TransportHTTP, nil)
+	cond := assay.Condition{Name: "c", MCPServers: []assay.MCPServer{mcptest.StdioServer(t, "local"), httpSrv.Config}}
 	p := newPool(t, mcptool.Options{})
 	pids := make([]string, 8)
 	var wg sync.WaitGroup
@@ -250,7 +251,7 @@ func TestServersSetUpDifferentlyAreNotShared(t *testing.T) {
 	for _, flavour := range []string{"salty", "sweet"} {
 		srv := mcptest.StdioServer(t, "local")
 		srv.Env["FLAVOUR"] = flavour
-		ts, err := p.Toolset(context.Background(), store.Condition{Name: "c", MCPServers: []store.MCPServer{srv}})
+		ts, err := p.Toolset(context.Background(), assay.Condition{Name: "c", MCPServers: []assay.MCPServer{srv}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,7 +264,7 @@ func TestServersSetUpDifferentlyAreNotShared(t *testing.T) {
 func TestDeadServerIsRestartedOnNextUse(t *testing.T) {
 	mcptest.NoOrphans(t)
 	p := newPool(t, mcptool.Options{})
-	cond := store.Condition{Name: "c", MCPServers: []store.MCPServer{mcptest.StdioServer(t, "fragile")}}
+	cond := assay.Condition{Name: "c", MCPServers: []assay.MCPServer{mcptest.StdioServer(t, "fragile")}}
 	ts, err := p.Toolset(context.Background(), cond)
 	if err != nil {
 		t.Fatal(err)
@@ -289,7 +290,7 @@ func TestDeadServerIsRestartedOnNextUse(t *testing.T) {
 func TestCloseKillsTheServersProcessGroup(t *testing.T) {
 	mcptest.NoOrphans(t)
 	p := mcptool.NewPool(mcptool.Options{Getenv: env(map[string]string{"PATH": "/usr/bin:/bin"})})
-	ts, err := p.Toolset(context.Background(), store.Condition{Name: "c", MCPServers: []store.MCPServer{mcptest.StdioServer(t, "parent")}})
+	ts, err := p.Toolset(context.Background(), assay.Condition{Name: "c", MCPServers: []assay.MCPServer{mcptest.StdioServer(t, "parent")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +304,7 @@ func TestCloseKillsTheServersProcessGroup(t *testing.T) {
 	}
 	mcptest.Gone(t, server)
 	mcptest.Gone(t, sleeper)
-	if _, err := p.Toolset(context.Background(), store.Condition{Name: "c", MCPServers: []store.MCPServer{mcptest.StdioServer(t, "parent")}}); !errors.Is(err, mcptool.ErrClosed) {
+	if _, err := p.Toolset(context.Background(), assay.Condition{Name: "c", MCPServers: []assay.MCPServer{mcptest.StdioServer(t, "parent")}}); !errors.Is(err, mcptool.ErrClosed) {
 		t.Errorf("toolset after close: err = %v, want ErrClosed", err)
 	}
 }

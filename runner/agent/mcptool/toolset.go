@@ -14,7 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	openai "github.com/sashabaranov/go-openai"
 
-	"assay/runner/config"
+	"assay"
+	"assay/config"
 	"assay/store"
 )
 
@@ -29,15 +30,15 @@ type Toolset struct {
 
 // toolRef is where a function name the model sees leads.
 type toolRef struct {
-	srv  store.MCPServer // resolved
+	srv  assay.MCPServer // resolved
 	tool string
 }
 
 // Toolset starts (or reuses) the servers of cond, resolving their ${ENV}
 // references, and lists their tools. A server that cannot be resolved,
 // started or listed is an error naming it.
-func (p *Pool) Toolset(ctx context.Context, cond store.Condition) (*Toolset, error) {
-	servers := make([]store.MCPServer, len(cond.MCPServers))
+func (p *Pool) Toolset(ctx context.Context, cond assay.Condition) (*Toolset, error) {
+	servers := make([]assay.MCPServer, len(cond.MCPServers))
 	for i, s := range cond.MCPServers {
 		r, err := config.ResolveMCPServer(s, p.opts.Getenv)
 		if err != nil {

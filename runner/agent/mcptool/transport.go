@@ -8,8 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"assay"
 	"assay/runner/agent/internal/proc"
-	"assay/store"
 )
 
 // stderrTail is how much of a stdio server's stderr is kept for errors.
@@ -20,7 +20,7 @@ const stderrTail = 2048
 func (c *conn) transport(opts Options) (mcp.Transport, error) {
 	s := c.srv
 	switch s.Transport {
-	case store.TransportStdio, "":
+	case assay.TransportStdio, "":
 		if s.Command == "" {
 			return nil, fmt.Errorf("stdio server without a command")
 		}
@@ -33,9 +33,9 @@ func (c *conn) transport(opts Options) (mcp.Transport, error) {
 		proc.Isolate(cmd)
 		c.cmd = cmd
 		return &mcp.CommandTransport{Command: cmd, TerminateDuration: closeGrace}, nil
-	case store.TransportHTTP:
+	case assay.TransportHTTP:
 		return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: c.httpClient()}, nil
-	case store.TransportSSE:
+	case assay.TransportSSE:
 		return &mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: c.httpClient()}, nil
 	default:
 		return nil, fmt.Errorf("unknown transport %q (want stdio, http or sse)", s.Transport)

@@ -19,8 +19,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"assay"
 	"assay/runner/agent/internal/proc"
-	"assay/store"
 )
 
 // stdioEnv, set in a child's environment, makes Main serve a stdio server
@@ -110,13 +110,13 @@ func text(s string) *mcp.CallToolResult {
 
 // StdioServer returns a stdio server that runs this test binary as the
 // server named name; the test package's TestMain must call Main.
-func StdioServer(t testing.TB, name string) store.MCPServer {
+func StdioServer(t testing.TB, name string) assay.MCPServer {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return store.MCPServer{Name: name, Transport: store.TransportStdio, Command: exe,
+	return assay.MCPServer{Name: name, Transport: assay.TransportStdio, Command: exe,
 		// The race detector pauses a second at exit unless told not to.
 		Env: map[string]string{stdioEnv: name, "GORACE": "atexit_sleep_ms=0"}}
 }
@@ -124,7 +124,7 @@ func StdioServer(t testing.TB, name string) store.MCPServer {
 // HTTPServer is an in-process server reached over HTTP.
 type HTTPServer struct {
 	// Config is the server as a condition names it.
-	Config   store.MCPServer
+	Config   assay.MCPServer
 	sessions *sessionCount
 }
 
@@ -144,10 +144,10 @@ type sessionCount struct {
 }
 
 // see counts the session r belongs to.
-func (c *sessionCount) see(r *http.Request, transport store.Transport) {
+func (c *sessionCount) see(r *http.Request, transport assay.Transport) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if transport == store.TransportSSE {
+	if transport == assay.TransportSSE {
 		if r.Method == http.MethodGet {
 			c.streams++
 		}
@@ -160,13 +160,13 @@ func (c *sessionCount) see(r *http.Request, transport store.Transport) {
 
 // ServeHTTP serves NewServer(name) over transport (http or sse) until the
 // test ends. Requests whose headers differ from want are refused with 401.
-func ServeHTTP(t testing.TB, name string, transport store.Transport, want map[string]string) HTTPServer {
+func ServeHTTP(t testing.TB, name string, transport assay.Transport, want map[string]string) HTTPServer {
 	t.Helper()
 	s := NewServer(name, false)
 	get := func(*http.Request) *mcp.Server { return s }
 	var h http.Handler = mcp.NewStreamableHTTPHandler(get, nil)
 	path := "/mcp"
-	if transport == store.TransportSSE {
+	if transport == assay.TransportSSE {
 		h, path = mcp.NewSSEHandler(get, nil), "/sse"
 	}
 	sessions := &sessionCount{ids: map[string]bool{}}
@@ -185,7 +185,7 @@ func ServeHTTP(t testing.TB, name string, transport store.Transport, want map[st
 		ts.CloseClientConnections()
 		ts.Close()
 	})
-	return HTTPServer{Config: store.MCPServer{Name: name, Transport: transport, URL: ts.URL + path}, sessions: sessions}
+	return HTTPServer{Config: assay.MCPServer{Name: name, Transport: transport, URL: ts.URL + path}, sessions: sessions}
 }
 
 // NoOrphans fails the test if, once it and its cleanups registered after

@@ -13,7 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"assay/store"
+	"assay"
 )
 
 // DefaultKeyEnv names the variable of OpenAI's key, assumed for an agent or
@@ -245,17 +245,17 @@ func resolvePath(dir, p string) string {
 // Conditions returns the conditions in file order, each with its MCP servers
 // looked up by name. Server values keep their ${...} references; see
 // ResolveMCPServer.
-func (c *Config) Conditions() []store.Condition {
+func (c *Config) Conditions() []assay.Condition {
 	servers := make(map[string]MCPServer, len(c.MCPServers))
 	for _, s := range c.MCPServers {
 		servers[s.Name] = s
 	}
-	out := make([]store.Condition, 0, len(c.ConditionSpecs))
+	out := make([]assay.Condition, 0, len(c.ConditionSpecs))
 	for _, spec := range c.ConditionSpecs {
-		cond := store.Condition{
+		cond := assay.Condition{
 			Name:                  spec.Name,
 			SystemPrompt:          spec.SystemPrompt,
-			MCPServers:            []store.MCPServer{},
+			MCPServers:            []assay.MCPServer{},
 			RequireMCPToolUse:     spec.RequireMCPToolUse,
 			RequireMCPToolSuccess: spec.RequireMCPToolSuccess,
 		}
@@ -270,8 +270,8 @@ func (c *Config) Conditions() []store.Condition {
 }
 
 // store copies s into the domain type, sharing nothing with the config.
-func (s MCPServer) store() store.MCPServer {
-	return store.MCPServer{
+func (s MCPServer) store() assay.MCPServer {
+	return assay.MCPServer{
 		Name:      s.Name,
 		Transport: s.Type,
 		Command:   s.Command,
@@ -285,7 +285,7 @@ func (s MCPServer) store() store.MCPServer {
 // EvaluatorsFor returns the evaluators of the run: those the file names, or
 // else the defaults of the dataset's kind, which is dataset.kind when set
 // and detected otherwise.
-func (c *Config) EvaluatorsFor(detected store.Kind) []Evaluator {
+func (c *Config) EvaluatorsFor(detected assay.Kind) []Evaluator {
 	if len(c.Evaluators) > 0 || len(c.Assertions) > 0 { // a file with assertions alone wants them alone
 		return slices.Clone(c.Evaluators)
 	}
@@ -293,11 +293,11 @@ func (c *Config) EvaluatorsFor(detected store.Kind) []Evaluator {
 }
 
 // PriceList returns the prices of the file by model name.
-func (c *Config) PriceList() []store.Price {
-	out := make([]store.Price, 0, len(c.Prices))
+func (c *Config) PriceList() []assay.Price {
+	out := make([]assay.Price, 0, len(c.Prices))
 	for _, model := range slices.Sorted(maps.Keys(c.Prices)) {
 		p := c.Prices[model]
-		out = append(out, store.Price{Model: model, InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok})
+		out = append(out, assay.Price{Model: model, InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok})
 	}
 	return out
 }

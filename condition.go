@@ -1,9 +1,50 @@
-package store
+package assay
 
 import (
 	"regexp"
 	"strings"
+	"time"
 )
+
+// Transport is how assay reaches an MCP server.
+type Transport string
+
+// The MCP transports.
+const (
+	TransportStdio Transport = "stdio"
+	TransportHTTP  Transport = "http"
+	TransportSSE   Transport = "sse"
+)
+
+// MCPServer is one MCP server a condition offers the agent. Values may hold
+// ${ENV} references, resolved only when a run starts.
+type MCPServer struct {
+	Name      string            `json:"name"`
+	Transport Transport         `json:"transport"`
+	Command   string            `json:"command,omitempty"`
+	Args      []string          `json:"args,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+	URL       string            `json:"url,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty"`
+}
+
+// Condition is a named context for the agent: a system prompt and MCP servers.
+type Condition struct {
+	ID                    int64       `json:"-"`
+	Name                  string      `json:"name"`
+	SystemPrompt          string      `json:"system_prompt"`
+	MCPServers            []MCPServer `json:"mcp_servers"`
+	RequireMCPToolUse     bool        `json:"require_mcp_tool_use"`
+	RequireMCPToolSuccess bool        `json:"require_mcp_tool_success"`
+	// Base and Model are set in the snapshot of a run over several models:
+	// the run's condition is then one condition as one model answers it,
+	// named "Base · Model".
+	Base      string    `json:"base,omitempty"`
+	Model     string    `json:"model,omitempty"`
+	CreatedAt time.Time `json:"-"`
+	UpdatedAt time.Time `json:"-"`
+	CreatedBy string    `json:"-"` // the signed-in name of who made it; "" on an open server
+}
 
 var slugRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"assay"
 	"assay/internal/fixture"
-	"assay/store"
 )
 
 // noEnv is a getenv for files that must not read the environment.
@@ -37,20 +37,20 @@ func kEval(t *testing.T, name string) []byte {
 type kEvalWant struct {
 	name, dataset string
 	conditions    []string
-	servers       []store.MCPServer // of the last condition
+	servers       []assay.MCPServer // of the last condition
 }
 
 func TestKEvalConfigsLoad(t *testing.T) {
-	search := store.MCPServer{Name: "search", Transport: store.TransportSSE, URL: "http://localhost:8080/sse",
+	search := assay.MCPServer{Name: "search", Transport: assay.TransportSSE, URL: "http://localhost:8080/sse",
 		Headers: map[string]string{"Authorization": "Bearer ${SEARCH_API_KEY}"}}
 	tests := map[string]kEvalWant{
 		"run.yaml": {name: "ops-cli-context-eval", dataset: "/evals/golden.jsonl",
 			conditions: []string{"baseline", "with_docs", "with_docs_and_search"},
-			servers: []store.MCPServer{{Name: "docs", Transport: store.TransportStdio, Command: "python",
+			servers: []assay.MCPServer{{Name: "docs", Transport: assay.TransportStdio, Command: "python",
 				Args: []string{"-m", "opsdocs.mcp"}}, search}},
 		"shared:fixture_valid_config.yaml": {name: "kartograph-graph-context-eval", dataset: "/evals/questions.jsonl",
 			conditions: []string{"baseline", "with_graph", "with_graph_and_search"},
-			servers: []store.MCPServer{{Name: "graph", Transport: store.TransportStdio, Command: "python",
+			servers: []assay.MCPServer{{Name: "graph", Transport: assay.TransportStdio, Command: "python",
 				Args: []string{"-m", "kartograph.mcp"}}, search}},
 	}
 	for file, want := range tests {
@@ -109,7 +109,7 @@ func TestKEvalOneServerConfigsLoad(t *testing.T) {
 			}
 			conds := c.Conditions()
 			if len(conds) != 1 || conds[0].Name != want[0] || len(conds[0].MCPServers) != 1 ||
-				conds[0].MCPServers[0].URL != want[1] || conds[0].MCPServers[0].Transport != store.TransportHTTP {
+				conds[0].MCPServers[0].URL != want[1] || conds[0].MCPServers[0].Transport != assay.TransportHTTP {
 				t.Errorf("conditions = %+v", conds)
 			}
 			if c.Execution.NumRepetitions != 1 || c.Execution.Retry.MaxAttempts != 2 {
@@ -141,10 +141,10 @@ func TestDefaults(t *testing.T) {
 		{"judge_repetitions", c.JudgeRepetitions, 1},
 		{"code timeout", c.CodeExecution.TimeoutSeconds, 10},
 		{"unsandboxed", c.CodeExecution.Unsandboxed, false},
-		{"evaluators for qa", c.EvaluatorsFor(store.KindQA), []Evaluator{EvalRubric}},
-		{"evaluators for mcq", c.EvaluatorsFor(store.KindMCQ), []Evaluator{EvalExactMatch}},
-		{"evaluators for math", c.EvaluatorsFor(store.KindMath), []Evaluator{EvalNumericMatch}},
-		{"evaluators for code", c.EvaluatorsFor(store.KindCode), []Evaluator{EvalCodeExecution}},
+		{"evaluators for qa", c.EvaluatorsFor(assay.KindQA), []Evaluator{EvalRubric}},
+		{"evaluators for mcq", c.EvaluatorsFor(assay.KindMCQ), []Evaluator{EvalExactMatch}},
+		{"evaluators for math", c.EvaluatorsFor(assay.KindMath), []Evaluator{EvalNumericMatch}},
+		{"evaluators for code", c.EvaluatorsFor(assay.KindCode), []Evaluator{EvalCodeExecution}},
 	}
 	for _, tt := range checks {
 		if !reflect.DeepEqual(tt.got, tt.want) {
@@ -176,10 +176,10 @@ prompts: {math: "Solve: {{.Input}}"}
 	if c.Judge.Seed != 0 || c.Judge.Temperature != 0.2 || c.JudgeSampleRate != 0 || c.JudgeRepetitions != 2 {
 		t.Errorf("judge = %+v, rate %v, reps %d", c.Judge, c.JudgeSampleRate, c.JudgeRepetitions)
 	}
-	if got := c.EvaluatorsFor(store.KindMath); !reflect.DeepEqual(got, []Evaluator{EvalArbiter, EvalExactMatch}) {
+	if got := c.EvaluatorsFor(assay.KindMath); !reflect.DeepEqual(got, []Evaluator{EvalArbiter, EvalExactMatch}) {
 		t.Errorf("evaluators = %v", got)
 	}
-	wantPrices := []store.Price{{Model: "gpt-4.1", InputPerMTok: 2, OutputPerMTok: 8}}
+	wantPrices := []assay.Price{{Model: "gpt-4.1", InputPerMTok: 2, OutputPerMTok: 8}}
 	if got := c.PriceList(); !reflect.DeepEqual(got, wantPrices) || c.BudgetUSD != 12.5 {
 		t.Errorf("prices = %+v, budget %v", got, c.BudgetUSD)
 	}

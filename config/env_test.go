@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/store"
+	"assay"
 )
 
 // env is a getenv over a fixed map.
@@ -138,7 +138,7 @@ func TestMCPReferencesNeedNoEnvAtLoad(t *testing.T) {
 }
 
 func TestResolveMCPServerKeepsNil(t *testing.T) {
-	s := store.MCPServer{Name: "x", Transport: store.TransportStdio, Command: "x"}
+	s := assay.MCPServer{Name: "x", Transport: assay.TransportStdio, Command: "x"}
 	got, err := ResolveMCPServer(s, env(nil))
 	if err != nil || !reflect.DeepEqual(got, s) {
 		t.Errorf("got %+v, %v; want %+v", got, err, s)

@@ -6,7 +6,7 @@ import (
 	"maps"
 	"strings"
 
-	"assay/store"
+	"assay"
 )
 
 // ErrUnsetVariable is wrapped by the error of a ${NAME} reference whose
@@ -94,7 +94,7 @@ func validVarName(name string) bool {
 // ResolveMCPServer expands the ${...} references an MCP server keeps until a
 // run starts: in its command, args, env values, URL and header values. The
 // result holds secrets: hand it to the MCP client and nothing else.
-func ResolveMCPServer(s store.MCPServer, getenv func(string) string) (store.MCPServer, error) {
+func ResolveMCPServer(s assay.MCPServer, getenv func(string) string) (assay.MCPServer, error) {
 	var errs []error
 	x := func(field, v string) string {
 		out, e := Expand(v, getenv)
@@ -115,7 +115,7 @@ func ResolveMCPServer(s store.MCPServer, getenv func(string) string) (store.MCPS
 	out.Env = expandValues(s.Env, "env", x)
 	out.Headers = expandValues(s.Headers, "headers", x)
 	if len(errs) > 0 {
-		return store.MCPServer{}, errors.Join(errs...)
+		return assay.MCPServer{}, errors.Join(errs...)
 	}
 	return out, nil
 }

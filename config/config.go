@@ -20,7 +20,7 @@ import (
 	"slices"
 	"strings"
 
-	"assay/store"
+	"assay"
 )
 
 // AgentType is how assay reaches the agent under test.
@@ -69,31 +69,31 @@ func (e Evaluator) Valid() bool {
 }
 
 // Kind is the only kind of dataset e scores, or "" when it scores every kind.
-func (e Evaluator) Kind() store.Kind {
+func (e Evaluator) Kind() assay.Kind {
 	switch e {
 	case EvalExactMatch:
-		return store.KindMCQ
+		return assay.KindMCQ
 	case EvalNumericMatch:
-		return store.KindMath
+		return assay.KindMath
 	case EvalCodeExecution:
-		return store.KindCode
+		return assay.KindCode
 	}
 	return ""
 }
 
 // CheckEvaluators refuses a list of evaluators that cannot score a dataset
 // of kind: an empty list, an unknown evaluator, or one made for another kind.
-// Its error is a *store.Error (EINVALID) a page can show.
-func CheckEvaluators(list []Evaluator, kind store.Kind) error {
+// Its error is an *assay.Error (EINVALID) a page can show.
+func CheckEvaluators(list []Evaluator, kind assay.Kind) error {
 	if len(list) == 0 {
-		return store.Errorf(store.EINVALID, "evaluators: choose at least one")
+		return assay.Errorf(assay.EINVALID, "evaluators: choose at least one")
 	}
 	for _, ev := range list {
 		switch {
 		case !ev.Valid():
-			return store.Errorf(store.EINVALID, "evaluators: unknown evaluator %q (want one of %s)", ev, joinEvaluators())
+			return assay.Errorf(assay.EINVALID, "evaluators: unknown evaluator %q (want one of %s)", ev, joinEvaluators())
 		case ev.Kind() != "" && ev.Kind() != kind:
-			return store.Errorf(store.EINVALID, "evaluators: %s scores %s datasets, and this dataset is %s", ev, ev.Kind(), kind)
+			return assay.Errorf(assay.EINVALID, "evaluators: %s scores %s datasets, and this dataset is %s", ev, ev.Kind(), kind)
 		}
 	}
 	return nil
@@ -101,13 +101,13 @@ func CheckEvaluators(list []Evaluator, kind store.Kind) error {
 
 // DefaultEvaluators returns the evaluators used for a dataset of kind k when
 // the config names none.
-func DefaultEvaluators(k store.Kind) []Evaluator {
+func DefaultEvaluators(k assay.Kind) []Evaluator {
 	switch k {
-	case store.KindMCQ:
+	case assay.KindMCQ:
 		return []Evaluator{EvalExactMatch}
-	case store.KindMath:
+	case assay.KindMath:
 		return []Evaluator{EvalNumericMatch}
-	case store.KindCode:
+	case assay.KindCode:
 		return []Evaluator{EvalCodeExecution}
 	default:
 		return []Evaluator{EvalRubric}
@@ -165,7 +165,7 @@ type Dataset struct {
 	Path        string     `yaml:"path" json:"path"`
 	QuestionKey string     `yaml:"question_key" json:"question_key"`
 	AnswerKey   string     `yaml:"answer_key" json:"answer_key"`
-	Kind        store.Kind `yaml:"kind" json:"kind"` // empty: detected from the samples
+	Kind        assay.Kind `yaml:"kind" json:"kind"` // empty: detected from the samples
 }
 
 // Agent configures the system under test, held constant across the run.
@@ -249,7 +249,7 @@ type Judge struct {
 // ${...} references.
 type MCPServer struct {
 	Name    string            `yaml:"-" json:"name"`
-	Type    store.Transport   `yaml:"type" json:"type"`
+	Type    assay.Transport   `yaml:"type" json:"type"`
 	Command string            `yaml:"command" json:"command,omitempty"`
 	Args    []string          `yaml:"args" json:"args,omitempty"`
 	Env     map[string]string `yaml:"env" json:"env,omitempty"`

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"assay/store"
+	"assay"
 )
 
 // slug is what a condition name may be: it appears in URLs, tables and files.
@@ -231,14 +231,14 @@ func (k *checker) servers(servers []MCPServer) {
 		stdioOnly := s.Command != "" || len(s.Args) > 0 || len(s.Env) > 0
 		remoteOnly := s.URL != "" || len(s.Headers) > 0
 		switch s.Type {
-		case store.TransportStdio:
+		case assay.TransportStdio:
 			if s.Command == "" {
 				k.fail(key+".command", "required for type stdio")
 			}
 			if remoteOnly {
 				k.fail(key, "url and headers are only for type http or sse")
 			}
-		case store.TransportHTTP, store.TransportSSE:
+		case assay.TransportHTTP, assay.TransportSSE:
 			if s.URL == "" {
 				k.fail(key+".url", "required for type %s", s.Type)
 			}
