@@ -152,6 +152,8 @@ type Config struct {
 	Report           ReportSettings   `yaml:"report" json:"report,omitempty"`
 	// Stop is the run's stopping rule; nil: the whole plan.
 	Stop *Stop `yaml:"stop" json:"stop,omitempty"`
+	// Batch sends calls through the providers' batch APIs; nil: every call live.
+	Batch *Batch `yaml:"batch" json:"batch,omitempty"`
 
 	// Dir is the folder of the config file; relative paths were resolved
 	// against it.
@@ -304,6 +306,9 @@ type Price struct {
 	OutputPerMTok     float64 `yaml:"output_per_mtok" json:"output_per_mtok"`
 	CacheReadPerMTok  float64 `yaml:"cache_read_per_mtok" json:"cache_read_per_mtok,omitempty"`
 	CacheWritePerMTok float64 `yaml:"cache_write_per_mtok" json:"cache_write_per_mtok,omitempty"`
+	// BatchDiscount is the share of the price a call sent in a batch saves
+	// (0.5: half price); nil is DefaultBatchDiscount.
+	BatchDiscount *float64 `yaml:"batch_discount" json:"batch_discount,omitempty"`
 }
 
 // The usual prices of prompt-cache tokens, as a share of the input price:

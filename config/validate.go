@@ -65,6 +65,7 @@ func (k *checker) settings(c *Config) {
 	k.execution(c.Execution)
 	k.scoring(c)
 	k.stop(c.Stop)
+	k.batch(c)
 }
 
 func (k *checker) fail(key, format string, args ...any) {
@@ -324,6 +325,9 @@ func (k *checker) scoring(c *Config) {
 	for model, p := range c.Prices {
 		if p.InputPerMTok < 0 || p.OutputPerMTok < 0 || p.CacheReadPerMTok < 0 || p.CacheWritePerMTok < 0 {
 			k.fail("prices."+model, "prices must be at least 0")
+		}
+		if p.BatchDiscount != nil {
+			k.between("prices."+model+".batch_discount", *p.BatchDiscount, 0, 1)
 		}
 	}
 	k.within("code_execution.timeout_seconds", c.CodeExecution.TimeoutSeconds, 1, MaxCodeTimeoutSeconds)

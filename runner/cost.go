@@ -15,6 +15,16 @@ func (p prices) cost(model string, tokensIn, tokensOut, cacheRead, cacheWrite in
 	return price.Cost(tokensIn, tokensOut, cacheRead, cacheWrite), ok
 }
 
+// batchSaving is what calls of model sent in a batch saved: the tokens'
+// price times the model's batch discount.
+func (p prices) batchSaving(model string, tokensIn, tokensOut int) float64 {
+	price, _, ok := config.PriceFor(p, model)
+	if !ok {
+		return 0
+	}
+	return price.Cost(tokensIn, tokensOut, 0, 0) * price.Discount()
+}
+
 // PriceTable merges the stored price table with a config's own prices,
 // which win: the table a run freezes, and the one an estimate uses.
 func PriceTable(stored []assay.Price, cfg map[string]config.Price) map[string]config.Price {

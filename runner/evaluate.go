@@ -8,6 +8,7 @@ import (
 	"assay"
 	"assay/config"
 	"assay/runner/judge"
+	"assay/runner/llm"
 	"assay/runner/scoring"
 	"assay/store"
 )
@@ -34,6 +35,8 @@ type evaluators struct {
 	code       *scoring.CodeEvaluator
 	sampleRate float64
 	prices     prices
+	clients    map[string]*llm.Client // a judge client of each endpoint
+	batch      *batches               // nil: judge calls go live
 }
 
 // asksJudges reports whether the run's answers get judge calls.
@@ -54,7 +57,11 @@ func (e *evaluators) evaluate(ctx context.Context, t task, response string, done
 						out = append(out, j)
 						continue
 					}
-					j = e.judge(ctx, ev, t, response, call)
+					jctx := ctx
+					if e.batch != nil {
+						jctx = llm.InBatch(ctx, e.batch, batchLineID(t, part))
+					}
+					j = e.judge(jctx, ev, t, response, call)
 					if ctx.Err() != nil {
 						return out // cut short: the call's error is no judgement
 					}
@@ -67,6 +74,12 @@ func (e *evaluators) evaluate(ctx context.Context, t task, response string, done
 		out = append(out, e.deterministic(ctx, ev, t.sample, response))
 	}
 	return out
+}
+
+// batchLineID names a judge call's line in a batch: its task and part,
+// unique in the run and the same when the run is resumed.
+func batchLineID(t task, part string) string {
+	return fmt.Sprintf("%d/%s/%d/%s", t.row, t.condition.Name, t.repetition, part)
 }
 
 // judgePart is the pending part that holds one judge call's judgement.
@@ -88,6 +101,9 @@ func (e *evaluators) judge(ctx context.Context, ev config.Evaluator, t task, res
 		j.Attempts = v.Attempts
 		j.CacheReadTokens, j.CacheWriteTokens = v.CacheReadTokens, v.CacheWriteTokens
 		j.CostUSD, _ = e.prices.cost(call.model, v.TokensIn, v.TokensOut, v.CacheReadTokens, v.CacheWriteTokens)
+		if j.BatchedCalls = v.BatchedCalls; j.BatchedCalls > 0 {
+			j.CostUSD -= e.prices.batchSaving(call.model, v.BatchedTokensIn, v.BatchedTokensOut)
+		}
 		if !v.Structured {
 			j.Detail = "structured output was refused; the schema went in the prompt"
 		}

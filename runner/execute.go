@@ -58,6 +58,15 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunSt
 	if ex.pending, err = m.db.PendingWork(ctx, id); err != nil {
 		return "", err
 	}
+	if b := ex.spec.Batch; b != nil && b.Judge && ex.eval.asksJudges() {
+		if ex.eval.batch, err = newBatches(ctx, ex, b, ex.eval.clients); err != nil {
+			return "", err
+		}
+		defer func() {
+			cancel()
+			ex.eval.batch.wait()
+		}()
+	}
 	if err := m.db.SetRunStatus(ctx, id, store.RunRunning, ""); err != nil {
 		return "", err
 	}
@@ -67,6 +76,9 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunSt
 	switch {
 	case h.cancelled.Load():
 		status, msg = store.RunCancelled, "cancelled"
+		if ex.eval.batch != nil {
+			ex.eval.batch.cancel()
+		}
 	case h.lost.Load():
 		m.log.Info("run continues in the process that took its lease", "run_id", id)
 		return store.RunRunning, nil
@@ -186,6 +198,7 @@ func (ex *execution) outcome(ctx context.Context) (store.RunStatus, string, erro
 // workers execute tasks concurrently and keep the run's cost.
 type workers struct {
 	ex      *execution
+	judging sync.WaitGroup // answers being judged apart from their workers (later)
 	mu      sync.Mutex
 	cost    float64
 	saveErr error
@@ -234,8 +247,15 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) *feed {
 					break
 				}
 				flights[i].Store(time.Now().UnixNano())
-				res := w.do(ctx, j.t)
+				res, judge := w.do(ctx, j.t)
 				flights[i].Store(0)
+				if judge != nil && w.ex.eval.batch != nil {
+					w.later(ctx, judge, j.reserved) // its judges answer in a batch, hours later maybe
+					continue
+				}
+				if judge != nil {
+					res = judge()
+				}
 				if res == nil {
 					w.release(j.reserved)
 					continue
@@ -252,7 +272,27 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) *feed {
 		}()
 	}
 	wg.Wait()
+	if b := w.ex.eval.batch; b != nil {
+		b.flush() // no more calls will join the lines gathered
+	}
+	w.judging.Wait()
 	return f
+}
+
+// later judges an answer and saves its result while the worker goes on:
+// with batched judges a worker waiting for its answer's judgement would
+// send batches of as many lines as there are workers.
+func (w *workers) later(ctx context.Context, judge func() *store.Result, reserved float64) {
+	w.judging.Add(1)
+	go func() {
+		defer w.judging.Done()
+		res := judge()
+		if res == nil {
+			w.release(reserved)
+			return
+		}
+		<-w.saveBehind(ctx, res, reserved)
+	}()
 }
 
 // feed hands a run's tasks to its workers: a worker that is free takes the
@@ -338,8 +378,9 @@ func (w *workers) saveBehind(ctx context.Context, res *store.Result, reserved fl
 
 // do executes one task and returns its result to commit; nil when the
 // task was cut short by cancellation, which is not recorded, so a resumed
-// run does it again.
-func (w *workers) do(ctx context.Context, t task) *store.Result {
+// run does it again. An answer to judge comes with judge, which judges it
+// and returns the result (nil when cut short).
+func (w *workers) do(ctx context.Context, t task) (*store.Result, func() *store.Result) {
 	ex := w.ex
 	ctx = llm.WithCounts(ctx, ex.counts[t.condition.Name])
 	res := &store.Result{RunID: ex.run.ID, SampleRow: t.sample.ID, Condition: t.condition.Name, Repetition: t.repetition}
@@ -348,11 +389,7 @@ func (w *workers) do(ctx context.Context, t task) *store.Result {
 		// The agent answered before the run was cut short: judge that answer.
 		*res = *kept
 		res.ID, res.RunID, res.SampleRow, res.Condition, res.Repetition = 0, ex.run.ID, t.sample.ID, t.condition.Name, t.repetition
-		res.Judgements = w.judge(ctx, t, res, done)
-		if ctx.Err() != nil {
-			return nil
-		}
-		return res
+		return res, w.judged(ctx, t, res, done)
 	}
 	// Each attempt has the agent's timeout (see agent.Guarded); the task as
 	// a whole has room for every attempt its condition's guards allow.
@@ -361,7 +398,7 @@ func (w *workers) do(ctx context.Context, t task) *store.Result {
 	ans, err := ag.Answer(actx, agent.Task{Condition: *t.condition, Prompt: Prompt(ex.spec.Prompts, ex.dataset.Kind, t.sample)})
 	cancel()
 	if ctx.Err() != nil {
-		return nil
+		return nil, nil
 	}
 	if ans != nil {
 		res.TokensIn = ans.TokensIn
@@ -390,12 +427,21 @@ func (w *workers) do(ctx context.Context, t task) *store.Result {
 		if ex.eval.asksJudges() {
 			ex.keep(t, partAnswer, *res) // the judges may take long: a kill now must not cost the answer
 		}
-		res.Judgements = w.judge(ctx, t, res, nil)
+		return res, w.judged(ctx, t, res, nil)
+	}
+	return res, nil
+}
+
+// judged is the step that judges an answer: the result with its
+// judgements, or nil when ctx ended first.
+func (w *workers) judged(ctx context.Context, t task, res *store.Result, done map[string][]byte) func() *store.Result {
+	return func() *store.Result {
+		res.Judgements = w.judge(ctx, t, res, done)
 		if ctx.Err() != nil {
 			return nil
 		}
+		return res
 	}
-	return res
 }
 
 // judge scores an answer: the judges, each call kept as it returns unless

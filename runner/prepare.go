@@ -241,6 +241,7 @@ func (m *Manager) newEvaluators(spec *config.Config, kind assay.Kind, lims *limi
 		judges:     map[config.Evaluator][]judgeCall{},
 		sampleRate: spec.JudgeSampleRate,
 		prices:     spec.Prices,
+		clients:    map[string]*llm.Client{},
 	}
 	for _, ev := range spec.Evaluators {
 		switch {
@@ -267,6 +268,7 @@ func (m *Manager) newEvaluators(spec *config.Config, kind assay.Kind, lims *limi
 					if err != nil {
 						return nil, err
 					}
+					e.clients[client.Endpoint()] = client
 					e.judges[ev] = append(e.judges[ev], judgeCall{fn: f, judge: name, index: index, rep: rep, seed: seed, model: judgeModel(jc)})
 				}
 			}

@@ -74,7 +74,7 @@ func insertJudgement(ctx context.Context, tx writer, r *Result, j *Judgement) er
 	claims, _ := json.Marshal(nonNil(j.UnverifiedClaims))
 	id, _, err := tx.insert(ctx, qInsertJudgement,
 		r.ID, r.RunID, j.Evaluator, judgeSlot(j.JudgeIndex, j.JudgeRepetition), j.Judge, j.Seed, j.Error, kindOf(j.Error, j.ErrorKind), max(j.Attempts, 1),
-		j.Raw, j.Detail, string(claims), j.TokensIn, j.TokensOut, j.CacheReadTokens, j.CacheWriteTokens, j.CostUSD, j.LatencyMS)
+		j.Raw, j.Detail, string(claims), j.TokensIn, j.TokensOut, j.CacheReadTokens, j.CacheWriteTokens, j.CostUSD, j.LatencyMS, j.BatchedCalls)
 	if err != nil {
 		return fmt.Errorf("insert judgement %s: %w", j.Evaluator, err)
 	}
@@ -269,7 +269,7 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 	type place struct{ result, judgement int }
 	places := map[int64]place{}
 	columns := `j.id, j.result_id, j.evaluator, j.judge_repetition, j.judge, j.error, j.error_kind, j.unverified_claims,
-		j.seed, j.attempts, j.raw, j.detail, j.tokens_in, j.tokens_out, j.cost_usd, j.latency_ms, j.cache_read_tokens, j.cache_write_tokens`
+		j.seed, j.attempts, j.raw, j.detail, j.tokens_in, j.tokens_out, j.cost_usd, j.latency_ms, j.cache_read_tokens, j.cache_write_tokens, j.batched_calls`
 	if lean {
 		columns = `j.id, j.result_id, j.evaluator, j.judge_repetition, j.judge, j.error, j.error_kind, j.unverified_claims`
 	}
@@ -285,7 +285,7 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 		} else {
 			err = rows.Scan(int64Col{&j.ID}, int64Col{&resultID}, &j.Evaluator, intCol{&j.JudgeRepetition}, &j.Judge, &j.Error,
 				textCol[ErrorKind]{&j.ErrorKind}, &claims, &seed, intCol{&j.Attempts}, &j.Raw, &j.Detail, intCol{&j.TokensIn},
-				intCol{&j.TokensOut}, floatCol{&j.CostUSD}, int64Col{&j.LatencyMS}, intCol{&j.CacheReadTokens}, intCol{&j.CacheWriteTokens})
+				intCol{&j.TokensOut}, floatCol{&j.CostUSD}, int64Col{&j.LatencyMS}, intCol{&j.CacheReadTokens}, intCol{&j.CacheWriteTokens}, intCol{&j.BatchedCalls})
 		}
 		if err != nil {
 			return err
@@ -382,8 +382,8 @@ const qDeletePending = `DELETE FROM pending_work WHERE run_id = ? AND sample_id 
 
 const qInsertJudgement = `INSERT INTO judgements (result_id, run_id, evaluator, judge_repetition, judge, seed, error,
 		error_kind, attempts, raw, detail, unverified_claims, tokens_in, tokens_out, cache_read_tokens, cache_write_tokens,
-		cost_usd, latency_ms)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		cost_usd, latency_ms, batched_calls)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 const qInsertScoresHead = `INSERT INTO scores (judgement_id, result_id, run_id, metric, value, reasoning) VALUES `
 

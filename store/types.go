@@ -178,9 +178,12 @@ type Judgement struct {
 	// from and written to the provider's prompt cache, priced apart.
 	CacheReadTokens  int
 	CacheWriteTokens int
-	CostUSD          float64
-	LatencyMS        int64
-	Scores           []Score
+	// BatchedCalls are the calls of Attempts that went in a batch, at the
+	// batch price.
+	BatchedCalls int
+	CostUSD      float64
+	LatencyMS    int64
+	Scores       []Score
 }
 
 // Score is one metric's value for one result and judge repetition.

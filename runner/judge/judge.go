@@ -56,6 +56,11 @@ type Judgement struct {
 	// Structured is false when the schema had to go in the prompt because
 	// the server rejected response_format json_schema.
 	Structured bool
+	// BatchedCalls are the answers that came back in a batch, and
+	// BatchedTokensIn and BatchedTokensOut their part of the tokens,
+	// priced at the batch price.
+	BatchedCalls                      int
+	BatchedTokensIn, BatchedTokensOut int
 }
 
 // Metric returns the named metric and whether the judgement has it.
@@ -111,6 +116,11 @@ func (v *Judgement) add(resp *llm.Response) {
 	v.CacheReadTokens += resp.CacheReadTokens
 	v.CacheWriteTokens += resp.CacheWriteTokens
 	v.Latency += resp.Latency
+	if resp.Batched {
+		v.BatchedCalls++
+		v.BatchedTokensIn += resp.TokensIn
+		v.BatchedTokensOut += resp.TokensOut
+	}
 }
 
 // rejectsStructured reports whether err is the server refusing the request

@@ -10,6 +10,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -24,6 +25,9 @@ import (
 type BatchLine struct {
 	ID  string
 	Req Request
+	// Client writes the line's body as its live call would be sent (its
+	// seed, its temperature); nil: the client submitting the batch.
+	Client *Client
 }
 
 // Batch is a batch as the provider last described it.
@@ -65,7 +69,11 @@ func (c *Client) SubmitBatch(ctx context.Context, lines []BatchLine, window stri
 	}
 	var file bytes.Buffer
 	for _, l := range lines {
-		body, err := c.batchBody(l.Req)
+		lc := l.Client
+		if lc == nil {
+			lc = c
+		}
+		body, err := lc.batchBody(l.Req)
 		if err != nil {
 			return nil, fmt.Errorf("batch line %s: %w", l.ID, err)
 		}
@@ -174,7 +182,7 @@ func (c *Client) batchResult(line []byte, n int) BatchResult {
 			break
 		}
 		out := c.response(resp)
-		out.Attempts = 1
+		out.Attempts, out.Batched = 1, true
 		r.Resp = out
 	}
 	return r
@@ -221,4 +229,51 @@ func (c *Client) batchCall(ctx context.Context, method, path, contentType string
 		err = json.NewDecoder(reply).Decode(out)
 	}
 	return err
+}
+
+// Batcher sends a chat call as a line of a batch, named id, and returns
+// its answer once the batch has it. A line the batch could not answer is
+// the Batcher's to call live (Live) or send again.
+type Batcher interface {
+	Send(ctx context.Context, c *Client, id string, req Request) (*Response, error)
+}
+
+type batchKey struct{}
+
+// batchCalls names the calls made with one context: its id, then #1, #2…
+// in the order they are made.
+type batchCalls struct {
+	b  Batcher
+	id string
+	n  atomic.Int32
+}
+
+// InBatch makes the OpenAI-compatible calls made with ctx go through b,
+// each a line named id#1, id#2… in the order they are made: a judge's
+// protocol, which asks again when an answer is malformed, names its
+// calls alike when it is run again from the same answers.
+func InBatch(ctx context.Context, b Batcher, id string) context.Context {
+	return context.WithValue(ctx, batchKey{}, &batchCalls{b: b, id: id})
+}
+
+// Live makes the calls made with ctx go live, whatever InBatch said.
+func Live(ctx context.Context) context.Context {
+	return context.WithValue(ctx, batchKey{}, (*batchCalls)(nil))
+}
+
+func inBatch(ctx context.Context) (Batcher, string) {
+	bc, _ := ctx.Value(batchKey{}).(*batchCalls)
+	if bc == nil {
+		return nil, ""
+	}
+	return bc.b, fmt.Sprintf("%s#%d", bc.id, bc.n.Add(1))
+}
+
+// Endpoint names where a client's calls go and for which model: the calls
+// of one batch share it.
+func (c *Client) Endpoint() string {
+	if c.anth != nil {
+		return "anthropic " + c.cfg.Model
+	}
+	return c.chatURL + " " + c.cfg.Model
 }

@@ -51,6 +51,9 @@ type Response struct {
 	Attempts int
 	// Retries has one line per failed attempt that was retried.
 	Retries []string
+	// Batched: the answer came back in a batch (see Batcher), at the
+	// batch price.
+	Batched bool
 }
 
 // Client calls one model at one endpoint: OpenAI-compatible, or the
@@ -110,6 +113,9 @@ func (c *Client) Config() Config { return c.cfg }
 // succeed later. A failure is returned as *Error; a cancelled ctx stops
 // everything at once.
 func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
+	if b, id := inBatch(ctx); b != nil && c.anth == nil {
+		return b.Send(ctx, c, id, req)
+	}
 	call, err := c.caller(req)
 	if err != nil {
 		return nil, &Error{Attempts: 0, Message: err.Error(), err: err}

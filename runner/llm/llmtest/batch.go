@@ -137,6 +137,7 @@ func (s *Server) advance(b *fakeBatch) {
 		req, err := decodeBody(line.Body, "/v1/chat/completions", http.Header{})
 		status, body := http.StatusBadRequest, []byte(`{"error": {"message": "bad request"}}`)
 		if err == nil {
+			req.InBatch, req.CustomID = true, line.CustomID
 			s.mu.Unlock() // the handler may take the server's counters
 			rep := s.handler(req)
 			s.mu.Lock()

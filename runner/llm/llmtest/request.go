@@ -21,6 +21,10 @@ type ChatRequest struct {
 	Header http.Header
 	// Body is the JSON exactly as received.
 	Body []byte
+	// InBatch: the request is a line of a batch (CustomID), answered as
+	// the batch ends.
+	InBatch  bool
+	CustomID string
 
 	Model          string                               `json:"model"`
 	Messages       []openai.ChatCompletionMessage       `json:"messages"`

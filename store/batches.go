@@ -1,0 +1,74 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// RunBatch is a batch of a run's calls at a provider's batch API.
+type RunBatch struct {
+	ID         int64      `json:"-"`
+	RunID      int64      `json:"-"`
+	Provider   string     `json:"provider"` // openai
+	ProviderID string     `json:"id"`       // the provider's id of the batch
+	Endpoint   string     `json:"-"`        // the calls' address and model
+	Status     string     `json:"status"`   // as the provider last said: validating, in_progress, completed, …
+	Lines      []string   `json:"-"`        // the lines' ids
+	CreatedAt  time.Time  `json:"-"`
+	EndedAt    *time.Time `json:"-"`
+}
+
+// AddRunBatch keeps a batch the provider has just made.
+func (db *DB) AddRunBatch(ctx context.Context, b *RunBatch) error {
+	lines, err := json.Marshal(b.Lines)
+	if err != nil {
+		return err
+	}
+	now := db.nowText()
+	if err := db.write.QueryRowContext(ctx, `INSERT INTO run_batches (run_id, provider, provider_id, endpoint, status, lines, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`, b.RunID, b.Provider, b.ProviderID, b.Endpoint, b.Status, string(lines), now).Scan(&b.ID); err != nil {
+		return fmt.Errorf("run %d: keep batch %s: %w", b.RunID, b.ProviderID, err)
+	}
+	b.CreatedAt = parseTime(now)
+	return nil
+}
+
+// SetRunBatchStatus records how a batch stands; an ended one, when it ended.
+func (db *DB) SetRunBatchStatus(ctx context.Context, id int64, status string, ended bool) error {
+	var endedAt any
+	if ended {
+		endedAt = db.nowText()
+	}
+	if _, err := db.write.ExecContext(ctx, `UPDATE run_batches SET status = ?, ended_at = coalesce(ended_at, ?) WHERE id = ?`,
+		status, endedAt, id); err != nil {
+		return fmt.Errorf("batch %d: %w", id, err)
+	}
+	return nil
+}
+
+// RunBatches are a run's batches, oldest first.
+func (db *DB) RunBatches(ctx context.Context, runID int64) ([]RunBatch, error) {
+	var out []RunBatch
+	err := eachRow(ctx, db.read, `SELECT id, provider, provider_id, endpoint, status, lines, created_at, ended_at
+		FROM run_batches WHERE run_id = ? ORDER BY id`, []any{runID}, func(rows *sql.Rows) error {
+		b := RunBatch{RunID: runID}
+		var lines, created string
+		var ended sql.NullString
+		if err := rows.Scan(&b.ID, &b.Provider, &b.ProviderID, &b.Endpoint, &b.Status, &lines, &created, &ended); err != nil {
+			return err
+		}
+		if err := json.Unmarshal([]byte(lines), &b.Lines); err != nil {
+			return fmt.Errorf("batch %s's lines: %w", b.ProviderID, err)
+		}
+		b.CreatedAt, b.EndedAt = parseTime(created), parseTimePtr(ended)
+		out = append(out, b)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run %d's batches: %w", runID, err)
+	}
+	return out, nil
+}
