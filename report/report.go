@@ -201,6 +201,13 @@ func BuildWith(ctx context.Context, db *store.DB, run *store.Run, ds *store.Data
 			return err
 		})
 	}
+	var batches *batchesRead
+	if cfg.Batch != nil {
+		g.Go(func() (err error) {
+			batches, err = readBatches(gctx, db, run.ID)
+			return err
+		})
+	}
 	var stopping *stop.Figures
 	if cfg.Stop != nil {
 		g.Go(func() (err error) {
@@ -216,7 +223,7 @@ func BuildWith(ctx context.Context, db *store.DB, run *store.Run, ds *store.Data
 			data.Scores[i] = onlyJudge(data.Scores[i], place)
 		}
 	}
-	return compute(run, ds, cfg, view, judge, read{data, sliceValues, stopping}, verdicts), nil
+	return compute(run, ds, cfg, view, judge, read{data, sliceValues, stopping, batches}, verdicts), nil
 }
 
 // read is what a report is computed from, as the store read it: kept
@@ -225,6 +232,7 @@ type read struct {
 	data        *store.ReportData // the scores as judged (the one judge's, for a panel judge's report)
 	sliceValues map[int64]string  // by sample row, when the report is sliced
 	stopping    *stop.Figures     // the stopping rule's, for a run with one
+	batches     *batchesRead      // for a run whose calls went in batches
 }
 
 // compute computes a report from what was read, and the run's verdicts.
@@ -246,6 +254,7 @@ func compute(run *store.Run, ds *store.Dataset, cfg *config.Config, view View, j
 	}
 	r.Summary = r.summarize(data.Conditions, data.TopErrors)
 	r.Summary.stopped(in.stopping)
+	r.Summary.countBatched(in.batches)
 	r.Summary.SameFamily = SameFamilies(cfg)
 	if field := cfg.Report.SliceBy; field != "" {
 		r.Summary.SliceBy, r.Summary.Slices = field, r.Slices(in.sliceValues)

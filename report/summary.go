@@ -43,6 +43,9 @@ type Summary struct {
 	// SameFamily lists each judge of the family of an agent model it
 	// judges (Family): its scores of that model may favour it.
 	SameFamily []SameFamily `json:"judge_same_family,omitempty"`
+	// Batches are the batches the run's judge calls went in, for a run
+	// whose judge calls go in batches.
+	Batches []Batch `json:"batches,omitempty"`
 	// byModel is Conditions of a run over several models as its JSON gives
 	// them: each of the run file's conditions, its figures over every
 	// model, and under "models" each model's.
@@ -139,6 +142,9 @@ type ConditionSummary struct {
 	// RateLimited counts the calls (agent's and judges') answered 429 while
 	// this process executed the run: in assay run --json only.
 	RateLimited *int64 `json:"rate_limited,omitempty"`
+	// BatchedCalls counts the judge calls answered in a batch, for a run
+	// whose judge calls went in batches.
+	BatchedCalls *int `json:"batched_calls,omitempty"`
 	// ErrorKinds counts the agent's errors by kind (timeout, rate_limited,
 	// server_error, refused, connection, bad_response, too_large, guard,
 	// turn_limit, mcp_server, command, sandbox, other); JudgeErrorKinds the

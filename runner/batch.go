@@ -36,6 +36,9 @@ type batches struct {
 	wg     sync.WaitGroup // the batches being followed
 }
 
+// submitTimeout bounds the upload of a batch's file and the making of it.
+const submitTimeout = 30 * time.Second
+
 // batchQueue is an endpoint's lines waiting to be sent.
 type batchQueue struct {
 	lines []llm.BatchLine
@@ -155,7 +158,11 @@ func (bs *batches) submit(ep string, q *batchQueue) {
 	bs.wg.Add(1)
 	go func() {
 		defer bs.wg.Done()
-		b, err := client.SubmitBatch(bs.ctx, q.lines, "24h")
+		// Sent whole even if the run stops meanwhile: a batch the provider
+		// made but the store did not keep would be paid for again.
+		ctx, stop := context.WithTimeout(context.WithoutCancel(bs.ctx), submitTimeout)
+		b, err := client.SubmitBatch(ctx, q.lines, "24h")
+		stop()
 		if err != nil {
 			bs.log.Warn("a batch could not be sent: its lines are called live", "run_id", bs.runID, "lines", len(q.lines), "err", err)
 			bs.answer(q.lines, nil, fmt.Errorf("send the batch: %w", err))

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"assay/runner/llm"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -128,4 +129,105 @@ func TestBatchedJudgesScoreAsLiveOnes(t *testing.T) {
 	if lines != 36 {
 		t.Errorf("the kept batches hold %d lines, want 36", lines)
 	}
+}
+
+// judgeCalls counts the judge calls a fake answered live.
+func judgeCalls(srv *llmtest.Server) int {
+	n := 0
+	for _, req := range srv.Requests() {
+		if _, _, judge := req.Schema(); judge {
+			n++
+		}
+	}
+	return n
+}
+
+// A run stopped while its batch is under way, and executed again by
+// another manager (a process started after the first died), polls the
+// batch it kept: no line is sent twice, and every answer is judged from it.
+func TestAResumedRunPollsItsBatchAgain(t *testing.T) {
+	f := newFixture(t, judgeByQuestion(), llmtest.WithLatency(time.Millisecond))
+	f.srv.HoldBatches(true)
+	run := f.launch(f.config(f.qaDataset(6), "batch: {judge: true, gather: 20ms, poll: 5ms}\n"))
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan store.RunStatus)
+	go func() {
+		status, _ := f.m.Execute(ctx, run.ID)
+		done <- status
+	}()
+	waitFor(t, func() bool { return keptLines(f, run.ID) == 36 })
+	stop()
+	if status := <-done; status != store.RunRunning {
+		t.Fatalf("stopped while its batch was under way: %s, want it left running to resume", status)
+	}
+	if n, _ := f.db.DoneTasks(context.Background(), run.ID); len(n) != 0 {
+		t.Fatalf("%d tasks done before the batch ended", len(n))
+	}
+	agentCalls, batches := f.srv.Stats().Requests, f.srv.Stats().Batches
+
+	f.srv.HoldBatches(false)
+	again := f.manager(func(string) string { return "" })
+	if status, err := again.Execute(context.Background(), run.ID); err != nil || status != store.RunCompleted {
+		t.Fatalf("resumed: %s %v", status, err)
+	}
+	st := f.srv.Stats()
+	if st.Batches != batches || st.BatchLines != 36 {
+		t.Errorf("%d batches of %d lines; want the %d batches kept, their 36 lines answered once", st.Batches, st.BatchLines, batches)
+	}
+	if st.Requests != agentCalls || judgeCalls(f.srv) != 0 {
+		t.Errorf("resumed with %d calls more (%d judge calls live); want none: the answers were kept, the judgements in the batch",
+			st.Requests-agentCalls, judgeCalls(f.srv))
+	}
+	results, _ := f.db.Results(context.Background(), run.ID)
+	for _, r := range results {
+		if len(r.Judgements) != 1 || r.Judgements[0].BatchedCalls != 1 || len(r.Judgements[0].Scores) != 3 {
+			t.Fatalf("result %d/%s/%d: %+v", r.SampleRow, r.Condition, r.Repetition, r.Judgements)
+		}
+	}
+	if len(results) != 36 {
+		t.Errorf("%d results, want 36", len(results))
+	}
+}
+
+// Cancelling a run cancels its batches at the provider.
+func TestCancellingARunCancelsItsBatches(t *testing.T) {
+	f := newFixture(t, judgeByQuestion(), llmtest.WithLatency(time.Millisecond))
+	f.srv.HoldBatches(true)
+	run := f.launch(f.config(f.qaDataset(6), "batch: {judge: true, gather: 20ms, poll: 5ms}\n"))
+	if err := f.m.Start(run.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return keptLines(f, run.ID) == 36 })
+	if err := f.m.Cancel(context.Background(), run.ID); err != nil {
+		t.Fatal(err)
+	}
+	kept, _ := f.db.RunBatches(context.Background(), run.ID)
+	f.srv.HoldBatches(false)
+	for _, b := range kept {
+		if b.Status != "cancelling" {
+			t.Errorf("batch %s kept as %s; want cancelling", b.ProviderID, b.Status)
+		}
+		if got, err := llmtestPoll(f, b.ProviderID); err != nil || got != "cancelled" {
+			t.Errorf("the provider has the batch %s %s (%v); want cancelled", b.ProviderID, got, err)
+		}
+	}
+}
+
+// keptLines counts the lines of a run's kept batches.
+func keptLines(f *fixture, runID int64) int {
+	kept, _ := f.db.RunBatches(context.Background(), runID)
+	n := 0
+	for _, b := range kept {
+		n += len(b.Lines)
+	}
+	return n
+}
+
+// llmtestPoll asks the fake how a batch stands.
+func llmtestPoll(f *fixture, id string) (string, error) {
+	b, err := llm.New(llm.Config{BaseURL: f.srv.URL, Model: "judge-model"}, nil).PollBatch(context.Background(), id)
+	if err != nil {
+		return "", err
+	}
+	return b.Status, nil
 }

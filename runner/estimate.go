@@ -17,7 +17,11 @@ type Estimate struct {
 	TokensIn   int // agent and judge calls
 	TokensOut  int
 	CostUSD    float64
-	Unpriced   []string // models the run would call that have no price: their calls count as free
+	// LiveUSD is the cost with every call live, and BatchUSD with the judge
+	// calls in batches, at their models' batch discount; CostUSD is one of
+	// them, as the run is set to go.
+	LiveUSD, BatchUSD float64
+	Unpriced          []string // models the run would call that have no price: their calls count as free
 }
 
 // The guesses an estimate rests on.
@@ -96,21 +100,29 @@ func EstimateEach(cfg *config.Config, kind assay.Kind, samples iter.Seq[*store.S
 	e.TokensIn, e.TokensOut = agentIn+judgeIn, agentOut+judgeOut
 	for _, model := range models {
 		n := len(models)
-		e.CostUSD += e.price(prices, model, e.AgentCalls/n, agentIn/n, agentOut/n)
+		agent, _ := e.price(prices, model, e.AgentCalls/n, agentIn/n, agentOut/n)
+		e.LiveUSD += agent
+		e.BatchUSD += agent
 	}
 	// The judge calls are the panel's in equal shares.
 	for _, j := range panel {
 		n := len(panel)
-		e.CostUSD += e.price(prices, judgeModel(j), e.JudgeCalls/n, judgeIn/n, judgeOut/n)
+		judge, discount := e.price(prices, judgeModel(j), e.JudgeCalls/n, judgeIn/n, judgeOut/n)
+		e.LiveUSD += judge
+		e.BatchUSD += judge * (1 - discount)
+	}
+	e.CostUSD = e.LiveUSD
+	if cfg.Batch != nil && cfg.Batch.Judge {
+		e.CostUSD = e.BatchUSD
 	}
 	return e
 }
 
-// price is what calls to a model cost; a called model without a price is
-// noted as unpriced.
-func (e *Estimate) price(prices map[string]config.Price, model string, calls, in, out int) float64 {
+// price is what calls to a model cost live, and the share of it a batch
+// saves; a called model without a price is noted as unpriced.
+func (e *Estimate) price(prices map[string]config.Price, model string, calls, in, out int) (float64, float64) {
 	if calls == 0 {
-		return 0
+		return 0, 0
 	}
 	p, _, ok := config.PriceFor(prices, model)
 	if !ok {
@@ -118,9 +130,9 @@ func (e *Estimate) price(prices map[string]config.Price, model string, calls, in
 			e.Unpriced = append(e.Unpriced, model)
 			slices.Sort(e.Unpriced)
 		}
-		return 0
+		return 0, 0
 	}
-	return p.Cost(in, out, 0, 0)
+	return p.Cost(in, out, 0, 0), p.Discount()
 }
 
 func tokens(s string) int {

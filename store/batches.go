@@ -72,3 +72,21 @@ func (db *DB) RunBatches(ctx context.Context, runID int64) ([]RunBatch, error) {
 	}
 	return out, nil
 }
+
+// BatchedCalls counts, by condition, the judge calls of a run's results
+// that were answered in a batch.
+func (db *DB) BatchedCalls(ctx context.Context, runID int64) (map[string]int, error) {
+	out := map[string]int{}
+	err := eachRow(ctx, db.read, `SELECT r.condition, CAST(sum(j.batched_calls) AS BIGINT) FROM judgements j JOIN results r ON r.id = j.result_id
+		WHERE j.run_id = ? GROUP BY r.condition`, []any{runID}, func(rows *sql.Rows) error {
+		var c string
+		var n int
+		err := rows.Scan(&c, &n)
+		out[c] = n
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run %d's batched calls: %w", runID, err)
+	}
+	return out, nil
+}

@@ -23,6 +23,9 @@ type RunForm struct {
 	// FixedConcurrency keeps the calls at once at Concurrency rather than
 	// adapting them to the provider's rate limit (execution.adaptive: false).
 	FixedConcurrency bool
+	// BatchJudge sends the judge calls through the provider's Batch API
+	// (batch: {judge: true}).
+	BatchJudge bool
 
 	// The stopping rule: StopWhen "" for none, "decided" or "precise".
 	StopWhen, StopMetric, StopAlpha, StopHalfWidth, StopMargin, StopMinSamples, StopSeed string
@@ -122,10 +125,14 @@ type EstimateView struct {
 	TokensIn    int
 	TokensOut   int
 	CostUSD     float64
-	Unpriced    []string   // models without a price
-	UnsetEnv    []UnsetVar // variables the run needs that the server's environment lacks
-	Warnings    []string   // what the settings say that their author should know (a judge's temperature above 0)
-	BudgetUSD   float64    // 0: none
+	// LiveUSD is the cost with every call live, BatchUSD with the judge
+	// calls in batches; Batched: the run sends them so (CostUSD is BatchUSD).
+	LiveUSD, BatchUSD float64
+	Batched           bool
+	Unpriced          []string   // models without a price
+	UnsetEnv          []UnsetVar // variables the run needs that the server's environment lacks
+	Warnings          []string   // what the settings say that their author should know (a judge's temperature above 0)
+	BudgetUSD         float64    // 0: none
 }
 
 // BudgetShort is the share of the estimate the budget covers when it is
@@ -167,8 +174,11 @@ func Count(n int, noun string) string {
 
 // plural is noun as n of it are said: "sample" for one, "samples" else.
 func plural(n int, noun string) string {
-	if n == 1 {
+	switch {
+	case n == 1:
 		return noun
+	case strings.HasSuffix(noun, "ch"), strings.HasSuffix(noun, "s"):
+		return noun + "es"
 	}
 	return noun + "s"
 }

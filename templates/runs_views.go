@@ -130,6 +130,8 @@ type RunProgress struct {
 	Message   string // the run's error, or why it stopped
 	Paused    bool   // Message says why the run waits for the database
 	InFlight  string // "4 calls in flight, the oldest for 12s", while the run executes here
+	// Batches says how the batches of the run's judge calls stand.
+	Batches string
 	// Limits say, per endpoint the run calls, how many calls its adaptive
 	// limit allows at once and how many were answered 429, while the run
 	// executes here.

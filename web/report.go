@@ -49,6 +49,9 @@ func (s *Server) runPage(c echo.Context) error {
 	}
 	live := readmodel.RunProgress(sc.Run, r.Summary, now)
 	live.CSRF = owner.CSRF
+	if err := s.markBatches(c.Request().Context(), sc.Run, &live); err != nil {
+		return err
+	}
 	if err := s.markExecutor(c.Request().Context(), sc.Run, &live); err != nil {
 		return err
 	}

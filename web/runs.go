@@ -212,6 +212,9 @@ func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProg
 	if !run.Status.Finished() {
 		p.Limits = limitLines(s.runner.Limits(run.ID), s.runner.RateLimited(run.ID))
 	}
+	if err := s.markBatches(ctx, run, &p); err != nil {
+		return p, err
+	}
 	if err := s.markExecutor(ctx, run, &p); err != nil {
 		return p, err
 	}
@@ -233,6 +236,20 @@ func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProg
 
 // diskFree is the room left on the database's disk (a variable for tests).
 var diskFree = store.DiskFree
+
+// markBatches says on the progress of a run whose judge calls go in
+// batches how its batches stand.
+func (s *Server) markBatches(ctx context.Context, run *store.Run, p *templates.RunProgress) error {
+	if run.Config == nil || run.Config.Batch == nil || !run.Config.Batch.Judge {
+		return nil
+	}
+	batches, err := s.db.RunBatches(ctx, run.ID)
+	if err != nil {
+		return err
+	}
+	p.Batches = readmodel.BatchesLine(batches)
+	return nil
+}
 
 // markExecutor says on the progress of a run another process executes
 // (another server on the same database, an assay run) which one, and how

@@ -36,6 +36,7 @@ func readRunForm(v url.Values) templates.RunForm {
 		BudgetUSD:        v.Get("budget_usd"),
 		AllowUnpriced:    v.Get("allow_unpriced") != "",
 		FixedConcurrency: v.Get("fixed_concurrency") != "",
+		BatchJudge:       v.Get("batch_judge") != "",
 		StopWhen:         v.Get("stop_when"),
 		StopMetric:       strings.TrimSpace(v.Get("stop_metric")),
 		StopAlpha:        v.Get("stop_alpha"),
@@ -84,6 +85,7 @@ func formFromConfig(cfg *config.Config) templates.RunForm {
 		Repetitions:      strconv.Itoa(cfg.Execution.NumRepetitions),
 		Concurrency:      strconv.Itoa(cfg.Execution.MaxConcurrent),
 		FixedConcurrency: !cfg.Execution.Adapts(),
+		BatchJudge:       cfg.Batch != nil && cfg.Batch.Judge,
 		AgentType:        string(cfg.Agent.Type),
 		AgentCommand:     strings.Join(cfg.Agent.Command, "\n"),
 		AgentTimeout:     strconv.Itoa(cfg.Agent.TimeoutSeconds),
@@ -166,6 +168,9 @@ func (s *Server) runSpec(ctx context.Context, f templates.RunForm) (*runSpec, er
 	cfg.Execution.MaxConcurrent = p.integer("Concurrency", f.Concurrency, 1, config.MaxConcurrent)
 	cfg.BudgetUSD = p.optFloat("Budget", f.BudgetUSD, 0, math.MaxFloat64, 0)
 	cfg.AllowUnpriced = f.AllowUnpriced
+	if f.BatchJudge {
+		cfg.Batch = &config.Batch{Judge: true}
+	}
 	if f.FixedConcurrency {
 		cfg.Execution.Adaptive = new(bool)
 	}

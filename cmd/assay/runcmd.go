@@ -261,6 +261,9 @@ func printSummary(w io.Writer, s *report.Summary) {
 		if c.RateLimited != nil && *c.RateLimited > 0 {
 			fmt.Fprintf(w, "%s: %s answered 429 (rate limited) by the provider\n", c.Name, plural(int(*c.RateLimited), "call"))
 		}
+		if c.BatchedCalls != nil {
+			fmt.Fprintf(w, "%s: %s answered in batches, at the batch price\n", c.Name, plural(*c.BatchedCalls, "judge call"))
+		}
 		if len(c.PassAtK) > 0 {
 			var parts []string
 			for _, k := range report.PassKs(c) {

@@ -23,6 +23,15 @@ func WithBatchPolls(n int) Option {
 	return func(o *options) { o.batchPolls = n }
 }
 
+// HoldBatches keeps every batch in progress, however often it is polled,
+// until it is called again with false: a test's process can die while a
+// batch is under way.
+func (s *Server) HoldBatches(hold bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.holdBatches = hold
+}
+
 type fakeBatch struct {
 	ID, Status, Input, Output, Errors string
 	polls                             int
@@ -113,6 +122,10 @@ func (s *Server) advance(b *fakeBatch) {
 		return
 	}
 	b.polls++
+	if s.holdBatches {
+		b.Status = "in_progress"
+		return
+	}
 	polls := s.opts.batchPolls
 	if polls <= 0 {
 		polls = 2

@@ -45,14 +45,15 @@ type Server struct {
 	closing chan struct{}
 	once    sync.Once
 
-	mu       sync.Mutex
-	requests []*ChatRequest
-	stats    Stats
-	rng      *rand.Rand
-	tokens   float64   // WithRateLimit's bucket
-	filled   time.Time // when tokens was last brought up to date
-	files    map[string][]byte
-	batches  map[string]*fakeBatch
+	mu          sync.Mutex
+	requests    []*ChatRequest
+	stats       Stats
+	rng         *rand.Rand
+	tokens      float64   // WithRateLimit's bucket
+	filled      time.Time // when tokens was last brought up to date
+	files       map[string][]byte
+	holdBatches bool // HoldBatches
+	batches     map[string]*fakeBatch
 }
 
 // options hold what Option functions set.
