@@ -232,11 +232,49 @@ execution: {num_repetitions: 1, max_concurrent: %d}
 	}
 	peak := float64(peakRSS()) / (1 << 20)
 	calls, serverCPU := srv.stop(b)
-	if calls < 2*samples {
-		b.Fatalf("the fake server answered %d calls, want %d", calls, 2*samples)
+	if want := callsWanted(samples, more); calls < want {
+		b.Fatalf("the fake server answered %d calls, want %d", calls, want)
 	}
 	return engineRun{calls: calls, wall: wall, cpu: cpu, serverCPU: serverCPU,
 		ideal: time.Duration(calls) * latency / time.Duration(concurrency), peakMiB: peak}
+}
+
+// callsWanted is the live calls a run of samples makes: the agent's, and
+// the judge's unless they go in batches or no answer is judged.
+func callsWanted(samples int, more string) int {
+	if strings.Contains(more, "batch:") || strings.Contains(more, "judge_sample_rate: 0") {
+		return samples
+	}
+	return 2 * samples
+}
+
+// BenchmarkBatchedJudge measures what a judge call sent in a batch costs
+// the engine, past the agent's call of its task: 2,000 samples at 0 ms,
+// concurrency 10, with the judge calls in batches (1,000 lines each), live,
+// and not at all. A line's CPU (batched less unjudged, per task) is a judge
+// call's work (its prompt, parsing, storing the judgement) and the batch
+// path's; what it takes past a live judge call's is the batch path's
+// overhead (target < 0.2 ms).
+func BenchmarkBatchedJudge(b *testing.B) {
+	const samples = 2000
+	for range b.N {
+		var batched, bare, live []float64
+		for range 3 {
+			r := benchOnce(b, samples, 0, 10, "batch: {judge: true, gather: 50ms, poll: 20ms}")
+			n := benchOnce(b, samples, 0, 10, "judge_sample_rate: 0")
+			l := benchOnce(b, samples, 0, 10, "")
+			batched = append(batched, float64(r.cpu.Microseconds())/1000/samples)
+			bare = append(bare, float64(n.cpu.Microseconds())/1000/samples)
+			live = append(live, float64(l.cpu.Microseconds())/1000/samples)
+		}
+		for _, xs := range [][]float64{batched, bare, live} {
+			slices.Sort(xs)
+		}
+		perLine, perCall := batched[1]-bare[1], live[1]-bare[1]
+		b.ReportMetric(perLine-perCall, "overhead-cpu-ms/line")
+		fmt.Printf("judge calls in batches, %d samples at 0 ms, concurrency 10, medians of 3 runs: CPU per task %.3f ms with the judge calls in batches, %.3f ms live, %.3f ms unjudged: a line costs %.3f ms, a live judge call %.3f ms: the batch path's overhead %.3f ms a line (target < 0.2)\n",
+			samples, batched[1], live[1], bare[1], perLine, perCall, perLine-perCall)
+	}
 }
 
 // BenchmarkCallFloor makes the engine benchmark's 20,000 calls at 50 ms

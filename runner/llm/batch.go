@@ -77,11 +77,17 @@ func (c *Client) SubmitBatch(ctx context.Context, lines []BatchLine, window stri
 		if err != nil {
 			return nil, fmt.Errorf("batch line %s: %w", l.ID, err)
 		}
-		line, err := json.Marshal(map[string]any{"custom_id": l.ID, "method": "POST", "url": "/v1/chat/completions", "body": json.RawMessage(body)})
+		// The body is JSON already: written as it is, not read again by
+		// a marshaller that would check and compact every byte of it.
+		id, err := json.Marshal(l.ID)
 		if err != nil {
 			return nil, err
 		}
-		file.Write(append(line, '\n'))
+		file.WriteString(`{"custom_id":`)
+		file.Write(id)
+		file.WriteString(`,"method":"POST","url":"/v1/chat/completions","body":`)
+		file.Write(body)
+		file.WriteString("}\n")
 	}
 	var form bytes.Buffer
 	mw := multipart.NewWriter(&form)
