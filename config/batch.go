@@ -97,9 +97,9 @@ func (k *checker) batch(c *Config) {
 		judges = []Judge{c.Judge}
 	}
 	for _, j := range judges {
-		if p, _, err := j.Resolve(); err == nil && p != ProviderOpenAI {
-			k.fail("batch.judge", "the judge %s is reached through %s, whose batches assay does not send yet: only OpenAI-compatible judges' calls go in batches",
-				cmp.Or(j.Name, j.Model), p)
+		if p, _, err := j.Resolve(); err == nil && p == ProviderVertex {
+			k.fail("batch.judge", "the judge %s is reached through Vertex AI, whose batch prediction assay does not use: only OpenAI-compatible and Anthropic judges' calls go in batches",
+				cmp.Or(j.Name, j.Model))
 		}
 	}
 }

@@ -41,9 +41,13 @@ func TestBadBatchSettingsNamed(t *testing.T) {
 			t.Errorf("%s: %v; want %s: …%s", tc.extra, err, tc.key, tc.want)
 		}
 	}
+	vertex := strings.Replace(minimal, "  model: j\n", "  model: vertex_ai/claude-sonnet-4-5\n", 1)
+	_, err := Parse([]byte(vertex+"batch: {judge: true}\n"), "run.yaml", "/evals", func(string) string { return "k" })
+	if err == nil || !strings.Contains(err.Error(), "batch.judge") || !strings.Contains(err.Error(), "Vertex AI") {
+		t.Errorf("a judge on Vertex AI in batches: %v", err)
+	}
 	anthropic := strings.Replace(minimal, "  model: j\n", "  model: anthropic/claude-sonnet-4-5\n", 1)
-	_, err := Parse([]byte(anthropic+"batch: {judge: true}\n"), "run.yaml", "/evals", func(string) string { return "k" })
-	if err == nil || !strings.Contains(err.Error(), "batch.judge") || !strings.Contains(err.Error(), "anthropic") {
+	if _, err := Parse([]byte(anthropic+"batch: {judge: true}\n"), "run.yaml", "/evals", func(string) string { return "k" }); err != nil {
 		t.Errorf("an Anthropic judge in batches: %v", err)
 	}
 }

@@ -172,7 +172,7 @@ func (bs *batches) submit(ep string, q *batchQueue) {
 		for i, l := range q.lines {
 			ids[i] = l.ID
 		}
-		sb := &sentBatch{client: client, kept: store.RunBatch{RunID: bs.runID, Provider: "openai", ProviderID: b.ID,
+		sb := &sentBatch{client: client, kept: store.RunBatch{RunID: bs.runID, Provider: client.Provider(), ProviderID: b.ID,
 			Endpoint: ep, Status: b.Status, Lines: ids}}
 		if err := bs.db.AddRunBatch(context.WithoutCancel(bs.ctx), &sb.kept); err != nil {
 			// It runs all the same; only a restart would not find it.
@@ -223,6 +223,7 @@ func (bs *batches) follow(sb *sentBatch, first time.Duration) {
 				}
 				continue
 			}
+			b.Lines = sb.kept.Lines
 			results, err := sb.client.BatchResults(bs.ctx, b)
 			if err != nil {
 				if bs.ctx.Err() == nil {

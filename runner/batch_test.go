@@ -6,10 +6,12 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"assay/runner/llm"
+	"assay/runner/llm/anthropictest"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -230,4 +232,83 @@ func llmtestPoll(f *fixture, id string) (string, error) {
 		return "", err
 	}
 	return b.Status, nil
+}
+
+// An Anthropic judge's calls go in message batches: each answer is scored
+// from its batch (the request ids Anthropic takes, matched back to their
+// tasks), an errored request is called live, and a resumed run polls the
+// batch it kept.
+func TestAnthropicJudgeInMessageBatches(t *testing.T) {
+	judgeAnswer := func(n int) map[string]any {
+		return map[string]any{"factual_adherence": 1 + n%5, "factual_adherence_reasoning": "r", "completeness": 1 + (n+2)%5,
+			"completeness_reasoning": "r", "helpfulness_and_clarity": 3, "helpfulness_and_clarity_reasoning": "r", "unverified_claims": []string{}}
+	}
+	claude := anthropictest.New(func(req *anthropictest.Request) anthropictest.Reply {
+		n := 0
+		if m := batchQuestion.FindSubmatch(req.Body); m != nil {
+			n, _ = strconv.Atoi(string(m[1]))
+		}
+		if req.InBatch && n == 2 {
+			return anthropictest.Reply{Status: 500, Text: "overloaded"}
+		}
+		return anthropictest.Reply{ToolUses: []anthropictest.ToolUse{{Name: "answer", Input: judgeAnswer(n)}}}
+	})
+	t.Cleanup(claude.Close)
+	claude.HoldBatches(true)
+	f := newFixture(t, llmtest.Text("The answer is 4."), llmtest.WithLatency(time.Millisecond))
+	cfg := f.config(f.qaDataset(5), "batch: {judge: true, gather: 20ms, poll: 5ms}\n")
+	cfg.Judge.Type, cfg.Judge.BaseURL, cfg.Judge.Model, cfg.Judge.APIKeyEnv = "anthropic", claude.URL, "claude-sonnet-4-5", "CLAUDE_KEY"
+	env := func(k string) string {
+		if k == "CLAUDE_KEY" {
+			return "sk-ant-test"
+		}
+		return ""
+	}
+	m := f.manager(env)
+	run, err := m.CreateFromConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { m.Execute(ctx, run.ID); close(done) }()
+	waitFor(t, func() bool { return keptLines(f, run.ID) == 30 })
+	stop()
+	<-done
+	batches := claude.Stats().Batches
+
+	claude.HoldBatches(false)
+	if status, err := f.manager(env).Execute(context.Background(), run.ID); err != nil || status != store.RunCompleted {
+		t.Fatalf("resumed: %s %v", status, err)
+	}
+	st := claude.Stats()
+	if st.Batches != batches || st.BatchLines != 30 || st.Requests != 6 {
+		t.Errorf("%d batches (%d before the stop) of %d lines, %d requests live; want the same batches, 30 lines, question 2's 6 live",
+			st.Batches, batches, st.BatchLines, st.Requests)
+	}
+	results, _ := f.db.Results(context.Background(), run.ID)
+	samples, _ := f.db.Samples(context.Background(), run.DatasetID, 0, 0)
+	number := map[int64]int{}
+	for _, s := range samples {
+		n, _ := strconv.Atoi(strings.TrimPrefix(s.SampleID, "q"))
+		number[s.ID] = n
+	}
+	batched := 0
+	for _, r := range results {
+		j := r.Judgements[0]
+		n := number[r.SampleRow]
+		if len(j.Scores) != 3 || j.Scores[0].Value != float64(1+n%5) || j.Scores[1].Value != float64(1+(n+2)%5) {
+			t.Errorf("question %d judged %+v", n, j.Scores)
+		}
+		batched += j.BatchedCalls
+	}
+	if len(results) != 30 || batched != 24 {
+		t.Errorf("%d results, %d judged in batches; want 30 and 24", len(results), batched)
+	}
+	kept, _ := f.db.RunBatches(context.Background(), run.ID)
+	for _, b := range kept {
+		if b.Provider != "anthropic" || b.Status != "completed" || !strings.HasPrefix(b.ProviderID, "msgbatch_") {
+			t.Errorf("kept %+v", b)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package llm
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/anthropics/anthropic-sdk-go"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -20,6 +22,7 @@ import (
 // batch), a batch is made of it (/v1/batches), polled until it ends, and
 // its output file read, each line matched to its request by custom_id.
 // Lines come back in any order, and some may fail while others succeed.
+// An Anthropic client sends them as a message batch (batch_anthropic.go).
 
 // BatchLine is one request of a batch, named by an id unique in it.
 type BatchLine struct {
@@ -42,6 +45,9 @@ type Batch struct {
 		Completed int `json:"completed"`
 		Failed    int `json:"failed"`
 	} `json:"request_counts"`
+	// Lines are the lines' ids in the order they were sent: Anthropic's
+	// results name a line by its place, its ids being narrower than ours.
+	Lines []string `json:"-"`
 }
 
 // Ended reports whether the batch will change no more.
@@ -65,7 +71,7 @@ type BatchResult struct {
 // crash costs nothing, submitting the lines again costs them twice.
 func (c *Client) SubmitBatch(ctx context.Context, lines []BatchLine, window string) (*Batch, error) {
 	if c.anth != nil {
-		return nil, fmt.Errorf("batches: the Anthropic API's message batches are not supported yet")
+		return c.submitMessageBatch(ctx, lines)
 	}
 	var file bytes.Buffer
 	for _, l := range lines {
@@ -111,6 +117,9 @@ func (c *Client) SubmitBatch(ctx context.Context, lines []BatchLine, window stri
 
 // PollBatch describes a batch as it stands.
 func (c *Client) PollBatch(ctx context.Context, id string) (*Batch, error) {
+	if c.anth != nil {
+		return c.pollMessageBatch(ctx, id)
+	}
 	var b Batch
 	if err := c.batchCall(ctx, http.MethodGet, "/batches/"+id, "", nil, &b); err != nil {
 		return nil, fmt.Errorf("poll batch %s: %w", id, err)
@@ -121,6 +130,12 @@ func (c *Client) PollBatch(ctx context.Context, id string) (*Batch, error) {
 // CancelBatch asks the provider to stop a batch; lines already answered
 // are still in its output.
 func (c *Client) CancelBatch(ctx context.Context, id string) error {
+	if c.anth != nil {
+		if _, err := c.anth.Messages.Batches.Cancel(ctx, id, anthropic.MessageBatchCancelParams{}); err != nil {
+			return fmt.Errorf("cancel batch %s: %w", id, err)
+		}
+		return nil
+	}
 	if err := c.batchCall(ctx, http.MethodPost, "/batches/"+id+"/cancel", "application/json", nil, nil); err != nil {
 		return fmt.Errorf("cancel batch %s: %w", id, err)
 	}
@@ -130,6 +145,9 @@ func (c *Client) CancelBatch(ctx context.Context, id string) error {
 // BatchResults reads an ended batch's output and error files: a result
 // per line they hold, in the files' order (not the requests').
 func (c *Client) BatchResults(ctx context.Context, b *Batch) ([]BatchResult, error) {
+	if c.anth != nil {
+		return c.messageBatchResults(ctx, b)
+	}
 	var out []BatchResult
 	for _, file := range []string{b.OutputFile, b.ErrorFile} {
 		if file == "" {
@@ -275,11 +293,19 @@ func inBatch(ctx context.Context) (Batcher, string) {
 	return bc.b, fmt.Sprintf("%s#%d", bc.id, bc.n.Add(1))
 }
 
+// Provider names the API a client's batches go to: openai or anthropic.
+func (c *Client) Provider() string {
+	if c.anth != nil {
+		return "anthropic"
+	}
+	return "openai"
+}
+
 // Endpoint names where a client's calls go and for which model: the calls
 // of one batch share it.
 func (c *Client) Endpoint() string {
 	if c.anth != nil {
-		return "anthropic " + c.cfg.Model
+		return cmp.Or(c.cfg.BaseURL, "https://api.anthropic.com") + " " + c.cfg.Model
 	}
 	return c.chatURL + " " + c.cfg.Model
 }

@@ -113,7 +113,7 @@ func (c *Client) Config() Config { return c.cfg }
 // succeed later. A failure is returned as *Error; a cancelled ctx stops
 // everything at once.
 func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
-	if b, id := inBatch(ctx); b != nil && c.anth == nil {
+	if b, id := inBatch(ctx); b != nil && c.cfg.Vertex == nil {
 		return b.Send(ctx, c, id, req)
 	}
 	call, err := c.caller(req)

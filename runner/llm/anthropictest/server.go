@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 )
@@ -43,6 +44,9 @@ type Request struct {
 	// Vertex is set for a request on Vertex AI's path: its project and
 	// location, and the anthropic_version its body named.
 	Vertex *Vertex `json:"-"`
+	// InBatch: the request came in a message batch, as its CustomID.
+	InBatch  bool   `json:"-"`
+	CustomID string `json:"-"`
 }
 
 // Vertex is what a request on Vertex AI's path named.
@@ -116,6 +120,9 @@ type Stats struct {
 	Streamed int         // of which answered as a stream
 	Status   map[int]int // responses by status
 	Other    []string    // requests to any other route, "METHOD /path"
+	// Batches counts the message batches made, BatchLines their requests
+	// answered (each once, as its batch ends).
+	Batches, BatchLines int
 }
 
 // Server is a running fake. Close it when done.
@@ -129,10 +136,24 @@ type Server struct {
 	closing chan struct{}
 	once    sync.Once
 
-	mu       sync.Mutex
-	requests []*Request
-	stats    Stats
+	mu          sync.Mutex
+	requests    []*Request
+	stats       Stats
+	batches     map[string]*batch
+	batchPolls  int  // SetBatchPolls
+	holdBatches bool // HoldBatches
 }
+
+// HoldBatches keeps every batch in progress, however often it is polled,
+// until it is called again with false (or the batch is cancelled).
+func (s *Server) HoldBatches(hold bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.holdBatches = hold
+}
+
+// customID is what Anthropic takes as a batch request's custom_id.
+var customID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // New starts a server answering with h.
 func New(h Handler) *Server {
@@ -166,6 +187,10 @@ func (s *Server) Stats() Stats {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/v1/messages/batches") {
+		s.serveBatch(w, r)
+		return
+	}
 	vertex := vertexPath.FindStringSubmatch(r.URL.Path)
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" && vertex == nil {
 		s.mu.Lock()
