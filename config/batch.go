@@ -2,7 +2,6 @@ package config
 
 import (
 	"cmp"
-	"fmt"
 	"time"
 )
 
@@ -12,7 +11,9 @@ import (
 type Batch struct {
 	// Judge sends judge calls in batches.
 	Judge bool `yaml:"judge" json:"judge"`
-	// Agent would send an agent's calls in batches; its calls go live.
+	// Agent sends the agent's calls in batches under the conditions
+	// without MCP servers, where an answer is one call; under the others
+	// they go live.
 	Agent bool `yaml:"agent" json:"agent,omitempty"`
 	// MaxWait is how long a batch may take before it is cancelled and its
 	// unanswered lines are called live ("" is 24h, the providers' window).
@@ -69,7 +70,11 @@ func (k *checker) batch(c *Config) {
 		return
 	}
 	if b.Agent {
-		k.fail("batch.agent", "not supported yet: the agent's calls go live; send only the judge's in batches (batch.judge)")
+		if c.Agent.Type != AgentOpenAI && c.Agent.Type != AgentAnthropic {
+			k.fail("batch.agent", "only an agent of type openai or anthropic makes calls a batch can hold; a %s agent's are its own", c.Agent.Type)
+		} else if p, _, err := c.Agent.Resolve(); err == nil && p == ProviderVertex {
+			k.fail("batch.agent", "the agent is reached through Vertex AI, whose batch prediction assay does not use")
+		}
 	}
 	if b.Size != 0 {
 		k.within("batch.size", b.Size, 1, MaxBatchSize)
@@ -102,10 +107,4 @@ func (k *checker) batch(c *Config) {
 				cmp.Or(j.Name, j.Model))
 		}
 	}
-}
-
-// String says how a run's calls go in batches, for a page.
-func (b *Batch) String() string {
-	maxWait, gather, poll := b.Waits()
-	return fmt.Sprintf("judge calls in batches of up to %d lines, gathered %s, polled every %s, live after %s", b.Lines(), gather, poll, maxWait)
 }

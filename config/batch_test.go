@@ -33,10 +33,14 @@ func TestBadBatchSettingsNamed(t *testing.T) {
 		{"batch: {judge: true, max_wait: soon}", "batch.max_wait", "not a duration"},
 		{"batch: {judge: true, max_wait: 48h}", "batch.max_wait", "at most 24h"},
 		{"batch: {judge: true, poll: 0s}", "batch.poll", "more than 0"},
-		{"batch: {agent: true}", "batch.agent", "not supported yet"},
+		{"batch: {agent: true}", "batch.agent", "a command agent's are its own"},
 		{"prices: {j: {input_per_mtok: 1, output_per_mtok: 1, batch_discount: 2}}", "prices.j.batch_discount", "between 0 and 1"},
 	} {
-		_, err := Parse([]byte(minimal+tc.extra+"\n"), "run.yaml", "/evals", noEnv(t))
+		base := minimal
+		if strings.Contains(tc.extra, "agent: true") {
+			base = strings.Replace(minimal, "  type: openai\n  model: m\n", "  type: command\n  command: [/bin/cat]\n", 1)
+		}
+		_, err := Parse([]byte(base+tc.extra+"\n"), "run.yaml", "/evals", noEnv(t))
 		if err == nil || !strings.Contains(err.Error(), tc.key) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v; want %s: …%s", tc.extra, err, tc.key, tc.want)
 		}

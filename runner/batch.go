@@ -12,8 +12,9 @@ import (
 	"assay/store"
 )
 
-// batches sends a run's judge calls through the Batch API of their
-// endpoints (batch.judge): calls are gathered per endpoint into batches
+// batches sends a run's judge calls (batch.judge), and its agent's under
+// conditions without tools (batch.agent), through the Batch API of their
+// endpoints: calls are gathered per endpoint into batches
 // of up to batch.size lines, each kept in the store the moment the
 // provider has made it, and answered as their batch ends. A line the
 // batch could not answer (a failed line, an unreadable one, a batch
@@ -72,17 +73,14 @@ func newBatches(ctx context.Context, ex *execution, b *config.Batch, clients map
 		return nil, err
 	}
 	for _, k := range kept {
-		client := clients[k.Endpoint]
-		if client == nil {
-			bs.log.Warn("a kept batch's endpoint is no longer the run's: its lines are called again", "run_id", ex.run.ID, "batch", k.ProviderID)
-			continue
-		}
-		sb := &sentBatch{kept: k, client: client}
+		// A batch of the agent's calls has its client once one of its lines
+		// is asked for (Send).
+		sb := &sentBatch{kept: k, client: clients[k.Endpoint]}
 		bs.sent = append(bs.sent, sb)
 		for _, id := range k.Lines {
 			bs.lines[id] = &batchLine{done: make(chan struct{}), batch: sb}
 		}
-		if k.EndedAt == nil {
+		if k.EndedAt == nil && sb.client != nil {
 			bs.follow(sb, 0)
 		}
 	}
@@ -100,7 +98,10 @@ func (bs *batches) Send(ctx context.Context, c *llm.Client, id string, req llm.R
 		bs.lines[id] = l
 		bs.enqueue(c, llm.BatchLine{ID: id, Req: req, Client: c})
 	} else if l.batch != nil && !l.batch.following {
-		bs.follow(l.batch, 0) // an ended batch kept from before: read it again
+		if l.batch.client == nil {
+			l.batch.client = c
+		}
+		bs.follow(l.batch, 0) // a batch kept from before: poll it, or read it again
 	}
 	bs.mu.Unlock()
 	select {
@@ -292,22 +293,13 @@ func isClosed(c chan struct{}) bool {
 	}
 }
 
-// flush sends every queue at once: no more calls will join them.
-func (bs *batches) flush() {
-	bs.mu.Lock()
-	defer bs.mu.Unlock()
-	for ep, q := range bs.queues {
-		bs.submit(ep, q)
-	}
-}
-
 // cancel asks the provider to stop the run's batches that have not ended:
 // the run was cancelled.
 func (bs *batches) cancel() {
 	bs.mu.Lock()
 	var open []*sentBatch
 	for _, sb := range bs.sent {
-		if sb.kept.EndedAt == nil {
+		if sb.kept.EndedAt == nil && sb.client != nil {
 			open = append(open, sb)
 		}
 	}

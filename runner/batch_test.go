@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"assay/report"
 	"assay/runner/llm"
 	"assay/runner/llm/anthropictest"
 	"assay/runner/llm/llmtest"
@@ -309,6 +310,70 @@ func TestAnthropicJudgeInMessageBatches(t *testing.T) {
 	for _, b := range kept {
 		if b.Provider != "anthropic" || b.Status != "completed" || !strings.HasPrefix(b.ProviderID, "msgbatch_") {
 			t.Errorf("kept %+v", b)
+		}
+	}
+}
+
+// With batch.agent the agent's calls go in batches too, under the
+// conditions without MCP servers: every answer and its judgement come
+// from batches, at the batch price, and a resumed run polls the batches it
+// kept, the agent's and the judge's alike.
+func TestTheAgentsCallsInBatches(t *testing.T) {
+	prices := "prices: {agent-model: {input_per_mtok: 1000, output_per_mtok: 1000}, judge-model: {input_per_mtok: 1000, output_per_mtok: 1000}}\n"
+	live := newFixture(t, judgeByQuestion(), llmtest.WithLatency(time.Millisecond))
+	liveRun := live.launch(live.config(live.qaDataset(4), prices))
+	if status, err := live.m.Execute(context.Background(), liveRun.ID); err != nil || status != store.RunCompleted {
+		t.Fatalf("live run: %s %v", status, err)
+	}
+
+	f := newFixture(t, judgeByQuestion(), llmtest.WithLatency(time.Millisecond))
+	f.srv.HoldBatches(true)
+	run := f.launch(f.config(f.qaDataset(4), prices+"batch: {judge: true, agent: true, gather: 20ms, poll: 5ms}\n"))
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { f.m.Execute(ctx, run.ID); close(done) }()
+	waitFor(t, func() bool { return keptLines(f, run.ID) == 24 }) // the agent's 24 calls, held
+	stop()
+	<-done
+	if st := f.srv.Stats(); st.Requests != 0 {
+		t.Fatalf("%d calls went live; want every agent call in a batch", st.Requests)
+	}
+
+	f.srv.HoldBatches(false)
+	if status, err := f.manager(func(string) string { return "" }).Execute(context.Background(), run.ID); err != nil || status != store.RunCompleted {
+		t.Fatalf("resumed: %s %v", status, err)
+	}
+	if st := f.srv.Stats(); st.Requests != 0 || st.BatchLines != 48 {
+		t.Errorf("%d calls live, %d lines in batches; want none live, the 24 answers and 24 judgements in batches", st.Requests, st.BatchLines)
+	}
+	want, got := scoresByTask(t, live.db, liveRun.ID), scoresByTask(t, f.db, run.ID)
+	if len(got) != len(want) || len(want) != 4*2*3*3 {
+		t.Fatalf("%d scores batched, %d live", len(got), len(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: batched %v, live %v", k, got[k], v)
+		}
+	}
+	liveCost := map[string]float64{}
+	liveResults, _ := live.db.Results(context.Background(), liveRun.ID)
+	for _, r := range liveResults {
+		liveCost[fmt.Sprintf("%d/%s/%d", r.SampleRow, r.Condition, r.Repetition)] = r.CostUSD
+	}
+	results, _ := f.db.Results(context.Background(), run.ID)
+	for _, r := range results {
+		full := liveCost[fmt.Sprintf("%d/%s/%d", r.SampleRow, r.Condition, r.Repetition)]
+		if r.BatchedCalls != 1 || r.Response != "The answer is 4." || full <= 0 || math.Abs(r.CostUSD-full/2) > 1e-12 {
+			t.Errorf("answer %d/%s/%d: %d batched calls, %q, $%v (live $%v)", r.SampleRow, r.Condition, r.Repetition, r.BatchedCalls, r.Response, r.CostUSD, full)
+		}
+	}
+	s, err := report.Summarize(context.Background(), f.db, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range s.Conditions {
+		if c.BatchedCalls == nil || *c.BatchedCalls != 24 {
+			t.Errorf("condition %s: %v batched calls, want 24 (12 answers, 12 judgements)", c.Name, c.BatchedCalls)
 		}
 	}
 }

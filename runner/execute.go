@@ -58,13 +58,16 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunSt
 	if ex.pending, err = m.db.PendingWork(ctx, id); err != nil {
 		return "", err
 	}
-	if b := ex.spec.Batch; b != nil && b.Judge && ex.eval.asksJudges() {
-		if ex.eval.batch, err = newBatches(ctx, ex, b, ex.eval.clients); err != nil {
+	if b := ex.spec.Batch; b != nil && (b.Judge && ex.eval.asksJudges() || b.Agent) {
+		if ex.batch, err = newBatches(ctx, ex, b, ex.eval.clients); err != nil {
 			return "", err
+		}
+		if b.Judge {
+			ex.eval.batch = ex.batch
 		}
 		defer func() {
 			cancel()
-			ex.eval.batch.wait()
+			ex.batch.wait()
 		}()
 	}
 	if err := m.db.SetRunStatus(ctx, id, store.RunRunning, ""); err != nil {
@@ -76,8 +79,8 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunSt
 	switch {
 	case h.cancelled.Load():
 		status, msg = store.RunCancelled, "cancelled"
-		if ex.eval.batch != nil {
-			ex.eval.batch.cancel()
+		if ex.batch != nil {
+			ex.batch.cancel()
 		}
 	case h.lost.Load():
 		m.log.Info("run continues in the process that took its lease", "run_id", id)
@@ -246,6 +249,16 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) *feed {
 				if !ok {
 					break
 				}
+				if w.ex.agentBatched(j.t.condition) {
+					w.later(ctx, func() *store.Result { // the agent answers in a batch, hours later maybe
+						res, judge := w.do(ctx, j.t)
+						if judge != nil {
+							res = judge()
+						}
+						return res
+					}, j.reserved)
+					continue
+				}
 				flights[i].Store(time.Now().UnixNano())
 				res, judge := w.do(ctx, j.t)
 				flights[i].Store(0)
@@ -272,9 +285,6 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) *feed {
 		}()
 	}
 	wg.Wait()
-	if b := w.ex.eval.batch; b != nil {
-		b.flush() // no more calls will join the lines gathered
-	}
 	w.judging.Wait()
 	return f
 }
@@ -392,10 +402,15 @@ func (w *workers) do(ctx context.Context, t task) (*store.Result, func() *store.
 		return res, w.judged(ctx, t, res, done)
 	}
 	// Each attempt has the agent's timeout (see agent.Guarded); the task as
-	// a whole has room for every attempt its condition's guards allow.
+	// a whole has room for every attempt its condition's guards allow. An
+	// answer from a batch has the batch's time.
+	task := agent.Task{Condition: *t.condition, Prompt: Prompt(ex.spec.Prompts, ex.dataset.Kind, t.sample)}
 	actx, cancel := context.WithTimeout(ctx, ex.taskDeadline(t.condition))
+	if task.Batched = ex.agentBatched(t.condition); task.Batched {
+		actx, cancel = context.WithCancel(llm.InBatch(ctx, ex.batch, batchLineID(t, partAnswer)))
+	}
 	ag, agentModel := ex.agentFor(t.condition)
-	ans, err := ag.Answer(actx, agent.Task{Condition: *t.condition, Prompt: Prompt(ex.spec.Prompts, ex.dataset.Kind, t.sample)})
+	ans, err := ag.Answer(actx, task)
 	cancel()
 	if ctx.Err() != nil {
 		return nil, nil
@@ -412,6 +427,9 @@ func (w *workers) do(ctx context.Context, t task) (*store.Result, func() *store.
 		res.CacheWriteTokens = ans.CacheWriteTokens
 		res.Model = firstNonEmpty(ans.Model, agentModel)
 		res.CostUSD, res.CostSource = ex.costOf(res.Model, ans)
+		if res.BatchedCalls = ans.BatchedCalls; res.BatchedCalls > 0 && res.CostSource == store.CostFromPrices {
+			res.CostUSD -= ex.prices.batchSaving(res.Model, ans.BatchedTokensIn, ans.BatchedTokensOut)
+		}
 		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			res.Response = ans.Content // what a guard or turn limit turned down, kept for review
 		}
@@ -454,6 +472,13 @@ func (w *workers) judge(ctx context.Context, t task, res *store.Result, done map
 	})
 	return append(js, assert.Judgements(ex.spec.Assertions,
 		assert.Answer{Text: res.Response, LatencyMS: res.LatencyMS, CostUSD: res.CostUSD})...)
+}
+
+// agentBatched reports whether the agent's calls under a condition go in
+// batches: batch.agent, and a condition without MCP servers, whose answer
+// is one call.
+func (ex *execution) agentBatched(c *assay.Condition) bool {
+	return ex.batch != nil && ex.spec.Batch.Agent && len(c.MCPServers) == 0
 }
 
 // taskSlack is the room a task has past its attempts' deadlines: for

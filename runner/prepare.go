@@ -37,6 +37,7 @@ type execution struct {
 	keeping    sync.WaitGroup         // parts of tasks' work on their way to the store (keep)
 	stopping   *stopping              // the run's stopping rule at work; nil for none
 	limiters   *limiterSet            // the adaptive limits of its models' endpoints
+	batch      *batches               // its calls in batches (batch:); nil: every call live
 	counts     map[string]*llm.Counts // what its calls met, by condition
 }
 

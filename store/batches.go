@@ -73,16 +73,18 @@ func (db *DB) RunBatches(ctx context.Context, runID int64) ([]RunBatch, error) {
 	return out, nil
 }
 
-// BatchedCalls counts, by condition, the judge calls of a run's results
-// that were answered in a batch.
+// BatchedCalls counts, by condition, the calls of a run's results — the
+// agent's and its judges' — that were answered in a batch.
 func (db *DB) BatchedCalls(ctx context.Context, runID int64) (map[string]int, error) {
 	out := map[string]int{}
-	err := eachRow(ctx, db.read, `SELECT r.condition, CAST(sum(j.batched_calls) AS BIGINT) FROM judgements j JOIN results r ON r.id = j.result_id
-		WHERE j.run_id = ? GROUP BY r.condition`, []any{runID}, func(rows *sql.Rows) error {
+	err := eachRow(ctx, db.read, `SELECT condition, CAST(sum(n) AS BIGINT) FROM (
+			SELECT r.condition, j.batched_calls AS n FROM judgements j JOIN results r ON r.id = j.result_id WHERE j.run_id = ?
+			UNION ALL SELECT condition, batched_calls FROM results WHERE run_id = ?) calls
+		GROUP BY condition`, []any{runID, runID}, func(rows *sql.Rows) error {
 		var c string
 		var n int
 		err := rows.Scan(&c, &n)
-		out[c] = n
+		out[c] += n
 		return err
 	})
 	if err != nil {

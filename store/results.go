@@ -47,7 +47,7 @@ func insertNewResult(ctx context.Context, tx writer, now string, r *Result) (sav
 	id, inserted, err := tx.insert(ctx, qInsertResult,
 		r.RunID, r.SampleRow, r.Condition, r.Repetition, r.Response, r.Error, kindOf(r.Error, r.ErrorKind),
 		r.TokensIn, r.TokensOut, r.CacheReadTokens, r.CacheWriteTokens, r.CostUSD, r.CostSource, r.Model,
-		r.LatencyMS, r.Attempts, string(retries), string(calls), r.CreatedAt.Format(timeFormat), r.Turns)
+		r.LatencyMS, r.Attempts, string(retries), string(calls), r.CreatedAt.Format(timeFormat), r.Turns, r.BatchedCalls)
 	if err != nil {
 		return false, fmt.Errorf("insert result: %w", err)
 	}
@@ -215,7 +215,7 @@ func (db *DB) SampleResults(ctx context.Context, runID, sampleID int64) ([]Resul
 func (db *DB) queryResults(ctx context.Context, lean bool, where string, args ...any) ([]Result, error) {
 	columns := `r.id, r.run_id, r.sample_id, r.condition, r.repetition, r.response, r.error, r.error_kind, r.tokens_in,
 		r.tokens_out, r.cache_read_tokens, r.cache_write_tokens, r.cost_usd, r.cost_source, r.model, r.latency_ms, r.attempts,
-		r.retries, r.tool_calls, r.created_at, r.turns`
+		r.retries, r.tool_calls, r.created_at, r.turns, r.batched_calls`
 	if lean {
 		columns = `r.id, r.run_id, r.sample_id, r.condition, r.repetition, r.error, r.error_kind, r.tokens_in, r.tokens_out,
 			r.cost_usd, r.latency_ms, r.attempts, r.tool_calls, r.model`
@@ -240,7 +240,7 @@ func (db *DB) queryResults(ctx context.Context, lean bool, where string, args ..
 			err = rows.Scan(int64Col{&r.ID}, int64Col{&r.RunID}, int64Col{&r.SampleRow}, &r.Condition, intCol{&r.Repetition},
 				&r.Response, &r.Error, textCol[ErrorKind]{&r.ErrorKind}, intCol{&r.TokensIn}, intCol{&r.TokensOut},
 				intCol{&r.CacheReadTokens}, intCol{&r.CacheWriteTokens}, floatCol{&r.CostUSD}, textCol[CostSource]{&r.CostSource},
-				&r.Model, int64Col{&r.LatencyMS}, intCol{&r.Attempts}, &retries, &calls, &created, intCol{&r.Turns})
+				&r.Model, int64Col{&r.LatencyMS}, intCol{&r.Attempts}, &retries, &calls, &created, intCol{&r.Turns}, intCol{&r.BatchedCalls})
 			decodeList(retries, &r.Retries)
 			r.CreatedAt = parseTime(created)
 		}
@@ -374,8 +374,8 @@ func fromSlot(slot int) (index, rep int) { return slot / judgeSlots, slot % judg
 
 const qInsertResult = `INSERT INTO results (run_id, sample_id, condition, repetition, response, error,
 		error_kind, tokens_in, tokens_out, cache_read_tokens, cache_write_tokens, cost_usd, cost_source, model,
-		latency_ms, attempts, retries, tool_calls, created_at, turns)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		latency_ms, attempts, retries, tool_calls, created_at, turns, batched_calls)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (run_id, sample_id, condition, repetition) DO NOTHING`
 
 const qDeletePending = `DELETE FROM pending_work WHERE run_id = ? AND sample_id = ? AND condition = ? AND repetition = ?`

@@ -146,16 +146,19 @@ type Result struct {
 	// from, or written to, the provider's prompt cache.
 	CacheReadTokens  int
 	CacheWriteTokens int
-	CostUSD          float64
-	CostSource       CostSource
-	Model            string // the model that answered, when known
-	LatencyMS        int64
-	Attempts         int      // model calls or command starts, each turn and retry included
-	Turns            int      // the agent's own count of its turns (Claude Code's num_turns); 0 when it did not say
-	Retries          []string // the calls repeated after a failure: the failure and the wait, one each
-	ToolCalls        []ToolCall
-	CreatedAt        time.Time
-	Judgements       []Judgement
+	// BatchedCalls are the agent's calls that went in a batch, at the
+	// batch price.
+	BatchedCalls int
+	CostUSD      float64
+	CostSource   CostSource
+	Model        string // the model that answered, when known
+	LatencyMS    int64
+	Attempts     int      // model calls or command starts, each turn and retry included
+	Turns        int      // the agent's own count of its turns (Claude Code's num_turns); 0 when it did not say
+	Retries      []string // the calls repeated after a failure: the failure and the wait, one each
+	ToolCalls    []ToolCall
+	CreatedAt    time.Time
+	Judgements   []Judgement
 }
 
 // Judgement is one evaluator's scoring of a result: a judge call or a deterministic check.

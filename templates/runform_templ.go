@@ -1145,7 +1145,7 @@ func runExecution(f RunForm, d RunDefaults) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 110, "> Send the judge calls in batches <span class=\"hint\">— through the provider's Batch API, at half the price; answers are judged as batches come back, within hours (OpenAI-compatible judges)</span></label> <label class=\"check\"><input type=\"checkbox\" id=\"fixed_concurrency\" name=\"fixed_concurrency\" value=\"1\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 110, "> Send the judge calls in batches <span class=\"hint\">— through the provider's Batch API, at half the price; answers are judged as batches come back, within hours (OpenAI-compatible and Anthropic judges)</span></label> <label class=\"check\"><input type=\"checkbox\" id=\"fixed_concurrency\" name=\"fixed_concurrency\" value=\"1\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

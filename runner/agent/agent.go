@@ -17,6 +17,9 @@ type Task struct {
 	Condition assay.Condition
 	// Prompt is the user message: the sample's input, formatted for its kind.
 	Prompt string
+	// Batched: its calls go in a batch (llm.InBatch), answered within
+	// hours, so the agent's own deadline does not apply.
+	Batched bool
 }
 
 // Answer is the agent's final response and what it took to get it.
@@ -42,6 +45,10 @@ type Answer struct {
 	// Turns is the agent's own count of its turns (Claude Code's
 	// num_turns); 0 when it did not say.
 	Turns int
+	// BatchedCalls are the model calls answered in a batch, and
+	// BatchedTokensIn and BatchedTokensOut their part of the tokens.
+	BatchedCalls                      int
+	BatchedTokensIn, BatchedTokensOut int
 }
 
 // Agent answers tasks. Implementations are safe for concurrent use.

@@ -62,7 +62,7 @@ const attemptSlack = 2 * time.Second
 
 // attempt asks the inner agent once, under the attempt's deadline.
 func (g *guarded) attempt(ctx context.Context, t Task, n int) (*Answer, error) {
-	if g.perAttempt <= 0 {
+	if g.perAttempt <= 0 || t.Batched {
 		return g.inner.Answer(ctx, t)
 	}
 	actx, cancel := context.WithTimeout(ctx, g.perAttempt+attemptSlack)
@@ -127,6 +127,9 @@ func addSpent(ans *Answer, spent Answer) {
 	ans.TokensOut += spent.TokensOut
 	ans.Attempts += spent.Attempts
 	ans.Latency += spent.Latency
+	ans.BatchedCalls += spent.BatchedCalls
+	ans.BatchedTokensIn += spent.BatchedTokensIn
+	ans.BatchedTokensOut += spent.BatchedTokensOut
 	ans.Retries = slices.Concat(spent.Retries, ans.Retries)
 }
 

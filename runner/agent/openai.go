@@ -126,6 +126,11 @@ func (a *Answer) add(resp *llm.Response) {
 	}
 	a.Attempts += resp.Attempts
 	a.Retries = append(a.Retries, resp.Retries...)
+	if resp.Batched {
+		a.BatchedCalls++
+		a.BatchedTokensIn += resp.TokensIn
+		a.BatchedTokensOut += resp.TokensOut
+	}
 }
 
 // Close stops every MCP server the agent started and waits for them.

@@ -1,7 +1,8 @@
 -- The batches a run's calls were sent in, kept the moment the provider
 -- made them: a process that dies polls the same batch again after it
 -- restarts instead of paying for its lines twice. lines holds the lines'
--- ids (a JSON array); a judgement counts the calls it made in batches.
+-- ids (a JSON array); a result and a judgement count the calls they made
+-- in batches.
 CREATE TABLE run_batches (
 	id INTEGER PRIMARY KEY,
 	run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
@@ -15,3 +16,4 @@ CREATE TABLE run_batches (
 );
 CREATE INDEX run_batches_run ON run_batches (run_id, id);
 ALTER TABLE judgements ADD COLUMN batched_calls INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE results ADD COLUMN batched_calls INTEGER NOT NULL DEFAULT 0;
