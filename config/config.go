@@ -316,7 +316,16 @@ type Price struct {
 const (
 	CacheReadRatio  = 0.1
 	CacheWriteRatio = 1.25
+	// OpenAICacheReadRatio is what OpenAI charges, at most, for a prefix
+	// its own cache holds: half the input price (gpt-4o; later models less).
+	OpenAICacheReadRatio = 0.5
 )
+
+// AnthropicModel reports whether a model is one of Anthropic's, whose
+// prompt cache the usual cache rates are Anthropic's.
+func AnthropicModel(model string) bool {
+	return strings.Contains(strings.ToLower(model), "claude")
+}
 
 // Cost is what a call costs at this price, in USD: in counts every input
 // token, cacheRead and cacheWrite the part of them that went through the

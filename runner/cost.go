@@ -12,6 +12,12 @@ type prices map[string]config.Price
 // whether the table priced it.
 func (p prices) cost(model string, tokensIn, tokensOut, cacheRead, cacheWrite int) (float64, bool) {
 	price, _, ok := config.PriceFor(p, model)
+	if price.CacheReadPerMTok == 0 && !config.AnthropicModel(model) {
+		// OpenAI takes 50% to 90% off a cached prefix, by model: without
+		// the model's own rate, the smallest discount, so as never to
+		// count a budget short.
+		price.CacheReadPerMTok = price.InputPerMTok * config.OpenAICacheReadRatio
+	}
 	return price.Cost(tokensIn, tokensOut, cacheRead, cacheWrite), ok
 }
 

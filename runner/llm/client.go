@@ -39,7 +39,8 @@ type Response struct {
 	FinishReason string
 	// TokensIn and TokensOut are the usage the server reported; TokensIn
 	// counts prompt-cache reads and writes too, which CacheReadTokens and
-	// CacheWriteTokens give apart (Anthropic only).
+	// CacheWriteTokens give apart (an OpenAI-compatible server reports its
+	// reads alone, as prompt_tokens_details.cached_tokens).
 	TokensIn, TokensOut               int
 	CacheReadTokens, CacheWriteTokens int
 	// Model is the model that answered, as the server names it.
@@ -229,14 +230,19 @@ func (c *Client) request(req Request) openai.ChatCompletionRequest {
 // response turns a successful completion into a Response.
 func (c *Client) response(resp openai.ChatCompletionResponse) *Response {
 	choice := resp.Choices[0]
+	cached := 0
+	if d := resp.Usage.PromptTokensDetails; d != nil {
+		cached = d.CachedTokens
+	}
 	return &Response{
-		Message:      choice.Message,
-		Content:      visible(choice.Message.Content),
-		Raw:          choice.Message.Content,
-		FinishReason: string(choice.FinishReason),
-		Model:        resp.Model,
-		TokensIn:     resp.Usage.PromptTokens,
-		TokensOut:    resp.Usage.CompletionTokens,
+		CacheReadTokens: cached,
+		Message:         choice.Message,
+		Content:         visible(choice.Message.Content),
+		Raw:             choice.Message.Content,
+		FinishReason:    string(choice.FinishReason),
+		Model:           resp.Model,
+		TokensIn:        resp.Usage.PromptTokens,
+		TokensOut:       resp.Usage.CompletionTokens,
 	}
 }
 

@@ -69,6 +69,9 @@ func decodeCompletion(data []byte) (openai.ChatCompletionResponse, error) {
 		return out, err
 	}
 	out.Model, out.Usage.PromptTokens, out.Usage.CompletionTokens = w.Model, w.Usage.PromptTokens, w.Usage.CompletionTokens
+	if cached := w.Usage.PromptTokensDetails.CachedTokens; cached > 0 {
+		out.Usage.PromptTokensDetails = &openai.PromptTokensDetails{CachedTokens: cached}
+	}
 	out.Choices = make([]openai.ChatCompletionChoice, len(w.Choices))
 	for i, choice := range w.Choices {
 		out.Choices[i].Index, out.Choices[i].FinishReason = i, openai.FinishReason(choice.FinishReason)
@@ -89,6 +92,11 @@ type wireCompletion struct {
 		FinishReason string       `json:"finish_reason"`
 	} `json:"choices"`
 	Usage struct {
+		// PromptTokensDetails.CachedTokens is the part of the prompt read
+		// from OpenAI's own cache of long prefixes.
+		PromptTokensDetails struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
 	} `json:"usage"`

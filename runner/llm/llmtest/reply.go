@@ -28,8 +28,10 @@ type Reply struct {
 	Drop bool
 	// Delay waits before answering.
 	Delay time.Duration
-	// PromptTokens and CompletionTokens override the estimated usage.
-	PromptTokens, CompletionTokens int
+	// PromptTokens and CompletionTokens override the estimated usage;
+	// CachedTokens of the prompt are said read from the provider's cache
+	// (prompt_tokens_details.cached_tokens).
+	PromptTokens, CompletionTokens, CachedTokens int
 }
 
 // write sends reply for req (nil when the request could not be decoded).

@@ -21,7 +21,11 @@ func estimateUsage(req *ChatRequest, reply Reply) openai.Usage {
 		}
 		out = max(out, 1)
 	}
-	return openai.Usage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out}
+	u := openai.Usage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out}
+	if reply.CachedTokens > 0 {
+		u.PromptTokensDetails = &openai.PromptTokensDetails{CachedTokens: reply.CachedTokens}
+	}
+	return u
 }
 
 // promptTokens estimates the tokens of a request's messages and tools.
