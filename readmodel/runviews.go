@@ -105,6 +105,16 @@ func runFacts(sc *Scope, answered []store.ModelUse) templates.RunFacts {
 		CreatedBy:        run.CreatedBy,
 		SameFamily:       sameFamilyText(report.SameFamilies(cfg)),
 	}
+	if b := cfg.Batch; b != nil {
+		switch {
+		case b.Agent && b.Judge:
+			f.Batched = "the agent's and judge calls"
+		case b.Agent:
+			f.Batched = "the agent's calls"
+		case b.Judge:
+			f.Batched = "judge calls"
+		}
+	}
 	if cfg.Agent.Temperature != nil {
 		f.AgentTemperature = Number(*cfg.Agent.Temperature)
 	}

@@ -92,6 +92,7 @@ type RunFacts struct {
 	SampleRate       float64
 	JudgeRepetitions int
 	Concurrency      int
+	Batched          string // which calls go in batches ("judge calls", "the agent's and judge calls"); "" for none
 	BudgetUSD        float64
 	Unsandboxed      bool       // generated code may run without the sandbox
 	Prices           []RunPrice // of the models the run calls, from its snapshot

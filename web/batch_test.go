@@ -77,6 +77,9 @@ func TestJudgeCallsInBatchesFromThePage(t *testing.T) {
 	if got := text(doc, "#batches"); !strings.Contains(got, "12 lines") || !strings.Contains(got, "done") || strings.Contains(got, "in progress") {
 		t.Errorf("the page of a run whose batches ended: %q", got)
 	}
+	if got := text(doc, "#batched"); got != "judge calls in batches, at the batch price" {
+		t.Errorf("the run's settings say %q of its batches", got)
+	}
 	var report struct {
 		Conditions []struct {
 			BatchedCalls *int `json:"batched_calls"`
