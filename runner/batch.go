@@ -208,6 +208,14 @@ func (bs *batches) follow(sb *sentBatch, first time.Duration) {
 			}
 			wait = bs.poll
 			b, err := sb.client.PollBatch(bs.ctx, sb.kept.ProviderID)
+			if err != nil && llm.Refused(err) {
+				// Not to be had from this provider and key: its lines are
+				// called live rather than waited for for ever.
+				bs.log.Warn("a batch is refused by its provider: its lines are called live", "run_id", bs.runID, "batch", sb.kept.ProviderID, "err", err)
+				bs.answer(sb.lines(), nil, fmt.Errorf("batch %s: %w", sb.kept.ProviderID, err))
+				bs.setStatus(sb, "refused", true)
+				return
+			}
 			if err != nil {
 				if bs.ctx.Err() == nil {
 					bs.log.Warn("a batch could not be polled", "run_id", bs.runID, "batch", sb.kept.ProviderID, "err", err)
@@ -232,15 +240,20 @@ func (bs *batches) follow(sb *sentBatch, first time.Duration) {
 				}
 				continue
 			}
-			lines := make([]llm.BatchLine, len(sb.kept.Lines))
-			for i, id := range sb.kept.Lines {
-				lines[i] = llm.BatchLine{ID: id}
-			}
-			bs.answer(lines, results, fmt.Errorf("batch %s ended %s without answering the line", b.ID, b.Status))
+			bs.answer(sb.lines(), results, fmt.Errorf("batch %s ended %s without answering the line", b.ID, b.Status))
 			bs.setStatus(sb, b.Status, true)
 			return
 		}
 	}()
+}
+
+// lines are a batch's lines, by id.
+func (sb *sentBatch) lines() []llm.BatchLine {
+	out := make([]llm.BatchLine, len(sb.kept.Lines))
+	for i, id := range sb.kept.Lines {
+		out[i] = llm.BatchLine{ID: id}
+	}
+	return out
 }
 
 // setStatus keeps a batch's status when it changed.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"assay/internal/pgtest"
 	"assay/report"
 	"assay/runner/llm"
 	"assay/runner/llm/anthropictest"
@@ -374,6 +375,41 @@ func TestTheAgentsCallsInBatches(t *testing.T) {
 	for _, c := range s.Conditions {
 		if c.BatchedCalls == nil || *c.BatchedCalls != 24 {
 			t.Errorf("condition %s: %v batched calls, want 24 (12 answers, 12 judgements)", c.Name, c.BatchedCalls)
+		}
+	}
+}
+
+// A kept batch its provider no longer knows (another key, a batch
+// deleted) is given up rather than polled for ever: its lines are called
+// live and the run completes.
+func TestABatchTheProviderRefusesIsCalledLive(t *testing.T) {
+	f := newFixture(t, judgeByQuestion(), llmtest.WithLatency(time.Millisecond))
+	f.srv.HoldBatches(true)
+	run := f.launch(f.config(f.qaDataset(3), "batch: {judge: true, gather: 20ms, poll: 5ms}\n"))
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { f.m.Execute(ctx, run.ID); close(done) }()
+	waitFor(t, func() bool { return keptLines(f, run.ID) == 18 })
+	stop()
+	<-done
+	raw, err := pgtest.OpenRaw(f.db.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`UPDATE run_batches SET provider_id = 'batch_gone' || id WHERE run_id = $1`, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	if status, err := f.manager(func(string) string { return "" }).Execute(context.Background(), run.ID); err != nil || status != store.RunCompleted {
+		t.Fatalf("resumed: %s %v", status, err)
+	}
+	if n := judgeCalls(f.srv); n != 18 {
+		t.Errorf("%d judge calls live, want the 18 lines of the batches refused", n)
+	}
+	kept, _ := f.db.RunBatches(context.Background(), run.ID)
+	for _, b := range kept {
+		if b.Status != "refused" || b.EndedAt == nil {
+			t.Errorf("batch %s kept as %s", b.ProviderID, b.Status)
 		}
 	}
 }

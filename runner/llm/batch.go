@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -308,4 +309,23 @@ func (c *Client) Endpoint() string {
 		return cmp.Or(c.cfg.BaseURL, "https://api.anthropic.com") + " " + c.cfg.Model
 	}
 	return c.chatURL + " " + c.cfg.Model
+}
+
+// Refused reports whether err is a batch API's refusal that asking again
+// will not change — the batch or file is unknown to it, the key is not
+// allowed — rather than a passing fault (a 429, a 5xx, a lost connection).
+func Refused(err error) bool {
+	status := 0
+	var oe *openai.APIError
+	var re *openai.RequestError
+	var ae *anthropic.Error
+	switch {
+	case errors.As(err, &oe):
+		status = oe.HTTPStatusCode
+	case errors.As(err, &re):
+		status = re.HTTPStatusCode
+	case errors.As(err, &ae):
+		status = ae.StatusCode
+	}
+	return status >= 400 && status < 500 && status != http.StatusTooManyRequests && status != http.StatusRequestTimeout
 }
