@@ -2,10 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,23 +21,7 @@ func TestKilledWhileItsBatchIsUnderWay(t *testing.T) {
 	srv := llmtest.New(llmtest.JudgeAndAgent(llmtest.Judge(nil), llmtest.Text("The answer is 4.")), llmtest.WithLatency(5*time.Millisecond))
 	t.Cleanup(srv.Close)
 	srv.HoldBatches(true)
-	dir := t.TempDir()
-	var data strings.Builder
-	for i := 1; i <= 10; i++ {
-		fmt.Fprintf(&data, "{\"question\": \"Q%d?\", \"answer\": \"A%d\"}\n", i, i)
-	}
-	os.WriteFile(filepath.Join(dir, "questions.jsonl"), []byte(data.String()), 0o644)
-	cfgPath := filepath.Join(dir, "run.yaml")
-	os.WriteFile(cfgPath, []byte(fmt.Sprintf(`name: batched
-dataset: {path: ./questions.jsonl}
-agent: {type: openai, model: m, base_url: %q}
-judge: {model: j, base_url: %q}
-conditions:
-  a: {system_prompt: "A"}
-  b: {system_prompt: "B"}
-execution: {num_repetitions: 2, max_concurrent: 4}
-batch: {judge: true, gather: 50ms, poll: 20ms}
-`, srv.URL, srv.URL)), 0o644)
+	cfgPath := writeRunFile(t, srv, "execution: {num_repetitions: 2, max_concurrent: 4}\nbatch: {judge: true, gather: 50ms, poll: 20ms}")
 	dbPath := pgtest.Database(t)
 
 	cmd := exec.Command(bin, "run", "--quiet", "--config", cfgPath, "--db", dbPath)

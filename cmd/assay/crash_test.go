@@ -39,6 +39,12 @@ func crashFixture(t *testing.T) (srv *llmtest.Server, cfgPath, dbPath string) {
 	t.Helper()
 	srv = llmtest.New(llmtest.JudgeAndAgent(llmtest.Judge(nil), llmtest.Text("The answer is 4.")), llmtest.WithLatency(40*time.Millisecond))
 	t.Cleanup(srv.Close)
+	return srv, writeRunFile(t, srv, "execution: {num_repetitions: 3, max_concurrent: 2}"), pgtest.Database(t)
+}
+
+// writeRunFile writes a run file over 10 samples × conditions a and b,
+// its agent and judge srv, with more settings after.
+func writeRunFile(t *testing.T, srv *llmtest.Server, more string) string {
 	dir := t.TempDir()
 	var data strings.Builder
 	for i := 1; i <= 10; i++ {
@@ -52,11 +58,11 @@ judge: {model: j, base_url: %q}
 conditions:
   a: {system_prompt: "A"}
   b: {system_prompt: "B"}
-execution: {num_repetitions: 3, max_concurrent: 2}
-`, srv.URL, srv.URL)
-	cfgPath = filepath.Join(dir, "run.yaml")
-	os.WriteFile(cfgPath, []byte(cfg), 0o644)
-	return srv, cfgPath, pgtest.Database(t)
+%s
+`, srv.URL, srv.URL, more)
+	path := filepath.Join(dir, "run.yaml")
+	os.WriteFile(path, []byte(cfg), 0o644)
+	return path
 }
 
 // killMidway starts `assay run`, waits for some results, and SIGKILLs it.
