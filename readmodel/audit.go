@@ -14,7 +14,7 @@ import (
 
 // auditView is the run's latest judge audit; nil for a run without a judge.
 func (r *Viewed) auditView(ctx context.Context, db *store.DB) (*templates.AuditView, error) {
-	if cfg := r.Scope.Config; cfg == nil || !slices.ContainsFunc(cfg.Evaluators, config.Evaluator.UsesJudge) {
+	if cfg := r.Scope.Run.Config; cfg == nil || !slices.ContainsFunc(cfg.Evaluators, config.Evaluator.UsesJudge) {
 		return nil, nil
 	}
 	v := &templates.AuditView{}

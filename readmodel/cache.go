@@ -290,7 +290,7 @@ func (m *Model) Samples(ctx context.Context, sc *Scope) (*report.SampleTable, er
 	// may be waiting for it), unless the server closes.
 	ctx = m.base
 	t, err, _ := c.building.Do(fmt.Sprint(sc.Run.ID, "/", version.Count, "/", version.Last, "/", version.Cleared), func() (any, error) {
-		t, err := report.LoadSamples(ctx, m.db, sc.Run.ID, sc.Config.Evaluators)
+		t, err := report.LoadSamples(ctx, m.db, sc.Run.ID, sc.Run.Config.Evaluators)
 		if err != nil {
 			return nil, err
 		}

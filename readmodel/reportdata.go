@@ -18,7 +18,7 @@ type Viewed struct {
 
 // BuildReport reads a run's scores and totals and computes its report.
 func BuildReport(ctx context.Context, db *store.DB, sc *Scope, verdicts []store.Review) (*Viewed, error) {
-	r, err := report.BuildWith(ctx, db, sc.Run, sc.Dataset, sc.Config, sc.View, sc.Judge, verdicts)
+	r, err := report.BuildWith(ctx, db, sc.Run, sc.Dataset, sc.Run.Config, sc.View, sc.Judge, verdicts)
 	if err != nil {
 		return nil, err
 	}

@@ -127,7 +127,7 @@ func (r *Viewed) Page(ctx context.Context, db *store.DB, q Query, static bool, n
 		q2 := q
 		q2.Judge = ""
 		v.OneJudge = &templates.OneJudgeView{Name: q.Judge, PanelURL: r.Scope.Base + q2.encode()}
-		for _, j := range r.Scope.Config.Judges {
+		for _, j := range r.Scope.Run.Config.Judges {
 			v.OneJudge.Panel = append(v.OneJudge.Panel, j.Name)
 		}
 	}

@@ -80,7 +80,7 @@ func whenPtr(t *time.Time) string {
 func runFacts(sc *Scope, answered []store.ModelUse) templates.RunFacts {
 	run := sc.Run
 	ds := sc.Dataset
-	cfg := sc.Config
+	cfg := sc.Run.Config
 	f := templates.RunFacts{
 		ID:               run.ID,
 		Name:             run.Name,

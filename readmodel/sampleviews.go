@@ -23,7 +23,7 @@ const toolResultChars = 1200 // of a tool call's result on a sample page
 // SampleConditions groups a sample's results by condition, in the run's order.
 func SampleConditions(sc *Scope, results []store.Result) []templates.SampleConditionView {
 	run := sc.Run
-	judgeReps := max(sc.Config.JudgeRepetitions, 1)
+	judgeReps := max(sc.Run.Config.JudgeRepetitions, 1)
 	render := renderFor(sc.Dataset.Kind)
 	var out []templates.SampleConditionView
 	for _, c := range run.Conditions {
@@ -32,11 +32,11 @@ func SampleConditions(sc *Scope, results []store.Result) []templates.SampleCondi
 		for _, r := range results {
 			if r.Condition == c.Name {
 				mine = append(mine, r)
-				v.Results = append(v.Results, resultView(r, judgeReps, render, judgedBy(sc.Config)))
+				v.Results = append(v.Results, resultView(r, judgeReps, render, judgedBy(sc.Run.Config)))
 			}
 		}
 		if len(mine) > 0 {
-			v.Metrics = sampleMetrics(mine, sc.Config.Evaluators)
+			v.Metrics = sampleMetrics(mine, sc.Run.Config.Evaluators)
 			out = append(out, v)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"assay/config"
 	"assay/report"
 	"assay/store"
 )
@@ -14,7 +13,6 @@ import (
 type Scope struct {
 	Run     *store.Run
 	Dataset *store.Dataset
-	Config  *config.Config // the run's stored config, ${...} references as written
 	// Shared is true through a share link: the page is read-only, shows no
 	// forms, settings, key variable names or links outside the report.
 	Shared bool
@@ -47,5 +45,5 @@ func RunScope(ctx context.Context, db *store.DB, run *store.Run) (*Scope, error)
 	if err != nil {
 		return nil, err
 	}
-	return &Scope{Run: run, Dataset: ds, Config: run.Config, Base: fmt.Sprintf("/runs/%d", run.ID)}, nil
+	return &Scope{Run: run, Dataset: ds, Base: fmt.Sprintf("/runs/%d", run.ID)}, nil
 }

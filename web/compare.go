@@ -168,8 +168,8 @@ func conditionOf(r *readmodel.Viewed, name string) (assay.Condition, bool) {
 // modelIdentity is a run's model named name: its name and its model id.
 func modelIdentity(r *readmodel.Viewed, name string) []string {
 	ids := []string{name}
-	if r.Scope.Config != nil {
-		for _, m := range r.Scope.Config.Agent.Models {
+	if r.Scope.Run.Config != nil {
+		for _, m := range r.Scope.Run.Config.Agent.Models {
 			if m.Name == name && m.Model != "" {
 				ids = append(ids, m.Model)
 			}

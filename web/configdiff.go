@@ -52,7 +52,7 @@ func configDiff(a, b *readmodel.Viewed) (rows []templates.ConfigDiffRow, same in
 // flatConfig is a run's settings as key → value: its config's keys, and
 // conditions.NAME.… for each of its conditions.
 func flatConfig(r *readmodel.Viewed) (map[string]string, error) {
-	raw, err := r.Scope.Config.Redacted()
+	raw, err := r.Scope.Run.Config.Redacted()
 	if err != nil {
 		return nil, err
 	}

@@ -70,7 +70,7 @@ func (s *Server) reviewControls(c echo.Context, sc *readmodel.Scope, smp *store.
 					if !review {
 						continue
 					}
-					scale := scaleFor(sc.Config, j.Evaluator, sv.Metric, mustScore(sv.Value))
+					scale := scaleFor(sc.Run.Config, j.Evaluator, sv.Metric, mustScore(sv.Value))
 					lo, hi := scale.Bounds()
 					r := &templates.ScoreReview{Action: sc2action(v, sv), CSRF: csrf, Back: back, Min: readmodel.Score(lo), Max: readmodel.Score(hi),
 						Step: "any", AskName: who.Name == ""}
