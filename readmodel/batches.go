@@ -8,11 +8,20 @@ import (
 	"assay/templates"
 )
 
-// BatchesLine says how the batches a run's judge calls went in stand:
-// "Judge calls in batches: 3 sent (2,400 lines): 1 in progress, 2 done."
-func BatchesLine(batches []store.RunBatch) string {
+// BatchesLine says how the batches a run's calls went in stand, and how
+// many answers wait for their judgement: "Calls in batches: 3 batches
+// sent (2,400 lines): 1 in progress, 2 done; 800 answers wait for their
+// judgement."
+func BatchesLine(batches []store.RunBatch, waiting int) string {
+	wait := ""
+	switch {
+	case waiting == 1:
+		wait = "; 1 answer waits for its judgement"
+	case waiting > 1:
+		wait = fmt.Sprintf("; %s answers wait for their judgement", templates.Int(waiting))
+	}
 	if len(batches) == 0 {
-		return "Judge calls in batches: none sent yet (calls are gathered before a batch is sent)."
+		return "Calls in batches: none sent yet (calls are gathered before a batch is sent)" + wait + "."
 	}
 	lines, done, going := 0, 0, 0
 	for _, b := range batches {
@@ -30,6 +39,6 @@ func BatchesLine(batches []store.RunBatch) string {
 	if done > 0 {
 		parts = append(parts, fmt.Sprintf("%d done", done))
 	}
-	return fmt.Sprintf("Judge calls in batches: %s sent (%s): %s.", templates.Count(len(batches), "batch"),
-		templates.Count(lines, "line"), strings.Join(parts, ", "))
+	return fmt.Sprintf("Calls in batches: %s sent (%s): %s%s.", templates.Count(len(batches), "batch"),
+		templates.Count(lines, "line"), strings.Join(parts, ", "), wait)
 }

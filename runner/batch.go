@@ -31,6 +31,7 @@ type batches struct {
 	clients               map[string]*llm.Client // a client of each endpoint, to submit and poll with
 
 	mu     sync.Mutex
+	closed bool                   // the execution is over: nothing more is sent (wait)
 	queues map[string]*batchQueue // lines waiting to be sent, by endpoint
 	lines  map[string]*batchLine  // every line sent or waiting, by id
 	sent   []*sentBatch
@@ -149,11 +150,16 @@ func (bs *batches) enqueue(c *llm.Client, line llm.BatchLine) {
 	}
 }
 
-// submit sends a queue's lines as a batch, in the background. Held: bs.mu.
+// submit sends a queue's lines as a batch, in the background, unless the
+// execution is over: its tasks are done again when the run is resumed, and
+// a batch sent now would pay for their lines twice. Held: bs.mu.
 func (bs *batches) submit(ep string, q *batchQueue) {
 	delete(bs.queues, ep)
 	if q.timer != nil {
 		q.timer.Stop()
+	}
+	if bs.closed || bs.ctx.Err() != nil {
+		return
 	}
 	client := bs.clients[ep]
 	bs.wg.Add(1)
@@ -329,6 +335,17 @@ func (bs *batches) cancel() {
 	}
 }
 
-// wait waits for the batches being sent and followed to stop: their
-// context is done.
-func (bs *batches) wait() { bs.wg.Wait() }
+// wait ends the run's batching, once its context is done: lines still
+// gathered are not sent, and the batches being sent and followed stop.
+func (bs *batches) wait() {
+	bs.mu.Lock()
+	bs.closed = true
+	for ep, q := range bs.queues {
+		if q.timer != nil {
+			q.timer.Stop()
+		}
+		delete(bs.queues, ep)
+	}
+	bs.mu.Unlock()
+	bs.wg.Wait()
+}

@@ -413,3 +413,23 @@ func TestABatchTheProviderRefusesIsCalledLive(t *testing.T) {
 		}
 	}
 }
+
+// A run paused while its calls are gathered, before their batch is sent,
+// sends nothing after: the resumed run sends each line once.
+func TestAPausedRunSendsNoGatheredLines(t *testing.T) {
+	f := newFixture(t, judgeByQuestion(), llmtest.WithLatency(time.Millisecond))
+	run := f.launch(f.config(f.qaDataset(6), "batch: {judge: true, gather: 150ms, poll: 5ms}\n"))
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { f.m.Execute(ctx, run.ID); close(done) }()
+	waitFor(t, func() bool { n, _ := f.db.AnswersAwaiting(context.Background(), run.ID); return n == 36 })
+	stop()
+	<-done
+	if status, err := f.manager(func(string) string { return "" }).Execute(context.Background(), run.ID); err != nil || status != store.RunCompleted {
+		t.Fatalf("resumed: %s %v", status, err)
+	}
+	if st := f.srv.Stats(); st.BatchLines != 36 || keptLines(f, run.ID) != 36 {
+		t.Errorf("%d lines answered in batches, %d kept; want each of the 36 once: the paused run's gathered lines were sent after it stopped",
+			st.BatchLines, keptLines(f, run.ID))
+	}
+}

@@ -92,3 +92,13 @@ func (db *DB) BatchedCalls(ctx context.Context, runID int64) (map[string]int, er
 	}
 	return out, nil
 }
+
+// AnswersAwaiting counts a run's tasks whose answer is kept while their
+// result is not saved yet: answers waiting for their judgement.
+func (db *DB) AnswersAwaiting(ctx context.Context, runID int64) (int, error) {
+	var n int
+	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM pending_work WHERE run_id = ? AND part = 'answer'`, runID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("run %d's answers awaiting judgement: %w", runID, err)
+	}
+	return n, nil
+}

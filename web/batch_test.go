@@ -67,14 +67,24 @@ func TestJudgeCallsInBatchesFromThePage(t *testing.T) {
 			t.Fatal("no batch was sent")
 		}
 	}
-	_, doc = f.get(fmt.Sprintf("/runs/%d", launched.RunID))
-	if got := text(doc, "#batches"); !strings.Contains(got, "Judge calls in batches:") || !strings.Contains(got, "in progress") {
-		t.Errorf("the page of a run whose batch is under way: %q", got)
+	// The answers are kept as they come, a moment after their lines are
+	// gathered: the page says so once all are.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		_, doc = f.get(fmt.Sprintf("/runs/%d", launched.RunID))
+		got := text(doc, "#batches")
+		if strings.Contains(got, "Calls in batches:") && strings.Contains(got, "in progress") &&
+			strings.Contains(got, "12 answers wait for their judgement") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page of a run whose batch is under way: %q", got)
+		}
 	}
 	fake.HoldBatches(false)
 	f.waitFor(launched.RunID, store.RunCompleted)
 	_, doc = f.get(fmt.Sprintf("/runs/%d", launched.RunID))
-	if got := text(doc, "#batches"); !strings.Contains(got, "12 lines") || !strings.Contains(got, "done") || strings.Contains(got, "in progress") {
+	if got := text(doc, "#batches"); !strings.Contains(got, "12 lines") || !strings.Contains(got, "done") || strings.Contains(got, "in progress") ||
+		strings.Contains(got, "wait") {
 		t.Errorf("the page of a run whose batches ended: %q", got)
 	}
 	if got := text(doc, "#batched"); got != "judge calls in batches, at the batch price" {

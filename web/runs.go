@@ -247,7 +247,13 @@ func (s *Server) markBatches(ctx context.Context, run *store.Run, p *templates.R
 	if err != nil {
 		return err
 	}
-	p.Batches = readmodel.BatchesLine(batches)
+	waiting := 0
+	if !run.Status.Finished() {
+		if waiting, err = s.db.AnswersAwaiting(ctx, run.ID); err != nil {
+			return err
+		}
+	}
+	p.Batches = readmodel.BatchesLine(batches, waiting)
 	return nil
 }
 
