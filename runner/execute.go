@@ -19,7 +19,15 @@ import (
 )
 
 // execute runs one run to its end (or until ctx is done) and records its status.
-func (m *Manager) execute(ctx context.Context, id int64, h *handle) (store.RunStatus, error) {
+func (m *Manager) execute(ctx context.Context, id int64, h *handle) (status store.RunStatus, err error) {
+	defer func() {
+		// Cancelled while it started (its lease, its run read, its batches
+		// taken up): the steps cut short leave it cancelled all the same,
+		// not pending.
+		if err != nil && h.cancelled.Load() {
+			status, err = store.RunCancelled, m.finish(id, store.RunCancelled, "cancelled")
+		}
+	}()
 	if err := m.db.AcquireLease(ctx, id, m.holder, m.opts.LeaseTTL, store.HolderAlive); err != nil {
 		return "", err
 	}

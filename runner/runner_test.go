@@ -321,3 +321,22 @@ func TestConfidenceIntervalStaysOnTheScale(t *testing.T) {
 		}
 	}
 }
+
+// A run cancelled the moment it starts, while it takes its lease or reads
+// itself, ends cancelled, never left pending.
+func TestARunCancelledAsItStartsIsCancelled(t *testing.T) {
+	f := newFixture(t, rubricJudge())
+	path := f.qaDataset(2)
+	for i := range 30 {
+		run := f.launch(f.config(path, ""))
+		if err := f.m.Start(run.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.m.Cancel(context.Background(), run.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := f.db.Run(context.Background(), run.ID); got.Status != store.RunCancelled && got.Status != store.RunCompleted {
+			t.Fatalf("run %d (of %d) cancelled as it started is %s", i+1, 30, got.Status)
+		}
+	}
+}
