@@ -433,3 +433,29 @@ func TestAPausedRunSendsNoGatheredLines(t *testing.T) {
 			st.BatchLines, keptLines(f, run.ID))
 	}
 }
+
+// A batch still under way after max_wait is cancelled, and its lines that
+// it did not answer are called live: the run does not wait past it.
+func TestABatchPastMaxWaitIsCancelledAndCalledLive(t *testing.T) {
+	f := newFixture(t, judgeByQuestion(), llmtest.WithLatency(time.Millisecond))
+	f.srv.HoldBatches(true)
+	run := f.launch(f.config(f.qaDataset(3), "batch: {judge: true, gather: 20ms, poll: 5ms, max_wait: 100ms}\n"))
+	if status, err := f.m.Execute(context.Background(), run.ID); err != nil || status != store.RunCompleted {
+		t.Fatalf("%s %v", status, err)
+	}
+	if n := judgeCalls(f.srv); n != 18 {
+		t.Errorf("%d judge calls live; want the 18 lines of the batches cancelled past max_wait", n)
+	}
+	kept, _ := f.db.RunBatches(context.Background(), run.ID)
+	for _, b := range kept {
+		if b.Status != "cancelled" || b.EndedAt == nil {
+			t.Errorf("batch %s kept as %s", b.ProviderID, b.Status)
+		}
+		if got, _ := llmtestPoll(f, b.ProviderID); got != "cancelled" {
+			t.Errorf("the provider has batch %s %s, want cancelled", b.ProviderID, got)
+		}
+	}
+	if len(kept) == 0 {
+		t.Error("no batch was sent")
+	}
+}
