@@ -12,7 +12,7 @@ import (
 // many answers wait for their judgement: "Calls in batches: 3 batches
 // sent (2,400 lines): 1 in progress, 2 done; 800 answers wait for their
 // judgement."
-func BatchesLine(batches []store.RunBatch, waiting int) string {
+func BatchesLine(batches []store.BatchCount, waiting int) string {
 	wait := ""
 	switch {
 	case waiting == 1:
@@ -25,8 +25,8 @@ func BatchesLine(batches []store.RunBatch, waiting int) string {
 	}
 	lines, done, going := 0, 0, 0
 	for _, b := range batches {
-		lines += len(b.Lines)
-		if b.EndedAt != nil {
+		lines += b.Lines
+		if b.Ended {
 			done++
 		} else {
 			going++

@@ -17,7 +17,7 @@ type Batch struct {
 // batchesRead is what a run whose calls went in batches read of them.
 type batchesRead struct {
 	calls   map[string]int // by condition
-	batches []store.RunBatch
+	batches []store.BatchCount
 }
 
 func readBatches(ctx context.Context, db *store.DB, runID int64) (*batchesRead, error) {
@@ -25,38 +25,21 @@ func readBatches(ctx context.Context, db *store.DB, runID int64) (*batchesRead, 
 	if err != nil {
 		return nil, err
 	}
-	batches, err := db.RunBatches(ctx, runID)
+	batches, err := db.BatchCounts(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
 	return &batchesRead{calls, batches}, nil
 }
 
-// countBatched sets each condition's BatchedCalls and the run's Batches;
-// a run over several models adds its models' under their condition.
+// countBatched sets each condition's BatchedCalls and the run's Batches.
 func (s *Summary) countBatched(b *batchesRead) {
 	if b == nil {
 		return
 	}
 	s.Batches = []Batch{}
 	for _, k := range b.batches {
-		s.Batches = append(s.Batches, Batch{ID: k.ProviderID, Provider: k.Provider, Status: k.Status, Lines: len(k.Lines)})
+		s.Batches = append(s.Batches, Batch{ID: k.ProviderID, Provider: k.Provider, Status: k.Status, Lines: k.Lines})
 	}
-	name := map[[2]string]string{}
-	for i := range s.Conditions {
-		c := &s.Conditions[i]
-		n := b.calls[c.Name]
-		c.BatchedCalls = &n
-		name[[2]string{c.Base, c.Model}] = c.Name
-	}
-	for i := range s.byModel {
-		g := &s.byModel[i]
-		sum := 0
-		for j := range g.Models {
-			m := &g.Models[j]
-			n := b.calls[name[[2]string{g.Name, m.Model}]]
-			m.BatchedCalls, sum = &n, sum+n
-		}
-		g.BatchedCalls = &sum
-	}
+	s.setCounts(func(name string) int { return b.calls[name] }, func(c *ConditionSummary, n int) { c.BatchedCalls = &n })
 }

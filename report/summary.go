@@ -107,22 +107,31 @@ func (s *Summary) Grouped() *Summary {
 // run's condition names; a run over several models adds its models' under
 // their condition.
 func (s *Summary) CountRateLimited(counts map[string]int64) {
+	s.setCounts(func(name string) int { return int(counts[name]) }, func(c *ConditionSummary, n int) {
+		n64 := int64(n)
+		c.RateLimited = &n64
+	})
+}
+
+// setCounts sets, through set, each condition's count by its name; a run
+// over several models gives its models theirs under their condition, and
+// the condition their sum.
+func (s *Summary) setCounts(count func(name string) int, set func(c *ConditionSummary, n int)) {
 	name := map[[2]string]string{}
 	for i := range s.Conditions {
 		c := &s.Conditions[i]
-		n := counts[c.Name]
-		c.RateLimited = &n
+		set(c, count(c.Name))
 		name[[2]string{c.Base, c.Model}] = c.Name
 	}
 	for i := range s.byModel {
 		g := &s.byModel[i]
-		var sum int64
+		sum := 0
 		for j := range g.Models {
-			m := &g.Models[j]
-			n := counts[name[[2]string{g.Name, m.Model}]]
-			m.RateLimited, sum = &n, sum+n
+			n := count(name[[2]string{g.Name, g.Models[j].Model}])
+			set(&g.Models[j], n)
+			sum += n
 		}
-		g.RateLimited = &sum
+		set(g, sum)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"assay/internal/pgtest"
 	"assay/report"
+	"assay/runner"
 	"assay/runner/llm"
 	"assay/runner/llm/anthropictest"
 	"assay/runner/llm/llmtest"
@@ -153,15 +154,7 @@ func TestAResumedRunPollsItsBatchAgain(t *testing.T) {
 	f := newFixture(t, judgeByQuestion(), llmtest.WithLatency(time.Millisecond))
 	f.srv.HoldBatches(true)
 	run := f.launch(f.config(f.qaDataset(6), "batch: {judge: true, gather: 20ms, poll: 5ms}\n"))
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan store.RunStatus)
-	go func() {
-		status, _ := f.m.Execute(ctx, run.ID)
-		done <- status
-	}()
-	waitFor(t, func() bool { return keptLines(f, run.ID) == 36 })
-	stop()
-	if status := <-done; status != store.RunRunning {
+	if status := stopWhen(t, f.m, run.ID, func() bool { return keptLines(f, run.ID) == 36 }); status != store.RunRunning {
 		t.Fatalf("stopped while its batch was under way: %s, want it left running to resume", status)
 	}
 	if n, _ := f.db.DoneTasks(context.Background(), run.ID); len(n) != 0 {
@@ -215,6 +208,21 @@ func TestCancellingARunCancelsItsBatches(t *testing.T) {
 			t.Errorf("the provider has the batch %s %s (%v); want cancelled", b.ProviderID, got, err)
 		}
 	}
+}
+
+// stopWhen executes a run until cond holds, then stops it as a process
+// that dies or shuts down would, and returns the status it was left in.
+func stopWhen(t *testing.T, m *runner.Manager, runID int64, cond func() bool) store.RunStatus {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan store.RunStatus)
+	go func() {
+		status, _ := m.Execute(ctx, runID)
+		done <- status
+	}()
+	waitFor(t, cond)
+	stop()
+	return <-done
 }
 
 // keptLines counts the lines of a run's kept batches.
@@ -271,12 +279,7 @@ func TestAnthropicJudgeInMessageBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { m.Execute(ctx, run.ID); close(done) }()
-	waitFor(t, func() bool { return keptLines(f, run.ID) == 30 })
-	stop()
-	<-done
+	stopWhen(t, m, run.ID, func() bool { return keptLines(f, run.ID) == 30 })
 	batches := claude.Stats().Batches
 
 	claude.HoldBatches(false)
@@ -330,12 +333,7 @@ func TestTheAgentsCallsInBatches(t *testing.T) {
 	f := newFixture(t, judgeByQuestion(), llmtest.WithLatency(time.Millisecond))
 	f.srv.HoldBatches(true)
 	run := f.launch(f.config(f.qaDataset(4), prices+"batch: {judge: true, agent: true, gather: 20ms, poll: 5ms}\n"))
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { f.m.Execute(ctx, run.ID); close(done) }()
-	waitFor(t, func() bool { return keptLines(f, run.ID) == 24 }) // the agent's 24 calls, held
-	stop()
-	<-done
+	stopWhen(t, f.m, run.ID, func() bool { return keptLines(f, run.ID) == 24 }) // the agent's 24 calls, held
 	if st := f.srv.Stats(); st.Requests != 0 {
 		t.Fatalf("%d calls went live; want every agent call in a batch", st.Requests)
 	}
@@ -386,12 +384,7 @@ func TestABatchTheProviderRefusesIsCalledLive(t *testing.T) {
 	f := newFixture(t, judgeByQuestion(), llmtest.WithLatency(time.Millisecond))
 	f.srv.HoldBatches(true)
 	run := f.launch(f.config(f.qaDataset(3), "batch: {judge: true, gather: 20ms, poll: 5ms}\n"))
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { f.m.Execute(ctx, run.ID); close(done) }()
-	waitFor(t, func() bool { return keptLines(f, run.ID) == 18 })
-	stop()
-	<-done
+	stopWhen(t, f.m, run.ID, func() bool { return keptLines(f, run.ID) == 18 })
 	raw, err := pgtest.OpenRaw(f.db.Path)
 	if err != nil {
 		t.Fatal(err)
@@ -419,12 +412,7 @@ func TestABatchTheProviderRefusesIsCalledLive(t *testing.T) {
 func TestAPausedRunSendsNoGatheredLines(t *testing.T) {
 	f := newFixture(t, judgeByQuestion(), llmtest.WithLatency(time.Millisecond))
 	run := f.launch(f.config(f.qaDataset(6), "batch: {judge: true, gather: 150ms, poll: 5ms}\n"))
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { f.m.Execute(ctx, run.ID); close(done) }()
-	waitFor(t, func() bool { n, _ := f.db.AnswersAwaiting(context.Background(), run.ID); return n == 36 })
-	stop()
-	<-done
+	stopWhen(t, f.m, run.ID, func() bool { n, _ := f.db.AnswersAwaiting(context.Background(), run.ID); return n == 36 })
 	if status, err := f.manager(func(string) string { return "" }).Execute(context.Background(), run.ID); err != nil || status != store.RunCompleted {
 		t.Fatalf("resumed: %s %v", status, err)
 	}

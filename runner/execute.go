@@ -258,13 +258,7 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) *feed {
 					break
 				}
 				if w.ex.agentBatched(j.t.condition) {
-					w.later(ctx, func() *store.Result { // the agent answers in a batch, hours later maybe
-						res, judge := w.do(ctx, j.t)
-						if judge != nil {
-							res = judge()
-						}
-						return res
-					}, j.reserved)
+					w.later(ctx, func() *store.Result { return w.whole(ctx, j.t) }, j.reserved) // the agent answers in a batch, hours later maybe
 					continue
 				}
 				flights[i].Store(time.Now().UnixNano())
@@ -413,9 +407,11 @@ func (w *workers) do(ctx context.Context, t task) (*store.Result, func() *store.
 	// a whole has room for every attempt its condition's guards allow. An
 	// answer from a batch has the batch's time.
 	task := agent.Task{Condition: *t.condition, Prompt: Prompt(ex.spec.Prompts, ex.dataset.Kind, t.sample)}
-	actx, cancel := context.WithTimeout(ctx, ex.taskDeadline(t.condition))
+	actx, cancel := ctx, context.CancelFunc(func() {})
 	if task.Batched = ex.agentBatched(t.condition); task.Batched {
-		actx, cancel = context.WithCancel(llm.InBatch(ctx, ex.batch, batchLineID(t, partAnswer)))
+		actx = llm.InBatch(ctx, ex.batch, batchLineID(t, partAnswer))
+	} else {
+		actx, cancel = context.WithTimeout(ctx, ex.taskDeadline(t.condition))
 	}
 	ag, agentModel := ex.agentFor(t.condition)
 	ans, err := ag.Answer(actx, task)
@@ -456,6 +452,15 @@ func (w *workers) do(ctx context.Context, t task) (*store.Result, func() *store.
 		return res, w.judged(ctx, t, res, nil)
 	}
 	return res, nil
+}
+
+// whole does a task whole: its answer, then its judgement.
+func (w *workers) whole(ctx context.Context, t task) *store.Result {
+	res, judge := w.do(ctx, t)
+	if judge != nil {
+		res = judge()
+	}
+	return res
 }
 
 // judged is the step that judges an answer: the result with its

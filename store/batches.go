@@ -10,15 +10,15 @@ import (
 
 // RunBatch is a batch of a run's calls at a provider's batch API.
 type RunBatch struct {
-	ID         int64      `json:"-"`
-	RunID      int64      `json:"-"`
-	Provider   string     `json:"provider"` // openai
-	ProviderID string     `json:"id"`       // the provider's id of the batch
-	Endpoint   string     `json:"-"`        // the calls' address and model
-	Status     string     `json:"status"`   // as the provider last said: validating, in_progress, completed, …
-	Lines      []string   `json:"-"`        // the lines' ids
-	CreatedAt  time.Time  `json:"-"`
-	EndedAt    *time.Time `json:"-"`
+	ID         int64
+	RunID      int64
+	Provider   string   // openai or anthropic
+	ProviderID string   // the provider's id of the batch
+	Endpoint   string   // the calls' address and model
+	Status     string   // as the provider last said: validating, in_progress, completed, …
+	Lines      []string // the lines' ids
+	CreatedAt  time.Time
+	EndedAt    *time.Time
 }
 
 // AddRunBatch keeps a batch the provider has just made.
@@ -101,4 +101,29 @@ func (db *DB) AnswersAwaiting(ctx context.Context, runID int64) (int, error) {
 		return 0, fmt.Errorf("run %d's answers awaiting judgement: %w", runID, err)
 	}
 	return n, nil
+}
+
+// BatchCount is a batch as a page tells it: its lines counted, not read.
+type BatchCount struct {
+	Provider, ProviderID, Status string
+	Lines                        int
+	Ended                        bool
+}
+
+// BatchCounts are a run's batches, oldest first, each with its count of
+// lines: what the run's page and its report say of them, polled while it
+// runs, without reading every line's id.
+func (db *DB) BatchCounts(ctx context.Context, runID int64) ([]BatchCount, error) {
+	var out []BatchCount
+	err := eachRow(ctx, db.read, `SELECT provider, provider_id, status, json_array_length(lines), ended_at IS NOT NULL
+		FROM run_batches WHERE run_id = ? ORDER BY id`, []any{runID}, func(rows *sql.Rows) error {
+		var b BatchCount
+		err := rows.Scan(&b.Provider, &b.ProviderID, &b.Status, &b.Lines, &b.Ended)
+		out = append(out, b)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run %d's batches: %w", runID, err)
+	}
+	return out, nil
 }

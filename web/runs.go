@@ -243,7 +243,7 @@ func (s *Server) markBatches(ctx context.Context, run *store.Run, p *templates.R
 	if run.Config == nil || run.Config.Batch == nil || !run.Config.Batch.Judge {
 		return nil
 	}
-	batches, err := s.db.RunBatches(ctx, run.ID)
+	batches, err := s.db.BatchCounts(ctx, run.ID)
 	if err != nil {
 		return err
 	}

@@ -262,7 +262,7 @@ func printSummary(w io.Writer, s *report.Summary) {
 			fmt.Fprintf(w, "%s: %s answered 429 (rate limited) by the provider\n", c.Name, plural(int(*c.RateLimited), "call"))
 		}
 		if c.BatchedCalls != nil {
-			fmt.Fprintf(w, "%s: %s answered in batches, at the batch price\n", c.Name, plural(*c.BatchedCalls, "judge call"))
+			fmt.Fprintf(w, "%s: %s answered in batches, at the batch price\n", c.Name, plural(*c.BatchedCalls, "call"))
 		}
 		if len(c.PassAtK) > 0 {
 			var parts []string
