@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"assay/readmodel/tally"
 	"assay/report"
 	"assay/store"
 )
@@ -66,7 +67,7 @@ type reportVersion struct {
 	created   string
 	status    store.RunStatus
 	finished  string
-	results   store.ResultsVersion
+	results   tally.ResultsVersion
 	reviews   int   // reviews given
 	reviewSeq int64 // the last given (store.Review.Seq)
 }
@@ -222,7 +223,7 @@ func (c *reportCache) withOtherReviews(key cacheKey, version reportVersion) *cac
 
 // reportVersion reads what the scope's report depends on: two small queries.
 func (m *Model) reportVersion(ctx context.Context, sc *Scope) (reportVersion, error) {
-	results, err := m.db.ResultsVersion(ctx, sc.Run.ID)
+	results, err := tally.Of(m.db).ResultsVersion(ctx, sc.Run.ID)
 	if err != nil {
 		return reportVersion{}, err
 	}
@@ -260,7 +261,7 @@ type sampleCache struct {
 }
 
 type cachedSamples struct {
-	version store.ResultsVersion // its Count weighs it against keptResults
+	version tally.ResultsVersion // its Count weighs it against keptResults
 	table   *report.SampleTable
 	used    uint64
 }
@@ -271,7 +272,7 @@ const sampleCacheSize = 8
 // Samples returns a run's samples table, from the cache when the run's
 // results are unchanged. The table is shared: callers only read it.
 func (m *Model) Samples(ctx context.Context, sc *Scope) (*report.SampleTable, error) {
-	version, err := m.db.ResultsVersion(ctx, sc.Run.ID)
+	version, err := tally.Of(m.db).ResultsVersion(ctx, sc.Run.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -330,14 +331,14 @@ func (m *Model) WarmSamples(sc *Scope) {
 // searchKey is a search of a run's samples as its results stand.
 type searchKey struct {
 	run     int64
-	version store.ResultsVersion
+	version tally.ResultsVersion
 	text    string
 }
 
 // Search finds text in a run's samples and responses, from the cache when
 // the run's results are unchanged since the same search.
-func (m *Model) Search(ctx context.Context, sc *Scope, text string) (*store.SampleMatches, error) {
-	version, err := m.db.ResultsVersion(ctx, sc.Run.ID)
+func (m *Model) Search(ctx context.Context, sc *Scope, text string) (*tally.SampleMatches, error) {
+	version, err := tally.Of(m.db).ResultsVersion(ctx, sc.Run.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +346,7 @@ func (m *Model) Search(ctx context.Context, sc *Scope, text string) (*store.Samp
 	if found, ok := m.searches.Get(key); ok {
 		return found, nil
 	}
-	found, err := m.db.SearchSamples(ctx, sc.Run.ID, sc.Run.DatasetID, text)
+	found, err := tally.Of(m.db).SearchSamples(ctx, sc.Run.ID, sc.Run.DatasetID, text)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -14,12 +15,12 @@ func TestRunningReportsRefreshAsOftenAsTheyAreCheap(t *testing.T) {
 	c := newReportCache(4, keptResults)
 	key := cacheKey{run: 1}
 	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	running := reportVersion{created: "c", status: store.RunRunning, results: store.ResultsVersion{Count: 20000, Last: 20000}}
+	running := reportVersion{created: "c", status: store.RunRunning, results: tally.ResultsVersion{Count: 20000, Last: 20000}}
 	slow := &Viewed{Version: "slow"}
 	c.put(key, running, slow, t0, time.Second) // a report that took a second
 
 	later := running
-	later.results = store.ResultsVersion{Count: 20080, Last: 20080}
+	later.results = tally.ResultsVersion{Count: 20080, Last: 20080}
 	if r, ok := c.get(key, later, t0.Add(3*time.Second)); !ok || r != slow {
 		t.Error("a report computed 3 s ago in 1 s was computed again for new results")
 	}
@@ -46,9 +47,9 @@ func TestRunningReportsRefreshAsOftenAsTheyAreCheap(t *testing.T) {
 		t.Error("an unchanged run's report was computed again")
 	}
 
-	small := reportVersion{created: "s", status: store.RunRunning, results: store.ResultsVersion{Count: 100, Last: 100}}
+	small := reportVersion{created: "s", status: store.RunRunning, results: tally.ResultsVersion{Count: 100, Last: 100}}
 	c.put(cacheKey{run: 2}, small, slow, t0, time.Second)
-	small.results = store.ResultsVersion{Count: 101, Last: 101}
+	small.results = tally.ResultsVersion{Count: 101, Last: 101}
 	if _, ok := c.get(cacheKey{run: 2}, small, t0.Add(time.Millisecond)); ok {
 		t.Error("a small run's report was kept for a new result")
 	}
@@ -61,7 +62,7 @@ func TestReportsKeptWithinTheirResultsBudget(t *testing.T) {
 	c := newReportCache(8, 300000)
 	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	version := func(results int) reportVersion {
-		return reportVersion{created: "c", status: store.RunCompleted, results: store.ResultsVersion{Count: results, Last: int64(results)}}
+		return reportVersion{created: "c", status: store.RunCompleted, results: tally.ResultsVersion{Count: results, Last: int64(results)}}
 	}
 	kept := func(run int64, results int) bool {
 		_, ok := c.get(cacheKey{run: run}, version(results), t0)

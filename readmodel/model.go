@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -20,7 +21,7 @@ type Model struct {
 	log          *slog.Logger
 	reports      *reportCache
 	sampleTables sampleCache
-	searches     FIFO[searchKey, *store.SampleMatches]
+	searches     FIFO[searchKey, *tally.SampleMatches]
 	sliceFields  FIFO[FieldsKey, []store.SliceField]
 	reviewsKept  reviewCache
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -141,15 +142,15 @@ func sortReviews(list []store.Review) {
 
 // ReviewIndex is what the verdicts say of each sample under each condition.
 type ReviewIndex struct {
-	reviewed, overridden map[store.SampleKey]bool
-	by                   map[store.SampleKey]map[string]bool
+	reviewed, overridden map[tally.SampleKey]bool
+	by                   map[tally.SampleKey]map[string]bool
 }
 
 func newReviewIndex(verdicts []store.Review) *ReviewIndex {
-	x := &ReviewIndex{reviewed: map[store.SampleKey]bool{}, overridden: map[store.SampleKey]bool{}, by: map[store.SampleKey]map[string]bool{}}
+	x := &ReviewIndex{reviewed: map[tally.SampleKey]bool{}, overridden: map[tally.SampleKey]bool{}, by: map[tally.SampleKey]map[string]bool{}}
 	latest := map[int64]store.Review{}
 	for _, v := range verdicts {
-		k := store.SampleKey{SampleRow: v.SampleRow, Condition: v.Condition}
+		k := tally.SampleKey{SampleRow: v.SampleRow, Condition: v.Condition}
 		x.reviewed[k] = true
 		if x.by[k] == nil {
 			x.by[k] = map[string]bool{}
@@ -161,17 +162,17 @@ func newReviewIndex(verdicts []store.Review) *ReviewIndex {
 	}
 	for _, v := range latest {
 		if v.Verdict == store.VerdictOverride && v.Value != v.JudgeValue {
-			x.overridden[store.SampleKey{SampleRow: v.SampleRow, Condition: v.Condition}] = true
+			x.overridden[tally.SampleKey{SampleRow: v.SampleRow, Condition: v.Condition}] = true
 		}
 	}
 	return x
 }
 
 // Reviewed says whether a sample under a condition has a review.
-func (x *ReviewIndex) Reviewed(k store.SampleKey) bool { return x.reviewed[k] }
+func (x *ReviewIndex) Reviewed(k tally.SampleKey) bool { return x.reviewed[k] }
 
 // Overridden says whether a review of a sample under a condition changed a value.
-func (x *ReviewIndex) Overridden(k store.SampleKey) bool { return x.overridden[k] }
+func (x *ReviewIndex) Overridden(k tally.SampleKey) bool { return x.overridden[k] }
 
 // By says whether reviewer reviewed a sample under a condition.
-func (x *ReviewIndex) By(k store.SampleKey, reviewer string) bool { return x.by[k][reviewer] }
+func (x *ReviewIndex) By(k tally.SampleKey, reviewer string) bool { return x.by[k][reviewer] }

@@ -9,6 +9,7 @@ import (
 
 	"assay"
 	"assay/config"
+	"assay/readmodel/tally"
 	"assay/report"
 	"assay/runner"
 	"assay/runner/judge"
@@ -77,7 +78,7 @@ func whenPtr(t *time.Time) string {
 
 // runFacts describes a run's frozen settings. The snapshot holds the names of
 // key variables, never keys.
-func runFacts(sc *Scope, answered []store.ModelUse) templates.RunFacts {
+func runFacts(sc *Scope, answered []tally.ModelUse) templates.RunFacts {
 	run := sc.Run
 	ds := sc.Dataset
 	cfg := sc.Run.Config
@@ -163,7 +164,7 @@ func runFacts(sc *Scope, answered []store.ModelUse) templates.RunFacts {
 // runPrices describes the price of each model the run called: the models
 // that answered (a command agent names its own), else the configured one,
 // then the judge.
-func runPrices(cfg *config.Config, answered []store.ModelUse, judges ...string) []templates.RunPrice {
+func runPrices(cfg *config.Config, answered []tally.ModelUse, judges ...string) []templates.RunPrice {
 	var models []string
 	reported := map[string]bool{}
 	for _, m := range answered {

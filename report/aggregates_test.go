@@ -16,6 +16,7 @@ import (
 
 	"assay"
 	"assay/config"
+	"assay/readmodel/tally"
 	"assay/report"
 	"assay/store"
 )
@@ -38,7 +39,7 @@ func TestSummariesBeforeAndAfterAggregates(t *testing.T) {
 	}
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "assay.db")
-	db, err := store.Open(ctx, path)
+	db, err := tally.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestSummariesBeforeAndAfterAggregates(t *testing.T) {
 		}
 	}
 	raw.Close()
-	db, err = store.Open(ctx, path)
+	db, err = tally.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}

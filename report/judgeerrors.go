@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -40,7 +41,7 @@ const minErrorAnswers = 3
 
 // judgeErrors computes JudgeErrors for each panel metric from the scores as
 // judged and each reviewed score's latest verdict.
-func (r *Report) judgeErrors(scores []store.MetricScores, last map[int64]store.Review) []JudgeErrors {
+func (r *Report) judgeErrors(scores []tally.MetricScores, last map[int64]store.Review) []JudgeErrors {
 	if len(last) == 0 {
 		return nil
 	}
@@ -77,7 +78,7 @@ type panelAnswer struct {
 
 // reviewedAnswers are the answers of ms a reviewer scored, the latest
 // verdict on any of an answer's scores giving the person's value.
-func reviewedAnswers(ms *store.MetricScores, last map[int64]store.Review) []panelAnswer {
+func reviewedAnswers(ms *tally.MetricScores, last map[int64]store.Review) []panelAnswer {
 	var out []panelAnswer
 	for k := range ms.Samples {
 		type answer struct {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -21,7 +22,7 @@ func TestJudgesThatErrTogetherGainNothingFromAPanel(t *testing.T) {
 	errC := []float64{1, 1, -1, 0, 0, -1}
 	// The scores as stored: one condition, six samples, one answer each,
 	// scored by three panel judges; people reviewed a's score of each.
-	ms := store.MetricScores{Condition: "plain", Evaluator: "rubric", Metric: "completeness", JudgeNames: []string{"a", "b", "c"}}
+	ms := tally.MetricScores{Condition: "plain", Evaluator: "rubric", Metric: "completeness", JudgeNames: []string{"a", "b", "c"}}
 	last := map[int64]store.Review{}
 	at := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
 	for s := range human {
@@ -41,7 +42,7 @@ func TestJudgesThatErrTogetherGainNothingFromAPanel(t *testing.T) {
 	}
 	ms.Starts = append(ms.Starts, int32(len(ms.Values)))
 	r := &Report{Metrics: []Metric{{Evaluator: "rubric", Name: "completeness"}}}
-	got := r.judgeErrors([]store.MetricScores{ms}, last)
+	got := r.judgeErrors([]tally.MetricScores{ms}, last)
 	if len(got) != 1 {
 		t.Fatalf("%d metrics compared, want 1", len(got))
 	}
@@ -85,7 +86,7 @@ func TestJudgesThatErrTogetherGainNothingFromAPanel(t *testing.T) {
 		t.Error("two judges making the same errors: their mean is said to be better than either")
 	}
 	// Without reviews there is nothing to compare.
-	if got := r.judgeErrors([]store.MetricScores{ms}, nil); got != nil {
+	if got := r.judgeErrors([]tally.MetricScores{ms}, nil); got != nil {
 		t.Errorf("compared without reviews: %+v", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"assay"
 	"assay/config"
+	"assay/readmodel/tally"
 	"assay/report"
 	"assay/store"
 )
@@ -15,7 +16,7 @@ import (
 // condition, checked against the estimator computed by hand.
 func TestPassAtKOfACodeRun(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
+	db, err := tally.Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

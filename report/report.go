@@ -17,6 +17,7 @@ import (
 
 	"assay"
 	"assay/config"
+	"assay/readmodel/tally"
 	"assay/runner/stats"
 	"assay/runner/stop"
 	"assay/store"
@@ -29,7 +30,7 @@ type SampleScores struct {
 	// The scores are [at, at+n) of the metric's columns, shared by its
 	// groups: 150,000 groups each with slices of their own took 12 MB of
 	// a large run's report.
-	cols  *store.MetricScores
+	cols  *tally.MetricScores
 	at, n int32
 }
 
@@ -89,7 +90,7 @@ type Report struct {
 	Summary    *Summary
 	Conditions []string         // in the run's order
 	Metrics    []Metric         // in report order (see Order)
-	Models     []store.ModelUse // the models that answered, and where their cost came from
+	Models     []tally.ModelUse // the models that answered, and where their cost came from
 	View       View             // as judged, or with reviews applied
 	Judge      string           // the panel judge whose scores alone it shows; "" for the whole panel
 	Reviews    *Reviews         // coverage and judge–human agreement
@@ -182,7 +183,7 @@ func BuildWith(ctx context.Context, db *store.DB, run *store.Run, ds *store.Data
 		one.Judge, one.Judges = cfg.Judges[place], nil
 		cfg = &one
 	}
-	var data *store.ReportData
+	var data *tally.ReportData
 	var sliceValues map[int64]string
 	g, gctx := errgroup.WithContext(ctx)
 	if field := cfg.Report.SliceBy; field != "" {
@@ -192,7 +193,7 @@ func BuildWith(ctx context.Context, db *store.DB, run *store.Run, ds *store.Data
 		})
 	}
 	g.Go(func() (err error) {
-		data, err = db.ReportData(gctx, run.ID)
+		data, err = tally.Of(db).ReportData(gctx, run.ID)
 		return err
 	})
 	if verdicts == nil {
@@ -229,7 +230,7 @@ func BuildWith(ctx context.Context, db *store.DB, run *store.Run, ds *store.Data
 // read is what a report is computed from, as the store read it: kept
 // with the report, which verdicts given since compute again in a view.
 type read struct {
-	data        *store.ReportData // the scores as judged (the one judge's, for a panel judge's report)
+	data        *tally.ReportData // the scores as judged (the one judge's, for a panel judge's report)
 	sliceValues map[int64]string  // by sample row, when the report is sliced
 	stopping    *stop.Figures     // the stopping rule's, for a run with one
 	batches     *batchesRead      // for a run whose calls went in batches
@@ -289,7 +290,7 @@ func (r *Report) WithReviews(view View, verdicts []store.Review) *Report {
 // group cuts each metric's scores under each condition, as the store
 // gives them, into per-sample groups that share their columns, and names
 // the run's metrics.
-func (r *Report) group(scores []store.MetricScores) {
+func (r *Report) group(scores []tally.MetricScores) {
 	index := map[[2]string]int{}
 	var samples []map[string][]SampleScores
 	for _, m := range scores {
@@ -305,7 +306,7 @@ func (r *Report) group(scores []store.MetricScores) {
 			samples = append(samples, map[string][]SampleScores{})
 		}
 		// The groups keep the columns they read, not the scores' ids.
-		cols := &store.MetricScores{Values: m.Values, Reps: m.Reps, Judges: m.Judges}
+		cols := &tally.MetricScores{Values: m.Values, Reps: m.Reps, Judges: m.Judges}
 		groups := make([]SampleScores, len(m.Samples))
 		for k, row := range m.Samples {
 			lo, hi := m.Starts[k], m.Starts[k+1]
@@ -343,7 +344,7 @@ func (r *Report) group(scores []store.MetricScores) {
 		for i, byCondition := range r.raw {
 			r.samples[i] = map[string][]SampleScores{}
 			for c, groups := range byCondition {
-				out, cols := make([]SampleScores, len(groups)), &store.MetricScores{}
+				out, cols := make([]SampleScores, len(groups)), &tally.MetricScores{}
 				for k, g := range groups {
 					out[k] = combinePanel(g, r.Config.Mode(), cols)
 				}
@@ -355,7 +356,7 @@ func (r *Report) group(scores []store.MetricScores) {
 
 // onlyJudge keeps the scores of the panel judge at place, and a
 // deterministic evaluator's, which have no judge.
-func onlyJudge(m store.MetricScores, place int) store.MetricScores {
+func onlyJudge(m tally.MetricScores, place int) tally.MetricScores {
 	out := m
 	out.Samples, out.Starts, out.IDs, out.Values, out.Reps, out.Judges, out.JudgeReps = nil, nil, nil, nil, nil, nil, nil
 	for k, row := range m.Samples {
@@ -383,7 +384,7 @@ func (r *Report) Raw(m int, c string) []SampleScores { return r.raw[m][c] }
 // combinePanel makes one sample's headline scores from a panel's: per
 // answer, the first judge's scores, or the median of the judges' means.
 // They are added to cols, which the groups of one condition share.
-func combinePanel(g SampleScores, mode string, cols *store.MetricScores) SampleScores {
+func combinePanel(g SampleScores, mode string, cols *tally.MetricScores) SampleScores {
 	values := g.Values()
 	at := int32(len(cols.Values))
 	add := func(v float64, rep int32) {

@@ -9,6 +9,7 @@ import (
 
 	"assay"
 	"assay/config"
+	"assay/readmodel/tally"
 	"assay/report"
 	"assay/store"
 )
@@ -19,7 +20,7 @@ import (
 func handRun(t *testing.T, score func(s int, cond string, rep int) (pass float64, likert float64)) (*store.DB, int64) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
+	db, err := tally.Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestSampleTableFoldsRepetitions(t *testing.T) {
 // that scored a metric only for other samples.
 func TestSampleTableRowsHoldEveryMetricInPlace(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
+	db, err := tally.Open(ctx, filepath.Join(t.TempDir(), "assay.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

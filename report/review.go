@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"assay/config"
+	"assay/readmodel/tally"
 	"assay/runner/stats"
 	"assay/store"
 )
@@ -103,7 +104,7 @@ func latest(verdicts []store.Review) map[int64]store.Review {
 
 // applyReviews is scores with each reviewed score's value replaced by its
 // latest verdict's; scores are left as they are.
-func applyReviews(scores []store.MetricScores, last map[int64]store.Review) []store.MetricScores {
+func applyReviews(scores []tally.MetricScores, last map[int64]store.Review) []tally.MetricScores {
 	out := slices.Clone(scores)
 	for k := range out {
 		m := &out[k]
@@ -125,7 +126,7 @@ type reviewedScore struct{ evaluator, metric string }
 
 // reviews computes coverage and agreement. scores are the run's scores as
 // judged.
-func (r *Report) reviews(scores []store.MetricScores, verdicts []store.Review) *Reviews {
+func (r *Report) reviews(scores []tally.MetricScores, verdicts []store.Review) *Reviews {
 	out := &Reviews{Verdicts: len(verdicts)}
 	last := latest(verdicts)
 	out.Scored = len(last)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"assay/config"
+	"assay/readmodel/tally"
 	"assay/runner/stats"
 	"assay/store"
 )
@@ -19,7 +20,7 @@ type SampleMetric struct {
 // SampleRow is one sample under one condition of a run, its repetitions
 // folded together: a row of the samples table.
 type SampleRow struct {
-	store.SampleCounts
+	tally.SampleCounts
 	Metrics []SampleMetric // one per SampleTable.Metrics, in its order, N 0 where a metric has no score
 }
 
@@ -41,14 +42,14 @@ type SampleTable struct {
 
 // LoadSamples reads a run's results folded per sample and condition.
 func LoadSamples(ctx context.Context, db *store.DB, runID int64, evaluators []config.Evaluator) (*SampleTable, error) {
-	st, err := db.SampleStats(ctx, runID)
+	st, err := tally.Of(db).SampleStats(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
 	return sampleTable(st, evaluators), nil
 }
 
-func sampleTable(st *store.SampleStats, evaluators []config.Evaluator) *SampleTable {
+func sampleTable(st *tally.SampleStats, evaluators []config.Evaluator) *SampleTable {
 	t := &SampleTable{Rows: make([]SampleRow, len(st.Rows))}
 	for _, m := range st.Metrics {
 		t.Metrics = append(t.Metrics, metricOf(m))
@@ -78,7 +79,7 @@ func sampleTable(st *store.SampleStats, evaluators []config.Evaluator) *SampleTa
 
 // metricOf is the metric a stored score names. A metric of an evaluator
 // assay does not know reads as 0–1 here, where only its name is shown.
-func metricOf(m store.MetricName) Metric {
+func metricOf(m tally.MetricName) Metric {
 	sc, ok := config.Evaluator(m.Evaluator).Scale()
 	if !ok {
 		sc = config.ScaleUnit

@@ -1,11 +1,13 @@
 package report
 
 import (
-	"assay/config"
-	"assay/runner/stats"
-	"assay/store"
 	"math"
 	"slices"
+
+	"assay/config"
+	"assay/readmodel/tally"
+	"assay/runner/stats"
+	"assay/store"
 )
 
 // SelfPreference is how much more a panel judge favours the answers of its
@@ -122,7 +124,7 @@ type SelfPreferenceByReviews struct {
 // selfPreferenceByReviews measures each judge flagged as of a model's
 // family against the latest verdicts; none without reviewed answers of
 // both its family's model and another.
-func (r *Report) selfPreferenceByReviews(scores []store.MetricScores, last map[int64]store.Review) []SelfPreferenceByReviews {
+func (r *Report) selfPreferenceByReviews(scores []tally.MetricScores, last map[int64]store.Review) []SelfPreferenceByReviews {
 	if len(last) == 0 {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 
 	"assay"
 	"assay/config"
+	"assay/readmodel/tally"
 	"assay/runner/stats"
 	"assay/runner/stop"
 	"assay/store"
@@ -332,7 +333,7 @@ func conditionTotals(c assay.Condition, p store.ConditionProgress, top []store.E
 // and tokens, as the store keeps them while results commit. A live progress
 // bar polls it; it reads one row per condition, however big the run.
 func Totals(ctx context.Context, db *store.DB, run *store.Run) (*Summary, error) {
-	progress, err := db.RunProgress(ctx, run.ID)
+	progress, err := tally.Of(db).RunProgress(ctx, run.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ import (
 
 	"assay/config"
 	"assay/internal/pgtest"
+	"assay/readmodel/tally"
 	"assay/runner"
 	"assay/runner/llm"
 	"assay/runner/llm/llmtest"
@@ -192,7 +193,7 @@ func benchOnce(b *testing.B, samples int, latency time.Duration, concurrency int
 	if pgtest.OnPostgres() {
 		dbPath = pgtest.DSN(b)
 	}
-	db, err := store.Open(context.Background(), dbPath)
+	db, err := tally.Open(context.Background(), dbPath)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -392,7 +393,7 @@ func BenchmarkResumeLarge(b *testing.B) {
 	const samples, conditions, reps, left = 10000, 5, 3, 1000
 	ctx := context.Background()
 	dir := b.TempDir()
-	db, err := store.Open(ctx, filepath.Join(dir, "assay.db"))
+	db, err := tally.Open(ctx, filepath.Join(dir, "assay.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -498,7 +499,7 @@ func BenchmarkRunLargeDataset(b *testing.B) {
 	const samples = 100000
 	ctx := context.Background()
 	dir := b.TempDir()
-	db, err := store.Open(ctx, filepath.Join(dir, "assay.db"))
+	db, err := tally.Open(ctx, filepath.Join(dir, "assay.db"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"assay"
 	"assay/internal/text"
+	"assay/readmodel/tally"
 	"assay/runner/agent"
 	"assay/runner/assert"
 	"assay/runner/llm"
@@ -113,7 +114,7 @@ func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) 
 	if err != nil {
 		return "", "", err
 	}
-	cost, err := ex.m.db.RunCost(ctx, ex.run.ID)
+	cost, err := tally.Of(ex.m.db).RunCost(ctx, ex.run.ID)
 	if err != nil {
 		return "", "", err
 	}
@@ -164,7 +165,7 @@ func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) 
 // outcome is completed when every task has a result; failed when every
 // task of a condition failed, which says which and with what message.
 func (ex *execution) outcome(ctx context.Context) (store.RunStatus, string, error) {
-	progress, err := ex.m.db.RunProgress(ctx, ex.run.ID)
+	progress, err := tally.Of(ex.m.db).RunProgress(ctx, ex.run.ID)
 	if err != nil {
 		return "", "", err
 	}

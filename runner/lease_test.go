@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"assay"
+	"assay/readmodel/tally"
 	"assay/runner"
 	"assay/runner/llm/llmtest"
 	"assay/store"
@@ -22,7 +23,7 @@ import (
 // database file: what a second assay process sees.
 func (f *fixture) secondProcess(program string) (*runner.Manager, *store.DB) {
 	f.t.Helper()
-	db, err := store.Open(context.Background(), f.db.Path)
+	db, err := tally.Open(context.Background(), f.db.Path)
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"assay"
+	"assay/readmodel/tally"
 	"assay/runner/agent"
 	"assay/runner/llm"
 	"assay/store"
@@ -181,7 +182,7 @@ func (m *Manager) Start(id int64) error {
 		if m.unregister(id, h) && m.opts.IndexWhenIdle {
 			// Indexing its results while other runs execute would take
 			// a core from them; the last to end does it.
-			if err := m.db.CatchUpIndex(m.base); err != nil && m.base.Err() == nil {
+			if err := tally.Of(m.db).CatchUpIndex(m.base); err != nil && m.base.Err() == nil {
 				m.log.Warn(err.Error())
 			}
 		}

@@ -14,6 +14,7 @@ import (
 
 	"assay/config"
 	"assay/internal/pgtest"
+	"assay/readmodel/tally"
 	"assay/report"
 	"assay/runner"
 	"assay/runner/llm/llmtest"
@@ -36,7 +37,7 @@ func newFixture(t *testing.T, h llmtest.Handler, opts ...llmtest.Option) *fixtur
 	if pgtest.OnPostgres() {
 		path = pgtest.DSN(t)
 	}
-	db, err := store.Open(context.Background(), path)
+	db, err := tally.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

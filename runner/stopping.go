@@ -7,6 +7,7 @@ import (
 
 	"assay"
 	"assay/config"
+	"assay/readmodel/tally"
 	"assay/runner/stop"
 	"assay/store"
 )
@@ -70,7 +71,7 @@ func (ex *execution) recordStop(ctx context.Context, f *feed) error {
 		return err
 	}
 	perTask := e.CostUSD / float64(max(ex.run.TotalTasks, 1))
-	progress, err := ex.m.db.RunProgress(ctx, ex.run.ID)
+	progress, err := tally.Of(ex.m.db).RunProgress(ctx, ex.run.ID)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ func (db *DB) SetRunBatchStatus(ctx context.Context, id int64, status string, en
 // RunBatches are a run's batches, oldest first.
 func (db *DB) RunBatches(ctx context.Context, runID int64) ([]RunBatch, error) {
 	var out []RunBatch
-	err := eachRow(ctx, db.read, `SELECT id, provider, provider_id, endpoint, status, lines, created_at, ended_at
+	err := EachRow(ctx, db.read, `SELECT id, provider, provider_id, endpoint, status, lines, created_at, ended_at
 		FROM run_batches WHERE run_id = ? ORDER BY id`, []any{runID}, func(rows *sql.Rows) error {
 		b := RunBatch{RunID: runID}
 		var lines, created string
@@ -77,7 +77,7 @@ func (db *DB) RunBatches(ctx context.Context, runID int64) ([]RunBatch, error) {
 // agent's and its judges' — that were answered in a batch.
 func (db *DB) BatchedCalls(ctx context.Context, runID int64) (map[string]int, error) {
 	out := map[string]int{}
-	err := eachRow(ctx, db.read, `SELECT condition, CAST(sum(n) AS BIGINT) FROM (
+	err := EachRow(ctx, db.read, `SELECT condition, CAST(sum(n) AS BIGINT) FROM (
 			SELECT r.condition, j.batched_calls AS n FROM judgements j JOIN results r ON r.id = j.result_id WHERE j.run_id = ?
 			UNION ALL SELECT condition, batched_calls FROM results WHERE run_id = ?) calls
 		GROUP BY condition`, []any{runID, runID}, func(rows *sql.Rows) error {
@@ -115,7 +115,7 @@ type BatchCount struct {
 // runs, without reading every line's id.
 func (db *DB) BatchCounts(ctx context.Context, runID int64) ([]BatchCount, error) {
 	var out []BatchCount
-	err := eachRow(ctx, db.read, `SELECT provider, provider_id, status, json_array_length(lines), ended_at IS NOT NULL
+	err := EachRow(ctx, db.read, `SELECT provider, provider_id, status, json_array_length(lines), ended_at IS NOT NULL
 		FROM run_batches WHERE run_id = ? ORDER BY id`, []any{runID}, func(rows *sql.Rows) error {
 		var b BatchCount
 		err := rows.Scan(&b.Provider, &b.ProviderID, &b.Status, &b.Lines, &b.Ended)

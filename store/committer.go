@@ -45,7 +45,7 @@ const (
 // write is one caller's work in a batch.
 type write struct {
 	ctx  context.Context
-	do   func(ctx context.Context, tx writer) error
+	do   func(ctx context.Context, tx Tx) error
 	done chan error // told how the write went; nil for a kept part
 	kept *keptPart  // a part of a task's unfinished work (pending.go)
 	// alone: committed in a transaction of its own, which a cancelled
@@ -69,9 +69,9 @@ func (db *DB) startCommitter() {
 	go db.commitLoop()
 }
 
-// commit runs do in a transaction shared with the writes arriving at the
+// Commit runs do in a transaction shared with the writes arriving at the
 // same time, and returns once that transaction is committed.
-func (db *DB) commit(ctx context.Context, do func(ctx context.Context, tx writer) error) error {
+func (db *DB) Commit(ctx context.Context, do func(ctx context.Context, tx Tx) error) error {
 	w := &write{ctx: ctx, do: do, done: make(chan error, 1)}
 	if err := db.enqueue(w); err != nil {
 		return err
@@ -79,9 +79,9 @@ func (db *DB) commit(ctx context.Context, do func(ctx context.Context, tx writer
 	return <-w.done
 }
 
-// commitAlone runs do in a transaction of its own, which ctx's end
+// CommitAlone runs do in a transaction of its own, which ctx's end
 // interrupts, and returns once it is committed or rolled back.
-func (db *DB) commitAlone(ctx context.Context, do func(ctx context.Context, tx writer) error) error {
+func (db *DB) CommitAlone(ctx context.Context, do func(ctx context.Context, tx Tx) error) error {
 	w := &write{ctx: ctx, do: do, done: make(chan error, 1), alone: true}
 	if err := db.enqueue(w); err != nil {
 		return err
@@ -210,7 +210,7 @@ func (one *write) take() bool {
 // at the first failing write of several, nothing written, and returns
 // false.
 func (db *DB) commitTx(batch []*write, errs []error, apart bool) bool {
-	tx, err := db.beginWrite(context.Background())
+	tx, err := db.BeginWrite(context.Background())
 	if err != nil {
 		fill(errs, err)
 		return true
@@ -225,27 +225,27 @@ func (db *DB) commitTx(batch []*write, errs []error, apart bool) bool {
 			if errs[i] = one.do(one.ctx, w); errs[i] != nil {
 				return len(batch) == 1
 			}
-			w.totals.keep()
+			w.adds.Kept()
 			continue
 		}
-		if _, err := w.exec(one.ctx, qSavepoint); err != nil {
+		if _, err := w.ExecPrepared(one.ctx, qSavepoint); err != nil {
 			fill(errs, fmt.Errorf("savepoint: %w", err))
 			return true
 		}
 		if errs[i] = one.do(one.ctx, w); errs[i] != nil {
-			w.totals.drop()
-			if _, err := w.exec(context.Background(), qRollbackTo); err != nil {
+			w.adds.Dropped()
+			if _, err := w.ExecPrepared(context.Background(), qRollbackTo); err != nil {
 				// SQLite rolled the whole transaction back on that error (a
 				// full disk, say): every write of the batch is undone by it.
 				fill(errs, errs[i])
 				return true
 			}
 		}
-		if _, err := w.exec(context.Background(), qRelease); err != nil {
+		if _, err := w.ExecPrepared(context.Background(), qRelease); err != nil {
 			fill(errs, fmt.Errorf("release savepoint: %w", err))
 			return true
 		}
-		w.totals.keep()
+		w.adds.Kept()
 	}
 	if err := w.commit(context.Background()); err != nil {
 		fill(errs, fmt.Errorf("commit: %w", err))

@@ -15,7 +15,7 @@ func (db *DB) CreateCondition(ctx context.Context, c *assay.Condition) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	tx, err := db.beginWrite(ctx)
+	tx, err := db.BeginWrite(ctx)
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func (db *DB) UpdateCondition(ctx context.Context, c *assay.Condition) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	tx, err := db.beginWrite(ctx)
+	tx, err := db.BeginWrite(ctx)
 	if err != nil {
 		return err
 	}

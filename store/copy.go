@@ -41,7 +41,7 @@ func (db *DB) CopyTo(ctx context.Context, to *DB) (map[string]int64, error) {
 		}
 	}
 	// A snapshot of the source, read while the target is written.
-	src, err := db.beginRead(ctx)
+	src, err := db.BeginRead(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ func (db *DB) CreateDatasetFrom(ctx context.Context, d *Dataset, n int, samples 
 	if n == 0 {
 		return false, assay.Errorf(assay.EINVALID, "the dataset has no samples")
 	}
-	tx, err := db.beginWrite(ctx)
+	tx, err := db.BeginWrite(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -114,7 +114,7 @@ func scanDataset(row interface{ Scan(...any) error }) (*Dataset, error) {
 	return &d, nil
 }
 
-func findDataset(ctx context.Context, q querier, where string, args ...any) (*Dataset, error) {
+func findDataset(ctx context.Context, q Querier, where string, args ...any) (*Dataset, error) {
 	return scanDataset(q.QueryRowContext(ctx, `SELECT `+datasetColumns+` FROM datasets d WHERE `+where, args...))
 }
 

@@ -29,21 +29,23 @@ type DB struct {
 	write    *sql.DB
 	read     *sql.DB
 	now      func() time.Time
-	clockSet bool       // now was set by a test
-	trigrams bool       // a Postgres database with a trigram index of the responses
-	stmts    statements // prepared on write
-	commits  *committer // of results and pending work
-	keeps    keptParts  // pending work queued for the committer
-	index    *searchIndexer
-	keeping  background // samples tables being kept (samplestatskept.go)
+	clockSet bool        // now was set by a test
+	trigrams bool        // a Postgres database with a trigram index of the responses
+	stmts    statements  // prepared on write
+	commits  *committer  // of results and pending work
+	keeps    keptParts   // pending work queued for the committer
+	tallies  Tallies     // what is derived from the record, kept in step with it; nil for none
+	bg       *Background // runs being deleted that a stopped process left
 }
 
 // Open opens (creating if needed) the database file at path, or the
 // Postgres database a postgres:// DSN names, and applies migrations.
-func Open(ctx context.Context, path string) (*DB, error) { return open(ctx, path, "") }
+// The database keeps the record alone: a database that results are
+// written to is opened with its tallies (OpenWith, tally.Open).
+func Open(ctx context.Context, path string) (*DB, error) { return open(ctx, path, "", nil) }
 
-// open is Open applying the migrations numbered up to upTo ("0021"; "" for all).
-func open(ctx context.Context, path, upTo string) (*DB, error) {
+// open is OpenWith applying the migrations numbered up to upTo ("0021"; "" for all).
+func open(ctx context.Context, path, upTo string, tallies Tallies) (*DB, error) {
 	var write, read *sql.DB
 	var err error
 	if IsPostgres(path) {
@@ -54,7 +56,7 @@ func open(ctx context.Context, path, upTo string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{Path: path, pg: IsPostgres(path), write: write, read: read, now: func() time.Time { return time.Now().UTC() }, index: newSearchIndexer()}
+	db := &DB{Path: path, pg: IsPostgres(path), write: write, read: read, now: func() time.Time { return time.Now().UTC() }, bg: NewBackground()}
 	if err := db.migrate(ctx, upTo); err != nil {
 		db.Close()
 		return nil, err
@@ -66,9 +68,12 @@ func open(ctx context.Context, path, upTo string) (*DB, error) {
 			return nil, fmt.Errorf("open %s: %w", Redacted(path), err)
 		}
 	}
-	if err := db.backfillAggregates(ctx); err != nil {
-		db.Close()
-		return nil, err
+	if tallies != nil {
+		if err := tallies.Open(ctx, db); err != nil {
+			db.Close()
+			return nil, err
+		}
+		db.tallies = tallies
 	}
 	if upTo == "" { // an older schema (tests of migrations) is written to by hand
 		if err := db.prepareWrites(ctx); err != nil {
@@ -195,8 +200,10 @@ func dsnFor(path, txlock string) string {
 
 // Close closes both pools.
 func (db *DB) Close() error {
-	db.stopIndexing()
-	db.keeping.close()
+	db.bg.Close()
+	if db.tallies != nil {
+		db.tallies.Close()
+	}
 	db.stopCommitter()
 	db.closeStatements()
 	rerr := db.read.Close()
@@ -369,9 +376,9 @@ func (db *DB) applyMigration(ctx context.Context, name string) error {
 // foreignKeysOff opens a migration that runs with foreign keys off.
 const foreignKeysOff = "-- assay: foreign keys off"
 
-// beginRead opens a read-only transaction on the read pool: the queries
+// BeginRead opens a read-only transaction on the read pool: the queries
 // made in it see one snapshot.
-func (db *DB) beginRead(ctx context.Context) (*sql.Tx, error) {
+func (db *DB) BeginRead(ctx context.Context) (*sql.Tx, error) {
 	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("begin read: %w", err)
@@ -379,14 +386,14 @@ func (db *DB) beginRead(ctx context.Context) (*sql.Tx, error) {
 	return tx, nil
 }
 
-// querier is a transaction or a pool.
-type querier interface {
+// Querier is a transaction or a pool.
+type Querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// beginWrite opens a transaction on the single write connection.
-func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, error) {
+// BeginWrite opens a transaction on the single write connection.
+func (db *DB) BeginWrite(ctx context.Context) (*sql.Tx, error) {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("begin: %w", err)
@@ -406,7 +413,7 @@ func (db *DB) SetClock(now func() time.Time) { db.now, db.clockSet = now, true }
 // judge each other's leases: the database's clock, not each node's,
 // which may differ. A SQLite file's processes share one host's clock;
 // a clock set by a test is kept.
-func (db *DB) sharedNow(ctx context.Context, q querier) (time.Time, error) {
+func (db *DB) sharedNow(ctx context.Context, q Querier) (time.Time, error) {
 	if !db.pg || db.clockSet {
 		return db.now(), nil
 	}

@@ -23,7 +23,7 @@ var deleteBatch = 2000 // a variable for tests
 // (a CI run's) failed after 10. A run a stopped process left deleting is
 // deleted when the database is next opened.
 func (db *DB) DeleteRun(ctx context.Context, id int64) (results int, err error) {
-	tx, err := db.beginWrite(ctx)
+	tx, err := db.BeginWrite(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -43,8 +43,8 @@ func (db *DB) DeleteRun(ctx context.Context, id int64) (results int, err error) 
 	if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ? WHERE id = ?`, RunDeleting, id); err != nil {
 		return 0, fmt.Errorf("delete run: %w", err)
 	}
-	if results > deleteBatch && !db.pg {
-		if err := clearResponseIndex(ctx, tx); err != nil {
+	if db.tallies != nil {
+		if err := db.tallies.Deleting(ctx, tx, results); err != nil {
 			return 0, fmt.Errorf("delete run: %w", err)
 		}
 	}
@@ -54,28 +54,12 @@ func (db *DB) DeleteRun(ctx context.Context, id int64) (results int, err error) 
 	if err := db.purgeRun(ctx, id); err != nil {
 		return results, err
 	}
-	if results > deleteBatch {
-		// The index emptied catches up now, as after a run, not at the
-		// next search.
-		if err := db.catchUpPast(ctx, 0); err != nil {
-			slog.Warn("response index: " + err.Error())
+	if db.tallies != nil {
+		if err := db.tallies.Deleted(ctx, results); err != nil {
+			slog.Warn(err.Error())
 		}
 	}
 	return results, nil
-}
-
-// clearResponseIndex empties the response index, which then catches up
-// in the background (about 8 s of 150,000 results), searches scanning
-// what it lacks meanwhile. A run's results deleted from it a batch at a
-// time left a segment of deletions per batch for FTS5 to merge: deleting
-// 150,000 results took 35 s of CPU in batches of 1,000 (16 s in one
-// transaction), 12.5 s with the index emptied first.
-func clearResponseIndex(ctx context.Context, tx *sql.Tx) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO response_search (response_search) VALUES ('delete-all')`); err != nil {
-		return err
-	}
-	_, err := tx.ExecContext(ctx, `UPDATE response_search_state SET indexed_through = 0`)
-	return err
 }
 
 // purgeRun deletes a run marked deleting: its results a batch at a time,
@@ -83,7 +67,7 @@ func clearResponseIndex(ctx context.Context, tx *sql.Tx) error {
 func (db *DB) purgeRun(ctx context.Context, id int64) error {
 	for {
 		var n int64
-		err := db.commit(ctx, func(ctx context.Context, tx writer) error {
+		err := db.Commit(ctx, func(ctx context.Context, tx Tx) error {
 			res, err := tx.ExecContext(ctx, `DELETE FROM results WHERE id IN (SELECT id FROM results WHERE run_id = ? LIMIT ?)`,
 				id, deleteBatch)
 			if err == nil {
@@ -98,7 +82,7 @@ func (db *DB) purgeRun(ctx context.Context, id int64) error {
 			break
 		}
 	}
-	err := db.commit(ctx, func(ctx context.Context, tx writer) error {
+	err := db.Commit(ctx, func(ctx context.Context, tx Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE id = ? AND status = ?`, id, RunDeleting)
 		return err
 	})
@@ -133,16 +117,11 @@ func (db *DB) resumeDeleting(ctx context.Context) error {
 	if err != nil || len(ids) == 0 {
 		return err
 	}
-	s := db.index
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.stopped {
-		s.wg.Go(func() {
-			if err := db.purgeRuns(s.ctx, ids); err != nil && s.ctx.Err() == nil {
-				slog.Warn("deleting runs: " + err.Error()) // the next start goes on
-			}
-		})
-	}
+	db.bg.Go(func(ctx context.Context) {
+		if err := db.purgeRuns(ctx, ids); err != nil && ctx.Err() == nil {
+			slog.Warn("deleting runs: " + err.Error()) // the next start goes on
+		}
+	})
 	return nil
 }
 
@@ -163,7 +142,7 @@ var samplesPerDelete = 5000 // a variable for tests
 // dataset that runs use is refused unless withRuns, which deletes those runs
 // (none may be under way) with it.
 func (db *DB) DeleteDataset(ctx context.Context, id int64, withRuns bool) (runs int, err error) {
-	tx, err := db.beginWrite(ctx)
+	tx, err := db.BeginWrite(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -198,7 +177,7 @@ func (db *DB) DeleteDataset(ctx context.Context, id int64, withRuns bool) (runs 
 		if err := db.purgeRuns(ctx, ids); err != nil {
 			return 0, err
 		}
-		if tx, err = db.beginWrite(ctx); err != nil {
+		if tx, err = db.BeginWrite(ctx); err != nil {
 			return 0, err
 		}
 		defer tx.Rollback()

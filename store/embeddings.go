@@ -33,7 +33,7 @@ func (db *DB) Embeddings(ctx context.Context, datasetID int64, model string) (ma
 
 // SaveEmbeddings keeps embeddings of samples made by model, in one transaction.
 func (db *DB) SaveEmbeddings(ctx context.Context, model string, vectors map[int64][]float32) error {
-	tx, err := db.beginWrite(ctx)
+	tx, err := db.BeginWrite(ctx)
 	if err != nil {
 		return err
 	}

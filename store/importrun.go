@@ -56,7 +56,7 @@ func (db *DB) ImportRun(ctx context.Context, imp *RunImport) (created bool, err 
 	if len(imp.Samples) == 0 {
 		return false, assay.Errorf(assay.EINVALID, "the files hold no samples")
 	}
-	tx, err := db.beginWrite(ctx)
+	tx, err := db.BeginWrite(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -132,7 +132,7 @@ func (db *DB) ImportedRun(ctx context.Context, key string) (*Run, error) {
 
 // importResults stores an imported run's results, importBatch per transaction.
 func (db *DB) importResults(ctx context.Context, imp *RunImport, rows map[int]int64, now string) error {
-	var w *writer
+	var w *Tx
 	defer func() {
 		if w != nil {
 			w.Rollback()
@@ -145,7 +145,7 @@ func (db *DB) importResults(ctx context.Context, imp *RunImport, rows map[int]in
 			return fmt.Errorf("import run: no sample at ordinal %d", ordinal)
 		}
 		if w == nil {
-			tx, err := db.beginWrite(ctx)
+			tx, err := db.BeginWrite(ctx)
 			if err != nil {
 				return err
 			}

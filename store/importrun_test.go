@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"assay"
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -67,7 +68,7 @@ func TestImportRunABatchAtATime(t *testing.T) {
 			return
 		}
 		// Another process opening the database leaves the import to this one.
-		other, err := store.Open(ctx, db.Path)
+		other, err := tally.Open(ctx, db.Path)
 		if err != nil {
 			t.Fatal(err)
 		}

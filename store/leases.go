@@ -90,7 +90,7 @@ type Alive func(Holder) bool
 // no lease, when h holds it, when it expired, or when alive says its holder
 // is gone; otherwise it fails with ECONFLICT naming the holder.
 func (db *DB) AcquireLease(ctx context.Context, runID int64, h Holder, ttl time.Duration, alive Alive) error {
-	tx, err := db.beginWrite(ctx)
+	tx, err := db.BeginWrite(ctx)
 	if err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func (l *Lease) describe(runID int64, now time.Time) string {
 		now.Sub(l.HeartbeatAt).Round(time.Second), l.ExpiresAt.Local().Format("15:04:05"))
 }
 
-func findLease(ctx context.Context, tx querier, runID int64) (*Lease, error) {
+func findLease(ctx context.Context, tx Querier, runID int64) (*Lease, error) {
 	l := &Lease{RunID: runID}
 	var acquired, beat, expires string
 	err := tx.QueryRowContext(ctx, `SELECT holder, host, pid, program, acquired_at, heartbeat_at, expires_at
@@ -173,7 +173,7 @@ func findLease(ctx context.Context, tx querier, runID int64) (*Lease, error) {
 // so that a holder learns of a cancellation made by another process. It
 // fails with ErrLeaseLost when another holder has the lease.
 func (db *DB) RenewLease(ctx context.Context, runID int64, h Holder, ttl time.Duration) (RunStatus, error) {
-	tx, err := db.beginWrite(ctx)
+	tx, err := db.BeginWrite(ctx)
 	if err != nil {
 		return "", err
 	}

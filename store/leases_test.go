@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"assay"
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -18,7 +19,7 @@ func TestOneOfManyTakesALease(t *testing.T) {
 	run := seedRun(t, db, 1, 1, "a")
 	var servers []*store.DB
 	for range 4 {
-		s, err := store.Open(ctx, db.Path)
+		s, err := tally.Open(ctx, db.Path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"assay"
 	"assay/internal/pgtest"
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -38,7 +39,7 @@ func TestPageSize(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	fresh := filepath.Join(dir, "fresh.db")
-	db, err := store.Open(ctx, fresh)
+	db, err := tally.Open(ctx, fresh)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestPageSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw.Close()
-	db, err = store.Open(ctx, old)
+	db, err = tally.Open(ctx, old)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestPageSize(t *testing.T) {
 	if got := filePageSize(t, copyPath); got != 8192 {
 		t.Errorf("the backup of a database of 4 KB pages has pages of %d bytes, want 8192", got)
 	}
-	c, err := store.Open(ctx, copyPath)
+	c, err := tally.Open(ctx, copyPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestNewDatabaseOpenedAtOnce(t *testing.T) {
 		var wg sync.WaitGroup
 		for range 6 {
 			wg.Go(func() {
-				db, err := store.Open(ctx, path)
+				db, err := tally.Open(ctx, path)
 				if err == nil {
 					err = db.Close()
 				}

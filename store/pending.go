@@ -29,12 +29,12 @@ type Pending map[TaskKey]map[string][]byte
 func (db *DB) KeepPending(runID int64, k TaskKey, part string, body func() ([]byte, error), then func(error)) {
 	p := &keptPart{task: runTask{runID, k}, then: then}
 	db.keeps.add(p)
-	w := &write{ctx: context.Background(), kept: p, do: func(ctx context.Context, tx writer) error {
+	w := &write{ctx: context.Background(), kept: p, do: func(ctx context.Context, tx Tx) error {
 		data, err := body()
 		if err != nil {
 			return fmt.Errorf("encode pending work: %w", err)
 		}
-		if _, err := tx.exec(ctx, qSavePending, runID, k.SampleRow, k.Condition, k.Repetition, part, string(data)); err != nil {
+		if _, err := tx.ExecPrepared(ctx, qSavePending, runID, k.SampleRow, k.Condition, k.Repetition, part, string(data)); err != nil {
 			return fmt.Errorf("save pending work: %w", err)
 		}
 		return nil

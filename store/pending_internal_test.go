@@ -29,7 +29,7 @@ func TestKeepPendingWritesOrDropsForTheResult(t *testing.T) {
 
 	// Hold the committer, queue a part behind it, then the task's result.
 	held, release := make(chan struct{}), make(chan struct{})
-	go db.commit(ctx, func(context.Context, writer) error { close(held); <-release; return nil })
+	go db.Commit(ctx, func(context.Context, Tx) error { close(held); <-release; return nil })
 	<-held
 	encodedDropped := false
 	db.KeepPending(run.ID, second, "answer", func() ([]byte, error) { encodedDropped = true; return []byte(`{}`), nil },
@@ -82,14 +82,14 @@ func TestKeptPartSurvivesAFailingWriteOfItsBatch(t *testing.T) {
 	part, result := TaskKey{rows[0].ID, "a", 1}, TaskKey{rows[1].ID, "a", 1}
 
 	held, release := make(chan struct{}), make(chan struct{})
-	go db.commit(ctx, func(context.Context, writer) error { close(held); <-release; return nil })
+	go db.Commit(ctx, func(context.Context, Tx) error { close(held); <-release; return nil })
 	<-held
 	kept := make(chan error, 1)
 	db.KeepPending(run.ID, part, "answer", encoded(`{"response":"kept"}`), func(err error) { kept <- err })
 	failed := make(chan error, 1)
 	go func() {
-		failed <- db.commit(ctx, func(ctx context.Context, tx writer) error {
-			if _, err := tx.exec(ctx, qSavePending, run.ID, result.SampleRow, "a", 1, "answer", "{}"); err != nil {
+		failed <- db.Commit(ctx, func(ctx context.Context, tx Tx) error {
+			if _, err := tx.ExecPrepared(ctx, qSavePending, run.ID, result.SampleRow, "a", 1, "answer", "{}"); err != nil {
 				return err
 			}
 			return errors.New("the write failed")

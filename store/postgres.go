@@ -244,3 +244,17 @@ func pgUnwritable(err error) bool {
 	return errors.As(err, &ce) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		strings.Contains(err.Error(), "conn closed")
 }
+
+// OpenRaw opens a database at path as database/sql does, without the
+// store, for tests to read and change rows behind its back: SQLite's
+// driver, or Postgres's taking the store's placeholders.
+func OpenRaw(path string) (*sql.DB, error) {
+	if IsPostgres(path) {
+		cfg, err := pgx.ParseConfig(path)
+		if err != nil {
+			return nil, err
+		}
+		return sql.OpenDB(rebinding{stdlib.GetConnector(*cfg)}), nil
+	}
+	return sql.Open("sqlite", path)
+}

@@ -13,29 +13,33 @@ import (
 // write connection, when the database opens: parsing one again for each
 // result, judgement and score took an eighth of the engine's CPU.
 
-// writer is a write transaction that runs prepared statements.
-type writer struct {
+// Tx is a write transaction that runs prepared statements.
+type Tx struct {
 	*sql.Tx
-	db     *DB
-	bound  map[string]*sql.Stmt // statements bound to Tx so far, by their text
-	totals *batchTotals         // what its results add to their runs' totals, added before it commits
+	db    *DB
+	bound map[string]*sql.Stmt // statements bound to Tx so far, by their text
+	adds  TxTallies            // what its results add to the tallies, written before it commits
 }
 
-func (db *DB) writer(tx *sql.Tx) writer {
-	return writer{tx, db, map[string]*sql.Stmt{}, &batchTotals{}}
+func (db *DB) writer(tx *sql.Tx) Tx {
+	var adds TxTallies = noTallies{}
+	if db.tallies != nil {
+		adds = db.tallies.Begin()
+	}
+	return Tx{tx, db, map[string]*sql.Stmt{}, adds}
 }
 
-// commit adds the transaction's results to their runs' totals and commits.
-func (w writer) commit(ctx context.Context) error {
-	if err := w.flushTotals(ctx); err != nil {
+// commit writes what the transaction's results add to the tallies and commits.
+func (w Tx) commit(ctx context.Context) error {
+	if err := w.adds.Flush(ctx, w); err != nil {
 		return err
 	}
 	return w.Commit()
 }
 
-// stmt returns the statement of that text, prepared once for the database,
+// Prepared returns the statement of that text, prepared once for the database,
 // bound to the transaction once: Tx.StmtContext makes a new one each time.
-func (w writer) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+func (w Tx) Prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	if st, ok := w.bound[query]; ok {
 		return st, nil
 	}
@@ -48,19 +52,19 @@ func (w writer) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	return st, nil
 }
 
-// exec runs a statement in the transaction, prepared once for the database.
-func (w writer) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	st, err := w.stmt(ctx, query)
+// ExecPrepared runs a statement in the transaction, prepared once for the database.
+func (w Tx) ExecPrepared(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := w.Prepared(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	return st.ExecContext(ctx, args...)
 }
 
-// queryText reads one text in the transaction with a query prepared once
+// QueryTextPrepared reads one text in the transaction with a query prepared once
 // for the database; "" when the query finds no row.
-func (w writer) queryText(ctx context.Context, query string, args ...any) (string, error) {
-	st, err := w.stmt(ctx, query)
+func (w Tx) QueryTextPrepared(ctx context.Context, query string, args ...any) (string, error) {
+	st, err := w.Prepared(ctx, query)
 	if err != nil {
 		return "", err
 	}
@@ -76,8 +80,8 @@ func (w writer) queryText(ctx context.Context, query string, args ...any) (strin
 // inserted is false when it inserted none (ON CONFLICT DO NOTHING).
 // Postgres's driver has no LastInsertId: its statement was prepared with
 // RETURNING id (pgReturning).
-func (w writer) insert(ctx context.Context, query string, args ...any) (id int64, inserted bool, err error) {
-	st, err := w.stmt(ctx, query)
+func (w Tx) insert(ctx context.Context, query string, args ...any) (id int64, inserted bool, err error) {
+	st, err := w.Prepared(ctx, query)
 	if err != nil {
 		return 0, false, err
 	}
@@ -133,7 +137,11 @@ func (db *DB) prepared(query string) (*sql.Stmt, error) {
 // prepareWrites prepares the statements of hotWrites.
 func (db *DB) prepareWrites(ctx context.Context) error {
 	db.stmts.m = map[string]*sql.Stmt{}
-	for _, q := range hotWrites {
+	hot := hotWrites
+	if db.tallies != nil {
+		hot = append(hot[:len(hot):len(hot)], db.tallies.Statements()...)
+	}
+	for _, q := range hot {
 		text := q
 		if db.pg {
 			text += pgReturning(q)
@@ -158,4 +166,4 @@ func (db *DB) closeStatements() {
 }
 
 // hotWrites are the statements prepared at Open: those of each task.
-var hotWrites = append([]string{qSavepoint, qRollbackTo, qRelease, qInsertResult, qDeletePending, qInsertJudgement, qSampleSums, qNewSampleSums, qAddSampleSums, qAddSampleScores, qCountResults, qConditionTotals, qAddConditionTotals, qSetConditionTotals, qAddModelTotals, qSavePending}, qInsertScores...)
+var hotWrites = append([]string{qSavepoint, qRollbackTo, qRelease, qInsertResult, qDeletePending, qInsertJudgement, qSavePending}, qInsertScores...)

@@ -10,9 +10,8 @@ import (
 )
 
 // RebuildRun computes again from a run's record — its results, judgements
-// and scores — everything kept from them: the per-sample and per-condition
-// aggregates, the kept report and samples table, and the run's entries in
-// the response index, in one transaction. It returns the run's results.
+// and scores — everything its tallies keep of them, in one transaction
+// (Tallies.Rebuild). It returns the run's results.
 // A run a live process is executing is refused (ECONFLICT): its process
 // keeps its own tallies as it goes.
 func (db *DB) RebuildRun(ctx context.Context, runID int64) (results int, err error) {
@@ -21,7 +20,7 @@ func (db *DB) RebuildRun(ctx context.Context, runID int64) (results int, err err
 	} else if err != nil && !errors.Is(err, assay.ErrNotFound) {
 		return 0, err
 	}
-	tx, err := db.beginWrite(ctx)
+	tx, err := db.BeginWrite(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -32,22 +31,11 @@ func (db *DB) RebuildRun(ctx context.Context, runID int64) (results int, err err
 	} else if err != nil {
 		return 0, fmt.Errorf("rebuild run %d: %w", runID, err)
 	}
-	if err := rebuildAggregates(ctx, tx, runID); err != nil {
-		return 0, err
+	if db.tallies == nil {
+		return 0, fmt.Errorf("rebuild run %d: the database was opened without its tallies", runID)
 	}
-	// The run's entries in the response index, as far as the index has
-	// come; the catch-up adds the rest. Postgres has no such index.
-	for _, q := range []string{
-		`DELETE FROM response_search WHERE rowid IN (SELECT id FROM results WHERE run_id = ?)`,
-		`INSERT INTO response_search (rowid, response) SELECT id, response FROM results
-			WHERE run_id = ? AND response != '' AND id <= (SELECT indexed_through FROM response_search_state)`,
-	} {
-		if db.pg {
-			break
-		}
-		if _, err := tx.ExecContext(ctx, q, runID); err != nil {
-			return 0, fmt.Errorf("rebuild run %d: response index: %w", runID, err)
-		}
+	if err := db.tallies.Rebuild(ctx, tx, runID); err != nil {
+		return 0, err
 	}
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM results WHERE run_id = ?`, runID).Scan(&results); err != nil {
 		return 0, fmt.Errorf("rebuild run %d: %w", runID, err)
@@ -59,7 +47,7 @@ func (db *DB) RebuildRun(ctx context.Context, runID int64) (results int, err err
 // deleted), oldest first.
 func (db *DB) RunIDs(ctx context.Context) ([]int64, error) {
 	var ids []int64
-	err := eachRow(ctx, db.read, `SELECT id FROM runs WHERE status NOT IN `+hiddenRuns+` ORDER BY id`, nil, func(rows *sql.Rows) error {
+	err := EachRow(ctx, db.read, `SELECT id FROM runs WHERE status NOT IN `+hiddenRuns+` ORDER BY id`, nil, func(rows *sql.Rows) error {
 		var id int64
 		err := rows.Scan(&id)
 		ids = append(ids, id)

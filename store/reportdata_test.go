@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"assay"
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -116,19 +117,19 @@ func referenceProgress(t *testing.T, raw *sql.DB, runID int64) []store.Condition
 
 // scoresMatchTheJoin checks ReportData's scores of run against the join, and
 // returns a connection of its own to the database and what ReportData read.
-func scoresMatchTheJoin(t *testing.T, db *store.DB, run *store.Run) (*sql.DB, *store.ReportData) {
+func scoresMatchTheJoin(t *testing.T, db *store.DB, run *store.Run) (*sql.DB, *tally.ReportData) {
 	t.Helper()
 	raw, err := store.OpenRaw(db.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { raw.Close() })
-	got, err := db.ReportData(context.Background(), run.ID)
+	got, err := tally.Of(db).ReportData(context.Background(), run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := referenceScores(t, raw, run.ID)
-	if rows := store.ScoreRows(got.Scores); !reflect.DeepEqual(rows, want) {
+	if rows := tally.ScoreRows(got.Scores); !reflect.DeepEqual(rows, want) {
 		t.Errorf("ReportData has %d scores, the join %d, or their order differs", len(rows), len(want))
 	}
 	return raw, got
@@ -141,8 +142,8 @@ func TestReportDataMatchesTheJoins(t *testing.T) {
 	seedRun(t, db, 3, 2, "other-run") // must not leak into the first
 	raw, got := scoresMatchTheJoin(t, db, run)
 	progress := referenceProgress(t, raw, run.ID)
-	fromProgress, _ := db.RunProgress(ctx, run.ID)
-	cost, _ := db.RunCost(ctx, run.ID)
+	fromProgress, _ := tally.Of(db).RunProgress(ctx, run.ID)
+	cost, _ := tally.Of(db).RunCost(ctx, run.ID)
 	if len(got.Conditions) != len(progress) || !reflect.DeepEqual(fromProgress, got.Conditions) {
 		t.Fatalf("conditions %+v, want %+v, and RunProgress the same", got.Conditions, progress)
 	}
@@ -167,7 +168,7 @@ func TestReportDataMatchesTheJoins(t *testing.T) {
 	if n, err := db.ClearFailedTasks(ctx, run.ID); err != nil || n == 0 {
 		t.Fatalf("cleared %d failed tasks: %v", n, err)
 	}
-	after, err := db.ReportData(ctx, run.ID)
+	after, err := tally.Of(db).ReportData(ctx, run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,9 +177,9 @@ func TestReportDataMatchesTheJoins(t *testing.T) {
 
 // modelsMatchTheCount checks a run's models, as ReportData read them,
 // against its results counted by model and cost source.
-func modelsMatchTheCount(t *testing.T, db *store.DB, raw *sql.DB, runID int64, got []store.ModelUse) {
+func modelsMatchTheCount(t *testing.T, db *store.DB, raw *sql.DB, runID int64, got []tally.ModelUse) {
 	t.Helper()
-	var want []store.ModelUse
+	var want []tally.ModelUse
 	rows, err := raw.Query(`SELECT model, cost_source, count(*) FROM results WHERE run_id = ?
 		GROUP BY model, cost_source ORDER BY model, cost_source`, runID)
 	if err != nil {
@@ -186,7 +187,7 @@ func modelsMatchTheCount(t *testing.T, db *store.DB, raw *sql.DB, runID int64, g
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var m store.ModelUse
+		var m tally.ModelUse
 		if err := rows.Scan(&m.Model, &m.Source, &m.Results); err != nil {
 			t.Fatal(err)
 		}
@@ -287,12 +288,12 @@ func TestReportDataJoinsChunksAJudgeMissedIn(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := db.ReportData(ctx, run.ID)
+	got, err := tally.Of(db).ReportData(ctx, run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	judges := map[string]int{}
-	for _, s := range store.ScoreRows(got.Scores) {
+	for _, s := range tally.ScoreRows(got.Scores) {
 		judges[fmt.Sprint(s.JudgeIndex, s.Judge, s.Value)]++
 	}
 	if want := map[string]int{"0first2": 100, "1second4": n}; !reflect.DeepEqual(judges, want) {
@@ -346,11 +347,11 @@ func TestReportDataOrdersScoresCommittedOutOfOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := db.ReportData(ctx, run.ID)
+	got, err := tally.Of(db).ReportData(ctx, run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := store.ScoreRows(got.Scores)
+	rows := tally.ScoreRows(got.Scores)
 	if len(rows) != len(tasks)*9 {
 		t.Fatalf("%d scores, want %d", len(rows), len(tasks)*9)
 	}

@@ -22,7 +22,7 @@ type TaskKey struct {
 // It is committed with the writes that arrive at the same time (committer.go).
 func (db *DB) SaveResult(ctx context.Context, r *Result) (saved bool, err error) {
 	db.keeps.drop(runTask{r.RunID, TaskKey{r.SampleRow, r.Condition, r.Repetition}})
-	err = db.commit(ctx, func(ctx context.Context, tx writer) error {
+	err = db.Commit(ctx, func(ctx context.Context, tx Tx) error {
 		saved, err = insertNewResult(ctx, tx, db.nowText(), r)
 		return err
 	})
@@ -30,7 +30,7 @@ func (db *DB) SaveResult(ctx context.Context, r *Result) (saved bool, err error)
 }
 
 // insertResult stores a result that must be new, with its judgements.
-func insertResult(ctx context.Context, tx writer, now string, r *Result) error {
+func insertResult(ctx context.Context, tx Tx, now string, r *Result) error {
 	saved, err := insertNewResult(ctx, tx, now, r)
 	if err == nil && !saved {
 		err = fmt.Errorf("result %d/%s/%d: stored twice", r.SampleRow, r.Condition, r.Repetition)
@@ -40,7 +40,7 @@ func insertResult(ctx context.Context, tx writer, now string, r *Result) error {
 
 // insertNewResult stores a result with its judgements, unless its task
 // already has one.
-func insertNewResult(ctx context.Context, tx writer, now string, r *Result) (saved bool, err error) {
+func insertNewResult(ctx context.Context, tx Tx, now string, r *Result) (saved bool, err error) {
 	calls, _ := json.Marshal(nonNilCalls(r.ToolCalls))
 	retries, _ := json.Marshal(nonNil(r.Retries))
 	r.CreatedAt = parseTime(now)
@@ -60,20 +60,20 @@ func insertNewResult(ctx context.Context, tx writer, now string, r *Result) (sav
 			return false, err
 		}
 	}
-	if err := addAggregates(ctx, tx, r); err != nil {
+	if err := tx.adds.Stored(ctx, tx, r); err != nil {
 		return false, err
 	}
-	if _, err := tx.exec(ctx, qDeletePending,
+	if _, err := tx.ExecPrepared(ctx, qDeletePending,
 		r.RunID, r.SampleRow, r.Condition, r.Repetition); err != nil {
 		return false, fmt.Errorf("insert result: %w", err)
 	}
 	return true, nil
 }
 
-func insertJudgement(ctx context.Context, tx writer, r *Result, j *Judgement) error {
+func insertJudgement(ctx context.Context, tx Tx, r *Result, j *Judgement) error {
 	claims, _ := json.Marshal(nonNil(j.UnverifiedClaims))
 	id, _, err := tx.insert(ctx, qInsertJudgement,
-		r.ID, r.RunID, j.Evaluator, judgeSlot(j.JudgeIndex, j.JudgeRepetition), j.Judge, j.Seed, j.Error, kindOf(j.Error, j.ErrorKind), max(j.Attempts, 1),
+		r.ID, r.RunID, j.Evaluator, JudgeSlot(j.JudgeIndex, j.JudgeRepetition), j.Judge, j.Seed, j.Error, kindOf(j.Error, j.ErrorKind), max(j.Attempts, 1),
 		j.Raw, j.Detail, string(claims), j.TokensIn, j.TokensOut, j.CacheReadTokens, j.CacheWriteTokens, j.CostUSD, j.LatencyMS, j.BatchedCalls)
 	if err != nil {
 		return fmt.Errorf("insert judgement %s: %w", j.Evaluator, err)
@@ -97,7 +97,7 @@ func insertJudgement(ctx context.Context, tx writer, r *Result, j *Judgement) er
 // Returning each id cost a query's rows and a map. Postgres's ids come
 // from a sequence that other servers draw from at once: it returns them,
 // by metric (a judgement's metrics are apart).
-func insertScores(ctx context.Context, tx writer, r *Result, judgement int64, scores []Score) error {
+func insertScores(ctx context.Context, tx Tx, r *Result, judgement int64, scores []Score) error {
 	args := make([]any, 0, 6*len(scores))
 	for i := range scores {
 		s := &scores[i]
@@ -106,7 +106,7 @@ func insertScores(ctx context.Context, tx writer, r *Result, judgement int64, sc
 	if tx.db.pg {
 		return insertScoresReturning(ctx, tx, scores, args)
 	}
-	res, err := tx.exec(ctx, qInsertScores[len(scores)-1], args...)
+	res, err := tx.ExecPrepared(ctx, qInsertScores[len(scores)-1], args...)
 	if err != nil {
 		return fmt.Errorf("insert scores: %w", err)
 	}
@@ -120,8 +120,8 @@ func insertScores(ctx context.Context, tx writer, r *Result, judgement int64, sc
 	return nil
 }
 
-func insertScoresReturning(ctx context.Context, tx writer, scores []Score, args []any) error {
-	st, err := tx.stmt(ctx, qInsertScores[len(scores)-1])
+func insertScoresReturning(ctx context.Context, tx Tx, scores []Score, args []any) error {
+	st, err := tx.Prepared(ctx, qInsertScores[len(scores)-1])
 	if err != nil {
 		return fmt.Errorf("insert scores: %w", err)
 	}
@@ -233,14 +233,14 @@ func (db *DB) queryResults(ctx context.Context, lean bool, where string, args ..
 		var retries, calls, created string
 		var err error
 		if lean {
-			err = rows.Scan(int64Col{&r.ID}, int64Col{&r.RunID}, int64Col{&r.SampleRow}, &r.Condition, intCol{&r.Repetition},
-				&r.Error, textCol[ErrorKind]{&r.ErrorKind}, intCol{&r.TokensIn}, intCol{&r.TokensOut}, floatCol{&r.CostUSD},
-				int64Col{&r.LatencyMS}, intCol{&r.Attempts}, &calls, &r.Model)
+			err = rows.Scan(Int64Col{&r.ID}, Int64Col{&r.RunID}, Int64Col{&r.SampleRow}, &r.Condition, IntCol{&r.Repetition},
+				&r.Error, textCol[ErrorKind]{&r.ErrorKind}, IntCol{&r.TokensIn}, IntCol{&r.TokensOut}, floatCol{&r.CostUSD},
+				Int64Col{&r.LatencyMS}, IntCol{&r.Attempts}, &calls, &r.Model)
 		} else {
-			err = rows.Scan(int64Col{&r.ID}, int64Col{&r.RunID}, int64Col{&r.SampleRow}, &r.Condition, intCol{&r.Repetition},
-				&r.Response, &r.Error, textCol[ErrorKind]{&r.ErrorKind}, intCol{&r.TokensIn}, intCol{&r.TokensOut},
-				intCol{&r.CacheReadTokens}, intCol{&r.CacheWriteTokens}, floatCol{&r.CostUSD}, textCol[CostSource]{&r.CostSource},
-				&r.Model, int64Col{&r.LatencyMS}, intCol{&r.Attempts}, &retries, &calls, &created, intCol{&r.Turns}, intCol{&r.BatchedCalls})
+			err = rows.Scan(Int64Col{&r.ID}, Int64Col{&r.RunID}, Int64Col{&r.SampleRow}, &r.Condition, IntCol{&r.Repetition},
+				&r.Response, &r.Error, textCol[ErrorKind]{&r.ErrorKind}, IntCol{&r.TokensIn}, IntCol{&r.TokensOut},
+				IntCol{&r.CacheReadTokens}, IntCol{&r.CacheWriteTokens}, floatCol{&r.CostUSD}, textCol[CostSource]{&r.CostSource},
+				&r.Model, Int64Col{&r.LatencyMS}, IntCol{&r.Attempts}, &retries, &calls, &created, IntCol{&r.Turns}, IntCol{&r.BatchedCalls})
 			decodeList(retries, &r.Retries)
 			r.CreatedAt = parseTime(created)
 		}
@@ -273,19 +273,19 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 	if lean {
 		columns = `j.id, j.result_id, j.evaluator, j.judge_repetition, j.judge, j.error, j.error_kind, j.unverified_claims`
 	}
-	err := eachRow(ctx, db.read, `SELECT `+columns+` FROM judgements j JOIN results r ON r.id = j.result_id `+where, args, func(rows *sql.Rows) error {
+	err := EachRow(ctx, db.read, `SELECT `+columns+` FROM judgements j JOIN results r ON r.id = j.result_id `+where, args, func(rows *sql.Rows) error {
 		var j Judgement
 		var resultID int64
 		var claims string
 		var seed sql.NullInt64
 		var err error
 		if lean {
-			err = rows.Scan(int64Col{&j.ID}, int64Col{&resultID}, &j.Evaluator, intCol{&j.JudgeRepetition}, &j.Judge, &j.Error,
+			err = rows.Scan(Int64Col{&j.ID}, Int64Col{&resultID}, &j.Evaluator, IntCol{&j.JudgeRepetition}, &j.Judge, &j.Error,
 				textCol[ErrorKind]{&j.ErrorKind}, &claims)
 		} else {
-			err = rows.Scan(int64Col{&j.ID}, int64Col{&resultID}, &j.Evaluator, intCol{&j.JudgeRepetition}, &j.Judge, &j.Error,
-				textCol[ErrorKind]{&j.ErrorKind}, &claims, &seed, intCol{&j.Attempts}, &j.Raw, &j.Detail, intCol{&j.TokensIn},
-				intCol{&j.TokensOut}, floatCol{&j.CostUSD}, int64Col{&j.LatencyMS}, intCol{&j.CacheReadTokens}, intCol{&j.CacheWriteTokens}, intCol{&j.BatchedCalls})
+			err = rows.Scan(Int64Col{&j.ID}, Int64Col{&resultID}, &j.Evaluator, IntCol{&j.JudgeRepetition}, &j.Judge, &j.Error,
+				textCol[ErrorKind]{&j.ErrorKind}, &claims, &seed, IntCol{&j.Attempts}, &j.Raw, &j.Detail, IntCol{&j.TokensIn},
+				IntCol{&j.TokensOut}, floatCol{&j.CostUSD}, Int64Col{&j.LatencyMS}, IntCol{&j.CacheReadTokens}, IntCol{&j.CacheWriteTokens}, IntCol{&j.BatchedCalls})
 		}
 		if err != nil {
 			return err
@@ -294,7 +294,7 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 		if !ok {
 			return nil
 		}
-		j.JudgeIndex, j.JudgeRepetition = fromSlot(j.JudgeRepetition)
+		j.JudgeIndex, j.JudgeRepetition = FromSlot(j.JudgeRepetition)
 		if seed.Valid {
 			v := int(seed.Int64)
 			j.Seed = &v
@@ -307,11 +307,11 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 	if err != nil {
 		return fmt.Errorf("judgements: %w", err)
 	}
-	err = eachRow(ctx, db.read, `SELECT s.id, s.judgement_id, s.metric, s.value, s.reasoning
+	err = EachRow(ctx, db.read, `SELECT s.id, s.judgement_id, s.metric, s.value, s.reasoning
 		FROM scores s JOIN judgements j ON j.id = s.judgement_id JOIN results r ON r.id = j.result_id `+where, args, func(rows *sql.Rows) error {
 		var s Score
 		var judgementID int64
-		if err := rows.Scan(int64Col{&s.ID}, int64Col{&judgementID}, &s.Metric, floatCol{&s.Value}, &s.Reasoning); err != nil {
+		if err := rows.Scan(Int64Col{&s.ID}, Int64Col{&judgementID}, &s.Metric, floatCol{&s.Value}, &s.Reasoning); err != nil {
 			return err
 		}
 		if at, ok := places[judgementID]; ok {
@@ -367,10 +367,10 @@ func nonNilCalls(c []ToolCall) []ToolCall {
 // judge_repetition column, which holds place × judgeSlots + repetition.
 const judgeSlots = 1000
 
-func judgeSlot(index, rep int) int { return index*judgeSlots + rep }
+func JudgeSlot(index, rep int) int { return index*judgeSlots + rep }
 
-// fromSlot reads a judge_repetition column: the panel place and the repetition.
-func fromSlot(slot int) (index, rep int) { return slot / judgeSlots, slot % judgeSlots }
+// FromSlot reads a judge_repetition column: the panel place and the repetition.
+func FromSlot(slot int) (index, rep int) { return slot / judgeSlots, slot % judgeSlots }
 
 const qInsertResult = `INSERT INTO results (run_id, sample_id, condition, repetition, response, error,
 		error_kind, tokens_in, tokens_out, cache_read_tokens, cache_write_tokens, cost_usd, cost_source, model,

@@ -62,7 +62,7 @@ func (db *DB) ScoreInfo(ctx context.Context, runID, scoreID int64) (*ScoreInfo, 
 	} else if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
 	}
-	_, s.JudgeRepetition = fromSlot(s.JudgeRepetition)
+	_, s.JudgeRepetition = FromSlot(s.JudgeRepetition)
 	return &s, nil
 }
 

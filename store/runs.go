@@ -1,7 +1,6 @@
 package store
 
 import (
-	"assay/config"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"assay"
+	"assay/config"
 )
 
 // RunSummary is a run with its progress, for lists.
@@ -35,7 +35,7 @@ func (db *DB) CreateRun(ctx context.Context, r *Run) error {
 // transaction (when h is not nil): no other process can start the run
 // between its creation and its start by its creator.
 func (db *DB) CreateLeasedRun(ctx context.Context, r *Run, h *Holder, ttl time.Duration) error {
-	tx, err := db.beginWrite(ctx)
+	tx, err := db.BeginWrite(ctx)
 	if err != nil {
 		return err
 	}
@@ -242,7 +242,7 @@ type RunText struct {
 // row by row (a second at 30,000 runs of 20 conditions).
 func (db *DB) RunTexts(ctx context.Context) ([]RunText, error) {
 	var out []RunText
-	err := eachRow(ctx, db.read, `SELECT r.id, r.name, r.note, d.name, r.tags,
+	err := EachRow(ctx, db.read, `SELECT r.id, r.name, r.note, d.name, r.tags,
 			coalesce((SELECT group_concat(name, char(31)) FROM run_conditions WHERE run_id = r.id), '')
 		FROM runs r JOIN datasets d ON d.id = r.dataset_id
 		WHERE r.status NOT IN `+hiddenRuns+` ORDER BY r.id DESC`, nil, func(rows *sql.Rows) error {
@@ -321,7 +321,7 @@ func (db *DB) NameConditions(ctx context.Context, list []RunSummary) error {
 // in order, by run.
 func (db *DB) ConditionNames(ctx context.Context, low, high int64) (map[int64][]string, error) {
 	out := map[int64][]string{}
-	err := eachRow(ctx, db.read, `SELECT run_id, name FROM run_conditions WHERE run_id BETWEEN ? AND ? ORDER BY run_id, position`,
+	err := EachRow(ctx, db.read, `SELECT run_id, name FROM run_conditions WHERE run_id BETWEEN ? AND ? ORDER BY run_id, position`,
 		[]any{low, high}, func(rows *sql.Rows) error {
 			var id int64
 			var name string

@@ -56,7 +56,7 @@ func (db *DB) RunStopOf(ctx context.Context, runID int64) (*RunStop, error) {
 // is pending again, and its rule no longer stops it. A run that did not
 // stop early is a conflict.
 func (db *DB) ExtendRun(ctx context.Context, runID int64) error {
-	tx, err := db.beginWrite(ctx)
+	tx, err := db.BeginWrite(ctx)
 	if err != nil {
 		return err
 	}

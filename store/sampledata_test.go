@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"assay"
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -64,12 +65,12 @@ func TestSampleStatsFoldsRepetitions(t *testing.T) {
 		exact := store.Judgement{Evaluator: "exact_match", Error: "no letter", Scores: []store.Score{}}
 		return &store.Result{Response: "r", Judgements: []store.Judgement{j, exact}}
 	})
-	st, err := db.SampleStats(context.Background(), run.ID)
+	st, err := tally.Of(db).SampleStats(context.Background(), run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []store.MetricName{{Evaluator: "rubric", Metric: "completeness"}, {Evaluator: "rubric", Metric: "factual_adherence"}}
-	got := slices.SortedFunc(slices.Values(st.Metrics), func(a, b store.MetricName) int { return strings.Compare(a.Metric, b.Metric) })
+	want := []tally.MetricName{{Evaluator: "rubric", Metric: "completeness"}, {Evaluator: "rubric", Metric: "factual_adherence"}}
+	got := slices.SortedFunc(slices.Values(st.Metrics), func(a, b tally.MetricName) int { return strings.Compare(a.Metric, b.Metric) })
 	if !slices.Equal(got, want) {
 		t.Errorf("metrics %v, want %v", st.Metrics, want)
 	}
@@ -84,7 +85,7 @@ func TestSampleStatsFoldsRepetitions(t *testing.T) {
 	if s1b.SampleRow != samples[0].ID || s1b.Results != 2 || s1b.Claims != 2 || s1b.JudgeErrors != 2 || s1b.Errors != 0 {
 		t.Errorf("s1/b: %+v", s1b)
 	}
-	i := slices.IndexFunc(s1b.Metrics, func(m store.MetricSums) bool { return m.Metric == "factual_adherence" })
+	i := slices.IndexFunc(s1b.Metrics, func(m tally.MetricSums) bool { return m.Metric == "factual_adherence" })
 	if fa := s1b.Metrics[max(i, 0)]; i < 0 || fa.N != 2 || fa.Sum != 6 || fa.SumSq != 20 {
 		t.Errorf("factual adherence over 2 and 4: %+v, want n 2, sum 6, sum of squares 20", fa)
 	}
@@ -106,11 +107,11 @@ func TestSampleStatsListsEveryRowsMetricsInTheRunsOrder(t *testing.T) {
 		}
 		return &store.Result{Response: "r", Judgements: []store.Judgement{{Evaluator: "rubric", Scores: both}}}
 	})
-	st, err := db.SampleStats(context.Background(), run.ID)
+	st, err := tally.Of(db).SampleStats(context.Background(), run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []store.MetricName{{Evaluator: "rubric", Metric: "x"}, {Evaluator: "rubric", Metric: "y"}}; !slices.Equal(st.Metrics, want) {
+	if want := []tally.MetricName{{Evaluator: "rubric", Metric: "x"}, {Evaluator: "rubric", Metric: "y"}}; !slices.Equal(st.Metrics, want) {
 		t.Fatalf("metrics %v, want %v", st.Metrics, want)
 	}
 	for _, r := range st.Rows {
@@ -139,15 +140,15 @@ func TestSearchSamplesIsLiteral(t *testing.T) {
 	for _, tc := range []struct {
 		text      string
 		samples   []int64
-		responses []store.SampleKey
+		responses []tally.SampleKey
 	}{
 		{"0%", []int64{samples[0].ID}, nil},
 		{"s_o", nil, nil}, // _ is a character, not a wildcard: "yes_no" does not match
-		{"_", []int64{samples[0].ID}, []store.SampleKey{{SampleRow: samples[2].ID, Condition: "a"}}},
-		{"surely", nil, []store.SampleKey{{SampleRow: samples[2].ID, Condition: "a"}}},
+		{"_", []int64{samples[0].ID}, []tally.SampleKey{{SampleRow: samples[2].ID, Condition: "a"}}},
+		{"surely", nil, []tally.SampleKey{{SampleRow: samples[2].ID, Condition: "a"}}},
 		{"PLAIN", []int64{samples[2].ID}, nil},
 	} {
-		m, err := db.SearchSamples(context.Background(), run.ID, run.DatasetID, tc.text)
+		m, err := tally.Of(db).SearchSamples(context.Background(), run.ID, run.DatasetID, tc.text)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +229,7 @@ func TestSampleStatsAndReportScoresOverManyChunks(t *testing.T) {
 			}
 		}
 	}
-	st, err := db.SampleStats(ctx, run.ID)
+	st, err := tally.Of(db).SampleStats(ctx, run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +246,7 @@ func TestSampleStatsAndReportScoresOverManyChunks(t *testing.T) {
 			t.Errorf("sample %d under %s: %+v, want one result, %d claims, one score of %g", ordinal, cond, r, ordinal%3, v)
 		}
 	}
-	data, err := db.ReportData(ctx, run.ID)
+	data, err := tally.Of(db).ReportData(ctx, run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

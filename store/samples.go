@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"strings"
 
 	"assay"
 )
@@ -71,7 +72,7 @@ type SampleRef struct {
 // before a run's first call.
 func (db *DB) SampleRefs(ctx context.Context, datasetID int64) ([]SampleRef, error) {
 	var out []SampleRef
-	err := eachRow(ctx, db.read, `SELECT id, ordinal FROM samples WHERE dataset_id = ? ORDER BY ordinal`,
+	err := EachRow(ctx, db.read, `SELECT id, ordinal FROM samples WHERE dataset_id = ? ORDER BY ordinal`,
 		[]any{datasetID}, func(rows *sql.Rows) error {
 			var r SampleRef
 			err := rows.Scan(&r.ID, &r.Ordinal)
@@ -99,7 +100,7 @@ func (db *DB) SamplesBetween(ctx context.Context, datasetID int64, from, to int)
 // ordinals are from to to, in file order, one at a time: an estimate of a
 // run over 100,000 questions held them all at once.
 func (db *DB) EachSampleBetween(ctx context.Context, datasetID int64, from, to int, f func(*Sample) error) error {
-	err := eachRow(ctx, db.read, `SELECT `+sampleColumns+` FROM samples s
+	err := EachRow(ctx, db.read, `SELECT `+sampleColumns+` FROM samples s
 		WHERE s.dataset_id = ? AND s.ordinal BETWEEN ? AND ? ORDER BY s.ordinal`, []any{datasetID, from, to},
 		func(rows *sql.Rows) error {
 			s, err := scanSample(rows)
@@ -123,7 +124,7 @@ func (db *DB) SamplesAt(ctx context.Context, datasetID int64, ordinals []int) ([
 		return nil, err
 	}
 	var out []Sample
-	err = eachRow(ctx, db.read, `SELECT `+sampleColumns+` FROM samples s
+	err = EachRow(ctx, db.read, `SELECT `+sampleColumns+` FROM samples s
 		WHERE s.dataset_id = ? AND s.ordinal IN (SELECT value FROM json_each(?)) ORDER BY s.ordinal`, []any{datasetID, string(list)},
 		func(rows *sql.Rows) error {
 			s, err := scanSample(rows)
@@ -144,7 +145,7 @@ func (db *DB) SamplesAt(ctx context.Context, datasetID int64, ordinals []int) ([
 // a window at a time.
 func (db *DB) SamplesFromRow(ctx context.Context, datasetID, row int64, n int) ([]Sample, error) {
 	var out []Sample
-	err := eachRow(ctx, db.read, `SELECT `+sampleColumns+` FROM samples s WHERE s.id >= ? AND +s.dataset_id = ? ORDER BY s.id LIMIT ?`,
+	err := EachRow(ctx, db.read, `SELECT `+sampleColumns+` FROM samples s WHERE s.id >= ? AND +s.dataset_id = ? ORDER BY s.id LIMIT ?`,
 		[]any{row, datasetID, n}, func(rows *sql.Rows) error {
 			s, err := scanSample(rows)
 			if err == nil {
@@ -178,4 +179,51 @@ func (db *DB) AllSamples(ctx context.Context, datasetID int64, err *error) iter.
 // Sample returns one sample by its row id.
 func (db *DB) Sample(ctx context.Context, id int64) (*Sample, error) {
 	return scanSample(db.read.QueryRowContext(ctx, `SELECT `+sampleColumns+` FROM samples s WHERE s.id = ?`, id))
+}
+
+// SampleHead is the beginning of a sample's texts, for tables.
+type SampleHead struct {
+	Input     string
+	Reference string
+}
+
+// SampleHeads returns the first n characters (n+1 when there are more) of the
+// input and reference of the samples with the given row ids.
+func (db *DB) SampleHeads(ctx context.Context, ids []int64, n int) (map[int64]SampleHead, error) {
+	out := make(map[int64]SampleHead, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := []any{n + 1}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT id, substr(input, 1, ?1), substr(reference, 1, ?1) FROM samples
+		WHERE id IN (`+strings.Repeat("?, ", len(ids)-1)+`?)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sample heads: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var h SampleHead
+		if err := rows.Scan(&id, &h.Input, &h.Reference); err != nil {
+			return nil, fmt.Errorf("sample heads: %w", err)
+		}
+		out[id] = h
+	}
+	return out, rows.Err()
+}
+
+// SampleNeighbours returns the row ids of the samples before and after the
+// one at ordinal in a dataset's order; 0 where there is none.
+func (db *DB) SampleNeighbours(ctx context.Context, datasetID int64, ordinal int) (prev, next int64, err error) {
+	err = db.read.QueryRowContext(ctx, `SELECT
+		coalesce((SELECT id FROM samples WHERE dataset_id = ?1 AND ordinal < ?2 ORDER BY ordinal DESC LIMIT 1), 0),
+		coalesce((SELECT id FROM samples WHERE dataset_id = ?1 AND ordinal > ?2 ORDER BY ordinal LIMIT 1), 0)`,
+		datasetID, ordinal).Scan(&prev, &next)
+	if err != nil {
+		return 0, 0, fmt.Errorf("sample neighbours: %w", err)
+	}
+	return prev, next, nil
 }

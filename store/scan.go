@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"strconv"
 )
@@ -11,21 +13,21 @@ import (
 // rows (the samples table, the report, exports) take the driver's value as
 // it is through these.
 
-// intCol scans an INTEGER column into an int.
-type intCol struct{ p *int }
+// IntCol scans an INTEGER column into an int.
+type IntCol struct{ P *int }
 
-func (c intCol) Scan(src any) error {
+func (c IntCol) Scan(src any) error {
 	n, err := int64Of(src)
-	*c.p = int(n)
+	*c.P = int(n)
 	return err
 }
 
-// int64Col scans an INTEGER column into an int64.
-type int64Col struct{ p *int64 }
+// Int64Col scans an INTEGER column into an int64.
+type Int64Col struct{ P *int64 }
 
-func (c int64Col) Scan(src any) error {
+func (c Int64Col) Scan(src any) error {
 	n, err := int64Of(src)
-	*c.p = n
+	*c.P = n
 	return err
 }
 
@@ -80,4 +82,19 @@ func (c textCol[T]) Scan(src any) error {
 		return nil
 	}
 	return fmt.Errorf("converting %T to text", src)
+}
+
+// EachRow runs a query and calls f for each row.
+func EachRow(ctx context.Context, q Querier, query string, args []any, f func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := f(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }

@@ -1,9 +1,10 @@
 package store
 
 import (
-	"assay/internal/pgtest"
 	"context"
 	"testing"
+
+	"assay/internal/pgtest"
 )
 
 // The scanners read what database/sql's own scan into an int, an int64 or
@@ -18,7 +19,7 @@ func TestColumnScannersReadAsDatabaseSQL(t *testing.T) {
 	var i, i2 int
 	var n int64
 	var f, f2, f3 float64
-	if err := db.read.QueryRow(q).Scan(intCol{&i}, int64Col{&n}, floatCol{&f}, intCol{&i2}, floatCol{&f2}, floatCol{&f3}); err != nil {
+	if err := db.read.QueryRow(q).Scan(IntCol{&i}, Int64Col{&n}, floatCol{&f}, IntCol{&i2}, floatCol{&f2}, floatCol{&f3}); err != nil {
 		t.Fatal(err)
 	}
 	var wi, wi2 int
@@ -34,10 +35,10 @@ func TestColumnScannersReadAsDatabaseSQL(t *testing.T) {
 	if err := db.read.QueryRow(`SELECT 'timeout'`).Scan(textCol[ErrorKind]{&kind}); err != nil || kind != ErrorTimeout {
 		t.Errorf("error kind %q, %v", kind, err)
 	}
-	if err := db.read.QueryRow(`SELECT NULL`).Scan(intCol{&i}); err == nil {
+	if err := db.read.QueryRow(`SELECT NULL`).Scan(IntCol{&i}); err == nil {
 		t.Error("NULL scanned into an int")
 	}
-	if err := db.read.QueryRow(`SELECT 'x'`).Scan(int64Col{&n}); err == nil {
+	if err := db.read.QueryRow(`SELECT 'x'`).Scan(Int64Col{&n}); err == nil {
 		t.Error("text that is no number scanned into an int64")
 	}
 }

@@ -12,12 +12,13 @@ import (
 
 	"assay"
 	"assay/internal/pgtest"
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
 func openTestDB(t testing.TB) *store.DB {
 	t.Helper()
-	db, err := store.Open(context.Background(), pgtest.Database(t))
+	db, err := tally.Open(context.Background(), pgtest.Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,13 +28,13 @@ func openTestDB(t testing.TB) *store.DB {
 
 // countedPairs is what the samples table counts of a run: each sample and
 // condition with its results.
-func countedPairs(t testing.TB, db *store.DB, runID int64) []store.SampleCounts {
+func countedPairs(t testing.TB, db *store.DB, runID int64) []tally.SampleCounts {
 	t.Helper()
-	st, err := db.SampleStats(context.Background(), runID)
+	st, err := tally.Of(db).SampleStats(context.Background(), runID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := make([]store.SampleCounts, len(st.Rows))
+	out := make([]tally.SampleCounts, len(st.Rows))
 	for i, r := range st.Rows {
 		out[i] = r.SampleCounts
 	}
@@ -167,7 +168,7 @@ func TestConditionValidation(t *testing.T) {
 func TestReopenKeepsDataAndMigratesOnce(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "assay.db")
-	db, err := store.Open(ctx, path)
+	db, err := tally.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestReopenKeepsDataAndMigratesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	db, err = store.Open(ctx, path)
+	db, err = tally.Open(ctx, path)
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}

@@ -189,7 +189,7 @@ func (db *DB) HasTokens(ctx context.Context) (bool, error) {
 
 // RevokeToken revokes name's active token and ends its sessions.
 func (db *DB) RevokeToken(ctx context.Context, name string) error {
-	tx, err := db.beginWrite(ctx)
+	tx, err := db.BeginWrite(ctx)
 	if err != nil {
 		return err
 	}

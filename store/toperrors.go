@@ -17,15 +17,15 @@ type ErrorCount struct {
 // TopErrors returns each condition's most common error messages, at most n
 // of the agent's and n of the judges', each most frequent first.
 func (db *DB) TopErrors(ctx context.Context, runID int64, n int) (map[string][]ErrorCount, error) {
-	tx, err := db.beginRead(ctx)
+	tx, err := db.BeginRead(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	return topErrors(ctx, tx, runID, n)
+	return TopErrorsIn(ctx, tx, runID, n)
 }
 
-func topErrors(ctx context.Context, tx querier, runID int64, n int) (map[string][]ErrorCount, error) {
+func TopErrorsIn(ctx context.Context, tx Querier, runID int64, n int) (map[string][]ErrorCount, error) {
 	out := map[string][]ErrorCount{}
 	queries := []struct {
 		judge bool

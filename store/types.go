@@ -1,14 +1,17 @@
 // Package store is assay's record, in SQLite or Postgres: datasets,
 // samples, conditions, runs, results, judgements, scores, reviews, tokens,
-// sessions and leases, and the tallies kept in step with them.
+// sessions and leases — what happened, one transaction per write. What is
+// derived from it is not the store's: a database opened with its tallies
+// (OpenWith; readmodel/tally) has them kept in step inside the
+// transactions that write the record, through one hook (Tallies).
 package store
 
 import (
-	"assay/config"
 	"encoding/json"
 	"time"
 
 	"assay"
+	"assay/config"
 )
 
 // Dataset is an uploaded file of samples, identified by the SHA-256 of its bytes.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"assay/internal/pgtest"
+	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 	"assay/web"
@@ -40,7 +41,7 @@ func TestFullDiskPausesTheRun(t *testing.T) {
 	id := f.launch(form)
 	ctx := context.Background()
 	done := func() int {
-		p, _ := f.db.RunProgress(ctx, id)
+		p, _ := tally.Of(f.db).RunProgress(ctx, id)
 		if len(p) == 0 {
 			return 0
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"assay/internal/pgtest"
+	"assay/readmodel/tally"
 	"assay/store"
 	"assay/web"
 )
@@ -30,7 +31,7 @@ type browser struct {
 // openDB opens a new database file that the test closes at its end.
 func openDB(t *testing.T) *store.DB {
 	t.Helper()
-	db, err := store.Open(context.Background(), pgtest.Database(t))
+	db, err := tally.Open(context.Background(), pgtest.Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -71,7 +72,7 @@ func waitResults(t *testing.T, db *store.DB, id int64, n int) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		got, err := db.ResultsVersion(context.Background(), id)
+		got, err := tally.Of(db).ResultsVersion(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}

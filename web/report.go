@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"assay/readmodel"
+	"assay/readmodel/tally"
 	"assay/report"
 	"assay/store"
 	"assay/templates"
@@ -142,7 +143,7 @@ func (s *Server) reportOwner(c echo.Context, sc *readmodel.Scope, query string) 
 		o.CanEdit = true
 	}
 	if u := userOf(c); u != nil && u.Role == store.RoleOwner && sc.Run.Status.Finished() {
-		v, err := s.db.ResultsVersion(ctx, sc.Run.ID)
+		v, err := tally.Of(s.db).ResultsVersion(ctx, sc.Run.ID)
 		if err != nil {
 			return o, err
 		}

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"assay/internal/pgtest"
+	"assay/readmodel/tally"
 	"assay/store"
 	"assay/web"
 )
@@ -300,7 +301,7 @@ func buildRunOf(b testing.TB, benchSamples, judgeReps int, searches ...string) (
 	b.Helper()
 	start := time.Now()
 	path := filepath.Join(b.TempDir(), "assay.db")
-	db, err := store.Open(context.Background(), path)
+	db, err := tally.Open(context.Background(), path)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -323,7 +324,7 @@ func buildRunOf(b testing.TB, benchSamples, judgeReps int, searches ...string) (
 		b.Fatal(err)
 	}
 	// What the store keeps as each result commits, computed at once.
-	if err := db.RebuildAggregates(context.Background(), sr.Run.ID); err != nil {
+	if err := tally.Of(db).RebuildAggregates(context.Background(), sr.Run.ID); err != nil {
 		b.Fatal(err)
 	}
 	built := time.Since(start)
@@ -350,7 +351,7 @@ func buildRunOf(b testing.TB, benchSamples, judgeReps int, searches ...string) (
 	// What a server does in the background once a search meets the results
 	// the response index lacks.
 	start = time.Now()
-	if _, err := db.IndexResponses(context.Background()); err != nil {
+	if _, err := tally.Of(db).IndexResponses(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 	fmt.Printf("built %d results and %d scores in %s; the response index caught up in %s\n", benchSamples*benchConditions*benchReps,
@@ -362,7 +363,7 @@ func buildRunOf(b testing.TB, benchSamples, judgeReps int, searches ...string) (
 // one and returns it, for the benchmarks' figures against Postgres.
 func onPostgres(b testing.TB, db *store.DB) *store.DB {
 	b.Helper()
-	pg, err := store.Open(context.Background(), pgtest.DSN(b))
+	pg, err := tally.Open(context.Background(), pgtest.DSN(b))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"assay"
 	"assay/readmodel"
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -47,7 +48,7 @@ func TestVerdictsKeptAreThoseStored(t *testing.T) {
 		}
 		n := 0
 		for _, r := range rows {
-			if held.Index().Overridden(store.SampleKey{SampleRow: r.ID, Condition: "a"}) {
+			if held.Index().Overridden(tally.SampleKey{SampleRow: r.ID, Condition: "a"}) {
 				n++
 			}
 		}

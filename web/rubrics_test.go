@@ -13,6 +13,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"assay/config"
+	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -173,7 +174,7 @@ func TestRubricsAPI(t *testing.T) {
 		"execution":  map[string]any{"num_repetitions": 1},
 		"evaluators": []any{map[string]any{"judge": "runbook"}}}
 	id := f.launchRun(ds, []string{"baseline"}, run)
-	data, err := f.db.ReportData(context.Background(), id)
+	data, err := tally.Of(f.db).ReportData(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}

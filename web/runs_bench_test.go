@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"assay/store"
+	"assay/readmodel/tally"
 	"assay/web"
 )
 
@@ -18,7 +18,7 @@ import (
 // page of fifty.
 func BenchmarkRunsList(b *testing.B) {
 	const runs = 10000
-	db, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "assay.db"))
+	db, err := tally.Open(context.Background(), filepath.Join(b.TempDir(), "assay.db"))
 	if err != nil {
 		b.Fatal(err)
 	}

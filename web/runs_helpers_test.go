@@ -17,6 +17,7 @@ import (
 
 	"assay"
 	"assay/internal/pgtest"
+	"assay/readmodel/tally"
 	"assay/runner"
 	"assay/runner/llm/llmtest"
 	"assay/store"
@@ -40,7 +41,7 @@ func newRunServer(t *testing.T, h llmtest.Handler, options ...func(*web.Config))
 // newRunServerOn is newRunServer with a fake model server of the test's.
 func newRunServerOn(t *testing.T, fake *llmtest.Server, options ...func(*web.Config)) *runFixture {
 	t.Helper()
-	db, err := store.Open(context.Background(), pgtest.Database(t))
+	db, err := tally.Open(context.Background(), pgtest.Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"assay/readmodel"
+	"assay/readmodel/tally"
 	"assay/report"
-	"assay/store"
 )
 
 // sampleFilter is the samples table's filter, sort and page. It lives in the
@@ -108,7 +108,7 @@ func reviewFilter(s string) string {
 }
 
 // keepReviewed reports whether a row passes the filter's review part.
-func (f sampleFilter) keepReviewed(k store.SampleKey, x *readmodel.ReviewIndex) bool {
+func (f sampleFilter) keepReviewed(k tally.SampleKey, x *readmodel.ReviewIndex) bool {
 	if x == nil {
 		return true
 	}
@@ -154,12 +154,12 @@ func metricIndex(metrics []report.Metric, key string) int {
 // keeper returns whether a row passes the filter, its thresholds read
 // once for every row. metricAt is f.metricAt of the table's metrics;
 // matches is the text search's result, nil when there is no search.
-func (f sampleFilter) keeper(metricAt int, matches *store.SampleMatches) func(r *report.SampleRow) bool {
+func (f sampleFilter) keeper(metricAt int, matches *tally.SampleMatches) func(r *report.SampleRow) bool {
 	below, spread := threshold(f.Below), threshold(f.Spread)
 	return func(r *report.SampleRow) bool { return f.keep(r, metricAt, matches, below, spread) }
 }
 
-func (f sampleFilter) keep(r *report.SampleRow, metricAt int, matches *store.SampleMatches, below, spread *float64) bool {
+func (f sampleFilter) keep(r *report.SampleRow, metricAt int, matches *tally.SampleMatches, below, spread *float64) bool {
 	switch {
 	case f.Condition != "" && r.Condition != f.Condition,
 		f.Claims && r.Claims == 0,

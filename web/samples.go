@@ -11,6 +11,7 @@ import (
 
 	"assay/internal/text"
 	"assay/readmodel"
+	"assay/readmodel/tally"
 	"assay/report"
 	"assay/store"
 	"assay/templates"
@@ -60,7 +61,7 @@ func (s *Server) samplesPage(c echo.Context) error {
 // response, runs beside the statistics' scans.
 func (s *Server) sampleTable(ctx context.Context, sc *readmodel.Scope, f sampleFilter) (*report.SampleTable, []*report.SampleRow, error) {
 	var stats *report.SampleTable
-	var matches *store.SampleMatches
+	var matches *tally.SampleMatches
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
 		stats, err = s.model.Samples(gctx, sc)

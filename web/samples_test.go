@@ -15,6 +15,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"assay/internal/pgtest"
+	"assay/readmodel/tally"
 	"assay/store"
 	"assay/web"
 )
@@ -178,7 +179,7 @@ func TestSamplesSearchOfATextMostResponsesHold(t *testing.T) {
 		return answered("The answer is "+s.Reference+".", rubric(4, 4, 4))
 	})
 	// The response index has caught up, as it has with a large run once searched.
-	if _, err := db.IndexResponses(context.Background()); err != nil {
+	if _, err := tally.Of(db).IndexResponses(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	_, doc := b.get(samplesPath(sr, "?q=the+ANSWER+is"))

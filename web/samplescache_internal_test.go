@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"assay"
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -128,7 +129,7 @@ func (w *firstWrite) Write(p []byte) (int, error) {
 // storedSamples opens a database and stores a dataset of n samples in it.
 func storedSamples(t *testing.T, n int) (*store.DB, *store.Dataset, []store.Sample) {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "assay.db"))
+	db, err := tally.Open(context.Background(), filepath.Join(t.TempDir(), "assay.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

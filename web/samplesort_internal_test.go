@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"assay/readmodel/tally"
 	"assay/report"
-	"assay/store"
 )
 
 // The samples table's sort puts rows in the order a stable sort by the
@@ -21,7 +21,7 @@ func TestSampleSortIsTheStableOrder(t *testing.T) {
 	var rows []*report.SampleRow
 	for ordinal := 1; ordinal <= 300; ordinal++ {
 		for _, c := range []string{"with-docs", "baseline", "unlisted", "also-unlisted"} {
-			r := &report.SampleRow{SampleCounts: store.SampleCounts{SampleKey: store.SampleKey{SampleRow: int64(ordinal), Condition: c},
+			r := &report.SampleRow{SampleCounts: tally.SampleCounts{SampleKey: tally.SampleKey{SampleRow: int64(ordinal), Condition: c},
 				Ordinal: ordinal % 97, Errors: rng.IntN(3), Claims: rng.IntN(2)}}
 			for range metrics {
 				m := report.SampleMetric{Mean: float64(rng.IntN(5)), Std: float64(rng.IntN(3)) / 2, N: rng.IntN(3)}

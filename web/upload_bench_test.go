@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"assay/store"
+	"assay/readmodel/tally"
 	"assay/web"
 )
 
@@ -45,7 +45,7 @@ func BenchmarkUpload(b *testing.B) {
 	form.Close()
 	size, _ := body.Seek(0, io.SeekCurrent)
 	for range b.N {
-		db, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "assay.db"))
+		db, err := tally.Open(context.Background(), filepath.Join(b.TempDir(), "assay.db"))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -15,7 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"assay"
-	"assay/store"
+	"assay/readmodel/tally"
 	"assay/store/ingest"
 )
 
@@ -109,7 +109,7 @@ func TestBrowserAnotherOriginCannotStartARun(t *testing.T) {
 	if strings.Contains(log, "with a form token") || !strings.Contains(log, "rebound GET 421") {
 		t.Errorf("the rebound page read the run form: %s", log)
 	}
-	db, err := store.Open(context.Background(), dbPath)
+	db, err := tally.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestBrowserAnotherOriginCannotStartARun(t *testing.T) {
 // seedDatasetAndCondition stores a two-sample qa dataset (id 1) and a condition (id 1).
 func seedDatasetAndCondition(t *testing.T, dbPath string) {
 	t.Helper()
-	db, err := store.Open(context.Background(), dbPath)
+	db, err := tally.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}

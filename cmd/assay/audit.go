@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"assay"
+	"assay/readmodel/tally"
 	"assay/runner"
 	"assay/runner/audit"
-	"assay/store"
 )
 
 // cmdAudit audits the judge of a finished run: how far padding moves its
@@ -51,7 +51,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := dbExists(*dbPath); err != nil {
 		return badUsage(fmt.Errorf("audit: %w", err))
 	}
-	db, err := store.Open(ctx, *dbPath)
+	db, err := tally.Open(ctx, *dbPath)
 	if err != nil {
 		return badUsage(err)
 	}

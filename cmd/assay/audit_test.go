@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"assay/readmodel/tally"
 	"assay/runner/audit"
 	"assay/runner/llm/llmtest"
 	"assay/store"
@@ -143,7 +144,7 @@ prices: {claude-opus-4-5: {input_per_mtok: 5, output_per_mtok: 25}}
 		t.Errorf("the export's audit: %v %s", err, out.String()[:min(out.Len(), 400)])
 	}
 	// The audit is kept with the run.
-	sdb, err := store.Open(context.Background(), db)
+	sdb, err := tally.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +324,7 @@ execution: {num_repetitions: 1}
 	if err := run(context.Background(), []string{"run", "--config", filepath.Join(dir, "run.yaml"), "--db", db, "--quiet"}, io.Discard, io.Discard); err != nil {
 		t.Fatalf("assay run: %v", err)
 	}
-	sdb, err := store.Open(context.Background(), db)
+	sdb, err := tally.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}

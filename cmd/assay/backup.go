@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -28,7 +29,7 @@ func cmdBackup(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := dbExists(*dbPath); err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
-	db, err := store.Open(ctx, *dbPath)
+	db, err := tally.Open(ctx, *dbPath)
 	if err != nil {
 		return err
 	}

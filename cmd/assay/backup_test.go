@@ -15,15 +15,15 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"assay/readmodel/tally"
 	"assay/report"
 	"assay/runner/llm/llmtest"
-	"assay/store"
 )
 
 // summaryJSON is a run's summary as assay run --json prints it.
 func summaryJSON(t *testing.T, path string, id int64) string {
 	t.Helper()
-	db, err := store.Open(context.Background(), path)
+	db, err := tally.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,14 +74,14 @@ execution: {num_repetitions: 1, max_concurrent: 2}
 		runDone <- run(context.Background(), []string{"run", "--config", cfg, "--db", db, "--quiet"}, io.Discard, io.Discard)
 	}()
 	// Wait until the run has stored results and its agent is held.
-	s, err := store.Open(context.Background(), db)
+	s, err := tally.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	second := first + 1
 	for {
-		progress, _ := s.RunProgress(context.Background(), second)
+		progress, _ := tally.Of(s).RunProgress(context.Background(), second)
 		if len(progress) > 0 && progress[0].Done >= 8 && answered.Load() > 10 {
 			break
 		}
@@ -112,7 +112,7 @@ execution: {num_repetitions: 1, max_concurrent: 2}
 	if got := summaryJSON(t, restored, first); got != want {
 		t.Errorf("the finished run's summary after restore:\n%s\nwant\n%s", got, want)
 	}
-	r, err := store.Open(context.Background(), restored)
+	r, err := tally.Open(context.Background(), restored)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestScheduledBackups(t *testing.T) {
 func TestCommandsRefuseADatabaseOfANewerAssay(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "assay.db")
-	db, err := store.Open(context.Background(), path)
+	db, err := tally.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"assay"
 	"assay/config"
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestServeFailsARunPastTheBoundsAndStaysUp(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "assay.db")
 	seedDatasetAndCondition(t, dbPath)
-	db, err := store.Open(context.Background(), dbPath)
+	db, err := tally.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestServeFailsARunPastTheBoundsAndStaysUp(t *testing.T) {
 	base := startServer(t, "--db", dbPath)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		db, err := store.Open(context.Background(), dbPath)
+		db, err := tally.Open(context.Background(), dbPath)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 
 	"assay/internal/pgtest"
+	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -127,7 +128,7 @@ func readRaw(dbPath, query string, into any) error {
 // with one judgement, and the run completed.
 func checkExactlyOnce(t *testing.T, dbPath string, tasks int) {
 	t.Helper()
-	db, err := store.Open(context.Background(), dbPath)
+	db, err := tally.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,11 +309,11 @@ execution: {num_repetitions: 3, max_concurrent: 64}
 		t.Errorf("%d calls for %d tasks and three kills, want at most %d", calls, tasks, most)
 	}
 	kept := summaryJSON(t, dbPath, 1)
-	db, err := store.Open(context.Background(), dbPath)
+	db, err := tally.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.RebuildAggregates(context.Background(), 1); err != nil {
+	if err := tally.Of(db).RebuildAggregates(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

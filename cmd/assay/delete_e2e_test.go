@@ -8,7 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"assay/store"
+	"assay/readmodel/tally"
 )
 
 // TestBrowserDeleteAsksFirst deletes a run from its page: declined, nothing
@@ -30,7 +30,7 @@ func TestBrowserDeleteAsksFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(context.Background(), dbPath)
+	db, err := tally.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}

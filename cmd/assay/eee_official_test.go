@@ -17,8 +17,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"assay/internal/fixture"
+	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
-	"assay/store"
 )
 
 // officialSchema compiles one of the official EEE schemas of ../shared/eee-schemas.
@@ -202,7 +202,7 @@ execution: {num_repetitions: 2, max_concurrent: 4}
 			t.Errorf("%s: errors %d, cost %v, tokens %d; read back %d, %v, %d", c.Name, c.Errors, c.CostUSD, c.TokensIn, b.Errors, b.CostUSD, b.TokensIn)
 		}
 	}
-	s, err := store.Open(context.Background(), filepath.Join(dir, "back.db"))
+	s, err := tally.Open(context.Background(), filepath.Join(dir, "back.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

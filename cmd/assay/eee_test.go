@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"assay/internal/fixture"
+	"assay/readmodel/tally"
 	"assay/report"
 	"assay/runner/llm/llmtest"
 	"assay/store"
@@ -53,7 +54,7 @@ func importEEE(t *testing.T, db, aggregate, instances string) map[string]any {
 
 func loadReport(t *testing.T, path string, id int64) (*report.Report, map[int64]string) {
 	t.Helper()
-	db, err := store.Open(context.Background(), path)
+	db, err := tally.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +215,7 @@ func TestImportKEvalFiles(t *testing.T) {
 		t.Errorf("%d runs after importing the same files twice", storedRuns(t, db))
 	}
 	// Once that run is deleted, they import anew.
-	s, err := store.Open(context.Background(), db)
+	s, err := tally.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +289,7 @@ func TestImportEEERefusesBadFiles(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	s, _ := store.Open(context.Background(), db)
+	s, _ := tally.Open(context.Background(), db)
 	defer s.Close()
 	if runs, _ := s.Runs(context.Background()); len(runs) != 0 {
 		t.Errorf("bad files stored %d runs", len(runs))
@@ -411,7 +412,7 @@ func TestImportKEval11Files(t *testing.T) {
 	a, _ := loadReport(t, before, int64(first["run_id"].(float64)))
 	b, _ := loadReport(t, db, int64(got["run_id"].(float64)))
 	sameSummary(t, a.Summary, b.Summary)
-	s, err := store.Open(context.Background(), db)
+	s, err := tally.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,7 +454,7 @@ func TestImportKEval11Files(t *testing.T) {
 	again3 := importEEE(t, thrice, offAgg, offInst)
 	c, _ := loadReport(t, thrice, int64(again3["run_id"].(float64)))
 	sameSummary(t, b.Summary, c.Summary)
-	s3, err := store.Open(context.Background(), thrice)
+	s3, err := tally.Open(context.Background(), thrice)
 	if err != nil {
 		t.Fatal(err)
 	}

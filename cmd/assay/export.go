@@ -12,6 +12,7 @@ import (
 	"assay/eee"
 	"assay/internal/outfile"
 	"assay/readmodel"
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -44,7 +45,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return &exitError{code: 2, err: fmt.Errorf("export: --format %s writes two files into -o's folder: %w", *format, err)}
 		}
 	}
-	db, err := store.Open(ctx, *dbPath)
+	db, err := tally.Open(ctx, *dbPath)
 	if err != nil {
 		return err
 	}

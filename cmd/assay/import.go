@@ -10,7 +10,7 @@ import (
 	"assay"
 	"assay/eee"
 	"assay/readmodel"
-	"assay/store"
+	"assay/readmodel/tally"
 	"assay/store/ingest"
 )
 
@@ -37,7 +37,7 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *file == "" {
 		return &exitError{code: 2, err: fmt.Errorf("import: --file (a dataset) or --results and --instances (a run) is required")}
 	}
-	db, err := store.Open(ctx, *dbPath)
+	db, err := tally.Open(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func importRun(ctx context.Context, dbPath, results, instances string, asJSON bo
 	if f.Instances, err = eee.File(instances); err != nil { // read a line at a time, twice: no size limit
 		return fmt.Errorf("import: %w", err)
 	}
-	db, err := store.Open(ctx, dbPath)
+	db, err := tally.Open(ctx, dbPath)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"assay"
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -39,12 +40,12 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return &exitError{code: 1, err: fmt.Errorf("migrate: %w", err)}
 	}
 	start := time.Now()
-	src, err := store.Open(ctx, *from)
+	src, err := tally.Open(ctx, *from)
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("migrate: %w", err)}
 	}
 	defer src.Close()
-	dst, err := store.Open(ctx, *to)
+	dst, err := tally.Open(ctx, *to)
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("migrate: %w", err)}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"assay"
 	"assay/internal/pgtest"
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -26,7 +27,7 @@ import (
 func TestMigrateCopiesADatabaseWhole(t *testing.T) {
 	ctx := context.Background()
 	path, id := panelRun(t)
-	db, err := store.Open(ctx, path)
+	db, err := tally.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestMigrateCopiesADatabaseWhole(t *testing.T) {
 			t.Errorf("%s on Postgres differs:\n%.600s\nfrom SQLite:\n%.600s", name, after[name], b)
 		}
 	}
-	pg, err := store.Open(ctx, dsn)
+	pg, err := tally.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"assay/store"
+	"assay/readmodel/tally"
 )
 
 // `assay export -o /dev/null`, the usual way to time an export, leaves the
@@ -59,7 +59,7 @@ func TestBackupToItselfIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	// An open database keeps its write-ahead log, as a server does.
-	s, err := store.Open(context.Background(), db)
+	s, err := tally.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}

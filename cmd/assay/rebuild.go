@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"assay"
-	"assay/store"
+	"assay/readmodel/tally"
 )
 
 // rebuilt is one run rebuilt, as --json prints it.
@@ -29,7 +29,7 @@ func cmdRebuild(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := dbExists(*dbPath); err != nil {
 		return fmt.Errorf("rebuild: %w", err)
 	}
-	db, err := store.Open(ctx, *dbPath)
+	db, err := tally.Open(ctx, *dbPath)
 	if err != nil {
 		return err
 	}

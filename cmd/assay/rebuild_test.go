@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -51,7 +52,7 @@ prices:
 		t.Fatalf("assay run: %v", err)
 	}
 	id := lastRun(t, path)
-	db, err := store.Open(context.Background(), path)
+	db, err := tally.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestRebuildGivesBackTheSameReport(t *testing.T) {
 	}
 
 	// A run a live process executes is left to it.
-	db, err := store.Open(context.Background(), path)
+	db, err := tally.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"assay/readmodel/tally"
 	"assay/report"
-	"assay/store"
 )
 
 // chartData is, for each chart container of the page, the number of data
@@ -102,7 +102,7 @@ const farCharts = `(() => {
 
 func summaryOf(t *testing.T, dbPath string, id int64) *report.Summary {
 	t.Helper()
-	db, err := store.Open(context.Background(), dbPath)
+	db, err := tally.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}

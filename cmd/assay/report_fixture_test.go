@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
-	"assay/store"
 )
 
 // varied is a fake model whose judge scores vary from answer to answer and
@@ -79,7 +79,7 @@ prices:
 
 func lastRun(t *testing.T, path string) int64 {
 	t.Helper()
-	db, err := store.Open(context.Background(), path)
+	db, err := tally.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

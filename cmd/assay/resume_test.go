@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"assay/internal/fixture"
+	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -16,7 +17,7 @@ import (
 // runStatus reads a run's status, message and end from the database file.
 func runStatus(t *testing.T, db string, id int64) (store.RunStatus, string, string) {
 	t.Helper()
-	s, err := store.Open(context.Background(), db)
+	s, err := tally.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ conditions: {baseline: {system_prompt: "Answer briefly."}}
 		t.Errorf("resuming a completed run made %d calls", n-calls)
 	}
 
-	s, _ := store.Open(context.Background(), db)
+	s, _ := tally.Open(context.Background(), db)
 	s.SetRunStatus(context.Background(), 1, store.RunCancelled, "cancelled")
 	s.Close()
 	err = run(context.Background(), []string{"run", "--resume", "1", "--db", db, "--quiet"}, &strings.Builder{}, &strings.Builder{})
@@ -89,10 +90,10 @@ func TestImportedRunIsNotRunAgain(t *testing.T) {
 	os.WriteFile(instPath, []byte(failed), 0o644)
 	importEEE(t, db, fixture.Path("eee/ask-sre_20251123_3f1c2a9e.json"), instPath)
 	errorsOf := func() int {
-		s, _ := store.Open(context.Background(), db)
+		s, _ := tally.Open(context.Background(), db)
 		defer s.Close()
 		n := 0
-		for _, p := range must(s.RunProgress(context.Background(), 1)) {
+		for _, p := range must(tally.Of(s).RunProgress(context.Background(), 1)) {
 			n += p.Errors
 		}
 		return n

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -97,7 +98,7 @@ func TestBrowserReviewThroughALink(t *testing.T) {
 		t.Errorf("the override's note: %q", note)
 	}
 
-	db, err := store.Open(context.Background(), dbPath)
+	db, err := tally.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestBrowserReviewKeysAskTheNameOnce(t *testing.T) {
 		}
 	}
 	screenshot(t, ctx, "review-name-once")
-	db, err := store.Open(context.Background(), dbPath)
+	db, err := tally.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,10 +11,10 @@ import (
 
 	"assay"
 	"assay/config"
+	"assay/readmodel/tally"
 	"assay/report"
 	"assay/runner"
 	"assay/runner/route"
-	"assay/store"
 )
 
 // cmdRoute replays the routing algorithms over a finished run's answers
@@ -49,7 +49,7 @@ func cmdRoute(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !slices.Contains(route.Rewards, *reward) {
 		return &exitError{code: 2, err: fmt.Errorf("route: --reward must be docs or conduit, not %q", *reward)}
 	}
-	db, err := store.Open(ctx, *dbPath)
+	db, err := tally.Open(ctx, *dbPath)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/store"
+	"assay/readmodel/tally"
 )
 
 // A run file's {judge: NAME} uses a rubric saved on the Rubrics page, and a
@@ -22,7 +22,7 @@ evaluators:
 	if code != 3 || !strings.Contains(errOut, `evaluators[0].judge: no rubric "runbook" under rubrics, nor saved on the Rubrics page`) {
 		t.Fatalf("without the saved rubric: exit %d\n%s", code, errOut)
 	}
-	db, err := store.Open(context.Background(), b.db)
+	db, err := tally.Open(context.Background(), b.db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"assay/config"
 	"assay/internal/text"
+	"assay/readmodel/tally"
 	"assay/report"
 	"assay/report/gate"
 	"assay/runner"
@@ -63,7 +64,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := ci.check(); err != nil {
 		return badUsage(err)
 	}
-	db, err := store.Open(ctx, *dbPath)
+	db, err := tally.Open(ctx, *dbPath)
 	if err != nil {
 		return badUsage(err)
 	}
@@ -207,7 +208,7 @@ func printProgress(ctx context.Context, db *store.DB, id int64, w io.Writer) {
 	if err != nil {
 		return
 	}
-	progress, err := db.RunProgress(ctx, id)
+	progress, err := tally.Of(db).RunProgress(ctx, id)
 	if err != nil {
 		return
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"assay/store"
+	"assay/readmodel/tally"
 	"assay/store/ingest"
 )
 
@@ -18,7 +18,7 @@ func TestBrowserRunFormCommandAgentAfterChangingTheDataset(t *testing.T) {
 	t.Parallel()
 	dbPath := filepath.Join(t.TempDir(), "assay.db")
 	seedDatasetAndCondition(t, dbPath)
-	db, err := store.Open(context.Background(), dbPath)
+	db, err := tally.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}

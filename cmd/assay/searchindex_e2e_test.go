@@ -9,6 +9,7 @@ import (
 
 	"assay"
 	"assay/internal/storetest"
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestServeIndexesRunsMadeByAssayRun(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "assay.db")
-	db, err := store.Open(ctx, path)
+	db, err := tally.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"assay/internal/outfile"
+	"assay/readmodel/tally"
 	"assay/runner"
 	"assay/store"
 	"assay/web"
@@ -69,7 +70,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		*token, generated = rand.Text(), true
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	db, err := store.Open(ctx, *dbPath)
+	db, err := tally.Open(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
@@ -108,7 +109,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(resumed) == 0 {
 		// Runs made by assay run are indexed for search now, not at the
 		// first search of each (the last of resumed runs to end does it).
-		if err := db.CatchUpIndex(ctx); err != nil {
+		if err := tally.Of(db).CatchUpIndex(ctx); err != nil {
 			logger.Warn(err.Error())
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"assay/internal/pgtest"
+	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -118,7 +119,7 @@ func (c *cluster) launch(t *testing.T, n *node) int64 {
 
 // results counts a run's results in the database.
 func (c *cluster) results(id int64) int {
-	s, err := store.Open(context.Background(), c.db)
+	s, err := tally.Open(context.Background(), c.db)
 	if err != nil {
 		return 0
 	}
@@ -160,7 +161,7 @@ func (c *cluster) settle(t *testing.T, runs []int64, tasks int, live ...*node) {
 			}
 		}
 	}
-	s, err := store.Open(context.Background(), c.db)
+	s, err := tally.Open(context.Background(), c.db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -44,7 +45,7 @@ func tokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *name == "" {
 		return &exitError{code: 2, err: fmt.Errorf("token create: --name is required")}
 	}
-	db, err := store.Open(ctx, *dbPath)
+	db, err := tally.Open(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
@@ -75,7 +76,7 @@ func tokenList(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, *dbPath)
+	db, err := tally.Open(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
@@ -117,7 +118,7 @@ func tokenRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, *dbPath)
+	db, err := tally.Open(ctx, *dbPath)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/store"
+	"assay/readmodel/tally"
 )
 
 // A budget cannot hold what it cannot count: a run with a budget whose
@@ -18,7 +18,7 @@ func TestABudgetRefusesAnUnpricedModel(t *testing.T) {
 		!strings.Contains(errOut, "allow_unpriced: true") {
 		t.Errorf("exit %d, want 3 naming the judge's model:\n%s", code, errOut)
 	}
-	s, err := store.Open(context.Background(), b.db)
+	s, err := tally.Open(context.Background(), b.db)
 	if err != nil {
 		t.Fatal(err)
 	}

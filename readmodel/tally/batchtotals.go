@@ -1,10 +1,12 @@
-package store
+package tally
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"assay/store"
 )
 
 // A result adds to three rows every other result of its run adds to as
@@ -57,7 +59,7 @@ type modelCount struct {
 }
 
 // add notes a stored result's part of the totals.
-func (t *batchTotals) add(r *Result, c conditionCounts) {
+func (t *batchTotals) add(r *store.Result, c conditionCounts) {
 	t.one = append(t.one, totalsEntry{run: r.RunID, result: r.ID, condition: r.Condition,
 		model: ModelUse{Model: r.Model, Source: r.CostSource}, counts: c})
 }
@@ -109,13 +111,12 @@ func (t *batchTotals) group() {
 // counts added to them in the order stored, so that its cost sums are the
 // same, to the last bit, as adding them result by result; those of a
 // condition with one are added to by a statement, as before.
-func (w writer) flushTotals(ctx context.Context) error {
-	t := w.totals
+func flushTotals(ctx context.Context, w store.Tx, t *batchTotals) error {
 	t.keep()
 	defer func() { t.all = t.all[:0] }()
 	t.group()
 	for _, r := range t.runs {
-		if _, err := w.exec(ctx, qCountResults, r.n, r.first, r.last, r.run); err != nil {
+		if _, err := w.ExecPrepared(ctx, qCountResults, r.n, r.first, r.last, r.run); err != nil {
 			return fmt.Errorf("count results: %w", err)
 		}
 	}
@@ -123,7 +124,7 @@ func (w writer) flushTotals(ctx context.Context) error {
 		q, c := qAddConditionTotals, k.first
 		if k.n > 1 {
 			q, c = qSetConditionTotals, conditionCounts{}
-			if err := w.conditionTotals(ctx, k.run, k.condition, &c); err != nil {
+			if err := storedConditionTotals(ctx, w, k.run, k.condition, &c); err != nil {
 				return err
 			}
 			for _, e := range t.all {
@@ -132,23 +133,23 @@ func (w writer) flushTotals(ctx context.Context) error {
 				}
 			}
 		}
-		if _, err := w.exec(ctx, q, k.run, k.condition, c.Done, c.Errors, c.JudgeErrors,
+		if _, err := w.ExecPrepared(ctx, q, k.run, k.condition, c.Done, c.Errors, c.JudgeErrors,
 			c.TokensIn, c.TokensOut, c.CostUSD, c.latencyMS, c.Retries, c.ToolCalls, c.ToolErrors); err != nil {
 			return fmt.Errorf("condition totals: %w", err)
 		}
 	}
 	for _, m := range t.models {
-		if _, err := w.exec(ctx, qAddModelTotals, m.run, m.model.Model, m.model.Source, m.n); err != nil {
+		if _, err := w.ExecPrepared(ctx, qAddModelTotals, m.run, m.model.Model, m.model.Source, m.n); err != nil {
 			return fmt.Errorf("model totals: %w", err)
 		}
 	}
 	return nil
 }
 
-// conditionTotals reads a condition's totals as stored into c; zero when
+// storedConditionTotals reads a condition's totals as stored into c; zero when
 // it has none yet.
-func (w writer) conditionTotals(ctx context.Context, run int64, condition string, c *conditionCounts) error {
-	st, err := w.stmt(ctx, qConditionTotals)
+func storedConditionTotals(ctx context.Context, w store.Tx, run int64, condition string, c *conditionCounts) error {
+	st, err := w.Prepared(ctx, qConditionTotals)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package store
+package tally
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"assay/store"
 )
 
 // This file keeps a run's aggregates (migrations 0020, 0025, 0027): per
@@ -51,7 +53,7 @@ func readName(s string) (string, error) {
 }
 
 // scoreLines writes a result's judgements and scores as sample_scores lines.
-func scoreLines(r *Result) string {
+func scoreLines(r *store.Result) string {
 	var b []byte
 	for i := range r.Judgements {
 		j := &r.Judgements[i]
@@ -62,7 +64,7 @@ func scoreLines(r *Result) string {
 		b = append(b, fieldSep)
 		b = strconv.AppendInt(b, int64(r.Repetition), 10)
 		b = append(b, fieldSep)
-		b = strconv.AppendInt(b, int64(judgeSlot(j.JudgeIndex, j.JudgeRepetition)), 10)
+		b = strconv.AppendInt(b, int64(store.JudgeSlot(j.JudgeIndex, j.JudgeRepetition)), 10)
 		b = append(b, fieldSep)
 		b = appendName(b, j.Evaluator)
 		b = append(b, fieldSep)
@@ -108,7 +110,7 @@ func (c *sampleCounts) add(d sampleCounts) {
 
 // conditionCounts are what a result adds to its condition's totals.
 type conditionCounts struct {
-	ConditionProgress
+	store.ConditionProgress
 	latencyMS int64 // summed
 }
 
@@ -129,9 +131,9 @@ func (c *conditionCounts) add(d conditionCounts) {
 
 // countsOf is what a result, with its judgements and scores, adds to its
 // run's aggregates.
-func countsOf(r *Result) (sampleCounts, conditionCounts) {
+func countsOf(r *store.Result) (sampleCounts, conditionCounts) {
 	s := sampleCounts{results: 1, errors: b2i(r.Error != ""), scores: scoreLines(r)}
-	c := conditionCounts{ConditionProgress: ConditionProgress{Done: 1, Errors: s.errors, TokensIn: r.TokensIn,
+	c := conditionCounts{ConditionProgress: store.ConditionProgress{Done: 1, Errors: s.errors, TokensIn: r.TokensIn,
 		TokensOut: r.TokensOut, CostUSD: r.CostUSD, Retries: b2i(len(r.Retries) > 0), ToolCalls: len(r.ToolCalls)},
 		latencyMS: r.LatencyMS}
 	for i := range r.Judgements {
@@ -151,17 +153,17 @@ func countsOf(r *Result) (sampleCounts, conditionCounts) {
 
 // addAggregates adds a result just stored, with its judgements and scores,
 // to its run's aggregates, in the transaction that stored it.
-func addAggregates(ctx context.Context, tx writer, r *Result) error {
+func addAggregates(ctx context.Context, tx store.Tx, totals *batchTotals, r *store.Result) error {
 	s, c := countsOf(r)
 	if err := addSums(ctx, tx, r, &s); err != nil {
 		return err
 	}
 	if s.scores != "" {
-		if _, err := tx.exec(ctx, qAddSampleScores, r.RunID, r.Condition, r.SampleRow, s.scores); err != nil {
+		if _, err := tx.ExecPrepared(ctx, qAddSampleScores, r.RunID, r.Condition, r.SampleRow, s.scores); err != nil {
 			return fmt.Errorf("sample aggregates: %w", err)
 		}
 	}
-	tx.totals.add(r, c) // with the run's count, before the transaction commits (batchtotals.go)
+	totals.add(r, c) // with the run's count, before the transaction commits (batchtotals.go)
 	return nil
 }
 
@@ -170,11 +172,11 @@ func addAggregates(ctx context.Context, tx writer, r *Result) error {
 // without reading it first; else,
 // or when the row was there (a task done again after others of its
 // sample), the row's sums are read and added to.
-func addSums(ctx context.Context, tx writer, r *Result, s *sampleCounts) error {
+func addSums(ctx context.Context, tx store.Tx, r *store.Result, s *sampleCounts) error {
 	if hasScores(r) { // else the row's sums stay as they are
 		if r.Repetition == 1 {
 			s.sums = rowSums(nil).add(r)
-			res, err := tx.exec(ctx, qNewSampleSums,
+			res, err := tx.ExecPrepared(ctx, qNewSampleSums,
 				r.RunID, r.Condition, r.SampleRow, s.results, s.errors, s.judgeErrors, s.claims, s.sums.text())
 			if err != nil {
 				return fmt.Errorf("sample aggregates: %w", err)
@@ -183,7 +185,7 @@ func addSums(ctx context.Context, tx writer, r *Result, s *sampleCounts) error {
 				return nil
 			}
 		}
-		kept, err := tx.queryText(ctx, qSampleSums, r.RunID, r.Condition, r.SampleRow)
+		kept, err := tx.QueryTextPrepared(ctx, qSampleSums, r.RunID, r.Condition, r.SampleRow)
 		if err != nil {
 			return fmt.Errorf("sample aggregates: %w", err)
 		}
@@ -192,7 +194,7 @@ func addSums(ctx context.Context, tx writer, r *Result, s *sampleCounts) error {
 		}
 		s.sums = s.sums.add(r)
 	}
-	if _, err := tx.exec(ctx, qAddSampleSums,
+	if _, err := tx.ExecPrepared(ctx, qAddSampleSums,
 		r.RunID, r.Condition, r.SampleRow, s.results, s.errors, s.judgeErrors, s.claims, s.sums.text()); err != nil {
 		return fmt.Errorf("sample aggregates: %w", err)
 	}
@@ -203,8 +205,8 @@ func addSums(ctx context.Context, tx writer, r *Result, s *sampleCounts) error {
 // judgements and scores, as the transactions that stored them would have
 // kept them: what opening the database does for runs stored before
 // aggregates were kept (and what clearing failed tasks does).
-func (db *DB) RebuildAggregates(ctx context.Context, runID int64) error {
-	tx, err := db.beginWrite(ctx)
+func (t *Tally) RebuildAggregates(ctx context.Context, runID int64) error {
+	tx, err := t.db.BeginWrite(ctx)
 	if err != nil {
 		return err
 	}
@@ -224,7 +226,7 @@ func rebuildAggregates(ctx context.Context, tx *sql.Tx, runID int64) error {
 			return fmt.Errorf("rebuild aggregates: %w", err)
 		}
 	}
-	results, err := storedResults(ctx, tx, runID, "")
+	results, err := store.StoredResults(ctx, tx, runID, "")
 	if err != nil {
 		return err
 	}
@@ -266,7 +268,7 @@ type sampleRows struct {
 }
 
 // add adds a result with its counts (countsOf).
-func (s *sampleRows) add(r *Result, c sampleCounts) {
+func (s *sampleRows) add(r *store.Result, c sampleCounts) {
 	k := SampleKey{r.SampleRow, r.Condition}
 	row := s.rows[k]
 	if row == nil {
@@ -308,94 +310,6 @@ func (s *sampleRows) write(ctx context.Context, tx *sql.Tx, runID int64) error {
 	return nil
 }
 
-// storedResults reads a run's results with what their aggregates need of
-// their judgements and scores, in id order: all of them, or those the
-// condition and (on results r, its arguments after the run's id) picks.
-func storedResults(ctx context.Context, tx *sql.Tx, runID int64, and string, args ...any) ([]Result, error) {
-	var out []Result
-	byID := map[int64]int{}
-	args = append([]any{runID}, args...)
-	err := eachRow(ctx, tx, `SELECT id, sample_id, condition, repetition, error, tokens_in, tokens_out, cost_usd, latency_ms,
-		model, cost_source, retries != '[]', json_array_length(tool_calls),
-		(SELECT count(*) FROM json_each(tool_calls) WHERE json_extract(value, '$.is_error'))
-		FROM results r WHERE run_id = ? `+and+` ORDER BY id`, args, func(rows *sql.Rows) error {
-		r := Result{RunID: runID}
-		var retried bool
-		var calls, failedCalls int
-		if err := rows.Scan(&r.ID, &r.SampleRow, &r.Condition, &r.Repetition, &r.Error, &r.TokensIn, &r.TokensOut,
-			&r.CostUSD, &r.LatencyMS, &r.Model, &r.CostSource, &retried, &calls, &failedCalls); err != nil {
-			return err
-		}
-		if retried {
-			r.Retries = []string{""}
-		}
-		r.ToolCalls = make([]ToolCall, calls)
-		for k := range failedCalls {
-			r.ToolCalls[k].IsError = true
-		}
-		byID[r.ID] = len(out)
-		out = append(out, r)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("rebuild aggregates: %w", err)
-	}
-	judgements := map[int64][2]int{} // judgement id → its result's place, its own
-	// Judgements and scores are found through their results (migration 0024).
-	err = eachRow(ctx, tx, `SELECT j.id, j.result_id, j.evaluator, j.judge_repetition, j.judge, j.error,
-		json_array_length(j.unverified_claims), j.tokens_in, j.tokens_out, j.cost_usd
-		FROM results r JOIN judgements j ON j.result_id = r.id WHERE r.run_id = ? `+and+` ORDER BY j.id`, args, func(rows *sql.Rows) error {
-		var j Judgement
-		var resultID int64
-		var slot, claims int
-		if err := rows.Scan(&j.ID, &resultID, &j.Evaluator, &slot, &j.Judge, &j.Error, &claims, &j.TokensIn, &j.TokensOut, &j.CostUSD); err != nil {
-			return err
-		}
-		j.JudgeIndex, j.JudgeRepetition = fromSlot(slot)
-		j.UnverifiedClaims = make([]string, claims)
-		i := byID[resultID]
-		judgements[j.ID] = [2]int{i, len(out[i].Judgements)}
-		out[i].Judgements = append(out[i].Judgements, j)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("rebuild aggregates: %w", err)
-	}
-	err = eachRow(ctx, tx, `SELECT s.id, s.judgement_id, s.metric, s.value
-		FROM results r JOIN judgements j ON j.result_id = r.id JOIN scores s ON s.judgement_id = j.id
-		WHERE r.run_id = ? `+and+` ORDER BY s.id`, args,
-		func(rows *sql.Rows) error {
-			var s Score
-			var judgementID int64
-			if err := rows.Scan(&s.ID, &judgementID, &s.Metric, &s.Value); err != nil {
-				return err
-			}
-			at := judgements[judgementID]
-			j := &out[at[0]].Judgements[at[1]]
-			j.Scores = append(j.Scores, s)
-			return nil
-		})
-	if err != nil {
-		return nil, fmt.Errorf("rebuild aggregates: %w", err)
-	}
-	return out, nil
-}
-
-// eachRow runs a query and calls f for each row.
-func eachRow(ctx context.Context, q querier, query string, args []any, f func(*sql.Rows) error) error {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := f(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
 // chunkRows is how many rows one worker folds at a time.
 const chunkRows = 512
 
@@ -405,7 +319,7 @@ const chunkRows = 512
 // its room. It returns what the chunks folded into, in the rows' order.
 // A chunk's rows, once folded, are the room of a chunk read later: fold
 // must keep nothing that points into them.
-func foldChunks[R, O any](ctx context.Context, q querier, query string, args []any, scan func(*sql.Rows) (R, error),
+func foldChunks[R, O any](ctx context.Context, q store.Querier, query string, args []any, scan func(*sql.Rows) (R, error),
 	newFold func() func([]R) (O, error)) ([]O, error) {
 	type chunk struct {
 		rows []R
@@ -430,7 +344,7 @@ func foldChunks[R, O any](ctx context.Context, q querier, query string, args []a
 		})
 	}
 	var cur *chunk
-	err := eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
+	err := store.EachRow(ctx, q, query, args, func(rows *sql.Rows) error {
 		r, err := scan(rows)
 		if err != nil {
 			return err
@@ -470,9 +384,9 @@ func foldChunks[R, O any](ctx context.Context, q querier, query string, args []a
 
 // backfillAggregates computes the aggregates of the runs stored before they
 // were kept, one run per transaction.
-func (db *DB) backfillAggregates(ctx context.Context) error {
+func (t *Tally) backfillAggregates(ctx context.Context) error {
 	var pending []int64
-	if err := eachRow(ctx, db.write, `SELECT run_id FROM aggregates_pending ORDER BY run_id`, nil, func(rows *sql.Rows) error {
+	if err := store.EachRow(ctx, t.db.Read(), `SELECT run_id FROM aggregates_pending ORDER BY run_id`, nil, func(rows *sql.Rows) error {
 		var id int64
 		err := rows.Scan(&id)
 		pending = append(pending, id)
@@ -481,7 +395,7 @@ func (db *DB) backfillAggregates(ctx context.Context) error {
 		return fmt.Errorf("aggregates pending: %w", err)
 	}
 	for _, id := range pending {
-		if err := db.RebuildAggregates(ctx, id); err != nil {
+		if err := t.RebuildAggregates(ctx, id); err != nil {
 			return fmt.Errorf("run %d: %w", id, err)
 		}
 	}
@@ -635,7 +549,7 @@ const qAddSampleScores = `INSERT INTO sample_scores (run_id, condition, sample_i
 const qSampleSums = `SELECT sums FROM sample_sums WHERE run_id = ? AND condition = ? AND sample_id = ?`
 
 // hasScores reports whether a result has a score.
-func hasScores(r *Result) bool {
+func hasScores(r *store.Result) bool {
 	for i := range r.Judgements {
 		if len(r.Judgements[i].Scores) > 0 {
 			return true

@@ -1,4 +1,4 @@
-package store
+package tally
 
 import (
 	"math"

@@ -1,8 +1,6 @@
-package store
+package tally
 
 import (
-	"assay"
-	"assay/internal/pgtest"
 	"context"
 	"database/sql"
 	"fmt"
@@ -13,6 +11,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"assay"
+	"assay/internal/pgtest"
+	"assay/store"
 )
 
 // A search of responses must find what LIKE finds in the run's responses,
@@ -24,17 +27,17 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 	pgtest.SQLiteOnly(t, "its response index")
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "assay.db")
-	db, err := open(ctx, path, "0022")
+	db, err := store.OpenMigratedTo(ctx, path, "0022", New())
 	if err != nil {
 		t.Fatal(err)
 	}
 	responses := []string{"Photosynthesis makes sugar.", "PHOTOSYNTHESIS, loudly", "It is 50_50 — or 50%.",
 		`a back\slash`, "Ünïcode ÄBC and äbc", "photo synthesis", "", "x"}
 	d, rows := goldenDataset(t, db, len(responses))
-	store := func(db *DB, conditions ...string) *Run {
+	storeRun := func(db *store.DB, conditions ...string) *store.Run {
 		// Two repetitions: a sample's responses under a condition may hold
 		// a text and lack it.
-		run := &Run{DatasetID: d.ID, Repetitions: 2, TotalTasks: 2 * len(rows) * len(conditions)}
+		run := &store.Run{DatasetID: d.ID, Repetitions: 2, TotalTasks: 2 * len(rows) * len(conditions)}
 		for _, c := range conditions {
 			run.Conditions = append(run.Conditions, assay.Condition{Name: c})
 		}
@@ -45,9 +48,9 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 			for i, s := range rows {
 				for k, c := range conditions {
 					at := i + k + 3*(rep-1)
-					r := &Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: rep, Response: responses[at%len(responses)]}
+					r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: rep, Response: responses[at%len(responses)]}
 					if at%3 == 0 {
-						r.Error, r.ErrorKind = "agent: timeout after "+r.Response, ErrorTimeout
+						r.Error, r.ErrorKind = "agent: timeout after "+r.Response, store.ErrorTimeout
 					}
 					saveAt(t, db, r)
 				}
@@ -55,7 +58,7 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 		}
 		return run
 	}
-	before := store(db, "a", "b")
+	before := storeRun(db, "a", "b")
 	db.Close()
 	if db, err = Open(ctx, path); err != nil {
 		t.Fatal(err)
@@ -76,12 +79,12 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 	}{{"as chosen", scanFrom, lackingFrom, indexedInParts, true}, {"through the index", never, never, math.MaxInt32, false},
 		{"through the index in parts", never, never, 0, false}, {"in id order", always, never, 0, true},
 		{"in id order counting those lacking it", always, always, 0, true}}
-	check := func(when string, runs ...*Run) {
+	check := func(when string, runs ...*store.Run) {
 		t.Helper()
 		for _, run := range runs {
 			// The run's range of ids holds its results (migration 0028 and the committer).
 			var first, last, low, high int64
-			if err := db.read.QueryRow(`SELECT results_first, results_last, (SELECT min(id) FROM results WHERE run_id = runs.id),
+			if err := db.Read().QueryRow(`SELECT results_first, results_last, (SELECT min(id) FROM results WHERE run_id = runs.id),
 				(SELECT max(id) FROM results WHERE run_id = runs.id) FROM runs WHERE id = ?`, run.ID).Scan(&first, &last, &low, &high); err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +93,7 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 			}
 			for _, text := range texts {
 				want := map[SampleKey]bool{}
-				err := eachRow(ctx, db.read, `SELECT sample_id, condition FROM results WHERE run_id = ? AND response LIKE ? ESCAPE '\'`,
+				err := store.EachRow(ctx, db.Read(), `SELECT sample_id, condition FROM results WHERE run_id = ? AND response LIKE ? ESCAPE '\'`,
 					[]any{run.ID, likePattern(text)}, func(rows *sql.Rows) error {
 						var k SampleKey
 						err := rows.Scan(&k.SampleRow, &k.Condition)
@@ -112,7 +115,7 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 				for _, way := range ways {
 					scanFrom, lackingFrom, indexedInParts, scanWhereUnindexed = way.from, way.lacking, way.parts, way.scanUnindexed
 					got := &SampleMatches{}
-					if err := db.searchResponses(ctx, run.ID, text, got); err != nil {
+					if err := Of(db).searchResponses(ctx, run.ID, text, got); err != nil {
 						t.Fatal(err)
 					}
 					if found := got.Responses(pairs); !maps.Equal(want, found) {
@@ -124,19 +127,19 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 	}
 	index := func() {
 		t.Helper()
-		if n, err := db.IndexResponses(ctx); err != nil || n == 0 {
+		if n, err := Of(db).IndexResponses(ctx); err != nil || n == 0 {
 			t.Fatalf("indexing read %d results: %v", n, err)
 		}
 	}
 	check("stored before the migration, not indexed", before)
 	index()
-	after := store(db, "a", "c")
-	gone := store(db, "d")
+	after := storeRun(db, "a", "c")
+	gone := storeRun(db, "d")
 	check("partly indexed", before, after, gone)
 	index()
 	check("indexed", before, after, gone)
-	for _, run := range []*Run{after, gone} {
-		if err := db.SetRunStatus(ctx, run.ID, RunCompleted, ""); err != nil {
+	for _, run := range []*store.Run{after, gone} {
+		if err := db.SetRunStatus(ctx, run.ID, store.RunCompleted, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -146,13 +149,13 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 	if _, err := db.DeleteRun(ctx, gone.ID); err != nil {
 		t.Fatal(err)
 	}
-	again := store(db, "e") // under the ids the deleted run freed, which the index has passed
+	again := storeRun(db, "e") // under the ids the deleted run freed, which the index has passed
 	check("failed results cleared, a run deleted, its ids given again", before, after, again)
 	// FTS5's own check compares the index with the text it reads from results.
-	if _, err := db.write.ExecContext(ctx, `INSERT INTO response_search (response_search, rank) VALUES ('integrity-check', 1)`); err != nil {
+	if _, err := rawDB(t, db).ExecContext(ctx, `INSERT INTO response_search (response_search, rank) VALUES ('integrity-check', 1)`); err != nil {
 		t.Errorf("the index disagrees with the responses: %v", err)
 	}
-	if n, err := db.IndexResponses(ctx); err != nil || n != 0 {
+	if n, err := Of(db).IndexResponses(ctx); err != nil || n != 0 {
 		t.Errorf("the index lacked %d results after the ids were given again: %v", n, err)
 	}
 }
@@ -160,22 +163,23 @@ func TestResponseSearchFindsWhatTheScanFinds(t *testing.T) {
 // saveAt stores a result (scores left out) in a database opened at any
 // version from 0019 on: by hand when it was opened at an older one (open's
 // upTo), which the statements of the current schema may not fit.
-func saveAt(t *testing.T, db *DB, r *Result) {
+func saveAt(t *testing.T, db *store.DB, r *store.Result) {
 	t.Helper()
-	if db.stmts.m != nil {
+	if db.Prepared() {
 		if _, err := db.SaveResult(context.Background(), r); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	res, err := db.write.Exec(`INSERT INTO results (run_id, sample_id, condition, repetition, response, error, error_kind, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, r.RunID, r.SampleRow, r.Condition, r.Repetition, r.Response, r.Error, kindOf(r.Error, r.ErrorKind),
-		db.nowText())
+	raw := rawDB(t, db)
+	res, err := raw.Exec(`INSERT INTO results (run_id, sample_id, condition, repetition, response, error, error_kind, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, r.RunID, r.SampleRow, r.Condition, r.Repetition, r.Response, r.Error, r.ErrorKind,
+		time.Now().UTC().Format(time.RFC3339Nano))
 	if err == nil {
 		r.ID, err = res.LastInsertId()
 	}
 	if err == nil { // as the store kept them from migration 0019 on
-		_, err = db.write.Exec(`UPDATE runs SET results_count = results_count + 1, results_last = max(results_last, ?)
+		_, err = raw.Exec(`UPDATE runs SET results_count = results_count + 1, results_last = max(results_last, ?)
 			WHERE id = ?`, r.ID, r.RunID)
 	}
 	if err != nil {
@@ -185,7 +189,7 @@ func saveAt(t *testing.T, db *DB, r *Result) {
 
 // goldenRun opens a database for the test and stores a golden dataset of
 // n samples and a run over it with those conditions and repetitions.
-func goldenRun(t *testing.T, n, repetitions int, conditions ...string) (*DB, *Run, []Sample) {
+func goldenRun(t *testing.T, n, repetitions int, conditions ...string) (*store.DB, *store.Run, []store.Sample) {
 	t.Helper()
 	db, err := Open(context.Background(), pgtest.Database(t))
 	if err != nil {
@@ -193,7 +197,7 @@ func goldenRun(t *testing.T, n, repetitions int, conditions ...string) (*DB, *Ru
 	}
 	t.Cleanup(func() { db.Close() })
 	d, rows := goldenDataset(t, db, n)
-	run := &Run{DatasetID: d.ID, Repetitions: repetitions, TotalTasks: n * repetitions * len(conditions)}
+	run := &store.Run{DatasetID: d.ID, Repetitions: repetitions, TotalTasks: n * repetitions * len(conditions)}
 	for _, c := range conditions {
 		run.Conditions = append(run.Conditions, assay.Condition{Name: c})
 	}
@@ -205,12 +209,12 @@ func goldenRun(t *testing.T, n, repetitions int, conditions ...string) (*DB, *Ru
 
 // goldenDataset stores a dataset of n samples, s0 to s{n-1}, and returns it
 // with its stored samples.
-func goldenDataset(t *testing.T, db *DB, n int) (*Dataset, []Sample) {
+func goldenDataset(t *testing.T, db *store.DB, n int) (*store.Dataset, []store.Sample) {
 	t.Helper()
-	d := &Dataset{Name: "golden", Kind: assay.KindQA, SHA256: "feed", Format: "jsonl"}
-	var samples []Sample
+	d := &store.Dataset{Name: "golden", Kind: assay.KindQA, SHA256: "feed", Format: "jsonl"}
+	var samples []store.Sample
 	for i := range n {
-		samples = append(samples, Sample{Ordinal: i + 1, SampleID: fmt.Sprint("s", i), Input: "q", Reference: "r"})
+		samples = append(samples, store.Sample{Ordinal: i + 1, SampleID: fmt.Sprint("s", i), Input: "q", Reference: "r"})
 	}
 	if _, err := db.CreateDataset(context.Background(), d, samples); err != nil {
 		t.Fatal(err)
@@ -261,9 +265,9 @@ func TestResponseSearchPlans(t *testing.T) {
 }
 
 // explain returns a query's plan, its steps joined by "; ".
-func explain(t *testing.T, db *DB, query string, args ...any) string {
+func explain(t *testing.T, db *store.DB, query string, args ...any) string {
 	t.Helper()
-	rows, err := db.read.Query(`EXPLAIN QUERY PLAN `+query, args...)
+	rows, err := db.Read().Query(`EXPLAIN QUERY PLAN `+query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,20 +297,20 @@ func TestSearchStartsTheIndexCatchUp(t *testing.T) {
 	defer func(n int) { catchUpAt = n }(catchUpAt)
 	catchUpAt = 3
 	d, rows := goldenDataset(t, db, 6)
-	run := &Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: len(rows), Conditions: []assay.Condition{{Name: "a"}}}
+	run := &store.Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: len(rows), Conditions: []assay.Condition{{Name: "a"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
 	var last int64
 	for _, s := range rows {
-		r := &Result{RunID: run.ID, SampleRow: s.ID, Condition: "a", Repetition: 1, Response: "Photosynthesis " + s.SampleID}
+		r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: "a", Repetition: 1, Response: "Photosynthesis " + s.SampleID}
 		if _, err := db.SaveResult(ctx, r); err != nil {
 			t.Fatal(err)
 		}
 		last = r.ID
 	}
 	through := func() (n int64) {
-		if err := db.read.QueryRowContext(ctx, `SELECT indexed_through FROM response_search_state`).Scan(&n); err != nil {
+		if err := db.Read().QueryRowContext(ctx, `SELECT indexed_through FROM response_search_state`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
@@ -314,17 +318,17 @@ func TestSearchStartsTheIndexCatchUp(t *testing.T) {
 	if n := through(); n != 0 {
 		t.Fatalf("indexed through %d before any search", n)
 	}
-	report := db.index.waitedFor() // a report computed meanwhile: the catch-up waits for it
-	m, err := db.SearchSamples(ctx, run.ID, d.ID, "photo")
+	report := Of(db).index.waitedFor() // a report computed meanwhile: the catch-up waits for it
+	m, err := Of(db).SearchSamples(ctx, run.ID, d.ID, "photo")
 	if err != nil || len(m.Responses(counted(t, db, run.ID))) != len(rows) {
 		t.Fatalf("the search found %d responses of %d: %v", len(m.Responses(counted(t, db, run.ID))), len(rows), err)
 	}
 	report()
-	db.index.wg.Wait() // the catch-up it started
+	Of(db).index.wg.Wait() // the catch-up it started
 	if n := through(); n != last {
 		t.Errorf("after the search the index reaches result %d, want %d", n, last)
 	}
-	if m, err = db.SearchSamples(ctx, run.ID, d.ID, "PHOTO"); err != nil || len(m.Responses(counted(t, db, run.ID))) != len(rows) {
+	if m, err = Of(db).SearchSamples(ctx, run.ID, d.ID, "PHOTO"); err != nil || len(m.Responses(counted(t, db, run.ID))) != len(rows) {
 		t.Errorf("through the index the search found %d responses of %d: %v", len(m.Responses(counted(t, db, run.ID))), len(rows), err)
 	}
 }
@@ -394,18 +398,18 @@ func TestSearchCountsLackingOnlyWhenMostHoldTheText(t *testing.T) {
 	}
 	defer db.Close()
 	d, rows := goldenDataset(t, db, 40)
-	run := &Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: len(rows), Conditions: []assay.Condition{{Name: "c"}}}
+	run := &store.Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: len(rows), Conditions: []assay.Condition{{Name: "c"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range rows {
-		saveAt(t, db, &Result{RunID: run.ID, SampleRow: s.ID, Condition: "c", Repetition: 1,
+		saveAt(t, db, &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: "c", Repetition: 1,
 			Response: "It explains the idea, then the mechanism of " + s.SampleID})
 	}
 	pairs := counted(t, db, run.ID)
 	for _, when := range []string{"not indexed", "indexed"} {
 		if when == "indexed" {
-			if _, err := db.IndexResponses(ctx); err != nil {
+			if _, err := Of(db).IndexResponses(ctx); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -415,7 +419,7 @@ func TestSearchCountsLackingOnlyWhenMostHoldTheText(t *testing.T) {
 			found   int
 		}{{"explains the idea", true, len(rows)}, {"explains the mechanism", false, 0}, {"ID", true, len(rows)}} {
 			m := &SampleMatches{}
-			if err := db.searchResponses(ctx, run.ID, c.text, m); err != nil {
+			if err := Of(db).searchResponses(ctx, run.ID, c.text, m); err != nil {
 				t.Fatal(err)
 			}
 			if (m.lacking != nil) != c.lacking || len(m.Responses(pairs)) != c.found {
@@ -437,15 +441,15 @@ func TestSearchFindsAResultUnderAnIdGivenAgain(t *testing.T) {
 	}
 	defer db.Close()
 	d, rows := goldenDataset(t, db, 3)
-	newRun := func() *Run {
-		run := &Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: 3, Conditions: []assay.Condition{{Name: "c"}}}
+	newRun := func() *store.Run {
+		run := &store.Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: 3, Conditions: []assay.Condition{{Name: "c"}}}
 		if err := db.CreateRun(ctx, run); err != nil {
 			t.Fatal(err)
 		}
 		return run
 	}
-	save := func(run *Run, s Sample, response, failure string) int64 {
-		r := &Result{RunID: run.ID, SampleRow: s.ID, Condition: "c", Repetition: 1, Response: response, Error: failure}
+	save := func(run *store.Run, s store.Sample, response, failure string) int64 {
+		r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: "c", Repetition: 1, Response: response, Error: failure}
 		if _, err := db.SaveResult(ctx, r); err != nil {
 			t.Fatal(err)
 		}
@@ -465,8 +469,8 @@ func TestSearchFindsAResultUnderAnIdGivenAgain(t *testing.T) {
 			first = id
 		}
 	}
-	for _, run := range []*Run{a, b} {
-		if err := db.SetRunStatus(ctx, run.ID, RunCompleted, ""); err != nil {
+	for _, run := range []*store.Run{a, b} {
+		if err := db.SetRunStatus(ctx, run.ID, store.RunCompleted, ""); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := db.ClearFailedTasks(ctx, run.ID); err != nil {
@@ -476,7 +480,7 @@ func TestSearchFindsAResultUnderAnIdGivenAgain(t *testing.T) {
 	if id := save(a, rows[0], "Photosynthesis, retried", ""); id >= first {
 		t.Fatalf("the retried result has id %d, not under the run's first %d: the test tests nothing", id, first)
 	}
-	m, err := db.SearchSamples(ctx, a.ID, d.ID, "photosynthesis")
+	m, err := Of(db).SearchSamples(ctx, a.ID, d.ID, "photosynthesis")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,9 +492,9 @@ func TestSearchFindsAResultUnderAnIdGivenAgain(t *testing.T) {
 
 // counted is what the samples table counts of a run: each sample and
 // condition with its results.
-func counted(t *testing.T, db *DB, runID int64) []SampleCounts {
+func counted(t *testing.T, db *store.DB, runID int64) []SampleCounts {
 	t.Helper()
-	st, err := db.SampleStats(context.Background(), runID)
+	st, err := Of(db).SampleStats(context.Background(), runID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -539,35 +543,35 @@ func TestResponseSetHoldsWhatIsPut(t *testing.T) {
 func TestDeletingARunCatchesTheIndexUp(t *testing.T) {
 	pgtest.SQLiteOnly(t, "its response index")
 	ctx := context.Background()
-	defer func(n, b int) { catchUpAt, deleteBatch = n, b }(catchUpAt, deleteBatch)
-	catchUpAt, deleteBatch = 3, 3
+	defer func(n, b int) { catchUpAt, clearIndexPast = n, b }(catchUpAt, clearIndexPast)
+	catchUpAt, clearIndexPast = 3, 3
 	db, keep, rows := goldenRun(t, 6, 1, "a")
-	gone := &Run{DatasetID: keep.DatasetID, Repetitions: 1, TotalTasks: len(rows), Conditions: []assay.Condition{{Name: "a"}}}
+	gone := &store.Run{DatasetID: keep.DatasetID, Repetitions: 1, TotalTasks: len(rows), Conditions: []assay.Condition{{Name: "a"}}}
 	if err := db.CreateRun(ctx, gone); err != nil {
 		t.Fatal(err)
 	}
 	var last int64
-	for _, run := range []*Run{keep, gone} {
+	for _, run := range []*store.Run{keep, gone} {
 		for _, s := range rows {
-			r := &Result{RunID: run.ID, SampleRow: s.ID, Condition: "a", Repetition: 1, Response: "an answer"}
+			r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: "a", Repetition: 1, Response: "an answer"}
 			saveAt(t, db, r)
 			if run == keep {
 				last = r.ID
 			}
 		}
 	}
-	if err := db.SetRunStatus(ctx, gone.ID, RunCompleted, ""); err != nil {
+	if err := db.SetRunStatus(ctx, gone.ID, store.RunCompleted, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.IndexResponses(ctx); err != nil {
+	if _, err := Of(db).IndexResponses(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.DeleteRun(ctx, gone.ID); err != nil {
 		t.Fatal(err)
 	}
-	db.index.wg.Wait() // the catch-up the deletion started
+	Of(db).index.wg.Wait() // the catch-up the deletion started
 	var through int64
-	if err := db.read.QueryRowContext(ctx, `SELECT indexed_through FROM response_search_state`).Scan(&through); err != nil {
+	if err := db.Read().QueryRowContext(ctx, `SELECT indexed_through FROM response_search_state`).Scan(&through); err != nil {
 		t.Fatal(err)
 	}
 	if through != last {
@@ -589,19 +593,19 @@ func TestInterruptedCatchUpLosesNothing(t *testing.T) {
 	indexBatch = 50
 	db, run, rows := goldenRun(t, 400, 1, "a", "b")
 	defer func() { indexBatchWrites = nil }()
-	indexBatchWrites = func() { db.index.waitedFor()() }
+	indexBatchWrites = func() { Of(db).index.waitedFor()() }
 	for _, s := range rows {
-		saveAt(t, db, &Result{RunID: run.ID, SampleRow: s.ID, Condition: "a", Repetition: 1, Response: "photosynthesis " + s.SampleID})
+		saveAt(t, db, &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: "a", Repetition: 1, Response: "photosynthesis " + s.SampleID})
 	}
 	indexed := make(chan error, 1)
 	go func() {
-		_, err := db.IndexResponses(ctx)
+		_, err := Of(db).IndexResponses(ctx)
 		indexed <- err
 	}()
 	saved := make(chan error, 1)
 	go func() { // a run's results committed meanwhile
 		for _, s := range rows {
-			if _, err := db.SaveResult(ctx, &Result{RunID: run.ID, SampleRow: s.ID, Condition: "b", Repetition: 1, Response: "more"}); err != nil {
+			if _, err := db.SaveResult(ctx, &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: "b", Repetition: 1, Response: "more"}); err != nil {
 				saved <- err
 				return
 			}
@@ -616,18 +620,18 @@ func TestInterruptedCatchUpLosesNothing(t *testing.T) {
 			}
 			done = true
 		default:
-			db.index.waitedFor()() // a read, started and done
+			Of(db).index.waitedFor()() // a read, started and done
 			runtime.Gosched()
 		}
 	}
 	if err := <-saved; err != nil {
 		t.Fatalf("a result written during the catch-up: %v", err)
 	}
-	if _, err := db.IndexResponses(ctx); err != nil { // what the run wrote after it
+	if _, err := Of(db).IndexResponses(ctx); err != nil { // what the run wrote after it
 		t.Fatal(err)
 	}
 	var results, indexedRows, through, last int64
-	err := db.read.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM results), (SELECT count(*) FROM response_search),
+	err := db.Read().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM results), (SELECT count(*) FROM response_search),
 		(SELECT indexed_through FROM response_search_state), (SELECT max(id) FROM results)`).Scan(&results, &indexedRows, &through, &last)
 	if err != nil {
 		t.Fatal(err)
@@ -635,9 +639,9 @@ func TestInterruptedCatchUpLosesNothing(t *testing.T) {
 	if results != 800 || indexedRows != 800 || through != last {
 		t.Errorf("%d results, %d responses indexed, through %d of %d", results, indexedRows, through, last)
 	}
-	db.index.mu.Lock()
-	interrupted := db.index.interrupted
-	db.index.mu.Unlock()
+	Of(db).index.mu.Lock()
+	interrupted := Of(db).index.interrupted
+	Of(db).index.mu.Unlock()
 	if interrupted == 0 {
 		t.Error("no batch was interrupted: the test did not test it")
 	}
@@ -655,13 +659,13 @@ func TestSearchFindsWhatHoldsFinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if pgtest.OnPostgres() && !db.trigrams {
+	if pgtest.OnPostgres() && !db.Trigrams() {
 		t.Fatal("the tests' Postgres has no trigram index of the responses")
 	}
 	responses := []string{"Photosynthesis makes sugar.", "PHOTOSYNTHESIS, loudly", "It is 50_50 — or 50%.",
 		`a back\slash`, "Ünïcode ÄBC and äbc", "photo synthesis", "", "x"}
 	d, rows := goldenDataset(t, db, len(responses))
-	run := &Run{DatasetID: d.ID, Repetitions: 2, TotalTasks: 2 * len(rows) * 2,
+	run := &store.Run{DatasetID: d.ID, Repetitions: 2, TotalTasks: 2 * len(rows) * 2,
 		Conditions: []assay.Condition{{Name: "a"}, {Name: "b"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
@@ -670,7 +674,7 @@ func TestSearchFindsWhatHoldsFinds(t *testing.T) {
 	for rep := 1; rep <= 2; rep++ {
 		for i, s := range rows {
 			for k, c := range []string{"a", "b"} {
-				r := &Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: rep, Response: responses[(i+k+3*(rep-1))%len(responses)]}
+				r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: rep, Response: responses[(i+k+3*(rep-1))%len(responses)]}
 				saveAt(t, db, r)
 				key := SampleKey{SampleRow: s.ID, Condition: c}
 				all[key] = append(all[key], r.Response)
@@ -679,7 +683,7 @@ func TestSearchFindsWhatHoldsFinds(t *testing.T) {
 	}
 	for _, text := range []string{"photosynthesis", "PhotoSynth", "synthesis", "50_50", "50%", "0_5", `k\s`, "äbc", "ÄBC", "ünï",
 		"sugar.", " — ", "is 50", "nothing like it", "ph", `"50`, "photo synthesis makes"} {
-		m, err := db.SearchSamples(ctx, run.ID, d.ID, text)
+		m, err := Of(db).SearchSamples(ctx, run.ID, d.ID, text)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,13 +1,15 @@
-package store
+package tally
 
 import (
-	"assay"
-	"assay/internal/pgtest"
 	"context"
 	"fmt"
 	"reflect"
 	"slices"
 	"testing"
+
+	"assay"
+	"assay/internal/pgtest"
+	"assay/store"
 )
 
 // A page of the runs list holds what the whole list holds there, results,
@@ -22,20 +24,20 @@ func TestRunPageIsAPartOfTheList(t *testing.T) {
 	defer db.Close()
 	d, rows := goldenDataset(t, db, 3)
 	for i := 1; i <= 12; i++ {
-		run := &Run{Name: fmt.Sprintf("run-%d", i), DatasetID: d.ID, Repetitions: 1, TotalTasks: 6,
+		run := &store.Run{Name: fmt.Sprintf("run-%d", i), DatasetID: d.ID, Repetitions: 1, TotalTasks: 6,
 			Conditions: []assay.Condition{{Name: "a"}, {Name: "b"}}}
 		if err := db.CreateRun(ctx, run); err != nil {
 			t.Fatal(err)
 		}
 		for k, s := range rows[:i%4] {
-			r := &Result{RunID: run.ID, SampleRow: s.ID, Condition: []string{"a", "b"}[k%2], Repetition: 1, Response: "r", CostUSD: 0.25 * float64(i)}
+			r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: []string{"a", "b"}[k%2], Repetition: 1, Response: "r", CostUSD: 0.25 * float64(i)}
 			if k == 1 {
-				r.Error, r.ErrorKind = "agent: timeout", ErrorTimeout
+				r.Error, r.ErrorKind = "agent: timeout", store.ErrorTimeout
 			}
 			saveAt(t, db, r)
 		}
 		if i%5 == 0 {
-			if _, err := db.write.ExecContext(ctx, `UPDATE runs SET status = ? WHERE id = ?`, []RunStatus{RunDeleting, RunImporting}[i%2], run.ID); err != nil {
+			if _, err := rawDB(t, db).ExecContext(ctx, `UPDATE runs SET status = ? WHERE id = ?`, []store.RunStatus{store.RunDeleting, store.RunImporting}[i%2], run.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -72,7 +74,7 @@ func TestRunPageIsAPartOfTheList(t *testing.T) {
 		t.Fatalf("%d runs' texts (%v), %d runs", len(texts), err, len(all))
 	}
 	for i, r := range all {
-		want := RunText{ID: r.ID, Name: r.Name, Note: r.Note, DatasetName: r.DatasetName, Tags: r.Tags, ConditionNames: r.ConditionNames}
+		want := store.RunText{ID: r.ID, Name: r.Name, Note: r.Note, DatasetName: r.DatasetName, Tags: r.Tags, ConditionNames: r.ConditionNames}
 		got := texts[i]
 		slices.Sort(got.ConditionNames)
 		slices.Sort(want.ConditionNames)
@@ -91,7 +93,7 @@ func TestRunPageIsAPartOfTheList(t *testing.T) {
 		some[i].ConditionNames = nil
 		all[i].ConditionNames = nil
 	}
-	want := []RunSummary{all[1], all[7]}
+	want := []store.RunSummary{all[1], all[7]}
 	for i := range want {
 		want[i].ConditionNames = nil
 	}

@@ -1,4 +1,4 @@
-package store
+package tally
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"maps"
 	"math"
 	"testing"
+
+	"assay/store"
 )
 
 // Clearing a run's failed tasks takes them out of the run's aggregates
@@ -23,22 +25,22 @@ func TestClearFailedTasksLeavesTheAggregatesOfTheRest(t *testing.T) {
 		for _, c := range run.Conditions {
 			for rep := 1; rep <= 2; rep++ {
 				v = math.Mod(v*7.3+0.137, 1)
-				r := &Result{RunID: run.ID, SampleRow: s.ID, Condition: c.Name, Repetition: rep, Response: "answer",
+				r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: c.Name, Repetition: rep, Response: "answer",
 					TokensIn: 100 + i, TokensOut: 7 * i, CostUSD: v / 1000, LatencyMS: int64(900 + i), Model: "model-a",
-					CostSource: CostFromPrices, Attempts: 1,
-					ToolCalls: []ToolCall{{Tool: "search", IsError: i%4 == 0}},
-					Judgements: []Judgement{{Evaluator: "rubric", TokensIn: 50, CostUSD: v / 3000, UnverifiedClaims: []string{"c"},
-						Scores: []Score{{Metric: "accuracy", Value: v}, {Metric: "completeness", Value: 1 - v}}}}}
+					CostSource: store.CostFromPrices, Attempts: 1,
+					ToolCalls: []store.ToolCall{{Tool: "search", IsError: i%4 == 0}},
+					Judgements: []store.Judgement{{Evaluator: "rubric", TokensIn: 50, CostUSD: v / 3000, UnverifiedClaims: []string{"c"},
+						Scores: []store.Score{{Metric: "accuracy", Value: v}, {Metric: "completeness", Value: 1 - v}}}}}
 				fail := c.Name == "dead" || (c.Name == "flaky" && (i+rep)%3 == 0) || (c.Name == "steady" && i == 5 && rep == 2)
 				if fail {
-					r.Error, r.ErrorKind, r.Model = "agent: timeout", ErrorTimeout, "model-b"
+					r.Error, r.ErrorKind, r.Model = "agent: timeout", store.ErrorTimeout, "model-b"
 					r.Retries = []string{"429, waited 1s"}
 					r.Judgements = r.Judgements[:0]
 					if c.Name == "steady" {
 						r.CostUSD = 0 // its condition's cost is kept as it is
 					}
 					if c.Name == "flaky" && i%2 == 0 { // a failure judged anyway
-						r.Judgements = []Judgement{{Evaluator: "rubric", CostUSD: v / 5000, Error: "judge: malformed", UnverifiedClaims: []string{"x", "y"}}}
+						r.Judgements = []store.Judgement{{Evaluator: "rubric", CostUSD: v / 5000, Error: "judge: malformed", UnverifiedClaims: []string{"x", "y"}}}
 					}
 				}
 				if _, err := db.SaveResult(ctx, r); err != nil {
@@ -47,7 +49,7 @@ func TestClearFailedTasksLeavesTheAggregatesOfTheRest(t *testing.T) {
 			}
 		}
 	}
-	if err := db.SetRunStatus(ctx, run.ID, RunCompleted, ""); err != nil {
+	if err := db.SetRunStatus(ctx, run.ID, store.RunCompleted, ""); err != nil {
 		t.Fatal(err)
 	}
 	before := readAggregates(t, db, run.ID)
@@ -67,7 +69,7 @@ func TestClearFailedTasksLeavesTheAggregatesOfTheRest(t *testing.T) {
 			t.Errorf("%s is left: %s", gone, cleared[gone])
 		}
 	}
-	if err := db.RebuildAggregates(ctx, run.ID); err != nil {
+	if err := Of(db).RebuildAggregates(ctx, run.ID); err != nil {
 		t.Fatal(err)
 	}
 	rebuilt := readAggregates(t, db, run.ID)
@@ -84,7 +86,7 @@ func TestClearFailedTasksLeavesTheAggregatesOfTheRest(t *testing.T) {
 }
 
 // readAggregates reads every aggregate row of a run as text, costs by their bits.
-func readAggregates(t *testing.T, db *DB, runID int64) map[string]string {
+func readAggregates(t *testing.T, db *store.DB, runID int64) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, q := range []string{
@@ -95,7 +97,7 @@ func readAggregates(t *testing.T, db *DB, runID int64) map[string]string {
 			tool_calls, tool_errors) FROM condition_totals WHERE run_id = ?`,
 		`SELECT 'model ' || model || '/' || cost_source, results FROM model_totals WHERE run_id = ?`,
 	} {
-		if err := eachRow(context.Background(), db.read, q, []any{runID}, func(r *sql.Rows) error {
+		if err := store.EachRow(context.Background(), db.Read(), q, []any{runID}, func(r *sql.Rows) error {
 			var k, v string
 			err := r.Scan(&k, &v)
 			out[k] = v
@@ -104,7 +106,7 @@ func readAggregates(t *testing.T, db *DB, runID int64) map[string]string {
 			t.Fatal(err)
 		}
 	}
-	if err := eachRow(context.Background(), db.read, `SELECT condition, cost_usd FROM condition_totals WHERE run_id = ?`, []any{runID},
+	if err := store.EachRow(context.Background(), db.Read(), `SELECT condition, cost_usd FROM condition_totals WHERE run_id = ?`, []any{runID},
 		func(r *sql.Rows) error {
 			var c string
 			var cost float64

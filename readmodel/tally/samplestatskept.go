@@ -1,4 +1,4 @@
-package store
+package tally
 
 import (
 	"context"
@@ -14,17 +14,17 @@ const keptStatsFormat = 2
 
 // keptSampleStats returns the run's kept table when it is of the run's
 // results as they stand, or nil, and that version.
-func (db *DB) keptSampleStats(ctx context.Context, runID int64) (*SampleStats, keptVersion, error) {
+func (t *Tally) keptSampleStats(ctx context.Context, runID int64) (*SampleStats, keptVersion, error) {
 	var st *SampleStats
-	v, err := readKept(ctx, db.read, "sample_stats_kept", runID, func(b []byte) {
+	v, err := readKept(ctx, t.db.Read(), "sample_stats_kept", runID, func(b []byte) {
 		st, _ = decodeSampleStats(b) // one that does not read is folded again, and kept again
 	})
 	return st, v, err
 }
 
 // keepSampleStats keeps st as the table of the run's results at version v.
-func (db *DB) keepSampleStats(runID int64, v keptVersion, st *SampleStats) {
-	db.keep("sample_stats_kept", runID, v, func() []byte { return encodeSampleStats(st) })
+func (t *Tally) keepSampleStats(runID int64, v keptVersion, st *SampleStats) {
+	t.keep("sample_stats_kept", runID, v, func() []byte { return encodeSampleStats(st) })
 }
 
 // encodeSampleStats writes st as: the format; the metrics' names; the

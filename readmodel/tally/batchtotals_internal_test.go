@@ -1,4 +1,4 @@
-package store
+package tally
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"assay/store"
 )
 
 // A batch of writes adds its results to their runs' count, conditions'
@@ -19,22 +21,22 @@ func TestBatchTotalsEqualResultByResult(t *testing.T) {
 	ctx := context.Background()
 	db, run, rows := goldenRun(t, 8, 1, "a", "b", "c")
 	v := 0.1
-	result := func(sample int, condition string) *Result {
+	result := func(sample int, condition string) *store.Result {
 		v = math.Mod(v*7.3+0.137, 1)
 		cost := 0.7e-16 // less than half of 1's last bit: added one by one to 1 they vanish, together they do not
 		if sample == 0 {
 			cost = 1
 		}
-		r := &Result{RunID: run.ID, SampleRow: rows[sample].ID, Condition: condition, Repetition: 1,
+		r := &store.Result{RunID: run.ID, SampleRow: rows[sample].ID, Condition: condition, Repetition: 1,
 			Response: "answer", TokensIn: 100 + sample, TokensOut: 7 * sample, CostUSD: cost, LatencyMS: int64(900 + sample),
-			Model: fmt.Sprint("model-", sample%2), CostSource: CostFromPrices, Attempts: 1,
-			Judgements: []Judgement{{Evaluator: "rubric", TokensIn: 50, UnverifiedClaims: []string{"c"},
-				Scores: []Score{{Metric: "accuracy", Value: v}}}}}
+			Model: fmt.Sprint("model-", sample%2), CostSource: store.CostFromPrices, Attempts: 1,
+			Judgements: []store.Judgement{{Evaluator: "rubric", TokensIn: 50, UnverifiedClaims: []string{"c"},
+				Scores: []store.Score{{Metric: "accuracy", Value: v}}}}}
 		if sample%3 == 0 {
 			r.Retries = []string{"429, waited 1s"}
 		}
 		if sample == 5 {
-			r.Error, r.ErrorKind, r.Judgements = "agent: timeout", ErrorTimeout, nil
+			r.Error, r.ErrorKind, r.Judgements = "agent: timeout", store.ErrorTimeout, nil
 		}
 		return r
 	}
@@ -44,23 +46,22 @@ func TestBatchTotalsEqualResultByResult(t *testing.T) {
 		fails     bool
 	}) {
 		t.Helper()
-		var writes []*write
+		var writes []func(context.Context, store.Tx) error
 		for _, task := range tasks {
 			r := result(task.sample, task.condition)
 			fails := task.fails
-			writes = append(writes, &write{ctx: ctx, done: make(chan error, 1), do: func(ctx context.Context, tx writer) error {
-				if _, err := insertNewResult(ctx, tx, db.nowText(), r); err != nil {
+			writes = append(writes, func(ctx context.Context, tx store.Tx) error {
+				if _, err := tx.InsertResult(ctx, r); err != nil {
 					return err
 				}
 				if fails { // its result stored, then the write fails: all of it is undone
 					return errors.New("the write failed")
 				}
 				return nil
-			}})
+			})
 		}
-		db.commitBatch(writes)
-		for i, w := range writes {
-			if err := <-w.done; (err != nil) != tasks[i].fails {
+		for i, err := range db.CommitTogether(ctx, writes) {
+			if (err != nil) != tasks[i].fails {
 				t.Fatalf("write %d: %v", i, err)
 			}
 		}
@@ -85,7 +86,7 @@ func TestBatchTotalsEqualResultByResult(t *testing.T) {
 	read := func() totals {
 		t.Helper()
 		out := totals{Conditions: map[string][]any{}, Models: map[string]int{}}
-		err := eachRow(ctx, db.read, `SELECT condition, done, errors, judge_errors, tokens_in, tokens_out, cost_usd, latency_ms,
+		err := store.EachRow(ctx, db.Read(), `SELECT condition, done, errors, judge_errors, tokens_in, tokens_out, cost_usd, latency_ms,
 			retries, tool_calls, tool_errors FROM condition_totals WHERE run_id = ?`, []any{run.ID}, func(r *sql.Rows) error {
 			var name string
 			var done, errs, judgeErrs, in, outTokens, latency, retries, calls, toolErrs int64
@@ -99,7 +100,7 @@ func TestBatchTotalsEqualResultByResult(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = eachRow(ctx, db.read, `SELECT model, cost_source, results FROM model_totals WHERE run_id = ?`, []any{run.ID},
+		err = store.EachRow(ctx, db.Read(), `SELECT model, cost_source, results FROM model_totals WHERE run_id = ?`, []any{run.ID},
 			func(r *sql.Rows) error {
 				var model, source string
 				var n int
@@ -110,7 +111,7 @@ func TestBatchTotalsEqualResultByResult(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := db.ResultsVersion(ctx, run.ID)
+		v, err := Of(db).ResultsVersion(ctx, run.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +121,7 @@ func TestBatchTotalsEqualResultByResult(t *testing.T) {
 	kept := read()
 	var count int
 	var last int64
-	if err := db.read.QueryRowContext(ctx, `SELECT count(*), max(id) FROM results WHERE run_id = ?`, run.ID).Scan(&count, &last); err != nil {
+	if err := db.Read().QueryRowContext(ctx, `SELECT count(*), max(id) FROM results WHERE run_id = ?`, run.ID).Scan(&count, &last); err != nil {
 		t.Fatal(err)
 	}
 	if kept.Count != 11 || count != 11 || kept.Last != last {
@@ -132,7 +133,7 @@ func TestBatchTotalsEqualResultByResult(t *testing.T) {
 	if _, ok := kept.Conditions["c"]; !ok || kept.Conditions["c"][0] != int64(1) {
 		t.Errorf("condition c: %v, want one done", kept.Conditions["c"])
 	}
-	if err := db.RebuildAggregates(ctx, run.ID); err != nil {
+	if err := Of(db).RebuildAggregates(ctx, run.ID); err != nil {
 		t.Fatal(err)
 	}
 	again := read()

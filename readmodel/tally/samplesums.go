@@ -1,9 +1,11 @@
-package store
+package tally
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"assay/store"
 )
 
 // A sample_sums row keeps, beside its counts, its sums per metric
@@ -29,7 +31,7 @@ type metricSum struct {
 type rowSums []metricSum
 
 // add adds a result's scores to the sums.
-func (s rowSums) add(r *Result) rowSums {
+func (s rowSums) add(r *store.Result) rowSums {
 	for i := range r.Judgements {
 		j := &r.Judgements[i]
 		for _, sc := range j.Scores {

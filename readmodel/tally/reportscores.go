@@ -1,4 +1,4 @@
-package store
+package tally
 
 import (
 	"cmp"
@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"assay/store"
 )
 
 // MetricScores are a run's scores of one metric under one condition, sample
@@ -36,12 +38,12 @@ func (m *MetricScores) Len() int { return len(m.Values) }
 func (m *MetricScores) Judged(i int) bool { return m.JudgeNames[m.Judges[i]] != "" }
 
 // ScoreRows are the scores of ms one row each, as ReportData orders them.
-func ScoreRows(ms []MetricScores) []ScoreRow {
-	var out []ScoreRow
+func ScoreRows(ms []MetricScores) []store.ScoreRow {
+	var out []store.ScoreRow
 	for _, m := range ms {
 		for k, sample := range m.Samples {
 			for i := m.Starts[k]; i < m.Starts[k+1]; i++ {
-				out = append(out, ScoreRow{ID: m.IDs[i], SampleRow: sample, Condition: m.Condition, Repetition: int(m.Reps[i]),
+				out = append(out, store.ScoreRow{ID: m.IDs[i], SampleRow: sample, Condition: m.Condition, Repetition: int(m.Reps[i]),
 					JudgeRepetition: int(m.JudgeReps[i]), Judge: m.JudgeNames[m.Judges[i]], JudgeIndex: int(m.Judges[i]),
 					Evaluator: m.Evaluator, Metric: m.Metric, Value: m.Values[i]})
 			}
@@ -68,10 +70,10 @@ func compareBuckets(a, b scoreBucket) int {
 // condition, evaluator and metric. The rows come by condition and sample;
 // workers fold chunks of them while later ones are read, and the chunks'
 // columns are joined in order.
-func metricScores(ctx context.Context, tx querier, runID int64) ([]MetricScores, error) {
+func metricScores(ctx context.Context, tx store.Querier, runID int64) ([]MetricScores, error) {
 	chunks, err := foldChunks(ctx, tx, `SELECT condition, sample_id, scores FROM sample_scores WHERE run_id = ? AND scores != ''
 		ORDER BY condition, sample_id`, []any{runID}, func(r *sql.Rows) (a aggregateRow, err error) {
-		err = r.Scan(&a.condition, int64Col{&a.sample}, &a.text)
+		err = r.Scan(&a.condition, store.Int64Col{P: &a.sample}, &a.text)
 		return a, err
 	}, func() func([]aggregateRow) (map[scoreBucket]*MetricScores, error) {
 		f := folder{}
@@ -178,7 +180,7 @@ func (f *folder) fold(rows []aggregateRow) (map[scoreBucket]*MetricScores, error
 			for _, i := range g.at {
 				s := &f.lines.scores[i]
 				j := &f.lines.judgements[s.at]
-				index, rep := fromSlot(j.slot)
+				index, rep := store.FromSlot(j.slot)
 				if index > 127 || rep > 32767 {
 					return nil, fmt.Errorf("sample %d under %s: judgement %d has place %d, repetition %d", a.sample, a.condition, j.id, index, rep)
 				}

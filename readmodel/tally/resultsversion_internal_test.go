@@ -1,4 +1,4 @@
-package store
+package tally
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"assay"
+	"assay/store"
 )
 
 // The version a run keeps of its results follows them: each one saved
@@ -19,19 +20,19 @@ func TestResultsVersionFollowsResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	ds := &Dataset{Name: "d", Kind: assay.KindQA, SHA256: "x", Format: "jsonl", Samples: 2}
-	if _, err := db.CreateDataset(ctx, ds, []Sample{{Ordinal: 1, SampleID: "a", Input: "q", Reference: "r"}, {Ordinal: 2, SampleID: "b", Input: "q", Reference: "r"}}); err != nil {
+	ds := &store.Dataset{Name: "d", Kind: assay.KindQA, SHA256: "x", Format: "jsonl", Samples: 2}
+	if _, err := db.CreateDataset(ctx, ds, []store.Sample{{Ordinal: 1, SampleID: "a", Input: "q", Reference: "r"}, {Ordinal: 2, SampleID: "b", Input: "q", Reference: "r"}}); err != nil {
 		t.Fatal(err)
 	}
 	rows, _ := db.Samples(ctx, ds.ID, 0, 0)
-	run := &Run{Name: "r", DatasetID: ds.ID, Repetitions: 1, TotalTasks: 2, Conditions: []assay.Condition{{Name: "c"}}}
+	run := &store.Run{Name: "r", DatasetID: ds.ID, Repetitions: 1, TotalTasks: 2, Conditions: []assay.Condition{{Name: "c"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[ResultsVersion]bool{}
 	check := func(wantCount int, wantLast int64) {
 		t.Helper()
-		v, err := db.ResultsVersion(ctx, run.ID)
+		v, err := Of(db).ResultsVersion(ctx, run.ID)
 		if err != nil || v.Count != wantCount || v.Last != wantLast {
 			t.Fatalf("version %+v (%v), want %d/%d", v, err, wantCount, wantLast)
 		}
@@ -41,23 +42,23 @@ func TestResultsVersionFollowsResults(t *testing.T) {
 		seen[v] = true
 	}
 	check(0, 0)
-	first := &Result{RunID: run.ID, SampleRow: rows[0].ID, Condition: "c", Repetition: 1, Response: "x"}
+	first := &store.Result{RunID: run.ID, SampleRow: rows[0].ID, Condition: "c", Repetition: 1, Response: "x"}
 	db.SaveResult(ctx, first)
-	again := &Result{RunID: run.ID, SampleRow: rows[0].ID, Condition: "c", Repetition: 1, Response: "y"}
+	again := &store.Result{RunID: run.ID, SampleRow: rows[0].ID, Condition: "c", Repetition: 1, Response: "y"}
 	if saved, _ := db.SaveResult(ctx, again); saved {
 		t.Fatal("a task saved twice")
 	}
 	check(1, first.ID)
-	failed := &Result{RunID: run.ID, SampleRow: rows[1].ID, Condition: "c", Repetition: 1, Error: "boom"}
+	failed := &store.Result{RunID: run.ID, SampleRow: rows[1].ID, Condition: "c", Repetition: 1, Error: "boom"}
 	db.SaveResult(ctx, failed)
 	check(2, failed.ID)
-	db.SetRunStatus(ctx, run.ID, RunCompleted, "")
+	db.SetRunStatus(ctx, run.ID, store.RunCompleted, "")
 	if _, err := db.ClearFailedTasks(ctx, run.ID); err != nil {
 		t.Fatal(err)
 	}
 	check(1, failed.ID)
-	db.SetRunStatus(ctx, run.ID, RunRunning, "")
-	retried := &Result{RunID: run.ID, SampleRow: rows[1].ID, Condition: "c", Repetition: 1, Response: "fine"}
+	db.SetRunStatus(ctx, run.ID, store.RunRunning, "")
+	retried := &store.Result{RunID: run.ID, SampleRow: rows[1].ID, Condition: "c", Repetition: 1, Response: "fine"}
 	if saved, err := db.SaveResult(ctx, retried); !saved || err != nil {
 		t.Fatalf("the retry was not saved: %v", err)
 	}

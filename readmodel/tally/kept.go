@@ -1,4 +1,4 @@
-package store
+package tally
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"assay/store"
 )
 
 // What a report or a samples table folds from a finished run's rows is
@@ -64,18 +66,18 @@ var keptTables = []string{"sample_stats_kept", "report_scores_kept"}
 // readKept reads, through q, the version of a run's results and, when
 // table keeps a blob of that version, hands it to read: the driver's
 // bytes, not copied again, valid during the call.
-func readKept(ctx context.Context, q querier, table string, runID int64, read func([]byte)) (keptVersion, error) {
+func readKept(ctx context.Context, q store.Querier, table string, runID int64, read func([]byte)) (keptVersion, error) {
 	var v keptVersion
-	err := eachRow(ctx, q, `SELECT r.status, r.results_count, r.results_last, coalesce(r.finished_at, ''), k.stats
+	err := store.EachRow(ctx, q, `SELECT r.status, r.results_count, r.results_last, coalesce(r.finished_at, ''), k.stats
 		FROM runs r LEFT JOIN `+table+` k ON k.run_id = r.id AND k.results_count = r.results_count
 			AND k.results_last = r.results_last AND k.finished_at = r.finished_at
 		WHERE r.id = ?`, []any{runID}, func(rows *sql.Rows) error {
-		var status RunStatus
+		var status store.RunStatus
 		var blob sql.RawBytes
 		if err := rows.Scan(&status, &v.count, &v.last, &v.at, &blob); err != nil {
 			return err
 		}
-		v.finished = status.Finished() && status != RunDeleting && status != RunImporting && v.at != ""
+		v.finished = status.Finished() && status != store.RunDeleting && status != store.RunImporting && v.at != ""
 		if blob != nil {
 			read(blob)
 		}
@@ -90,15 +92,15 @@ func readKept(ctx context.Context, q querier, table string, runID int64, read fu
 // keep keeps blob in table as what the run's results at version v fold
 // into, in the background, when the run is finished: it is written only if
 // the run's results still stand at v when the write commits.
-func (db *DB) keep(table string, runID int64, v keptVersion, blob func() []byte) {
+func (t *Tally) keep(table string, runID int64, v keptVersion, blob func() []byte) {
 	if !v.finished {
 		return
 	}
 	b := blob()
-	db.keeping.Go(func() {
+	t.keeping.Go(func(context.Context) {
 		// Not kept (a full disk, the database closing), it is folded
 		// again the next time.
-		_ = db.commit(context.Background(), func(ctx context.Context, tx writer) error {
+		_ = t.db.Commit(context.Background(), func(ctx context.Context, tx store.Tx) error {
 			_, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (run_id, results_count, results_last, finished_at, stats)
 	SELECT id, results_count, results_last, finished_at, ?5 FROM runs
 	WHERE id = ?1 AND results_count = ?2 AND results_last = ?3 AND finished_at = ?4

@@ -1,9 +1,11 @@
-package store
+package tally
 
 import (
 	"context"
 	"encoding/binary"
 	"math"
+
+	"assay/store"
 )
 
 // A finished run's scores, as its report folds them from its sample_scores
@@ -17,7 +19,7 @@ const keptScoresFormat = 1
 // reportScores returns a run's scores through tx: those kept, when they
 // are of its results as they stand, or folded now, and kept when the run
 // is finished.
-func (db *DB) reportScores(ctx context.Context, tx querier, runID int64) ([]MetricScores, error) {
+func (t *Tally) reportScores(ctx context.Context, tx store.Querier, runID int64) ([]MetricScores, error) {
 	var kept []MetricScores
 	read := false
 	v, err := readKept(ctx, tx, "report_scores_kept", runID, func(b []byte) {
@@ -35,7 +37,7 @@ func (db *DB) reportScores(ctx context.Context, tx querier, runID int64) ([]Metr
 	if err != nil {
 		return nil, err
 	}
-	db.keep("report_scores_kept", runID, v, func() []byte { return encodeScores(ms) })
+	t.keep("report_scores_kept", runID, v, func() []byte { return encodeScores(ms) })
 	return ms, nil
 }
 

@@ -1,4 +1,4 @@
-package store
+package tally
 
 import (
 	"cmp"
@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"assay/store"
 )
 
 // SampleKey names one sample (its row id) under one condition of a run.
@@ -62,16 +64,16 @@ type SampleStats struct {
 // SampleStats returns a run's results folded per sample and condition:
 // the table kept when the run finished (samplestatskept.go), or one folded
 // now, kept when the run is finished.
-func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error) {
-	kept, v, err := db.keptSampleStats(ctx, runID)
+func (t *Tally) SampleStats(ctx context.Context, runID int64) (*SampleStats, error) {
+	kept, v, err := t.keptSampleStats(ctx, runID)
 	if err != nil || kept != nil {
 		return kept, err
 	}
-	st, err := db.foldSampleStats(ctx, runID)
+	st, err := t.foldSampleStats(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	db.keepSampleStats(runID, v, st)
+	t.keepSampleStats(runID, v, st)
 	return st, nil
 }
 
@@ -81,17 +83,17 @@ func (db *DB) SampleStats(ctx context.Context, runID int64) (*SampleStats, error
 // core, each on a connection of its own (keyParts): while a run is
 // running, two parts may be read a few results apart, each row whole. The
 // samples' places in their dataset, which never change, are read beside.
-func (db *DB) foldSampleStats(ctx context.Context, runID int64) (*SampleStats, error) {
-	defer db.index.waitedFor()()
+func (t *Tally) foldSampleStats(ctx context.Context, runID int64) (*SampleStats, error) {
+	defer t.index.waitedFor()()
 	var places map[int64]samplePlace
 	var placesErr error
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
-		places, placesErr = samplePlaces(ctx, db.read, runID)
+		places, placesErr = samplePlaces(ctx, t.db.Read(), runID)
 	}()
 	defer func() { <-read }()
-	bounds, err := db.keyParts(ctx, runID, runtime.GOMAXPROCS(0))
+	bounds, err := t.keyParts(ctx, runID, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return nil, fmt.Errorf("sample stats of run %d: %w", runID, err)
 	}
@@ -103,7 +105,7 @@ func (db *DB) foldSampleStats(ctx context.Context, runID int64) (*SampleStats, e
 		rows   []SampleCondition
 		firsts map[MetricName]firstMet
 	}
-	chunks, err := foldParts(ctx, db.read, `SELECT condition, sample_id, results, errors, judge_errors, claims, sums
+	chunks, err := foldParts(ctx, t.db.Read(), `SELECT condition, sample_id, results, errors, judge_errors, claims, sums
 		FROM sample_sums WHERE run_id = ?`, []any{runID}, bounds, func() func(r *sql.Rows) (row, error) {
 		// One row scanned into for all, each returned as a copy: a row of
 		// its own escaped, one allocation per row. The condition is read
@@ -113,8 +115,8 @@ func (db *DB) foldSampleStats(ctx context.Context, runID int64) (*SampleStats, e
 		var condition sql.RawBytes
 		return func(r *sql.Rows) (row, error) {
 			a = row{}
-			if err := r.Scan(&condition, int64Col{&a.sample}, intCol{&a.Results}, intCol{&a.Errors}, intCol{&a.JudgeErrors},
-				intCol{&a.Claims}, &a.text); err != nil {
+			if err := r.Scan(&condition, store.Int64Col{P: &a.sample}, store.IntCol{P: &a.Results}, store.IntCol{P: &a.Errors}, store.IntCol{P: &a.JudgeErrors},
+				store.IntCol{P: &a.Claims}, &a.text); err != nil {
 				return a, err
 			}
 			if string(condition) != last {
@@ -169,9 +171,9 @@ type keyBound struct {
 // the bounds between ranges, in order. The first range has no lower bound
 // and the last no upper one, so that together they hold every row of the
 // run whatever its condition.
-func (db *DB) keyParts(ctx context.Context, runID int64, n int) ([]keyBound, error) {
+func (t *Tally) keyParts(ctx context.Context, runID int64, n int) ([]keyBound, error) {
 	var conditions []string
-	if err := eachRow(ctx, db.read, `SELECT name FROM run_conditions WHERE run_id = ? ORDER BY name`, []any{runID},
+	if err := store.EachRow(ctx, t.db.Read(), `SELECT name FROM run_conditions WHERE run_id = ? ORDER BY name`, []any{runID},
 		func(rows *sql.Rows) error {
 			var c string
 			err := rows.Scan(&c)
@@ -181,7 +183,7 @@ func (db *DB) keyParts(ctx context.Context, runID int64, n int) ([]keyBound, err
 		return nil, err
 	}
 	var lo, hi sql.NullInt64
-	if err := db.read.QueryRowContext(ctx, `SELECT min(id), max(id) FROM samples
+	if err := t.db.Read().QueryRowContext(ctx, `SELECT min(id), max(id) FROM samples
 		WHERE dataset_id = (SELECT dataset_id FROM runs WHERE id = ?)`, runID).Scan(&lo, &hi); err != nil {
 		return nil, err
 	}
@@ -373,7 +375,7 @@ type samplePlace struct {
 }
 
 // samplePlaces returns the place of every sample of a run's dataset, by row id.
-func samplePlaces(ctx context.Context, tx querier, runID int64) (map[int64]samplePlace, error) {
+func samplePlaces(ctx context.Context, tx store.Querier, runID int64) (map[int64]samplePlace, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, ordinal, sample_id FROM samples
 		WHERE dataset_id = (SELECT dataset_id FROM runs WHERE id = ?)`, runID)
 	if err != nil {
@@ -384,7 +386,7 @@ func samplePlaces(ctx context.Context, tx querier, runID int64) (map[int64]sampl
 	for rows.Next() {
 		var id int64
 		var n samplePlace
-		if err := rows.Scan(int64Col{&id}, intCol{&n.ordinal}, &n.sampleID); err != nil {
+		if err := rows.Scan(store.Int64Col{P: &id}, store.IntCol{P: &n.ordinal}, &n.sampleID); err != nil {
 			return nil, fmt.Errorf("sample places: %w", err)
 		}
 		out[id] = n

@@ -1,10 +1,12 @@
-package store
+package tally
 
 import (
 	"context"
 	"math"
 	"reflect"
 	"testing"
+
+	"assay/store"
 )
 
 // A finished run's scores are kept once its report folds them, and read
@@ -17,17 +19,17 @@ func TestKeptReportScoresAreTheFoldedOnes(t *testing.T) {
 	for i, s := range rows {
 		for _, c := range run.Conditions {
 			for rep := 1; rep <= 2; rep++ {
-				r := &Result{RunID: run.ID, SampleRow: s.ID, Condition: c.Name, Repetition: rep, Response: "answer"}
+				r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: c.Name, Repetition: rep, Response: "answer"}
 				for place, judge := range []string{"judge-a", "judge-b"} {
 					for jrep := range 2 {
 						v := float64((i+rep+place+jrep)%5) + 1
-						r.Judgements = append(r.Judgements, Judgement{Evaluator: "rubric", Judge: judge, JudgeIndex: place,
-							JudgeRepetition: jrep, Scores: []Score{{Metric: "accuracy", Value: v}, {Metric: "clarity", Value: v / 4}}})
+						r.Judgements = append(r.Judgements, store.Judgement{Evaluator: "rubric", Judge: judge, JudgeIndex: place,
+							JudgeRepetition: jrep, Scores: []store.Score{{Metric: "accuracy", Value: v}, {Metric: "clarity", Value: v / 4}}})
 					}
 				}
-				r.Judgements = append(r.Judgements, Judgement{Evaluator: "exact_match", Scores: []Score{{Metric: "match", Value: float64(i % 2)}}})
+				r.Judgements = append(r.Judgements, store.Judgement{Evaluator: "exact_match", Scores: []store.Score{{Metric: "match", Value: float64(i % 2)}}})
 				if c.Name == "flaky" && i%6 == rep {
-					r.Error, r.ErrorKind, r.Judgements = "agent: timeout", ErrorTimeout, nil
+					r.Error, r.ErrorKind, r.Judgements = "agent: timeout", store.ErrorTimeout, nil
 				}
 				if _, err := db.SaveResult(ctx, r); err != nil {
 					t.Fatal(err)
@@ -40,11 +42,11 @@ func TestKeptReportScoresAreTheFoldedOnes(t *testing.T) {
 	// run's rows, and returns them.
 	scores := func(step string) []MetricScores {
 		t.Helper()
-		data, err := db.ReportData(ctx, run.ID)
+		data, err := Of(db).ReportData(ctx, run.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := metricScores(ctx, db.read, run.ID)
+		want, err := metricScores(ctx, db.Read(), run.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +57,7 @@ func TestKeptReportScoresAreTheFoldedOnes(t *testing.T) {
 	if kept() != 0 {
 		t.Fatal("a running run's scores were kept")
 	}
-	if err := db.SetRunStatus(ctx, run.ID, RunCompleted, ""); err != nil {
+	if err := db.SetRunStatus(ctx, run.ID, store.RunCompleted, ""); err != nil {
 		t.Fatal(err)
 	}
 	want := scores("finished")
@@ -63,7 +65,7 @@ func TestKeptReportScoresAreTheFoldedOnes(t *testing.T) {
 		t.Fatal("the finished run's scores were not kept")
 	}
 	var blob []byte
-	if err := db.read.QueryRowContext(ctx, `SELECT stats FROM report_scores_kept WHERE run_id = ?`, run.ID).Scan(&blob); err != nil {
+	if err := db.Read().QueryRowContext(ctx, `SELECT stats FROM report_scores_kept WHERE run_id = ?`, run.ID).Scan(&blob); err != nil {
 		t.Fatal(err)
 	}
 	got, err := decodeScores(blob)
@@ -77,11 +79,11 @@ func TestKeptReportScoresAreTheFoldedOnes(t *testing.T) {
 	scores("read kept")
 
 	// Resumed, one more result: the scores as they stand.
-	if err := db.SetRunStatus(ctx, run.ID, RunRunning, ""); err != nil {
+	if err := db.SetRunStatus(ctx, run.ID, store.RunRunning, ""); err != nil {
 		t.Fatal(err)
 	}
-	extra := &Result{RunID: run.ID, SampleRow: rows[0].ID, Condition: "steady", Repetition: 3, Response: "late",
-		Judgements: []Judgement{{Evaluator: "exact_match", Scores: []Score{{Metric: "match", Value: 1}}}}}
+	extra := &store.Result{RunID: run.ID, SampleRow: rows[0].ID, Condition: "steady", Repetition: 3, Response: "late",
+		Judgements: []store.Judgement{{Evaluator: "exact_match", Scores: []store.Score{{Metric: "match", Value: 1}}}}}
 	if _, err := db.SaveResult(ctx, extra); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,7 @@ func TestKeptReportScoresAreTheFoldedOnes(t *testing.T) {
 	if reflect.DeepEqual(resumed, want) {
 		t.Fatal("the resumed run's scores are those kept before")
 	}
-	if err := db.SetRunStatus(ctx, run.ID, RunCompleted, ""); err != nil {
+	if err := db.SetRunStatus(ctx, run.ID, store.RunCompleted, ""); err != nil {
 		t.Fatal(err)
 	}
 	scores("finished again")

@@ -1,4 +1,4 @@
-package store
+package tally
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
+
+	"assay/store"
 )
 
 // SampleMatches are what a text search found in a run.
@@ -171,11 +173,11 @@ func (s *responseSet) merge(o *responseSet) {
 
 // SearchSamples finds text, ignoring ASCII case, in the input and reference of
 // a run's samples and in the run's responses.
-func (db *DB) SearchSamples(ctx context.Context, runID, datasetID int64, text string) (*SampleMatches, error) {
-	defer db.index.waitedFor()()
+func (t *Tally) SearchSamples(ctx context.Context, runID, datasetID int64, text string) (*SampleMatches, error) {
+	defer t.index.waitedFor()()
 	m := &SampleMatches{Samples: map[int64]bool{}}
 	// The dataset's first sample row, where the matches' bits start.
-	err := db.read.QueryRowContext(ctx, `SELECT coalesce((SELECT id FROM samples WHERE dataset_id = ? ORDER BY ordinal LIMIT 1), 0)`,
+	err := t.db.Read().QueryRowContext(ctx, `SELECT coalesce((SELECT id FROM samples WHERE dataset_id = ? ORDER BY ordinal LIMIT 1), 0)`,
 		datasetID).Scan(&m.responses.first)
 	if err != nil {
 		return nil, fmt.Errorf("search samples: %w", err)
@@ -185,7 +187,7 @@ func (db *DB) SearchSamples(ctx context.Context, runID, datasetID int64, text st
 	// apart fields of m.
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		err := eachRow(gctx, db.read, `SELECT id FROM samples WHERE dataset_id = ?1 AND (holds(input, ?2) OR holds(reference, ?2))`,
+		err := store.EachRow(gctx, t.db.Read(), `SELECT id FROM samples WHERE dataset_id = ?1 AND (holds(input, ?2) OR holds(reference, ?2))`,
 			[]any{datasetID, text}, func(rows *sql.Rows) error {
 				var id int64
 				err := rows.Scan(&id)
@@ -197,7 +199,7 @@ func (db *DB) SearchSamples(ctx context.Context, runID, datasetID int64, text st
 		}
 		return nil
 	})
-	g.Go(func() error { return db.searchResponses(gctx, runID, text, m) })
+	g.Go(func() error { return t.searchResponses(gctx, runID, text, m) })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -261,10 +263,10 @@ const sampleShare = 16
 // searchResponses finds text in a run's responses, through their index or
 // by reading the run's results in id order. Meeting many results the index
 // lacks, it starts the index's catch-up.
-func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *SampleMatches) error {
+func (t *Tally) searchResponses(ctx context.Context, runID int64, text string, m *SampleMatches) error {
 	var first, last int64
 	var count int
-	err := db.read.QueryRowContext(ctx, `SELECT results_first, results_last, results_count FROM runs WHERE id = ?`, runID).
+	err := t.db.Read().QueryRowContext(ctx, `SELECT results_first, results_last, results_count FROM runs WHERE id = ?`, runID).
 		Scan(&first, &last, &count)
 	if err != nil {
 		return fmt.Errorf("search responses: %w", err)
@@ -272,8 +274,8 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 	if count == 0 {
 		return nil
 	}
-	if db.pg {
-		return db.searchResponsesPg(ctx, runID, first, last, text, m)
+	if t.db.Postgres() {
+		return t.searchResponsesPg(ctx, runID, first, last, text, m)
 	}
 	query := trigramQuery(text)
 	// The candidates among the middle sixteenth of the run's ids, a part
@@ -285,15 +287,15 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 	span := (last - first + 1 + sampleShare - 1) / sampleShare
 	from := first + (last-first+1-span)/2
 	var through int64
-	if err := db.read.QueryRowContext(ctx, `SELECT indexed_through FROM response_search_state`).Scan(&through); err != nil {
+	if err := t.db.Read().QueryRowContext(ctx, `SELECT indexed_through FROM response_search_state`).Scan(&through); err != nil {
 		return fmt.Errorf("search responses: %w", err)
 	}
 	useIndex := query != "" && (through >= from+span-1 || !scanWhereUnindexed)
 	var candidates int
 	if useIndex {
-		err = db.read.QueryRowContext(ctx, qCandidates, query, from, from+span-1).Scan(&candidates)
+		err = t.db.Read().QueryRowContext(ctx, qCandidates, query, from, from+span-1).Scan(&candidates)
 	} else {
-		err = db.read.QueryRowContext(ctx, qHolding, from, from+span-1, text).Scan(&candidates)
+		err = t.db.Read().QueryRowContext(ctx, qHolding, from, from+span-1, text).Scan(&candidates)
 	}
 	if err != nil {
 		return fmt.Errorf("search responses: %w", err)
@@ -303,29 +305,29 @@ func (db *DB) searchResponses(ctx context.Context, runID int64, text string, m *
 	// ("explains the mechanism" where they say "explains the idea").
 	holding := candidates
 	if useIndex && candidates >= lackingFrom(int(span)) {
-		if err := db.read.QueryRowContext(ctx, qHolding, from, from+span-1, text).Scan(&holding); err != nil {
+		if err := t.db.Read().QueryRowContext(ctx, qHolding, from, from+span-1, text).Scan(&holding); err != nil {
 			return fmt.Errorf("search responses: %w", err)
 		}
 	}
 	switch {
 	case holding >= lackingFrom(int(span)):
 		m.lacking = map[SampleKey]int{}
-		err = db.readParts(ctx, first, last, m, func(lo, hi int64) (string, []any) {
+		err = t.readParts(ctx, first, last, m, func(lo, hi int64) (string, []any) {
 			return qResponsesLacking, []any{runID, lo, hi, text}
 		})
 	case candidates >= scanFrom(int(span)) || !useIndex:
-		err = db.scanResponses(ctx, runID, first, last, text, m)
+		err = t.scanResponses(ctx, runID, first, last, text, m)
 	case candidates*sampleShare >= indexedInParts:
-		err = db.readParts(ctx, first, last, m, func(lo, hi int64) (string, []any) {
+		err = t.readParts(ctx, first, last, m, func(lo, hi int64) (string, []any) {
 			return qResponsesIndexed, []any{runID, query, lo, hi, text}
 		})
 	default:
-		err = eachRow(ctx, db.read, qResponsesIndexed, []any{runID, query, first, last, text}, m.add)
+		err = store.EachRow(ctx, t.db.Read(), qResponsesIndexed, []any{runID, query, first, last, text}, m.add)
 	}
 	if err != nil {
 		return fmt.Errorf("search responses: %w", err)
 	}
-	if err := db.catchUpPast(ctx, through); err != nil {
+	if err := t.catchUpPast(ctx, through); err != nil {
 		return fmt.Errorf("search responses: %w", err)
 	}
 	return nil
@@ -342,19 +344,19 @@ var indexedInParts = 4000
 // text is rare enough and has trigrams, or by reading the run's range of
 // ids in parts at once where there is no index. ILIKE on text compared
 // byte by byte matches ASCII letters whatever their case, as holds does.
-func (db *DB) searchResponsesPg(ctx context.Context, runID, first, last int64, text string, m *SampleMatches) error {
-	if !db.trigrams {
-		return db.scanResponses(ctx, runID, first, last, text, m)
+func (t *Tally) searchResponsesPg(ctx context.Context, runID, first, last int64, text string, m *SampleMatches) error {
+	if !t.db.Trigrams() {
+		return t.scanResponses(ctx, runID, first, last, text, m)
 	}
-	return eachRow(ctx, db.read, `SELECT sample_id, condition FROM results WHERE run_id = ? AND response ILIKE ? ESCAPE '\'`,
+	return store.EachRow(ctx, t.db.Read(), `SELECT sample_id, condition FROM results WHERE run_id = ? AND response ILIKE ? ESCAPE '\'`,
 		[]any{runID, "%" + likeEscaper.Replace(text) + "%"}, m.add)
 }
 
 // likeEscaper escapes LIKE's wildcards and its escape.
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
-func (db *DB) scanResponses(ctx context.Context, runID, first, last int64, text string, m *SampleMatches) error {
-	return db.readParts(ctx, first, last, m, func(lo, hi int64) (string, []any) {
+func (t *Tally) scanResponses(ctx context.Context, runID, first, last int64, text string, m *SampleMatches) error {
+	return t.readParts(ctx, first, last, m, func(lo, hi int64) (string, []any) {
 		return qResponsesScanned, []any{runID, lo, hi, text}
 	})
 }
@@ -363,7 +365,7 @@ func (db *DB) scanResponses(ctx context.Context, runID, first, last int64, text 
 // as many parts as there are processors, up to four, read at once: a
 // part's reader waits on reads of pages from the OS meanwhile — and adds
 // what each found to m.
-func (db *DB) readParts(ctx context.Context, first, last int64, m *SampleMatches, part func(lo, hi int64) (string, []any)) error {
+func (t *Tally) readParts(ctx context.Context, first, last int64, m *SampleMatches, part func(lo, hi int64) (string, []any)) error {
 	parts := int64(min(2*runtime.GOMAXPROCS(0), 4))
 	found := make([]SampleMatches, parts)
 	for p := range found {
@@ -378,7 +380,7 @@ func (db *DB) readParts(ctx context.Context, first, last int64, m *SampleMatches
 		lo, hi := first+p*size, min(first+(p+1)*size-1, last)
 		g.Go(func() error {
 			query, args := part(lo, hi)
-			return eachRow(gctx, db.read, query, args, found[p].add)
+			return store.EachRow(gctx, t.db.Read(), query, args, found[p].add)
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -427,51 +429,4 @@ func trigramQuery(text string) string {
 		q.WriteString(`"` + strings.ReplaceAll(t, `"`, `""`) + `"`)
 	}
 	return q.String()
-}
-
-// SampleHead is the beginning of a sample's texts, for tables.
-type SampleHead struct {
-	Input     string
-	Reference string
-}
-
-// SampleHeads returns the first n characters (n+1 when there are more) of the
-// input and reference of the samples with the given row ids.
-func (db *DB) SampleHeads(ctx context.Context, ids []int64, n int) (map[int64]SampleHead, error) {
-	out := make(map[int64]SampleHead, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	args := []any{n + 1}
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	rows, err := db.read.QueryContext(ctx, `SELECT id, substr(input, 1, ?1), substr(reference, 1, ?1) FROM samples
-		WHERE id IN (`+strings.Repeat("?, ", len(ids)-1)+`?)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("sample heads: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var h SampleHead
-		if err := rows.Scan(&id, &h.Input, &h.Reference); err != nil {
-			return nil, fmt.Errorf("sample heads: %w", err)
-		}
-		out[id] = h
-	}
-	return out, rows.Err()
-}
-
-// SampleNeighbours returns the row ids of the samples before and after the
-// one at ordinal in a dataset's order; 0 where there is none.
-func (db *DB) SampleNeighbours(ctx context.Context, datasetID int64, ordinal int) (prev, next int64, err error) {
-	err = db.read.QueryRowContext(ctx, `SELECT
-		coalesce((SELECT id FROM samples WHERE dataset_id = ?1 AND ordinal < ?2 ORDER BY ordinal DESC LIMIT 1), 0),
-		coalesce((SELECT id FROM samples WHERE dataset_id = ?1 AND ordinal > ?2 ORDER BY ordinal LIMIT 1), 0)`,
-		datasetID, ordinal).Scan(&prev, &next)
-	if err != nil {
-		return 0, 0, fmt.Errorf("sample neighbours: %w", err)
-	}
-	return prev, next, nil
 }

@@ -1,4 +1,4 @@
-package store
+package tally
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"assay/store"
 )
 
 // A finished run's samples table is kept once folded, and read back
@@ -22,15 +24,15 @@ func TestKeptSamplesTableIsTheFoldedOne(t *testing.T) {
 					continue // a sample this condition never answered
 				}
 				v := float64((i*7+rep*3+len(c.Name))%5) + 1
-				r := &Result{RunID: run.ID, SampleRow: s.ID, Condition: c.Name, Repetition: rep, Response: "answer",
-					Judgements: []Judgement{
-						{Evaluator: "rubric", Scores: []Score{{Metric: "accuracy", Value: v}, {Metric: "completeness", Value: 6 - v}}},
-						{Evaluator: "exact_match", Scores: []Score{{Metric: "match", Value: float64(i % 2)}}}}}
+				r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: c.Name, Repetition: rep, Response: "answer",
+					Judgements: []store.Judgement{
+						{Evaluator: "rubric", Scores: []store.Score{{Metric: "accuracy", Value: v}, {Metric: "completeness", Value: 6 - v}}},
+						{Evaluator: "exact_match", Scores: []store.Score{{Metric: "match", Value: float64(i % 2)}}}}}
 				switch {
 				case c.Name == "flaky" && (i+rep)%4 == 0:
-					r.Error, r.ErrorKind, r.Judgements = "agent: timeout", ErrorTimeout, nil
+					r.Error, r.ErrorKind, r.Judgements = "agent: timeout", store.ErrorTimeout, nil
 				case c.Name == "flaky" && i%3 == 0:
-					r.Judgements[0] = Judgement{Evaluator: "rubric", Error: "judge: malformed", UnverifiedClaims: []string{"x", "y"}}
+					r.Judgements[0] = store.Judgement{Evaluator: "rubric", Error: "judge: malformed", UnverifiedClaims: []string{"x", "y"}}
 				case i%4 == 1:
 					r.Judgements[0].UnverifiedClaims = []string{"a claim"}
 				}
@@ -45,11 +47,11 @@ func TestKeptSamplesTableIsTheFoldedOne(t *testing.T) {
 	// returns: the same.
 	folded := func(step string) *SampleStats {
 		t.Helper()
-		want, err := db.foldSampleStats(ctx, run.ID)
+		want, err := Of(db).foldSampleStats(ctx, run.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := db.SampleStats(ctx, run.ID)
+		got, err := Of(db).SampleStats(ctx, run.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,14 +62,14 @@ func TestKeptSamplesTableIsTheFoldedOne(t *testing.T) {
 	if n := kept(); n != 0 {
 		t.Fatalf("a running run's table was kept (%d rows)", n)
 	}
-	if err := db.SetRunStatus(ctx, run.ID, RunCompleted, ""); err != nil {
+	if err := db.SetRunStatus(ctx, run.ID, store.RunCompleted, ""); err != nil {
 		t.Fatal(err)
 	}
 	want := folded("finished")
 	if n := kept(); n != 1 {
 		t.Fatalf("%d tables kept of the finished run, want 1", n)
 	}
-	st, _, err := db.keptSampleStats(ctx, run.ID)
+	st, _, err := Of(db).keptSampleStats(ctx, run.ID)
 	if err != nil || st == nil {
 		t.Fatalf("the kept table does not read: %v", err)
 	}
@@ -77,23 +79,23 @@ func TestKeptSamplesTableIsTheFoldedOne(t *testing.T) {
 	}
 
 	// Resumed: a sample the terse condition had not answered is.
-	if err := db.SetRunStatus(ctx, run.ID, RunRunning, ""); err != nil {
+	if err := db.SetRunStatus(ctx, run.ID, store.RunRunning, ""); err != nil {
 		t.Fatal(err)
 	}
-	late := &Result{RunID: run.ID, SampleRow: rows[0].ID, Condition: "terse", Repetition: 1, Response: "late",
-		Judgements: []Judgement{{Evaluator: "exact_match", Scores: []Score{{Metric: "match", Value: 1}}}}}
+	late := &store.Result{RunID: run.ID, SampleRow: rows[0].ID, Condition: "terse", Repetition: 1, Response: "late",
+		Judgements: []store.Judgement{{Evaluator: "exact_match", Scores: []store.Score{{Metric: "match", Value: 1}}}}}
 	if _, err := db.SaveResult(ctx, late); err != nil {
 		t.Fatal(err)
 	}
 	if st := folded("resumed"); len(st.Rows) != len(want.Rows)+1 {
 		t.Fatalf("resumed: %d rows, want %d", len(st.Rows), len(want.Rows)+1)
 	}
-	if err := db.SetRunStatus(ctx, run.ID, RunCompleted, ""); err != nil {
+	if err := db.SetRunStatus(ctx, run.ID, store.RunCompleted, ""); err != nil {
 		t.Fatal(err)
 	}
 	folded("finished again")
-	db.keeping.Wait()
-	if st, _, _ := db.keptSampleStats(ctx, run.ID); st == nil || len(st.Rows) != len(want.Rows)+1 {
+	Of(db).keeping.Wait()
+	if st, _, _ := Of(db).keptSampleStats(ctx, run.ID); st == nil || len(st.Rows) != len(want.Rows)+1 {
 		t.Fatal("the table of the run finished again was not kept")
 	}
 
@@ -109,18 +111,18 @@ func TestKeptSamplesTableIsTheFoldedOne(t *testing.T) {
 			t.Fatalf("sample %d under %s: %d errors after clearing", r.SampleRow, r.Condition, r.Errors)
 		}
 	}
-	if err := db.SetRunStatus(ctx, run.ID, RunCompleted, ""); err != nil {
+	if err := db.SetRunStatus(ctx, run.ID, store.RunCompleted, ""); err != nil {
 		t.Fatal(err)
 	}
 	want = folded("finished after clearing")
 
 	// A kept table that does not read is folded again and kept again.
-	if _, err := db.write.ExecContext(ctx, `UPDATE sample_stats_kept SET stats = ? WHERE run_id = ?`, []byte{1, 2}, run.ID); err != nil {
+	if _, err := rawDB(t, db).ExecContext(ctx, `UPDATE sample_stats_kept SET stats = ? WHERE run_id = ?`, []byte{1, 2}, run.ID); err != nil {
 		t.Fatal(err)
 	}
 	folded("unreadable")
-	db.keeping.Wait()
-	if st, _, _ := db.keptSampleStats(ctx, run.ID); st == nil {
+	Of(db).keeping.Wait()
+	if st, _, _ := Of(db).keptSampleStats(ctx, run.ID); st == nil {
 		t.Fatal("an unreadable kept table was not kept again")
 	}
 }
@@ -190,11 +192,11 @@ func sameStats(t *testing.T, step string, got, want *SampleStats) {
 }
 
 // keptRows waits for what db is keeping, and counts the run's rows in table.
-func keptRows(t *testing.T, db *DB, table string, runID int64) int {
+func keptRows(t *testing.T, db *store.DB, table string, runID int64) int {
 	t.Helper()
-	db.keeping.Wait()
+	Of(db).keeping.Wait()
 	var n int
-	if err := db.read.QueryRow(`SELECT count(*) FROM `+table+` WHERE run_id = ?`, runID).Scan(&n); err != nil {
+	if err := db.Read().QueryRow(`SELECT count(*) FROM `+table+` WHERE run_id = ?`, runID).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

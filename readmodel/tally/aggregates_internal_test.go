@@ -1,4 +1,4 @@
-package store
+package tally
 
 import (
 	"cmp"
@@ -10,15 +10,17 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"assay/store"
 )
 
 // A result's lines read back as written: names with separators, quotes and
 // newlines, and values of every float64, to the last bit.
 func TestScoreLinesReadBack(t *testing.T) {
-	r := &Result{ID: 7, Repetition: 3, Judgements: []Judgement{
-		{ID: 11, Evaluator: `contains "runbook.md"`, Judge: "", Scores: []Score{
+	r := &store.Result{ID: 7, Repetition: 3, Judgements: []store.Judgement{
+		{ID: 11, Evaluator: `contains "runbook.md"`, Judge: "", Scores: []store.Score{
 			{ID: 101, Metric: `contains "runbook.md"`, Value: 1}}},
-		{ID: 12, Evaluator: "rubric", Judge: "strict\x1fjudge\nB", JudgeIndex: 1, JudgeRepetition: 2, Scores: []Score{
+		{ID: 12, Evaluator: "rubric", Judge: "strict\x1fjudge\nB", JudgeIndex: 1, JudgeRepetition: 2, Scores: []store.Score{
 			{ID: 102, Metric: "a metric\rwith\x00controls", Value: 0.1 + 0.2},
 			{ID: 103, Metric: `"quoted"`, Value: math.Nextafter(1.0/3, 1)},
 			{ID: 105, Metric: "after a gap", Value: -2}}},
@@ -39,7 +41,7 @@ func TestScoreLinesReadBack(t *testing.T) {
 	k := 0
 	for i, j := range r.Judgements {
 		got := lines.judgements[i]
-		index, rep := fromSlot(got.slot)
+		index, rep := store.FromSlot(got.slot)
 		if got.id != j.ID || got.result != r.ID || got.rep != r.Repetition || index != j.JudgeIndex || rep != j.JudgeRepetition ||
 			got.evaluator != j.Evaluator || got.judge != j.Judge {
 			t.Errorf("judgement %d read back as %+v", j.ID, got)
@@ -98,22 +100,22 @@ func TestSampleSumsAreTheLinesAddedInOrder(t *testing.T) {
 	for _, rep := range []int{3, 1, 2} {
 		for i, s := range rows {
 			for _, c := range []string{"a", "b"} {
-				r := &Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: rep}
+				r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: rep}
 				if (i+rep)%4 == 0 {
 					r.Error = "agent: timeout"
 				} else {
 					for judge := range 2 {
 						for jrep := range 2 {
 							v = math.Mod(v*7.3+0.137, 1) // values whose sums depend on their order
-							j := Judgement{Evaluator: "rubric", Judge: fmt.Sprint("judge-", judge), JudgeIndex: judge, JudgeRepetition: jrep,
-								Scores: []Score{{Metric: "completeness", Value: v}, {Metric: "accuracy", Value: 1 - v}}}
+							j := store.Judgement{Evaluator: "rubric", Judge: fmt.Sprint("judge-", judge), JudgeIndex: judge, JudgeRepetition: jrep,
+								Scores: []store.Score{{Metric: "completeness", Value: v}, {Metric: "accuracy", Value: 1 - v}}}
 							if (i+judge+jrep)%5 == 0 {
 								j.Error, j.Scores = "judge: malformed", nil
 							}
 							r.Judgements = append(r.Judgements, j)
 						}
 					}
-					r.Judgements = append(r.Judgements, Judgement{Evaluator: "exact_match", Scores: []Score{{Metric: "exact_match", Value: float64(i % 2)}}})
+					r.Judgements = append(r.Judgements, store.Judgement{Evaluator: "exact_match", Scores: []store.Score{{Metric: "exact_match", Value: float64(i % 2)}}})
 				}
 				if _, err := db.SaveResult(ctx, r); err != nil {
 					t.Fatal(err)
@@ -123,7 +125,7 @@ func TestSampleSumsAreTheLinesAddedInOrder(t *testing.T) {
 	}
 	read := func() map[string]string {
 		out := map[string]string{}
-		err := eachRow(ctx, db.read, `SELECT s.condition, s.sample_id, s.sums, coalesce(l.scores, '') FROM sample_sums s
+		err := store.EachRow(ctx, db.Read(), `SELECT s.condition, s.sample_id, s.sums, coalesce(l.scores, '') FROM sample_sums s
 			LEFT JOIN sample_scores l USING (run_id, condition, sample_id) WHERE s.run_id = ?`, []any{run.ID},
 			func(r *sql.Rows) error {
 				var c, sums, scores string
@@ -170,7 +172,7 @@ func TestSampleSumsAreTheLinesAddedInOrder(t *testing.T) {
 	if len(kept) != 10 {
 		t.Fatalf("%d rows, want 10", len(kept))
 	}
-	if err := db.RebuildAggregates(ctx, run.ID); err != nil {
+	if err := Of(db).RebuildAggregates(ctx, run.ID); err != nil {
 		t.Fatal(err)
 	}
 	if again := read(); !maps.Equal(again, kept) {
@@ -191,18 +193,18 @@ func TestKeyPartsHoldEveryRowOnce(t *testing.T) {
 			if c == "m" && i%3 == 0 {
 				continue
 			}
-			if _, err := db.SaveResult(ctx, &Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: 1}); err != nil {
+			if _, err := db.SaveResult(ctx, &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: 1}); err != nil {
 				t.Fatal(err)
 			}
 			want = append(want, fmt.Sprint(c, "/", s.ID))
 		}
 	}
 	for _, n := range []int{1, 2, 3, 7, 40} {
-		bounds, err := db.keyParts(ctx, run.ID, n)
+		bounds, err := Of(db).keyParts(ctx, run.ID, n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		chunks, err := foldParts(ctx, db.read, `SELECT condition, sample_id FROM sample_sums WHERE run_id = ?`, []any{run.ID}, bounds,
+		chunks, err := foldParts(ctx, db.Read(), `SELECT condition, sample_id FROM sample_sums WHERE run_id = ?`, []any{run.ID}, bounds,
 			func() func(*sql.Rows) (string, error) {
 				return func(r *sql.Rows) (string, error) {
 					var c string
