@@ -19,7 +19,7 @@ import (
 
 // This file turns runs into the plain view data of the run pages.
 
-func RunRow(r store.RunSummary) templates.RunRow {
+func RunRow(r tally.RunSummary) templates.RunRow {
 	row := templates.RunRow{
 		ID:        r.ID,
 		Name:      r.Name,

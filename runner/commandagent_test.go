@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"assay/config"
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -49,7 +50,7 @@ func TestAGuardThatCannotSeeIsRefusedBeforeTheRun(t *testing.T) {
 			t.Errorf("%s: %v", command, err)
 		}
 	}
-	if runs, _ := f.db.Runs(context.Background()); len(runs) != 0 {
+	if runs, _ := tally.Of(f.db).Runs(context.Background()); len(runs) != 0 {
 		t.Errorf("%d runs stored", len(runs))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"assay/config"
+	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -70,7 +71,7 @@ func TestRunsPastTheBoundsAreRefused(t *testing.T) {
 		err.Error() != "execution.max_concurrent: must be at most 200, got 100000" {
 		t.Errorf("concurrency 100000: %v", err)
 	}
-	if runs, _ := f.db.Runs(context.Background()); len(runs) != 0 {
+	if runs, _ := tally.Of(f.db).Runs(context.Background()); len(runs) != 0 {
 		t.Errorf("%d runs stored", len(runs))
 	}
 }

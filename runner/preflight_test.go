@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"assay/readmodel/tally"
 	"context"
 	"strings"
 	"testing"
@@ -47,7 +48,7 @@ func TestARunMissingVariablesIsRefusedBeforeItStarts(t *testing.T) {
 	if strings.Contains(msg, "PRESENT") || strings.Contains(msg, "DOCS_PATH") {
 		t.Errorf("the refusal names a variable that is set or has a default:\n%s", msg)
 	}
-	if runs, _ := f.db.Runs(context.Background()); len(runs) != 0 {
+	if runs, _ := tally.Of(f.db).Runs(context.Background()); len(runs) != 0 {
 		t.Errorf("%d runs stored", len(runs))
 	}
 	// With every variable set, the run is made.

@@ -166,7 +166,7 @@ func TestARunLeftDeletingIsDeletedAtOpen(t *testing.T) {
 	if _, err := db.Run(ctx, gone.ID); !errors.Is(err, assay.ErrNotFound) {
 		t.Errorf("a run being deleted is shown: %v", err)
 	}
-	if list, err := db.Runs(ctx); err != nil || len(list) != 1 || list[0].ID != keep.ID {
+	if list, err := tally.Of(db).Runs(ctx); err != nil || len(list) != 1 || list[0].ID != keep.ID {
 		t.Errorf("the runs listed: %v %v", list, err)
 	}
 	if runs, err := db.DatasetRuns(ctx, gone.DatasetID, 0); err != nil || len(runs) != 0 {

@@ -79,7 +79,7 @@ func (db *DB) ClearFailed(ctx context.Context, runID int64, keep func(Result) ma
 		return 0, 0, fmt.Errorf("clear failed tasks: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, error = '', finished_at = NULL, headline = '',
-		results_count = results_count - ?, results_cleared = results_cleared + 1 WHERE id = ?`, RunPending, len(failed), runID); err != nil {
+		results_cleared = results_cleared + 1 WHERE id = ?`, RunPending, runID); err != nil {
 		return 0, 0, fmt.Errorf("clear failed tasks: %w", err)
 	}
 	if db.tallies != nil {

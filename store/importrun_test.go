@@ -80,7 +80,7 @@ func TestImportRunABatchAtATime(t *testing.T) {
 		if _, err := db.Run(ctx, imp.Run.ID); errors.Is(err, assay.ErrNotFound) {
 			hidden++
 		}
-		if list, err := db.Runs(ctx); err == nil && len(list) == 0 {
+		if list, err := tally.Of(db).Runs(ctx); err == nil && len(list) == 0 {
 			hidden++
 		}
 		if c := counts(t, raw, imp.Run.ID); c["results"] == 3 {

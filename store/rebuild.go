@@ -26,7 +26,7 @@ func (db *DB) RebuildRun(ctx context.Context, runID int64) (results int, err err
 	}
 	defer tx.Rollback()
 	var status RunStatus
-	if err := tx.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ? AND status NOT IN `+hiddenRuns, runID).Scan(&status); errors.Is(err, sql.ErrNoRows) {
+	if err := tx.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ? AND status NOT IN `+HiddenRuns, runID).Scan(&status); errors.Is(err, sql.ErrNoRows) {
 		return 0, assay.Errorf(assay.ENOTFOUND, "run %d not found", runID)
 	} else if err != nil {
 		return 0, fmt.Errorf("rebuild run %d: %w", runID, err)
@@ -47,7 +47,7 @@ func (db *DB) RebuildRun(ctx context.Context, runID int64) (results int, err err
 // deleted), oldest first.
 func (db *DB) RunIDs(ctx context.Context) ([]int64, error) {
 	var ids []int64
-	err := EachRow(ctx, db.read, `SELECT id FROM runs WHERE status NOT IN `+hiddenRuns+` ORDER BY id`, nil, func(rows *sql.Rows) error {
+	err := EachRow(ctx, db.read, `SELECT id FROM runs WHERE status NOT IN `+HiddenRuns+` ORDER BY id`, nil, func(rows *sql.Rows) error {
 		var id int64
 		err := rows.Scan(&id)
 		ids = append(ids, id)

@@ -14,7 +14,7 @@ func (db *DB) DatasetRuns(ctx context.Context, datasetID int64, limit int) ([]Ru
 	if limit <= 0 {
 		limit = math.MaxInt64
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.dataset_id = ? AND r.status NOT IN `+hiddenRuns+`
+	rows, err := db.read.QueryContext(ctx, `SELECT `+RunColumns+` FROM runs r WHERE r.dataset_id = ? AND r.status NOT IN `+HiddenRuns+`
 		ORDER BY r.id DESC LIMIT ?`, datasetID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("dataset runs: %w", err)
@@ -22,7 +22,7 @@ func (db *DB) DatasetRuns(ctx context.Context, datasetID int64, limit int) ([]Ru
 	defer rows.Close()
 	var out []Run
 	for rows.Next() {
-		r, err := scanRun(rows)
+		r, err := ScanRun(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -37,7 +37,7 @@ func (db *DB) DatasetRuns(ctx context.Context, datasetID int64, limit int) ([]Ru
 // DatasetRunCount counts the runs of a dataset.
 func (db *DB) DatasetRunCount(ctx context.Context, datasetID int64) (int, error) {
 	var n int
-	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE dataset_id = ? AND status NOT IN `+hiddenRuns, datasetID).Scan(&n); err != nil {
+	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE dataset_id = ? AND status NOT IN `+HiddenRuns, datasetID).Scan(&n); err != nil {
 		return 0, fmt.Errorf("dataset runs: %w", err)
 	}
 	return n, nil

@@ -13,19 +13,6 @@ import (
 	"assay/config"
 )
 
-// RunSummary is a run with its progress, for lists.
-type RunSummary struct {
-	Run // without its Conditions: ConditionNames names them
-	// ConditionNames are the run's conditions, in order. A list of runs
-	// reads their names, not their snapshots: decoding the snapshots of 300
-	// runs of 20 conditions cost a runs list 0.2 s.
-	ConditionNames []string
-	DatasetName    string
-	Done           int
-	Errors         int
-	CostUSD        float64
-}
-
 // CreateRun stores a pending run with a snapshot of each of its conditions.
 func (db *DB) CreateRun(ctx context.Context, r *Run) error {
 	return db.CreateLeasedRun(ctx, r, nil, 0)
@@ -85,10 +72,10 @@ func createRun(ctx context.Context, tx *sql.Tx, now string, r *Run) error {
 	return nil
 }
 
-const runColumns = `r.id, r.name, r.dataset_id, r.status, r.config, r.repetitions, r.total_tasks, r.budget_usd,
+const RunColumns = `r.id, r.name, r.dataset_id, r.status, r.config, r.repetitions, r.total_tasks, r.budget_usd,
 	r.error, r.created_at, r.started_at, r.finished_at, r.origin, r.created_by, r.tags, r.note, r.headline`
 
-func scanRun(row interface{ Scan(...any) error }, extra ...any) (*Run, error) {
+func ScanRun(row interface{ Scan(...any) error }, extra ...any) (*Run, error) {
 	var r Run
 	var cfg, created, tags string
 	var started, finished sql.NullString
@@ -121,13 +108,13 @@ func readConfig(text string) (*config.Config, error) {
 	return config.Stored([]byte(text))
 }
 
-// hiddenRuns are the statuses of runs no page or list shows: being
+// HiddenRuns are the statuses of runs no page or list shows: being
 // deleted, being imported.
-const hiddenRuns = `('deleting', 'importing')`
+const HiddenRuns = `('deleting', 'importing')`
 
 // Run returns one run with its condition snapshots.
 func (db *DB) Run(ctx context.Context, id int64) (*Run, error) {
-	r, err := scanRun(db.read.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.id = ? AND r.status NOT IN `+hiddenRuns, id))
+	r, err := ScanRun(db.read.QueryRowContext(ctx, `SELECT `+RunColumns+` FROM runs r WHERE r.id = ? AND r.status NOT IN `+HiddenRuns, id))
 	if err != nil {
 		return nil, err
 	}
@@ -166,70 +153,6 @@ func (db *DB) runConditions(ctx context.Context, where string, args ...any) (map
 	return out, rows.Err()
 }
 
-// Runs lists runs, newest first, with their conditions and progress.
-func (db *DB) Runs(ctx context.Context) ([]RunSummary, error) {
-	out, err := db.RunList(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return out, db.NameConditions(ctx, out)
-}
-
-// LatestRun returns the summary of the run launched last, with its
-// conditions' names, or ErrNotFound.
-func (db *DB) LatestRun(ctx context.Context) (*RunSummary, error) {
-	out, err := db.RunPage(ctx, 0, 1)
-	if err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("latest run: %w", assay.ErrNotFound)
-	}
-	return &out[0], db.NameConditions(ctx, out)
-}
-
-// RunList is Runs without the conditions' names, which NameConditions adds
-// to the runs a page shows.
-func (db *DB) RunList(ctx context.Context) ([]RunSummary, error) {
-	return db.runSummaries(ctx, `WHERE r.status NOT IN `+hiddenRuns+` ORDER BY r.id DESC`)
-}
-
-// RunPage is RunList's limit runs from the offset-th. It reads those
-// alone: a team's CI adds a run at every change, and reading 30,000 runs
-// for a page of them took 0.3-0.4 s.
-func (db *DB) RunPage(ctx context.Context, offset, limit int) ([]RunSummary, error) {
-	return db.runSummaries(ctx, `WHERE r.status NOT IN `+hiddenRuns+` ORDER BY r.id DESC LIMIT ? OFFSET ?`, limit, offset)
-}
-
-// RunsBefore is RunList's limit runs after the run with that id (whose
-// ids are lower): the pages of a list read one after the other, which runs
-// added meanwhile do not shift.
-func (db *DB) RunsBefore(ctx context.Context, id int64, limit int) ([]RunSummary, error) {
-	return db.runSummaries(ctx, `WHERE r.status NOT IN `+hiddenRuns+` AND r.id < ? ORDER BY r.id DESC LIMIT ?`, id, limit)
-}
-
-// RunsByID is RunList's runs with these ids.
-func (db *DB) RunsByID(ctx context.Context, ids []int64) ([]RunSummary, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	return db.runSummaries(ctx, `WHERE r.status NOT IN `+hiddenRuns+` AND r.id IN (?`+
-		strings.Repeat(", ?", len(ids)-1)+`) ORDER BY r.id DESC`, args...)
-}
-
-// qRunSummaries selects what a list shows of runs, each run's totals
-// looked up on its own: for a page's runs alone, and for every run as
-// fast as summing every run's totals at once.
-const qRunSummaries = `SELECT ` + runColumns + `, d.name,
-		(SELECT coalesce(sum(done), 0) FROM condition_totals WHERE run_id = r.id),
-		(SELECT coalesce(sum(errors), 0) FROM condition_totals WHERE run_id = r.id),
-		(SELECT coalesce(sum(cost_usd), 0) FROM condition_totals WHERE run_id = r.id)
-		FROM runs r JOIN datasets d ON d.id = r.dataset_id`
-
 // RunText is what a search of the runs list looks in.
 type RunText struct {
 	ID                      int64
@@ -245,7 +168,7 @@ func (db *DB) RunTexts(ctx context.Context) ([]RunText, error) {
 	err := EachRow(ctx, db.read, `SELECT r.id, r.name, r.note, d.name, r.tags,
 			coalesce((SELECT group_concat(name, char(31)) FROM run_conditions WHERE run_id = r.id), '')
 		FROM runs r JOIN datasets d ON d.id = r.dataset_id
-		WHERE r.status NOT IN `+hiddenRuns+` ORDER BY r.id DESC`, nil, func(rows *sql.Rows) error {
+		WHERE r.status NOT IN `+HiddenRuns+` ORDER BY r.id DESC`, nil, func(rows *sql.Rows) error {
 		var t RunText
 		var tags, conditions string
 		if err := rows.Scan(&t.ID, &t.Name, &t.Note, &t.DatasetName, &tags, &conditions); err != nil {
@@ -267,54 +190,10 @@ func (db *DB) RunTexts(ctx context.Context) ([]RunText, error) {
 // RunCount counts the runs RunList lists.
 func (db *DB) RunCount(ctx context.Context) (int, error) {
 	var n int
-	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE status NOT IN `+hiddenRuns).Scan(&n); err != nil {
+	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE status NOT IN `+HiddenRuns).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count runs: %w", err)
 	}
 	return n, nil
-}
-
-// runSummaries reads the summaries of the runs a WHERE clause picks, in
-// its order.
-func (db *DB) runSummaries(ctx context.Context, where string, args ...any) ([]RunSummary, error) {
-	rows, err := db.read.QueryContext(ctx, qRunSummaries+` `+where, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list runs: %w", err)
-	}
-	defer rows.Close()
-	var out []RunSummary
-	for rows.Next() {
-		var s RunSummary
-		r, err := scanRun(rows, &s.DatasetName, &s.Done, &s.Errors, &s.CostUSD)
-		if err != nil {
-			return nil, err
-		}
-		s.Run = *r
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list runs: %w", err)
-	}
-	return out, nil
-}
-
-// NameConditions sets the conditions' names of the runs listed.
-func (db *DB) NameConditions(ctx context.Context, list []RunSummary) error {
-	if len(list) == 0 {
-		return nil
-	}
-	// The runs of a page are a range of ids; a search's may be all of them.
-	low, high := list[0].ID, list[0].ID
-	for _, r := range list {
-		low, high = min(low, r.ID), max(high, r.ID)
-	}
-	names, err := db.ConditionNames(ctx, low, high)
-	if err != nil {
-		return err
-	}
-	for i := range list {
-		list[i].ConditionNames = names[list[i].ID]
-	}
-	return nil
 }
 
 // ConditionNames names the conditions of the runs with ids low to high,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 )
@@ -39,7 +40,7 @@ func TestLaunchAndResumeThroughTheAPI(t *testing.T) {
 			t.Errorf("%v: %d %s, want 422 saying %q", tc.body, code, body, tc.want)
 		}
 	}
-	if runs, _ := f.db.Runs(t.Context()); len(runs) != 0 {
+	if runs, _ := tally.Of(f.db).Runs(t.Context()); len(runs) != 0 {
 		t.Fatalf("refused launches stored %d runs", len(runs))
 	}
 

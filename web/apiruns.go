@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"assay"
+	"assay/readmodel/tally"
 	"assay/report"
 	"assay/store"
 )
@@ -46,11 +47,11 @@ func (s *Server) apiRuns(c echo.Context) error {
 	if limit == 0 {
 		return s.streamRuns(c, offset)
 	}
-	list, err := s.db.RunPage(ctx, offset, limit)
+	list, err := tally.Of(s.db).RunPage(ctx, offset, limit)
 	if err != nil {
 		return err
 	}
-	if err := s.db.NameConditions(ctx, list); err != nil {
+	if err := tally.Of(s.db).NameConditions(ctx, list); err != nil {
 		return err
 	}
 	out := []RunJSON{}
@@ -70,7 +71,7 @@ var runsPage = 500
 // short, which a script reading it finds as JSON that does not end.
 func (s *Server) streamRuns(c echo.Context, offset int) error {
 	ctx := c.Request().Context()
-	list, err := s.db.RunPage(ctx, offset, runsPage)
+	list, err := tally.Of(s.db).RunPage(ctx, offset, runsPage)
 	if err != nil {
 		return err
 	}
@@ -79,7 +80,7 @@ func (s *Server) streamRuns(c echo.Context, offset int) error {
 	w := bufio.NewWriterSize(c.Response(), 32<<10)
 	w.WriteByte('[')
 	for first := true; len(list) > 0; {
-		if err := s.db.NameConditions(ctx, list); err != nil {
+		if err := tally.Of(s.db).NameConditions(ctx, list); err != nil {
 			return err
 		}
 		for _, r := range list {
@@ -96,7 +97,7 @@ func (s *Server) streamRuns(c echo.Context, offset int) error {
 		if len(list) < runsPage {
 			break
 		}
-		if list, err = s.db.RunsBefore(ctx, list[len(list)-1].ID, runsPage); err != nil {
+		if list, err = tally.Of(s.db).RunsBefore(ctx, list[len(list)-1].ID, runsPage); err != nil {
 			return err
 		}
 	}
@@ -105,7 +106,7 @@ func (s *Server) streamRuns(c echo.Context, offset int) error {
 }
 
 // runJSON is a run as the API lists it.
-func runJSON(r store.RunSummary) RunJSON {
+func runJSON(r tally.RunSummary) RunJSON {
 	return RunJSON{
 		ID:         r.ID,
 		Name:       r.Name,

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"assay/readmodel/tally"
 	"assay/store"
 	"assay/web"
 )
@@ -75,7 +76,7 @@ func TestRunFormStartsNoCommandUnlessAllowed(t *testing.T) {
 	if resp.StatusCode != 422 || !strings.Contains(text(doc, "#form-error"), "--allow-command-agents") {
 		t.Fatalf("got %d %q", resp.StatusCode, text(doc, "#form-error"))
 	}
-	if runs, _ := f.db.Runs(context.Background()); len(runs) != 0 {
+	if runs, _ := tally.Of(f.db).Runs(context.Background()); len(runs) != 0 {
 		t.Errorf("%d runs made", len(runs))
 	}
 	if _, err := os.Stat(marker); err == nil {

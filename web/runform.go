@@ -13,6 +13,7 @@ import (
 	"assay"
 	"assay/config"
 	"assay/readmodel"
+	"assay/readmodel/tally"
 	"assay/runner"
 	"assay/runner/judge"
 	"assay/store"
@@ -51,7 +52,7 @@ func (s *Server) lastRunForm(ctx context.Context) (templates.RunForm, error) {
 	if len(conds) == 1 {
 		chosen[conds[0].Name] = true
 	}
-	last, err := s.db.LatestRun(ctx)
+	last, err := tally.Of(s.db).LatestRun(ctx)
 	if err != nil && !errors.Is(err, assay.ErrNotFound) {
 		return f, err
 	}

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"assay/readmodel/tally"
 	"context"
 	"fmt"
 	"net/http"
@@ -106,7 +107,7 @@ func TestRunFormErrorsKeepTheInput(t *testing.T) {
 			if strings.Contains(doc.Text(), "sk-proj-abc123") || doc.Find("#agent_key_env").AttrOr("value", "") == "sk-proj-abc123" {
 				t.Error("the page shows what looks like a key")
 			}
-			if runs, _ := f.db.Runs(context.Background()); len(runs) != 0 {
+			if runs, _ := tally.Of(f.db).Runs(context.Background()); len(runs) != 0 {
 				t.Errorf("a refused form created %d runs", len(runs))
 			}
 		})

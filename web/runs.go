@@ -13,6 +13,7 @@ import (
 
 	"assay"
 	"assay/readmodel"
+	"assay/readmodel/tally"
 	"assay/report"
 	"assay/runner"
 	"assay/runner/llm"
@@ -44,7 +45,7 @@ func (s *Server) renderRuns(c echo.Context, status int, form templates.ImportFor
 	// A page of runs, newest first: a team's CI adds a run to the list at
 	// every change, and 3,000 of them made a page of 2.2 MB in 0.3 s. The
 	// page's runs alone are read; a search reads every run's texts first.
-	var list []store.RunSummary
+	var list []tally.RunSummary
 	var err error
 	if v.Query == "" {
 		if v.All, err = s.db.RunCount(ctx); err != nil {
@@ -52,7 +53,7 @@ func (s *Server) renderRuns(c echo.Context, status int, form templates.ImportFor
 		}
 		v.Matched = v.All
 		v.Pager = newPager(c.QueryParam("page"), runsPerPage, v.All, "/runs?"+pageQuery(v.Query))
-		list, err = s.db.RunPage(ctx, (v.Pager.Page-1)*runsPerPage, runsPerPage)
+		list, err = tally.Of(s.db).RunPage(ctx, (v.Pager.Page-1)*runsPerPage, runsPerPage)
 	} else {
 		var texts []store.RunText
 		if texts, err = s.db.RunTexts(ctx); err != nil {
@@ -66,12 +67,12 @@ func (s *Server) renderRuns(c echo.Context, status int, form templates.ImportFor
 		for _, r := range texts[(v.Pager.Page-1)*runsPerPage : min(v.Pager.Page*runsPerPage, len(texts))] {
 			ids = append(ids, r.ID)
 		}
-		list, err = s.db.RunsByID(ctx, ids)
+		list, err = tally.Of(s.db).RunsByID(ctx, ids)
 	}
 	if err != nil {
 		return err
 	}
-	if err := s.db.NameConditions(ctx, list); err != nil {
+	if err := tally.Of(s.db).NameConditions(ctx, list); err != nil {
 		return err
 	}
 	for _, r := range list {

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"assay/readmodel/tally"
 	"context"
 	"strconv"
 	"strings"
@@ -29,7 +30,7 @@ func TestUnsetVariablesOfConditionsAreCheckedBeforeLaunch(t *testing.T) {
 	if got := text(doc, "#form-error"); resp.StatusCode != 422 || !strings.Contains(got, "ASSAY_TEST_UNSET_DOCS_TOKEN") {
 		t.Errorf("the launch: %d %q", resp.StatusCode, got)
 	}
-	if runs, _ := f.db.Runs(context.Background()); len(runs) != 0 {
+	if runs, _ := tally.Of(f.db).Runs(context.Background()); len(runs) != 0 {
 		t.Errorf("%d runs stored", len(runs))
 	}
 }

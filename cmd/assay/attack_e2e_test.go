@@ -114,7 +114,7 @@ func TestBrowserAnotherOriginCannotStartARun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if runs, _ := db.Runs(context.Background()); len(runs) != 0 {
+	if runs, _ := tally.Of(db).Runs(context.Background()); len(runs) != 0 {
 		t.Errorf("the attack made %d runs", len(runs))
 	}
 	if _, err := os.Stat(marker); err == nil {

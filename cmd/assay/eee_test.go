@@ -291,7 +291,7 @@ func TestImportEEERefusesBadFiles(t *testing.T) {
 	}
 	s, _ := tally.Open(context.Background(), db)
 	defer s.Close()
-	if runs, _ := s.Runs(context.Background()); len(runs) != 0 {
+	if runs, _ := tally.Of(s).Runs(context.Background()); len(runs) != 0 {
 		t.Errorf("bad files stored %d runs", len(runs))
 	}
 	if ds, _ := s.Datasets(context.Background()); len(ds) != 0 {
@@ -310,7 +310,7 @@ func TestImportEEERefusesBadFiles(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "sample_idx 0's question differs from dataset") {
 		t.Errorf("files of another dataset's SHA-256: %v", err)
 	}
-	if runs, _ := s.Runs(context.Background()); len(runs) != 0 {
+	if runs, _ := tally.Of(s).Runs(context.Background()); len(runs) != 0 {
 		t.Errorf("a refused import stored %d runs", len(runs))
 	}
 }

@@ -130,6 +130,9 @@ func TestRebuildGivesBackTheSameReport(t *testing.T) {
 			t.Fatalf("%s: %v", table, err)
 		}
 	}
+	if _, err := raw.Exec(`UPDATE runs SET results_count = 0, results_first = 0`); err != nil {
+		t.Fatal(err)
+	}
 	raw.Close()
 	if s := summaryJSON(t, path, id); s == before["summary"] {
 		t.Fatal("the summary is the same without the derived tables: the test tests nothing")

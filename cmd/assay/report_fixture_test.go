@@ -84,7 +84,7 @@ func lastRun(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	runs, err := db.Runs(context.Background())
+	runs, err := tally.Of(db).Runs(context.Background())
 	if err != nil || len(runs) == 0 {
 		t.Fatalf("no run in %s: %v", path, err)
 	}

@@ -22,7 +22,7 @@ func TestABudgetRefusesAnUnpricedModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, _ := s.Runs(context.Background())
+	runs, _ := tally.Of(s).Runs(context.Background())
 	s.Close()
 	if len(runs) != 0 {
 		t.Errorf("a refused run was stored: %d runs", len(runs))

@@ -42,7 +42,7 @@ func TestRunPageIsAPartOfTheList(t *testing.T) {
 			}
 		}
 	}
-	all, err := db.RunList(ctx)
+	all, err := Of(db).RunList(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,10 +63,10 @@ func TestRunPageIsAPartOfTheList(t *testing.T) {
 	if err := db.SetRunNotes(ctx, all[2].ID, []string{"Nightly", "gpu"}, "a note"); err != nil {
 		t.Fatal(err)
 	}
-	if all, err = db.RunList(ctx); err != nil {
+	if all, err = Of(db).RunList(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.NameConditions(ctx, all); err != nil {
+	if err := Of(db).NameConditions(ctx, all); err != nil {
 		t.Fatal(err)
 	}
 	texts, err := db.RunTexts(ctx)
@@ -85,7 +85,7 @@ func TestRunPageIsAPartOfTheList(t *testing.T) {
 	if len(all[2].Tags) != 2 || all[2].Note != "a note" || len(all[2].ConditionNames) != 2 {
 		t.Errorf("run %d has tags %q, note %q, conditions %q: the test tests little", all[2].ID, all[2].Tags, all[2].Note, all[2].ConditionNames)
 	}
-	some, err := db.RunsByID(ctx, []int64{all[7].ID, all[1].ID, 5, 999})
+	some, err := Of(db).RunsByID(ctx, []int64{all[7].ID, all[1].ID, 5, 999})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,17 +93,17 @@ func TestRunPageIsAPartOfTheList(t *testing.T) {
 		some[i].ConditionNames = nil
 		all[i].ConditionNames = nil
 	}
-	want := []store.RunSummary{all[1], all[7]}
+	want := []RunSummary{all[1], all[7]}
 	for i := range want {
 		want[i].ConditionNames = nil
 	}
 	if !reflect.DeepEqual(some, want) {
 		t.Errorf("runs %d, %d, 5 (being imported) and 999 (none) by id: %+v, want %+v", all[7].ID, all[1].ID, some, want)
 	}
-	all, _ = db.RunList(ctx)
+	all, _ = Of(db).RunList(ctx)
 
 	for _, c := range [][2]int{{0, 4}, {3, 4}, {8, 4}, {0, 20}, {12, 5}} {
-		page, err := db.RunPage(ctx, c[0], c[1])
+		page, err := Of(db).RunPage(ctx, c[0], c[1])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -83,9 +83,13 @@ func (x *txTallies) Flush(ctx context.Context, tx store.Tx) error {
 	return flushTotals(ctx, tx, &x.totals)
 }
 
-// Removed takes results just deleted out of their run's aggregates, and
-// drops the run's kept tables, folded from results that are gone.
+// Removed takes results just deleted out of their run's count and
+// aggregates, and drops the run's kept tables, folded from results that
+// are gone.
 func (t *Tally) Removed(ctx context.Context, tx *sql.Tx, runID int64, gone []store.Result) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE runs SET results_count = results_count - ? WHERE id = ?`, len(gone), runID); err != nil {
+		return err
+	}
 	if err := dropFromAggregates(ctx, tx, runID, gone); err != nil {
 		return err
 	}
@@ -122,10 +126,18 @@ func (t *Tally) Deleted(ctx context.Context, results int) error {
 	return nil
 }
 
-// Rebuild replaces a run's aggregates and kept tables by ones computed
-// from its record, and its entries in the response index as far as the
-// index has come (the catch-up adds the rest; Postgres has no such index).
+// Rebuild replaces a run's count of results, aggregates and kept tables
+// by ones computed from its record, and its entries in the response index
+// as far as the index has come (the catch-up adds the rest; Postgres has
+// no such index). The last result's id only grows: the version of the
+// run's results (ResultsVersion) never goes back to one a cache holds.
 func (t *Tally) Rebuild(ctx context.Context, tx *sql.Tx, runID int64) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE runs SET
+		results_count = (SELECT count(*) FROM results WHERE run_id = ?1),
+		results_first = (SELECT coalesce(min(id), 0) FROM results WHERE run_id = ?1),
+		results_last = max(results_last, (SELECT coalesce(max(id), 0) FROM results WHERE run_id = ?1)) WHERE id = ?1`, runID); err != nil {
+		return fmt.Errorf("rebuild run %d: %w", runID, err)
+	}
 	if err := rebuildAggregates(ctx, tx, runID); err != nil {
 		return err
 	}
