@@ -5,7 +5,9 @@
 // what it derived (reports, samples tables, searches, reviews) while the
 // record is unchanged and owns its background work until Close; the
 // command line calls it to export a file, without the server. It reads
-// the store and the report package's statistics and writes nothing; the
+// the store and the report package's statistics and writes nothing but a
+// finished run's headline, kept on the run the first time a list shows
+// it (Headline; the runs list and the datasets' leaderboards read it); the
 // tallies the pages read fast, kept in the database in step with the
 // record, are its subpackage tally's.
 package readmodel

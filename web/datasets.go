@@ -216,7 +216,7 @@ func (s *Server) datasetPage(c echo.Context) error {
 	for _, smp := range samples {
 		v.Samples = append(v.Samples, readmodel.SampleRow(smp))
 	}
-	if v.Boards, err = s.leaderboards(ctx, d.ID); err != nil {
+	if v.Boards, err = s.model.Leaderboards(ctx, d.ID); err != nil {
 		return err
 	}
 	return render(c, http.StatusOK, templates.Dataset(v))

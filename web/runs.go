@@ -77,7 +77,7 @@ func (s *Server) renderRuns(c echo.Context, status int, form templates.ImportFor
 	}
 	for _, r := range list {
 		row := readmodel.RunRow(r)
-		if row.Headline, err = s.runHeadline(ctx, &r.Run); err != nil {
+		if row.Headline, err = s.model.HeadlineView(ctx, &r.Run); err != nil {
 			return err
 		}
 		if !r.Status.Finished() { // a run whose process died reads as such here too

@@ -85,8 +85,8 @@ func (s *Server) scopedSample(c echo.Context, sc *readmodel.Scope) (*store.Sampl
 // a sort from the samples table, it steps through the table's samples in the
 // table's order; otherwise through the dataset in its order.
 func (s *Server) sampleNav(c echo.Context, sc *readmodel.Scope, smp *store.Sample) (templates.SampleNav, error) {
-	f := parseSampleFilter(c.QueryParams())
-	query := f.query(true).Encode()
+	f := readmodel.ParseSampleFilter(c.QueryParams())
+	query := f.Query(true).Encode()
 	nav := templates.SampleNav{BackURL: sc.Base + "/samples", Position: smp.Ordinal, Total: sc.Dataset.Samples}
 	if query != "" {
 		nav.BackURL += "?" + query
@@ -101,7 +101,7 @@ func (s *Server) sampleNav(c echo.Context, sc *readmodel.Scope, smp *store.Sampl
 		}
 		return sampleURL(sc.Base, id, linkQuery)
 	}
-	if f.filtering() || f.Sort != "" {
+	if f.Filtering() || f.Sort != "" {
 		order, err := s.tableOrder(c, sc, f)
 		if err != nil {
 			return nav, err
@@ -125,8 +125,8 @@ func (s *Server) sampleNav(c echo.Context, sc *readmodel.Scope, smp *store.Sampl
 }
 
 // tableOrder lists the samples of the filtered, sorted table, each once, where it first appears.
-func (s *Server) tableOrder(c echo.Context, sc *readmodel.Scope, f sampleFilter) ([]int64, error) {
-	_, rows, err := s.sampleTable(c.Request().Context(), sc, f)
+func (s *Server) tableOrder(c echo.Context, sc *readmodel.Scope, f readmodel.SampleFilter) ([]int64, error) {
+	_, rows, err := s.model.SampleTable(c.Request().Context(), sc, f)
 	if err != nil {
 		return nil, err
 	}

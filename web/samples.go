@@ -1,17 +1,14 @@
 package web
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 
 	"github.com/labstack/echo/v4"
-	"golang.org/x/sync/errgroup"
 
 	"assay/internal/text"
 	"assay/readmodel"
-	"assay/readmodel/tally"
 	"assay/report"
 	"assay/store"
 	"assay/templates"
@@ -31,8 +28,8 @@ func (s *Server) samplesPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := parseSampleFilter(c.QueryParams())
-	stats, rows, err := s.sampleTable(ctx, sc, f)
+	f := readmodel.ParseSampleFilter(c.QueryParams())
+	stats, rows, err := s.model.SampleTable(ctx, sc, f)
 	if err != nil {
 		return err
 	}
@@ -43,11 +40,11 @@ func (s *Server) samplesPage(c echo.Context) error {
 	}
 	table, grid := f, f
 	table.Grid, grid.Grid = false, true
-	v.TableURL, v.GridURL = listURL(sc.Base+"/samples", table.query(false)), listURL(sc.Base+"/samples", grid.query(false))
+	v.TableURL, v.GridURL = listURL(sc.Base+"/samples", table.Query(false)), listURL(sc.Base+"/samples", grid.Query(false))
 	if f.Grid {
 		return s.samplesGrid(c, sc, f, stats, rows, v)
 	}
-	v.Pager = newPager(c.QueryParam("page"), sampleRowsPerPage, len(rows), pageURL(sc.Base+"/samples", f.query(false)))
+	v.Pager = newPager(c.QueryParam("page"), sampleRowsPerPage, len(rows), pageURL(sc.Base+"/samples", f.Query(false)))
 	first := (v.Pager.Page - 1) * sampleRowsPerPage
 	page := rows[first:min(first+sampleRowsPerPage, len(rows))]
 	if v.Rows, err = s.sampleTableRows(c, sc, f, stats.Metrics, page); err != nil {
@@ -56,60 +53,9 @@ func (s *Server) samplesPage(c echo.Context) error {
 	return render(c, http.StatusOK, templates.Samples(v))
 }
 
-// sampleTable returns the run's rows per sample and condition, and those
-// that pass the filter in its order. The text search, a scan of every
-// response, runs beside the statistics' scans.
-func (s *Server) sampleTable(ctx context.Context, sc *readmodel.Scope, f sampleFilter) (*report.SampleTable, []*report.SampleRow, error) {
-	var stats *report.SampleTable
-	var matches *tally.SampleMatches
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) {
-		stats, err = s.model.Samples(gctx, sc)
-		return err
-	})
-	if f.Search != "" {
-		g.Go(func() (err error) {
-			matches, err = s.model.Search(gctx, sc, f.Search)
-			return err
-		})
-	}
-	var reviews *readmodel.ReviewIndex
-	if f.reviewing() && !(sc.Shared && sc.ReviewLink == nil) {
-		g.Go(func() error {
-			vs, err := s.model.Reviews(gctx, sc.Run.ID)
-			if err != nil {
-				return err
-			}
-			reviews = vs.Index()
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, nil, err
-	}
-	rows := make([]*report.SampleRow, 0, len(stats.Rows))
-	keep := f.keeper(f.metricAt(stats.Metrics), matches)
-	for i := range stats.Rows {
-		if keep(&stats.Rows[i]) && f.keepReviewed(stats.Rows[i].SampleKey, reviews) {
-			rows = append(rows, &stats.Rows[i])
-		}
-	}
-	f.sortRows(rows, stats.Metrics, conditionOrder(sc.Run))
-	return stats, rows, nil
-}
-
-// conditionOrder maps each condition of a run to its position at launch.
-func conditionOrder(run *store.Run) map[string]int {
-	order := make(map[string]int, len(run.Conditions))
-	for i, c := range run.Conditions {
-		order[c.Name] = i
-	}
-	return order
-}
-
 // sampleTableRows turns a page of rows into the table's view, with the
 // beginning of each sample's question and golden answer.
-func (s *Server) sampleTableRows(c echo.Context, sc *readmodel.Scope, f sampleFilter, metrics []report.Metric,
+func (s *Server) sampleTableRows(c echo.Context, sc *readmodel.Scope, f readmodel.SampleFilter, metrics []report.Metric,
 	page []*report.SampleRow) ([]templates.SampleTableRow, error) {
 	ids := make([]int64, 0, len(page))
 	for _, r := range page {
@@ -119,7 +65,7 @@ func (s *Server) sampleTableRows(c echo.Context, sc *readmodel.Scope, f sampleFi
 	if err != nil {
 		return nil, err
 	}
-	query, name := f.query(true).Encode(), readmodel.MetricNamer(metrics)
+	query, name := f.Query(true).Encode(), readmodel.MetricNamer(metrics)
 	out := make([]templates.SampleTableRow, 0, len(page))
 	for _, r := range page {
 		row := sampleTableRow(r, metrics, name)

@@ -14,11 +14,11 @@ import (
 // samplesGrid renders the samples table as a grid: one row per sample, a
 // column per condition with the chosen metric (the thresholds' metric, else
 // the first) as mean ± std, in the filtered table's order of samples.
-func (s *Server) samplesGrid(c echo.Context, sc *readmodel.Scope, f sampleFilter, stats *report.SampleTable,
+func (s *Server) samplesGrid(c echo.Context, sc *readmodel.Scope, f readmodel.SampleFilter, stats *report.SampleTable,
 	rows []*report.SampleRow, v templates.SamplesView) error {
 	mi := 0
 	for i, m := range stats.Metrics {
-		if metricKey(m) == f.Metric {
+		if readmodel.MetricKey(m) == f.Metric {
 			mi = i
 		}
 	}
@@ -35,14 +35,14 @@ func (s *Server) samplesGrid(c echo.Context, sc *readmodel.Scope, f sampleFilter
 	if len(stats.Metrics) > 0 {
 		v.Grid.Metric = readmodel.MetricNamer(stats.Metrics)(stats.Metrics[mi])
 	}
-	v.Pager = newPager(c.QueryParam("page"), sampleRowsPerPage, len(order), pageURL(sc.Base+"/samples", f.query(false)))
+	v.Pager = newPager(c.QueryParam("page"), sampleRowsPerPage, len(order), pageURL(sc.Base+"/samples", f.Query(false)))
 	first := (v.Pager.Page - 1) * sampleRowsPerPage
 	page := order[first:min(first+sampleRowsPerPage, len(order))]
 	heads, err := s.db.SampleHeads(c.Request().Context(), page, 2*questionChars)
 	if err != nil {
 		return err
 	}
-	query, name := f.query(true).Encode(), readmodel.MetricNamer(stats.Metrics)
+	query, name := f.Query(true).Encode(), readmodel.MetricNamer(stats.Metrics)
 	for _, id := range page {
 		h := heads[id]
 		gr := templates.SampleGridRow{URL: sampleURL(sc.Base, id, query), Question: text.Clip(h.Input, questionChars),

@@ -11,7 +11,7 @@ import (
 // This file turns the samples table's data into its plain view.
 
 // samplesView is the table's frame: the filter form, the sortable columns and the counts.
-func samplesView(sc *readmodel.Scope, f sampleFilter, stats *report.SampleTable, matching int) templates.SamplesView {
+func samplesView(sc *readmodel.Scope, f readmodel.SampleFilter, stats *report.SampleTable, matching int) templates.SamplesView {
 	v := templates.SamplesView{
 		Report:   reportNav(sc),
 		Matching: matching,
@@ -42,7 +42,7 @@ func samplesView(sc *readmodel.Scope, f sampleFilter, stats *report.SampleTable,
 	v.Condition = sortColumn(path, f, "condition", "Condition", "the run's condition order", false)
 	name := readmodel.MetricNamer(stats.Metrics)
 	for _, m := range stats.Metrics {
-		key := metricKey(m)
+		key := readmodel.MetricKey(m)
 		v.Metrics = append(v.Metrics, templates.MetricOption{Key: key, Label: name(m)})
 		v.Columns = append(v.Columns, sortColumn(path, f, key, name(m), name(m)+": mean ± standard deviation over repetitions", true))
 	}
@@ -55,7 +55,7 @@ func samplesView(sc *readmodel.Scope, f sampleFilter, stats *report.SampleTable,
 
 // sortColumn is a header that sorts by key: ascending first, the other way
 // when it is already the sort. The page goes back to the first.
-func sortColumn(path string, f sampleFilter, key, label, title string, num bool) templates.SortColumn {
+func sortColumn(path string, f readmodel.SampleFilter, key, label, title string, num bool) templates.SortColumn {
 	active := f.Sort == key || (key == "sample" && f.Sort == "")
 	next := f
 	next.Sort, next.Page = key, 1
@@ -68,7 +68,7 @@ func sortColumn(path string, f sampleFilter, key, label, title string, num bool)
 	return templates.SortColumn{
 		Label:  label,
 		Title:  "Sort by " + title,
-		URL:    path + "?" + next.query(false).Encode(),
+		URL:    path + "?" + next.Query(false).Encode(),
 		Active: active,
 		Desc:   active && f.Desc,
 		Num:    num,
@@ -87,7 +87,7 @@ func sampleTableRow(r *report.SampleRow, metrics []report.Metric, name func(repo
 		Claims:      r.Claims,
 		Spread:      "—",
 	}
-	if s, ok := spreadOf(r); ok {
+	if s, ok := readmodel.SpreadOf(r); ok {
 		row.Spread = fmt.Sprintf("%.2f", s)
 	}
 	for i, m := range metrics {

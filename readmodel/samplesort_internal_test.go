@@ -1,4 +1,4 @@
-package web
+package readmodel
 
 import (
 	"cmp"
@@ -36,7 +36,7 @@ func TestSampleSortIsTheStableOrder(t *testing.T) {
 	rng.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
 	for _, by := range []string{"", "sample", "condition", "errors", "claims", "spread", "rubric.completeness", "exact_match.exact_match", "no.such"} {
 		for _, desc := range []bool{false, true} {
-			f := sampleFilter{Sort: by, Desc: desc}
+			f := SampleFilter{Sort: by, Desc: desc}
 			want := slices.Clone(rows)
 			value := f.sortValue(metrics, condOrder)
 			slices.SortStableFunc(want, func(a, b *report.SampleRow) int {
@@ -55,7 +55,7 @@ func TestSampleSortIsTheStableOrder(t *testing.T) {
 				return cmp.Or(c, cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(condOrder[a.Condition], condOrder[b.Condition]))
 			})
 			got := slices.Clone(rows)
-			f.sortRows(got, metrics, condOrder)
+			f.SortRows(got, metrics, condOrder)
 			for i := range got {
 				if got[i] != want[i] {
 					t.Errorf("sort %q desc %v: row %d is sample %d under %s, want sample %d under %s", by, desc, i,

@@ -1,20 +1,23 @@
-package web
+package readmodel
 
 import (
 	"cmp"
+	"context"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
-	"assay/readmodel"
 	"assay/readmodel/tally"
 	"assay/report"
+	"assay/store"
+
+	"golang.org/x/sync/errgroup"
 )
 
-// sampleFilter is the samples table's filter, sort and page. It lives in the
+// SampleFilter is the samples table's filter, sort and page. It lives in the
 // URL query, so a link reproduces the view.
-type sampleFilter struct {
+type SampleFilter struct {
 	Condition string // only this condition
 	Metric    string // metricKey the thresholds look at; "" = any metric
 	Below     string // mean of the metric under this value
@@ -30,14 +33,14 @@ type sampleFilter struct {
 	Grid      bool // one row per sample, a column per condition
 }
 
-// metricKey names a metric in URLs: "rubric.completeness".
-func metricKey(m report.Metric) string { return m.Evaluator + "." + m.Name }
+// MetricKey names a metric in URLs: "rubric.completeness".
+func MetricKey(m report.Metric) string { return m.Evaluator + "." + m.Name }
 
-// parseSampleFilter reads a filter from a URL query. Numbers that do not
+// ParseSampleFilter reads a filter from a URL query. Numbers that do not
 // parse are kept as typed, so the form shows them, and ignored.
-func parseSampleFilter(q url.Values) sampleFilter {
+func ParseSampleFilter(q url.Values) SampleFilter {
 	page, _ := strconv.Atoi(q.Get("page"))
-	return sampleFilter{
+	return SampleFilter{
 		Condition: q.Get("condition"),
 		Metric:    q.Get("metric"),
 		Below:     strings.TrimSpace(q.Get("below")),
@@ -54,9 +57,9 @@ func parseSampleFilter(q url.Values) sampleFilter {
 	}
 }
 
-// query writes the filter back as a URL query, leaving out what is unset.
+// Query writes the filter back as a URL Query, leaving out what is unset.
 // Without the page, it is the view's identity: sort links and the pager add theirs.
-func (f sampleFilter) query(withPage bool) url.Values {
+func (f SampleFilter) Query(withPage bool) url.Values {
 	q := url.Values{}
 	set := func(k, v string) {
 		if v != "" {
@@ -89,14 +92,14 @@ func (f sampleFilter) query(withPage bool) url.Values {
 	return q
 }
 
-// filtering reports whether the filter leaves any row out.
-func (f sampleFilter) filtering() bool {
+// Filtering reports whether the filter leaves any row out.
+func (f SampleFilter) Filtering() bool {
 	return f.Condition != "" || threshold(f.Below) != nil || threshold(f.Spread) != nil || f.Claims || f.Errors || f.Search != "" ||
-		f.reviewing()
+		f.Reviewing()
 }
 
-// reviewing reports whether the filter looks at verdicts.
-func (f sampleFilter) reviewing() bool { return f.Review != "" || f.Reviewer != "" }
+// Reviewing reports whether the filter looks at verdicts.
+func (f SampleFilter) Reviewing() bool { return f.Review != "" || f.Reviewer != "" }
 
 // reviewFilter is a review filter's value when it is one, else "".
 func reviewFilter(s string) string {
@@ -107,8 +110,8 @@ func reviewFilter(s string) string {
 	return ""
 }
 
-// keepReviewed reports whether a row passes the filter's review part.
-func (f sampleFilter) keepReviewed(k tally.SampleKey, x *readmodel.ReviewIndex) bool {
+// KeepReviewed reports whether a row passes the filter's review part.
+func (f SampleFilter) KeepReviewed(k tally.SampleKey, x *ReviewIndex) bool {
 	if x == nil {
 		return true
 	}
@@ -131,9 +134,9 @@ func threshold(s string) *float64 {
 	return &v
 }
 
-// metricAt is where the thresholds' metric stands in metrics: -1 for any
+// MetricAt is where the thresholds' metric stands in metrics: -1 for any
 // metric, len(metrics) for one the table does not have.
-func (f sampleFilter) metricAt(metrics []report.Metric) int {
+func (f SampleFilter) MetricAt(metrics []report.Metric) int {
 	if f.Metric == "" {
 		return -1
 	}
@@ -144,22 +147,22 @@ func (f sampleFilter) metricAt(metrics []report.Metric) int {
 // len(metrics) when it is not there.
 func metricIndex(metrics []report.Metric, key string) int {
 	for i, m := range metrics {
-		if metricKey(m) == key {
+		if MetricKey(m) == key {
 			return i
 		}
 	}
 	return len(metrics)
 }
 
-// keeper returns whether a row passes the filter, its thresholds read
+// Keeper returns whether a row passes the filter, its thresholds read
 // once for every row. metricAt is f.metricAt of the table's metrics;
 // matches is the text search's result, nil when there is no search.
-func (f sampleFilter) keeper(metricAt int, matches *tally.SampleMatches) func(r *report.SampleRow) bool {
+func (f SampleFilter) Keeper(metricAt int, matches *tally.SampleMatches) func(r *report.SampleRow) bool {
 	below, spread := threshold(f.Below), threshold(f.Spread)
 	return func(r *report.SampleRow) bool { return f.keep(r, metricAt, matches, below, spread) }
 }
 
-func (f sampleFilter) keep(r *report.SampleRow, metricAt int, matches *tally.SampleMatches, below, spread *float64) bool {
+func (f SampleFilter) keep(r *report.SampleRow, metricAt int, matches *tally.SampleMatches, below, spread *float64) bool {
 	switch {
 	case f.Condition != "" && r.Condition != f.Condition,
 		f.Claims && r.Claims == 0,
@@ -181,12 +184,12 @@ func (f sampleFilter) keep(r *report.SampleRow, metricAt int, matches *tally.Sam
 	return false
 }
 
-// sortRows orders rows by the filter's column; rows without a value for a
+// SortRows orders rows by the filter's column; rows without a value for a
 // metric come last either way; ties keep dataset and condition order.
 // Each row's keys are read once, and the last of them, its place in rows,
 // makes the order total: a sort that need not be stable gives it, in a
 // fraction of a stable sort's time on tens of thousands of rows.
-func (f sampleFilter) sortRows(rows []*report.SampleRow, metrics []report.Metric, condOrder map[string]int) {
+func (f SampleFilter) SortRows(rows []*report.SampleRow, metrics []report.Metric, condOrder map[string]int) {
 	type keyed struct {
 		value             float64
 		has               bool
@@ -218,7 +221,7 @@ func (f sampleFilter) sortRows(rows []*report.SampleRow, metrics []report.Metric
 }
 
 // sortValue returns what a row is sorted by, and whether it has it.
-func (f sampleFilter) sortValue(metrics []report.Metric, condOrder map[string]int) func(*report.SampleRow) (float64, bool) {
+func (f SampleFilter) sortValue(metrics []report.Metric, condOrder map[string]int) func(*report.SampleRow) (float64, bool) {
 	switch f.Sort {
 	case "", "sample":
 		return func(r *report.SampleRow) (float64, bool) { return float64(r.Ordinal), true }
@@ -229,7 +232,7 @@ func (f sampleFilter) sortValue(metrics []report.Metric, condOrder map[string]in
 	case "claims":
 		return func(r *report.SampleRow) (float64, bool) { return float64(r.Claims), true }
 	case "spread":
-		return func(r *report.SampleRow) (float64, bool) { return spreadOf(r) }
+		return func(r *report.SampleRow) (float64, bool) { return SpreadOf(r) }
 	}
 	at := metricIndex(metrics, f.Sort)
 	return func(r *report.SampleRow) (float64, bool) {
@@ -240,8 +243,8 @@ func (f sampleFilter) sortValue(metrics []report.Metric, condOrder map[string]in
 	}
 }
 
-// spreadOf is a row's largest standard deviation over repetitions, of any metric.
-func spreadOf(r *report.SampleRow) (float64, bool) {
+// SpreadOf is a row's largest standard deviation over repetitions, of any metric.
+func SpreadOf(r *report.SampleRow) (float64, bool) {
 	var s float64
 	scored := false
 	for _, m := range r.Metrics {
@@ -250,4 +253,55 @@ func spreadOf(r *report.SampleRow) (float64, bool) {
 		}
 	}
 	return s, scored
+}
+
+// SampleTable returns the run's rows per sample and condition, and those
+// that pass the filter in its order. The text search, a scan of every
+// response, runs beside the statistics' scans.
+func (m *Model) SampleTable(ctx context.Context, sc *Scope, f SampleFilter) (*report.SampleTable, []*report.SampleRow, error) {
+	var stats *report.SampleTable
+	var matches *tally.SampleMatches
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		stats, err = m.Samples(gctx, sc)
+		return err
+	})
+	if f.Search != "" {
+		g.Go(func() (err error) {
+			matches, err = m.Search(gctx, sc, f.Search)
+			return err
+		})
+	}
+	var reviews *ReviewIndex
+	if f.Reviewing() && !(sc.Shared && sc.ReviewLink == nil) {
+		g.Go(func() error {
+			vs, err := m.Reviews(gctx, sc.Run.ID)
+			if err != nil {
+				return err
+			}
+			reviews = vs.Index()
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	rows := make([]*report.SampleRow, 0, len(stats.Rows))
+	keep := f.Keeper(f.MetricAt(stats.Metrics), matches)
+	for i := range stats.Rows {
+		if keep(&stats.Rows[i]) && f.KeepReviewed(stats.Rows[i].SampleKey, reviews) {
+			rows = append(rows, &stats.Rows[i])
+		}
+	}
+	f.SortRows(rows, stats.Metrics, ConditionOrder(sc.Run))
+	return stats, rows, nil
+}
+
+// ConditionOrder maps each condition of a run to its position at launch.
+func ConditionOrder(run *store.Run) map[string]int {
+	order := make(map[string]int, len(run.Conditions))
+	for i, c := range run.Conditions {
+		order[c.Name] = i
+	}
+	return order
 }
