@@ -42,7 +42,7 @@ func (s *Server) renderSample(c echo.Context, sc *readmodel.Scope, smp *store.Sa
 	}
 	v := templates.SampleView{
 		Page:       s.reportPage(c, sc, "Sample "+smp.SampleID+" · "+runTitle(sc.Run)),
-		Report:     reportNav(sc),
+		Report:     readmodel.ReportNav(sc),
 		Kind:       string(sc.Dataset.Kind),
 		Sample:     readmodel.GoldenRow(*smp, sc.Dataset.Kind),
 		Nav:        nav,

@@ -33,7 +33,7 @@ func (s *Server) samplesPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := samplesView(sc, f, stats, len(rows))
+	v := readmodel.SamplesView(sc, f, stats, len(rows))
 	v.Page = s.reportPage(c, sc, "Samples · "+runTitle(sc.Run))
 	if canReview(c, sc) {
 		v.Queue = startQueue(sc)
@@ -68,7 +68,7 @@ func (s *Server) sampleTableRows(c echo.Context, sc *readmodel.Scope, f readmode
 	query, name := f.Query(true).Encode(), readmodel.MetricNamer(metrics)
 	out := make([]templates.SampleTableRow, 0, len(page))
 	for _, r := range page {
-		row := sampleTableRow(r, metrics, name)
+		row := readmodel.SampleTableRow(r, metrics, name)
 		h := heads[r.SampleRow]
 		row.Question, row.Answer = text.Clip(h.Input, questionChars), text.Clip(h.Reference, answerChars)
 		row.URL = sampleURL(sc.Base, r.SampleRow, query) + "#" + readmodel.ConditionAnchor(r.Condition)

@@ -53,7 +53,7 @@ func (s *Server) samplesGrid(c echo.Context, sc *readmodel.Scope, f readmodel.Sa
 				gr.Cells = append(gr.Cells, templates.SampleGridCell{})
 				continue
 			}
-			row := sampleTableRow(r, stats.Metrics, name)
+			row := readmodel.SampleTableRow(r, stats.Metrics, name)
 			gr.Name = row.Name
 			cell := templates.SampleGridCell{Shown: true, Errors: row.Errors + row.JudgeErrors,
 				URL: sampleURL(sc.Base, id, query) + "#" + readmodel.ConditionAnchor(cond)}

@@ -1,19 +1,18 @@
-package web
+package readmodel
 
 import (
 	"fmt"
 
-	"assay/readmodel"
 	"assay/report"
 	"assay/templates"
 )
 
 // This file turns the samples table's data into its plain view.
 
-// samplesView is the table's frame: the filter form, the sortable columns and the counts.
-func samplesView(sc *readmodel.Scope, f readmodel.SampleFilter, stats *report.SampleTable, matching int) templates.SamplesView {
+// SamplesView is the table's frame: the filter form, the sortable columns and the counts.
+func SamplesView(sc *Scope, f SampleFilter, stats *report.SampleTable, matching int) templates.SamplesView {
 	v := templates.SamplesView{
-		Report:   reportNav(sc),
+		Report:   ReportNav(sc),
 		Matching: matching,
 		All:      len(stats.Rows),
 		ClearURL: sc.Base + "/samples",
@@ -40,9 +39,9 @@ func samplesView(sc *readmodel.Scope, f readmodel.SampleFilter, stats *report.Sa
 	path := sc.Base + "/samples"
 	v.Sample = sortColumn(path, f, "sample", "Sample", "dataset order", false)
 	v.Condition = sortColumn(path, f, "condition", "Condition", "the run's condition order", false)
-	name := readmodel.MetricNamer(stats.Metrics)
+	name := MetricNamer(stats.Metrics)
 	for _, m := range stats.Metrics {
-		key := readmodel.MetricKey(m)
+		key := MetricKey(m)
 		v.Metrics = append(v.Metrics, templates.MetricOption{Key: key, Label: name(m)})
 		v.Columns = append(v.Columns, sortColumn(path, f, key, name(m), name(m)+": mean ± standard deviation over repetitions", true))
 	}
@@ -55,7 +54,7 @@ func samplesView(sc *readmodel.Scope, f readmodel.SampleFilter, stats *report.Sa
 
 // sortColumn is a header that sorts by key: ascending first, the other way
 // when it is already the sort. The page goes back to the first.
-func sortColumn(path string, f readmodel.SampleFilter, key, label, title string, num bool) templates.SortColumn {
+func sortColumn(path string, f SampleFilter, key, label, title string, num bool) templates.SortColumn {
 	active := f.Sort == key || (key == "sample" && f.Sort == "")
 	next := f
 	next.Sort, next.Page = key, 1
@@ -75,8 +74,8 @@ func sortColumn(path string, f readmodel.SampleFilter, key, label, title string,
 	}
 }
 
-// sampleTableRow is one row of the table, without its texts and link.
-func sampleTableRow(r *report.SampleRow, metrics []report.Metric, name func(report.Metric) string) templates.SampleTableRow {
+// SampleTableRow is one row of the table, without its texts and link.
+func SampleTableRow(r *report.SampleRow, metrics []report.Metric, name func(report.Metric) string) templates.SampleTableRow {
 	row := templates.SampleTableRow{
 		Name:        r.SampleID,
 		Ordinal:     r.Ordinal,
@@ -87,7 +86,7 @@ func sampleTableRow(r *report.SampleRow, metrics []report.Metric, name func(repo
 		Claims:      r.Claims,
 		Spread:      "—",
 	}
-	if s, ok := readmodel.SpreadOf(r); ok {
+	if s, ok := SpreadOf(r); ok {
 		row.Spread = fmt.Sprintf("%.2f", s)
 	}
 	for i, m := range metrics {
@@ -105,8 +104,8 @@ func metricCell(st report.SampleMetric, label string) templates.MetricCell {
 		Title: fmt.Sprintf("%s: %d scores", label, st.N)}
 }
 
-// reportNav is the head of a report's sub-pages.
-func reportNav(sc *readmodel.Scope) templates.ReportNav {
+// ReportNav is the head of a report's sub-pages.
+func ReportNav(sc *Scope) templates.ReportNav {
 	return templates.ReportNav{
 		RunID:   sc.Run.ID,
 		RunName: sc.Run.Name,
