@@ -82,6 +82,12 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (status stor
 	if err := m.db.SetRunStatus(ctx, id, store.RunRunning, ""); err != nil {
 		return "", err
 	}
+	if err := m.db.JoinRun(ctx, id, m.holder, m.opts.LeaseTTL); err != nil {
+		return "", err
+	}
+	defer m.db.LeaveRun(context.WithoutCancel(ctx), id, m.holder)
+	ex.claims = newClaims(ex)
+	ex.claims.spread = spreads(run) && m.db.Postgres()
 	m.log.Info("run started", "run_id", id, "dataset", ds.Name, "tasks", run.TotalTasks)
 	status, msg, err := ex.loop(ctx)
 	// A stop comes first: a query cut short by it is no failure of the run.
@@ -105,21 +111,25 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (status stor
 
 func (m *Manager) finish(id int64, status store.RunStatus, msg string) error {
 	m.log.Info("run ended", "run_id", id, "status", status, "message", msg)
-	return m.db.SetRunStatus(context.Background(), id, status, msg)
+	if err := m.db.SetRunStatus(context.Background(), id, status, msg); err != nil {
+		return err
+	}
+	return m.db.EndRunExecution(context.Background(), id)
 }
 
-// loop feeds the tasks still to do to the run's workers and returns how the run ended.
-func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) {
+// workersFor plans the run's tasks still to do and makes the workers
+// that do them, its cost so far and a task's expected cost known.
+func (ex *execution) workersFor(ctx context.Context) (*workers, []task, error) {
 	done, err := ex.m.db.DoneTasks(ctx, ex.run.ID)
 	if err != nil {
-		return "", "", err
+		return nil, nil, err
 	}
 	cost, err := tally.Of(ex.m.db).RunCost(ctx, ex.run.ID)
 	if err != nil {
-		return "", "", err
+		return nil, nil, err
 	}
 	if ex.stopping, err = ex.startStopping(ctx); err != nil {
-		return "", "", err
+		return nil, nil, err
 	}
 	var tasks []task
 	if ex.stopping != nil {
@@ -134,11 +144,25 @@ func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) 
 		var err error
 		e := EstimateEach(ex.spec, ex.dataset.Kind, ex.m.db.AllSamples(ctx, ex.dataset.ID, &err), ex.run.Conditions, ex.prices)
 		if err != nil {
-			return "", "", err
+			return nil, nil, err
 		}
 		w.guess = e.CostUSD / float64(ex.run.TotalTasks)
 	}
+	return w, tasks, nil
+}
+
+// loop feeds the tasks still to do to the run's workers and returns how the run ended.
+func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) {
+	w, tasks, err := ex.workersFor(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	stopBeat := ex.claims.beat(ctx, w, func(store.RunStatus) {})
+	defer stopBeat()
 	f := w.run(ctx, tasks, max(ex.spec.Execution.MaxConcurrent, 1))
+	if f, err = ex.sweep(ctx, w, f); err != nil {
+		return "", "", err
+	}
 	ex.keeping.Wait() // a run resumed next reads what its tasks kept
 	if err := w.err(); err != nil {
 		return "", "", err
@@ -259,6 +283,7 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) *feed {
 					break
 				}
 				if w.ex.agentBatched(j.t.condition) {
+					w.ex.claims.release()
 					w.later(ctx, func() *store.Result { return w.whole(ctx, j.t) }, j.reserved) // the agent answers in a batch, hours later maybe
 					continue
 				}
@@ -266,12 +291,14 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) *feed {
 				res, judge := w.do(ctx, j.t)
 				flights[i].Store(0)
 				if judge != nil && w.ex.eval.batch != nil {
+					w.ex.claims.release()
 					w.later(ctx, judge, j.reserved) // its judges answer in a batch, hours later maybe
 					continue
 				}
 				if judge != nil {
 					res = judge()
 				}
+				w.ex.claims.release()
 				if res == nil {
 					w.release(j.reserved)
 					continue
@@ -281,6 +308,7 @@ func (w *workers) run(ctx context.Context, tasks []task, n int) *feed {
 					saving = saving[1:]
 				}
 				saving = append(saving, w.saveBehind(ctx, res, j.reserved))
+				w.ex.claims.finished()
 			}
 			for _, saved := range saving {
 				<-saved
@@ -329,8 +357,26 @@ type feed struct {
 func (f *feed) next(ctx context.Context) (job, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.stopped || f.at == len(f.tasks) || ctx.Err() != nil {
-		return f.stop()
+	c := f.w.ex.claims
+	for {
+		if f.stopped || f.at == len(f.tasks) || ctx.Err() != nil {
+			return f.stop()
+		}
+		if c == nil || !c.spread {
+			break
+		}
+		ours, err := c.ours(ctx, f.tasks[f.at:])
+		if err != nil {
+			if ctx.Err() == nil {
+				f.w.fail(err)
+			}
+			return f.stop()
+		}
+		if ours {
+			break
+		}
+		f.at++ // another process's to do
+		c.skipped = true
 	}
 	t := f.tasks[f.at]
 	if st := f.w.ex.stopping; st != nil && t.at != f.lastAt {
@@ -350,7 +396,7 @@ func (f *feed) next(ctx context.Context) (job, bool) {
 		f.budgetHit = ctx.Err() == nil
 		return f.stop()
 	}
-	if f.w.err() != nil || !f.w.ex.waitWhilePaused(ctx) || ctx.Err() != nil {
+	if f.w.err() != nil || !f.w.ex.waitWhilePaused(ctx) || ctx.Err() != nil || !c.acquire(ctx) {
 		f.w.release(reserved)
 		return f.stop()
 	}

@@ -36,6 +36,7 @@ type execution struct {
 	pending    store.Pending          // work done for tasks not committed when the run last stopped
 	keeping    sync.WaitGroup         // parts of tasks' work on their way to the store (keep)
 	stopping   *stopping              // the run's stopping rule at work; nil for none
+	claims     *claims                // its samples claimed among the run's executors, its share of them (spread.go)
 	limiters   *limiterSet            // the adaptive limits of its models' endpoints
 	batch      *batches               // its calls in batches (batch:); nil: every call live
 	counts     map[string]*llm.Counts // what its calls met, by condition

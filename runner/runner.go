@@ -394,7 +394,11 @@ func (m *Manager) resumeIdle(ctx context.Context) ([]int64, error) {
 	}
 	var started []int64
 	for _, id := range ids {
-		if m.Active(id) || m.heldElsewhere(ctx, id) {
+		if m.Active(id) {
+			continue
+		}
+		if m.heldElsewhere(ctx, id) {
+			m.helpIfJoinable(ctx, id)
 			continue
 		}
 		run, err := m.db.Run(ctx, id)

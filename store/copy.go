@@ -13,8 +13,9 @@ import (
 )
 
 // copiedTables are the tables CopyTo copies, each after those it refers
-// to. A run's lease is left behind (the process holding it writes to the
-// file it came from), and SQLite's response index (Postgres has none).
+// to. A run's lease, executors and claims are left behind (the processes
+// holding them write to the file they came from), and SQLite's response
+// index (Postgres has none).
 var copiedTables = []string{
 	"datasets", "samples", "sample_embeddings", "conditions", "mcp_servers", "prices", "rubrics",
 	"tokens", "sessions", "server_keys",

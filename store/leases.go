@@ -61,22 +61,34 @@ type Executor struct {
 	LeaseUntil time.Time `json:"lease_until"`
 }
 
-// Executors lists the processes executing a run now: its lease's holder
-// unless the lease expired; none when the run is not executing.
+// Executors lists the processes executing a run now, the holder of its
+// lease and those that joined it (JoinRun), in the order they joined;
+// none when the run is not executing. A process gone or whose row expired
+// is not listed.
 func (db *DB) Executors(ctx context.Context, runID int64) ([]Executor, error) {
-	l, err := db.RunLease(ctx, runID)
-	if errors.Is(err, assay.ErrNotFound) {
-		return []Executor{}, nil
-	} else if err != nil {
+	now, err := db.sharedNow(ctx, db.read)
+	if err != nil {
 		return nil, err
 	}
-	var done int
-	if err := db.read.QueryRowContext(ctx, `SELECT max(r.results_count - l.results_before, 0) FROM runs r
-		JOIN run_leases l ON l.run_id = r.id WHERE r.id = ?`, runID).Scan(&done); err != nil {
+	out := []Executor{}
+	err = EachRow(ctx, db.read, `SELECT holder, host, pid, program, expires_at, tasks_done FROM run_executors
+		WHERE run_id = ? ORDER BY joined_at, holder`, []any{runID}, func(rows *sql.Rows) error {
+		var h Holder
+		var expires string
+		var done int
+		if err := rows.Scan(&h.ID, &h.Host, &h.PID, &h.Program, &expires, &done); err != nil {
+			return err
+		}
+		until := parseTime(expires)
+		if now.Before(until) && HolderAlive(h) {
+			out = append(out, Executor{Node: fmt.Sprintf("%s (pid %d on %s)", h.Program, h.PID, h.Host), TasksDone: done, LeaseUntil: until})
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("executors of run %d: %w", runID, err)
 	}
-	return []Executor{{Node: fmt.Sprintf("%s (pid %d on %s)", l.Holder.Program, l.Holder.PID, l.Holder.Host),
-		TasksDone: done, LeaseUntil: l.ExpiresAt}}, nil
+	return out, nil
 }
 
 // ErrLeaseLost is returned when renewing a lease that another holder took.

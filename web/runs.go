@@ -258,21 +258,21 @@ func (s *Server) markBatches(ctx context.Context, run *store.Run, p *templates.R
 	return nil
 }
 
-// markExecutor says on the progress of a run another process executes
-// (another server on the same database, an assay run) which one, and how
-// far it got.
+// markExecutor says on the progress of a run other processes execute
+// (other servers on the same database, an assay run) which ones, and how
+// far each got.
 func (s *Server) markExecutor(ctx context.Context, run *store.Run, p *templates.RunProgress) error {
-	if run.Status != store.RunRunning || s.runner.Active(run.ID) {
+	if run.Status != store.RunRunning {
 		return nil
 	}
 	executors, err := s.db.Executors(ctx, run.ID)
 	if err != nil {
 		return err
 	}
-	for _, e := range executors {
-		p.Executor = fmt.Sprintf("Executed by %s: %s done since it took the run; its lease holds until %s.",
-			e.Node, templates.Count(e.TasksDone, "task"), e.LeaseUntil.Local().Format("15:04:05"))
+	if s.runner.Active(run.ID) && len(executors) <= 1 {
+		return nil // this server alone: its own progress says it all
 	}
+	p.Executor = readmodel.ExecutorsLine(executors)
 	return nil
 }
 

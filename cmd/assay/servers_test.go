@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -199,22 +200,40 @@ func TestServersShareOneDatabase(t *testing.T) {
 	for _, n := range nodes {
 		runs = append(runs, c.launch(t, n))
 	}
+	again := 0 // calls that may be made again: in flight on the killed servers
 	for k, i := range []int{1, 2} {
 		for deadline := time.Now().Add(time.Minute); c.results(runs[i]) < 5; time.Sleep(20 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatalf("run %d made no progress", runs[i])
 			}
 		}
-		// Another server says who executes the run, and how far it got.
-		executors, b := c.executors(t, nodes[0], runs[i])
-		if len(executors) != 1 || !strings.Contains(executors[0].Node, fmt.Sprintf("assay serve (pid %d on ", nodes[i].cmd.Process.Pid)) ||
-			executors[0].TasksDone < 5 || !executors[0].LeaseUntil.After(time.Now().Add(-time.Minute)) {
-			t.Errorf("run %d's executors, from another server: %s", runs[i], b)
+		// Another server says who executes the run, and how far each got
+		// (on Postgres the other servers may share it).
+		node := fmt.Sprintf("assay serve (pid %d on ", nodes[i].cmd.Process.Pid)
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+			executors, b := c.executors(t, nodes[0], runs[i])
+			k := slices.IndexFunc(executors, func(e store.Executor) bool { return strings.Contains(e.Node, node) })
+			if k >= 0 && executors[k].TasksDone >= 5 && executors[k].LeaseUntil.After(time.Now().Add(-time.Minute)) &&
+				(len(executors) == 1 || pgtest.OnPostgres()) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("run %d's executors, from another server: %s", runs[i], b)
+			}
 		}
 		for _, path := range []string{"/runs/%d", "/runs/%d/progress"} { // the page, and its polled part
-			if _, page := nodes[0].call(t, "GET", fmt.Sprintf(path, runs[i]), nil); !bytes.Contains(page,
-				fmt.Appendf(nil, `id="executor">Executed by assay serve (pid %d on `, nodes[i].cmd.Process.Pid)) {
+			if _, page := nodes[0].call(t, "GET", fmt.Sprintf(path, runs[i]), nil); !bytes.Contains(page, []byte(`id="executor">Executed by `)) ||
+				!bytes.Contains(page, []byte(node)) {
 				t.Errorf("run %d's live page (%s), on another server, does not name its executor: %.2000s", runs[i], path, page)
+			}
+		}
+		// What the server about to be killed has in flight may be done
+		// again: two tasks (max_concurrent) of each run it executes, an
+		// agent's and a judge's call each.
+		for _, id := range runs {
+			executors, _ := c.executors(t, nodes[0], id)
+			if slices.ContainsFunc(executors, func(e store.Executor) bool { return strings.Contains(e.Node, node) }) {
+				again += 2 * 2
 			}
 		}
 		nodes[i].cmd.Process.Signal(syscall.SIGKILL)
@@ -224,18 +243,17 @@ func TestServersShareOneDatabase(t *testing.T) {
 		}
 	}
 	c.settle(t, runs, 60, nodes[0], nodes[1])
-	// Each kill may cost the calls in flight again: two tasks, an agent's
-	// and a judge's call each.
-	if calls := c.fake.Stats().Requests; calls > 3*60*2+2*2*2 {
-		t.Errorf("%d calls for 180 tasks", calls)
+	if calls := c.fake.Stats().Requests; calls > 3*60*2+again {
+		t.Errorf("%d calls for 180 tasks; at most %d more were in flight at the kills", calls, again)
 	}
 }
 
-// Five runs launched across three servers on one database, one server
-// SIGKILLed at up to ten moments a seeded random draw picks, and started
-// again each time: every task of every run ends once, the calls made
-// again are at most those in flight on the killed server at each kill,
-// and every report is the same from every server. A server's start takes
+// Five runs launched across three servers on one database, which share
+// them (a run seen executed by two at once), one server SIGKILLed at up to
+// ten moments a seeded random draw picks, and started again each time:
+// every task of every run ends once, the calls made again are at most
+// those in flight on the killed server at each kill, and every report is
+// the same from every server. A server's start takes
 // longer than the runs' progress on a busy machine: the kills stop when
 // the runs are nearly done, five at least.
 func TestAServerKilledTenTimes(t *testing.T) {
@@ -258,6 +276,7 @@ func TestAServerKilledTenTimes(t *testing.T) {
 	draw := rand.New(rand.NewPCG(47, 10))
 	again := 0 // calls that may be made again: in flight on the killed server
 	kills := 0
+	shared := false // a run was seen executed by several servers at once
 	for range 10 {
 		at := total() + 4 + draw.IntN(16)
 		for deadline := time.Now().Add(time.Minute); total() < at; time.Sleep(10 * time.Millisecond) {
@@ -268,9 +287,13 @@ func TestAServerKilledTenTimes(t *testing.T) {
 		if at > 5*120-40 {
 			break // the runs are nearly done
 		}
-		for _, id := range runs {
-			if ex, _ := c.executors(t, nodes[0], id); len(ex) == 1 && strings.Contains(ex[0].Node, fmt.Sprintf("(pid %d on ", nodes[1].cmd.Process.Pid)) {
-				again += 2 * 2 // two tasks at once, an agent's and a judge's call each
+		for _, id := range runs { // two tasks at once (max_concurrent) of each run it executes, an agent's and a judge's call each
+			ex, _ := c.executors(t, nodes[0], id)
+			shared = shared || len(ex) > 1
+			if slices.ContainsFunc(ex, func(e store.Executor) bool {
+				return strings.Contains(e.Node, fmt.Sprintf("(pid %d on ", nodes[1].cmd.Process.Pid))
+			}) {
+				again += 2 * 2
 			}
 		}
 		nodes[1].cmd.Process.Signal(syscall.SIGKILL)
@@ -280,6 +303,9 @@ func TestAServerKilledTenTimes(t *testing.T) {
 	}
 	if kills < 5 {
 		t.Errorf("the runs ended after %d kills: the test killed too little", kills)
+	}
+	if !shared {
+		t.Error("no run was seen executed by two servers at once: the servers do not share runs")
 	}
 	c.settle(t, runs, 120, nodes...)
 	if calls := c.fake.Stats().Requests; calls > 5*120*2+again {

@@ -1,10 +1,12 @@
 package tally
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 
 	"assay/store"
 )
@@ -103,6 +105,13 @@ func (t *batchTotals) group() {
 		}
 		t.models[m].n++
 	}
+	// Servers sharing a run on Postgres add to its totals at once. Each
+	// transaction first updates its runs' rows (qCountResults), which
+	// holds another's flush of the same run until it commits: a
+	// condition's totals are then read as the other left them, never set
+	// from a stale read. The runs are taken in one order, so that two
+	// transactions of the same two runs do not wait for each other.
+	slices.SortFunc(t.runs, func(a, b runCount) int { return cmp.Compare(a.run, b.run) })
 }
 
 // flushTotals adds the transaction's results to their runs' totals; it is

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"sync"
 	"testing"
 
+	"assay/internal/pgtest"
 	"assay/store"
 )
 
@@ -140,5 +142,55 @@ func TestBatchTotalsEqualResultByResult(t *testing.T) {
 	if !reflect.DeepEqual(kept.Conditions, again.Conditions) || !reflect.DeepEqual(kept.Models, again.Models) {
 		t.Errorf("totals kept batch by batch:\n%v %v\ncomputed again result by result:\n%v %v",
 			kept.Conditions, kept.Models, again.Conditions, again.Models)
+	}
+}
+
+// Two servers sharing a run on Postgres commit batches of several results
+// of one condition at once: each batch reads the condition's totals, adds
+// its results and sets them; the totals count every result once.
+func TestTotalsOfTwoServersAtOnce(t *testing.T) {
+	if !pgtest.OnPostgres() {
+		t.Skip("servers write one run's totals at once on a Postgres database: runs when the tests run against Postgres (make test does)")
+	}
+	ctx := context.Background()
+	db, run, rows := goldenRun(t, 400, 1, "a", "b")
+	other, err := Open(ctx, db.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	var wg sync.WaitGroup
+	for k, server := range []*store.DB{db, other} {
+		wg.Go(func() {
+			for start := k * 200; start < k*200+200; start += 2 {
+				var writes []func(context.Context, store.Tx) error
+				for _, s := range rows[start : start+2] {
+					for _, c := range []string{"a", "b"} {
+						r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: c, Repetition: 1, Response: "answer",
+							CostUSD: 0.25, TokensIn: 10, Attempts: 1}
+						writes = append(writes, func(ctx context.Context, tx store.Tx) error {
+							_, err := tx.InsertResult(ctx, r)
+							return err
+						})
+					}
+				}
+				for _, err := range server.CommitTogether(ctx, writes) {
+					if err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	progress, err := Of(db).RunProgress(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range progress {
+		if p.Done != 400 || p.TokensIn != 4000 || p.CostUSD != 100 {
+			t.Errorf("condition %s: %d done, %d tokens, $%g in its totals; want 400, 4000, $100", p.Condition, p.Done, p.TokensIn, p.CostUSD)
+		}
 	}
 }

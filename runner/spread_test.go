@@ -1,0 +1,93 @@
+package runner_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"assay/internal/pgtest"
+	"assay/readmodel/tally"
+	"assay/runner/llm/llmtest"
+	"assay/store"
+)
+
+// A run on a Postgres database is executed by the servers on it together:
+// one started it, another joins it and does a share of its samples; every
+// task is done once, both did some, and the calls in flight at once never
+// pass the run's max_concurrent, which the two share.
+func TestARunIsSharedByTheServersOnItsDatabase(t *testing.T) {
+	if !pgtest.OnPostgres() {
+		t.Skip("servers share a run's tasks on a Postgres database: runs when the tests run against Postgres (make test does)")
+	}
+	var flying, most atomic.Int64
+	judge := rubricJudge()
+	counted := func(req *llmtest.ChatRequest) llmtest.Reply {
+		n := flying.Add(1)
+		defer flying.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		time.Sleep(15 * time.Millisecond)
+		return judge(req)
+	}
+	f := newFixture(t, counted)
+	first, _ := f.secondProcess("assay serve")
+	second, db := f.secondProcess("assay serve")
+	run, err := first.CreateFromConfig(context.Background(), f.config(f.qaDataset(40), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Start(run.ID); err != nil {
+		t.Fatal(err)
+	}
+	second.Adopt(50 * time.Millisecond)
+	// While it runs, both execute it, each with tasks done.
+	shared := false
+	for deadline := time.Now().Add(60 * time.Second); !shared; time.Sleep(10 * time.Millisecond) {
+		executors, err := db.Executors(context.Background(), run.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(executors) == 2 && executors[0].TasksDone > 0 && executors[1].TasksDone > 0 {
+			shared = true
+		}
+		if r, _ := db.Run(context.Background(), run.ID); r.Status == store.RunCompleted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run was not shared within a minute")
+		}
+	}
+	f.waitStatus(run.ID, store.RunCompleted)
+	if !shared {
+		t.Error("the run completed before the second server did any of its tasks")
+	}
+	if got := f.srv.Stats().Requests; got != 2*run.TotalTasks {
+		t.Errorf("the fake server saw %d calls for %d tasks, want one agent and one judge call each", got, run.TotalTasks)
+	}
+	rs := results(t, f.db, run.ID)
+	if len(rs) != run.TotalTasks {
+		t.Errorf("%d results for %d tasks", len(rs), run.TotalTasks)
+	}
+	// The totals both servers added to at once count every result once.
+	byCondition := map[string]int{}
+	for _, r := range rs {
+		byCondition[r.Condition]++
+	}
+	progress, err := tally.Of(f.db).RunProgress(context.Background(), run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range progress {
+		if p.Done != byCondition[p.Condition] || p.Done != run.TotalTasks/2 {
+			t.Errorf("condition %s: %d done in its totals, %d results", p.Condition, p.Done, byCondition[p.Condition])
+		}
+	}
+	// max_concurrent is 4: the agent's call and the judge's of a task are one after the other.
+	if m := most.Load(); m > 4 {
+		t.Errorf("%d calls in flight at once, for a run of max_concurrent 4 shared by two servers", m)
+	}
+	if executors, err := db.Executors(context.Background(), run.ID); err != nil || len(executors) != 0 {
+		t.Errorf("a completed run has executors %v (%v)", executors, err)
+	}
+}

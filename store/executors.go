@@ -1,0 +1,241 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"assay"
+)
+
+// A run is executed by the processes that join it: the holder of its
+// lease, which starts and ends it, and any other server with nothing of
+// its own to do. Each has a row in run_executors, renewed while it works,
+// and claims the samples whose tasks it does (migration 0046). A claim is
+// a whole sample — every condition and repetition of it — so that the
+// per-sample tallies of a run are written by one process at a time.
+
+// JoinRun records h as executing the run until ttl from now, by the
+// database's clock; a holder joining again keeps its count.
+func (db *DB) JoinRun(ctx context.Context, runID int64, h Holder, ttl time.Duration) error {
+	now, err := db.sharedNow(ctx, db.read)
+	if err != nil {
+		return err
+	}
+	stamp := now.Format(timeFormat)
+	_, err = db.write.ExecContext(ctx, `INSERT INTO run_executors (run_id, holder, host, pid, program, joined_at, beat_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, holder) DO UPDATE SET expires_at = excluded.expires_at`,
+		runID, h.ID, h.Host, h.PID, h.Program, stamp, stamp, now.Add(ttl).Format(timeFormat))
+	if err != nil {
+		return fmt.Errorf("join run %d: %w", runID, err)
+	}
+	return nil
+}
+
+// Beat is what an executor of a run learns as it renews its row.
+type Beat struct {
+	Status    RunStatus
+	Executors int // live, h included
+	Place     int // h's among them, by holder id
+	Others    int // the tasks the others had in flight at their last beat
+	// Stale: another executor has not renewed its row since h joined; it
+	// may not know of h yet, and start tasks within a larger share.
+	Stale bool
+}
+
+// BeatRun reads what h's share of the run is — the run's status, how
+// many processes execute it now and where h is among them, what the
+// others have in flight — gives it to flying, which sets h's share and
+// returns the tasks h has in flight within it, and then renews h's row
+// of the run for ttl with those and the tasks it has finished. Written
+// after the share is set, what h has in flight is at least what it will
+// have until its next beat, as long as that is above its share. A row
+// that expired, or that another process removed, is made again.
+func (db *DB) BeatRun(ctx context.Context, runID int64, h Holder, ttl time.Duration, tasksDone int, flying func(Beat) int, alive Alive) (Beat, error) {
+	var b Beat
+	now, err := db.sharedNow(ctx, db.read)
+	if err != nil {
+		return b, err
+	}
+	if err := db.read.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, runID).Scan(&b.Status); errors.Is(err, sql.ErrNoRows) {
+		return b, fmt.Errorf("run %d: %w", runID, assay.ErrNotFound)
+	} else if err != nil {
+		return b, fmt.Errorf("renew run %d's executor: %w", runID, err)
+	}
+	live, err := db.liveExecutors(ctx, db.read, runID, now, alive)
+	if err != nil {
+		return b, err
+	}
+	joined := now
+	if me, ok := live[h.ID]; ok {
+		joined = me.joined
+	}
+	b.Executors = 1
+	for id, e := range live {
+		if id == h.ID {
+			continue
+		}
+		b.Executors++
+		if id < h.ID {
+			b.Place++
+		}
+		b.Others += e.flying
+		if e.beat.Before(joined) {
+			b.Stale = true
+		}
+	}
+	stamp := now.Format(timeFormat)
+	_, err = db.write.ExecContext(ctx, `INSERT INTO run_executors (run_id, holder, host, pid, program, joined_at, beat_at, expires_at, tasks_done, flying)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, holder) DO UPDATE SET beat_at = excluded.beat_at,
+		expires_at = excluded.expires_at, tasks_done = excluded.tasks_done, flying = excluded.flying`,
+		runID, h.ID, h.Host, h.PID, h.Program, stamp, stamp, now.Add(ttl).Format(timeFormat), tasksDone, flying(b))
+	if err != nil {
+		return b, fmt.Errorf("renew run %d's executor: %w", runID, err)
+	}
+	return b, nil
+}
+
+// LeaveRun removes h's row of the run and gives up its claims.
+func (db *DB) LeaveRun(ctx context.Context, runID int64, h Holder) error {
+	for _, q := range []string{`DELETE FROM run_claims WHERE run_id = ? AND holder = ?`, `DELETE FROM run_executors WHERE run_id = ? AND holder = ?`} {
+		if _, err := db.write.ExecContext(ctx, q, runID, h.ID); err != nil {
+			return fmt.Errorf("leave run %d: %w", runID, err)
+		}
+	}
+	return nil
+}
+
+// EndRunExecution removes every executor and claim of a run: it ended.
+func (db *DB) EndRunExecution(ctx context.Context, runID int64) error {
+	for _, q := range []string{`DELETE FROM run_claims WHERE run_id = ?`, `DELETE FROM run_executors WHERE run_id = ?`} {
+		if _, err := db.write.ExecContext(ctx, q, runID); err != nil {
+			return fmt.Errorf("end run %d's execution: %w", runID, err)
+		}
+	}
+	return nil
+}
+
+// executorRow is what a live executor's row says.
+type executorRow struct {
+	flying       int       // tasks in flight at its last beat
+	joined, beat time.Time // when it joined, and last renewed its row
+}
+
+// liveExecutors are the rows of a run's executors that have not expired
+// and whose process alive does not say is gone, by holder.
+func (db *DB) liveExecutors(ctx context.Context, q Querier, runID int64, now time.Time, alive Alive) (map[string]executorRow, error) {
+	live := map[string]executorRow{}
+	err := EachRow(ctx, q, `SELECT holder, host, pid, program, joined_at, beat_at, expires_at, flying FROM run_executors WHERE run_id = ?`,
+		[]any{runID}, func(rows *sql.Rows) error {
+			var h Holder
+			var joined, beat, expires string
+			var flying int
+			if err := rows.Scan(&h.ID, &h.Host, &h.PID, &h.Program, &joined, &beat, &expires, &flying); err != nil {
+				return err
+			}
+			if now.Before(parseTime(expires)) && (alive == nil || alive(h)) {
+				live[h.ID] = executorRow{flying: flying, joined: parseTime(joined), beat: parseTime(beat)}
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("executors of run %d: %w", runID, err)
+	}
+	return live, nil
+}
+
+// ClaimSamples claims for h those of the samples (row ids) that no other
+// live executor of the run holds, and returns them; h must have joined.
+// Claims are taken one run at a time: on Postgres under a lock of the
+// run's, on SQLite under the file's write lock.
+func (db *DB) ClaimSamples(ctx context.Context, runID int64, h Holder, samples []int64, alive Alive) ([]int64, error) {
+	if len(samples) == 0 {
+		return nil, nil
+	}
+	tx, err := db.BeginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	if db.pg {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7349514, ?::int)`, runID%(1<<31)); err != nil {
+			return nil, fmt.Errorf("claim samples of run %d: %w", runID, err)
+		}
+	}
+	now, err := db.sharedNow(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	live, err := db.liveExecutors(ctx, tx, runID, now, alive)
+	if err != nil {
+		return nil, err
+	}
+	args := []any{runID}
+	for _, s := range samples {
+		args = append(args, s)
+	}
+	held := map[int64]string{}
+	err = EachRow(ctx, tx, `SELECT sample_id, holder FROM run_claims WHERE run_id = ? AND sample_id IN (?`+
+		strings.Repeat(", ?", len(samples)-1)+`)`, args, func(rows *sql.Rows) error {
+		var s int64
+		var holder string
+		err := rows.Scan(&s, &holder)
+		held[s] = holder
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim samples of run %d: %w", runID, err)
+	}
+	var got []int64
+	for _, s := range samples {
+		if holder, ok := held[s]; ok && holder != h.ID && isLive(live, holder) {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO run_claims (run_id, sample_id, holder) VALUES (?, ?, ?)
+			ON CONFLICT (run_id, sample_id) DO UPDATE SET holder = excluded.holder`, runID, s, h.ID); err != nil {
+			return nil, fmt.Errorf("claim samples of run %d: %w", runID, err)
+		}
+		got = append(got, s)
+	}
+	return got, tx.Commit()
+}
+
+// UnclaimedWork says whether a sample of the run has tasks without a
+// result (perSample tasks each: conditions × repetitions) and no live
+// executor's claim: whether a process joining would find anything to do.
+func (db *DB) UnclaimedWork(ctx context.Context, runID int64, perSample int, alive Alive) (bool, error) {
+	now, err := db.sharedNow(ctx, db.read)
+	if err != nil {
+		return false, err
+	}
+	live, err := db.liveExecutors(ctx, db.read, runID, now, alive)
+	if err != nil {
+		return false, err
+	}
+	args := []any{runID, runID, perSample}
+	notLive := ""
+	if len(live) > 0 {
+		notLive = ` AND c.holder IN (?` + strings.Repeat(", ?", len(live)-1) + `)`
+		for id := range live {
+			args = append(args, id)
+		}
+	}
+	var found int
+	err = db.read.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT s.id FROM samples s
+		WHERE s.dataset_id = (SELECT dataset_id FROM runs WHERE id = ?1)
+		AND (SELECT count(*) FROM results r WHERE r.run_id = ?2 AND r.sample_id = s.id) < ?3
+		AND NOT EXISTS (SELECT 1 FROM run_claims c WHERE c.run_id = ?2 AND c.sample_id = s.id`+notLive+`) LIMIT 1) AS w`,
+		args...).Scan(&found)
+	if err != nil {
+		return false, fmt.Errorf("unclaimed work of run %d: %w", runID, err)
+	}
+	return found > 0, nil
+}
+
+func isLive(live map[string]executorRow, holder string) bool {
+	_, ok := live[holder]
+	return ok
+}
