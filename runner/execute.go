@@ -375,8 +375,10 @@ func (f *feed) next(ctx context.Context) (job, bool) {
 		if ours {
 			break
 		}
-		f.at++ // another process's to do
-		c.skipped = true
+		if !c.mine[f.tasks[f.at].row] {
+			c.skipped = true // another process's to do
+		}
+		f.at++
 	}
 	t := f.tasks[f.at]
 	if st := f.w.ex.stopping; st != nil && t.at != f.lastAt {

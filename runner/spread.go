@@ -54,8 +54,9 @@ type claims struct {
 	ex      *execution
 	mine    map[int64]bool
 	denied  map[int64]bool
-	spread  bool // the run's samples are claimed: it may be shared
-	skipped bool // a task was left to another process's claim
+	did     map[store.TaskKey]bool // tasks of its samples found done as it claimed them
+	spread  bool                   // the run's samples are claimed: it may be shared
+	skipped bool                   // a task was left to another process's claim
 	done    atomic.Int64
 	limit   atomic.Int64 // tasks this process may have in flight
 	others  atomic.Int64 // tasks the run's other executors had in flight at their last beat
@@ -64,20 +65,21 @@ type claims struct {
 }
 
 func newClaims(ex *execution) *claims {
-	c := &claims{ex: ex, mine: map[int64]bool{}, denied: map[int64]bool{}, freed: make(chan struct{}, 1)}
+	c := &claims{ex: ex, mine: map[int64]bool{}, denied: map[int64]bool{}, did: map[store.TaskKey]bool{}, freed: make(chan struct{}, 1)}
 	c.limit.Store(int64(max(ex.spec.Execution.MaxConcurrent, 1)))
 	return c
 }
 
 // ours says whether the task's sample is claimed by this process,
 // claiming it (and the next unclaimed samples of rest) when nobody live
-// holds it. A database that cannot be written is waited for, the run
+// holds it; a task found done as its sample was claimed is not (another
+// process did it since this one planned). A database that cannot be written is waited for, the run
 // paused, as a result's save waits.
 func (c *claims) ours(ctx context.Context, rest []task) (bool, error) {
 	row := rest[0].row
 	switch {
 	case c.mine[row]:
-		return true, nil
+		return !c.did[rest[0].key()], nil
 	case c.denied[row]:
 		return false, nil
 	}
@@ -94,9 +96,12 @@ func (c *claims) ours(ctx context.Context, rest []task) (bool, error) {
 	}
 	wait := firstSaveRetry
 	for {
-		got, err := c.ex.m.db.ClaimSamples(context.WithoutCancel(ctx), c.ex.run.ID, c.ex.m.holder, ask, store.HolderAlive)
+		got, did, err := c.ex.m.db.ClaimSamples(context.WithoutCancel(ctx), c.ex.run.ID, c.ex.m.holder, ask, store.HolderAlive)
 		if err == nil {
 			c.ex.resume()
+			for _, k := range did {
+				c.did[k] = true
+			}
 			for _, s := range ask {
 				c.denied[s] = true
 			}
@@ -104,7 +109,7 @@ func (c *claims) ours(ctx context.Context, rest []task) (bool, error) {
 				delete(c.denied, s)
 				c.mine[s] = true
 			}
-			return c.mine[row], nil
+			return c.mine[row] && !c.did[rest[0].key()], nil
 		}
 		if !store.Unwritable(err) {
 			return false, err

@@ -13,9 +13,11 @@ import (
 )
 
 // A run on a Postgres database is executed by the servers on it together:
-// one started it, another joins it and does a share of its samples; every
-// task is done once, both did some, and the calls in flight at once never
-// pass the run's max_concurrent, which the two share.
+// one started it, two others join it, do a share of its samples and leave
+// (and join again while samples are left, their plans older than what the
+// others did meanwhile); every task is done once, each did some, and the
+// calls in flight at once never pass the run's max_concurrent, which they
+// share.
 func TestARunIsSharedByTheServersOnItsDatabase(t *testing.T) {
 	if !pgtest.OnPostgres() {
 		t.Skip("servers share a run's tasks on a Postgres database: runs when the tests run against Postgres (make test does)")
@@ -33,7 +35,8 @@ func TestARunIsSharedByTheServersOnItsDatabase(t *testing.T) {
 	f := newFixture(t, counted)
 	first, _ := f.secondProcess("assay serve")
 	second, db := f.secondProcess("assay serve")
-	run, err := first.CreateFromConfig(context.Background(), f.config(f.qaDataset(40), ""))
+	third, _ := f.secondProcess("assay serve")
+	run, err := first.CreateFromConfig(context.Background(), f.config(f.qaDataset(60), ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,14 +44,15 @@ func TestARunIsSharedByTheServersOnItsDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	second.Adopt(50 * time.Millisecond)
-	// While it runs, both execute it, each with tasks done.
+	third.Adopt(70 * time.Millisecond)
+	// While it runs, all three execute it, each with tasks done.
 	shared := false
 	for deadline := time.Now().Add(60 * time.Second); !shared; time.Sleep(10 * time.Millisecond) {
 		executors, err := db.Executors(context.Background(), run.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(executors) == 2 && executors[0].TasksDone > 0 && executors[1].TasksDone > 0 {
+		if len(executors) == 3 && executors[0].TasksDone > 0 && executors[1].TasksDone > 0 && executors[2].TasksDone > 0 {
 			shared = true
 		}
 		if r, _ := db.Run(context.Background(), run.ID); r.Status == store.RunCompleted {
@@ -60,7 +64,7 @@ func TestARunIsSharedByTheServersOnItsDatabase(t *testing.T) {
 	}
 	f.waitStatus(run.ID, store.RunCompleted)
 	if !shared {
-		t.Error("the run completed before the second server did any of its tasks")
+		t.Error("the run completed before all three servers did some of its tasks at once")
 	}
 	if got := f.srv.Stats().Requests; got != 2*run.TotalTasks {
 		t.Errorf("the fake server saw %d calls for %d tasks, want one agent and one judge call each", got, run.TotalTasks)
@@ -85,7 +89,7 @@ func TestARunIsSharedByTheServersOnItsDatabase(t *testing.T) {
 	}
 	// max_concurrent is 4: the agent's call and the judge's of a task are one after the other.
 	if m := most.Load(); m > 4 {
-		t.Errorf("%d calls in flight at once, for a run of max_concurrent 4 shared by two servers", m)
+		t.Errorf("%d calls in flight at once, for a run of max_concurrent 4 shared by three servers", m)
 	}
 	if executors, err := db.Executors(context.Background(), run.ID); err != nil || len(executors) != 0 {
 		t.Errorf("a completed run has executors %v (%v)", executors, err)

@@ -148,30 +148,32 @@ func (db *DB) liveExecutors(ctx context.Context, q Querier, runID int64, now tim
 }
 
 // ClaimSamples claims for h those of the samples (row ids) that no other
-// live executor of the run holds, and returns them; h must have joined.
-// Claims are taken one run at a time: on Postgres under a lock of the
-// run's, on SQLite under the file's write lock.
-func (db *DB) ClaimSamples(ctx context.Context, runID int64, h Holder, samples []int64, alive Alive) ([]int64, error) {
+// live executor of the run holds, and returns them with the tasks of
+// theirs that have a result already: a process that held one and left
+// may have done them since h planned. h must have joined. Claims are
+// taken one run at a time: on Postgres under a lock of the run's, on
+// SQLite under the file's write lock.
+func (db *DB) ClaimSamples(ctx context.Context, runID int64, h Holder, samples []int64, alive Alive) ([]int64, []TaskKey, error) {
 	if len(samples) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	tx, err := db.BeginWrite(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer tx.Rollback()
 	if db.pg {
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7349514, ?::int)`, runID%(1<<31)); err != nil {
-			return nil, fmt.Errorf("claim samples of run %d: %w", runID, err)
+			return nil, nil, fmt.Errorf("claim samples of run %d: %w", runID, err)
 		}
 	}
 	now, err := db.sharedNow(ctx, tx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	live, err := db.liveExecutors(ctx, tx, runID, now, alive)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	args := []any{runID}
 	for _, s := range samples {
@@ -187,7 +189,7 @@ func (db *DB) ClaimSamples(ctx context.Context, runID int64, h Holder, samples [
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("claim samples of run %d: %w", runID, err)
+		return nil, nil, fmt.Errorf("claim samples of run %d: %w", runID, err)
 	}
 	var got []int64
 	for _, s := range samples {
@@ -196,11 +198,29 @@ func (db *DB) ClaimSamples(ctx context.Context, runID int64, h Holder, samples [
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO run_claims (run_id, sample_id, holder) VALUES (?, ?, ?)
 			ON CONFLICT (run_id, sample_id) DO UPDATE SET holder = excluded.holder`, runID, s, h.ID); err != nil {
-			return nil, fmt.Errorf("claim samples of run %d: %w", runID, err)
+			return nil, nil, fmt.Errorf("claim samples of run %d: %w", runID, err)
 		}
 		got = append(got, s)
 	}
-	return got, tx.Commit()
+	if len(got) == 0 {
+		return nil, nil, tx.Commit()
+	}
+	args = []any{runID}
+	for _, s := range got {
+		args = append(args, s)
+	}
+	var done []TaskKey
+	err = EachRow(ctx, tx, `SELECT sample_id, condition, repetition FROM results WHERE run_id = ? AND sample_id IN (?`+
+		strings.Repeat(", ?", len(got)-1)+`)`, args, func(rows *sql.Rows) error {
+		var k TaskKey
+		err := rows.Scan(&k.SampleRow, &k.Condition, &k.Repetition)
+		done = append(done, k)
+		return err
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("claim samples of run %d: %w", runID, err)
+	}
+	return got, done, tx.Commit()
 }
 
 // UnclaimedWork says whether a sample of the run has tasks without a

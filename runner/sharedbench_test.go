@@ -1,0 +1,100 @@
+package runner_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"assay/config"
+	"assay/internal/pgtest"
+	"assay/readmodel/tally"
+	"assay/runner"
+	"assay/store"
+)
+
+// BenchmarkSharedRun: three servers on one Postgres database (three
+// managers, each with its own connections), a run launched on each at 50
+// ms a call and max_concurrent 200, every run shared by the three: 600
+// calls in flight in all. It prints the wall time against the ideal (a
+// run's calls × the latency ÷ 200, the runs side by side) and the CPU of
+// the three servers per call. They run in this process, so their CPU is
+// counted together; Postgres and the fake model run beside them.
+func BenchmarkSharedRun(b *testing.B) {
+	const samples, servers, concurrency, latency = 2000, 3, 200, 50 * time.Millisecond
+	for range b.N {
+		dir := b.TempDir()
+		dsn := pgtest.DSN(b)
+		srv := startFake(b, latency)
+		var data strings.Builder
+		for i := 1; i <= samples; i++ {
+			fmt.Fprintf(&data, "{\"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, 2*i)
+		}
+		path := filepath.Join(dir, "qa.jsonl")
+		if err := os.WriteFile(path, []byte(data.String()), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		cfg, err := config.Parse([]byte(fmt.Sprintf(`dataset: {path: %q}
+agent: {type: openai, model: m, base_url: %q}
+judge: {model: j, base_url: %q}
+conditions: {baseline: {system_prompt: "Answer."}}
+execution: {num_repetitions: 1, max_concurrent: %d}
+`, path, srv.URL, srv.URL, concurrency)), "bench.yaml", dir, func(string) string { return "" })
+		if err != nil {
+			b.Fatal(err)
+		}
+		var managers []*runner.Manager
+		for range servers {
+			db, err := tally.Open(context.Background(), dsn)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			m := runner.New(db, runner.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Program: "assay serve"})
+			defer m.Close(context.Background())
+			managers = append(managers, m)
+		}
+		var runs []*store.Run
+		for _, m := range managers {
+			run, err := m.CreateFromConfig(context.Background(), cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			runs = append(runs, run)
+		}
+		cpu0, start := cpuTime(), time.Now()
+		errs := make(chan error, servers)
+		for i, m := range managers {
+			m.Adopt(100 * time.Millisecond)
+			go func() {
+				status, err := m.Execute(context.Background(), runs[i].ID)
+				if err == nil && status != store.RunCompleted {
+					err = fmt.Errorf("run %d ended %s", runs[i].ID, status)
+				}
+				errs <- err
+			}()
+		}
+		for range servers {
+			if err := <-errs; err != nil {
+				b.Fatal(err)
+			}
+		}
+		wall, cpu := time.Since(start), cpuTime()-cpu0
+		calls, serverCPU := srv.stop(b)
+
+		if calls != servers*2*samples {
+			b.Fatalf("the fake model answered %d calls for %d tasks, an agent's and a judge's call each: tasks were done twice", calls, servers*samples)
+		}
+		ideal := time.Duration(calls/servers) * latency / concurrency
+		r := engineRun{calls: calls, wall: wall, cpu: cpu, serverCPU: serverCPU, ideal: ideal}
+		b.ReportMetric(r.wallRatio(), "wall/ideal")
+		b.ReportMetric(r.perCall(cpu), "cpu-ms/call")
+		fmt.Printf("%d runs shared by %d servers on Postgres, %d samples each at %s, max_concurrent %d each (%d calls in flight in all): %d calls in %.2f s, wall/ideal %.2f (target ≤ 1.15), CPU %.3f ms per call for the three servers (the fake model beside them: %.3f)\n",
+			servers, servers, samples, latency, concurrency, servers*concurrency, calls, wall.Seconds(), r.wallRatio(), r.perCall(cpu), r.perCall(serverCPU))
+	}
+}
