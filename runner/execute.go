@@ -157,7 +157,7 @@ func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) 
 	if err != nil {
 		return "", "", err
 	}
-	stopBeat := ex.claims.beat(ctx, w, func(store.RunStatus) {})
+	stopBeat := ex.claims.beat(ctx, func(store.RunStatus) {})
 	defer stopBeat()
 	f := w.run(ctx, tasks, max(ex.spec.Execution.MaxConcurrent, 1))
 	if f, err = ex.sweep(ctx, w, f); err != nil {

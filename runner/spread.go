@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"assay"
-	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -19,11 +18,12 @@ import (
 // tasks (store.ClaimSamples), so that no task is done by two; a process
 // that dies loses its claims with its row, and the lease holder does what
 // they left at the end. The run's max_concurrent is shared among its
-// executors, and its budget is read from the database as it is spent.
-// A run with a stopping rule, or whose calls go in batches, is executed by
-// its lease holder alone: the rule orders its samples, and a batch's lines
-// are the lease holder's to poll. So is a run in a SQLite file, which the
-// processes of one host share: more of them add no connections.
+// executors. A run with a budget, a stopping rule, or whose calls go in
+// batches, is executed by its lease holder alone: a budget holds to a task
+// only where every reservation is seen (budget.go), the rule orders its
+// samples, and a batch's lines are the lease holder's to poll. So is a run
+// in a SQLite file, which the processes of one host share: more of them
+// add no connections.
 
 // claimAhead is how many samples a process claims at once.
 const claimAhead = 16
@@ -35,7 +35,7 @@ const executorBeat = 2 * time.Second
 // spreads says whether a run's tasks may be shared among servers.
 func spreads(run *store.Run) bool {
 	cfg := run.Config
-	return cfg != nil && cfg.Stop == nil && cfg.Batch == nil
+	return cfg != nil && cfg.Stop == nil && cfg.Batch == nil && run.BudgetUSD <= 0
 }
 
 // share is the part of a run's concurrency of the process at place among
@@ -170,11 +170,10 @@ func (c *claims) wake() {
 }
 
 // beat renews this process's row of the run every executorBeat until
-// stop, sets its share of the run's concurrency, and keeps the run's cost
-// as the database has it (what the other executors spent included). It
-// calls over when the run is no longer running (cancelled, or ended by
-// its lease holder). stop waits for it.
-func (c *claims) beat(ctx context.Context, w *workers, over func(store.RunStatus)) (stop func()) {
+// stop, and sets its share of the run's concurrency. It calls over when
+// the run is no longer running (cancelled, or ended by its lease holder).
+// stop waits for it.
+func (c *claims) beat(ctx context.Context, over func(store.RunStatus)) (stop func()) {
 	ex := c.ex
 	once := func() bool {
 		b, err := ex.m.db.BeatRun(ctx, ex.run.ID, ex.m.holder, ex.m.opts.LeaseTTL, int(c.done.Load()), func(b store.Beat) int {
@@ -197,14 +196,6 @@ func (c *claims) beat(ctx context.Context, w *workers, over func(store.RunStatus
 		if b.Status != store.RunRunning && b.Status != store.RunPending {
 			over(b.Status)
 			return false
-		}
-		if ex.run.BudgetUSD > 0 {
-			if cost, err := tally.Of(ex.m.db).RunCost(ctx, ex.run.ID); err == nil {
-				w.mu.Lock()
-				w.cost = max(w.cost, cost)
-				w.mu.Unlock()
-				w.release(0)
-			}
 		}
 		return true
 	}
@@ -310,7 +301,7 @@ func (m *Manager) help(ctx context.Context, id int64, h *handle) error {
 	if err != nil {
 		return err
 	}
-	stop := ex.claims.beat(ctx, w, func(store.RunStatus) { cancel() })
+	stop := ex.claims.beat(ctx, func(store.RunStatus) { cancel() })
 	defer stop()
 	w.run(ctx, tasks, max(ex.spec.Execution.MaxConcurrent, 1))
 	ex.keeping.Wait()

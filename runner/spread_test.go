@@ -95,3 +95,45 @@ func TestARunIsSharedByTheServersOnItsDatabase(t *testing.T) {
 		t.Errorf("a completed run has executors %v (%v)", executors, err)
 	}
 }
+
+// A run with a budget stays with the server that started it: its budget
+// holds to a task only where every reservation is seen. The others, looking
+// again and again, never join it.
+func TestARunWithABudgetIsNotShared(t *testing.T) {
+	if !pgtest.OnPostgres() {
+		t.Skip("servers share a run's tasks on a Postgres database: runs when the tests run against Postgres (make test does)")
+	}
+	f := newFixture(t, rubricJudge(), llmtest.WithLatency(10*time.Millisecond))
+	first, _ := f.secondProcess("assay serve")
+	second, db := f.secondProcess("assay serve")
+	cfg := f.config(f.qaDataset(20), `budget_usd: 100
+prices: {agent-model: {input_per_mtok: 1, output_per_mtok: 1}, judge-model: {input_per_mtok: 1, output_per_mtok: 1}}`)
+	run, err := first.CreateFromConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Start(run.ID); err != nil {
+		t.Fatal(err)
+	}
+	second.Adopt(20 * time.Millisecond)
+	most := 0
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		executors, err := db.Executors(context.Background(), run.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, len(executors))
+		if r, _ := db.Run(context.Background(), run.ID); r.Status == store.RunCompleted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run did not complete within a minute")
+		}
+	}
+	if most != 1 {
+		t.Errorf("a run with a budget had %d executors at once", most)
+	}
+	if n := len(results(t, f.db, run.ID)); n != run.TotalTasks {
+		t.Errorf("%d results for %d tasks", n, run.TotalTasks)
+	}
+}
