@@ -87,7 +87,7 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (status stor
 	}
 	defer m.db.LeaveRun(context.WithoutCancel(ctx), id, m.holder)
 	ex.claims = newClaims(ex)
-	ex.claims.spread = spreads(run) && m.db.Postgres()
+	ex.claims.spread = m.spreads(run)
 	m.log.Info("run started", "run_id", id, "dataset", ds.Name, "tasks", run.TotalTasks)
 	status, msg, err := ex.loop(ctx)
 	// A stop comes first: a query cut short by it is no failure of the run.
@@ -362,7 +362,7 @@ func (f *feed) next(ctx context.Context) (job, bool) {
 		if f.stopped || f.at == len(f.tasks) || ctx.Err() != nil {
 			return f.stop()
 		}
-		if c == nil || !c.spread {
+		if !c.spread {
 			break
 		}
 		ours, err := c.ours(ctx, f.tasks[f.at:])

@@ -35,19 +35,31 @@ func (m *Manager) Paused(id int64) string {
 // before is touched; a result not yet saved when the run stops is done
 // again when it resumes.
 func (ex *execution) saveResult(ctx context.Context, res *store.Result) (saved bool, err error) {
+	err = ex.whileUnwritable(ctx, func(ctx context.Context) (err error) {
+		saved, err = ex.m.db.SaveResult(ctx, res)
+		return err
+	})
+	return saved, err
+}
+
+// whileUnwritable runs write, uncancelled, until it succeeds or fails
+// otherwise than on a database that cannot be written; meanwhile the run
+// is paused and write tried again, the waits doubling. It returns nil,
+// the write not done, when ctx ends first.
+func (ex *execution) whileUnwritable(ctx context.Context, write func(context.Context) error) error {
 	wait := firstSaveRetry
 	for {
-		saved, err = ex.m.db.SaveResult(context.WithoutCancel(ctx), res)
+		err := write(context.WithoutCancel(ctx))
 		if err == nil || !store.Unwritable(err) {
 			ex.resume()
-			return saved, err
+			return err
 		}
 		ex.pause(err, wait)
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return false, nil
+			return nil
 		case <-t.C:
 		}
 		wait = min(wait*2, lastSaveRetry)

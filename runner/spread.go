@@ -33,9 +33,9 @@ const claimAhead = 16
 const executorBeat = 2 * time.Second
 
 // spreads says whether a run's tasks may be shared among servers.
-func spreads(run *store.Run) bool {
+func (m *Manager) spreads(run *store.Run) bool {
 	cfg := run.Config
-	return cfg != nil && cfg.Stop == nil && cfg.Batch == nil && run.BudgetUSD <= 0
+	return m.db.Postgres() && cfg != nil && cfg.Stop == nil && cfg.Batch == nil && run.BudgetUSD <= 0
 }
 
 // share is the part of a run's concurrency of the process at place among
@@ -73,8 +73,8 @@ func newClaims(ex *execution) *claims {
 // ours says whether the task's sample is claimed by this process,
 // claiming it (and the next unclaimed samples of rest) when nobody live
 // holds it; a task found done as its sample was claimed is not (another
-// process did it since this one planned). A database that cannot be written is waited for, the run
-// paused, as a result's save waits.
+// process did it since this one planned). A database that cannot be
+// written is waited for, the run paused, as a result's save waits.
 func (c *claims) ours(ctx context.Context, rest []task) (bool, error) {
 	row := rest[0].row
 	switch {
@@ -94,36 +94,28 @@ func (c *claims) ours(ctx context.Context, rest []task) (bool, error) {
 			ask = append(ask, t.row)
 		}
 	}
-	wait := firstSaveRetry
-	for {
-		got, did, err := c.ex.m.db.ClaimSamples(context.WithoutCancel(ctx), c.ex.run.ID, c.ex.m.holder, ask, store.HolderAlive)
-		if err == nil {
-			c.ex.resume()
-			for _, k := range did {
-				c.did[k] = true
-			}
-			for _, s := range ask {
-				c.denied[s] = true
-			}
-			for _, s := range got {
-				delete(c.denied, s)
-				c.mine[s] = true
-			}
-			return c.mine[row] && !c.did[rest[0].key()], nil
-		}
-		if !store.Unwritable(err) {
-			return false, err
-		}
-		c.ex.pause(err, wait)
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return false, ctx.Err()
-		case <-t.C:
-		}
-		wait = min(wait*2, lastSaveRetry)
+	var got []int64
+	var did []store.TaskKey
+	claimed := false
+	err := c.ex.whileUnwritable(ctx, func(ctx context.Context) (err error) {
+		got, did, err = c.ex.m.db.ClaimSamples(ctx, c.ex.run.ID, c.ex.m.holder, ask, store.HolderAlive)
+		claimed = err == nil
+		return err
+	})
+	if !claimed { // failed, or the run stopped first
+		return false, err
 	}
+	for _, k := range did {
+		c.did[k] = true
+	}
+	for _, s := range ask {
+		c.denied[s] = true
+	}
+	for _, s := range got {
+		delete(c.denied, s)
+		c.mine[s] = true
+	}
+	return c.mine[row] && !c.did[rest[0].key()], nil
 }
 
 // forget drops what was denied, for the lease holder's last sweep: the
@@ -136,9 +128,6 @@ func (c *claims) forget() {
 // acquire waits until this process may start one more task within its
 // share of the run's concurrency; false when ctx ends first.
 func (c *claims) acquire(ctx context.Context) bool {
-	if c == nil {
-		return true
-	}
 	all := int64(max(c.ex.spec.Execution.MaxConcurrent, 1))
 	for {
 		if n := c.flying.Add(1); n <= c.limit.Load() && n+c.others.Load() <= all {
@@ -155,9 +144,6 @@ func (c *claims) acquire(ctx context.Context) bool {
 
 // release frees a task's place.
 func (c *claims) release() {
-	if c == nil {
-		return
-	}
 	c.flying.Add(-1)
 	c.wake()
 }
@@ -225,7 +211,7 @@ func (c *claims) beat(ctx context.Context, over func(store.RunStatus)) (stop fun
 // process holds: its tasks may be shared, this process has its
 // variables, and a sample is left that nobody claimed.
 func (m *Manager) joinable(ctx context.Context, run *store.Run) bool {
-	if !m.db.Postgres() || run.Status != store.RunRunning || !spreads(run) || importedError(run) != nil || len(m.unsetFor(run)) > 0 {
+	if run.Status != store.RunRunning || !m.spreads(run) || importedError(run) != nil || len(m.unsetFor(run)) > 0 {
 		return false
 	}
 	ok, err := m.db.UnclaimedWork(ctx, run.ID, len(run.Conditions)*max(run.Repetitions, 1), store.HolderAlive)
@@ -267,7 +253,7 @@ func (m *Manager) help(ctx context.Context, id int64, h *handle) error {
 	if err != nil {
 		return err
 	}
-	if run.Status != store.RunRunning || !spreads(run) {
+	if run.Status != store.RunRunning || !m.spreads(run) {
 		return nil
 	}
 	ds, err := m.db.Dataset(ctx, run.DatasetID)
@@ -310,11 +296,7 @@ func (m *Manager) help(ctx context.Context, id int64, h *handle) error {
 }
 
 // finished counts a task done here, for the executors' list.
-func (c *claims) finished() {
-	if c != nil {
-		c.done.Add(1)
-	}
-}
+func (c *claims) finished() { c.done.Add(1) }
 
 // sweep, for the lease holder of a run shared with other processes, does
 // what they left once its own feed ran out: it waits for the samples they
@@ -322,7 +304,7 @@ func (c *claims) finished() {
 // pid gone on this host), until every task has a result or the run stops.
 func (ex *execution) sweep(ctx context.Context, w *workers, f *feed) (*feed, error) {
 	c := ex.claims
-	for c != nil && c.spread && c.skipped {
+	for c.spread && c.skipped {
 		if f.budgetHit || f.stoppedWhy != "" || w.err() != nil || ctx.Err() != nil {
 			return f, nil
 		}
@@ -353,9 +335,6 @@ func (ex *execution) sweep(ctx context.Context, w *workers, f *feed) (*feed, err
 // helpIfJoinable joins a run another process holds when it may
 // (joinable); a failure to is logged, the next look tries again.
 func (m *Manager) helpIfJoinable(ctx context.Context, id int64) {
-	if !m.db.Postgres() {
-		return
-	}
 	run, err := m.db.Run(ctx, id)
 	if err != nil || !m.joinable(ctx, run) {
 		return

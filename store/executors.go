@@ -120,27 +120,30 @@ func (db *DB) EndRunExecution(ctx context.Context, runID int64) error {
 
 // executorRow is what a live executor's row says.
 type executorRow struct {
-	flying       int       // tasks in flight at its last beat
-	joined, beat time.Time // when it joined, and last renewed its row
+	holder                Holder
+	tasksDone             int
+	flying                int       // tasks in flight at its last beat
+	joined, beat, expires time.Time // when it joined, last renewed its row, and when the row expires
 }
 
 // liveExecutors are the rows of a run's executors that have not expired
 // and whose process alive does not say is gone, by holder.
 func (db *DB) liveExecutors(ctx context.Context, q Querier, runID int64, now time.Time, alive Alive) (map[string]executorRow, error) {
 	live := map[string]executorRow{}
-	err := EachRow(ctx, q, `SELECT holder, host, pid, program, joined_at, beat_at, expires_at, flying FROM run_executors WHERE run_id = ?`,
-		[]any{runID}, func(rows *sql.Rows) error {
-			var h Holder
-			var joined, beat, expires string
-			var flying int
-			if err := rows.Scan(&h.ID, &h.Host, &h.PID, &h.Program, &joined, &beat, &expires, &flying); err != nil {
-				return err
-			}
-			if now.Before(parseTime(expires)) && (alive == nil || alive(h)) {
-				live[h.ID] = executorRow{flying: flying, joined: parseTime(joined), beat: parseTime(beat)}
-			}
-			return nil
-		})
+	err := EachRow(ctx, q, `SELECT holder, host, pid, program, joined_at, beat_at, expires_at, tasks_done, flying
+		FROM run_executors WHERE run_id = ?`, []any{runID}, func(rows *sql.Rows) error {
+		var e executorRow
+		var joined, beat, expires string
+		if err := rows.Scan(&e.holder.ID, &e.holder.Host, &e.holder.PID, &e.holder.Program, &joined, &beat, &expires,
+			&e.tasksDone, &e.flying); err != nil {
+			return err
+		}
+		e.joined, e.beat, e.expires = parseTime(joined), parseTime(beat), parseTime(expires)
+		if now.Before(e.expires) && (alive == nil || alive(e.holder)) {
+			live[e.holder.ID] = e
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("executors of run %d: %w", runID, err)
 	}

@@ -1,13 +1,16 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"syscall"
 	"time"
 
@@ -70,23 +73,17 @@ func (db *DB) Executors(ctx context.Context, runID int64) ([]Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []Executor{}
-	err = EachRow(ctx, db.read, `SELECT holder, host, pid, program, expires_at, tasks_done FROM run_executors
-		WHERE run_id = ? ORDER BY joined_at, holder`, []any{runID}, func(rows *sql.Rows) error {
-		var h Holder
-		var expires string
-		var done int
-		if err := rows.Scan(&h.ID, &h.Host, &h.PID, &h.Program, &expires, &done); err != nil {
-			return err
-		}
-		until := parseTime(expires)
-		if now.Before(until) && HolderAlive(h) {
-			out = append(out, Executor{Node: fmt.Sprintf("%s (pid %d on %s)", h.Program, h.PID, h.Host), TasksDone: done, LeaseUntil: until})
-		}
-		return nil
-	})
+	live, err := db.liveExecutors(ctx, db.read, runID, now, HolderAlive)
 	if err != nil {
-		return nil, fmt.Errorf("executors of run %d: %w", runID, err)
+		return nil, err
+	}
+	rows := slices.SortedFunc(maps.Values(live), func(a, b executorRow) int {
+		return cmp.Or(a.joined.Compare(b.joined), cmp.Compare(a.holder.ID, b.holder.ID))
+	})
+	out := make([]Executor, 0, len(rows))
+	for _, e := range rows {
+		out = append(out, Executor{Node: fmt.Sprintf("%s (pid %d on %s)", e.holder.Program, e.holder.PID, e.holder.Host),
+			TasksDone: e.tasksDone, LeaseUntil: e.expires})
 	}
 	return out, nil
 }
@@ -143,13 +140,11 @@ func acquireLease(ctx context.Context, tx *sql.Tx, runID int64, h Holder, now ti
 		return &assay.Error{Code: assay.ECONFLICT, Message: held.describe(runID, now)}
 	}
 	stamp := now.Format(timeFormat)
-	_, err = tx.ExecContext(ctx, `INSERT INTO run_leases (run_id, holder, host, pid, program, acquired_at, heartbeat_at, expires_at,
-			results_before)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7, (SELECT results_count FROM runs WHERE id = ?1))
+	_, err = tx.ExecContext(ctx, `INSERT INTO run_leases (run_id, holder, host, pid, program, acquired_at, heartbeat_at, expires_at)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7)
 		ON CONFLICT (run_id) DO UPDATE SET holder = excluded.holder, host = excluded.host, pid = excluded.pid,
 			program = excluded.program, heartbeat_at = excluded.heartbeat_at, expires_at = excluded.expires_at,
-			acquired_at = CASE WHEN run_leases.holder = excluded.holder THEN run_leases.acquired_at ELSE excluded.acquired_at END,
-			results_before = CASE WHEN run_leases.holder = excluded.holder THEN run_leases.results_before ELSE excluded.results_before END`,
+			acquired_at = CASE WHEN run_leases.holder = excluded.holder THEN run_leases.acquired_at ELSE excluded.acquired_at END`,
 		runID, h.ID, h.Host, h.PID, h.Program, stamp, now.Add(ttl).Format(timeFormat))
 	if err != nil {
 		return fmt.Errorf("acquire lease of run %d: %w", runID, err)
