@@ -199,14 +199,19 @@ func (db *DB) ClaimSamples(ctx context.Context, runID int64, h Holder, samples [
 		if holder, ok := held[s]; ok && holder != h.ID && isLive(live, holder) {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO run_claims (run_id, sample_id, holder) VALUES (?, ?, ?)
-			ON CONFLICT (run_id, sample_id) DO UPDATE SET holder = excluded.holder`, runID, s, h.ID); err != nil {
-			return nil, nil, fmt.Errorf("claim samples of run %d: %w", runID, err)
-		}
 		got = append(got, s)
 	}
 	if len(got) == 0 {
 		return nil, nil, tx.Commit()
+	}
+	args = []any{runID, h.ID}
+	for _, s := range got {
+		args = append(args, s)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO run_claims (run_id, sample_id, holder) VALUES (?1, ?3, ?2)`+
+		strings.Repeat(", (?1, ?, ?2)", len(got)-1)+`
+		ON CONFLICT (run_id, sample_id) DO UPDATE SET holder = excluded.holder`, args...); err != nil {
+		return nil, nil, fmt.Errorf("claim samples of run %d: %w", runID, err)
 	}
 	args = []any{runID}
 	for _, s := range got {
