@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 )
 
@@ -76,45 +75,6 @@ func (w Tx) QueryTextPrepared(ctx context.Context, query string, args ...any) (s
 	return s, err
 }
 
-// insert runs a statement that inserts a row and returns the row's id;
-// inserted is false when it inserted none (ON CONFLICT DO NOTHING).
-// Postgres's driver has no LastInsertId: its statement was prepared with
-// RETURNING id (pgReturning).
-func (w Tx) insert(ctx context.Context, query string, args ...any) (id int64, inserted bool, err error) {
-	st, err := w.Prepared(ctx, query)
-	if err != nil {
-		return 0, false, err
-	}
-	if w.db.pg {
-		err := st.QueryRowContext(ctx, args...).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) {
-			return 0, false, nil
-		}
-		return id, err == nil, err
-	}
-	res, err := st.ExecContext(ctx, args...)
-	if err != nil {
-		return 0, false, err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return 0, false, nil
-	}
-	id, err = res.LastInsertId()
-	return id, err == nil, err
-}
-
-// pgReturning is what a hot write's text gains on Postgres to return the
-// ids of the rows it inserts.
-func pgReturning(query string) string {
-	switch {
-	case query == qInsertResult || query == qInsertJudgement:
-		return " RETURNING id"
-	case strings.HasPrefix(query, qInsertScoresHead):
-		return " RETURNING id, metric"
-	}
-	return ""
-}
-
 // statements are the write statements prepared so far, by their text.
 type statements struct {
 	mu sync.Mutex
@@ -142,11 +102,7 @@ func (db *DB) prepareWrites(ctx context.Context) error {
 		hot = append(hot[:len(hot):len(hot)], db.tallies.Statements()...)
 	}
 	for _, q := range hot {
-		text := q
-		if db.pg {
-			text += pgReturning(q)
-		}
-		st, err := db.write.PrepareContext(ctx, text)
+		st, err := db.write.PrepareContext(ctx, q)
 		if err != nil {
 			return fmt.Errorf("prepare %.60s: %w", q, err)
 		}

@@ -44,24 +44,41 @@ func insertNewResult(ctx context.Context, tx Tx, now string, r *Result) (saved b
 	calls, _ := json.Marshal(nonNilCalls(r.ToolCalls))
 	retries, _ := json.Marshal(nonNil(r.Retries))
 	r.CreatedAt = parseTime(now)
-	id, inserted, err := tx.insert(ctx, qInsertResult,
-		r.RunID, r.SampleRow, r.Condition, r.Repetition, r.Response, r.Error, kindOf(r.Error, r.ErrorKind),
+	args := []any{r.RunID, r.SampleRow, r.Condition, r.Repetition, r.Response, r.Error, kindOf(r.Error, r.ErrorKind),
 		r.TokensIn, r.TokensOut, r.CacheReadTokens, r.CacheWriteTokens, r.CostUSD, r.CostSource, r.Model,
-		r.LatencyMS, r.Attempts, string(retries), string(calls), r.CreatedAt.Format(timeFormat), r.Turns, r.BatchedCalls)
+		r.LatencyMS, r.Attempts, string(retries), string(calls), r.CreatedAt.Format(timeFormat), r.Turns, r.BatchedCalls}
+	insert := insertResultParts
+	if tx.db.pg {
+		insert = insertResultWhole
+	}
+	if inserted, err := insert(ctx, tx, r, args); err != nil || !inserted {
+		return false, err
+	}
+	if err := tx.adds.Stored(ctx, tx, r); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// insertResultParts stores the result whose row's arguments are args
+// (qInsertResult's) with its judgements and their scores, and removes its
+// task's kept parts, a statement for each; inserted is false when its
+// task already had a result (nothing is then written).
+func insertResultParts(ctx context.Context, tx Tx, r *Result, args []any) (inserted bool, err error) {
+	res, err := tx.ExecPrepared(ctx, qInsertResult, args...)
 	if err != nil {
 		return false, fmt.Errorf("insert result: %w", err)
 	}
-	if !inserted {
+	if n, _ := res.RowsAffected(); n == 0 {
 		return false, nil
 	}
-	r.ID = id
+	if r.ID, err = res.LastInsertId(); err != nil {
+		return false, fmt.Errorf("insert result: %w", err)
+	}
 	for i := range r.Judgements {
 		if err := insertJudgement(ctx, tx, r, &r.Judgements[i]); err != nil {
 			return false, err
 		}
-	}
-	if err := tx.adds.Stored(ctx, tx, r); err != nil {
-		return false, err
 	}
 	if _, err := tx.ExecPrepared(ctx, qDeletePending,
 		r.RunID, r.SampleRow, r.Condition, r.Repetition); err != nil {
@@ -72,13 +89,15 @@ func insertNewResult(ctx context.Context, tx Tx, now string, r *Result) (saved b
 
 func insertJudgement(ctx context.Context, tx Tx, r *Result, j *Judgement) error {
 	claims, _ := json.Marshal(nonNil(j.UnverifiedClaims))
-	id, _, err := tx.insert(ctx, qInsertJudgement,
+	res, err := tx.ExecPrepared(ctx, qInsertJudgement,
 		r.ID, r.RunID, j.Evaluator, JudgeSlot(j.JudgeIndex, j.JudgeRepetition), j.Judge, j.Seed, j.Error, kindOf(j.Error, j.ErrorKind), max(j.Attempts, 1),
 		j.Raw, j.Detail, string(claims), j.TokensIn, j.TokensOut, j.CacheReadTokens, j.CacheWriteTokens, j.CostUSD, j.LatencyMS, j.BatchedCalls)
+	if err == nil {
+		j.ID, err = res.LastInsertId()
+	}
 	if err != nil {
 		return fmt.Errorf("insert judgement %s: %w", j.Evaluator, err)
 	}
-	j.ID = id
 	for rest := j.Scores; len(rest) > 0; {
 		n := min(len(rest), len(qInsertScores))
 		if err := insertScores(ctx, tx, r, j.ID, rest[:n]); err != nil {
@@ -94,17 +113,13 @@ func insertJudgement(ctx context.Context, tx Tx, r *Result, j *Judgement) error 
 // each time. The rows take ids one after another in the statement's
 // order, as SQLite gives a new row of a table keyed by an INTEGER PRIMARY
 // KEY one more than the largest: the last one's id names them all.
-// Returning each id cost a query's rows and a map. Postgres's ids come
-// from a sequence that other servers draw from at once: it returns them,
-// by metric (a judgement's metrics are apart).
+// Returning each id cost a query's rows and a map. (Postgres stores a
+// result whole: results_pg.go.)
 func insertScores(ctx context.Context, tx Tx, r *Result, judgement int64, scores []Score) error {
 	args := make([]any, 0, 6*len(scores))
 	for i := range scores {
 		s := &scores[i]
 		args = append(args, judgement, r.ID, r.RunID, s.Metric, s.Value, s.Reasoning)
-	}
-	if tx.db.pg {
-		return insertScoresReturning(ctx, tx, scores, args)
 	}
 	res, err := tx.ExecPrepared(ctx, qInsertScores[len(scores)-1], args...)
 	if err != nil {
@@ -116,34 +131,6 @@ func insertScores(ctx context.Context, tx Tx, r *Result, judgement int64, scores
 	}
 	for i := range scores {
 		scores[i].ID = last - int64(len(scores)-1-i)
-	}
-	return nil
-}
-
-func insertScoresReturning(ctx context.Context, tx Tx, scores []Score, args []any) error {
-	st, err := tx.Prepared(ctx, qInsertScores[len(scores)-1])
-	if err != nil {
-		return fmt.Errorf("insert scores: %w", err)
-	}
-	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return fmt.Errorf("insert scores: %w", err)
-	}
-	defer rows.Close()
-	ids := make(map[string]int64, len(scores))
-	for rows.Next() {
-		var id int64
-		var metric string
-		if err := rows.Scan(&id, &metric); err != nil {
-			return fmt.Errorf("insert scores: %w", err)
-		}
-		ids[metric] = id
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("insert scores: %w", err)
-	}
-	for i := range scores {
-		scores[i].ID = ids[scores[i].Metric]
 	}
 	return nil
 }
@@ -380,9 +367,7 @@ const qInsertResult = `INSERT INTO results (run_id, sample_id, condition, repeti
 
 const qDeletePending = `DELETE FROM pending_work WHERE run_id = ? AND sample_id = ? AND condition = ? AND repetition = ?`
 
-const qInsertJudgement = `INSERT INTO judgements (result_id, run_id, evaluator, judge_repetition, judge, seed, error,
-		error_kind, attempts, raw, detail, unverified_claims, tokens_in, tokens_out, cache_read_tokens, cache_write_tokens,
-		cost_usd, latency_ms, batched_calls)
+const qInsertJudgement = `INSERT INTO judgements (result_id, run_id, ` + judgementColumns + `)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 const qInsertScoresHead = `INSERT INTO scores (judgement_id, result_id, run_id, metric, value, reasoning) VALUES `

@@ -233,7 +233,8 @@ func TestErrorKeepsItsCauseApartFromItsMessage(t *testing.T) {
 
 // The ids SaveResult gives a result's scores are those they are stored
 // under, score by score, when results of several judgements and judges
-// are saved at once and share a transaction.
+// are saved at once and share a transaction; a result's judgements and
+// scores take them in the order they are given.
 func TestSavedScoresKnowTheirIDs(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
@@ -283,11 +284,20 @@ func TestSavedScoresKnowTheirIDs(t *testing.T) {
 		t.Fatalf("%d scores stored, want %d", len(byID), 7*len(samples))
 	}
 	for _, r := range saved {
+		var lastJudgement, lastScore int64
 		for _, j := range r.Judgements {
+			if j.ID <= lastJudgement {
+				t.Errorf("result %d: judgement %d after %d: a result's parts take ids in their order, which a rebuild adds them in", r.ID, j.ID, lastJudgement)
+			}
+			lastJudgement = j.ID
 			for _, s := range j.Scores {
 				if got, ok := byID[s.ID]; !ok || got.Metric != s.Metric || got.Reasoning != s.Reasoning || got.Value != s.Value {
 					t.Errorf("score %d (%s, %q) is stored as %+v", s.ID, s.Metric, s.Reasoning, got)
 				}
+				if s.ID <= lastScore {
+					t.Errorf("result %d: score %d after %d: a result's parts take ids in their order", r.ID, s.ID, lastScore)
+				}
+				lastScore = s.ID
 			}
 		}
 	}
