@@ -32,6 +32,11 @@ const claimAhead = 16
 // learns how many share the run and reads the run's cost.
 const executorBeat = 2 * time.Second
 
+// settlingBeat is how often it renews its row while the shares settle
+// (one joined or left): the others learn sooner that it has come down to
+// its share, or that it knows of them, and start their own.
+const settlingBeat = 200 * time.Millisecond
+
 // spreads says whether a run's tasks may be shared among servers.
 func (m *Manager) spreads(run *store.Run) bool {
 	cfg := run.Config
@@ -161,47 +166,58 @@ func (c *claims) wake() {
 // stop waits for it.
 func (c *claims) beat(ctx context.Context, over func(store.RunStatus)) (stop func()) {
 	ex := c.ex
-	once := func() bool {
+	all := int64(max(ex.spec.Execution.MaxConcurrent, 1))
+	// once renews the row; soon says the shares are settling: this
+	// process or another has more in flight than its share, or one may
+	// not know of this one yet, and the next look comes sooner.
+	once := func() (more, soon bool) {
 		b, err := ex.m.db.BeatRun(ctx, ex.run.ID, ex.m.holder, ex.m.opts.LeaseTTL, int(c.done.Load()), func(b store.Beat) int {
-			all := int64(max(ex.spec.Execution.MaxConcurrent, 1))
-			c.limit.Store(int64(share(int(all), b.Executors, b.Place)))
+			limit := int64(share(int(all), b.Executors, b.Place))
+			c.limit.Store(limit)
+			others := int64(b.Others)
 			if b.Stale { // another may not know of this one yet: it may use the whole
-				c.others.Store(all)
-			} else {
-				c.others.Store(int64(b.Others))
+				others = all
 			}
-			return int(c.flying.Load())
+			c.others.Store(others)
+			flying := c.flying.Load()
+			soon = b.Stale || flying > limit || others > all-limit
+			return int(flying)
 		}, store.HolderAlive)
 		if err != nil {
 			if ctx.Err() == nil && !errors.Is(err, assay.ErrNotFound) {
 				ex.m.log.Error("renew run executor", "run_id", ex.run.ID, "err", err)
 			}
-			return ctx.Err() == nil
+			return ctx.Err() == nil, false
 		}
 		c.wake()
 		if b.Status != store.RunRunning && b.Status != store.RunPending {
 			over(b.Status)
-			return false
+			return false, false
 		}
-		return true
+		return true, soon
 	}
 	// The first beat is made before any task starts: a process joining
 	// learns its share, and what the others have in flight, first.
-	more := once()
+	more, soon := once()
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		t := time.NewTicker(ex.beatEvery())
-		defer t.Stop()
 		for more {
+			next := ex.beatEvery()
+			if soon {
+				next = min(next, settlingBeat)
+			}
+			t := time.NewTimer(next)
 			select {
 			case <-done:
+				t.Stop()
 				return
 			case <-ctx.Done():
+				t.Stop()
 				return
 			case <-t.C:
 			}
-			more = once()
+			more, soon = once()
 		}
 	})
 	return func() { close(done); wg.Wait() }
@@ -302,19 +318,30 @@ func (c *claims) finished() { c.done.Add(1) }
 // what they left once its own feed ran out: it waits for the samples they
 // hold and takes those of processes gone (their rows expired, or their
 // pid gone on this host), until every task has a result or the run stops.
+// It counts the run's results every sweepLook, so that the run ends as
+// soon as the last is in, and looks for samples to take every beat.
 func (ex *execution) sweep(ctx context.Context, w *workers, f *feed) (*feed, error) {
 	c := ex.claims
+	took := time.Now()
 	for c.spread && c.skipped {
 		if f.budgetHit || f.stoppedWhy != "" || w.err() != nil || ctx.Err() != nil {
 			return f, nil
 		}
-		t := time.NewTimer(ex.beatEvery())
+		t := time.NewTimer(sweepLook)
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return f, nil
 		case <-t.C:
 		}
+		n, err := ex.m.db.ResultCount(ctx, ex.run.ID)
+		if err == nil && n >= ex.run.TotalTasks {
+			return f, nil
+		}
+		if err == nil && time.Since(took) < ex.beatEvery() {
+			continue
+		}
+		took = time.Now()
 		done, err := ex.m.db.DoneTasks(ctx, ex.run.ID)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -331,6 +358,10 @@ func (ex *execution) sweep(ctx context.Context, w *workers, f *feed) (*feed, err
 	}
 	return f, nil
 }
+
+// sweepLook is how often the lease holder of a shared run counts its
+// results while others finish the samples they hold.
+const sweepLook = 200 * time.Millisecond
 
 // helpIfJoinable joins a run another process holds when it may
 // (joinable); a failure to is logged, the next look tries again.
