@@ -63,6 +63,9 @@ func (db *DB) Read() *sql.DB { return db.read }
 // Postgres says whether the database is a Postgres one.
 func (db *DB) Postgres() bool { return db.pg }
 
+// Postgres says whether the transaction is a Postgres database's.
+func (w Tx) Postgres() bool { return w.db.pg }
+
 // Trigrams says whether the Postgres database has a trigram index of the
 // responses (migration 0044), which a search can use.
 func (db *DB) Trigrams() bool { return db.trigrams }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -90,13 +91,16 @@ func TestByPlaceOrdersAsTheSort(t *testing.T) {
 
 // The sums a row keeps (samplesums.go) are those of its score lines added
 // in the order of results and judgements, to the last bit, with where each
-// metric was first met: for results committed one by one, repetitions out
-// of order, a panel of two judges asked twice each, agent errors and judge
-// errors between; and computing the run's aggregates again gives the same.
+// metric was first met: for results committed one by one and several in a
+// transaction (a sample's repetitions together, a write rolled back among
+// them), repetitions out of order, a panel of two judges asked twice each,
+// agent errors and judge errors between; and computing the run's
+// aggregates again gives the same.
 func TestSampleSumsAreTheLinesAddedInOrder(t *testing.T) {
 	ctx := context.Background()
 	db, run, rows := goldenRun(t, 5, 3, "a", "b")
 	v := 0.1
+	var results []*store.Result
 	for _, rep := range []int{3, 1, 2} {
 		for i, s := range rows {
 			for _, c := range []string{"a", "b"} {
@@ -117,11 +121,37 @@ func TestSampleSumsAreTheLinesAddedInOrder(t *testing.T) {
 					}
 					r.Judgements = append(r.Judgements, store.Judgement{Evaluator: "exact_match", Scores: []store.Score{{Metric: "exact_match", Value: float64(i % 2)}}})
 				}
-				if _, err := db.SaveResult(ctx, r); err != nil {
-					t.Fatal(err)
-				}
+				results = append(results, r)
 			}
 		}
+	}
+	// Committed one by one, then several at once (a sample's repetitions
+	// together), with a write rolled back among them now and then.
+	for i, n := 0, 0; i < len(results); n++ {
+		size := []int{1, 1, 4, 2, 7, 3, 12}[n%7]
+		var writes []func(context.Context, store.Tx) error
+		for _, r := range results[i:min(i+size, len(results))] {
+			writes = append(writes, func(ctx context.Context, tx store.Tx) error {
+				_, err := tx.InsertResult(ctx, r)
+				return err
+			})
+		}
+		if n%3 == 2 {
+			gone := &store.Result{RunID: run.ID, SampleRow: results[i].SampleRow, Condition: results[i].Condition, Repetition: 4,
+				Judgements: []store.Judgement{{Evaluator: "rubric", Scores: []store.Score{{Metric: "completeness", Value: 0.5}}}}}
+			writes = slices.Insert(writes, len(writes)/2, func(ctx context.Context, tx store.Tx) error {
+				if _, err := tx.InsertResult(ctx, gone); err != nil {
+					return err
+				}
+				return errors.New("refused")
+			})
+		}
+		for _, err := range db.CommitTogether(ctx, writes) {
+			if err != nil && err.Error() != "refused" {
+				t.Fatal(err)
+			}
+		}
+		i += size
 	}
 	read := func() map[string]string {
 		out := map[string]string{}

@@ -69,18 +69,42 @@ func (t *Tally) Close() {
 // Begin starts what a write transaction's results add.
 func (t *Tally) Begin() store.TxTallies { return &txTallies{} }
 
-// txTallies is what a transaction's results add: each result's sample row
-// at once, the totals of its run, condition and model gathered and
-// written before the transaction commits (batchtotals.go).
-type txTallies struct{ totals batchTotals }
+// txTallies is what a transaction's results add: each result's sample
+// rows at once on SQLite and before the transaction commits on Postgres
+// (samplerows_pg.go), the totals of its run, condition and model gathered
+// and written before it commits (batchtotals.go).
+type txTallies struct {
+	totals batchTotals
+	rows   sampleRowsPg
+}
 
 func (x *txTallies) Stored(ctx context.Context, tx store.Tx, r *store.Result) error {
+	if tx.Postgres() {
+		s, c := countsOf(r)
+		x.rows.add(r, s)
+		x.totals.add(r, c)
+		return nil
+	}
 	return addAggregates(ctx, tx, &x.totals, r)
 }
-func (x *txTallies) Kept()    { x.totals.keep() }
-func (x *txTallies) Dropped() { x.totals.drop() }
+
+func (x *txTallies) Kept() {
+	x.totals.keep()
+	x.rows.keep()
+}
+
+func (x *txTallies) Dropped() {
+	x.totals.drop()
+	x.rows.drop()
+}
+
+// Flush writes the totals first: the run's row each updates holds another
+// server's flush of the same run until this transaction commits.
 func (x *txTallies) Flush(ctx context.Context, tx store.Tx) error {
-	return flushTotals(ctx, tx, &x.totals)
+	if err := flushTotals(ctx, tx, &x.totals); err != nil {
+		return err
+	}
+	return x.rows.flush(ctx, tx)
 }
 
 // Removed takes results just deleted out of their run's count and
