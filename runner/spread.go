@@ -33,8 +33,9 @@ const claimAhead = 16
 const executorBeat = 2 * time.Second
 
 // settlingBeat is how often it renews its row while the shares settle
-// (one joined or left): the others learn sooner that it has come down to
-// its share, or that it knows of them, and start their own.
+// (one above its share, or one not yet known to all, after a process
+// joined): the others learn sooner that it has come down to its share, or
+// that it knows of them, and start their own.
 const settlingBeat = 200 * time.Millisecond
 
 // spreads says whether a run's tasks may be shared among servers.
