@@ -75,8 +75,11 @@ func (db *DB) CopyTo(ctx context.Context, to *DB) (map[string]int64, error) {
 	// Statistics of the tables, which a copy does not make and the
 	// planner needs at once: without them it joins a sample's judgements
 	// and scores by reading every row instead of a few through indexes.
+	// Vacuumed too: the rows' visibility settled once, here, rather than
+	// by the first reads of each page, which a first search paid (a 150,000-result
+	// run's searches read its responses in a third of the time).
 	for _, table := range copiedTables {
-		if _, err := conn.ExecContext(ctx, `ANALYZE `+table); err != nil {
+		if _, err := conn.ExecContext(ctx, `VACUUM (ANALYZE) `+table); err != nil {
 			return nil, fmt.Errorf("copy: analyze %s: %w", table, err)
 		}
 	}
