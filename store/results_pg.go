@@ -80,7 +80,7 @@ func wholeResultStatement(shape []int) string {
 		return q.(string)
 	}
 	var b, out strings.Builder
-	n := 0
+	n := strings.Count(qInsertResult, "?") // the result row's
 	params := func(count int) string {
 		p := make([]string, count)
 		for i := range p {
@@ -89,13 +89,12 @@ func wholeResultStatement(shape []int) string {
 		}
 		return strings.Join(p, ", ")
 	}
-	b.WriteString("WITH r AS (" + strings.TrimSuffix(rebind(qInsertResult), "DO NOTHING") + "DO NOTHING RETURNING id)")
-	n = 21
+	b.WriteString("WITH r AS (" + rebind(qInsertResult) + " RETURNING id)")
 	out.WriteString("SELECT id FROM r")
 	for i, scores := range shape {
 		j := fmt.Sprintf("j%d", i)
 		fmt.Fprintf(&b, ",\n%s AS (INSERT INTO judgements (result_id, run_id, %s) SELECT r.id, $1, %s FROM r RETURNING id)",
-			j, judgementColumns, params(17))
+			j, judgementColumns, params(strings.Count(judgementColumns, ",")+1))
 		out.WriteString(" UNION ALL SELECT id FROM " + j)
 		for k := range scores {
 			s := fmt.Sprintf("s%d_%d", i, k)
