@@ -41,8 +41,7 @@ func (b *sampleRowsPg) drop() { b.one = b.one[:0] }
 // sampleRowAdds is what a transaction's results of one sample under one
 // condition add to its rows, in the order they were stored.
 type sampleRowAdds struct {
-	key     SampleKey
-	run     int64
+	key     sampleRowKey
 	results []*store.Result
 	counts  sampleCounts // summed, the lines one after another
 	scored  bool         // a result has a score: the row's sums change
@@ -78,7 +77,7 @@ func (b *sampleRowsPg) flush(ctx context.Context, tx store.Tx) error {
 		if !ok {
 			i = len(adds)
 			at[k] = i
-			adds = append(adds, &sampleRowAdds{key: SampleKey{Condition: r.Condition, SampleRow: r.SampleRow}, run: r.RunID})
+			adds = append(adds, &sampleRowAdds{key: k})
 		}
 		a := adds[i]
 		a.results = append(a.results, r)
@@ -91,7 +90,7 @@ func (b *sampleRowsPg) flush(ctx context.Context, tx store.Tx) error {
 			made.add(a, a.sums(nil))
 		}
 		if a.counts.scores != "" {
-			lines.runs, lines.conditions, lines.samples = append(lines.runs, a.run), append(lines.conditions, a.key.Condition), append(lines.samples, a.key.SampleRow)
+			lines.key(a.key)
 			lines.texts = append(lines.texts, a.counts.scores)
 		}
 	}
@@ -108,7 +107,7 @@ func (b *sampleRowsPg) flush(ctx context.Context, tx store.Tx) error {
 	}
 	var rest []*sampleRowAdds
 	for _, a := range adds {
-		if !isNew[sampleRowKey{a.run, a.key.Condition, a.key.SampleRow}] {
+		if !isNew[a.key] {
 			rest = append(rest, a)
 		}
 	}
@@ -117,7 +116,7 @@ func (b *sampleRowsPg) flush(ctx context.Context, tx store.Tx) error {
 	}
 	var keys rowsArgs
 	for _, a := range rest {
-		keys.add(a, "")
+		keys.key(a.key)
 	}
 	was := map[sampleRowKey]string{}
 	err = store.EachRow(ctx, tx, qSampleSumsPg, []any{keys.runs, keys.conditions, keys.samples}, func(rows *sql.Rows) error {
@@ -132,12 +131,11 @@ func (b *sampleRowsPg) flush(ctx context.Context, tx store.Tx) error {
 	}
 	var added rowsArgs
 	for _, a := range rest {
-		k := sampleRowKey{a.run, a.key.Condition, a.key.SampleRow}
 		sums := ""
 		if a.scored {
-			row, err := parseSums(was[k], nil, nil)
+			row, err := parseSums(was[a.key], nil, nil)
 			if err != nil {
-				return fmt.Errorf("sample aggregates of sample %d under %s: %w", k.sample, k.condition, err)
+				return fmt.Errorf("sample aggregates of sample %d under %s: %w", a.key.sample, a.key.condition, err)
 			}
 			sums = a.sums(row)
 		}
@@ -164,9 +162,14 @@ type rowsArgs struct {
 	results, errors, judgeErrors, claims []int64
 }
 
+// key adds a row's key.
+func (r *rowsArgs) key(k sampleRowKey) {
+	r.runs, r.conditions, r.samples = append(r.runs, k.run), append(r.conditions, k.condition), append(r.samples, k.sample)
+}
+
 // add adds a's row of sums, with sums.
 func (r *rowsArgs) add(a *sampleRowAdds, sums string) {
-	r.runs, r.conditions, r.samples = append(r.runs, a.run), append(r.conditions, a.key.Condition), append(r.samples, a.key.SampleRow)
+	r.key(a.key)
 	r.results, r.errors = append(r.results, int64(a.counts.results)), append(r.errors, int64(a.counts.errors))
 	r.judgeErrors, r.claims = append(r.judgeErrors, int64(a.counts.judgeErrors)), append(r.claims, int64(a.counts.claims))
 	r.texts = append(r.texts, sums)
