@@ -27,7 +27,7 @@ type DB struct {
 	Path     string // the SQLite file, or the Postgres DSN
 	pg       bool   // a Postgres database
 	write    *sql.DB
-	read     *sql.DB
+	read     *sql.DB // on Postgres it also takes the writes made aside (aside)
 	now      func() time.Time
 	clockSet bool        // now was set by a test
 	trigrams bool        // a Postgres database with a trigram index of the responses
@@ -390,6 +390,18 @@ func (db *DB) BeginRead(ctx context.Context) (*sql.Tx, error) {
 type Querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// aside is where the executors of a shared run write their rows and
+// claims: on Postgres a connection of the pool, so that they do not wait
+// for the committer's transaction on the write connection (a claim that
+// did held its run's workers back, and a row renewed late, the others'
+// shares); SQLite's one writer, the write connection.
+func (db *DB) aside() *sql.DB {
+	if db.pg {
+		return db.read
+	}
+	return db.write
 }
 
 // BeginWrite opens a transaction on the single write connection.

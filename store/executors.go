@@ -26,7 +26,7 @@ func (db *DB) JoinRun(ctx context.Context, runID int64, h Holder, ttl time.Durat
 		return err
 	}
 	stamp := now.Format(timeFormat)
-	_, err = db.write.ExecContext(ctx, `INSERT INTO run_executors (run_id, holder, host, pid, program, joined_at, beat_at, expires_at)
+	_, err = db.aside().ExecContext(ctx, `INSERT INTO run_executors (run_id, holder, host, pid, program, joined_at, beat_at, expires_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, holder) DO UPDATE SET expires_at = excluded.expires_at`,
 		runID, h.ID, h.Host, h.PID, h.Program, stamp, stamp, now.Add(ttl).Format(timeFormat))
 	if err != nil {
@@ -88,7 +88,7 @@ func (db *DB) BeatRun(ctx context.Context, runID int64, h Holder, ttl time.Durat
 		}
 	}
 	stamp := now.Format(timeFormat)
-	_, err = db.write.ExecContext(ctx, `INSERT INTO run_executors (run_id, holder, host, pid, program, joined_at, beat_at, expires_at, tasks_done, flying)
+	_, err = db.aside().ExecContext(ctx, `INSERT INTO run_executors (run_id, holder, host, pid, program, joined_at, beat_at, expires_at, tasks_done, flying)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, holder) DO UPDATE SET beat_at = excluded.beat_at,
 		expires_at = excluded.expires_at, tasks_done = excluded.tasks_done, flying = excluded.flying`,
 		runID, h.ID, h.Host, h.PID, h.Program, stamp, stamp, now.Add(ttl).Format(timeFormat), tasksDone, flying(b))
@@ -101,7 +101,7 @@ func (db *DB) BeatRun(ctx context.Context, runID int64, h Holder, ttl time.Durat
 // LeaveRun removes h's row of the run and gives up its claims.
 func (db *DB) LeaveRun(ctx context.Context, runID int64, h Holder) error {
 	for _, q := range []string{`DELETE FROM run_claims WHERE run_id = ? AND holder = ?`, `DELETE FROM run_executors WHERE run_id = ? AND holder = ?`} {
-		if _, err := db.write.ExecContext(ctx, q, runID, h.ID); err != nil {
+		if _, err := db.aside().ExecContext(ctx, q, runID, h.ID); err != nil {
 			return fmt.Errorf("leave run %d: %w", runID, err)
 		}
 	}
@@ -111,7 +111,7 @@ func (db *DB) LeaveRun(ctx context.Context, runID int64, h Holder) error {
 // EndRunExecution removes every executor and claim of a run: it ended.
 func (db *DB) EndRunExecution(ctx context.Context, runID int64) error {
 	for _, q := range []string{`DELETE FROM run_claims WHERE run_id = ?`, `DELETE FROM run_executors WHERE run_id = ?`} {
-		if _, err := db.write.ExecContext(ctx, q, runID); err != nil {
+		if _, err := db.aside().ExecContext(ctx, q, runID); err != nil {
 			return fmt.Errorf("end run %d's execution: %w", runID, err)
 		}
 	}
@@ -160,9 +160,9 @@ func (db *DB) ClaimSamples(ctx context.Context, runID int64, h Holder, samples [
 	if len(samples) == 0 {
 		return nil, nil, nil
 	}
-	tx, err := db.BeginWrite(ctx)
+	tx, err := db.aside().BeginTx(ctx, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("claim samples of run %d: %w", runID, err)
 	}
 	defer tx.Rollback()
 	if db.pg {
