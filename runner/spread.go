@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"assay"
+	"assay/readmodel/tally"
 	"assay/store"
 )
 
@@ -335,8 +336,8 @@ func (ex *execution) sweep(ctx context.Context, w *workers, f *feed) (*feed, err
 			return f, nil
 		case <-t.C:
 		}
-		n, err := ex.m.db.ResultCount(ctx, ex.run.ID)
-		if err == nil && n >= ex.run.TotalTasks {
+		v, err := tally.Of(ex.m.db).ResultsVersion(ctx, ex.run.ID)
+		if err == nil && v.Count >= ex.run.TotalTasks {
 			return f, nil
 		}
 		if err == nil && time.Since(took) < ex.beatEvery() {

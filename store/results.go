@@ -135,15 +135,6 @@ func insertScores(ctx context.Context, tx Tx, r *Result, judgement int64, scores
 	return nil
 }
 
-// ResultCount is how many results a run has.
-func (db *DB) ResultCount(ctx context.Context, runID int64) (int, error) {
-	var n int
-	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM results WHERE run_id = ?`, runID).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count results of run %d: %w", runID, err)
-	}
-	return n, nil
-}
-
 // DoneTasks returns the tasks of a run that already have a result.
 func (db *DB) DoneTasks(ctx context.Context, runID int64) (map[TaskKey]bool, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT sample_id, condition, repetition FROM results WHERE run_id = ?`, runID)
