@@ -204,25 +204,7 @@ func benchOnce(b *testing.B, samples int, latency time.Duration, concurrency int
 	}
 	defer db.Close()
 	srv := startFake(b, latency)
-	var data strings.Builder
-	for i := 1; i <= samples; i++ {
-		fmt.Fprintf(&data, "{\"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, 2*i)
-	}
-	path := filepath.Join(dir, "qa.jsonl")
-	if err := os.WriteFile(path, []byte(data.String()), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	yaml := fmt.Sprintf(`dataset: {path: %q}
-agent: {type: openai, model: m, base_url: %q}
-judge: {model: j, base_url: %q}
-conditions: {baseline: {system_prompt: "Answer."}}
-execution: {num_repetitions: 1, max_concurrent: %d}
-%s
-`, path, srv.URL, srv.URL, concurrency, more)
-	cfg, err := config.Parse([]byte(yaml), "bench.yaml", dir, func(string) string { return "" })
-	if err != nil {
-		b.Fatal(err)
-	}
+	cfg := benchConfig(b, dir, samples, srv.URL, concurrency, more)
 	m := runner.New(db, runner.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	defer m.Close(context.Background())
 	run, err := m.CreateFromConfig(context.Background(), cfg)
@@ -243,6 +225,32 @@ execution: {num_repetitions: 1, max_concurrent: %d}
 	}
 	return engineRun{calls: calls, wall: wall, cpu: cpu, serverCPU: serverCPU,
 		ideal: time.Duration(calls) * latency / time.Duration(concurrency), peakMiB: peak}
+}
+
+// benchConfig writes a dataset of samples sums into dir and returns a run
+// of it, one condition, answered and judged at url with concurrency calls
+// at once; more is added to the run file.
+func benchConfig(b *testing.B, dir string, samples int, url string, concurrency int, more string) *config.Config {
+	var data strings.Builder
+	for i := 1; i <= samples; i++ {
+		fmt.Fprintf(&data, "{\"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, 2*i)
+	}
+	path := filepath.Join(dir, "qa.jsonl")
+	if err := os.WriteFile(path, []byte(data.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	yaml := fmt.Sprintf(`dataset: {path: %q}
+agent: {type: openai, model: m, base_url: %q}
+judge: {model: j, base_url: %q}
+conditions: {baseline: {system_prompt: "Answer."}}
+execution: {num_repetitions: 1, max_concurrent: %d}
+%s
+`, path, url, url, concurrency, more)
+	cfg, err := config.Parse([]byte(yaml), "bench.yaml", dir, func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cfg
 }
 
 // callsWanted is the live calls a run of samples makes: the agent's, and

@@ -5,13 +5,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"assay/config"
 	"assay/internal/pgtest"
 	"assay/readmodel/tally"
 	"assay/runner"
@@ -47,23 +43,7 @@ func benchShared(b *testing.B, latency time.Duration, shared bool) {
 		dir := b.TempDir()
 		dsn := pgtest.DSN(b)
 		srv := startFake(b, latency)
-		var data strings.Builder
-		for i := 1; i <= samples; i++ {
-			fmt.Fprintf(&data, "{\"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, 2*i)
-		}
-		path := filepath.Join(dir, "qa.jsonl")
-		if err := os.WriteFile(path, []byte(data.String()), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		cfg, err := config.Parse([]byte(fmt.Sprintf(`dataset: {path: %q}
-agent: {type: openai, model: m, base_url: %q}
-judge: {model: j, base_url: %q}
-conditions: {baseline: {system_prompt: "Answer."}}
-execution: {num_repetitions: 1, max_concurrent: %d}
-`, path, srv.URL, srv.URL, concurrency)), "bench.yaml", dir, func(string) string { return "" })
-		if err != nil {
-			b.Fatal(err)
-		}
+		cfg := benchConfig(b, dir, samples, srv.URL, concurrency, "")
 		var managers []*runner.Manager
 		for range servers {
 			db, err := tally.Open(context.Background(), dsn)
