@@ -303,14 +303,38 @@ func BenchmarkCallFloor(b *testing.B) {
 	for _, shape := range []string{"small", "judge-sized"} {
 		b.Run("calls="+shape, func(b *testing.B) {
 			for range b.N {
-				callFloor(b, shape == "judge-sized")
+				f := callFloor(b, shape == "judge-sized", 10000, 200, 50*time.Millisecond)
+				shape := "small"
+				if f.judgeSized {
+					shape = "one small, one judge-sized"
+				}
+				b.ReportMetric(f.perCall(), "cpu-ms/call")
+				fmt.Printf("calls alone (%s), %d at %s, concurrency %d: CPU %.3f ms per call, wall/ideal %.2f; the fake server beside it: %.3f ms CPU per call\n",
+					shape, f.calls, f.latency, f.concurrency, f.perCall(), f.wallRatio(), f.serverPerCall())
 			}
 		})
 	}
 }
 
-func callFloor(b *testing.B, judgeSized bool) {
-	const tasks, concurrency, latency = 10000, 200, 50 * time.Millisecond
+// floorRun is what callFloor measured.
+type floorRun struct {
+	judgeSized           bool
+	calls, concurrency   int
+	latency, wall, ideal time.Duration
+	cpu, serverCPU       time.Duration
+}
+
+func (f floorRun) perCall() float64 {
+	return float64(f.cpu.Microseconds()) / 1000 / float64(f.calls)
+}
+func (f floorRun) serverPerCall() float64 {
+	return float64(f.serverCPU.Microseconds()) / 1000 / float64(f.calls)
+}
+func (f floorRun) wallRatio() float64 { return float64(f.wall) / float64(f.ideal) }
+
+// callFloor makes two calls a task for tasks tasks, concurrency at a time,
+// with the client alone against a fake server in its own process.
+func callFloor(b *testing.B, judgeSized bool, tasks, concurrency int, latency time.Duration) floorRun {
 	srv := startFake(b, latency)
 	zero := 0.0
 	c := llm.New(llm.Config{BaseURL: srv.URL, Model: "m", Temperature: &zero}, nil)
@@ -345,15 +369,8 @@ func callFloor(b *testing.B, judgeSized bool) {
 	wg.Wait()
 	wall, cpu := time.Since(start), cpuTime()-cpu0
 	calls, serverCPU := srv.stop(b)
-	ideal := time.Duration(calls) * latency / concurrency
-	perCall := float64(cpu.Microseconds()) / 1000 / float64(calls)
-	b.ReportMetric(perCall, "cpu-ms/call")
-	shape := "small"
-	if judgeSized {
-		shape = "one small, one judge-sized"
-	}
-	fmt.Printf("calls alone (%s), %d at %s, concurrency %d: CPU %.3f ms per call, wall/ideal %.2f; the fake server beside it: %.3f ms CPU per call\n",
-		shape, calls, latency, concurrency, perCall, float64(wall)/float64(ideal), float64(serverCPU.Microseconds())/1000/float64(calls))
+	return floorRun{judgeSized: judgeSized, calls: calls, concurrency: concurrency, latency: latency,
+		wall: wall, ideal: time.Duration(calls) * latency / time.Duration(concurrency), cpu: cpu, serverCPU: serverCPU}
 }
 
 // judgeSizedRequest is a request the size of the engine's rubric judge

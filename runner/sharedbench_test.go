@@ -23,7 +23,10 @@ import (
 // Postgres and the fake model run beside them. At 50 ms a call the two
 // cores cannot do the 12,000 calls a second the ideal asks; at 500 ms
 // they can, and the same runs left each to the server that launched it
-// show what the sharing itself costs.
+// show what the sharing itself costs. Beside each shared run it prints
+// the floor under it on this machine: the same calls made by the client
+// alone, 600 at a time, against the same fake model, with no engine and
+// no database.
 func BenchmarkSharedRun(b *testing.B) {
 	for _, c := range []struct {
 		latency time.Duration
@@ -40,6 +43,11 @@ func BenchmarkSharedRun(b *testing.B) {
 func benchShared(b *testing.B, latency time.Duration, shared bool) {
 	const samples, servers, concurrency = 2000, 3, 200
 	for range b.N {
+		var floor *floorRun
+		if shared {
+			f := callFloor(b, true, servers*samples, servers*concurrency, latency)
+			floor = &f
+		}
 		dir := b.TempDir()
 		dsn := pgtest.DSN(b)
 		srv := startFake(b, latency)
@@ -98,5 +106,9 @@ func benchShared(b *testing.B, latency time.Duration, shared bool) {
 		}
 		fmt.Printf("%s on Postgres, %d samples each at %s, max_concurrent %d each (%d calls in flight in all): %d calls in %.2f s, wall/ideal %.2f (target ≤ 1.15), CPU %.3f ms per call for the three servers (the fake model beside them: %.3f)\n",
 			how, samples, latency, concurrency, servers*concurrency, calls, wall.Seconds(), r.wallRatio(), r.perCall(cpu), r.perCall(serverCPU))
+		if floor != nil {
+			fmt.Printf("  the floor: the same %d calls made by the client alone, %d in flight, no engine and no database: %.2f s, wall/ideal %.2f, CPU %.3f ms per call (the fake model: %.3f); the servers took %.2f × the floor's time\n",
+				floor.calls, floor.concurrency, floor.wall.Seconds(), floor.wallRatio(), floor.perCall(), floor.serverPerCall(), float64(wall)/float64(floor.wall))
+		}
 	}
 }
