@@ -26,7 +26,7 @@ import (
 // in a SQLite file, which the processes of one host share: more of them
 // add no connections.
 
-// claimAhead is how many samples a process claims at once.
+// claimAhead is the fewest samples a process claims at once.
 const claimAhead = 16
 
 // executorBeat is how often a process executing a run renews its row,
@@ -90,10 +90,17 @@ func (c *claims) ours(ctx context.Context, rest []task) (bool, error) {
 	case c.denied[row]:
 		return false, nil
 	}
+	// A claim is for as many samples as this process's share of the
+	// run's concurrency does at once (claimAhead at least), from a window
+	// four times as wide: the run's other executors walk the same samples
+	// in the same order, and a claim that finds the next ones taken takes
+	// those after them instead of coming back empty.
+	perSample := max(len(c.ex.run.Conditions)*max(c.ex.run.Repetitions, 1), 1)
+	want := max(claimAhead, int(c.limit.Load())/perSample)
 	ask := []int64{row}
 	seen := map[int64]bool{row: true}
 	for _, t := range rest[1:] {
-		if len(ask) == claimAhead {
+		if len(ask) == 4*want {
 			break
 		}
 		if !seen[t.row] && !c.mine[t.row] && !c.denied[t.row] {
@@ -101,25 +108,23 @@ func (c *claims) ours(ctx context.Context, rest []task) (bool, error) {
 			ask = append(ask, t.row)
 		}
 	}
-	var got []int64
-	var did []store.TaskKey
-	claimed := false
+	var claimed store.Claimed
+	ok := false
 	err := c.ex.whileUnwritable(ctx, func(ctx context.Context) (err error) {
-		got, did, err = c.ex.m.db.ClaimSamples(ctx, c.ex.run.ID, c.ex.m.holder, ask, store.HolderAlive)
-		claimed = err == nil
+		claimed, err = c.ex.m.db.ClaimSamples(ctx, c.ex.run.ID, c.ex.m.holder, ask, want, store.HolderAlive)
+		ok = err == nil
 		return err
 	})
-	if !claimed { // failed, or the run stopped first
+	if !ok { // failed, or the run stopped first
 		return false, err
 	}
-	for _, k := range did {
+	for _, k := range claimed.Done {
 		c.did[k] = true
 	}
-	for _, s := range ask {
+	for _, s := range claimed.Held {
 		c.denied[s] = true
 	}
-	for _, s := range got {
-		delete(c.denied, s)
+	for _, s := range claimed.Got {
 		c.mine[s] = true
 	}
 	return c.mine[row] && !c.did[rest[0].key()], nil

@@ -150,41 +150,51 @@ func (db *DB) liveExecutors(ctx context.Context, q Querier, runID int64, now tim
 	return live, nil
 }
 
-// ClaimSamples claims for h those of the samples (row ids) that no other
-// live executor of the run holds, and returns them with the tasks of
-// theirs that have a result already: a process that held one and left
-// may have done them since h planned. h must have joined. Claims are
-// taken one run at a time: on Postgres under a lock of the run's, on
-// SQLite under the file's write lock.
-func (db *DB) ClaimSamples(ctx context.Context, runID int64, h Holder, samples []int64, alive Alive) ([]int64, []TaskKey, error) {
-	if len(samples) == 0 {
-		return nil, nil, nil
+// Claimed is what a claim of samples found.
+type Claimed struct {
+	Got  []int64   // the samples claimed, in the order asked
+	Held []int64   // those asked that another live executor holds
+	Done []TaskKey // tasks of those claimed that have a result already
+}
+
+// ClaimSamples claims for h up to want of the candidates (row ids, in the
+// order h would do them) that no other live executor of the run holds,
+// the first ones first, and says which of the candidates others hold and
+// which tasks of those it claimed have a result already: a process that
+// held one and left may have done them since h planned. Candidates after
+// the want-th claimed are neither claimed nor looked at. h must have
+// joined. Claims are taken one run at a time: on Postgres under a lock of
+// the run's, on SQLite under the file's write lock.
+func (db *DB) ClaimSamples(ctx context.Context, runID int64, h Holder, candidates []int64, want int, alive Alive) (Claimed, error) {
+	var c Claimed
+	if len(candidates) == 0 || want <= 0 {
+		return c, nil
 	}
 	tx, err := db.aside().BeginTx(ctx, nil)
 	if err != nil {
-		return nil, nil, fmt.Errorf("claim samples of run %d: %w", runID, err)
+		return c, fmt.Errorf("claim samples of run %d: %w", runID, err)
 	}
 	defer tx.Rollback()
 	if db.pg {
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7349514, ?::int)`, runID%(1<<31)); err != nil {
-			return nil, nil, fmt.Errorf("claim samples of run %d: %w", runID, err)
+			return c, fmt.Errorf("claim samples of run %d: %w", runID, err)
 		}
 	}
 	now, err := db.sharedNow(ctx, tx)
 	if err != nil {
-		return nil, nil, err
+		return c, err
 	}
 	live, err := db.liveExecutors(ctx, tx, runID, now, alive)
 	if err != nil {
-		return nil, nil, err
+		return c, err
 	}
 	args := []any{runID}
-	for _, s := range samples {
+	for _, s := range candidates {
 		args = append(args, s)
 	}
 	held := map[int64]string{}
 	err = EachRow(ctx, tx, `SELECT sample_id, holder FROM run_claims WHERE run_id = ? AND sample_id IN (?`+
-		strings.Repeat(", ?", len(samples)-1)+`)`, args, func(rows *sql.Rows) error {
+		strings.Repeat(", ?", len(candidates)-1)+`)`, args, func(rows *sql.Rows) error {
 		var s int64
 		var holder string
 		err := rows.Scan(&s, &holder)
@@ -192,17 +202,20 @@ func (db *DB) ClaimSamples(ctx context.Context, runID int64, h Holder, samples [
 		return err
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("claim samples of run %d: %w", runID, err)
+		return c, fmt.Errorf("claim samples of run %d: %w", runID, err)
 	}
-	var got []int64
-	for _, s := range samples {
+	for _, s := range candidates {
 		if holder, ok := held[s]; ok && holder != h.ID && isLive(live, holder) {
+			c.Held = append(c.Held, s)
 			continue
 		}
-		got = append(got, s)
+		if c.Got = append(c.Got, s); len(c.Got) == want {
+			break
+		}
 	}
+	got := c.Got
 	if len(got) == 0 {
-		return nil, nil, tx.Commit()
+		return c, tx.Commit()
 	}
 	args = []any{runID, h.ID}
 	for _, s := range got {
@@ -211,24 +224,23 @@ func (db *DB) ClaimSamples(ctx context.Context, runID int64, h Holder, samples [
 	if _, err := tx.ExecContext(ctx, `INSERT INTO run_claims (run_id, sample_id, holder) VALUES (?1, ?3, ?2)`+
 		strings.Repeat(", (?1, ?, ?2)", len(got)-1)+`
 		ON CONFLICT (run_id, sample_id) DO UPDATE SET holder = excluded.holder`, args...); err != nil {
-		return nil, nil, fmt.Errorf("claim samples of run %d: %w", runID, err)
+		return c, fmt.Errorf("claim samples of run %d: %w", runID, err)
 	}
 	args = []any{runID}
 	for _, s := range got {
 		args = append(args, s)
 	}
-	var done []TaskKey
 	err = EachRow(ctx, tx, `SELECT sample_id, condition, repetition FROM results WHERE run_id = ? AND sample_id IN (?`+
 		strings.Repeat(", ?", len(got)-1)+`)`, args, func(rows *sql.Rows) error {
 		var k TaskKey
 		err := rows.Scan(&k.SampleRow, &k.Condition, &k.Repetition)
-		done = append(done, k)
+		c.Done = append(c.Done, k)
 		return err
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("claim samples of run %d: %w", runID, err)
+		return c, fmt.Errorf("claim samples of run %d: %w", runID, err)
 	}
-	return got, done, tx.Commit()
+	return c, tx.Commit()
 }
 
 // UnclaimedWork says whether a sample of the run has tasks without a

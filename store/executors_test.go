@@ -35,11 +35,12 @@ func TestExecutorsClaimWholeSamples(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got, _, err := db.ClaimSamples(ctx, run.ID, a, []int64{row(0), row(1), row(2)}, nil); err != nil || !slices.Equal(got, []int64{row(0), row(1), row(2)}) {
-		t.Fatalf("a claimed %v (%v)", got, err)
+	if c, err := db.ClaimSamples(ctx, run.ID, a, []int64{row(0), row(1), row(2)}, 3, nil); err != nil || !slices.Equal(c.Got, []int64{row(0), row(1), row(2)}) {
+		t.Fatalf("a claimed %v (%v)", c.Got, err)
 	}
-	if got, _, err := db.ClaimSamples(ctx, run.ID, b, []int64{row(1), row(2), row(3)}, nil); err != nil || !slices.Equal(got, []int64{row(3)}) {
-		t.Fatalf("b claimed %v while a holds samples 1 and 2 (%v)", got, err)
+	if c, err := db.ClaimSamples(ctx, run.ID, b, []int64{row(1), row(2), row(3)}, 3, nil); err != nil || !slices.Equal(c.Got, []int64{row(3)}) ||
+		!slices.Equal(c.Held, []int64{row(1), row(2)}) {
+		t.Fatalf("b claimed %v and found %v held while a holds samples 1 and 2 (%v)", c.Got, c.Held, err)
 	}
 	if more, err := db.UnclaimedWork(ctx, run.ID, 2, nil); err != nil || more {
 		t.Errorf("every sample held: unclaimed work %v (%v)", more, err)
@@ -71,21 +72,21 @@ func TestExecutorsClaimWholeSamples(t *testing.T) {
 	if err := db.LeaveRun(ctx, run.ID, a); err != nil {
 		t.Fatal(err)
 	}
-	got, done, err := db.ClaimSamples(ctx, run.ID, b, []int64{row(0), row(1)}, nil)
-	if err != nil || !slices.Equal(got, []int64{row(0), row(1)}) ||
-		!slices.Equal(done, []store.TaskKey{{SampleRow: row(1), Condition: "a", Repetition: 1}}) {
-		t.Fatalf("after a left, b claimed %v with %v done (%v)", got, done, err)
+	claimed, err := db.ClaimSamples(ctx, run.ID, b, []int64{row(0), row(1)}, 2, nil)
+	if err != nil || !slices.Equal(claimed.Got, []int64{row(0), row(1)}) || len(claimed.Held) != 0 ||
+		!slices.Equal(claimed.Done, []store.TaskKey{{SampleRow: row(1), Condition: "a", Repetition: 1}}) {
+		t.Fatalf("after a left, b claimed %v with %v done (%v)", claimed.Got, claimed.Done, err)
 	}
 	// A process gone (alive says so) holds nothing, its row unexpired.
 	if err := db.JoinRun(ctx, run.ID, a, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	gone := func(h store.Holder) bool { return h.ID != "b" }
-	if got, _, err := db.ClaimSamples(ctx, run.ID, a, []int64{row(0), row(3)}, nil); err != nil || len(got) != 0 {
-		t.Fatalf("a claimed %v of live b's samples (%v)", got, err)
+	if c, err := db.ClaimSamples(ctx, run.ID, a, []int64{row(0), row(3)}, 2, nil); err != nil || len(c.Got) != 0 {
+		t.Fatalf("a claimed %v of live b's samples (%v)", c.Got, err)
 	}
-	if got, _, err := db.ClaimSamples(ctx, run.ID, b, []int64{row(2)}, gone); err != nil || !slices.Equal(got, []int64{row(2)}) {
-		t.Fatalf("b claimed %v of sample 2, which a (gone) held (%v)", got, err)
+	if c, err := db.ClaimSamples(ctx, run.ID, b, []int64{row(2)}, 1, gone); err != nil || !slices.Equal(c.Got, []int64{row(2)}) {
+		t.Fatalf("b claimed %v of sample 2, which a (gone) held (%v)", c.Got, err)
 	}
 	executors, err := db.Executors(ctx, run.ID)
 	if err != nil || len(executors) != 2 {
@@ -99,5 +100,41 @@ func TestExecutorsClaimWholeSamples(t *testing.T) {
 	}
 	if more, err := db.UnclaimedWork(ctx, run.ID, 2, nil); err != nil || !more {
 		t.Errorf("claims given up with tasks left: unclaimed work %v (%v)", more, err)
+	}
+}
+
+// A claim takes the first free candidates, up to as many as wanted, past
+// those another live executor holds, and leaves the rest to whoever asks
+// next.
+func TestAClaimTakesTheFirstFreeSamplesItWants(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	d := &store.Dataset{Name: "d", Kind: assay.KindQA, SHA256: "want", Format: "jsonl"}
+	if _, err := db.CreateDataset(ctx, d, testSamples(6)); err != nil {
+		t.Fatal(err)
+	}
+	samples, _ := db.Samples(ctx, d.ID, 0, 0)
+	run := &store.Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: 6, Conditions: []assay.Condition{{Name: "a"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	var rows []int64
+	for _, s := range samples {
+		rows = append(rows, s.ID)
+	}
+	a, b := store.Holder{ID: "a", Host: "node-a", PID: 1, Program: "assay serve"}, store.Holder{ID: "b", Host: "node-b", PID: 2, Program: "assay serve"}
+	for _, h := range []store.Holder{a, b} {
+		if err := db.JoinRun(ctx, run.ID, h, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c, err := db.ClaimSamples(ctx, run.ID, a, rows, 2, nil); err != nil || !slices.Equal(c.Got, rows[:2]) || len(c.Held) != 0 {
+		t.Fatalf("a, wanting two of six, claimed %v and found %v held (%v)", c.Got, c.Held, err)
+	}
+	if c, err := db.ClaimSamples(ctx, run.ID, b, rows, 2, nil); err != nil || !slices.Equal(c.Got, rows[2:4]) || !slices.Equal(c.Held, rows[:2]) {
+		t.Fatalf("b, wanting two of six while a holds the first two, claimed %v and found %v held (%v)", c.Got, c.Held, err)
+	}
+	if c, err := db.ClaimSamples(ctx, run.ID, a, rows[2:], 4, nil); err != nil || !slices.Equal(c.Got, rows[4:]) || !slices.Equal(c.Held, rows[2:4]) {
+		t.Fatalf("a, asking for the last four, claimed %v and found %v held (%v)", c.Got, c.Held, err)
 	}
 }
