@@ -275,7 +275,7 @@ func (t *Tally) searchResponses(ctx context.Context, runID int64, text string, m
 		return nil
 	}
 	if t.db.Postgres() {
-		return t.searchResponsesPg(ctx, runID, first, last, text, m)
+		return t.searchResponsesPg(ctx, runID, first, last, count, text, m)
 	}
 	query := trigramQuery(text)
 	// The candidates among the middle sixteenth of the run's ids, a part
@@ -339,22 +339,6 @@ func (t *Tally) searchResponses(ctx context.Context, runID int64, text string, m
 var indexedInParts = 4000
 
 // scanResponses reads the results with ids first to last (the run's range).
-// searchResponsesPg finds text in a run's responses in Postgres: through
-// its trigram index (migrations_pg/0044), which the planner reads when the
-// text is rare enough and has trigrams, or by reading the run's range of
-// ids in parts at once where there is no index. ILIKE on text compared
-// byte by byte matches ASCII letters whatever their case, as holds does.
-func (t *Tally) searchResponsesPg(ctx context.Context, runID, first, last int64, text string, m *SampleMatches) error {
-	if !t.db.Trigrams() {
-		return t.scanResponses(ctx, runID, first, last, text, m)
-	}
-	return store.EachRow(ctx, t.db.Read(), `SELECT sample_id, condition FROM results WHERE run_id = ? AND response ILIKE ? ESCAPE '\'`,
-		[]any{runID, "%" + likeEscaper.Replace(text) + "%"}, m.add)
-}
-
-// likeEscaper escapes LIKE's wildcards and its escape.
-var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-
 func (t *Tally) scanResponses(ctx context.Context, runID, first, last int64, text string, m *SampleMatches) error {
 	return t.readParts(ctx, first, last, m, func(lo, hi int64) (string, []any) {
 		return qResponsesScanned, []any{runID, lo, hi, text}

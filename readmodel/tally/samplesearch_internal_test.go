@@ -429,6 +429,52 @@ func TestSearchCountsLackingOnlyWhenMostHoldTheText(t *testing.T) {
 	}
 }
 
+// In Postgres, a text the planner expects most of a run's responses to
+// hold is searched by reading the run's results, counting those that lack
+// it; a rare one through the trigram index. Both find what holds finds.
+func TestPostgresCountsLackingWhenMostHoldTheText(t *testing.T) {
+	if !pgtest.OnPostgres() {
+		t.Skip("Postgres's alone (the planner's estimate): the tests run against SQLite")
+	}
+	ctx := context.Background()
+	db, err := Open(ctx, pgtest.Database(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	d, rows := goldenDataset(t, db, 300)
+	run := &store.Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: len(rows), Conditions: []assay.Condition{{Name: "c"}}}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range rows {
+		r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: "c", Repetition: 1,
+			Response: "It explains the idea, then the mechanism of " + s.SampleID}
+		if i%100 == 7 {
+			r.Response = "A Zebra, then " + r.Response
+		}
+		saveAt(t, db, r)
+	}
+	// What autovacuum does once a table has grown: the planner's statistics.
+	if _, err := db.Read().ExecContext(ctx, `ANALYZE results`); err != nil {
+		t.Fatal(err)
+	}
+	pairs := counted(t, db, run.ID)
+	for _, c := range []struct {
+		text    string
+		lacking bool
+		found   int
+	}{{"explains the idea", true, len(rows)}, {"EXPLAINS", true, len(rows)}, {"zebra", false, 3}, {"a zebra, then it", false, 3}} {
+		m := &SampleMatches{}
+		if err := Of(db).searchResponses(ctx, run.ID, c.text, m); err != nil {
+			t.Fatal(err)
+		}
+		if (m.lacking != nil) != c.lacking || len(m.Responses(pairs)) != c.found {
+			t.Errorf("%q: counting those lacking it %v, found %d; want %v, %d", c.text, m.lacking != nil, len(m.Responses(pairs)), c.lacking, c.found)
+		}
+	}
+}
+
 // A run's results are read between its first and last result ids: a
 // result stored under a lower id than its run's first (once failed results
 // are cleared, the highest ids are given again) is found all the same.
@@ -681,17 +727,27 @@ func TestSearchFindsWhatHoldsFinds(t *testing.T) {
 			}
 		}
 	}
-	for _, text := range []string{"photosynthesis", "PhotoSynth", "synthesis", "50_50", "50%", "0_5", `k\s`, "äbc", "ÄBC", "ünï",
-		"sugar.", " — ", "is 50", "nothing like it", "ph", `"50`, "photo synthesis makes"} {
-		m, err := Of(db).SearchSamples(ctx, run.ID, d.ID, text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := m.Responses(counted(t, db, run.ID))
-		for key, rs := range all {
-			want := slices.ContainsFunc(rs, func(r string) bool { return holdsFold(r, text) })
-			if got[key] != want {
-				t.Errorf("%q in %v's responses %q: found %v", text, key, rs, got[key])
+	defer func(f, l func(int) int) { scanFrom, lackingFrom = f, l }(scanFrom, lackingFrom)
+	never, always := func(int) int { return math.MaxInt32 }, func(int) int { return 0 }
+	ways := []struct {
+		name          string
+		from, lacking func(int) int
+	}{{"as chosen", scanFrom, lackingFrom}, {"through the index", never, never},
+		{"in id order", always, never}, {"in id order counting those lacking it", always, always}}
+	for _, way := range ways {
+		scanFrom, lackingFrom = way.from, way.lacking
+		for _, text := range []string{"photosynthesis", "PhotoSynth", "synthesis", "50_50", "50%", "0_5", `k\s`, "äbc", "ÄBC", "ünï",
+			"sugar.", " — ", "is 50", "nothing like it", "ph", `"50`, "photo synthesis makes"} {
+			m, err := Of(db).SearchSamples(ctx, run.ID, d.ID, text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := m.Responses(counted(t, db, run.ID))
+			for key, rs := range all {
+				want := slices.ContainsFunc(rs, func(r string) bool { return holdsFold(r, text) })
+				if got[key] != want {
+					t.Errorf("searched %s: %q in %v's responses %q: found %v", way.name, text, key, rs, got[key])
+				}
 			}
 		}
 	}
