@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"assay/internal/pgtest"
 	"assay/readmodel/tally"
 	"assay/report"
 	"assay/runner/llm/llmtest"
@@ -241,5 +242,69 @@ func TestServeSaysItsPagesAreSmall(t *testing.T) {
 		if got := strings.Contains(out.String(), "made with 4096-byte pages") && strings.Contains(out.String(), "assay backup"); got != c.says {
 			t.Errorf("serve --db %s printed (saying so: %v, want %v):\n%s", filepath.Base(c.db), got, c.says, out.String())
 		}
+	}
+}
+
+// A server on a Postgres database without the trigram index of the
+// responses (a role that could not create pg_trgm) says how to make it;
+// once it is made, the server says nothing of it and searches through it.
+func TestServeSaysItHasNoTrigramIndex(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	db, err := tally.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !db.Trigrams() {
+		t.Fatal("the tests' Postgres made no trigram index: the test cannot see the server without one")
+	}
+	if _, err := db.Read().Exec(`DROP INDEX results_response_trigrams`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	const says = "no trigram index of the responses"
+	serveSays := func() string {
+		ctx, cancel := context.WithCancel(context.Background())
+		pr, pw := io.Pipe()
+		done := make(chan error, 1)
+		go func() {
+			done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--db", dsn}, pw, io.Discard)
+			pw.Close()
+		}()
+		r := bufio.NewReader(pr)
+		first, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the server did not start: %v", err)
+		}
+		cancel()
+		rest, _ := io.ReadAll(r)
+		if err := <-done; err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+		return first + string(rest)
+	}
+	out := serveSays()
+	i := strings.Index(out, says)
+	if i < 0 {
+		t.Fatalf("serve on a database without the index printed:\n%s", out)
+	}
+	// What it says to run, run as it says.
+	line := out[i:]
+	line = line[:strings.IndexByte(line, '\n')]
+	from, to := strings.Index(line, "CREATE EXTENSION"), strings.LastIndex(line, ";")
+	if from < 0 || to < from {
+		t.Fatalf("serve said %q, naming no statements to run", line)
+	}
+	raw, err := pgtest.OpenRaw(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	for _, statement := range strings.Split(line[from:to], "; ") {
+		if _, err := raw.Exec(statement); err != nil {
+			t.Fatalf("%s: %v", statement, err)
+		}
+	}
+	if out := serveSays(); strings.Contains(out, says) {
+		t.Errorf("serve, the index made as it said, printed:\n%s", out)
 	}
 }
