@@ -220,29 +220,35 @@ func TestServeSaysItsPagesAreSmall(t *testing.T) {
 		db   string
 		says bool
 	}{{old, true}, {filepath.Join(t.TempDir(), "new.db"), false}} {
-		ctx, cancel := context.WithCancel(context.Background())
-		pr, pw := io.Pipe()
-		done := make(chan error, 1)
-		go func() {
-			done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--db", c.db}, pw, io.Discard)
-			pw.Close()
-		}()
-		var out strings.Builder
-		r := bufio.NewReader(pr)
-		first, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatalf("the server did not start: %v", err)
-		}
-		cancel()
-		rest, _ := io.ReadAll(r)
-		out.WriteString(first + string(rest))
-		if err := <-done; err != nil {
-			t.Fatalf("serve: %v", err)
-		}
-		if got := strings.Contains(out.String(), "made with 4096-byte pages") && strings.Contains(out.String(), "assay backup"); got != c.says {
-			t.Errorf("serve --db %s printed (saying so: %v, want %v):\n%s", filepath.Base(c.db), got, c.says, out.String())
+		out := serveSays(t, c.db)
+		if got := strings.Contains(out, "made with 4096-byte pages") && strings.Contains(out, "assay backup"); got != c.says {
+			t.Errorf("serve --db %s printed (saying so: %v, want %v):\n%s", filepath.Base(c.db), got, c.says, out)
 		}
 	}
+}
+
+// serveSays starts a server on the database, stops it once it has
+// started, and returns what it printed.
+func serveSays(t *testing.T, db string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--db", db}, pw, io.Discard)
+		pw.Close()
+	}()
+	r := bufio.NewReader(pr)
+	first, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatalf("the server did not start: %v", err)
+	}
+	cancel()
+	rest, _ := io.ReadAll(r)
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	return first + string(rest)
 }
 
 // A server on a Postgres database without the trigram index of the
@@ -262,27 +268,7 @@ func TestServeSaysItHasNoTrigramIndex(t *testing.T) {
 	}
 	db.Close()
 	const says = "no trigram index of the responses"
-	serveSays := func() string {
-		ctx, cancel := context.WithCancel(context.Background())
-		pr, pw := io.Pipe()
-		done := make(chan error, 1)
-		go func() {
-			done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--db", dsn}, pw, io.Discard)
-			pw.Close()
-		}()
-		r := bufio.NewReader(pr)
-		first, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatalf("the server did not start: %v", err)
-		}
-		cancel()
-		rest, _ := io.ReadAll(r)
-		if err := <-done; err != nil {
-			t.Fatalf("serve: %v", err)
-		}
-		return first + string(rest)
-	}
-	out := serveSays()
+	out := serveSays(t, dsn)
 	i := strings.Index(out, says)
 	if i < 0 {
 		t.Fatalf("serve on a database without the index printed:\n%s", out)
@@ -304,7 +290,7 @@ func TestServeSaysItHasNoTrigramIndex(t *testing.T) {
 			t.Fatalf("%s: %v", statement, err)
 		}
 	}
-	if out := serveSays(); strings.Contains(out, says) {
+	if out := serveSays(t, dsn); strings.Contains(out, says) {
 		t.Errorf("serve, the index made as it said, printed:\n%s", out)
 	}
 }
