@@ -460,11 +460,14 @@ func TestPostgresCountsLackingWhenMostHoldTheText(t *testing.T) {
 		t.Fatal(err)
 	}
 	pairs := counted(t, db, run.ID)
-	for _, c := range []struct {
+	cases := []struct {
 		text    string
 		lacking bool
 		found   int
-	}{{"explains the idea", true, len(rows)}, {"EXPLAINS", true, len(rows)}, {"zebra", false, 3}, {"a zebra, then it", false, 3}} {
+	}{{"explains the idea", true, len(rows)}, {"EXPLAINS", true, len(rows)}, {"zebra", false, 3}, {"a zebra, then it", false, 3}}
+	// Three times over: a statement Postgres has run five times may be
+	// planned once for all values, and the estimate must still be the text's.
+	for _, c := range slices.Concat(cases, cases, cases) {
 		m := &SampleMatches{}
 		if err := Of(db).searchResponses(ctx, run.ID, c.text, m); err != nil {
 			t.Fatal(err)
