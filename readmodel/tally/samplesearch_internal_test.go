@@ -391,41 +391,16 @@ func TestCatchUpWaitsForTheReadsWaitedFor(t *testing.T) {
 // run or not.
 func TestSearchCountsLackingOnlyWhenMostHoldTheText(t *testing.T) {
 	pgtest.SQLiteOnly(t, "its response index")
-	ctx := context.Background()
-	db, err := Open(ctx, pgtest.Database(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	d, rows := goldenDataset(t, db, 40)
-	run := &store.Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: len(rows), Conditions: []assay.Condition{{Name: "c"}}}
-	if err := db.CreateRun(ctx, run); err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range rows {
-		saveAt(t, db, &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: "c", Repetition: 1,
-			Response: "It explains the idea, then the mechanism of " + s.SampleID})
-	}
-	pairs := counted(t, db, run.ID)
+	db, run, n := runOfResponses(t, 40, func(_ int, sampleID string) string {
+		return "It explains the idea, then the mechanism of " + sampleID
+	})
 	for _, when := range []string{"not indexed", "indexed"} {
 		if when == "indexed" {
-			if _, err := Of(db).IndexResponses(ctx); err != nil {
+			if _, err := Of(db).IndexResponses(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 		}
-		for _, c := range []struct {
-			text    string
-			lacking bool
-			found   int
-		}{{"explains the idea", true, len(rows)}, {"explains the mechanism", false, 0}, {"ID", true, len(rows)}} {
-			m := &SampleMatches{}
-			if err := Of(db).searchResponses(ctx, run.ID, c.text, m); err != nil {
-				t.Fatal(err)
-			}
-			if (m.lacking != nil) != c.lacking || len(m.Responses(pairs)) != c.found {
-				t.Errorf("%s, %q: counting those lacking it %v, found %d; want %v, %d", when, c.text, m.lacking != nil, len(m.Responses(pairs)), c.lacking, c.found)
-			}
-		}
+		checkLacking(t, db, run, when, []lackingCase{{"explains the idea", true, n}, {"explains the mechanism", false, 0}, {"ID", true, n}})
 	}
 }
 
@@ -436,44 +411,64 @@ func TestPostgresCountsLackingWhenMostHoldTheText(t *testing.T) {
 	if !pgtest.OnPostgres() {
 		t.Skip("Postgres's alone (the planner's estimate): the tests run against SQLite")
 	}
+	db, run, n := runOfResponses(t, 300, func(i int, sampleID string) string {
+		r := "It explains the idea, then the mechanism of " + sampleID
+		if i%100 == 7 {
+			r = "A Zebra, then " + r
+		}
+		return r
+	})
+	// What autovacuum does once a table has grown: the planner's statistics.
+	if _, err := db.Read().ExecContext(context.Background(), `ANALYZE results`); err != nil {
+		t.Fatal(err)
+	}
+	cases := []lackingCase{{"explains the idea", true, n}, {"EXPLAINS", true, n}, {"zebra", false, 3}, {"a zebra, then it", false, 3}}
+	// Three times over: a statement Postgres has run five times may be
+	// planned once for all values, and the estimate must still be the text's.
+	checkLacking(t, db, run, "analyzed", slices.Concat(cases, cases, cases))
+}
+
+// runOfResponses stores a run of n samples under one condition, the i-th
+// sample's response response(i, its id), in a database of the tests'
+// store, and returns the database, the run and n.
+func runOfResponses(t *testing.T, n int, response func(i int, sampleID string) string) (*store.DB, *store.Run, int) {
+	t.Helper()
 	ctx := context.Background()
 	db, err := Open(ctx, pgtest.Database(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	d, rows := goldenDataset(t, db, 300)
+	t.Cleanup(func() { db.Close() })
+	d, rows := goldenDataset(t, db, n)
 	run := &store.Run{DatasetID: d.ID, Repetitions: 1, TotalTasks: len(rows), Conditions: []assay.Condition{{Name: "c"}}}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
 	for i, s := range rows {
-		r := &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: "c", Repetition: 1,
-			Response: "It explains the idea, then the mechanism of " + s.SampleID}
-		if i%100 == 7 {
-			r.Response = "A Zebra, then " + r.Response
-		}
-		saveAt(t, db, r)
+		saveAt(t, db, &store.Result{RunID: run.ID, SampleRow: s.ID, Condition: "c", Repetition: 1, Response: response(i, s.SampleID)})
 	}
-	// What autovacuum does once a table has grown: the planner's statistics.
-	if _, err := db.Read().ExecContext(ctx, `ANALYZE results`); err != nil {
-		t.Fatal(err)
-	}
+	return db, run, len(rows)
+}
+
+// lackingCase is a search of a run's responses: whether it counts the
+// results lacking the text, and how many samples it finds.
+type lackingCase struct {
+	text    string
+	lacking bool
+	found   int
+}
+
+// checkLacking searches the run's responses for each case's text.
+func checkLacking(t *testing.T, db *store.DB, run *store.Run, when string, cases []lackingCase) {
+	t.Helper()
 	pairs := counted(t, db, run.ID)
-	cases := []struct {
-		text    string
-		lacking bool
-		found   int
-	}{{"explains the idea", true, len(rows)}, {"EXPLAINS", true, len(rows)}, {"zebra", false, 3}, {"a zebra, then it", false, 3}}
-	// Three times over: a statement Postgres has run five times may be
-	// planned once for all values, and the estimate must still be the text's.
-	for _, c := range slices.Concat(cases, cases, cases) {
+	for _, c := range cases {
 		m := &SampleMatches{}
-		if err := Of(db).searchResponses(ctx, run.ID, c.text, m); err != nil {
+		if err := Of(db).searchResponses(context.Background(), run.ID, c.text, m); err != nil {
 			t.Fatal(err)
 		}
 		if (m.lacking != nil) != c.lacking || len(m.Responses(pairs)) != c.found {
-			t.Errorf("%q: counting those lacking it %v, found %d; want %v, %d", c.text, m.lacking != nil, len(m.Responses(pairs)), c.lacking, c.found)
+			t.Errorf("%s, %q: counting those lacking it %v, found %d; want %v, %d", when, c.text, m.lacking != nil, len(m.Responses(pairs)), c.lacking, c.found)
 		}
 	}
 }
