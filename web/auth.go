@@ -170,12 +170,11 @@ func minRole(route string) store.Role {
 func (s *Server) signedIn(c echo.Context) (*user, error) {
 	ctx := c.Request().Context()
 	if bearer, ok := strings.CutPrefix(c.Request().Header.Get("Authorization"), "Bearer "); ok {
-		if err := s.lockedOut(c); err != nil {
-			return nil, err
-		}
 		u, err := s.tokenUser(ctx, bearer)
 		if err != nil {
-			s.guessed(c, "access token")
+			if err := s.guessed(c, "access token"); err != nil {
+				return nil, err
+			}
 			return nil, echo.NewHTTPError(http.StatusUnauthorized, "That access token is not valid: it may have been revoked.")
 		}
 		u.Bearer = true
@@ -195,24 +194,24 @@ func (s *Server) signedIn(c echo.Context) (*user, error) {
 	return &user{Name: sess.Name, Role: sess.Role}, nil
 }
 
-// lockedOut is the answer to a client address that failed too often to
-// present a secret — a token at sign-in or as Bearer, a share or review
-// link — within a minute; nil when it may try.
-func (s *Server) lockedOut(c echo.Context) error {
-	if wait := s.logins.wait(c.RealIP()); wait > 0 {
-		c.Response().Header().Set("Retry-After", retryAfterSeconds(wait))
-		return echo.NewHTTPError(http.StatusTooManyRequests,
-			"Too many wrong tokens or links from this address: try again in "+wait.Round(time.Second).String()+".")
-	}
-	return nil
-}
-
-// guessed counts and logs a secret that matched nothing: each path that
-// takes one counts toward the same lockout.
-func (s *Server) guessed(c echo.Context, what string) {
+// guessed counts and logs a secret that matched nothing — a token at
+// sign-in or as Bearer, a share or review link: each path that takes one
+// counts toward the same limit. Once an address has failed too often it is
+// answered 429 with Retry-After for each further failure. Only failures are
+// limited: a secret that is right, or a session, always gets in, so that a
+// page elsewhere cannot lock the people who hold a key out by guessing from
+// their address (everything on loopback is one address).
+func (s *Server) guessed(c echo.Context, what string) error {
 	ip := c.RealIP()
+	wait := s.logins.wait(ip)
 	s.logins.fail(ip)
 	s.log.Warn("unknown "+what, "client", ip, "path", c.Request().URL.Path)
+	if wait <= 0 {
+		return nil
+	}
+	c.Response().Header().Set("Retry-After", retryAfterSeconds(wait))
+	return echo.NewHTTPError(http.StatusTooManyRequests,
+		"Too many wrong tokens or links from this address: try again in "+wait.Round(time.Second).String()+".")
 }
 
 // tokenUser is the user a token's secret stands for: the server's own
@@ -279,19 +278,15 @@ func (s *Server) signIn(c echo.Context, secret, next string) error {
 		return redirect(c, next)
 	}
 	ip := c.RealIP()
-	if wait := s.logins.wait(ip); wait > 0 {
-		s.log.Warn("login refused: too many attempts", "client", ip, "retry_after", wait.Round(time.Second))
-		c.Response().Header().Set("Retry-After", retryAfterSeconds(wait))
-		return render(c, http.StatusTooManyRequests, templates.Login(s.barePage(c, "Sign in"), next,
-			"Too many attempts from this address: try again in "+wait.Round(time.Second).String()+"."))
-	}
 	u, err := s.tokenUser(ctx, secret)
 	if err != nil {
-		s.logins.fail(ip)
-		s.log.Warn("login failed", "client", ip)
+		if err := s.guessed(c, "token at sign-in"); err != nil {
+			wait := c.Response().Header().Get("Retry-After")
+			return render(c, http.StatusTooManyRequests, templates.Login(s.barePage(c, "Sign in"), next,
+				"Too many attempts from this address: try again in "+wait+" s."))
+		}
 		return render(c, http.StatusUnauthorized, templates.Login(s.barePage(c, "Sign in"), next, "That token is not right."))
 	}
-	s.logins.succeed(ip)
 	sess := &store.Session{Name: u.Name, Role: u.Role, TokenID: u.token}
 	id, err := s.db.CreateSession(ctx, sess, s.sessionTokenHash(u, secret))
 	if err != nil {

@@ -69,13 +69,6 @@ func (l *loginLimiter) fail(ip string) {
 	}
 }
 
-// succeed forgets ip's failures.
-func (l *loginLimiter) succeed(ip string) {
-	l.mu.Lock()
-	delete(l.clients, ip)
-	l.mu.Unlock()
-}
-
 // prune drops clients with nothing left to remember.
 func (l *loginLimiter) prune(now time.Time) {
 	for ip, c := range l.clients {

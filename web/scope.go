@@ -14,15 +14,9 @@ import (
 func (s *Server) scope(c echo.Context) (*readmodel.Scope, error) {
 	ctx := c.Request().Context()
 	if link := c.Param("link"); link != "" {
-		if err := s.lockedOut(c); err != nil {
-			return nil, err
-		}
 		l, err := s.db.ReviewLinkByToken(ctx, link)
 		if err != nil {
-			if errors.Is(err, assay.ErrNotFound) {
-				s.guessed(c, "review link")
-			}
-			return nil, err
+			return nil, s.guessedIfNotFound(c, err, "review link")
 		}
 		sc, err := readmodel.OwnerScope(ctx, s.db, l.RunID)
 		if err != nil {
@@ -40,15 +34,9 @@ func (s *Server) scope(c echo.Context) (*readmodel.Scope, error) {
 		}
 		return readmodel.OwnerScope(ctx, s.db, id)
 	}
-	if err := s.lockedOut(c); err != nil {
-		return nil, err
-	}
 	id, err := s.db.SharedRun(ctx, token)
 	if err != nil {
-		if errors.Is(err, assay.ErrNotFound) {
-			s.guessed(c, "share link")
-		}
-		return nil, err
+		return nil, s.guessedIfNotFound(c, err, "share link")
 	}
 	sc, err := readmodel.OwnerScope(ctx, s.db, id)
 	if err != nil {
@@ -56,6 +44,18 @@ func (s *Server) scope(c echo.Context) (*readmodel.Scope, error) {
 	}
 	sc.Shared, sc.Base = true, "/r/"+token
 	return sc, nil
+}
+
+// guessedIfNotFound counts a link that matched nothing as a guess: err,
+// or 429 once the address has failed too often.
+func (s *Server) guessedIfNotFound(c echo.Context, err error, what string) error {
+	if !errors.Is(err, assay.ErrNotFound) {
+		return err
+	}
+	if limited := s.guessed(c, what); limited != nil {
+		return limited
+	}
+	return err
 }
 
 // reportPage is the layout data for a page of a report: read-only through a share link.
