@@ -53,6 +53,31 @@ func Expand(s string, getenv func(string) string) (string, error) {
 	}
 }
 
+// ReferencedNames are the variables s refers to with ${NAME} or
+// ${NAME:-default}, in order ($${ is no reference).
+func ReferencedNames(s string) []string {
+	var out []string
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			return out
+		}
+		if i > 0 && s[i-1] == '$' {
+			s = s[i+2:]
+			continue
+		}
+		end := strings.IndexByte(s[i:], '}')
+		if end < 0 {
+			return out
+		}
+		name, _, _ := strings.Cut(s[i+2:i+end], ":-")
+		if validVarName(name) {
+			out = append(out, name)
+		}
+		s = s[i+end+1:]
+	}
+}
+
 // lookup resolves the inside of one ${...}: NAME or NAME:-default.
 func lookup(ref string, getenv func(string) string) (string, error) {
 	name, def, hasDef := strings.Cut(ref, ":-")

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -142,5 +143,12 @@ func TestResolveMCPServerKeepsNil(t *testing.T) {
 	got, err := ResolveMCPServer(s, env(nil))
 	if err != nil || !reflect.DeepEqual(got, s) {
 		t.Errorf("got %+v, %v; want %+v", got, err, s)
+	}
+}
+
+func TestReferencedNames(t *testing.T) {
+	got := ReferencedNames("Bearer ${JUDGE_KEY} $${LITERAL} ${REGION:-eu} ${bad name} ${OPEN")
+	if want := []string{"JUDGE_KEY", "REGION"}; !slices.Equal(got, want) {
+		t.Errorf("ReferencedNames = %q, want %q", got, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"assay"
 	"assay/config"
+	"assay/internal/redact"
 	"assay/store"
 )
 
@@ -52,7 +53,7 @@ func (m *Manager) secretsOf(spec *config.Config, conditions []assay.Condition) s
 	var out secrets
 	add := func(v string) {
 		// Short values would blot out ordinary words; no real key is that short.
-		if len(v) >= 8 && !slices.Contains(out, v) {
+		if len(v) >= redact.MinLen && !slices.Contains(out, v) {
 			out = append(out, v)
 		}
 	}
@@ -83,7 +84,18 @@ func (m *Manager) secretsOf(spec *config.Config, conditions []assay.Condition) s
 			}
 		}
 	}
-	addSecretValues(spec.Agent.Env)
+	// A command agent's env keeps its ${...} references until the agent
+	// starts: its secrets are the values they take, and what a reference to
+	// a secret-looking variable brings under any name.
+	for name, v := range spec.Agent.Env {
+		resolved, err := config.Expand(v, m.opts.Getenv)
+		if err != nil {
+			continue // the agent cannot start: it is given nothing
+		}
+		if config.LooksSecret(name) || slices.ContainsFunc(config.ReferencedNames(v), config.LooksSecret) {
+			addSecretValues(map[string]string{"SECRET": resolved})
+		}
+	}
 	for _, c := range conditions {
 		for _, srv := range c.MCPServers {
 			resolved, err := config.ResolveMCPServer(srv, m.opts.Getenv)
@@ -99,15 +111,9 @@ func (m *Manager) secretsOf(spec *config.Config, conditions []assay.Condition) s
 	return out
 }
 
-// clean returns s with every secret replaced.
-func (sc secrets) clean(s string) string {
-	for _, v := range sc {
-		if s != "" {
-			s = strings.ReplaceAll(s, v, "[redacted]")
-		}
-	}
-	return s
-}
+// clean returns s with every secret replaced, and every part of one
+// where s was cut.
+func (sc secrets) clean(s string) string { return redact.Secrets(sc).Clean(s) }
 
 // cleanAll cleans each of ss in place.
 func (sc secrets) cleanAll(ss []string) {

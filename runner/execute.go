@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"assay/internal/redact"
 	"context"
 	"encoding/json"
 	"errors"
@@ -64,6 +65,9 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (status stor
 	ex.h = h
 	h.limiters.Store(ex.limiters)
 	defer ex.close()
+	// Texts cut short under ctx (an error body's snippet, a tool's excerpt,
+	// a command's stderr) are cleaned of the run's keys before their cut.
+	ctx = redact.With(ctx, redact.Secrets(ex.secrets))
 	if ex.pending, err = m.db.PendingWork(ctx, id); err != nil {
 		return "", err
 	}

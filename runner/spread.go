@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"assay/internal/redact"
 	"context"
 	"errors"
 	"sync"
@@ -294,6 +295,7 @@ func (m *Manager) help(ctx context.Context, id int64, h *handle) error {
 	ex.h = h
 	h.limiters.Store(ex.limiters)
 	defer ex.close()
+	ctx = redact.With(ctx, redact.Secrets(ex.secrets))
 	if ex.pending, err = m.db.PendingWork(ctx, id); err != nil {
 		return err
 	}

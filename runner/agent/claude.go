@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"assay/internal/redact"
 	"bufio"
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -117,6 +119,7 @@ func claudeEvents(out string) (events []claudeEvent, skipped int) {
 
 // claudeReader gathers an answer from events in order.
 type claudeReader struct {
+	ctx                 context.Context // carries the run's secrets, cleaned from excerpts before they are cut
 	initModel, msgModel string
 	result              *claudeEvent
 	calls               []store.ToolCall
@@ -175,7 +178,7 @@ func (r *claudeReader) deny(id, name string, input json.RawMessage, message stri
 		c := &r.calls[i]
 		c.Denied, c.IsError = true, true
 		if message != "" {
-			c.Result = mcptool.Truncate(message, mcptool.ExcerptBytes)
+			c.Result = r.excerpt(message)
 		}
 		return
 	}
@@ -188,7 +191,7 @@ func (r *claudeReader) deny(id, name string, input json.RawMessage, message stri
 		server, tool = srv, t
 	}
 	r.calls = append(r.calls, store.ToolCall{Turn: cmp.Or(asked.turn, r.turn), Server: server, Tool: tool, Arguments: input,
-		Result: mcptool.Truncate(message, mcptool.ExcerptBytes), IsError: true, Denied: true})
+		Result: r.excerpt(message), IsError: true, Denied: true})
 }
 
 // system notes the model and the MCP servers that failed to start.
@@ -255,7 +258,7 @@ func (r *claudeReader) toolResults(blocks []claudeBlock, at time.Time) {
 		}
 		delete(r.pending, b.ToolUseID)
 		c := &r.calls[i]
-		c.Result = mcptool.Truncate(blockText(b.Content), mcptool.ExcerptBytes)
+		c.Result = r.excerpt(blockText(b.Content))
 		c.IsError = b.IsError || c.Denied
 		if start := r.started[b.ToolUseID]; !start.IsZero() && !at.IsZero() && at.After(start) {
 			c.DurationMS = at.Sub(start).Milliseconds()
@@ -305,11 +308,17 @@ func (r *claudeReader) model() string {
 	return r.initModel
 }
 
+// excerpt is what a tool call keeps of text: cleaned of the run's secrets,
+// then cut.
+func (r *claudeReader) excerpt(text string) string {
+	return mcptool.Truncate(redact.Text(r.ctx, text), mcptool.ExcerptBytes)
+}
+
 // readClaudeOutput turns Claude Code's output, held in ans.Content, into
 // the answer: its text, model, tokens, cost and MCP tool calls.
-func readClaudeOutput(ans *Answer, servers []assay.MCPServer) (*Answer, error) {
+func readClaudeOutput(ctx context.Context, ans *Answer, servers []assay.MCPServer) (*Answer, error) {
 	events, skipped := claudeEvents(ans.Content)
-	var r claudeReader
+	r := claudeReader{ctx: ctx}
 	for _, e := range events {
 		r.read(e, servers)
 	}

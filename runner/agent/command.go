@@ -132,7 +132,7 @@ func (c *Command) Answer(ctx context.Context, t Task) (*Answer, error) {
 		return ans, nil
 	}
 	ans.Content = out
-	parsed, perr := readClaudeOutput(ans, t.Condition.MCPServers)
+	parsed, perr := readClaudeOutput(ctx, ans, t.Condition.MCPServers)
 	var model *ModelError
 	switch {
 	case err == nil:

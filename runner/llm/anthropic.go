@@ -157,7 +157,7 @@ func (c *Client) anthropicAttempt(ctx context.Context, p anthropic.MessageNewPar
 	if err != nil {
 		var apiErr *anthropic.Error
 		if errors.As(err, &apiErr) && ctx.Err() == nil && callCtx.Err() == nil {
-			f := httpFailure(apiErr.StatusCode, anthropicMessage(apiErr), err)
+			f := httpFailure(apiErr.StatusCode, anthropicMessage(ctx, apiErr), err)
 			f.header = seen.header
 			return nil, f
 		}
@@ -173,7 +173,7 @@ func (c *Client) anthropicAttempt(ctx context.Context, p anthropic.MessageNewPar
 }
 
 // anthropicMessage is the error message of an API error body.
-func anthropicMessage(e *anthropic.Error) string {
+func anthropicMessage(ctx context.Context, e *anthropic.Error) string {
 	var body struct {
 		Error struct {
 			Type, Message string
@@ -182,7 +182,7 @@ func anthropicMessage(e *anthropic.Error) string {
 	if json.Unmarshal([]byte(e.RawJSON()), &body) == nil && body.Error.Message != "" {
 		return body.Error.Type + ": " + body.Error.Message
 	}
-	return snippet(e.RawJSON())
+	return snippet(ctx, e.RawJSON())
 }
 
 // anthropicResponse turns a message into a Response: its text, its tool

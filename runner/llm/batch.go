@@ -164,7 +164,7 @@ func (c *Client) BatchResults(ctx context.Context, b *Batch) ([]BatchResult, err
 			if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 				continue
 			}
-			out = append(out, c.batchResult(sc.Bytes(), n))
+			out = append(out, c.batchResult(ctx, sc.Bytes(), n))
 		}
 		if err := sc.Err(); err != nil {
 			return nil, fmt.Errorf("read batch %s's file %s: %w", b.ID, file, err)
@@ -174,7 +174,7 @@ func (c *Client) BatchResults(ctx context.Context, b *Batch) ([]BatchResult, err
 }
 
 // batchResult reads one output or error line.
-func (c *Client) batchResult(line []byte, n int) BatchResult {
+func (c *Client) batchResult(ctx context.Context, line []byte, n int) BatchResult {
 	var l struct {
 		CustomID string `json:"custom_id"`
 		Response *struct {
@@ -196,7 +196,7 @@ func (c *Client) batchResult(line []byte, n int) BatchResult {
 	case l.Response == nil:
 		r.Err = &Error{Attempts: 1, Message: "the batch line has neither a response nor an error"}
 	case l.Response.StatusCode < 200 || l.Response.StatusCode >= 300:
-		r.Err = &Error{Attempts: 1, StatusCode: l.Response.StatusCode, Message: fmt.Sprintf("status %d: %s", l.Response.StatusCode, snippet(string(l.Response.Body)))}
+		r.Err = &Error{Attempts: 1, StatusCode: l.Response.StatusCode, Message: fmt.Sprintf("status %d: %s", l.Response.StatusCode, snippet(ctx, string(l.Response.Body)))}
 	default:
 		resp, err := decodeCompletion(l.Response.Body)
 		if err == nil && len(resp.Choices) == 0 {

@@ -106,7 +106,7 @@ func (c *Client) messageBatchResults(ctx context.Context, b *Batch) ([]BatchResu
 			resp.Attempts, resp.Batched = 1, true
 			res.Resp = resp
 		case "errored":
-			res.Err = &Error{Attempts: 1, Message: "the batch request errored: " + snippet(r.Result.Error.RawJSON())}
+			res.Err = &Error{Attempts: 1, Message: "the batch request errored: " + snippet(ctx, r.Result.Error.RawJSON())}
 		default:
 			res.Err = &Error{Attempts: 1, Message: "the batch request was " + r.Result.Type}
 		}

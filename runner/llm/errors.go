@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"assay/internal/redact"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -89,7 +90,7 @@ func classify(ctx, callCtx context.Context, timeout time.Duration, status int, e
 	}
 	var reqErr *openai.RequestError
 	if errors.As(err, &reqErr) {
-		return httpFailure(reqErr.HTTPStatusCode, snippet(string(reqErr.Body)), err)
+		return httpFailure(reqErr.HTTPStatusCode, snippet(ctx, string(reqErr.Body)), err)
 	}
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
@@ -159,9 +160,10 @@ func transient(err error) bool {
 	return strings.Contains(err.Error(), "connection")
 }
 
-// snippet shortens a raw error body to one readable line.
-func snippet(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+// snippet shortens a raw error body to one readable line, cleaned of the
+// run's secrets (ctx carries them) before it is cut.
+func snippet(ctx context.Context, s string) string {
+	s = redact.Text(ctx, strings.Join(strings.Fields(s), " "))
 	if len(s) > 200 {
 		s = s[:200] + "…"
 	}

@@ -1,6 +1,8 @@
 package mcptool
 
 import (
+	"assay/internal/redact"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -33,17 +35,18 @@ type Call struct {
 }
 
 // failed makes c an error the model reads as msg.
-func (c Call) failed(msg string) Call {
-	return c.done(msg, true)
+func (c Call) failed(ctx context.Context, msg string) Call {
+	return c.done(ctx, msg, true)
 }
 
-// done fills in the result text and error flag.
-func (c Call) done(text string, isError bool) Call {
+// done fills in the result text and error flag. The excerpt kept of it is
+// cleaned of the run's secrets before it is cut (ctx carries them).
+func (c Call) done(ctx context.Context, text string, isError bool) Call {
 	if text == "" {
 		text = "(the tool returned nothing)"
 	}
 	c.Content = Truncate(text, ContentBytes)
-	c.Trace.Result = Truncate(text, ExcerptBytes)
+	c.Trace.Result = Truncate(redact.Text(ctx, text), ExcerptBytes)
 	c.Trace.IsError = isError
 	return c
 }

@@ -154,11 +154,11 @@ func (ts *Toolset) Call(ctx context.Context, name, arguments string) (Call, erro
 	call := Call{Trace: store.ToolCall{Server: ref.srv.Name, Tool: ref.tool, Arguments: rawArguments(arguments)}}
 	if !ok {
 		call.Trace.Tool = name
-		return call.failed(fmt.Sprintf("unknown tool %q; the tools are: %s", name, strings.Join(ts.Names(), ", "))), nil
+		return call.failed(ctx, fmt.Sprintf("unknown tool %q; the tools are: %s", name, strings.Join(ts.Names(), ", "))), nil
 	}
 	args, err := decodeArguments(arguments)
 	if err != nil {
-		return call.failed(err.Error()), nil
+		return call.failed(ctx, err.Error()), nil
 	}
 	c, err := ts.pool.get(ctx, ts.condition, ref.srv)
 	if err != nil {
@@ -174,12 +174,12 @@ func (ts *Toolset) Call(ctx context.Context, name, arguments string) (Call, erro
 	case ctx.Err() != nil:
 		return call, fmt.Errorf("mcp server %s: tool %s: %w", ref.srv.Name, ref.tool, ctx.Err())
 	case callCtx.Err() != nil:
-		return call.failed(fmt.Sprintf("tool call timed out after %s", timeout)), nil
+		return call.failed(ctx, fmt.Sprintf("tool call timed out after %s", timeout)), nil
 	case err != nil:
 		c.noteFailure(err)
-		return call.failed("tool call failed: " + err.Error()), nil
+		return call.failed(ctx, "tool call failed: " + err.Error()), nil
 	}
-	return call.done(render(res), res.IsError), nil
+	return call.done(ctx, render(res), res.IsError), nil
 }
 
 // rawArguments keeps the model's arguments for the trace as JSON: as they

@@ -4,6 +4,7 @@
 package proc
 
 import (
+	"assay/internal/redact"
 	"fmt"
 	"os"
 	"os/exec"
@@ -65,6 +66,7 @@ type Tail struct {
 
 	mu  sync.Mutex
 	buf []byte
+	cut bool // bytes before buf were dropped
 }
 
 // Write keeps the end of p.
@@ -74,15 +76,22 @@ func (t *Tail) Write(p []byte) (int, error) {
 	t.buf = append(t.buf, p...)
 	if over := len(t.buf) - t.Max; over > 0 {
 		t.buf = append(t.buf[:0], t.buf[over:]...)
+		t.cut = true
 	}
 	return len(p), nil
 }
 
-// String returns what is kept, trimmed of surrounding space.
+// String returns what is kept, trimmed of surrounding space, beginning
+// with redact.Mark when its beginning was dropped: the end of a secret
+// there is then known for part of one.
 func (t *Tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return strings.TrimSpace(strings.ToValidUTF8(string(t.buf), ""))
+	s := strings.TrimSpace(strings.ToValidUTF8(string(t.buf), ""))
+	if t.cut && s != "" {
+		s = redact.Mark + s
+	}
+	return s
 }
 
 // Children returns the processes whose parent is pid, as "pid cmdline"

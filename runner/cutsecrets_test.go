@@ -1,0 +1,107 @@
+package runner_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"assay/config"
+	"assay/runner/llm/llmtest"
+	"assay/store"
+)
+
+// keyParts are the parts of key a stored text must not hold: every run of
+// 8 of its bytes.
+func keyParts(key string) []string {
+	var out []string
+	for i := 0; i+8 <= len(key); i++ {
+		out = append(out, key[i:i+8])
+	}
+	return out
+}
+
+// storedParts are the parts of key the run's results and run row hold.
+func storedParts(t *testing.T, f *fixture, runID int64, key string) []string {
+	t.Helper()
+	results, err := f.db.Results(context.Background(), runID)
+	if err != nil || len(results) == 0 {
+		t.Fatalf("%d results: %v", len(results), err)
+	}
+	stored, _ := f.db.Run(context.Background(), runID)
+	everything, _ := json.Marshal([]any{results, stored})
+	var found []string
+	for _, p := range keyParts(key) {
+		if strings.Contains(string(everything), p) {
+			found = append(found, p)
+		}
+	}
+	return found
+}
+
+// A key across the place where a text is cut — an error body's 200-character
+// snippet, a command's stderr kept from its end — leaves no part of itself:
+// the text is cleaned before it is cut, and a key's part at a cut is taken
+// for the key.
+func TestAKeyAcrossACutLeavesNoPartOfItself(t *testing.T) {
+	const key = "sk-live-0123456789abcdef0123"
+	t.Setenv("ASSAY_TEST_KEY", key)
+	t.Run("an error body's snippet", func(t *testing.T) {
+		body := strings.Repeat("x", 185) + " " + key + " was refused by the gateway"
+		f := newFixture(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+			return llmtest.Reply{Status: 400, Body: body}
+		})
+		yaml := fmt.Sprintf(`dataset: {path: %q}
+agent: {type: openai, model: agent-model, base_url: %q, api_key_env: ASSAY_TEST_KEY}
+judge: {model: judge-model, base_url: %q}
+conditions: {baseline: {system_prompt: "Answer."}}
+execution: {num_repetitions: 1}
+`, f.qaDataset(1), f.srv.URL, f.srv.URL)
+		cfg, err := config.Parse([]byte(yaml), "run.yaml", f.dir, os.Getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := f.launch(cfg)
+		if _, err := f.m.Execute(context.Background(), run.ID); err != nil {
+			t.Fatal(err)
+		}
+		results, _ := f.db.Results(context.Background(), run.ID)
+		if !strings.Contains(results[0].Error, "status 400") || !strings.Contains(results[0].Error, "[redacted]") {
+			t.Errorf("the error should keep the body's start and say where the key was: %q", results[0].Error)
+		}
+		if parts := storedParts(t, f, run.ID, key); len(parts) > 0 {
+			t.Errorf("parts of the key stored: %q in %q", parts, results[0].Error)
+		}
+	})
+	t.Run("a command's stderr", func(t *testing.T) {
+		f := newFixture(t, rubricJudge())
+		// 2048 bytes of stderr are kept, from its end: the key's first bytes fall before them.
+		script := agentScript(t, `printf '%s' "$SERVICE_TOKEN" >&2; head -c 2040 /dev/zero | tr '\0' y >&2; exit 1`)
+		yaml := fmt.Sprintf(`dataset: {path: %q}
+agent: {type: command, command: [%s], env: {SERVICE_TOKEN: "${ASSAY_TEST_KEY}"}}
+judge: {model: judge-model, base_url: %q}
+conditions: {baseline: {system_prompt: "Answer."}}
+execution: {num_repetitions: 1, retry: {max_attempts: 1}}
+`, f.qaDataset(1), script, f.srv.URL)
+		cfg, err := config.Parse([]byte(yaml), "run.yaml", f.dir, os.Getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := f.launch(cfg)
+		if _, err := f.m.Execute(context.Background(), run.ID); err != nil {
+			t.Fatal(err)
+		}
+		results, _ := f.db.Results(context.Background(), run.ID)
+		if !strings.Contains(results[0].Error, "yyyy") {
+			t.Errorf("the error should quote the end of stderr: %q", results[0].Error)
+		}
+		if parts := storedParts(t, f, run.ID, key); len(parts) > 0 {
+			t.Errorf("parts of the key stored: %q in %q", parts, results[0].Error)
+		}
+		if st, _ := f.db.Run(context.Background(), run.ID); st.Status == store.RunRunning {
+			t.Errorf("run still %s", st.Status)
+		}
+	})
+}
