@@ -27,6 +27,9 @@ func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int6
 	if err := checkGuards(cfg.Agent, conditions); err != nil {
 		return nil, err
 	}
+	if err := checkJudgeKeysKept(cfg, m.opts.Getenv); err != nil {
+		return nil, err
+	}
 	if cfg.Agent.Type == config.AgentClaudeCode {
 		if _, err := claudeCodeArgv(cfg.Agent); err != nil {
 			return nil, err

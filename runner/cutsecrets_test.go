@@ -105,3 +105,36 @@ execution: {num_repetitions: 1, retry: {max_attempts: 1}}
 		}
 	})
 }
+
+// A run file cannot give a judge's key to the agent under test, by name in
+// Claude Code's list or by reference in a command agent's env: the run is
+// refused before it starts, naming the variable. The agent may read the
+// variable when it is its own key as well.
+func TestTheJudgesKeyIsNotGivenToTheAgent(t *testing.T) {
+	t.Setenv("JUDGE_KEY", "sk-judge-0123456789")
+	f := newFixture(t, rubricJudge())
+	claude := agentScript(t, "exit 0")
+	for _, c := range []struct{ agent, refusal string }{
+		{fmt.Sprintf(`{type: claude_code, command: [%s], env: [CLOUD_ML_REGION, JUDGE_KEY]}`, claude), "agent.env.JUDGE_KEY: passes JUDGE_KEY, the judge's key"},
+		{fmt.Sprintf(`{type: command, command: [%s], env: {SERVICE: "Bearer ${JUDGE_KEY}"}}`, claude), "agent.env.SERVICE: passes JUDGE_KEY, the judge's key"},
+		{fmt.Sprintf(`{type: claude_code, command: [%s], api_key_env: JUDGE_KEY, env: [JUDGE_KEY]}`, claude), ""},
+		{fmt.Sprintf(`{type: command, command: [%s], env: {REGION: "${CLOUD_ML_REGION:-eu}"}}`, claude), ""},
+	} {
+		yaml := fmt.Sprintf(`dataset: {path: %q}
+agent: %s
+judge: {model: judge-model, base_url: %q, api_key_env: JUDGE_KEY}
+conditions: {baseline: {system_prompt: "Answer."}}
+`, f.qaDataset(1), c.agent, f.srv.URL)
+		cfg, err := config.Parse([]byte(yaml), "run.yaml", f.dir, os.Getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.m.CreateFromConfig(context.Background(), cfg)
+		switch {
+		case c.refusal == "" && err != nil:
+			t.Errorf("%s: refused: %v", c.agent, err)
+		case c.refusal != "" && (err == nil || !strings.Contains(err.Error(), c.refusal)):
+			t.Errorf("%s: %v, want %q", c.agent, err, c.refusal)
+		}
+	}
+}

@@ -177,7 +177,7 @@ func (ts *Toolset) Call(ctx context.Context, name, arguments string) (Call, erro
 		return call.failed(ctx, fmt.Sprintf("tool call timed out after %s", timeout)), nil
 	case err != nil:
 		c.noteFailure(err)
-		return call.failed(ctx, "tool call failed: " + err.Error()), nil
+		return call.failed(ctx, "tool call failed: "+err.Error()), nil
 	}
 	return call.done(ctx, render(res), res.IsError), nil
 }
