@@ -14,8 +14,9 @@ import (
 
 // copiedTables are the tables CopyTo copies, each after those it refers
 // to. A run's lease, executors and claims are left behind (the processes
-// holding them write to the file they came from), and SQLite's response
-// index (Postgres has none).
+// holding them write to the file they came from), SQLite's response
+// index (Postgres has none), and the one-time sign-in codes and the
+// servers' addresses (the servers will start on the copy anew).
 var copiedTables = []string{
 	"datasets", "samples", "sample_embeddings", "conditions", "mcp_servers", "prices", "rubrics",
 	"tokens", "sessions", "server_keys",

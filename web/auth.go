@@ -180,11 +180,16 @@ func (s *Server) signedIn(c echo.Context) (*user, error) {
 		u.Bearer = true
 		return u, nil
 	}
+	return s.sessionUser(c)
+}
+
+// sessionUser is the user of the browser's live session; nil for none.
+func (s *Server) sessionUser(c echo.Context) (*user, error) {
 	ck, err := c.Cookie(sessionCookie)
 	if err != nil || ck.Value == "" {
 		return nil, nil
 	}
-	sess, err := s.db.SessionByID(ctx, ck.Value, s.ownTokenHash(), s.sessionLimits())
+	sess, err := s.db.SessionByID(c.Request().Context(), ck.Value, s.ownTokenHash(), s.sessionLimits())
 	if err != nil {
 		if !errors.Is(err, assay.ErrNotFound) {
 			return nil, err
@@ -256,43 +261,67 @@ func (s *Server) sessionLimits() store.SessionLimits {
 	return store.SessionLimits{Idle: s.cfg.SessionIdle, Max: s.cfg.SessionMax}
 }
 
-// loginPage handles GET /login; with ?token= (the sign-in address assay
-// serve prints) it signs the browser in at once.
+// loginPage handles GET /login. With ?code= (the one-time address assay
+// serve and assay token login-url print) or ?token= it signs the browser in
+// at once — unless the browser is signed in already: then it asks, since a
+// page elsewhere could otherwise sign it in as someone else.
 func (s *Server) loginPage(c echo.Context) error {
-	if secret := c.QueryParam("token"); secret != "" {
-		return s.signIn(c, secret, localPath(c.QueryParam("next")))
+	next := localPath(c.QueryParam("next"))
+	key := signInKey{code: c.QueryParam("code"), token: c.QueryParam("token")}
+	if key.empty() {
+		return render(c, http.StatusOK, templates.Login(s.barePage(c, "Sign in"), next, ""))
 	}
-	return render(c, http.StatusOK, templates.Login(s.barePage(c, "Sign in"), localPath(c.QueryParam("next")), ""))
+	if s.authRequired(c.Request().Context()) {
+		current, err := s.sessionUser(c)
+		if err != nil {
+			return err
+		}
+		if current != nil {
+			return render(c, http.StatusOK, templates.LoginSwitch(s.barePage(c, "Sign in"), current.Name, next, key.code, key.token))
+		}
+	}
+	return s.signIn(c, key, next)
 }
 
-// login handles POST /login: a token for a session.
+// login handles POST /login: a token, or a one-time code, for a session.
 func (s *Server) login(c echo.Context) error {
-	return s.signIn(c, c.FormValue("token"), localPath(c.FormValue("next")))
+	return s.signIn(c, signInKey{code: c.FormValue("code"), token: c.FormValue("token")}, localPath(c.FormValue("next")))
 }
 
-// signIn trades a token for a session, within the attempts a client
-// address is allowed, and goes on to next.
-func (s *Server) signIn(c echo.Context, secret, next string) error {
+// signInKey is what a browser signs in with: a one-time code, or a token.
+type signInKey struct{ code, token string }
+
+func (k signInKey) empty() bool { return k.code == "" && k.token == "" }
+
+// signIn trades a token or a one-time code for a session and goes on to
+// next; a wrong one counts toward the address's limit.
+func (s *Server) signIn(c echo.Context, key signInKey, next string) error {
 	ctx := c.Request().Context()
 	if !s.authRequired(ctx) {
 		return redirect(c, next)
 	}
-	ip := c.RealIP()
-	u, err := s.tokenUser(ctx, secret)
+	u, tokenHash, err := s.keyUser(ctx, key)
 	if err != nil {
+		if !errors.Is(err, assay.ErrNotFound) {
+			return err
+		}
 		if err := s.guessed(c, "token at sign-in"); err != nil {
 			wait := c.Response().Header().Get("Retry-After")
 			return render(c, http.StatusTooManyRequests, templates.Login(s.barePage(c, "Sign in"), next,
 				"Too many attempts from this address: try again in "+wait+" s."))
 		}
-		return render(c, http.StatusUnauthorized, templates.Login(s.barePage(c, "Sign in"), next, "That token is not right."))
+		msg := "That token is not right."
+		if key.code != "" {
+			msg = "That sign-in address is used or out of date: each signs in once, within 15 minutes. Run assay token login-url for a new one, or sign in with a token."
+		}
+		return render(c, http.StatusUnauthorized, templates.Login(s.barePage(c, "Sign in"), next, msg))
 	}
 	sess := &store.Session{Name: u.Name, Role: u.Role, TokenID: u.token}
-	id, err := s.db.CreateSession(ctx, sess, s.sessionTokenHash(u, secret))
+	id, err := s.db.CreateSession(ctx, sess, tokenHash)
 	if err != nil {
 		return err
 	}
-	s.log.Info("signed in", "name", u.Name, "role", u.Role, "client", ip)
+	s.log.Info("signed in", "name", u.Name, "role", u.Role, "client", c.RealIP())
 	c.SetCookie(&http.Cookie{
 		Name:     sessionCookie,
 		Value:    id,
@@ -303,6 +332,24 @@ func (s *Server) signIn(c echo.Context, secret, next string) error {
 		Secure:   c.Scheme() == "https",
 	})
 	return redirect(c, next)
+}
+
+// keyUser is who key signs in, and what the session keeps of the token it
+// stands for: a code stands for the server's own token, whose sessions end
+// when it changes. ErrNotFound for a key that is not right.
+func (s *Server) keyUser(ctx context.Context, key signInKey) (*user, string, error) {
+	if key.code != "" {
+		code, err := s.db.UseSigninCode(ctx, key.code)
+		if err != nil {
+			return nil, "", err
+		}
+		return &user{Name: code.Name, Role: code.Role}, s.ownTokenHash(), nil
+	}
+	u, err := s.tokenUser(ctx, key.token)
+	if err != nil {
+		return nil, "", assay.ErrNotFound // as every failed look-up of a token is counted
+	}
+	return u, s.sessionTokenHash(u, key.token), nil
 }
 
 // logout handles POST /logout: the session ends on the server too.

@@ -409,3 +409,24 @@ func TestPagesShowTheControlsOfTheRole(t *testing.T) {
 		t.Errorf("a reviewer's condition: %d %s", code, body)
 	}
 }
+
+// A sign-in address opened by a browser signed in already — which a page
+// elsewhere can make it do — does not replace its session: the page asks,
+// and only the form it shows signs in anew.
+func TestASignInAddressNeverReplacesASessionUnasked(t *testing.T) {
+	b, _, secrets, _ := tokenServer(t)
+	b.get("/login")
+	b.postForm("/login", url.Values{"token": {secrets[store.RoleViewer]}})
+	resp, doc := b.get("/login?token=" + url.QueryEscape(secrets[store.RoleOwner]) + "&next=/settings")
+	if resp.StatusCode != http.StatusOK || doc.Find("#login-switch").Length() != 1 || !strings.Contains(text(doc, "#login-switch"), "signed in as carol") {
+		t.Fatalf("a sign-in address opened while signed in: %d, %q", resp.StatusCode, text(doc, "#login-switch"))
+	}
+	if _, doc := b.get("/settings"); doc.Find("#token-form").Length() != 0 {
+		t.Fatal("the address replaced the viewer's session unasked")
+	}
+	b.get("/login?token=" + url.QueryEscape(secrets[store.RoleOwner]) + "&next=/settings")
+	resp, doc = b.postForm("/login", url.Values{"token": {secrets[store.RoleOwner]}, "next": {"/settings"}})
+	if resp.Request.URL.Path != "/settings" || doc.Find("#token-form").Length() != 1 {
+		t.Errorf("the form the page shows did not sign in as the owner: at %s", resp.Request.URL.Path)
+	}
+}

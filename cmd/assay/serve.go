@@ -150,9 +150,20 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(resumed) > 0 {
 		fmt.Fprintf(stdout, "resumed unfinished runs %v\n", resumed)
 	}
+	base := strings.Fields(url)[0]
+	if err := db.NoteServerAddress(ctx, base); err != nil {
+		return err
+	}
 	switch {
 	case generated:
-		fmt.Fprintf(stdout, "sign in: %s/login?token=%s\n", strings.Fields(url)[0], *token)
+		// A one-time code, not the token: the address stays in browser
+		// history and scrollback, where a token would keep working.
+		code, err := db.CreateSigninCode(ctx, web.OwnerName, store.RoleOwner)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "sign in: %s/login?code=%s\n", base, code)
+		fmt.Fprintln(stdout, "  (the address signs in once, within 15 minutes; assay token login-url prints another)")
 	case *noAuth:
 		logger.Warn("--no-auth: the server asks no token; every user and program of this machine may use it as an owner and start programs")
 	}

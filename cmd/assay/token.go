@@ -5,17 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"assay/readmodel/tally"
 	"assay/store"
+	"assay/web"
 )
 
 // cmdToken manages named access tokens: create, list, revoke.
 func cmdToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	const usage = "usage: assay token create --name N [--role owner|reviewer|viewer] [--db F]   (the first token is an owner's)\n" +
-		"       assay token list [--json] [--db F]\n       assay token revoke NAME [--db F]\n"
+		"       assay token list [--json] [--db F]\n       assay token revoke NAME [--db F]\n" +
+		"       assay token login-url [--db F] [--addr URL]   (a one-time sign-in address for the owner)\n"
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return &exitError{code: 2, err: errSilent}
@@ -30,8 +33,42 @@ func cmdToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return tokenList(ctx, args[1:], stdout, stderr)
 	case "revoke":
 		return tokenRevoke(ctx, args[1:], stdout, stderr)
+	case "login-url":
+		return tokenLoginURL(ctx, args[1:], stdout, stderr)
 	}
-	return &exitError{code: 2, err: fmt.Errorf("token: unknown command %q (want create, list or revoke)", args[0])}
+	return &exitError{code: 2, err: fmt.Errorf("token: unknown command %q (want create, list, revoke or login-url)", args[0])}
+}
+
+// tokenLoginURL prints a one-time sign-in address for the owner of the
+// servers on a database: it signs a browser in once, within 15 minutes, on
+// any of them.
+func tokenLoginURL(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("token login-url", stderr)
+	dbPath := dbFlag(fs)
+	addr := fs.String("addr", "", "the server's address (default: that of the server that started last on the database)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	db, err := tally.Open(ctx, *dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	base := strings.TrimSuffix(*addr, "/")
+	if base == "" {
+		if base, err = db.ServerAddress(ctx); err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("token login-url: no server has started on %s yet: start assay serve, or give --addr", store.Redacted(*dbPath))}
+		}
+	} else if !strings.Contains(base, "://") {
+		base = "http://" + base
+	}
+	code, err := db.CreateSigninCode(ctx, web.OwnerName, store.RoleOwner)
+	if err != nil {
+		return fmt.Errorf("token login-url: %w", err)
+	}
+	fmt.Fprintf(stdout, "%s/login?code=%s\n", base, code)
+	fmt.Fprintln(stderr, "it signs a browser in as the owner once, within 15 minutes")
+	return nil
 }
 
 func tokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
