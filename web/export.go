@@ -6,9 +6,7 @@ import (
 	"assay/runner/route"
 	"context"
 	"fmt"
-	"math"
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 )
@@ -39,7 +37,7 @@ func (s *Server) exportHTML(c echo.Context) error {
 		return err
 	}
 	d, err := readmodel.PrepareExportHTML(ctx, s.db, sc, r, queryOf(c), func(opt route.Options, compute func(context.Context) (*report.Routing, error)) (*report.Routing, error) {
-		return s.replay(replayKey(sc.Run.ID, r.Version, "", opt), time.Duration(math.MaxInt64), compute)
+		return s.replayInTurn(ctx, replayKey(sc.Run.ID, r.Version, "", opt), compute)
 	})
 	if err != nil {
 		return err

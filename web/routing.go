@@ -2,14 +2,13 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -103,10 +102,17 @@ func (s *Server) routingPage(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		res, err := s.replay(replayKey(sc.Run.ID, r.Version, f.Condition, opt), s.replayWait(), func(ctx context.Context) (*report.Routing, error) {
+		res, err := s.replay(ctx, replayKey(sc.Run.ID, r.Version, f.Condition, opt), s.replayWait(), func(ctx context.Context) (*report.Routing, error) {
 			// Under the server's life, not the request's: the replay is kept.
 			return r.Route(ctx, s.db, f.Condition, opt, nil)
 		})
+		if errors.Is(err, errReplaysBusy) {
+			v.Pending = "The server is replaying other settings for others now: this page starts yours when one of those is done."
+			v.Refresh = c.Request().URL.RequestURI()
+			c.Response().Header().Set("Retry-After", "5")
+			status = http.StatusTooManyRequests
+			break
+		}
 		if err != nil {
 			if assay.ErrorCode(err) != assay.EINVALID {
 				return err
@@ -123,88 +129,4 @@ func (s *Server) routingPage(c echo.Context) error {
 		readmodel.RoutingView(&v, res, f.ShareOf)
 	}
 	return render(c, status, templates.Routing(v))
-}
-
-// replayJobs are the routing replays under way, by key: a replay over a
-// run the size of MMLU takes a quarter of a minute, longer than a page
-// should keep a reader waiting, and one reader's reloads must not start
-// it again.
-type replayJobs struct {
-	mu   sync.Mutex
-	jobs map[string]*replayJob
-}
-
-type replayJob struct {
-	done chan struct{}
-	res  *report.Routing
-	err  error
-}
-
-// defaultReplayWait is how long the Routing page waits for a replay when
-// Config.ReplayWait is 0.
-const defaultReplayWait = 2 * time.Second
-
-// replayKey names a replay of a run's report at a version ("" for the first
-// of the run file's conditions).
-func replayKey(run int64, version, condition string, opt route.Options) string {
-	return fmt.Sprintf("%d/%s/%s/%d/%d/%v", run, version, condition, opt.Orders, opt.Seed, opt.Weights)
-}
-
-// replayWait is how long the Routing page waits for a replay.
-func (s *Server) replayWait() time.Duration {
-	if s.cfg.ReplayWait == 0 {
-		return defaultReplayWait
-	}
-	return max(s.cfg.ReplayWait, 0)
-}
-
-// replay returns the replay kept under key, or starts compute (once, however
-// many ask) and waits for it up to wait: nil and no error while it is still
-// under way. A replay done is kept with the others; one that failed is told
-// to the next request for it, and then forgotten.
-func (s *Server) replay(key string, wait time.Duration, compute func(context.Context) (*report.Routing, error)) (*report.Routing, error) {
-	if res, ok := s.replays.Get(key); ok {
-		return res, nil
-	}
-	q := &s.replaying
-	q.mu.Lock()
-	job := q.jobs[key]
-	if job == nil {
-		// A replay done since the look above is kept before its job goes.
-		if res, ok := s.replays.Get(key); ok {
-			q.mu.Unlock()
-			return res, nil
-		}
-		job = &replayJob{done: make(chan struct{})}
-		if q.jobs == nil {
-			q.jobs = map[string]*replayJob{}
-		}
-		q.jobs[key] = job
-		s.background(func(ctx context.Context) {
-			job.res, job.err = compute(ctx)
-			if job.err == nil {
-				s.replays.Put(key, job.res)
-				q.mu.Lock()
-				delete(q.jobs, key)
-				q.mu.Unlock()
-			}
-			close(job.done)
-		})
-	}
-	q.mu.Unlock()
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	select {
-	case <-job.done:
-	case <-timer.C:
-		return nil, nil
-	}
-	if job.err != nil {
-		q.mu.Lock()
-		if q.jobs[key] == job {
-			delete(q.jobs, key)
-		}
-		q.mu.Unlock()
-	}
-	return job.res, job.err
 }

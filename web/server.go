@@ -57,6 +57,8 @@ type Config struct {
 	// says the replay is under way and fetches itself again until it is
 	// done: 0 = two seconds, below 0 = not at all.
 	ReplayWait time.Duration
+	// replayAbandon stops a replay nobody waited for this long (0: replayAbandoned).
+	replayAbandon time.Duration
 }
 
 // Server is assay's HTTP server.
