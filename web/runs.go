@@ -298,6 +298,11 @@ func (s *Server) markInterrupted(ctx context.Context, run *store.Run, p *templat
 	return nil
 }
 
+// untilText is a time soon, as a clock reads it and how far off it is.
+func untilText(t time.Time) string {
+	return fmt.Sprintf("%s (in %s)", t.Local().Format("15:04:05"), max(time.Until(t), 0).Round(time.Second))
+}
+
 // limitLines say where each endpoint's adaptive limit stands —
 // "api.openai.com: 12 at once, up to 40 now (max_concurrent 100), paced to
 // its rate limit" — and how many of the run's calls were answered 429.
@@ -312,7 +317,12 @@ func limitLines(states []llm.LimitState, limited map[string]int64) []string {
 		if l.Limit < l.Ceiling {
 			line += fmt.Sprintf(" (max_concurrent %d)", l.Ceiling)
 		}
-		if l.Paced {
+		switch {
+		case l.Held && !l.Until.IsZero():
+			line += ", held by the provider (Retry-After, or no tokens left) until " + untilText(l.Until)
+		case l.Paced && !l.Until.IsZero():
+			line += ", paced to its rate limit: the next call at " + untilText(l.Until)
+		case l.Paced:
 			line += ", paced to its rate limit"
 		}
 		out = append(out, line)

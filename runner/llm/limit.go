@@ -60,22 +60,38 @@ type Limiter struct {
 // endpoint takes.
 const startingCalls = 4
 
+// maxWait is the longest a provider's headers hold or space the calls to an
+// endpoint: a Retry-After, a token reset, the pace of a request limit. A
+// header of hours (x-ratelimit-reset-requests: 24h) would otherwise hold
+// every run on the endpoint for days; the calls then learn again.
+const maxWait = time.Minute
+
 // LimitState is what a Limiter stands at, for the run page.
 type LimitState struct {
 	Endpoint    string // the host, e.g. "api.openai.com"
 	Limit       int    // calls allowed at once now
 	Ceiling     int    // execution.max_concurrent
 	InFlight    int
-	RateLimited int64 // 429s met since the process started
-	Paced       bool  // calls go at the rate the provider's headers give
+	RateLimited int64     // 429s met since the process started
+	Paced       bool      // calls go at the rate the provider's headers give
+	Held        bool      // the provider said to wait (Retry-After, no tokens left)
+	Until       time.Time // when paced or held: when the next call may start
 }
 
 // State says where l stands.
 func (l *Limiter) State() LimitState {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return LimitState{Endpoint: l.name, Limit: int(l.limit), Ceiling: l.ceiling, InFlight: l.inFlight,
+	st := LimitState{Endpoint: l.name, Limit: int(l.limit), Ceiling: l.ceiling, InFlight: l.inFlight,
 		RateLimited: l.limited, Paced: l.paced}
+	now := time.Now()
+	if now.Before(l.hold) {
+		st.Held, st.Until = true, l.hold
+	}
+	if l.paced && now.Before(l.next) && l.next.After(st.Until) {
+		st.Until = l.next
+	}
+	return st
 }
 
 // acquire waits for room for one call, or for ctx's end.
@@ -168,7 +184,7 @@ func (l *Limiter) release(started time.Time, status int, header http.Header) {
 			l.lastCut = now
 		}
 		if d, ok := retryAfter(header, now); ok {
-			l.hold = maxTime(l.hold, now.Add(min(d, time.Minute)))
+			l.hold = maxTime(l.hold, now.Add(min(d, maxWait)))
 		}
 	case status >= 200 && status < 300:
 		if l.probing {
@@ -205,14 +221,14 @@ func (l *Limiter) read(h http.Header, started, now time.Time) {
 			// What is left is whole requests, rounded down: the requests
 			// used are half a request fewer on average, and a call every
 			// per comes back a little later than the provider refills.
-			l.per = time.Duration(float64(reset) / (float64(used) - 0.5) * 1.02)
+			l.per = min(time.Duration(float64(reset)/(float64(used)-0.5)*1.02), maxWait)
 		}
 		if l.credit >= 1 {
 			l.paced = false
 		}
 	}
 	if left, reset, ok := tokenHeaders(h, now); ok && left <= 0 && reset > 0 {
-		l.hold = maxTime(l.hold, now.Add(min(reset, time.Minute)))
+		l.hold = maxTime(l.hold, now.Add(min(reset, maxWait)))
 	}
 }
 

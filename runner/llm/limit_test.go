@@ -141,6 +141,37 @@ func TestRetryAfterHoldsTheWholeEndpoint(t *testing.T) {
 	}
 }
 
+// A provider's headers of hours — a request limit of 1 a day, no tokens
+// left until tomorrow — hold the endpoint's calls a minute at most, as
+// Retry-After does, and the limiter says until when.
+func TestRateLimitHeadersOfHoursHoldAMinuteAtMost(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		header map[string]string
+		held   bool
+	}{
+		{"requests", map[string]string{"x-ratelimit-limit-requests": "1", "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "24h"}, false},
+		{"tokens", map[string]string{"x-ratelimit-remaining-tokens": "0", "x-ratelimit-reset-tokens": "24h"}, true},
+	} {
+		l := (&Limits{}).For(Config{Model: "m"}, 10)
+		ctx := context.Background()
+		h := http.Header{}
+		for k, v := range c.header {
+			h.Set(k, v)
+		}
+		at, _ := l.acquire(ctx)
+		l.release(at, http.StatusOK, h)
+		if !c.held { // the first paced call goes at once and sets the pace
+			at, _ = l.acquire(ctx)
+			l.release(at, http.StatusOK, h)
+		}
+		st := l.State()
+		if wait := time.Until(st.Until); wait <= 0 || wait > maxWait || st.Held != c.held || st.Paced == c.held {
+			t.Errorf("%s reset in 24h: held %v, paced %v, the next call in %s; want at most %s", c.name, st.Held, st.Paced, wait, maxWait)
+		}
+	}
+}
+
 func TestRateLimitHeaders(t *testing.T) {
 	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	h := http.Header{}
