@@ -40,6 +40,7 @@ const byName = "\x00name:"
 // its results' ids.
 type officialMetric struct {
 	evaluator, name string
+	min, max        *float64 // the scores' bounds the file gives
 }
 
 // readOfficial turns files of the official schema into a run to import:
@@ -79,7 +80,7 @@ func readOfficial(f Files) (*store.RunImport, error) {
 			conditions = append(conditions, cond)
 		}
 		mc := e.MetricConfig
-		m := officialMetric{evaluator: mc.AdditionalDetails["assay_evaluator"], name: mc.MetricName}
+		m := officialMetric{evaluator: mc.AdditionalDetails["assay_evaluator"], name: mc.MetricName, min: mc.MinScore, max: mc.MaxScore}
 		if ev, metric, ok := strings.Cut(mc.MetricID, "."); ok && m.evaluator == "" {
 			m.evaluator, m.name = ev, orElse(m.name, metric)
 		}
@@ -244,6 +245,11 @@ func readOfficial(f Files) (*store.RunImport, error) {
 			judged = []lineJudgement{lj}
 		}
 		for _, lj := range judged {
+			if lj.Score != nil {
+				if why := m.outOfScale(orElse(lj.Evaluator, m.evaluator), *lj.Score); why != "" {
+					return fmt.Errorf("%s:%d: the score of %s is %g: %s", f.InstancesName, line, m.name, *lj.Score, why)
+				}
+			}
 			j := judgementOf(res, lj)
 			if lj.Score != nil {
 				j.Scores = append(j.Scores, store.Score{Metric: m.name, Value: *lj.Score, Reasoning: lj.Reasoning})

@@ -262,9 +262,15 @@ func (r *reader) readInstances() error {
 			}
 			reps[run.RepetitionIndex] = true
 			r.reps = max(r.reps, run.RepetitionIndex+1)
-			for m := range run.Scores {
+			for m, v := range run.Scores {
 				if !slices.Contains(r.metrics, m) {
 					r.metrics = append(r.metrics, m)
+				}
+				if v == nil {
+					continue
+				}
+				if why := outOfScale(r.evaluator(m), *v); why != "" {
+					return fmt.Errorf("%s:%d: run_details[%d].scores.%s is %g: %s", name, line, j, m, *v, why)
 				}
 			}
 		}

@@ -358,3 +358,28 @@ func TestImportRefusesWhatTheSchemaRefuses(t *testing.T) {
 		t.Errorf("refused files stored %d runs", n)
 	}
 }
+
+// A score outside its metric's scale (1e308 on a pass metric) is refused
+// at import, naming the file and line, and nothing is stored: stored, it
+// made every export and the run's API answer fail.
+func TestImportRefusesAScoreOffItsScale(t *testing.T) {
+	const stem = "eee/other-tool/6f1c0a3e-2b4d-4c8e-9f10-1a2b3c4d5e6f"
+	lines := strings.SplitAfter(strings.TrimSpace(string(fixture.Read(t, stem+"_samples.jsonl"))), "\n")
+	dir := t.TempDir()
+	db := filepath.Join(dir, "assay.db")
+	for _, score := range []string{"1e308", "2", "-1"} {
+		instPath := filepath.Join(dir, "huge_samples.jsonl")
+		bad := strings.Replace(lines[1], `"score": 1`, `"score": `+score, 1)
+		if bad == lines[1] {
+			t.Fatal("the fixture's second line has no score of 1")
+		}
+		os.WriteFile(instPath, []byte(lines[0]+bad+strings.Join(lines[2:], "")), 0o644)
+		err := run(context.Background(), []string{"import", "--results", fixture.Path(stem + ".json"), "--instances", instPath, "--db", db}, io.Discard, io.Discard)
+		if exitCodeOf(err) != 1 || !strings.Contains(err.Error(), "huge_samples.jsonl:2: the score of") || !strings.Contains(err.Error(), "outside its metric's") {
+			t.Errorf("a score of %s: exit %d, %v", score, exitCodeOf(err), err)
+		}
+	}
+	if n := storedRuns(t, db); n != 0 {
+		t.Errorf("refused files stored %d runs", n)
+	}
+}

@@ -281,6 +281,8 @@ func TestImportEEERefusesBadFiles(t *testing.T) {
 		{"another run's line", aggPath, write("other.jsonl", strings.Replace(string(inst), "ask-sre/baseline", "other/baseline", 1)), `other.jsonl:1: evaluation_name "other/baseline" is not one of`},
 		{"a repeated line", aggPath, write("twice.jsonl", string(inst)+lines[0]), "twice.jsonl:7: sample_idx 0 under \"baseline\" again (first at line 1)"},
 		{"an old schema", write("old.json", strings.Replace(string(agg), `"0.2.1"`, `"0.1.0"`, 1)), fixture.Path("eee/ask-sre_20251123_3f1c2a9e.detailed.jsonl"), `old.json: schema_version "0.1.0": want "0.2.1"`},
+		{"a score off its scale", aggPath, write("huge.jsonl", lines[0]+strings.Replace(lines[1], `"completeness": 3,`, `"completeness": 1e308,`, 1)+strings.Join(lines[2:], "")),
+			"huge.jsonl:2: run_details[0].scores.completeness is 1e+308: outside its metric's scale (1–5)"},
 		{"aggregate not JSON", write("bad.json", "{\n  \"schema_version\": \"0.2.1\",\n  oops\n}"), fixture.Path("eee/ask-sre_20251123_3f1c2a9e.detailed.jsonl"), "bad.json: line 3: "},
 	} {
 		var out, errOut bytes.Buffer
