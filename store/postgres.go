@@ -20,14 +20,41 @@ import (
 // IsPostgres reports whether a --db value names a Postgres database
 // (postgres://… or postgresql://…) rather than a SQLite file.
 func IsPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") || keywordDSN(dsn)
 }
+
+// keywordDSN reports whether dsn is libpq's keyword form (host=db
+// user=assay password=… dbname=assay), which pgx reads too: key=value
+// fields only, one naming the server or the database.
+func keywordDSN(dsn string) bool {
+	fields := keywordField.FindAllStringSubmatch(dsn, -1)
+	if len(fields) == 0 || strings.TrimSpace(keywordField.ReplaceAllString(dsn, "")) != "" {
+		return false
+	}
+	for _, f := range fields {
+		switch f[1] {
+		case "host", "hostaddr", "dbname", "user", "port", "service":
+			return true
+		}
+	}
+	return false
+}
+
+// keywordField is one key=value of libpq's keyword form; a value may be
+// quoted, with \' and \\ inside.
+var keywordField = regexp.MustCompile(`(?:^|\s+)([a-z_]+)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s']*)`)
+
+// keywordPassword is the password field of the keyword form.
+var keywordPassword = regexp.MustCompile(`(^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|[^\s']*)`)
 
 // Redacted is a --db value fit to print: a Postgres DSN without its
 // password; a file's path as it is.
 func Redacted(dsn string) string {
 	if !IsPostgres(dsn) {
 		return dsn
+	}
+	if keywordDSN(dsn) {
+		return keywordPassword.ReplaceAllString(dsn, "${1}password=xxxxx")
 	}
 	u, err := url.Parse(dsn)
 	if err != nil {

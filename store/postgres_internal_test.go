@@ -3,6 +3,7 @@ package store
 import (
 	"assay/internal/pgtest"
 	"context"
+	"os"
 	"strings"
 	"testing"
 )
@@ -33,10 +34,20 @@ func TestRedactedHidesThePassword(t *testing.T) {
 	for _, dsn := range []string{
 		"postgres://assay:hunter2@db.example:5432/assay?sslmode=require",
 		"postgresql://assay@db.example/assay?password=hunter2&sslmode=disable",
+		"host=db.example user=assay password=hunter2 dbname=assay sslmode=disable",
+		"host=db.example user=assay password = 'hunter2 and \\'more' dbname=assay",
 	} {
+		if !IsPostgres(dsn) {
+			t.Errorf("%q is not taken for Postgres", dsn)
+		}
 		got := Redacted(dsn)
 		if strings.Contains(got, "hunter2") || !strings.Contains(got, "db.example") || !strings.Contains(got, "assay") {
 			t.Errorf("Redacted(%q) = %q", dsn, got)
+		}
+	}
+	for _, file := range []string{"runs/assay.db", "a=b.db", "my host=1.db"} {
+		if IsPostgres(file) {
+			t.Errorf("the file %q is taken for Postgres", file)
 		}
 	}
 	if got := Redacted("runs/assay.db"); got != "runs/assay.db" {
@@ -46,10 +57,21 @@ func TestRedactedHidesThePassword(t *testing.T) {
 
 // A server that does not answer is said at once, naming where, without
 // the password.
+// A DSN in libpq's keyword form is a Postgres database, not a SQLite file
+// named after it (whose name held the password).
 func TestOpenUnreachablePostgres(t *testing.T) {
-	_, err := Open(context.Background(), "postgres://assay:hunter2@127.0.0.1:1/assay?sslmode=disable&connect_timeout=5")
-	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") || strings.Contains(err.Error(), "hunter2") {
-		t.Fatalf("open of an unreachable server: %v", err)
+	t.Chdir(t.TempDir())
+	for _, dsn := range []string{
+		"postgres://assay:hunter2@127.0.0.1:1/assay?sslmode=disable&connect_timeout=5",
+		"host=127.0.0.1 port=1 user=assay password=hunter2 dbname=assay sslmode=disable connect_timeout=5",
+	} {
+		_, err := Open(context.Background(), dsn)
+		if err == nil || !strings.Contains(err.Error(), "127.0.0.1") || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("open of an unreachable server: %v", err)
+		}
+	}
+	if files, _ := os.ReadDir("."); len(files) != 0 {
+		t.Errorf("opening a DSN made %d files, the first %q", len(files), files[0].Name())
 	}
 }
 
