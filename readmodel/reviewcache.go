@@ -130,6 +130,7 @@ func (m *Model) readReviews(ctx context.Context, runID int64, held *HeldReviews,
 		h.N++
 		h.Last = max(h.Last, v.Seq)
 	}
+	h.Last = max(h.Last, last) // a withdrawal's number is past every review's
 	return h, nil
 }
 

@@ -20,7 +20,7 @@ import (
 var copiedTables = []string{
 	"datasets", "samples", "sample_embeddings", "conditions", "mcp_servers", "prices", "rubrics",
 	"tokens", "sessions", "server_keys",
-	"runs", "run_conditions", "results", "judgements", "scores", "reviews", "share_links", "review_links",
+	"runs", "run_conditions", "results", "judgements", "scores", "reviews", "review_withdrawals", "share_links", "review_links",
 	"pending_work", "condition_totals", "aggregates_pending", "sample_scores", "sample_sums", "model_totals",
 	"sample_stats_kept", "report_scores_kept", "run_import_extra", "run_stops", "audits", "run_batches",
 }

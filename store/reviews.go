@@ -80,7 +80,7 @@ func (db *DB) SaveReview(ctx context.Context, v *Review) error {
 	err := db.write.QueryRowContext(ctx, `INSERT INTO reviews (run_id, score_id, reviewer, verdict, judge_value, value, note, link, created_at,
 			evaluator, metric, condition, sample_id, repetition, seq)
 		SELECT ?1, s.id, ?3, ?4, ?5, ?6, ?7, ?8, ?9, j.evaluator, s.metric, r.condition, r.sample_id, r.repetition,
-			(SELECT coalesce(max(seq), 0) + 1 FROM reviews WHERE run_id = ?1)
+			`+nextReviewSeq+`
 		FROM scores s JOIN judgements j ON j.id = s.judgement_id JOIN results r ON r.id = s.result_id
 		WHERE s.id = ?2 AND s.run_id = ?1
 		ON CONFLICT (score_id, reviewer) DO UPDATE SET verdict = excluded.verdict, value = excluded.value,
@@ -91,6 +91,52 @@ func (db *DB) SaveReview(ctx context.Context, v *Review) error {
 		return assay.Errorf(assay.ENOTFOUND, "Run %d has no score %d.", v.RunID, v.ScoreID)
 	} else if err != nil {
 		return fmt.Errorf("save verdict: %w", err)
+	}
+	return nil
+}
+
+// nextReviewSeq is the run's (?1) next review number: past every review's
+// and every withdrawal's.
+const nextReviewSeq = `(SELECT max(m) + 1 FROM (SELECT coalesce(max(seq), 0) AS m FROM reviews WHERE run_id = ?1
+	UNION ALL SELECT coalesce(max(seq), 0) FROM review_withdrawals WHERE run_id = ?1) AS seqs)`
+
+// ReviewOf is reviewer's verdict on a score of a run; ENOTFOUND when they
+// gave none.
+func (db *DB) ReviewOf(ctx context.Context, runID, scoreID int64, reviewer string) (*Review, error) {
+	list, err := db.reviewsWhere(ctx, `SELECT `+verdictColumns+` FROM reviews WHERE run_id = ? AND score_id = ? AND reviewer = ?`,
+		runID, scoreID, reviewer)
+	if err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, assay.Errorf(assay.ENOTFOUND, "%s has given no verdict on score %d.", reviewer, scoreID)
+	}
+	return &list[0], nil
+}
+
+// WithdrawReview takes reviewer's verdict on a score back, noting the
+// withdrawal under the run's next review number; ENOTFOUND when there is
+// none.
+func (db *DB) WithdrawReview(ctx context.Context, runID, scoreID int64, reviewer string) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("withdraw verdict: %w", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT INTO review_withdrawals (run_id, score_id, reviewer, seq, withdrawn_at)
+		SELECT ?1, ?2, ?3, `+nextReviewSeq+`, ?4 WHERE EXISTS (SELECT 1 FROM reviews WHERE run_id = ?1 AND score_id = ?2 AND reviewer = ?3)`,
+		runID, scoreID, reviewer, db.nowText())
+	if err != nil {
+		return fmt.Errorf("withdraw verdict: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return assay.Errorf(assay.ENOTFOUND, "%s has given no verdict on score %d.", reviewer, scoreID)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM reviews WHERE run_id = ? AND score_id = ? AND reviewer = ?`, runID, scoreID, reviewer); err != nil {
+		return fmt.Errorf("withdraw verdict: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("withdraw verdict: %w", err)
 	}
 	return nil
 }
@@ -155,7 +201,9 @@ func (db *DB) ScoreReviews(ctx context.Context, runID int64) ([]Review, error) {
 // ReviewsVersion changes whenever a run's verdicts do: their number and
 // the number of the last one given (Verdict.Seq).
 func (db *DB) ReviewsVersion(ctx context.Context, runID int64) (n int, last int64, err error) {
-	err = db.read.QueryRowContext(ctx, `SELECT count(*), coalesce(max(seq), 0) FROM reviews WHERE run_id = ?`, runID).Scan(&n, &last)
+	err = db.read.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM reviews WHERE run_id = ?1),
+		(SELECT max(m) FROM (SELECT coalesce(max(seq), 0) AS m FROM reviews WHERE run_id = ?1
+			UNION ALL SELECT coalesce(max(seq), 0) FROM review_withdrawals WHERE run_id = ?1) AS seqs)`, runID).Scan(&n, &last)
 	if err != nil {
 		return 0, 0, fmt.Errorf("verdicts version: %w", err)
 	}

@@ -19,6 +19,14 @@ import (
 // maxNoteLength bounds a reviewer's note, in characters.
 const maxNoteLength = 4000
 
+// What a reviewer may send besides a verdict (store.VerdictAgree,
+// store.VerdictOverride): a note for the verdict they gave, kept with it,
+// or their verdict taken back.
+const (
+	verdictNote     = "note"
+	verdictWithdraw = "withdraw"
+)
+
 // reviewInput is a verdict as a reviewer sends it.
 type reviewInput struct {
 	ScoreID  int64    `json:"score_id"`
@@ -46,6 +54,24 @@ func (s *Server) recordReview(c echo.Context, runID int64, who reviewer, in revi
 	if err != nil {
 		return nil, err
 	}
+	switch in.Verdict {
+	case verdictWithdraw:
+		if err := s.db.WithdrawReview(ctx, runID, info.ID, who.Name); err != nil {
+			return nil, err
+		}
+		return &store.Review{RunID: runID, ScoreID: info.ID, Reviewer: who.Name, Evaluator: info.Evaluator, Metric: info.Metric,
+			Condition: info.Condition, SampleRow: info.SampleRow, Repetition: info.Repetition}, nil
+	case verdictNote:
+		// A note alone keeps the verdict it goes with; it is never one.
+		had, err := s.db.ReviewOf(ctx, runID, info.ID, who.Name)
+		if err != nil {
+			return nil, assay.Errorf(assay.EINVALID, "A note goes with a verdict: agree, or give your value, first.")
+		}
+		in.Verdict = had.Verdict
+		if had.Verdict == store.VerdictOverride {
+			in.Value = &had.Value
+		}
+	}
 	v := &store.Review{RunID: runID, ScoreID: info.ID, Reviewer: who.Name, Verdict: in.Verdict, JudgeValue: info.Value,
 		Value: info.Value, Note: strings.TrimSpace(in.Note), Link: who.Link}
 	if utf8.RuneCountInString(v.Note) > maxNoteLength {
@@ -72,7 +98,7 @@ func (s *Server) recordReview(c echo.Context, runID int64, who reviewer, in revi
 		}
 		v.Value = x
 	default:
-		return nil, assay.Errorf(assay.EINVALID, "A verdict is agree or override, not %q.", in.Verdict)
+		return nil, assay.Errorf(assay.EINVALID, "A verdict is agree or override (or note, withdraw), not %q.", in.Verdict)
 	}
 	if err := s.db.SaveReview(ctx, v); err != nil {
 		return nil, err
@@ -110,6 +136,9 @@ func (s *Server) apiRecordReview(c echo.Context) error {
 	v, err := s.recordReview(c, id, who, in)
 	if err != nil {
 		return err
+	}
+	if in.Verdict == verdictWithdraw {
+		return c.JSON(http.StatusOK, map[string]any{"withdrawn": v})
 	}
 	return c.JSON(http.StatusCreated, v)
 }

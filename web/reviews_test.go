@@ -121,6 +121,39 @@ func TestReviewAPI(t *testing.T) {
 	}
 }
 
+// A note alone keeps the verdict it goes with and is never one; a verdict
+// withdrawn is gone, and the run's reviews never stand at a version they
+// stood at before (a report kept of it would be shown again).
+func TestANoteKeepsItsVerdictAndAVerdictCanBeWithdrawn(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	id, _ := handRunIn(t, db, store.RunCompleted)
+	rubric := scoreOf(t, db, id, "rubric", "factual_adherence", 0)
+	path := fmt.Sprintf("/api/runs/%d/reviews", id)
+	post := func(body map[string]any) (int, string) { return api(t, b, "POST", path, "", body) }
+	if code, body := post(map[string]any{"score_id": rubric.ID, "verdict": "note", "note": "hm", "reviewer": "ann"}); code != 422 || !strings.Contains(body, "A note goes with a verdict") {
+		t.Errorf("a note with no verdict: %d %s", code, body)
+	}
+	post(map[string]any{"score_id": rubric.ID, "verdict": "override", "value": 2, "reviewer": "ann"})
+	if code, body := post(map[string]any{"score_id": rubric.ID, "verdict": "note", "note": "too kind", "reviewer": "ann"}); code != 201 ||
+		!strings.Contains(body, `"verdict":"override"`) || !strings.Contains(body, `"value":2`) || !strings.Contains(body, `"note":"too kind"`) {
+		t.Errorf("a note for an override: %d %s", code, body)
+	}
+	n, last, _ := db.ReviewsVersion(t.Context(), id)
+	if code, body := post(map[string]any{"score_id": rubric.ID, "verdict": "withdraw", "reviewer": "ann"}); code != 200 {
+		t.Fatalf("withdraw: %d %s", code, body)
+	}
+	if vs, _ := db.Reviews(t.Context(), id); len(vs) != 0 {
+		t.Errorf("%d verdicts after the only one was withdrawn", len(vs))
+	}
+	if code, _ := post(map[string]any{"score_id": rubric.ID, "verdict": "withdraw", "reviewer": "ann"}); code != 404 {
+		t.Errorf("withdrawing nothing: %d", code)
+	}
+	post(map[string]any{"score_id": rubric.ID, "verdict": "agree", "reviewer": "ben"})
+	if n2, last2, _ := db.ReviewsVersion(t.Context(), id); n2 == n && last2 == last {
+		t.Errorf("after a withdrawal and a new verdict the reviews stand at their old version (%d, %d)", n, last)
+	}
+}
+
 func TestReviewLinksAndRoles(t *testing.T) {
 	b, db, secrets, _ := tokenServer(t)
 	id, _ := handRunIn(t, db, store.RunCompleted)

@@ -81,16 +81,17 @@ func TestBrowserReviewThroughALink(t *testing.T) {
 	}
 	press(rows[0], "a", "agrees")
 	press(rows[1], "a", "agrees")
+	press(rows[2], override, "→ "+override)
 	err = chromedp.Do(ctx,
-		chromedp.KeyEvent("n"),
+		chromedp.KeyEvent("n"), // notes the score just decided
 		chromedp.WaitReady(chromedp.CSS("#"+rows[2]+" .note:focus")),
 		chromedp.KeyEvent("too generous"),
-		chromedp.KeyEvent("\x1b"), // Escape leaves the note
+		chromedp.KeyEvent("\r"), // Enter saves the note with the verdict
+		chromedp.WaitVisible(chromedp.CSS("#"+rows[2]+" .verdict .note")),
 	)
 	if err != nil {
 		t.Fatalf("note: %v", err)
 	}
-	press(rows[2], override, "→ "+override)
 	press(rows[3], "a", "agrees")
 	press(rows[4], "a", "agrees")
 	screenshot(t, ctx, "review-sample")
@@ -225,4 +226,105 @@ func TestBrowserReviewKeysAskTheNameOnce(t *testing.T) {
 	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#reviewer-name").length`)); n != 0 {
 		t.Error("the next sample asks the name again")
 	}
+}
+
+// A reviewer's exact keys record exactly the verdicts they gave: a agrees
+// and moves the focus on, saying so; j moves it by hand; 4 overrides the
+// focused score; n notes the score just decided, and Enter in the note saves
+// the note alone, never a verdict; u takes the last verdict back.
+func TestBrowserReviewKeysRecordTheVerdictsGiven(t *testing.T) {
+	t.Parallel()
+	dbPath, id := finishedRun(t, 3)
+	base := startServer(t, "--db", dbPath)
+	ctx := newBrowser(t)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(fmt.Sprintf("%s/runs/%d/samples", base, id)),
+		chromedp.WaitVisible(chromedp.CSS("#samples a.sample-link")),
+		chromedp.Click(chromedp.CSS("#samples a.sample-link")),
+		chromedp.WaitVisible(chromedp.CSS("#reviewer-name")),
+		chromedp.SendKeys(chromedp.CSS("#reviewer-name"), "Ada\r"),
+		chromedp.WaitVisible(chromedp.CSS("tr.score.reviewable.current")),
+	)
+	if err != nil {
+		t.Fatalf("open a sample: %v", err)
+	}
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("tr.score.reviewable")).map(r => r.id)`))
+	if err != nil || len(rows) < 4 {
+		t.Fatalf("%d reviewable scores (%v)", len(rows), err)
+	}
+	metric := func(row string) string { return textOf(t, ctx, "#"+row+" td") }
+	said := func(want string) {
+		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.getElementById("review-said").textContent.includes(%q)`, want))); err != nil {
+			t.Fatalf("the bar never said %q: it says %q", want, textOf(t, ctx, "#review-said"))
+		}
+	}
+	focused := func(row string) {
+		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#"+row+".current"))); err != nil {
+			t.Fatalf("%s is not the outlined score: %v", row, err)
+		}
+	}
+	keys := func(k string) {
+		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	keys("a")
+	said("Recorded ✓ agrees for " + metric(rows[0]) + ". Next: " + metric(rows[1]))
+	focused(rows[1])
+	keys("j")
+	focused(rows[2])
+	keys("4")
+	said("Recorded → 4 for " + metric(rows[2]) + ". Next: " + metric(rows[3]))
+	focused(rows[3])
+	keys("n")
+	said("Note for " + metric(rows[2]))
+	if err := chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS("#"+rows[2]+" .note:focus"))); err != nil {
+		t.Fatalf("n did not open the note of the score just decided: %v", err)
+	}
+	keys("judge was too kind")
+	keys("\r")
+	said("Note saved for " + metric(rows[2]))
+	screenshot(t, ctx, "review-keys-note")
+
+	db, err := tally.Open(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	stored := func() map[string]store.Review {
+		vs, err := db.Reviews(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]store.Review{}
+		for _, v := range vs {
+			out[fmt.Sprintf("score-%d", v.ScoreID)] = v
+		}
+		return out
+	}
+	got := stored()
+	if v := got[rows[0]]; len(got) != 2 || v.Verdict != store.VerdictAgree || v.Reviewer != "Ada" {
+		t.Errorf("after a, j, 4, n, a note and Enter: %d verdicts, %s's %+v; want %s agreed and %s overridden", len(got), rows[0], v, rows[0], rows[2])
+	}
+	if v := got[rows[2]]; v.Verdict != store.VerdictOverride || v.Value != 4 || v.Note != "judge was too kind" {
+		t.Errorf("%s: %+v, want an override of 4 with the note", rows[2], v)
+	}
+	if _, ok := got[rows[1]]; ok {
+		t.Errorf("%s, skipped with j, has a verdict", rows[1])
+	}
+	if _, ok := got[rows[3]]; ok {
+		t.Errorf("%s, focused while the note was written, has a verdict nobody gave", rows[3])
+	}
+
+	keys("u")
+	said("Undone: " + metric(rows[2]) + " has no verdict of yours")
+	focused(rows[2])
+	if got := stored(); len(got) != 1 || got[rows[0]].Verdict != store.VerdictAgree {
+		t.Errorf("after u: %+v, want %s's agreement alone", got, rows[0])
+	}
+	screenshot(t, ctx, "review-keys-undone")
 }
