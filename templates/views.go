@@ -37,6 +37,9 @@ type Flash struct {
 	// Copy is a value to copy, shown under the message with a button: a
 	// link just made, which is not shown again.
 	Copy string
+	// Place is the id of the part of the page that shows it, where the page
+	// lands; "" for the top of the page.
+	Place string
 }
 
 // When formats a time for pages, in UTC.

@@ -14,11 +14,13 @@ import (
 const flashCookie = "assay_flash"
 
 // setFlash leaves a one-line message for the next page the browser loads.
-func setFlash(c echo.Context, kind, message string) { setFlashCopy(c, kind, message, "") }
+func setFlash(c echo.Context, kind, message string) { setFlashAt(c, kind, message, "", "") }
 
-// setFlashCopy leaves a message with a value to copy: a link shown this once.
-func setFlashCopy(c echo.Context, kind, message, copy string) {
-	v := base64.RawURLEncoding.EncodeToString([]byte(kind + "|" + message + "\x00" + copy))
+// setFlashAt leaves a message with a value to copy, shown in the part of
+// the next page whose id is place (where the page lands) instead of at its
+// top: a link made there is copied there.
+func setFlashAt(c echo.Context, kind, message, copy, place string) {
+	v := base64.RawURLEncoding.EncodeToString([]byte(kind + "|" + message + "\x00" + copy + "\x00" + place))
 	c.SetCookie(&http.Cookie{
 		Name:     flashCookie,
 		Value:    v,
@@ -35,12 +37,13 @@ func decodeFlash(v string) templates.Flash {
 	}
 	kind, msg, _ := strings.Cut(string(b), "|")
 	msg, copy, _ := strings.Cut(msg, "\x00")
+	copy, place, _ := strings.Cut(copy, "\x00")
 	switch kind {
 	case "ok", "error", "info", "warn":
 	default:
 		kind = "info"
 	}
-	return templates.Flash{Kind: kind, Message: msg, Copy: copy}
+	return templates.Flash{Kind: kind, Message: msg, Copy: copy, Place: place}
 }
 
 // redirect answers a form post with 303 See Other.

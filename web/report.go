@@ -64,6 +64,9 @@ func (s *Server) runPage(c echo.Context) error {
 		owner.Audit = &templates.AuditStart{Running: s.runner.Auditing(sc.Run.ID)}
 	}
 	page := templates.RunView{Page: s.reportPage(c, sc, sc.Run.Name), Report: v, Owner: owner, Progress: live}
+	if page.Page.Flash.Place != "" {
+		page.Owner.NewLink = page.Page.Flash
+	}
 	return s.renderReport(c, sc, templates.Run(page))
 }
 

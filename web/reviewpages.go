@@ -186,8 +186,8 @@ func (s *Server) createReviewLinkForm(c echo.Context) error {
 		return err
 	}
 	s.log.Info("review link created", "run_id", run.ID, "for", l.Name, "by", store.Actor(c.Request().Context()))
-	setFlashCopy(c, "ok", fmt.Sprintf("Review link for %s created — copy it now, it is not shown again: send it to them; it opens this run's samples with review controls and nothing else.", l.Name),
-		origin(c)+"/rv/"+l.Token)
+	setFlashAt(c, "ok", fmt.Sprintf("Review link for %s created — copy it now, it is not shown again: send it to them; it opens this run's samples with review controls and nothing else.", l.Name),
+		origin(c)+"/rv/"+l.Token, "reviewing")
 	return redirect(c, fmt.Sprintf("/runs/%d#reviewing", run.ID))
 }
 

@@ -20,7 +20,7 @@ func (s *Server) createShare(c echo.Context) error {
 		return err
 	}
 	s.log.Info("share link created", "run_id", run.ID)
-	setFlashCopy(c, "ok", "Share link created — copy it now, it is not shown again; anyone with it can read this report:", origin(c)+"/r/"+sh.Token)
+	setFlashAt(c, "ok", "Share link created — copy it now, it is not shown again; anyone with it can read this report:", origin(c)+"/r/"+sh.Token, "sharing")
 	return redirect(c, fmt.Sprintf("/runs/%d#sharing", run.ID))
 }
 

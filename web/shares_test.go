@@ -24,6 +24,23 @@ func stranger(t *testing.T, b *browser, path string) (int, string) {
 	return resp.StatusCode, string(body)
 }
 
+// A review link made on the run's page is shown under Review links, where
+// the page lands, with its Copy button.
+func TestANewReviewLinkIsShownWhereThePageLands(t *testing.T) {
+	b, db := newServer(t, web.Config{Token: testToken})
+	id, _ := handRunIn(t, db, store.RunCompleted)
+	b.get("/login")
+	b.postForm("/login", url.Values{"token": {testToken}, "next": {fmt.Sprintf("/runs/%d", id)}})
+	_, doc := b.postForm(fmt.Sprintf("/runs/%d/review-links", id), url.Values{"name": {"Dr Lee"}})
+	box := doc.Find("#reviewing ~ .flash")
+	if link, _ := box.Find("#new-link input").Attr("value"); !strings.Contains(link, "/rv/") || box.Find("button.copy").Length() != 1 {
+		t.Errorf("no new review link with its Copy button under Review links: %q", text(doc, "#reviewing ~ .flash"))
+	}
+	if doc.Find("#new-link").Length() != 1 {
+		t.Error("the new review link is shown twice: at the top of the page too")
+	}
+}
+
 func TestShareLinkIsReadOnlyAndRevocable(t *testing.T) {
 	b, db := newServer(t, web.Config{Token: testToken})
 	id, samples := handRunIn(t, db, store.RunCompleted)
@@ -35,6 +52,10 @@ func TestShareLinkIsReadOnlyAndRevocable(t *testing.T) {
 		t.Fatalf("share: ended at %s with %q", resp.Request.URL, text(doc, ".flash"))
 	}
 	link, _ := doc.Find("#new-link input").Attr("value")
+	// Where the page lands (#sharing), not at its top.
+	if doc.Find("#sharing ~ .flash #new-link").Length() != 1 || doc.Find("#new-link").Length() != 1 {
+		t.Error("the new share link is not shown (once) under Share links, where the page lands")
+	}
 	path := strings.TrimPrefix(link, b.srv.URL)
 	if !strings.HasPrefix(path, "/r/") || len(path) < len("/r/")+43 {
 		t.Fatalf("share link %q should be /r/ and a 256-bit token", link)
