@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"net"
+	"net/url"
 	"strings"
 )
 
@@ -91,6 +93,30 @@ func resolve(what string, t Provider, model, baseURL string) (Provider, string, 
 		}
 	}
 	return ProviderOpenAI, model, nil
+}
+
+// KeyOptional reports whether a run may reach baseURL without a key when
+// env is unset: a model server on this machine (Ollama, vLLM, llama.cpp)
+// usually needs none, and env is the provider's default variable
+// (OPENAI_API_KEY, ANTHROPIC_API_KEY), which the run form and a run file
+// without api_key_env name. A variable named on purpose is needed.
+func KeyOptional(env, baseURL string) bool {
+	return (env == DefaultKeyEnv || env == AnthropicKeyEnv) && LocalEndpoint(baseURL)
+}
+
+// LocalEndpoint reports whether baseURL is a server on this machine
+// (localhost, 127.0.0.0/8, ::1).
+func LocalEndpoint(baseURL string) bool {
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // keyEnvOf is the variable a provider's key is read from unless the file

@@ -50,7 +50,7 @@ func (m *Manager) claudeCodeEnv(spec *config.Config) (map[string]string, error) 
 			env[name] = v
 		}
 	}
-	key, err := m.apiKey("agent.api_key_env", agentKey)
+	key, err := m.apiKey("agent.api_key_env", agentKey, a.BaseURL)
 	if err != nil {
 		return nil, err
 	}

@@ -138,3 +138,40 @@ conditions: {baseline: {system_prompt: "Answer."}}
 		}
 	}
 }
+
+// A model server on this machine needs no key: a run that names the
+// provider's default key variable (as the run form does) runs without it
+// when it is unset. A variable named on purpose is needed, and its refusal
+// says how to set it, in words the run form takes.
+func TestALocalServerRunsWithoutAKey(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	f := newFixture(t, rubricJudge())
+	config1 := func(keyEnv string) *config.Config {
+		yaml := fmt.Sprintf(`dataset: {path: %q}
+agent: {type: openai, model: agent-model, base_url: %q, api_key_env: %s}
+judge: {model: judge-model, base_url: %q, api_key_env: %s}
+conditions: {baseline: {system_prompt: "Answer."}}
+execution: {num_repetitions: 1}
+`, f.qaDataset(2), f.srv.URL, keyEnv, f.srv.URL, keyEnv)
+		cfg, err := config.Parse([]byte(yaml), "run.yaml", f.dir, os.Getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	run := f.launch(config1("OPENAI_API_KEY"))
+	if _, err := f.m.Execute(context.Background(), run.ID); err != nil {
+		t.Fatal(err)
+	}
+	results, _ := f.db.Results(context.Background(), run.ID)
+	for _, r := range results {
+		if r.Error != "" || len(r.Judgements) == 0 || r.Judgements[0].Error != "" {
+			t.Errorf("a local server without a key: %+v", r)
+		}
+	}
+	_, err := f.m.CreateFromConfig(context.Background(), config1("MY_MODEL_KEY"))
+	if err == nil || !strings.Contains(err.Error(), "MY_MODEL_KEY (agent.api_key_env; judge.api_key_env)") ||
+		!strings.Contains(err.Error(), "NAME=value assay serve") || strings.Contains(err.Error(), ":-") {
+		t.Errorf("a variable named on purpose, unset: %v", err)
+	}
+}

@@ -40,18 +40,22 @@ func UnsetVariables(cfg *config.Config, evaluators []config.Evaluator, condition
 		agentKey = claudeCodeKeyEnv(resolved.Agent, getenv)
 	}
 	// A key variable named by an unresolved reference is reported below.
-	if agentKey != "" && !strings.Contains(agentKey, "${") && getenv(agentKey) == "" && len(resolved.Agent.Models) == 0 {
+	// A key a server on this machine may do without is not missing.
+	missing := func(key, baseURL string) bool {
+		return key != "" && !strings.Contains(key, "${") && getenv(key) == "" && !config.KeyOptional(key, baseURL)
+	}
+	if missing(agentKey, resolved.Agent.BaseURL) && len(resolved.Agent.Models) == 0 {
 		add(agentKey, "agent.api_key_env")
 	}
 	for i, am := range resolved.Agent.Models {
-		if key := am.APIKeyEnv; key != "" && !strings.Contains(key, "${") && getenv(key) == "" {
-			add(key, fmt.Sprintf("agent.models[%d].api_key_env", i))
+		if missing(am.APIKeyEnv, am.BaseURL) {
+			add(am.APIKeyEnv, fmt.Sprintf("agent.models[%d].api_key_env", i))
 		}
 	}
 	if slices.ContainsFunc(evaluators, config.Evaluator.UsesJudge) {
 		for i, j := range resolved.Panel() {
-			if key := j.APIKeyEnv; key != "" && !strings.Contains(key, "${") && getenv(key) == "" {
-				add(key, judgeKeyField(resolved, i))
+			if missing(j.APIKeyEnv, j.BaseURL) {
+				add(j.APIKeyEnv, judgeKeyField(resolved, i))
 			}
 		}
 	}
@@ -106,6 +110,11 @@ func leaves(err error) []error {
 	return []error{err}
 }
 
+// isKey reports whether u is needed only as an API key variable.
+func (u Unset) isKey() bool {
+	return !slices.ContainsFunc(u.Where, func(w string) bool { return !strings.HasSuffix(w, "api_key_env") })
+}
+
 // Places is where a variable is needed, for a sentence.
 func (u Unset) Places() string { return strings.Join(u.Where, "; ") }
 
@@ -131,7 +140,12 @@ func unsetError(list []Unset) error {
 	if len(list) > 1 {
 		noun = "These environment variables"
 	}
-	return assay.Errorf(assay.EINVALID, "%s %s not set where this run would execute: %s. "+
-		"Set them in the environment of the process that runs it (assay serve or assay run), or give a default with ${NAME:-value}.",
-		noun, verb, text)
+	advice := "Set them in the environment of the process that runs it: stop assay serve and start it again as NAME=value assay serve (or export NAME first), or run assay run with NAME set."
+	if slices.ContainsFunc(list, Unset.isKey) {
+		advice += " A model server on this machine (a base URL on localhost or 127.0.0.1) needs no key: name OPENAI_API_KEY (or ANTHROPIC_API_KEY) as its key variable, or none, and leave it unset."
+	}
+	if slices.ContainsFunc(list, func(u Unset) bool { return !u.isKey() }) {
+		advice += " A ${NAME} reference in a run file may give a default: ${NAME:-value}."
+	}
+	return assay.Errorf(assay.EINVALID, "%s %s not set where this run would execute: %s. %s", noun, verb, text, advice)
 }

@@ -153,13 +153,15 @@ func (m *Manager) commandEnv(set map[string]string) (map[string]string, error) {
 	return out, nil
 }
 
-// apiKey reads the key from the environment variable the config names.
-func (m *Manager) apiKey(field, env string) (string, error) {
+// apiKey reads the key from the environment variable the config names; a
+// server on this machine (baseURL) is reached without one when the
+// provider's default variable is unset (config.KeyOptional).
+func (m *Manager) apiKey(field, env, baseURL string) (string, error) {
 	if env == "" {
 		return "", nil
 	}
 	key := m.opts.Getenv(env)
-	if key == "" {
+	if key == "" && !config.KeyOptional(env, baseURL) {
 		return "", fmt.Errorf("%s: environment variable %s is not set", field, env)
 	}
 	return key, nil
@@ -211,7 +213,7 @@ func (m *Manager) baseAgent(spec *config.Config, lims *limiterSet) (agent.Agent,
 	if err != nil {
 		return nil, err
 	}
-	key, err := m.apiKey("agent.api_key_env", spec.Agent.APIKeyEnv)
+	key, err := m.apiKey("agent.api_key_env", spec.Agent.APIKeyEnv, spec.Agent.BaseURL)
 	if err != nil {
 		return nil, err
 	}
@@ -314,7 +316,7 @@ func (m *Manager) judgeClient(spec *config.Config, j config.Judge, keyField stri
 	if err != nil {
 		return nil, err
 	}
-	key, err := m.apiKey(keyField, j.APIKeyEnv)
+	key, err := m.apiKey(keyField, j.APIKeyEnv, j.BaseURL)
 	if err != nil {
 		return nil, err
 	}
