@@ -131,3 +131,20 @@ func (c *Config) StopMetric() (MetricRef, error) {
 	}
 	return given[i], nil
 }
+
+// Describe says the rule in words, of metric: "stop once every pair of
+// conditions is decided on exact_match (α = 0.05), after at least 20
+// samples".
+func (r Stop) Describe(metric string) string {
+	var text string
+	switch r.When {
+	case StopDecided:
+		text = fmt.Sprintf("stop once every pair of conditions is decided on %s (α = %g", metric, r.Level())
+		if r.Margin > 0 {
+			text += fmt.Sprintf(", no difference within ±%g", r.Margin)
+		}
+	default:
+		text = fmt.Sprintf("stop once every condition's %s is known within ±%g (α = %g", metric, r.HalfWidth, r.Level())
+	}
+	return text + fmt.Sprintf("), after at least %d samples", r.Least())
+}

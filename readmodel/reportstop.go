@@ -6,6 +6,7 @@ import (
 
 	"assay/config"
 	"assay/report"
+	"assay/store"
 	"assay/templates"
 )
 
@@ -18,28 +19,22 @@ func (r *Viewed) stoppingView() *templates.StoppingView {
 	}
 	rule := f.Rule
 	v := &templates.StoppingView{Samples: f.Samples, Of: r.Dataset.Samples, Decided: f.Decided}
-	switch rule.When {
-	case config.StopDecided:
-		v.Rule = fmt.Sprintf("stop once every pair of conditions is decided on %s (α = %g", f.Metric, rule.Level())
-		if rule.Margin > 0 {
-			v.Rule += fmt.Sprintf(", no difference within ±%g", rule.Margin)
-		}
-	default:
-		v.Rule = fmt.Sprintf("stop once every condition's %s is known within ±%g (α = %g", f.Metric, rule.HalfWidth, rule.Level())
-	}
-	v.Rule += fmt.Sprintf("), after at least %d samples", rule.Least())
+	v.Rule = rule.Describe(f.Metric)
 	if st := f.Stopped; st != nil {
 		v.Reason, v.Of = st.Reason, st.OfSamples
 		if st.Extended {
 			v.Extended = true
 		} else {
-			v.Stopped, v.Samples, v.At = true, st.Samples, templates.When(st.At)
+			v.Stopped, v.Samples, v.Held, v.At = true, st.Samples, st.DecidedAt, templates.When(st.At)
 			saved := []string{templates.Count(st.SavedCalls, "model call"), templates.Count(st.SavedTasks, "answer")}
 			if st.SavedUSD > 0 {
 				saved = append(saved, fmt.Sprintf("about $%.2f at the estimate's prices", st.SavedUSD))
 			}
 			v.Saved = strings.Join(saved, ", ")
 		}
+	}
+	if f.Stopped == nil && r.Run.Status == store.RunCompleted && f.Samples >= r.Dataset.Samples {
+		v.Ran = true
 	}
 	var scale config.Scale
 	digits := 3

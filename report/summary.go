@@ -56,7 +56,8 @@ type Summary struct {
 // Stopped is how a run stopped early, as `assay run --json` gives it.
 type Stopped struct {
 	Reason       string  `json:"reason"`
-	AfterSamples int     `json:"after_samples"`
+	DecidedAfter int     `json:"decided_after,omitempty"` // whole samples the rule had seen when it held
+	AfterSamples int     `json:"after_samples"`           // whole samples done: those under way then finished too
 	OfSamples    int     `json:"of_samples"`
 	CallsSaved   int     `json:"calls_saved"`
 	AnswersSaved int     `json:"answers_saved"`
@@ -72,7 +73,7 @@ func (s *Summary) stopped(f *stop.Figures) {
 	}
 	s.Stopping = f
 	if st := f.Stopped; st != nil && !st.Extended {
-		s.Stopped = &Stopped{Reason: st.Reason, AfterSamples: st.Samples, OfSamples: st.OfSamples, CallsSaved: st.SavedCalls,
+		s.Stopped = &Stopped{Reason: st.Reason, DecidedAfter: st.DecidedAt, AfterSamples: st.Samples, OfSamples: st.OfSamples, CallsSaved: st.SavedCalls,
 			AnswersSaved: st.SavedTasks, CostSavedUSD: st.SavedUSD}
 	}
 	for _, iv := range f.Intervals {

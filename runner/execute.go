@@ -185,7 +185,7 @@ func (ex *execution) loop(ctx context.Context) (store.RunStatus, string, error) 
 	}
 	status, msg, err := ex.outcome(ctx)
 	if status == store.RunCompleted && msg == "" {
-		msg = StoppedEarly + f.stoppedWhy + "."
+		msg = fmt.Sprintf("%sthe rule held after %d samples: %s.", StoppedEarly, f.decidedAt, f.stoppedWhy)
 	}
 	return status, msg, err
 }
@@ -355,6 +355,7 @@ type feed struct {
 	// why the rule stopped the run ("" while it has not).
 	lastAt     int
 	stoppedWhy string
+	decidedAt  int // whole samples the rule had seen when it held
 }
 
 // next is the task a worker does next; false when there is none to do.
@@ -387,8 +388,8 @@ func (f *feed) next(ctx context.Context) (job, bool) {
 	t := f.tasks[f.at]
 	if st := f.w.ex.stopping; st != nil && t.at != f.lastAt {
 		// Whole samples: the rule is asked only before a sample's first task.
-		if ok, why := st.decided(); ok {
-			f.stoppedWhy = why
+		if ok, why, at := st.decided(); ok {
+			f.stoppedWhy, f.decidedAt = why, at
 			return f.stop()
 		}
 	}
@@ -432,6 +433,12 @@ const savesAhead = 8
 // await their commit. The calls of the next task no longer wait for the
 // commit of the last (a tenth of each task's time at concurrency 200).
 func (w *workers) saveBehind(ctx context.Context, res *store.Result, reserved float64) chan struct{} {
+	// The stopping rule sees the result now, not once it is committed: the
+	// run then stops taking samples as soon as the rule holds, and only
+	// those under way finish after it.
+	if st := w.ex.stopping; st != nil {
+		st.add(res)
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -595,9 +602,6 @@ func (w *workers) save(ctx context.Context, res *store.Result) {
 	w.cost += cost
 	w.tasks++
 	w.spentOn += cost
-	if st := w.ex.stopping; st != nil {
-		st.add(res)
-	}
 }
 
 // job is a task handed to a worker, with the cost reserved for it.

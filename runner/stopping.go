@@ -54,11 +54,13 @@ func (s *stopping) add(res *store.Result) {
 	s.mu.Unlock()
 }
 
-// decided says whether the rule is met, and how.
-func (s *stopping) decided() (bool, string) {
+// decided says whether the rule is met, how, and after how many whole
+// samples.
+func (s *stopping) decided() (bool, string, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.tracker.Decided()
+	ok, why := s.tracker.Decided()
+	return ok, why, s.tracker.Samples()
 }
 
 // recordStop records that the rule stopped the run before its plan's end:
@@ -85,7 +87,7 @@ func (ex *execution) recordStop(ctx context.Context, f *feed) error {
 	if err != nil {
 		return err
 	}
-	st := store.RunStop{Samples: (done + perSample - 1) / perSample, OfSamples: len(ex.samples.refs), Reason: f.stoppedWhy,
+	st := store.RunStop{Samples: (done + perSample - 1) / perSample, DecidedAt: f.decidedAt, OfSamples: len(ex.samples.refs), Reason: f.stoppedWhy,
 		SavedTasks: saved, SavedUSD: perTask * float64(saved)}
 	if done > 0 {
 		st.SavedCalls = int(math.Round(float64(calls) / float64(done) * float64(saved)))

@@ -13,6 +13,7 @@ import (
 // RunStop is how a run with a stopping rule stopped before its plan's end.
 type RunStop struct {
 	Samples    int       `json:"samples"`    // samples done, whole
+	DecidedAt  int       `json:"decided_at"` // samples the rule had seen when it held (0: not kept)
 	OfSamples  int       `json:"of_samples"` // samples in the plan
 	Reason     string    `json:"reason"`
 	SavedTasks int       `json:"saved_tasks"` // answers not asked for
@@ -26,11 +27,11 @@ type RunStop struct {
 
 // SaveRunStop records that a run stopped early, replacing an earlier stop.
 func (db *DB) SaveRunStop(ctx context.Context, runID int64, s RunStop) error {
-	_, err := db.write.ExecContext(ctx, `INSERT INTO run_stops (run_id, samples, of_samples, reason, saved_tasks, saved_calls, saved_usd, stopped_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET samples = excluded.samples, of_samples = excluded.of_samples,
+	_, err := db.write.ExecContext(ctx, `INSERT INTO run_stops (run_id, samples, of_samples, reason, saved_tasks, saved_calls, saved_usd, stopped_at, decided_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET samples = excluded.samples, of_samples = excluded.of_samples,
 		reason = excluded.reason, saved_tasks = excluded.saved_tasks, saved_calls = excluded.saved_calls, saved_usd = excluded.saved_usd, stopped_at = excluded.stopped_at,
-		extended = 0`,
-		runID, s.Samples, s.OfSamples, s.Reason, s.SavedTasks, s.SavedCalls, s.SavedUSD, db.nowText())
+		decided_at = excluded.decided_at, extended = 0`,
+		runID, s.Samples, s.OfSamples, s.Reason, s.SavedTasks, s.SavedCalls, s.SavedUSD, db.nowText(), s.DecidedAt)
 	if err != nil {
 		return fmt.Errorf("run %d: save its stop: %w", runID, err)
 	}
@@ -41,8 +42,8 @@ func (db *DB) SaveRunStop(ctx context.Context, runID int64, s RunStop) error {
 func (db *DB) RunStopOf(ctx context.Context, runID int64) (*RunStop, error) {
 	var s RunStop
 	var at string
-	err := db.read.QueryRowContext(ctx, `SELECT samples, of_samples, reason, saved_tasks, saved_calls, saved_usd, stopped_at, extended
-		FROM run_stops WHERE run_id = ?`, runID).Scan(&s.Samples, &s.OfSamples, &s.Reason, &s.SavedTasks, &s.SavedCalls, &s.SavedUSD, &at, &s.Extended)
+	err := db.read.QueryRowContext(ctx, `SELECT samples, of_samples, reason, saved_tasks, saved_calls, saved_usd, stopped_at, extended, decided_at
+		FROM run_stops WHERE run_id = ?`, runID).Scan(&s.Samples, &s.OfSamples, &s.Reason, &s.SavedTasks, &s.SavedCalls, &s.SavedUSD, &at, &s.Extended, &s.DecidedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	} else if err != nil {

@@ -286,6 +286,29 @@ func printSummary(w io.Writer, s *report.Summary) {
 		fmt.Fprintf(w, "detectable: the smallest true difference from %s a paired t-test (α = 0.05) finds with 80%% power on these samples.\n", s.Conditions[0].Name)
 	}
 	printVariance(w, s)
+	printStop(w, s)
+}
+
+// printStop says what the run's stopping rule did, if it has one.
+func printStop(w io.Writer, s *report.Summary) {
+	f := s.Stopping
+	if f == nil {
+		return
+	}
+	rule := f.Rule.Describe(f.Metric)
+	switch st := f.Stopped; {
+	case st != nil && st.Extended:
+		fmt.Fprintf(w, "stop: stopped early once (%s), then extended toward the plan\n", st.Reason)
+	case st != nil && st.DecidedAt > 0:
+		fmt.Fprintf(w, "stop: the rule held after %d of %d samples — %s; %d samples were done when the run stopped (those under way finished); %s and %s not made\n",
+			st.DecidedAt, st.OfSamples, st.Reason, st.Samples, plural(st.SavedTasks, "answer"), plural(st.SavedCalls, "model call"))
+	case st != nil:
+		fmt.Fprintf(w, "stop: stopped early after %d of %d samples: %s\n", st.Samples, st.OfSamples, st.Reason)
+	case s.Status == store.RunCompleted && s.Results >= s.TotalTasks:
+		fmt.Fprintf(w, "stop: the rule was not met (%s): the run ran its whole plan\n", rule)
+	default:
+		fmt.Fprintf(w, "stop: %s; %d samples whole so far\n", rule, f.Samples)
+	}
 }
 
 func plural(n int, noun string) string {

@@ -24,6 +24,7 @@ type stopOutput struct {
 	Results int `json:"results"`
 	Stopped *struct {
 		Reason       string  `json:"reason"`
+		DecidedAfter int     `json:"decided_after"`
 		AfterSamples int     `json:"after_samples"`
 		OfSamples    int     `json:"of_samples"`
 		CallsSaved   int     `json:"calls_saved"`
@@ -99,8 +100,14 @@ stop: {when: decided, metric: numeric_match, alpha: 0.05, min_samples: 20, seed:
 		t.Fatalf("the run did not stop: %s", out.String())
 	}
 	t.Logf("stopped after %d of %d samples: %s; saved %d calls", st.AfterSamples, st.OfSamples, st.Reason, st.CallsSaved)
-	if st.AfterSamples < 20 || st.AfterSamples >= n || st.OfSamples != n || !strings.Contains(st.Reason, "decided on numeric_match") {
+	if st.AfterSamples < 20 || st.AfterSamples >= n || st.OfSamples != n || !strings.Contains(st.Reason, "decided on numeric_match") ||
+		strings.Contains(st.Reason, "samples") {
 		t.Errorf("stopped: %+v", st)
+	}
+	// The run takes no sample once the rule holds: only those under way
+	// finish (4 calls at once, 4 tasks a sample: at most 2 samples).
+	if st.DecidedAfter < 20 || st.AfterSamples-st.DecidedAfter > 2 || st.AfterSamples < st.DecidedAfter {
+		t.Errorf("the rule held after %d samples, the run did %d", st.DecidedAfter, st.AfterSamples)
 	}
 	// Whole samples: every sample asked was asked under both conditions,
 	// every repetition; and not the file's first rows.
@@ -148,7 +155,8 @@ stop: {when: decided, metric: numeric_match, alpha: 0.05, min_samples: 20, seed:
 		t.Fatal(err)
 	}
 	screenshot(t, ctx, "stopped-run")
-	if got := textOf(t, ctx, "#stopped-early"); !strings.Contains(got, fmt.Sprintf("Stopped early after %d of 200 samples", st.AfterSamples)) {
+	if got := textOf(t, ctx, "#stopped-early"); !strings.Contains(got, fmt.Sprintf("Stopped early: the rule held after %d of 200 samples", st.DecidedAfter)) ||
+		!strings.Contains(got, fmt.Sprintf("%d were done when it stopped", st.AfterSamples)) {
 		t.Errorf("the report says %q", got)
 	}
 	if got := textOf(t, ctx, "#stop-saved"); !strings.Contains(got, fmt.Sprintf("%d model calls", st.CallsSaved)) {
@@ -166,8 +174,17 @@ stop: {when: decided, metric: numeric_match, alpha: 0.05, min_samples: 20, seed:
 	if err := run(context.Background(), []string{"export", "--run", fmt.Sprint(id), "--format", "html", "--db", db, "-o", "-"}, &html, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(html.String(), `id="stopping-table"`) || !strings.Contains(html.String(), fmt.Sprintf("Stopped early after %d of 200 samples", st.AfterSamples)) {
+	if !strings.Contains(html.String(), `id="stopping-table"`) || !strings.Contains(html.String(), fmt.Sprintf("Stopped early: the rule held after %d of 200 samples", st.DecidedAfter)) {
 		t.Error("the HTML export lacks the stopping rule's section")
+	}
+
+	// assay run's text says what the rule did.
+	var text bytes.Buffer
+	if err := run(context.Background(), []string{"run", "--resume", fmt.Sprint(id), "--db", db, "--quiet"}, &text, io.Discard); err != nil {
+		t.Fatalf("assay run --resume of a stopped run: %v", err)
+	}
+	if !strings.Contains(text.String(), fmt.Sprintf("stop: the rule held after %d of 200 samples", st.DecidedAfter)) {
+		t.Errorf("assay run says nothing right of its rule:\n%s", text.String())
 	}
 
 	// Extended: on toward the plan, and then not stopped.
@@ -185,8 +202,51 @@ stop: {when: decided, metric: numeric_match, alpha: 0.05, min_samples: 20, seed:
 	if calls.Load() != n*2*reps {
 		t.Errorf("the server answered %d calls over both, want the plan's %d", calls.Load(), n*2*reps)
 	}
+	text.Reset()
+	if err := run(context.Background(), []string{"run", "--resume", fmt.Sprint(id), "--db", db, "--quiet"}, &text, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "stop: stopped early once") {
+		t.Errorf("an extended run's text: %s", text.String())
+	}
 	err := run(context.Background(), []string{"run", "--resume", fmt.Sprint(id), "--extend", "--db", db, "--quiet"}, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "did not stop early") {
 		t.Errorf("extending a run that ran its plan: %v", err)
+	}
+}
+
+// A run whose rule never holds runs its whole plan, and says so: in assay
+// run's text and on its report.
+func TestARunWhoseRuleNeverHoldsSaysSo(t *testing.T) {
+	srv := llmtest.New(llmtest.Text("The answer is 4."))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	var data strings.Builder
+	for i := 1; i <= 12; i++ {
+		fmt.Fprintf(&data, "{\"question\": \"What is 2 + 2 (%d)?\", \"answer\": \"#### 4\"}\n", i)
+	}
+	os.WriteFile(filepath.Join(dir, "sums.jsonl"), []byte(data.String()), 0o644)
+	os.WriteFile(filepath.Join(dir, "run.yaml"), fmt.Appendf(nil, `name: undecided
+dataset: {path: ./sums.jsonl}
+agent: {type: openai, model: m, base_url: %q}
+conditions: {a: {system_prompt: "A."}, b: {system_prompt: "B."}}
+evaluators: [numeric_match]
+stop: {when: decided, metric: numeric_match, min_samples: 10}
+`, srv.URL), 0o644)
+	db := filepath.Join(dir, "assay.db")
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"run", "--config", filepath.Join(dir, "run.yaml"), "--db", db, "--quiet"}, &out, io.Discard); err != nil {
+		t.Fatalf("assay run: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "stop: the rule was not met (stop once every pair of conditions is decided on numeric_match") ||
+		!strings.Contains(out.String(), "the run ran its whole plan") {
+		t.Errorf("assay run says nothing of its rule:\n%s", out.String())
+	}
+	var page bytes.Buffer
+	if err := run(context.Background(), []string{"export", "--run", fmt.Sprint(lastRun(t, db)), "--format", "html", "--db", db, "-o", "-"}, &page, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), `id="stop-not-met"`) || !strings.Contains(page.String(), "Ran its whole plan of 12 samples") {
+		t.Error("the report does not say the rule was not met")
 	}
 }

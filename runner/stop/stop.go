@@ -212,7 +212,7 @@ func (t *Tracker) Decided() (bool, string) {
 				return false, ""
 			}
 		}
-		why := fmt.Sprintf("every pair of conditions decided on %s after %d samples (%s", metric, t.added, alpha)
+		why := fmt.Sprintf("every pair of conditions decided on %s (%s", metric, alpha)
 		if len(t.pairOf) > 1 {
 			why += fmt.Sprintf(", shared among %d pairs", len(t.pairOf))
 		}
@@ -229,7 +229,7 @@ func (t *Tracker) Decided() (bool, string) {
 				return false, ""
 			}
 		}
-		why := fmt.Sprintf("every condition's %s known within ±%g after %d samples (%s", metric, t.rule.HalfWidth, t.added, alpha)
+		why := fmt.Sprintf("every condition's %s known within ±%g (%s", metric, t.rule.HalfWidth, alpha)
 		if len(t.conditions) > 1 {
 			why += fmt.Sprintf(", shared among %d conditions", len(t.conditions))
 		}
