@@ -148,3 +148,13 @@ func (r Stop) Describe(metric string) string {
 	}
 	return text + fmt.Sprintf("), after at least %d samples", r.Least())
 }
+
+// StopWarning says that the rule cannot stop a run over samples samples
+// early: it looks only after min_samples, which the dataset does not pass;
+// "" when it can.
+func (c *Config) StopWarning(samples int) string {
+	if c.Stop == nil || c.Stop.Least() < samples {
+		return ""
+	}
+	return fmt.Sprintf("stop.min_samples is %d and the dataset has %d samples: the rule looks only after min_samples, so it cannot stop this run early", c.Stop.Least(), samples)
+}

@@ -178,8 +178,11 @@ func (k *checker) baseURL(key, u string) {
 	if u == "" {
 		return
 	}
-	if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-		k.fail(key, "%q is not an http(s) URL such as http://127.0.0.1:11434/v1", u)
+	// One URL: two pasted together (http://a/v1http://a/v1) parse as one
+	// whose path holds the second.
+	if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" ||
+		strings.Count(u, "://") != 1 || strings.ContainsAny(u, " \t\n") {
+		k.fail(key, "%q is not one http(s) URL such as http://127.0.0.1:11434/v1", u)
 	}
 }
 

@@ -65,6 +65,9 @@ func (s *Server) estimate(ctx context.Context, f templates.RunForm) (templates.E
 		UnsetEnv:    s.unsetVariables(cfg, spec.dataset.Kind, spec.conditions),
 		BudgetUSD:   cfg.BudgetUSD,
 	}
+	if w := cfg.StopWarning(spec.dataset.Samples); w != "" {
+		v.Warnings = append(v.Warnings, w)
+	}
 	for _, ev := range cfg.Evaluators {
 		if ev.UsesJudge() {
 			v.Judges = append(v.Judges, string(ev))

@@ -24,7 +24,7 @@ func TestOneValidatorForFormAPIAndRunFile(t *testing.T) {
 		{"a base URL that is not one",
 			func(v url.Values) { v.Set("judge_base_url", "localhost:8080") },
 			func(_, judge map[string]any) { judge["base_url"] = "localhost:8080" },
-			`judge.base_url: "localhost:8080" is not an http(s) URL such as http://127.0.0.1:11434/v1`},
+			`judge.base_url: "localhost:8080" is not one http(s) URL such as http://127.0.0.1:11434/v1`},
 		{"a timeout over the cap",
 			func(v url.Values) { v.Set("agent_timeout", "100000") },
 			func(agent, _ map[string]any) { agent["timeout_seconds"] = 100000 },

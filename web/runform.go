@@ -27,9 +27,13 @@ func (s *Server) newRunPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	q := c.QueryParams()
 	var f templates.RunForm
-	if q.Get("filled") != "" {
+	switch {
+	case q.Get("filled") != "":
 		f = readRunForm(q)
-	} else {
+	case q.Get("fresh") != "":
+		f = formFromConfig(defaultConfig())
+		f.DatasetID = q.Get("dataset")
+	default:
 		var err error
 		if f, err = s.lastRunForm(ctx); err != nil {
 			return err

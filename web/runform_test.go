@@ -77,7 +77,8 @@ func TestRunFormErrorsKeepTheInput(t *testing.T) {
 		{"repetitions", func(v url.Values) { v.Set("repetitions", "three") }, "Repetitions: enter a whole number"},
 		{"sample rate", func(v url.Values) { v.Set("judge_sample_rate", "2") }, "Judge sample rate: enter a number from 0 to 1"},
 		{"a key instead of its variable", func(v url.Values) { v.Set("agent_key_env", "sk-proj-abc123") }, "never the key itself"},
-		{"bad base URL", func(v url.Values) { v.Set("judge_base_url", "localhost:8080") }, `judge.base_url: "localhost:8080" is not an http(s) URL`},
+		{"bad base URL", func(v url.Values) { v.Set("judge_base_url", "localhost:8080") }, `judge.base_url: "localhost:8080" is not one http(s) URL`},
+		{"two base URLs pasted together", func(v url.Values) { v.Set("agent_base_url", "http://127.0.0.1:9/v1http://127.0.0.1:9/v1") }, `agent.base_url: "http://127.0.0.1:9/v1http://127.0.0.1:9/v1" is not one http(s) URL`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -189,6 +190,35 @@ func TestNewRunFormStartsFromTheLastRun(t *testing.T) {
 	}
 	if got := text(doc, "#carried-sample-rate"); !strings.Contains(got, "judge sample rate of 0.5") {
 		t.Errorf("the carried sample rate is not pointed out: %q", got)
+	}
+	if got := text(doc, "#from-run"); !strings.Contains(got, "Filled in from run") || doc.Find("#fresh-form").Length() != 1 {
+		t.Errorf("the form should say where its values come from and how to start afresh: %q", got)
+	}
+	_, doc = f.get("/runs/new?fresh=1")
+	if doc.Find("#from-run").Length() != 0 || doc.Find("#agent_base_url").AttrOr("value", "") == f.fake.URL {
+		t.Error("a fresh form still carries the last run's settings")
+	}
+}
+
+// A stopping rule carried from the last run is pointed out, and one that
+// cannot bind (min_samples past the dataset's samples) is warned of.
+func TestRunFormSaysWhatItCarriesAndWarnsOfARuleThatCannotBind(t *testing.T) {
+	f := newRunServer(t, rubricAgent("4"))
+	ds := f.qaDataset(8)
+	form := f.runForm(ds, f.conditions("baseline", "careful"))
+	form.Set("stop_when", "precise")
+	form.Set("stop_half_width", "0.5")
+	form.Set("stop_metric", "completeness")
+	form.Set("stop_min_samples", "10")
+	f.get("/runs/new")
+	_, doc := f.postForm("/runs/estimate", form)
+	if got := doc.Text(); !strings.Contains(got, "stop.min_samples is 10 and the dataset has 8 samples") {
+		t.Errorf("the estimate does not warn of a rule that cannot bind: %q", got)
+	}
+	f.waitFor(f.launch(form), "completed")
+	_, doc = f.get("/runs/new")
+	if got := text(doc, "#carried-stop"); !strings.Contains(got, "stopping rule (precise)") {
+		t.Errorf("the carried stopping rule is not pointed out: %q", got)
 	}
 }
 

@@ -150,7 +150,11 @@ func createRun(ctx context.Context, m *runner.Manager, db *store.DB, path string
 	if err != nil {
 		return 0, err
 	}
-	for _, w := range cfg.Warnings() {
+	warnings := cfg.Warnings()
+	if w := cfg.StopWarning(ds.Samples); w != "" {
+		warnings = append(warnings, w)
+	}
+	for _, w := range warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	fmt.Fprintf(stderr, "run %d: %d tasks (%s × %s)\n", run.ID, run.TotalTasks,
