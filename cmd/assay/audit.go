@@ -1,6 +1,7 @@
 package main
 
 import (
+	"assay/report/gate"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -75,9 +76,12 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return badUsage(fmt.Errorf("audit: %s", assay.ErrorMessage(err)))
 	}
 	var failed []string
+	verdicts := map[string]string{}
 	for _, g := range gates {
 		gate, _ := parseAuditGate(g)
-		if held, why := gate.holds(res); !held {
+		held, why := gate.holds(res)
+		verdicts[gate.figure] = why
+		if !held {
 			failed = append(failed, g+": "+why)
 		}
 	}
@@ -95,9 +99,9 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	} else {
-		printAudit(stdout, res)
-		for _, f := range failed {
-			fmt.Fprintf(stdout, "gate failed: %s\n", f)
+		printAudit(stdout, res, verdicts)
+		if len(failed) > 0 {
+			fmt.Fprintf(stdout, "%d of %s failed (said above)\n", len(failed), plural(len(gates), "gate"))
 		}
 	}
 	if len(failed) > 0 {
@@ -114,14 +118,15 @@ func costText(e audit.Estimate) string {
 	return fmt.Sprintf("about $%.4f", e.CostUSD)
 }
 
-// printAudit writes an audit's figures as text.
-func printAudit(w io.Writer, r *audit.Result) {
+// printAudit writes an audit's figures as text, each judged by its gate
+// (verdicts, by figure) where one was given.
+func printAudit(w io.Writer, r *audit.Result, verdicts map[string]string) {
 	fmt.Fprintf(w, "judge audit of run %d: %d calls, $%.4f (estimated %d, %s)", r.RunID, r.Calls, r.CostUSD, r.Estimate.Calls, costText(r.Estimate))
 	if r.Errors > 0 {
 		fmt.Fprintf(w, "; %d judge calls failed", r.Errors)
 	}
 	fmt.Fprintln(w)
-	for _, line := range audit.Lines(r) {
+	for _, line := range audit.LinesJudged(r, verdicts) {
 		fmt.Fprintln(w, line)
 	}
 }
@@ -146,26 +151,43 @@ func parseAuditGate(s string) (auditGate, error) {
 	return auditGate{figure: g[1], op: g[2], bound: bound}, nil
 }
 
-// holds checks the gate against an audit; a probe not run fails it.
+// holds checks the gate against an audit, and says so with the figure's
+// interval; a probe not run fails it.
 func (g auditGate) holds(r *audit.Result) (bool, string) {
 	var v float64
+	var ci [2]float64
+	what := g.figure
 	switch p := r.Probes; g.figure {
 	case "verbosity":
 		if p.Verbosity == nil || p.Verbosity.Why != "" {
-			return false, "the verbosity probe gave no figure"
+			return false, "gate failed: the verbosity probe gave no figure"
 		}
-		v = math.Abs(p.Verbosity.Delta)
+		v, what = math.Abs(p.Verbosity.Delta), "the size of the change"
+		lo, hi := math.Abs(p.Verbosity.CI95[0]), math.Abs(p.Verbosity.CI95[1])
+		ci = [2]float64{min(lo, hi), max(lo, hi)}
+		if p.Verbosity.CI95[0] <= 0 && p.Verbosity.CI95[1] >= 0 {
+			ci[0] = 0
+		}
 	case "position":
 		if p.Position == nil || p.Position.N == 0 {
-			return false, "the position probe gave no figure"
+			return false, "gate failed: the position probe gave no figure"
 		}
-		v = p.Position.FlipRate
+		v, ci, what = p.Position.FlipRate, p.Position.FlipCI95, "the flip rate"
 	case "first_wins":
 		if p.Position == nil || p.Position.N == 0 {
-			return false, "the position probe gave no figure"
+			return false, "gate failed: the position probe gave no figure"
 		}
-		v = p.Position.FirstWins
+		v, ci, what = p.Position.FirstWins, p.Position.CI95, "the first answer's share"
 	}
 	held := map[string]bool{"<=": v <= g.bound, ">=": v >= g.bound, "<": v < g.bound, ">": v > g.bound}[g.op]
-	return held, fmt.Sprintf("%s is %.3f", g.figure, v)
+	word := "failed"
+	if held {
+		word = "held"
+	}
+	return held, fmt.Sprintf("gate %s %s: %s, %.3f (95%% CI %.3f to %.3f), %s %g", g.text(), word, what, v, ci[0], ci[1], gate.Says(g.op, held), g.bound)
+}
+
+// text is the gate as written, spaces aside.
+func (g auditGate) text() string {
+	return "audit." + g.figure + g.op + strconv.FormatFloat(g.bound, 'g', -1, 64)
 }

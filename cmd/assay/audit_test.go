@@ -124,6 +124,16 @@ prices: {claude-opus-4-5: {input_per_mtok: 5, output_per_mtok: 25}}
 	if strings.Contains(out.String(), "self-preference") {
 		t.Errorf("a probe not asked for is in the text:\n%s", out.String())
 	}
+	// With a gate on a figure, the gate judges it, once, with its interval.
+	out.Reset()
+	err = run(context.Background(), []string{"audit", "--run", "1", "--db", db, "--samples", "4", "--probes", "verbosity,position", "--gate", "audit.verbosity<=0.2"}, &out, io.Discard)
+	if !errors.As(err, &ee) || ee.code != exitGateFailed {
+		t.Errorf("a failed gate: %v, want exit %d", err, exitGateFailed)
+	}
+	if text := out.String(); !strings.Contains(text, "(95% CI +1.00 to +1.00): gate audit.verbosity<=0.2 failed: the size of the change, 1.000 (95% CI 1.000 to 1.000), is above 0.2") ||
+		strings.Contains(text, "swayed by length") || strings.Contains(text, "no bias shown") || strings.Count(text, "1.000") != 3 {
+		t.Errorf("the gate's judgement is not said once, with its interval:\n%s", text)
+	}
 	// The JSON export carries the latest audit.
 	out.Reset()
 	if err := run(context.Background(), []string{"export", "--run", "1", "--format", "json", "--db", db, "-o", "-"}, &out, io.Discard); err != nil {
@@ -282,8 +292,8 @@ execution: {num_repetitions: 1}
 		t.Fatalf("%v: %s", err, out.String())
 	}
 	if got.Passed == nil || *got.Passed || got.Audit == nil || got.Audit.Probes.Verbosity.Delta != 1 || got.Audit.Probes.Verbosity.N != 3 ||
-		len(got.AuditGates) != 2 || got.AuditGates[0].Held || got.AuditGates[0].Message != "verbosity is 1.000" ||
-		got.AuditGates[1].Held || got.AuditGates[1].Message != "the position probe gave no figure" {
+		len(got.AuditGates) != 2 || got.AuditGates[0].Held || got.AuditGates[0].Message != "gate audit.verbosity<=0.2 failed: the size of the change, 1.000 (95% CI 1.000 to 1.000), is above 0.2" ||
+		got.AuditGates[1].Held || got.AuditGates[1].Message != "gate failed: the position probe gave no figure" {
 		t.Errorf("assay run --json: %s", out.String())
 	}
 	err = run(context.Background(), []string{"run", "--config", write("exact.yaml", "exact_match"), "--db", filepath.Join(dir, "b.db"), "--quiet",

@@ -28,6 +28,7 @@ type ciFlags struct {
 	gates           []gate.Gate
 	baseline        int64
 	baselineLatest  bool
+	chose           string // which run --baseline-latest took, and why
 	tolerance       float64
 	gateRegressions bool
 	junit           string
@@ -139,28 +140,76 @@ func (ci *ciFlags) findBaseline(ctx context.Context, db *store.DB, ds *store.Dat
 		}
 		ci.baselineID = base.ID
 	case ci.baselineLatest:
-		ids, err := db.CompletedRuns(ctx, ds.ID)
+		return ci.latestBaseline(ctx, db, ds, conditions, id)
+	}
+	return nil
+}
+
+// latestBaseline picks, among the completed runs of ds made before run id,
+// the latest that ran its whole plan (a run its stopping rule stopped did
+// fewer samples) with this run's conditions, else with a condition of them;
+// failing that the latest sharing a condition, and says which it took.
+func (ci *ciFlags) latestBaseline(ctx context.Context, db *store.DB, ds *store.Dataset, conditions []string, id int64) error {
+	ids, err := db.CompletedRuns(ctx, ds.ID)
+	if err != nil {
+		return err
+	}
+	const (
+		sameWhole = iota // the same conditions, the whole plan
+		someWhole        // a condition in common, the whole plan
+		some             // a condition in common, stopped early
+		none
+	)
+	best, bestRank := int64(0), none
+	for _, b := range ids { // newest first
+		if id != 0 && b >= id {
+			continue
+		}
+		base, err := db.Run(ctx, b)
 		if err != nil {
 			return err
 		}
-		for _, b := range ids {
-			if id != 0 && b >= id {
-				continue
-			}
-			base, err := db.Run(ctx, b)
-			if err != nil {
-				return err
-			}
-			if sharesCondition(base.Conditions, conditions) {
-				ci.baselineID = b
-				break
+		if !sharesCondition(base.Conditions, conditions) {
+			continue
+		}
+		stopped, err := db.RunStopOf(ctx, b)
+		if err != nil {
+			return err
+		}
+		rank := some
+		if stopped == nil || stopped.Extended {
+			rank = someWhole
+			if slices.Equal(sortedNames(base.Conditions), sortedCopy(conditions)) {
+				rank = sameWhole
 			}
 		}
-		if ci.baselineID == 0 {
-			ci.note = fmt.Sprintf("no baseline: no earlier completed run on dataset %q shares a condition with this one", ds.Name)
+		if rank < bestRank {
+			best, bestRank = b, rank
+		}
+		if rank == sameWhole {
+			break
 		}
 	}
+	ci.baselineID = best
+	switch bestRank {
+	case none:
+		ci.note = fmt.Sprintf("no baseline: no earlier completed run on dataset %q shares a condition with this one", ds.Name)
+	case sameWhole:
+		ci.chose = fmt.Sprintf("baseline: run %d, the latest completed run of dataset %q with these conditions that ran its whole plan", best, ds.Name)
+	case someWhole:
+		ci.chose = fmt.Sprintf("baseline: run %d, the latest completed run of dataset %q that ran its whole plan; it shares only some of these conditions", best, ds.Name)
+	default:
+		ci.chose = fmt.Sprintf("baseline: run %d, the latest completed run of dataset %q sharing a condition; its stopping rule stopped it early, and no run that ran its whole plan shares one", best, ds.Name)
+	}
 	return nil
+}
+
+func sortedNames(cs []assay.Condition) []string { return sortedCopy(conditionNames(cs)) }
+
+func sortedCopy(names []string) []string {
+	out := slices.Clone(names)
+	slices.Sort(out)
+	return out
 }
 
 func sharesCondition(cs []assay.Condition, names []string) bool {
@@ -179,6 +228,7 @@ func conditionNames(cs []assay.Condition) []string {
 type ciOutcome struct {
 	gate.Outcome
 	note   string
+	chose  string   // which run --baseline-latest took, and why
 	health []string // what makes the completed run no result (gate.Health)
 	// audit is the judge audit the audit.* gates asked for, and how each held.
 	audit      *audit.Result
@@ -190,6 +240,7 @@ type auditGateResult struct {
 	Gate    string `json:"gate"`
 	Held    bool   `json:"held"`
 	Message string `json:"message"`
+	figure  string // verbosity, position or first_wins
 }
 
 // checkAudit refuses audit.* gates on a run without a judge.
@@ -217,7 +268,7 @@ func (v *ciOutcome) judgeAudit(ctx context.Context, m *runner.Manager, ci *ciFla
 	for _, s := range ci.auditGates {
 		g, _ := parseAuditGate(s)
 		held, why := g.holds(res)
-		v.auditGates = append(v.auditGates, auditGateResult{Gate: strings.TrimSpace(s), Held: held, Message: why})
+		v.auditGates = append(v.auditGates, auditGateResult{Gate: strings.TrimSpace(s), Held: held, Message: why, figure: g.figure})
 	}
 	return nil
 }
@@ -239,7 +290,7 @@ func (ci *ciFlags) outcome(ctx context.Context, db *store.DB, id int64) (*ciOutc
 		return nil, err
 	}
 	v := &ciOutcome{Outcome: gate.Outcome{Summary: r.Summary, Gates: gate.Judge(ci.gates, r.Summary),
-		FailRegressions: ci.gateRegressions, ReportURL: ci.url(id)}, note: ci.note, health: gate.Health(r, ci.maxErrorRate)}
+		FailRegressions: ci.gateRegressions, ReportURL: ci.url(id)}, note: ci.note, chose: ci.chose, health: gate.Health(r, ci.maxErrorRate)}
 	if ci.baselineID != 0 {
 		base, err := report.Load(ctx, db, ci.baselineID)
 		if err != nil {
@@ -295,6 +346,8 @@ type runOutput struct {
 	Gates    []gate.Result    `json:"gates,omitempty"`
 	Baseline *gate.Comparison `json:"baseline,omitempty"`
 	Note     string           `json:"note,omitempty"`
+	// BaselineChosen says which run --baseline-latest took, and why.
+	BaselineChosen string `json:"baseline_chosen,omitempty"`
 	// Audit is the judge audit the audit.* gates asked for; AuditGates how
 	// each held.
 	Audit      *audit.Result     `json:"audit,omitempty"`
@@ -305,7 +358,7 @@ type runOutput struct {
 }
 
 func (v *ciOutcome) output() runOutput {
-	out := runOutput{Summary: v.Summary.Grouped(), Gates: v.Gates, Baseline: v.Baseline, Note: v.note, Unhealthy: v.health,
+	out := runOutput{Summary: v.Summary.Grouped(), Gates: v.Gates, Baseline: v.Baseline, Note: v.note, BaselineChosen: v.chose, Unhealthy: v.health,
 		Audit: v.audit, AuditGates: v.auditGates}
 	if len(v.Gates) > 0 || v.Baseline != nil || len(v.auditGates) > 0 {
 		p := v.Passed()
@@ -354,12 +407,16 @@ func printOutcome(w io.Writer, v *ciOutcome) {
 	}
 	if v.audit != nil {
 		fmt.Fprintln(w, "\njudge audit:")
-		for _, line := range audit.Lines(v.audit) {
+		verdicts := map[string]string{}
+		for _, g := range v.auditGates {
+			verdicts[g.figure] = g.Message
+		}
+		for _, line := range audit.LinesJudged(v.audit, verdicts) {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
-		for _, g := range v.auditGates {
-			fmt.Fprintf(w, "  %s  %s  %s\n", okWord(g.Held), g.Gate, g.Message)
-		}
+	}
+	if v.chose != "" {
+		fmt.Fprintf(w, "\n%s\n", v.chose)
 	}
 	if c := v.Baseline; c != nil {
 		fmt.Fprintf(w, "\nagainst baseline run %d (paired by sample; a regression's 95%% CI lies below -%s):\n", c.BaselineRunID, strconv.FormatFloat(c.Tolerance, 'g', -1, 64))

@@ -13,7 +13,9 @@ import (
 
 	"github.com/joshdk/go-junit"
 
+	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
+	"assay/store"
 )
 
 // gateBench is a dataset, a run file and a fake model whose judge gives
@@ -134,7 +136,7 @@ func TestGatesHoldAndFail(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(msg, "rubric.completeness mean = 3 >= 3.5: failed") {
+	if !strings.Contains(msg, "rubric.completeness mean 3 is below 3.5") {
 		t.Errorf("a failure's message lacks the figures: %q", msg)
 	}
 	if md, _ := os.ReadFile(mdPath); !strings.Contains(string(md), "❌ assay run") || !strings.Contains(string(md), "2 gates failed") {
@@ -247,5 +249,44 @@ func TestRunExitCodes(t *testing.T) {
 	os.WriteFile(b.cfg, []byte("name: x\nagent: {type: openai, modle: m}\n"), 0o644)
 	if code, _, errOut := b.run(); code != 3 || !strings.Contains(errOut, "modle") {
 		t.Errorf("bad config: exit %d, want 3:\n%s", code, errOut)
+	}
+}
+
+// --baseline-latest takes the latest completed run that ran its whole plan
+// with these conditions, not a later one its stopping rule stopped after a
+// few samples, and says which it took.
+func TestBaselineLatestSkipsARunStoppedEarly(t *testing.T) {
+	b := newGateBench(t, "")
+	if code, out, errOut := b.run(); code != 0 {
+		t.Fatalf("first run: exit %d\n%s%s", code, out, errOut)
+	}
+	whole := lastRun(t, b.db)
+	if code, out, errOut := b.run(); code != 0 {
+		t.Fatalf("second run: exit %d\n%s%s", code, out, errOut)
+	}
+	early := lastRun(t, b.db)
+	db, err := tally.Open(context.Background(), b.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.SaveRunStop(context.Background(), early, store.RunStop{Samples: 3, DecidedAt: 3, OfSamples: 8, Reason: "every pair decided"})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := b.run("--baseline-latest", "--json")
+	var got struct {
+		Baseline struct {
+			BaselineRunID int64 `json:"baseline_run_id"`
+		}
+		BaselineChosen string `json:"baseline_chosen"`
+	}
+	json.Unmarshal([]byte(out), &got)
+	if code != 0 || got.Baseline.BaselineRunID != whole || !strings.Contains(got.BaselineChosen, fmt.Sprintf("run %d, the latest completed run", whole)) ||
+		!strings.Contains(got.BaselineChosen, "ran its whole plan") {
+		t.Errorf("exit %d: baseline %d (%q), want run %d, not %d which stopped early\n%s", code, got.Baseline.BaselineRunID, got.BaselineChosen, whole, early, errOut)
+	}
+	if _, text, _ := b.run("--baseline-latest"); !strings.Contains(text, "baseline: run ") || !strings.Contains(text, "ran its whole plan") {
+		t.Errorf("assay run does not say which baseline it took:\n%s", text)
 	}
 }

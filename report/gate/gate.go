@@ -232,13 +232,24 @@ func judge(g Gate, c report.ConditionSummary) Result {
 		r.Value = m.Mean
 	}
 	r.Held = compare(r.Value, g.Op, g.Threshold)
-	held := "held"
-	if !r.Held {
-		held = "failed"
-	}
-	r.Message = fmt.Sprintf("%s: %s %s = %s %s %s: %s (mean %s, 95%% CI [%s, %s], n %d)", c.Name, r.Metric, r.Bound,
-		num(r.Value), g.Op, num(g.Threshold), held, num(m.Mean), num(m.CI95[0]), num(m.CI95[1]), m.N)
+	r.Message = fmt.Sprintf("%s: %s %s %s %s %s (mean %s, 95%% CI [%s, %s], n %d)", c.Name, r.Metric, r.Bound,
+		num(r.Value), Says(g.Op, r.Held), num(g.Threshold), num(m.Mean), num(m.CI95[0]), num(m.CI95[1]), m.N)
 	return r
+}
+
+// Says is how a figure stands to a gate's threshold, in words: ">=" held
+// is "is at least", failed "is below".
+func Says(op string, held bool) string {
+	words := map[string][2]string{">=": {"is below", "is at least"}, ">": {"is not above", "is above"},
+		"<=": {"is above", "is at most"}, "<": {"is not below", "is below"}}[op]
+	return words[btoi(held)]
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func compare(v float64, op string, t float64) bool {

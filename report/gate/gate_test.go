@@ -88,11 +88,11 @@ func TestJudge(t *testing.T) {
 		held bool
 		msg  string
 	}{
-		{"a", true, "a: exact_match mean = 0.8 >= 0.8: held (mean 0.8, 95% CI [0.55, 1], n 10)"},
+		{"a", true, "a: exact_match mean 0.8 is at least 0.8 (mean 0.8, 95% CI [0.55, 1], n 10)"},
 		{"b", false, "b: no exact_match scores (10 results, 10 errors)"},
-		{"a", false, "a: exact_match ci_low = 0.55 >= 0.6: failed"},
+		{"a", false, "a: exact_match ci_low 0.55 is below 0.6"},
 		{"b", false, "no exact_match scores"},
-		{"a", true, "ci_high = 1 <= 1: held"},
+		{"a", true, "ci_high 1 is at most 1"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d results, want %d: %+v", len(got), len(want), got)

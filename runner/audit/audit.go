@@ -282,14 +282,23 @@ func (r *Result) Complete(rep *report.Report, probes []string) {
 }
 
 // Lines say an audit's figures in words, a line per probe.
-func Lines(r *Result) []string {
+func Lines(r *Result) []string { return LinesJudged(r, nil) }
+
+// LinesJudged is Lines where gates judge some figures: verdicts by figure
+// (verbosity, position, first_wins) say how each gate held, in place of the
+// probe's own judgement, so that each figure is judged once.
+func LinesJudged(r *Result, verdicts map[string]string) []string {
 	var out []string
 	if v := r.Probes.Verbosity; v != nil {
 		if v.Why != "" {
 			out = append(out, "verbosity: "+v.Why)
 		} else {
+			judged := fairness(v.CI95)
+			if g, ok := verdicts["verbosity"]; ok {
+				judged = ": " + g
+			}
 			out = append(out, fmt.Sprintf("verbosity: padding %s with content-free sentences moved their scores by %+.2f on average (95%% CI %+.2f to %+.2f)%s",
-				plural(v.N, "answer"), v.Delta, v.CI95[0], v.CI95[1], fairness(v.CI95)))
+				plural(v.N, "answer"), v.Delta, v.CI95[0], v.CI95[1], judged))
 		}
 		if s := v.Shortened; s != nil {
 			out = append(out, fmt.Sprintf("verbosity: shortening %s (their filler sentences and repeats removed; %d of the answers allowed it) moved their scores by %+.2f on average (95%% CI %+.2f to %+.2f)%s",
@@ -300,8 +309,14 @@ func Lines(r *Result) []string {
 		if p.Why != "" {
 			out = append(out, "position: "+p.Why)
 		} else {
-			out = append(out, fmt.Sprintf("position: of %s judged in both orders, %.0f%% changed winner with the order (95%% CI %.0f–%.0f%%); the first answer won %.0f%% of the choices (%.0f–%.0f%%; a fair judge: 50%%)",
-				plural(p.N, "pair"), 100*p.FlipRate, 100*p.FlipCI95[0], 100*p.FlipCI95[1], 100*p.FirstWins, 100*p.CI95[0], 100*p.CI95[1]))
+			line := fmt.Sprintf("position: of %s judged in both orders, %.0f%% changed winner with the order (95%% CI %.0f–%.0f%%); the first answer won %.0f%% of the choices (%.0f–%.0f%%; a fair judge: 50%%)",
+				plural(p.N, "pair"), 100*p.FlipRate, 100*p.FlipCI95[0], 100*p.FlipCI95[1], 100*p.FirstWins, 100*p.CI95[0], 100*p.CI95[1])
+			for _, figure := range []string{"position", "first_wins"} {
+				if g, ok := verdicts[figure]; ok {
+					line += "; " + g
+				}
+			}
+			out = append(out, line)
 		}
 	}
 	if s := r.Probes.SelfPreference; s != nil {
