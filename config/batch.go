@@ -23,7 +23,9 @@ type Batch struct {
 	// Gather is how long calls are gathered into a batch before it is sent,
 	// unless it fills first ("" is 10s).
 	Gather string `yaml:"gather" json:"gather,omitempty"`
-	// Poll is how often a batch is asked how it stands ("" is 30s).
+	// Poll is the longest wait between two looks at how a batch stands
+	// ("" is 30s): a batch is first looked at a second after it is sent,
+	// then twice as long each time up to Poll.
 	Poll string `yaml:"poll" json:"poll,omitempty"`
 }
 

@@ -192,14 +192,26 @@ func (bs *batches) submit(ep string, q *batchQueue) {
 				l.batch = sb
 			}
 		}
-		bs.follow(sb, bs.poll)
+		bs.follow(sb, min(firstPoll, bs.poll))
 		bs.mu.Unlock()
 	}()
 }
 
+// firstPoll is how soon a batch just sent is first asked how it stands:
+// a provider may end a small one in seconds. The waits then double up to
+// batch.poll.
+const firstPoll = time.Second
+
+// nextPoll is the wait after one of wait: twice as long, from firstPoll up
+// to most.
+func nextPoll(wait, most time.Duration) time.Duration {
+	return min(max(2*wait, firstPoll), most)
+}
+
 // follow polls a batch until it ends, then answers its lines; first, the
-// first poll's wait. Past max_wait the batch is cancelled, and what it
-// answered is read as it ends. Held: bs.mu.
+// first poll's wait, each wait after it twice the last up to batch.poll.
+// Past max_wait the batch is cancelled, and what it answered is read as it
+// ends. Held: bs.mu.
 func (bs *batches) follow(sb *sentBatch, first time.Duration) {
 	sb.following = true
 	bs.wg.Add(1)
@@ -212,7 +224,7 @@ func (bs *batches) follow(sb *sentBatch, first time.Duration) {
 				return
 			case <-time.After(wait):
 			}
-			wait = bs.poll
+			wait = nextPoll(wait, bs.poll)
 			b, err := sb.client.PollBatch(bs.ctx, sb.kept.ProviderID)
 			if err != nil && llm.Refused(err) {
 				// Not to be had from this provider and key: its lines are

@@ -145,6 +145,7 @@ type RunProgress struct {
 	Interrupted bool // no process executes the unfinished run: Message says who did and what now
 	CSRF        string
 	Done        int
+	Answered    int // with judges in batches, answers done (judged or waiting); 0 when none wait
 	Total       int
 	Errors      int
 	JudgeErrors int

@@ -72,8 +72,8 @@ func TestJudgeCallsInBatchesFromThePage(t *testing.T) {
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		_, doc = f.get(fmt.Sprintf("/runs/%d", launched.RunID))
 		got := text(doc, "#batches")
-		if strings.Contains(got, "Calls in batches:") && strings.Contains(got, "in progress") &&
-			strings.Contains(got, "12 answers wait for their judgement") {
+		if strings.Contains(got, "Calls in batches:") && strings.Contains(got, "in progress at the provider") &&
+			strings.Contains(got, "12 answers wait for their judgement") && strings.Contains(text(doc, "#run-answered"), "12 answered, 0 judged") {
 			break
 		}
 		if time.Now().After(deadline) {

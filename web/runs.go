@@ -255,6 +255,9 @@ func (s *Server) markBatches(ctx context.Context, run *store.Run, p *templates.R
 		}
 	}
 	p.Batches = readmodel.BatchesLine(batches, waiting)
+	if waiting > 0 {
+		p.Answered = p.Done + waiting
+	}
 	return nil
 }
 
