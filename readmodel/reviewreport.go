@@ -35,6 +35,9 @@ func (r *Viewed) reviewView(q Query, shared bool) *templates.ReviewView {
 		if a.Within1 != nil {
 			row.Within1 = pct(*a.Within1)
 		}
+		if a.Reviewed < report.MinKappaReviews {
+			row.Kappa = "too few reviews"
+		}
 		if a.Kappa != nil {
 			row.Kappa = fmt.Sprintf("%.2f", *a.Kappa)
 			row.KappaCI = fmt.Sprintf("[%.2f, %.2f]", a.KappaCI95[0], a.KappaCI95[1])

@@ -52,6 +52,9 @@ type Coverage struct {
 	Total     int
 }
 
+// MinKappaReviews is the fewest reviewed scores a kappa is given for.
+const MinKappaReviews = 2
+
 // Agreement compares the judge with the reviewers on one metric, over the
 // scores reviewed, taking each score's latest verdict as the human value.
 type Agreement struct {
@@ -65,7 +68,7 @@ type Agreement struct {
 	MAD        float64    `json:"mad"`        // mean absolute difference
 	JudgeMean  float64    `json:"judge_mean"` // over the reviewed scores
 	HumanMean  float64    `json:"human_mean"`
-	Kappa      *float64   `json:"kappa"` // quadratic-weighted Cohen's kappa; nil when undefined
+	Kappa      *float64   `json:"kappa"` // quadratic-weighted Cohen's kappa; nil when undefined or under MinKappaReviews
 	KappaCI95  [2]float64 `json:"kappa_ci95"`
 	Categories []float64  `json:"categories"`
 	Confusion  [][]int    `json:"confusion"` // judge category × human category
@@ -229,7 +232,8 @@ func agreement(m Metric, last map[int64]store.Review, judge map[int64]reviewedSc
 		a.Within1 = &w
 	}
 	a.JudgeMean, a.HumanMean = Mean(js), Mean(hs)
-	if k := stats.WeightedKappa(js, hs, a.Categories); !math.IsNaN(k) {
+	// One reviewed score has no agreement beyond chance to measure.
+	if k := stats.WeightedKappa(js, hs, a.Categories); !math.IsNaN(k) && a.Reviewed >= MinKappaReviews {
 		a.Kappa = &k
 		a.KappaCI95[0], a.KappaCI95[1] = stats.KappaCI(js, hs, a.Categories, kappaIterations, kappaSeed)
 	}

@@ -3,6 +3,7 @@ package templates
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // ReportView is a run's report: the run page once it has results, the page
@@ -535,4 +536,26 @@ type PanelRow struct {
 	Condition, Metric string
 	Means, Offsets    []string // by judge, in the panel's order
 	Alpha             string
+}
+
+// verdictsSentence says how many verdicts there are, on how many scores,
+// and by whom: "5 verdicts on 5 scores by Dr Lee."
+func verdictsSentence(r *ReviewView) string {
+	s := Count(r.Verdicts, "verdict") + " on " + Count(r.Scored, "score")
+	if len(r.Reviewers) > 0 {
+		s += " by " + strings.Join(r.Reviewers, ", ")
+	}
+	return s + "."
+}
+
+// compactSummary reports whether the summary has too many metrics to show
+// each one's std and stderr.
+func compactSummary(s ReportSummary) bool { return len(s.Metrics) > 3 }
+
+// summaryColumns is how many columns each metric has in the summary.
+func summaryColumns(s ReportSummary) int {
+	if compactSummary(s) {
+		return 3
+	}
+	return 5
 }

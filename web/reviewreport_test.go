@@ -213,3 +213,43 @@ func firstDifference(a, b string) string {
 	from := max(i-200, 0)
 	return fmt.Sprintf("…%s\n---\n…%s", a[from:min(i+200, len(a))], b[from:min(i+200, len(b))])
 }
+
+// One override of one score: the report says so in one plain sentence
+// ("1 verdict on 1 score by Dr Lee.", "1 override by a reviewer is not
+// counted"), and gives no kappa of a single score ("too few reviews").
+// A share link's reader is not sent to Settings for prices.
+func TestAReportOfOneReviewSaysItPlainly(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	id, _ := handRunIn(t, db, store.RunCompleted)
+	rubric := scoreOf(t, db, id, "rubric", "factual_adherence", 0)
+	other := 5.0
+	if rubric.Value == 5 {
+		other = 1
+	}
+	if code, body := api(t, b, "POST", fmt.Sprintf("/api/runs/%d/reviews", id), "", map[string]any{"score_id": rubric.ID,
+		"verdict": "override", "value": other, "reviewer": "Dr Lee"}); code != 201 {
+		t.Fatalf("review: %d %s", code, body)
+	}
+	_, doc := b.get(fmt.Sprintf("/runs/%d", id))
+	if got := text(doc, "#reviews ~ .explain"); !strings.Contains(got, "1 verdict on 1 score by Dr Lee. Agreement") {
+		t.Errorf("the reviews' sentence: %q", got)
+	}
+	if got := text(doc, "#review-switch"); !strings.Contains(got, "1 override by a reviewer is not counted in this view") {
+		t.Errorf("the switch says %q", got)
+	}
+	row := doc.Find("#agreement tbody tr").First()
+	if got := row.Text(); !strings.Contains(got, "too few reviews") || strings.Contains(got, "0.00 [0.00, 0.00]") {
+		t.Errorf("the agreement of one score: %q", got)
+	}
+	if got := text(doc, "#report-facts"); !strings.Contains(got, "add one in Settings") {
+		t.Errorf("the owner is not told where prices are added: %q", got)
+	}
+	sh, err := db.CreateShare(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, doc = b.get("/r/" + sh.Token)
+	if got := doc.Text(); !strings.Contains(got, "no price: counted as free") || strings.Contains(got, "Settings") {
+		t.Error("a share link's reader is sent to Settings, which they cannot open")
+	}
+}
