@@ -137,6 +137,20 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *tlsCert != "" {
 		url = "https" + strings.TrimPrefix(url, "http")
 	}
+	// Kept before anything is printed: whoever reads the banner may stop
+	// the server at once.
+	base := strings.Fields(url)[0]
+	if err := db.NoteServerAddress(ctx, base); err != nil {
+		return err
+	}
+	code := ""
+	if generated {
+		// A one-time code, not the token: the address stays in browser
+		// history and scrollback, where a token would keep working.
+		if code, err = db.CreateSigninCode(ctx, web.OwnerName, store.RoleOwner); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(stdout, "assay %s serving %s (database %s)\n", version, url, store.Redacted(*dbPath))
 	if *allowCommands {
 		fmt.Fprintln(stdout, "the run form may start command agents (--allow-command-agents)")
@@ -150,18 +164,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(resumed) > 0 {
 		fmt.Fprintf(stdout, "resumed unfinished runs %v\n", resumed)
 	}
-	base := strings.Fields(url)[0]
-	if err := db.NoteServerAddress(ctx, base); err != nil {
-		return err
-	}
 	switch {
 	case generated:
-		// A one-time code, not the token: the address stays in browser
-		// history and scrollback, where a token would keep working.
-		code, err := db.CreateSigninCode(ctx, web.OwnerName, store.RoleOwner)
-		if err != nil {
-			return err
-		}
 		fmt.Fprintf(stdout, "sign in: %s/login?code=%s\n", base, code)
 		fmt.Fprintln(stdout, "  (the address signs in once, within 15 minutes; assay token login-url prints another)")
 	case *noAuth:
