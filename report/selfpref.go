@@ -166,7 +166,7 @@ func (r *Report) selfPreferenceByReviews(scores []tally.MetricScores, last map[i
 			name = panel[f.Place].Model
 		}
 		p := SelfPreferenceByReviews{Judge: name, Family: f.Family, Delta: a.Mean - b.Mean, Own: a.N, Rest: b.N}
-		half := stats.TQuantile(0.975, max(min(a.Samples, b.Samples)-1, 1)) * math.Hypot(a.Stderr, b.Stderr)
+		half := stats.TQuantileNu(0.975, stats.WelchDF(a.Stderr, a.Samples, b.Stderr, b.Samples)) * math.Hypot(a.Stderr, b.Stderr)
 		p.CI95 = [2]float64{p.Delta - half, p.Delta + half}
 		out = append(out, p)
 	}

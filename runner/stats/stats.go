@@ -120,6 +120,30 @@ func TQuantile(p float64, df int) float64 {
 	return q
 }
 
+// TQuantileNu is TQuantile for degrees of freedom that need not be whole
+// (Welch–Satterthwaite's), computed each time.
+func TQuantileNu(p, nu float64) float64 {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}.Quantile(p)
+}
+
+// WelchDF is the Welch–Satterthwaite degrees of freedom of a difference of
+// two independent means with standard errors seA and seB over nA and nB
+// units; 1 at least, and nA+nB−2 when both standard errors are 0.
+func WelchDF(seA float64, nA int, seB float64, nB int) float64 {
+	va, vb := seA*seA, seB*seB
+	den := 0.0
+	if nA > 1 {
+		den += va * va / float64(nA-1)
+	}
+	if nB > 1 {
+		den += vb * vb / float64(nB-1)
+	}
+	if den == 0 {
+		return math.Max(float64(nA+nB-2), 1)
+	}
+	return math.Max((va+vb)*(va+vb)/den, 1)
+}
+
 type quantileKey struct {
 	p  float64
 	df int

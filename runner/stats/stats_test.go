@@ -167,3 +167,44 @@ func TestFromSumsAgreesWithDescribe(t *testing.T) {
 		}
 	}
 }
+
+// Welch's interval of a difference of means, as scipy's
+// ttest_ind(own, rest, equal_var=False).confidence_interval() gives it:
+// own-family errors 1.0 and 1.2 against 30 others evenly in [−1.5, 1.5]
+// lie in [0.67, 1.53] (df 11.22); the smaller group's df (1) would give
+// [−1.37, 3.57] and hide the preference.
+func TestWelchInterval(t *testing.T) {
+	own := []float64{1.0, 1.2}
+	var rest []float64
+	for i := range 30 {
+		rest = append(rest, -1.5+3*float64(i)/29)
+	}
+	se := func(xs []float64) float64 {
+		m := 0.0
+		for _, x := range xs {
+			m += x
+		}
+		m /= float64(len(xs))
+		ss := 0.0
+		for _, x := range xs {
+			ss += (x - m) * (x - m)
+		}
+		return math.Sqrt(ss / float64(len(xs)-1) / float64(len(xs)))
+	}
+	sa, sb := se(own), se(rest)
+	df := WelchDF(sa, len(own), sb, len(rest))
+	if math.Abs(df-11.216) > 0.001 {
+		t.Errorf("Welch df %.4f, want 11.216", df)
+	}
+	half := TQuantileNu(0.975, df) * math.Hypot(sa, sb)
+	lo, hi := 1.1-half, 1.1+half
+	if math.Round(lo*100)/100 != 0.67 || math.Round(hi*100)/100 != 1.53 {
+		t.Errorf("Welch interval [%.4f, %.4f], want [0.67, 1.53]", lo, hi)
+	}
+	if got := TQuantileNu(0.975, 9); math.Abs(got-2.262157) > 1e-6 {
+		t.Errorf("t(0.975, 9) = %.6f, want 2.262157", got)
+	}
+	if got := WelchDF(0, 3, 0, 4); got != 5 {
+		t.Errorf("two groups without spread: df %v, want 5", got)
+	}
+}
