@@ -312,6 +312,10 @@ const (
 	metaErrorKind  = "assay_error_kind"
 	metaTools      = "assay_tool_calls" // the answer's tool calls, as JSON
 	metaModel      = "assay_model"
+	// metaConditions lists every condition of the run, as JSON, in the
+	// aggregate's source_metadata: evaluation_results name only those
+	// with a score, and a condition whose every answer failed has none.
+	metaConditions = "assay_conditions"
 )
 
 // lineJudgement is one judge call's score of the line's metric.
@@ -484,6 +488,16 @@ func (ex *exporter) officialLines(s *store.Sample, r *store.Result) []OfficialIn
 	return out
 }
 
+// conditionsJSON names every condition of the run, in its order, as JSON.
+func (ex *exporter) conditionsJSON() string {
+	names := make([]string, len(ex.rep.Run.Conditions))
+	for i, c := range ex.rep.Run.Conditions {
+		names[i] = c.Name
+	}
+	b, _ := json.Marshal(names)
+	return string(b)
+}
+
 // officialAggregate is the run's aggregate file in the official schema.
 func (ex *exporter) officialAggregate(cfg *config.Config, version, ts string, samples, rows int, instancesFile, checksum string) *OfficialAggregate {
 	agg := &OfficialAggregate{
@@ -491,7 +505,7 @@ func (ex *exporter) officialAggregate(cfg *config.Config, version, ts string, sa
 		SourceMetadata: OfficialSource{SourceName: "assay", SourceType: "evaluation_run", SourceOrganization: "assay", EvaluatorRelationship: "other",
 			AdditionalDetails: map[string]string{"assay_run_id": strconv.FormatInt(ex.rep.Run.ID, 10), "assay_run_name": ex.rep.Run.Name,
 				"assay_repetitions": strconv.Itoa(ex.rep.Run.Repetitions), "assay_judge_repetitions": strconv.Itoa(max(cfg.JudgeRepetitions, 1)),
-				"assay_dataset_kind": string(ex.rep.Dataset.Kind)}},
+				"assay_dataset_kind": string(ex.rep.Dataset.Kind), metaConditions: ex.conditionsJSON()}},
 		EvalLibrary: OfficialLibrary{Name: "assay", Version: version},
 		ModelInfo:   unknownModel(ex.modelID()),
 		Detailed: &OfficialDetailed{Format: "jsonl", FilePath: instancesFile, HashAlgorithm: "sha256", Checksum: checksum,

@@ -118,6 +118,7 @@ func readOfficial(f Files) (*store.RunImport, error) {
 			judgeTemp = t
 		}
 	}
+	conditions = withListed(conditions, agg.SourceMetadata.AdditionalDetails[metaConditions])
 	if len(conditions) == 0 {
 		return nil, fmt.Errorf("%s: evaluation_results is empty: nothing to import", f.ResultsName)
 	}
@@ -329,6 +330,22 @@ func readOfficial(f Files) (*store.RunImport, error) {
 		return nil
 	}
 	return imp, nil
+}
+
+// withListed is conditions with those an assay export lists (listed, JSON)
+// in its order: a condition whose every answer failed has no result.
+func withListed(conditions []string, listed string) []string {
+	var names []string
+	if listed == "" || json.Unmarshal([]byte(listed), &names) != nil {
+		return conditions
+	}
+	out := slices.Clone(names)
+	for _, c := range conditions {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // toolCallsOf are the tool calls of a transcript, each with the content

@@ -522,3 +522,59 @@ func TestExportKEvalFiles(t *testing.T) {
 	b, _ := loadReport(t, back, int64(imported["run_id"].(float64)))
 	sameSummary(t, a.Summary, b.Summary)
 }
+
+// A run one of whose conditions failed on every answer (a dead endpoint, a
+// missing key) exports to EEE, in every version, and imports again with
+// that condition and its errors.
+func TestEEEOfARunWithAWhollyFailedConditionImportsAgain(t *testing.T) {
+	srv := llmtest.New(func(req *llmtest.ChatRequest) llmtest.Reply {
+		if strings.Contains(req.Messages[0].Content, "dead") {
+			return llmtest.Reply{Status: 400, Body: `{"error": {"message": "model not found"}}`}
+		}
+		return varied()(req)
+	})
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeSums(dir, 3)
+	os.WriteFile(filepath.Join(dir, "run.yaml"), fmt.Appendf(nil, `name: half-dead
+dataset: {path: ./questions.jsonl}
+agent: {type: openai, model: agent-model, base_url: %q}
+judge: {model: judge-model, base_url: %q}
+conditions: {alive: {system_prompt: "Answer."}, dead: {system_prompt: "dead"}}
+execution: {num_repetitions: 2}
+`, srv.URL, srv.URL), 0o644)
+	db := filepath.Join(dir, "assay.db")
+	err := run(context.Background(), []string{"run", "--config", filepath.Join(dir, "run.yaml"), "--db", db, "--quiet"}, io.Discard, io.Discard)
+	if exitCodeOf(err) != 2 {
+		t.Fatalf("a run with a dead condition: %v", err)
+	}
+	id := lastRun(t, db)
+	orig, _ := loadReport(t, db, id)
+	for _, version := range []string{"0.3.0", "0.2.3", "0.2.1"} {
+		t.Run(version, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "eee")
+			var printed bytes.Buffer
+			if err := run(context.Background(), []string{"export", "--run", fmt.Sprint(id), "--format", "eee", "--eee-version", version, "--db", db, "-o", out}, &printed, os.Stderr); err != nil {
+				t.Fatalf("export: %v", err)
+			}
+			paths := strings.Fields(printed.String())
+			if len(paths) != 2 {
+				t.Fatalf("export printed %q", printed.String())
+			}
+			backDB := filepath.Join(t.TempDir(), "back.db")
+			got := importEEE(t, backDB, paths[0], paths[1])
+			if got["results"] != 12.0 {
+				t.Errorf("import printed %v, want 12 results", got)
+			}
+			back, _ := loadReport(t, backDB, int64(got["run_id"].(float64)))
+			if len(back.Summary.Conditions) != 2 {
+				t.Fatalf("imported %d conditions, want 2", len(back.Summary.Conditions))
+			}
+			for i, c := range back.Summary.Conditions {
+				if want := orig.Summary.Conditions[i]; c.Name != want.Name || c.Errors != want.Errors || len(c.Metrics) != len(want.Metrics) {
+					t.Errorf("condition %s: %d errors, %d metrics; want %s with %d and %d", c.Name, c.Errors, len(c.Metrics), want.Name, want.Errors, len(want.Metrics))
+				}
+			}
+		})
+	}
+}
