@@ -24,7 +24,7 @@ RACE      := -race -gcflags='modernc.org/...=-race=false'
 # The engine's tests of what a database's faults and other processes do,
 # run again against Postgres: leases, take-overs, cancels from elsewhere,
 # resumes, budgets, a restarted server.
-PG_RUNNER_TESTS := TestATakeOver|TestARunIsExecutedByOneProcess|TestAnExpiredOrDeadLease|TestACancelFromAnotherProcess|TestResume|TestCancelThenResume|TestRunScoresEveryTaskOnce|Budget|TestPostgresRestarted|TestConnectionsCut|TestInterrupted|TestAResumedRunPollsItsBatchAgain|TestARunIsSharedByTheServersOnItsDatabase|TestARunWithABudgetIsNotShared
+PG_RUNNER_TESTS := TestATakeOver|TestARunIsExecutedByOneProcess|TestAnExpiredOrDeadLease|TestACancelFromAnotherProcess|TestResume|TestCancelThenResume|TestRunScoresEveryTaskOnce|Budget|TestPostgresRestarted|TestConnectionsCut|TestInterrupted|TestAResumedRunPollsItsBatchAgain|TestARunIsSharedByTheServersOnItsDatabase|TestARunWithABudgetIsNotShared|TestAServerJoiningLateFindsWorkLeft
 
 test: test-deps ## everything the tests need, then the whole suite under the race detector; the store's, the engine's and the crash tests again against Postgres
 	$(GO) test $(RACE) -count=1 ./...

@@ -136,10 +136,16 @@ func (ex *execution) workersFor(ctx context.Context) (*workers, []task, error) {
 		return nil, nil, err
 	}
 	var tasks []task
-	if ex.stopping != nil {
+	switch {
+	case ex.stopping != nil:
 		ex.samples.inOrder(ex.stopping.order)
 		tasks = planInOrder(ex.samples.refs, ex.stopping.order, ex.run.Conditions, ex.run.Repetitions, done)
-	} else {
+	case ex.claims != nil && ex.claims.spread:
+		// Claims are of whole samples: taken one after another, whole, a
+		// run's samples are not all claimed by its first pass, and a server
+		// joining late finds some nobody has started.
+		tasks = planInOrder(ex.samples.refs, fileOrder(len(ex.samples.refs)), ex.run.Conditions, ex.run.Repetitions, done)
+	default:
 		tasks = plan(ex.samples.refs, ex.run.Conditions, ex.run.Repetitions, done)
 	}
 	w := &workers{ex: ex, cost: cost}

@@ -39,9 +39,10 @@ func plan(samples []store.SampleRef, conditions []assay.Condition, repetitions i
 	return out
 }
 
-// planInOrder lists the tasks not yet done of a run with a stopping rule:
-// sample by sample in order (their places in samples), each whole — every
-// repetition under every condition — before the next.
+// planInOrder lists the tasks not yet done of a run with a stopping rule,
+// or one shared by several servers: sample by sample in order (their places
+// in samples), each whole — every repetition under every condition — before
+// the next.
 func planInOrder(samples []store.SampleRef, order []int, conditions []assay.Condition, repetitions int, done map[store.TaskKey]bool) []task {
 	var out []task
 	for _, i := range order {
@@ -53,6 +54,15 @@ func planInOrder(samples []store.SampleRef, order []int, conditions []assay.Cond
 				}
 			}
 		}
+	}
+	return out
+}
+
+// fileOrder is the places of n samples in the dataset's order.
+func fileOrder(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
 	}
 	return out
 }

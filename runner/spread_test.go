@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -135,5 +136,86 @@ prices: {agent-model: {input_per_mtok: 1, output_per_mtok: 1}, judge-model: {inp
 	}
 	if n := len(results(t, f.db, run.ID)); n != run.TotalTasks {
 		t.Errorf("%d results for %d tasks", n, run.TotalTasks)
+	}
+}
+
+// A server that joins a shared run late — after as many tasks as a first
+// pass over its samples makes — still finds samples nobody has started and
+// does their tasks, each once: a shared run takes its samples whole, one
+// after another, rather than every sample's first repetition first.
+func TestAServerJoiningLateFindsWorkLeft(t *testing.T) {
+	if !pgtest.OnPostgres() {
+		t.Skip("servers share a run's tasks on a Postgres database: runs when the tests run against Postgres (make test does)")
+	}
+	judge := rubricJudge()
+	f := newFixture(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+		time.Sleep(5 * time.Millisecond)
+		return judge(req)
+	})
+	first, _ := f.secondProcess("assay serve")
+	late, db := f.secondProcess("assay serve (late)")
+	run, err := first.CreateFromConfig(context.Background(), f.config(f.qaDataset(60), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Start(run.ID); err != nil {
+		t.Fatal(err)
+	}
+	pass := run.TotalTasks / 3 // every sample under both conditions once
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		progress, err := tally.Of(db).RunProgress(context.Background(), run.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := 0
+		for _, p := range progress {
+			done += p.Done
+		}
+		if done >= pass {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d tasks done in a minute", done)
+		}
+	}
+	late.Adopt(20 * time.Millisecond)
+	lateDid := 0
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		executors, err := db.Executors(context.Background(), run.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range executors {
+			if strings.HasPrefix(e.Node, "assay serve (late)") {
+				lateDid = max(lateDid, e.TasksDone)
+			}
+		}
+		if r, _ := db.Run(context.Background(), run.ID); r.Status == store.RunCompleted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run did not complete within a minute")
+		}
+	}
+	if lateDid == 0 {
+		t.Error("the server that joined after a pass over the samples did no task")
+	}
+	rs := results(t, f.db, run.ID)
+	seen := map[store.TaskKey]bool{}
+	for _, r := range rs {
+		k := store.TaskKey{SampleRow: r.SampleRow, Condition: r.Condition, Repetition: r.Repetition}
+		if seen[k] {
+			t.Errorf("task %+v done twice", k)
+		}
+		seen[k] = true
+	}
+	if len(rs) != run.TotalTasks || f.srv.Stats().Requests != 2*run.TotalTasks {
+		t.Errorf("%d results and %d calls for %d tasks", len(rs), f.srv.Stats().Requests, run.TotalTasks)
+	}
+	progress, _ := tally.Of(f.db).RunProgress(context.Background(), run.ID)
+	for _, p := range progress {
+		if p.Done != run.TotalTasks/2 {
+			t.Errorf("condition %s: %d done in its totals, want %d", p.Condition, p.Done, run.TotalTasks/2)
+		}
 	}
 }
