@@ -104,7 +104,7 @@ execution: {num_repetitions: 2, max_concurrent: 4}
 	for _, c := range []struct {
 		width int64
 		sel   string
-	}{{1280, "#summary tbody td.nowrap"}, {390, "#paired-table tbody .diff .ci-under"}} {
+	}{{1280, "#summary tbody td.nowrap"}, {390, "#paired-table tbody td.diff"}} {
 		if err := chromedp.Do(ctx, chromedp.EmulateViewport(c.width, 900), chromedp.Navigate(base+"/runs/1"),
 			chromedp.WaitVisible(chromedp.CSS("#paired-table"))); err != nil {
 			t.Fatal(err)
@@ -112,6 +112,12 @@ execution: {num_repetitions: 2, max_concurrent: 4}
 		screenshot(t, ctx, fmt.Sprintf("figures-%d", c.width))
 		if right, window := rightOf(c.sel); right > window || right <= 0 {
 			t.Errorf("at %d px the last of %s ends at %v px, past the window's %v", c.width, c.sel, right, window)
+		}
+		if c.width == 390 {
+			shown, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector("#paired-table tbody td.diff"), "::after").content`))
+			if !strings.Contains(shown, " – ") {
+				t.Errorf("at 390 px the paired comparison shows no interval under its difference: %q", shown)
+			}
 		}
 	}
 }
