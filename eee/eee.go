@@ -161,8 +161,28 @@ type Attribution struct {
 	ExtractionMethod string          `json:"extraction_method"`
 	IsTerminal       bool            `json:"is_terminal"`
 	ToolName         string          `json:"tool_name,omitempty"`
-	ToolError        json.RawMessage `json:"tool_error,omitempty"` // a message, a flag or null
-	DurationMS       *int64          `json:"duration_ms,omitempty"`
+	ToolInput        json.RawMessage `json:"tool_input,omitempty"` // the call's arguments, an object
+	ToolError        json.RawMessage `json:"tool_error,omitempty"` // k-eval's flag; a message or null read too
+	// DurationMS is k-eval's float of milliseconds, or null for a call
+	// that got no answer (kept as written: null is written too).
+	DurationMS json.RawMessage `json:"duration_ms,omitempty"`
+}
+
+// millis reads duration_ms: 0 for null or none.
+func (a Attribution) millis() float64 {
+	var ms *float64
+	if json.Unmarshal(a.DurationMS, &ms) != nil || ms == nil {
+		return 0
+	}
+	return *ms
+}
+
+// arguments is tool_input as a tool call's arguments: nil for none.
+func (a Attribution) arguments() json.RawMessage {
+	if len(a.ToolInput) == 0 || string(a.ToolInput) == "null" {
+		return nil
+	}
+	return a.ToolInput
 }
 
 // failed reads tool_error: true, or a message, is a failure.

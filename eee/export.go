@@ -1,6 +1,7 @@
 package eee
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -19,7 +20,6 @@ import (
 	"assay"
 	"assay/config"
 	"assay/internal/outfile"
-	"assay/internal/text"
 	"assay/report"
 	"assay/runner/stats"
 	"assay/store"
@@ -359,19 +359,38 @@ func keval11(in *Instance, results []*store.Result) {
 			if tc.Server != "" {
 				name = "mcp__" + tc.Server + "__" + tc.Tool
 			}
-			toolErr := json.RawMessage("null")
-			if tc.IsError {
-				toolErr, _ = json.Marshal(text.Clip(tc.Result, 200))
-			}
-			d := tc.DurationMS
 			in.AnswerAttribution = append(in.AnswerAttribution, Attribution{RepetitionIndex: rep, TurnIdx: tc.Turn, Source: "mcp_tool",
-				ExtractedValue: tc.Result, ExtractionMethod: "tool_call", ToolName: name, ToolError: toolErr, DurationMS: &d})
+				ExtractedValue: tc.Result, ExtractionMethod: "tool_call", ToolName: name, ToolInput: toolInput(tc.Arguments),
+				ToolError: json.RawMessage(strconv.FormatBool(tc.IsError)), DurationMS: durationMS(tc)})
 			last = max(last, tc.Turn)
 		}
 		in.AnswerAttribution = append(in.AnswerAttribution, Attribution{RepetitionIndex: rep, TurnIdx: last + 1, Source: "agent_reasoning",
 			ExtractedValue: r.Response, ExtractionMethod: "text_generation", IsTerminal: true})
 	}
 	in.Evaluation.Details["reasoning_traces"] = traces
+}
+
+// toolInput is a tool call's arguments as k-eval writes tool_input: an
+// object ({} for none; arguments not an object under "arguments").
+func toolInput(args json.RawMessage) json.RawMessage {
+	t := bytes.TrimSpace(args)
+	switch {
+	case len(t) == 0 || string(t) == "null":
+		return json.RawMessage("{}")
+	case t[0] == '{':
+		return t
+	}
+	b, _ := json.Marshal(map[string]json.RawMessage{"arguments": t})
+	return b
+}
+
+// durationMS is a tool call's duration_ms as k-eval writes it: a float of
+// milliseconds, null for a call that got no answer.
+func durationMS(tc store.ToolCall) json.RawMessage {
+	if tc.DurationMS == 0 && tc.Result == "" {
+		return json.RawMessage("null")
+	}
+	return json.RawMessage(strconv.FormatFloat(tc.DurationMS, 'f', -1, 64))
 }
 
 // aggregate is the run's aggregate file: one evaluation result per condition.

@@ -379,11 +379,8 @@ func toolCalls(trace []Attribution, rep int) []store.ToolCall {
 				server, tool = s, t
 			}
 		}
-		tc := store.ToolCall{Turn: a.TurnIdx, Server: server, Tool: tool, Result: a.ExtractedValue, IsError: a.failed()}
-		if a.DurationMS != nil {
-			tc.DurationMS = *a.DurationMS
-		}
-		out = append(out, tc)
+		out = append(out, store.ToolCall{Turn: a.TurnIdx, Server: server, Tool: tool, Arguments: a.arguments(), Result: a.ExtractedValue,
+			IsError: a.failed(), DurationMS: a.millis()})
 	}
 	return out
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"assay/config"
 	"assay/report"
@@ -91,7 +90,7 @@ func resultView(r store.Result, judgeReps int, render func(string) string, judge
 		TokensIn:   r.TokensIn,
 		TokensOut:  r.TokensOut,
 		Cost:       templates.USD(r.CostUSD),
-		Latency:    millis(r.LatencyMS),
+		Latency:    millis(float64(r.LatencyMS)),
 		Calls:      r.Attempts,
 		Retries:    r.Retries,
 	}
@@ -192,7 +191,7 @@ func judgementView(j store.Judgement, judgeReps int, judged func(evaluator strin
 		Detail:     j.Detail,
 		Claims:     j.UnverifiedClaims,
 		Cost:       templates.USD(j.CostUSD),
-		Latency:    millis(j.LatencyMS),
+		Latency:    millis(float64(j.LatencyMS)),
 		Tokens:     templates.Tokens(j.TokensIn) + " in / " + templates.Tokens(j.TokensOut) + " out",
 	}
 	if v.Judge && json.Valid([]byte(j.Raw)) {
@@ -216,11 +215,11 @@ func Score(v float64) string {
 }
 
 // millis formats a duration in milliseconds: 840 ms, 2.4 s.
-func millis(ms int64) string {
+func millis(ms float64) string {
 	if ms < 1000 {
-		return fmt.Sprintf("%d ms", ms)
+		return fmt.Sprintf("%.0f ms", ms)
 	}
-	return fmt.Sprintf("%.1f s", time.Duration(ms*int64(time.Millisecond)).Seconds())
+	return fmt.Sprintf("%.1f s", ms/1000)
 }
 
 // judgedBy tells the evaluators of a run that are judges: the built-in

@@ -106,7 +106,7 @@ type ToolCall struct {
 	Arguments  json.RawMessage `json:"arguments,omitempty"`
 	Result     string          `json:"result,omitempty"`
 	IsError    bool            `json:"is_error"`
-	DurationMS int64           `json:"duration_ms"`
+	DurationMS float64         `json:"duration_ms"` // wall-clock; k-eval's files give fractions of a millisecond
 	// Denied: the agent refused to run the tool (Claude Code's permission
 	// denials); IsError too.
 	Denied bool `json:"denied,omitempty"`

@@ -389,9 +389,16 @@ func TestImportKEval11Files(t *testing.T) {
 			run := rd.(map[string]any)
 			run["reasoning_trace"] = ""
 			rep := run["repetition_index"]
+			// As k-eval 1.1.2's writer types them: tool_error a bool,
+			// duration_ms a float of milliseconds (null for a call that got
+			// no answer), tool_input the call's arguments.
 			trace = append(trace,
 				map[string]any{"repetition_index": rep, "turn_idx": 1, "source": "mcp_tool", "extracted_value": "the runbook's page",
-					"extraction_method": "tool_call", "is_terminal": false, "tool_name": "mcp__graph__search", "tool_error": nil, "duration_ms": 12},
+					"extraction_method": "tool_call", "is_terminal": false, "tool_name": "mcp__graph__search",
+					"tool_input": map[string]any{"query": "runbook"}, "tool_error": false, "duration_ms": 269.25},
+				map[string]any{"repetition_index": rep, "turn_idx": 1, "source": "mcp_tool", "extracted_value": "",
+					"extraction_method": "tool_call", "is_terminal": false, "tool_name": "mcp__graph__fetch",
+					"tool_input": map[string]any{"id": 7}, "tool_error": true, "duration_ms": nil},
 				map[string]any{"repetition_index": rep, "turn_idx": 2, "source": "agent_reasoning", "extracted_value": run["agent_response"],
 					"extraction_method": "text_generation", "is_terminal": true})
 			traces = append(traces, map[string]any{"repetition_index": rep, "reasoning_trace": ""})
@@ -421,9 +428,14 @@ func TestImportKEval11Files(t *testing.T) {
 	defer s.Close()
 	results, _ := s.Results(context.Background(), int64(got["run_id"].(float64)))
 	for _, r := range results {
-		if len(r.ToolCalls) != 1 || r.ToolCalls[0].Server != "graph" || r.ToolCalls[0].Tool != "search" ||
-			r.ToolCalls[0].Result != "the runbook's page" || r.ToolCalls[0].DurationMS != 12 || r.ToolCalls[0].IsError || r.Response == "" {
+		if len(r.ToolCalls) != 2 || r.ToolCalls[0].Server != "graph" || r.ToolCalls[0].Tool != "search" ||
+			r.ToolCalls[0].Result != "the runbook's page" || r.ToolCalls[0].DurationMS != 269.25 || r.ToolCalls[0].IsError ||
+			string(r.ToolCalls[0].Arguments) != `{"query":"runbook"}` || r.Response == "" {
 			t.Errorf("result %s/%d: %q, tool calls %+v", r.Condition, r.Repetition, r.Response, r.ToolCalls)
+			continue
+		}
+		if c := r.ToolCalls[1]; c.Tool != "fetch" || !c.IsError || c.DurationMS != 0 || string(c.Arguments) != `{"id":7}` {
+			t.Errorf("result %s/%d: the call that got no answer %+v", r.Condition, r.Repetition, c)
 		}
 	}
 	// Written again in k-eval 1.1's shape, the tool calls are as k-eval wrote them.
@@ -437,8 +449,13 @@ func TestImportKEval11Files(t *testing.T) {
 	json.Unmarshal([]byte(strings.SplitN(string(again), "\n", 2)[0]), &line)
 	entry := line["answer_attribution"].([]any)[0].(map[string]any)
 	if entry["tool_name"] != "mcp__graph__search" || entry["source"] != "mcp_tool" || entry["extracted_value"] != "the runbook's page" ||
-		entry["duration_ms"] != 12.0 || entry["tool_error"] != nil || line["interaction_type"] != "agentic" {
+		entry["duration_ms"] != 269.25 || entry["tool_error"] != false || fmt.Sprint(entry["tool_input"]) != "map[query:runbook]" ||
+		line["interaction_type"] != "agentic" {
 		t.Errorf("the tool call written again: %v (%v)", entry, line["interaction_type"])
+	}
+	unanswered := line["answer_attribution"].([]any)[1].(map[string]any)
+	if d, ok := unanswered["duration_ms"]; !ok || d != nil || unanswered["tool_error"] != true {
+		t.Errorf("the call that got no answer written again: %v", unanswered)
 	}
 
 	// Written in the official shape, each answer is a transcript — the
@@ -448,8 +465,8 @@ func TestImportKEval11Files(t *testing.T) {
 	offAgg, offInst := exportVersion(t, db, runID, "0.3.0")
 	official := validOfficial(t, "0.3.0", offAgg, offInst)
 	msgs, _ := official[0]["messages"].([]any)
-	if official[0]["interaction_type"] != "agentic" || official[0]["output"] != nil || len(msgs) != 4 ||
-		msgs[2].(map[string]any)["content"] != "the runbook's page" || msgs[3].(map[string]any)["content"] == nil {
+	if official[0]["interaction_type"] != "agentic" || official[0]["output"] != nil || len(msgs) != 6 ||
+		msgs[2].(map[string]any)["content"] != "the runbook's page" || msgs[5].(map[string]any)["content"] == nil {
 		t.Errorf("an agentic line: %v, output %v, messages %v", official[0]["interaction_type"], official[0]["output"], msgs)
 	}
 	thrice := filepath.Join(dir, "thrice.db")
@@ -463,7 +480,7 @@ func TestImportKEval11Files(t *testing.T) {
 	defer s3.Close()
 	results3, _ := s3.Results(context.Background(), int64(again3["run_id"].(float64)))
 	for _, r := range results3 {
-		if len(r.ToolCalls) != 1 || r.ToolCalls[0].Tool != "search" || r.ToolCalls[0].Result != "the runbook's page" || r.Response == "" {
+		if len(r.ToolCalls) != 2 || r.ToolCalls[0].Tool != "search" || r.ToolCalls[0].Result != "the runbook's page" || r.Response == "" {
 			t.Errorf("read back from the official files: %s/%d: %q, tool calls %+v", r.Condition, r.Repetition, r.Response, r.ToolCalls)
 		}
 	}

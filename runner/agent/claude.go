@@ -261,7 +261,7 @@ func (r *claudeReader) toolResults(blocks []claudeBlock, at time.Time) {
 		c.Result = r.excerpt(blockText(b.Content))
 		c.IsError = b.IsError || c.Denied
 		if start := r.started[b.ToolUseID]; !start.IsZero() && !at.IsZero() && at.After(start) {
-			c.DurationMS = at.Sub(start).Milliseconds()
+			c.DurationMS = float64(at.Sub(start).Microseconds()) / 1000
 		}
 	}
 }

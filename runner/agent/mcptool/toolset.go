@@ -169,7 +169,7 @@ func (ts *Toolset) Call(ctx context.Context, name, arguments string) (Call, erro
 	defer cancel()
 	start := time.Now()
 	res, err := c.session.CallTool(callCtx, &mcp.CallToolParams{Name: ref.tool, Arguments: args})
-	call.Trace.DurationMS = time.Since(start).Milliseconds()
+	call.Trace.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	switch {
 	case ctx.Err() != nil:
 		return call, fmt.Errorf("mcp server %s: tool %s: %w", ref.srv.Name, ref.tool, ctx.Err())
