@@ -149,6 +149,9 @@ func write(ctx context.Context, db *store.DB, rep *report.Report, version, insta
 	}
 	ts := strconv.FormatInt(finished.Unix(), 10)
 	id := fmt.Sprintf("assay-run-%d-%d", run.ID, run.CreatedAt.Unix())
+	if shape == ShapeKEval {
+		id = runUUID(rep) // k-eval's run id, whose first 8 hex digits end its files' names
+	}
 	conds := map[string]assay.Condition{}
 	for _, c := range run.Conditions {
 		conds[c.Name] = c

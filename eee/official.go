@@ -34,11 +34,16 @@ func repositoryStem(rep *report.Report) string {
 	if !ok {
 		developer, name = developerOf(model), model
 	}
+	return strings.Join([]string{"data", segment(rep.Run.Name), segment(developer), segment(name), runUUID(rep)}, "/")
+}
+
+// runUUID is a version 4 UUID made from the run: the same run always has
+// the same, and its first 8 hex digits are those kevalName ends in.
+func runUUID(rep *report.Report) string {
 	h := runHash(rep)
 	h[6] = h[6]&0x0f | 0x40
 	h[8] = h[8]&0x3f | 0x80
-	uuid := fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
-	return strings.Join([]string{"data", segment(rep.Run.Name), segment(developer), segment(name), uuid}, "/")
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
 }
 
 // runHash stands for a run among all runs, in every database.

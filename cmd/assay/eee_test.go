@@ -502,6 +502,18 @@ func TestExportKEvalFiles(t *testing.T) {
 		!regexp.MustCompile(`/docs-or-not_\d{8}_[0-9a-f]{8}\.json$`).MatchString(paths[0]) {
 		t.Fatalf("export printed %q, want DIR/NAME_DATE_ID.json and DIR/NAME_DATE_ID.detailed.jsonl", out.String())
 	}
+	// evaluation_id begins with the 8 hex digits that end the files' names, as k-eval's does.
+	var agg struct {
+		EvaluationID string `json:"evaluation_id"`
+	}
+	if b, err := os.ReadFile(paths[0]); err != nil || json.Unmarshal(b, &agg) != nil {
+		t.Fatalf("the aggregate: %v", err)
+	}
+	fileID := strings.TrimSuffix(paths[0], ".json")
+	fileID = fileID[len(fileID)-8:]
+	if !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).MatchString(agg.EvaluationID) || !strings.HasPrefix(agg.EvaluationID, fileID) {
+		t.Errorf("evaluation_id %q, want a UUID beginning with the file's id %s", agg.EvaluationID, fileID)
+	}
 	f, err := os.Open(paths[1])
 	if err != nil {
 		t.Fatal(err)
