@@ -57,7 +57,7 @@ conditions:
 // exit code, stdout and stderr.
 func (b *gateBench) run(args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
-	err := run(context.Background(), append([]string{"run", "--config", b.cfg, "--db", b.db, "--quiet"}, args...), &out, &errOut)
+	err := run(context.Background(), append([]string{"run", "--config", b.cfg, "--db", b.db}, args...), &out, &errOut)
 	if err != nil {
 		fmt.Fprintln(&errOut, "assay:", err)
 	}

@@ -67,7 +67,8 @@ Usage:
                 [--tls-cert F --tls-key F] [--behind-proxy] [--backup-every 24h --backup-dir D --backup-keep 7]
   assay import  --results A.json --instances I.jsonl [--db F] [--json]   (an EEE run, e.g. k-eval's)
   assay import  --file F [--kind qa|mcq|math|code] [--name N] [--question-key K] [--answer-key K] [--db F] [--json]
-  assay run     --config run.yaml [--db F] [--json] [--quiet]
+  assay run     CONFIG | --config run.yaml [--db F] [--json] [-q|--quiet] [-o|--output-dir DIR [--format keval|eee]]
+                [--log-format console|json]
                 [--gate 'METRIC>=N' ...] [--baseline RUN_ID | --baseline-latest] [--tolerance T]
                 [--gate-regressions] [--junit F] [--summary-md F] [--report-url URL]
   assay run     --resume RUN_ID [--db F] [--json] [the same CI flags]

@@ -41,7 +41,7 @@ conditions: {brief: {system_prompt: "Be brief."}, plain: {}}
 evaluators: [exact_match]
 execution: {num_repetitions: 1, max_concurrent: 2, retry: {max_attempts: 5, initial_backoff_seconds: 0.01}}
 `, srv.URL), 0o644)
-	args := []string{"run", "--config", filepath.Join(dir, "run.yaml"), "--quiet"}
+	args := []string{"run", "--config", filepath.Join(dir, "run.yaml")}
 	var out bytes.Buffer
 	if err := run(context.Background(), append(args, "--db", filepath.Join(dir, "a.db"), "--json"), &out, io.Discard); err != nil {
 		t.Fatalf("assay run: %v", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"assay/eee"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,93 +43,161 @@ func badUsage(err error) error {
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	a, err := parseRunArgs(args, stderr)
+	if err != nil {
+		return badUsage(err)
+	}
+	log, err := newRunLog(stderr, a.logFormat, a.quiet)
+	if err != nil {
+		return badUsage(err)
+	}
+	return log.failed(a.execute(ctx, log, stdout))
+}
+
+// runArgs are assay run's flags, k-eval's among them.
+type runArgs struct {
+	config, dbPath, outputDir, format, logFormat string
+	resume, retry                                int64
+	extend, asJSON, quiet                        bool
+	ci                                           ciFlags
+}
+
+func parseRunArgs(args []string, stderr io.Writer) (*runArgs, error) {
+	a := &runArgs{}
 	fs := newFlags("run", stderr)
-	cfgPath := fs.String("config", "", "run configuration YAML (a superset of k-eval's)")
-	resume := fs.Int64("resume", 0, "resume the unfinished run with this id instead")
-	retry := fs.Int64("retry-errors", 0, "do the failed tasks of the finished run with this id again, and judge again the answers whose judge calls failed; the rest stays")
-	extend := fs.Bool("extend", false, "with --resume: a run its stopping rule stopped early goes on toward its plan's end")
+	fs.StringVar(&a.config, "config", "", "run configuration YAML (a superset of k-eval's); it may come first, as k-eval's: assay run CONFIG")
+	fs.Int64Var(&a.resume, "resume", 0, "resume the unfinished run with this id instead")
+	fs.Int64Var(&a.retry, "retry-errors", 0, "do the failed tasks of the finished run with this id again, and judge again the answers whose judge calls failed; the rest stays")
+	fs.BoolVar(&a.extend, "extend", false, "with --resume: a run its stopping rule stopped early goes on toward its plan's end")
 	dbPath := dbFlag(fs)
-	asJSON := fs.Bool("json", false, "print one JSON object with the run's summary")
-	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
-	var ci ciFlags
-	ci.register(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return badUsage(err)
+	fs.BoolVar(&a.asJSON, "json", false, "print one JSON object with the run's summary")
+	for _, name := range []string{"quiet", "q"} {
+		fs.BoolVar(&a.quiet, name, false, "print nothing on success but what --json asks for: no progress, no summary (errors still go to stderr)")
 	}
-	if given := btoi(*cfgPath != "") + btoi(*resume != 0) + btoi(*retry != 0); given != 1 {
-		return badUsage(fmt.Errorf("run: give one of --config FILE, --resume RUN_ID or --retry-errors RUN_ID"))
+	for _, name := range []string{"output-dir", "o"} {
+		fs.StringVar(&a.outputDir, name, "", "also write the run's result files into this folder when it ends (made when missing), as k-eval does")
 	}
-	if *extend && *resume == 0 {
-		return badUsage(fmt.Errorf("run: --extend goes with --resume RUN_ID"))
+	fs.StringVar(&a.format, "format", "keval", "the result files -o writes: keval (NAME_DATE_ID.json and .detailed.jsonl, as k-eval writes them) or eee (the official Every Eval Ever schema)")
+	fs.StringVar(&a.logFormat, "log-format", logConsole, "progress and events on stderr: console (lines of text) or json (one JSON object per line: event, level, timestamp and fields)")
+	a.ci.register(fs)
+	positional, err := parseWithConfig(fs, args)
+	if err != nil {
+		return nil, err
 	}
-	if err := ci.check(); err != nil {
-		return badUsage(err)
+	a.dbPath = *dbPath
+	switch {
+	case positional != "" && a.config != "" && positional != a.config:
+		return nil, fmt.Errorf("run: the run file is given twice (%s and --config %s)", positional, a.config)
+	case positional != "":
+		a.config = positional
 	}
-	db, err := tally.Open(ctx, *dbPath)
+	if given := btoi(a.config != "") + btoi(a.resume != 0) + btoi(a.retry != 0); given != 1 {
+		return nil, fmt.Errorf("run: give one of CONFIG (or --config FILE), --resume RUN_ID or --retry-errors RUN_ID")
+	}
+	if a.extend && a.resume == 0 {
+		return nil, fmt.Errorf("run: --extend goes with --resume RUN_ID")
+	}
+	if _, ok := resultShapes[a.format]; !ok {
+		return nil, fmt.Errorf("run: --format is keval or eee, not %q", a.format)
+	}
+	return a, a.ci.check()
+}
+
+// resultShapes are the files -o writes, by --format.
+var resultShapes = map[string]eee.Shape{"keval": eee.ShapeKEval, "eee": eee.ShapeEEE}
+
+// execute makes or takes up the run, executes it, says how it went and
+// writes its files.
+func (a *runArgs) execute(ctx context.Context, log *runLog, stdout io.Writer) error {
+	db, err := tally.Open(ctx, a.dbPath)
 	if err != nil {
 		return badUsage(err)
 	}
 	defer db.Close()
 	m := runner.New(db, runner.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Program: "assay run"})
 	defer m.Close(context.Background())
-	id := max(*resume, *retry)
-	if id == 0 {
-		if id, err = createRun(ctx, m, db, *cfgPath, &ci, stderr); err != nil {
-			return badUsage(err)
-		}
-	} else if err := ci.prepare(ctx, db, id); err != nil {
+	id, err := a.prepare(ctx, m, db, log)
+	if err != nil {
 		return badUsage(err)
-	} else if *resume != 0 {
-		if *extend {
-			if err := db.ExtendRun(ctx, id); err != nil {
-				return badUsage(err)
-			}
-		}
-		if err := m.CanExecute(ctx, id); err != nil {
-			return badUsage(err)
-		}
 	}
-	if *retry != 0 {
-		r, err := m.ClearFailed(ctx, id)
-		if err != nil {
-			return badUsage(err)
-		}
-		fmt.Fprintf(stderr, "run %d: retrying %s\n", id, r)
-	}
-	if !*quiet {
-		stop := reportProgress(ctx, db, id, stderr)
-		defer stop()
-	}
+	stop := reportProgress(ctx, db, id, log)
 	status, err := m.Execute(ctx, id)
+	stop()
 	if err != nil {
 		return &exitError{code: exitIncomplete, err: err}
 	}
-	v, err := ci.outcome(context.WithoutCancel(ctx), db, id)
+	v, err := a.ci.outcome(context.WithoutCancel(ctx), db, id)
 	if err != nil {
 		return &exitError{code: exitIncomplete, err: err}
 	}
 	v.Summary.CountRateLimited(m.RateLimited(id))
 	if status == store.RunCompleted && len(v.health) == 0 {
-		if err := v.judgeAudit(ctx, m, &ci); err != nil {
+		if err := v.judgeAudit(ctx, m, &a.ci); err != nil {
 			return &exitError{code: exitIncomplete, err: err}
 		}
 	}
-	if *asJSON {
+	switch {
+	case a.asJSON:
 		if err := json.NewEncoder(stdout).Encode(v.output()); err != nil {
 			return err
 		}
-	} else {
+	case !a.quiet:
 		printSummary(stdout, v.Summary)
 		printOutcome(stdout, v)
 	}
-	if err := ci.write(v); err != nil {
+	if err := a.ci.write(v); err != nil {
 		return err
 	}
-	return runExit(v, status, stderr)
+	if err := a.writeResults(context.WithoutCancel(ctx), db, id, log); err != nil {
+		return err
+	}
+	return runExit(v, status)
+}
+
+// prepare makes the run of the config, or readies the one to resume or
+// retry, and returns its id.
+func (a *runArgs) prepare(ctx context.Context, m *runner.Manager, db *store.DB, log *runLog) (int64, error) {
+	id := max(a.resume, a.retry)
+	if id == 0 {
+		return createRun(ctx, m, db, a.config, &a.ci, log)
+	}
+	if err := a.ci.prepare(ctx, db, id); err != nil {
+		return 0, err
+	}
+	if a.resume != 0 {
+		if a.extend {
+			if err := db.ExtendRun(ctx, id); err != nil {
+				return 0, err
+			}
+		}
+		return id, m.CanExecute(ctx, id)
+	}
+	r, err := m.ClearFailed(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	log.info("retrying", fmt.Sprintf("run %d: retrying %s", id, r), map[string]any{"run_id": id, "retrying": r.String()})
+	return id, nil
+}
+
+// writeResults writes the run's result files into -o's folder, if asked.
+func (a *runArgs) writeResults(ctx context.Context, db *store.DB, id int64, log *runLog) error {
+	if a.outputDir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(a.outputDir, 0o755); err != nil {
+		return fmt.Errorf("run: -o %s: %w", a.outputDir, err)
+	}
+	agg, inst, err := eee.WriteFiles(ctx, db, id, version, a.outputDir, resultShapes[a.format], eee.OfficialVersion)
+	if err != nil {
+		return fmt.Errorf("run: writing the result files into %s: %w", a.outputDir, err)
+	}
+	log.info("results written", fmt.Sprintf("results: %s\n         %s", agg, inst), map[string]any{"run_id": id, "aggregate": agg, "instances": inst})
+	return nil
 }
 
 // createRun checks the config and the CI flags against it, then creates the run.
-func createRun(ctx context.Context, m *runner.Manager, db *store.DB, path string, ci *ciFlags, stderr io.Writer) (int64, error) {
+func createRun(ctx context.Context, m *runner.Manager, db *store.DB, path string, ci *ciFlags, log *runLog) (int64, error) {
 	cfg, err := config.Load(path, os.Getenv, m.SavedRubrics(ctx))
 	if err != nil {
 		return 0, err
@@ -155,22 +224,22 @@ func createRun(ctx context.Context, m *runner.Manager, db *store.DB, path string
 		warnings = append(warnings, w)
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(stderr, "warning: %s\n", w)
+		log.warning(w)
 	}
-	fmt.Fprintf(stderr, "run %d: %d tasks (%s × %s)\n", run.ID, run.TotalTasks,
-		plural(len(run.Conditions), "condition"), plural(run.Repetitions, "repetition"))
+	log.info("run created", fmt.Sprintf("run %d: %d tasks (%s × %s)", run.ID, run.TotalTasks,
+		plural(len(run.Conditions), "condition"), plural(run.Repetitions, "repetition")),
+		map[string]any{"run_id": run.ID, "tasks": run.TotalTasks, "conditions": len(run.Conditions), "repetitions": run.Repetitions})
 	return run.ID, nil
 }
 
 // runExit is nil for a completed run whose gates held; otherwise an error
 // with the exit code CI scripts rely on.
-func runExit(v *ciOutcome, status store.RunStatus, stderr io.Writer) error {
+func runExit(v *ciOutcome, status store.RunStatus) error {
 	id := v.Summary.RunID
 	switch status {
 	case store.RunCompleted:
 	case store.RunRunning, store.RunPending:
-		fmt.Fprintf(stderr, "interrupted: resume with  assay run --resume %d\n", id)
-		return &exitError{code: exitIncomplete, err: errSilent}
+		return &exitError{code: exitIncomplete, err: fmt.Errorf("interrupted: resume with  assay run --resume %d", id)}
 	default:
 		msg := fmt.Sprintf("run %d ended %s", id, status)
 		if v.Summary.Message != "" {
@@ -187,8 +256,8 @@ func runExit(v *ciOutcome, status store.RunStatus, stderr io.Writer) error {
 	return nil
 }
 
-// reportProgress prints a line to stderr every few seconds until stopped.
-func reportProgress(ctx context.Context, db *store.DB, id int64, w io.Writer) (stop func()) {
+// reportProgress says how far the run got every few seconds until stopped.
+func reportProgress(ctx context.Context, db *store.DB, id int64, log *runLog) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -200,14 +269,14 @@ func reportProgress(ctx context.Context, db *store.DB, id int64, w io.Writer) (s
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				printProgress(ctx, db, id, w)
+				sayProgress(ctx, db, id, log)
 			}
 		}
 	}()
 	return func() { cancel(); <-done }
 }
 
-func printProgress(ctx context.Context, db *store.DB, id int64, w io.Writer) {
+func sayProgress(ctx context.Context, db *store.DB, id int64, log *runLog) {
 	run, err := db.Run(ctx, id)
 	if err != nil {
 		return
@@ -223,7 +292,8 @@ func printProgress(ctx context.Context, db *store.DB, id int64, w io.Writer) {
 		errs += p.Errors
 		cost += p.CostUSD
 	}
-	fmt.Fprintf(w, "run %d: %d/%d done, %d errors, $%.4f\n", id, done, run.TotalTasks, errs, cost)
+	log.info("progress", fmt.Sprintf("run %d: %d/%d done, %d errors, $%.4f", id, done, run.TotalTasks, errs, cost),
+		map[string]any{"run_id": id, "done": done, "total": run.TotalTasks, "errors": errs, "cost_usd": cost})
 }
 
 // printSummary writes the readable table: one row per condition and metric.

@@ -112,7 +112,7 @@ execution: {num_repetitions: 3}
 	before := calls.Load()
 	broken.Store(false)
 	var retryOut, retryErr bytes.Buffer
-	err := run(context.Background(), []string{"run", "--retry-errors", "1", "--db", b.db, "--quiet", "--json"}, &retryOut, &retryErr)
+	err := run(context.Background(), []string{"run", "--retry-errors", "1", "--db", b.db, "--json"}, &retryOut, &retryErr)
 	var again struct {
 		Status          string
 		Errors, Results int

@@ -39,7 +39,7 @@ execution: {num_repetitions: 2}
 	os.WriteFile(filepath.Join(dir, "run.yaml"), []byte(cfg), 0o644)
 	dbPath := filepath.Join(dir, "assay.db")
 	var out, errOut bytes.Buffer
-	if err := run(context.Background(), []string{"run", "--config", filepath.Join(dir, "run.yaml"), "--db", dbPath, "--quiet"}, &out, &errOut); err != nil {
+	if err := run(context.Background(), []string{"run", "--config", filepath.Join(dir, "run.yaml"), "--db", dbPath}, &out, &errOut); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
 	base := startServer(t, "--db", dbPath)

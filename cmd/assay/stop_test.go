@@ -180,7 +180,7 @@ stop: {when: decided, metric: numeric_match, alpha: 0.05, min_samples: 20, seed:
 
 	// assay run's text says what the rule did.
 	var text bytes.Buffer
-	if err := run(context.Background(), []string{"run", "--resume", fmt.Sprint(id), "--db", db, "--quiet"}, &text, io.Discard); err != nil {
+	if err := run(context.Background(), []string{"run", "--resume", fmt.Sprint(id), "--db", db}, &text, io.Discard); err != nil {
 		t.Fatalf("assay run --resume of a stopped run: %v", err)
 	}
 	if !strings.Contains(text.String(), fmt.Sprintf("stop: the rule held after %d of 200 samples", st.DecidedAfter)) {
@@ -203,7 +203,7 @@ stop: {when: decided, metric: numeric_match, alpha: 0.05, min_samples: 20, seed:
 		t.Errorf("the server answered %d calls over both, want the plan's %d", calls.Load(), n*2*reps)
 	}
 	text.Reset()
-	if err := run(context.Background(), []string{"run", "--resume", fmt.Sprint(id), "--db", db, "--quiet"}, &text, io.Discard); err != nil {
+	if err := run(context.Background(), []string{"run", "--resume", fmt.Sprint(id), "--db", db}, &text, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(text.String(), "stop: stopped early once") {
@@ -235,7 +235,7 @@ stop: {when: decided, metric: numeric_match, min_samples: 10}
 `, srv.URL), 0o644)
 	db := filepath.Join(dir, "assay.db")
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"run", "--config", filepath.Join(dir, "run.yaml"), "--db", db, "--quiet"}, &out, io.Discard); err != nil {
+	if err := run(context.Background(), []string{"run", "--config", filepath.Join(dir, "run.yaml"), "--db", db}, &out, io.Discard); err != nil {
 		t.Fatalf("assay run: %v\n%s", err, out.String())
 	}
 	if !strings.Contains(out.String(), "stop: the rule was not met (stop once every pair of conditions is decided on numeric_match") ||
