@@ -79,6 +79,7 @@ Usage:
   assay migrate --from F.db --to postgres://USER@HOST:PORT/DB [--json]   (copies a SQLite database into a new Postgres one)
   assay audit   --run ID [--probes verbosity,position,self] [--samples N] [--budget USD] [--estimate]
                 [--gate 'audit.verbosity<=0.2' ...] [--db F] [--json]   (the judge's biases; exit 1 when a gate fails)
+  assay view    FILE [FILE…] [--addr 127.0.0.1:PORT] [--no-browser]   (k-eval's view: result files in the report's pages)
   assay token   create --name N [--role owner|reviewer|viewer] | list [--json] | revoke NAME   [--db F]
   assay version
 
@@ -112,6 +113,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdMigrate(ctx, args[1:], stdout, stderr)
 	case "audit":
 		return cmdAudit(ctx, args[1:], stdout, stderr)
+	case "view":
+		return cmdView(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "assay", version)
 		return nil

@@ -53,7 +53,9 @@ func (l *runLog) event(level, event, text string, fields map[string]any) {
 	fmt.Fprintf(l.w, "%s\n", b)
 }
 
-func (l *runLog) info(event, text string, fields map[string]any) { l.event("info", event, text, fields) }
+func (l *runLog) info(event, text string, fields map[string]any) {
+	l.event("info", event, text, fields)
+}
 
 func (l *runLog) warning(text string) {
 	l.event("warning", "warning", "warning: "+text, map[string]any{"message": text})
@@ -78,25 +80,13 @@ func isSilent(err error) bool {
 // first, as k-eval's command line gives it (k-eval run config.yaml -o
 // results/ -q); the one positional argument is returned.
 func parseWithConfig(fs *flag.FlagSet, args []string) (string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return "", err
-			}
-			return "", &exitError{code: 2, err: errSilent}
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
-	}
-	if len(positional) > 1 {
+	positional, err := parsePositionals(fs, args)
+	switch {
+	case err != nil:
+		return "", err
+	case len(positional) > 1:
 		return "", &exitError{code: 2, err: fmt.Errorf("%s: one run file, not %s", fs.Name(), strings.Join(positional, " "))}
-	}
-	if len(positional) == 1 {
+	case len(positional) == 1:
 		return positional[0], nil
 	}
 	return "", nil
