@@ -148,7 +148,7 @@ type Input struct {
 type Output struct {
 	RawRuns        []string `json:"raw_runs,omitempty"`
 	Raw            string   `json:"raw,omitempty"`
-	ReasoningTrace string   `json:"reasoning_trace,omitempty"`
+	ReasoningTrace *string  `json:"reasoning_trace,omitempty"` // k-eval 1.1 writes it, "" for none
 }
 
 // Attribution is one entry of k-eval 1.1's answer_attribution: a step of a

@@ -342,35 +342,55 @@ func (ex *exporter) instance(s *store.Sample, results []*store.Result) Instance 
 }
 
 // keval11 puts an instance in k-eval 1.1's shape: the first repetition's
-// answer as output.raw, an empty reasoning trace (assay keeps none apart
-// from the answer), and each repetition's MCP tool calls, then its answer,
-// under answer_attribution; agentic when a tool was called.
+// answer as output.raw with its reasoning trace (what the agent wrote
+// before its tool calls, joined), and under answer_attribution each
+// repetition's steps — what the agent wrote in a turn (not terminal), that
+// turn's MCP tool calls — then its answer; agentic when a tool was called.
 func keval11(in *Instance, results []*store.Result) {
 	in.Output = Output{Raw: in.Output.RawRuns[0]}
 	in.InteractionType = "single_turn"
 	in.AnswerAttribution = []Attribution{}
 	var traces []map[string]any
-	empty := ""
 	for i, r := range results {
 		rep := r.Repetition - 1
-		in.RunDetails[i].ReasoningTrace = &empty
-		traces = append(traces, map[string]any{"repetition_index": rep, "reasoning_trace": ""})
-		last := 0
-		for _, tc := range r.ToolCalls {
+		steps, trace := kevalSteps(r, rep)
+		in.AnswerAttribution = append(in.AnswerAttribution, steps...)
+		if len(r.ToolCalls) > 0 {
 			in.InteractionType = "agentic"
-			name := tc.Tool
-			if tc.Server != "" {
-				name = "mcp__" + tc.Server + "__" + tc.Tool
-			}
-			in.AnswerAttribution = append(in.AnswerAttribution, Attribution{RepetitionIndex: rep, TurnIdx: tc.Turn, Source: "mcp_tool",
-				ExtractedValue: tc.Result, ExtractionMethod: "tool_call", ToolName: name, ToolInput: toolInput(tc.Arguments),
-				ToolError: json.RawMessage(strconv.FormatBool(tc.IsError)), DurationMS: durationMS(tc)})
-			last = max(last, tc.Turn)
 		}
-		in.AnswerAttribution = append(in.AnswerAttribution, Attribution{RepetitionIndex: rep, TurnIdx: last + 1, Source: "agent_reasoning",
-			ExtractedValue: r.Response, ExtractionMethod: "text_generation", IsTerminal: true})
+		in.RunDetails[i].ReasoningTrace = &trace
+		traces = append(traces, map[string]any{"repetition_index": rep, "reasoning_trace": trace})
+		if i == 0 {
+			in.Output.ReasoningTrace = &trace
+		}
 	}
 	in.Evaluation.Details["reasoning_traces"] = traces
+}
+
+// kevalSteps are a repetition's answer_attribution entries, as k-eval
+// writes them, and its reasoning trace: the agent's words before its calls.
+func kevalSteps(r *store.Result, rep int) ([]Attribution, string) {
+	var out []Attribution
+	var thoughts []string
+	last := 0
+	for _, tc := range r.ToolCalls {
+		if tc.Thought != "" {
+			thoughts = append(thoughts, tc.Thought)
+			out = append(out, Attribution{RepetitionIndex: rep, TurnIdx: tc.Turn, Source: "agent_reasoning",
+				ExtractedValue: tc.Thought, ExtractionMethod: "text_generation"})
+		}
+		name := tc.Tool
+		if tc.Server != "" {
+			name = "mcp__" + tc.Server + "__" + tc.Tool
+		}
+		out = append(out, Attribution{RepetitionIndex: rep, TurnIdx: tc.Turn, Source: "mcp_tool",
+			ExtractedValue: tc.Result, ExtractionMethod: "tool_call", ToolName: name, ToolInput: toolInput(tc.Arguments),
+			ToolError: json.RawMessage(strconv.FormatBool(tc.IsError)), DurationMS: durationMS(tc)})
+		last = max(last, tc.Turn)
+	}
+	out = append(out, Attribution{RepetitionIndex: rep, TurnIdx: last + 1, Source: "agent_reasoning",
+		ExtractedValue: r.Response, ExtractionMethod: "text_generation", IsTerminal: true})
+	return out, strings.Join(thoughts, " ")
 }
 
 // toolInput is a tool call's arguments as k-eval writes tool_input: an

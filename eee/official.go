@@ -343,7 +343,8 @@ type lineJudgement struct {
 }
 
 // transcript is an agentic answer as messages: the question, an
-// assistant turn per tool call followed by the tool's result, the answer.
+// assistant turn per tool call (with what the agent wrote before it)
+// followed by the tool's result, the answer.
 func transcript(question string, r *store.Result) []OfficialMessage {
 	text := func(s string) *string { return &s }
 	msgs := []OfficialMessage{{TurnIdx: 0, Role: "user", Content: text(question)}}
@@ -362,7 +363,11 @@ func transcript(question string, r *store.Result) []OfficialMessage {
 				}
 			}
 		}
-		msgs = append(msgs, OfficialMessage{TurnIdx: len(msgs), Role: "assistant", ToolCalls: []OfficialToolCall{call}},
+		var thought *string
+		if tc.Thought != "" {
+			thought = text(tc.Thought)
+		}
+		msgs = append(msgs, OfficialMessage{TurnIdx: len(msgs), Role: "assistant", Content: thought, ToolCalls: []OfficialToolCall{call}},
 			OfficialMessage{TurnIdx: len(msgs) + 1, Role: "tool", Content: text(tc.Result), ToolCallID: []string{id}})
 	}
 	var answer *string

@@ -353,8 +353,11 @@ func withListed(conditions []string, listed string) []string {
 func toolCallsOf(msgs []OfficialMessage) []store.ToolCall {
 	var out []store.ToolCall
 	for _, m := range msgs {
-		for _, tc := range m.ToolCalls {
+		for i, tc := range m.ToolCalls {
 			call := store.ToolCall{Turn: m.TurnIdx, Tool: tc.Name}
+			if i == 0 && m.Content != nil {
+				call.Thought = *m.Content // the assistant's words with its calls
+			}
 			if server, tool, ok := strings.Cut(tc.Name, "/"); ok {
 				call.Server, call.Tool = server, tool
 			}

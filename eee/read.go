@@ -367,10 +367,21 @@ func (r *reader) build() (*store.RunImport, error) {
 
 // toolCalls are a repetition's MCP tool calls in k-eval 1.1's
 // answer_attribution, as the results' tool calls.
+//
+// What the agent wrote before a call (a non-terminal agent_reasoning entry)
+// is kept as the next call's thought.
 func toolCalls(trace []Attribution, rep int) []store.ToolCall {
 	var out []store.ToolCall
+	thought := ""
 	for _, a := range trace {
-		if a.RepetitionIndex != rep || a.Source != "mcp_tool" {
+		if a.RepetitionIndex != rep {
+			continue
+		}
+		if a.Source == "agent_reasoning" && !a.IsTerminal {
+			thought = strings.TrimSpace(strings.TrimSpace(thought) + "\n" + a.ExtractedValue)
+			continue
+		}
+		if a.Source != "mcp_tool" {
 			continue
 		}
 		server, tool := "", a.ToolName
@@ -380,7 +391,8 @@ func toolCalls(trace []Attribution, rep int) []store.ToolCall {
 			}
 		}
 		out = append(out, store.ToolCall{Turn: a.TurnIdx, Server: server, Tool: tool, Arguments: a.arguments(), Result: a.ExtractedValue,
-			IsError: a.failed(), DurationMS: a.millis()})
+			IsError: a.failed(), DurationMS: a.millis(), Thought: thought})
+		thought = ""
 	}
 	return out
 }

@@ -161,6 +161,7 @@ func toolCallView(t store.ToolCall) templates.ToolCallView {
 		Denied:   t.Denied,
 		Duration: millis(t.DurationMS),
 		Result:   t.Result,
+		Thought:  t.Thought,
 	}
 	if t.Denied && t.DurationMS == 0 {
 		v.Duration = "" // never run

@@ -140,7 +140,7 @@ func (sc secrets) cleanResult(r *store.Result) {
 		r.ToolCalls = slices.Clone(r.ToolCalls)
 		for i := range r.ToolCalls {
 			tc := &r.ToolCalls[i]
-			tc.Result = sc.clean(tc.Result)
+			tc.Result, tc.Thought = sc.clean(tc.Result), sc.clean(tc.Thought)
 			if args := string(tc.Arguments); args != "" {
 				if c := sc.clean(args); c != args {
 					if !json.Valid([]byte(c)) {

@@ -110,6 +110,10 @@ type ToolCall struct {
 	// Denied: the agent refused to run the tool (Claude Code's permission
 	// denials); IsError too.
 	Denied bool `json:"denied,omitempty"`
+	// Thought is what the agent wrote in the turn that made the call, before
+	// it ("I will look this up…"): part of the transcript, kept on the
+	// turn's first call; "" for none.
+	Thought string `json:"thought,omitempty"`
 }
 
 // ErrorKind sorts a failed result or judgement by what went wrong, so that a

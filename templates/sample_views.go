@@ -108,6 +108,7 @@ type ToolCallView struct {
 	IsError   bool
 	Denied    bool // the agent's permissions refused the tool
 	Duration  string
+	Thought   string // what the agent wrote before the call
 }
 
 // JudgementView is one evaluator's judgement of a response.

@@ -382,17 +382,19 @@ func TestImportKEval11Files(t *testing.T) {
 		}
 		output := in["output"].(map[string]any)
 		runs := output["raw_runs"].([]any)
-		in["output"] = map[string]any{"raw": runs[0], "reasoning_trace": ""}
+		in["output"] = map[string]any{"raw": runs[0], "reasoning_trace": "I will look this up."}
 		var trace []any
 		var traces []any
 		for _, rd := range in["run_details"].([]any) {
 			run := rd.(map[string]any)
-			run["reasoning_trace"] = ""
+			run["reasoning_trace"] = "I will look this up."
 			rep := run["repetition_index"]
 			// As k-eval 1.1.2's writer types them: tool_error a bool,
 			// duration_ms a float of milliseconds (null for a call that got
 			// no answer), tool_input the call's arguments.
 			trace = append(trace,
+				map[string]any{"repetition_index": rep, "turn_idx": 0, "source": "agent_reasoning", "extracted_value": "I will look this up.",
+					"extraction_method": "text_generation", "is_terminal": false},
 				map[string]any{"repetition_index": rep, "turn_idx": 1, "source": "mcp_tool", "extracted_value": "the runbook's page",
 					"extraction_method": "tool_call", "is_terminal": false, "tool_name": "mcp__graph__search",
 					"tool_input": map[string]any{"query": "runbook"}, "tool_error": false, "duration_ms": 269.25},
@@ -401,7 +403,7 @@ func TestImportKEval11Files(t *testing.T) {
 					"tool_input": map[string]any{"id": 7}, "tool_error": true, "duration_ms": nil},
 				map[string]any{"repetition_index": rep, "turn_idx": 2, "source": "agent_reasoning", "extracted_value": run["agent_response"],
 					"extraction_method": "text_generation", "is_terminal": true})
-			traces = append(traces, map[string]any{"repetition_index": rep, "reasoning_trace": ""})
+			traces = append(traces, map[string]any{"repetition_index": rep, "reasoning_trace": "I will look this up."})
 		}
 		in["answer_attribution"] = trace
 		in["evaluation"].(map[string]any)["details"].(map[string]any)["reasoning_traces"] = traces
@@ -430,7 +432,7 @@ func TestImportKEval11Files(t *testing.T) {
 	for _, r := range results {
 		if len(r.ToolCalls) != 2 || r.ToolCalls[0].Server != "graph" || r.ToolCalls[0].Tool != "search" ||
 			r.ToolCalls[0].Result != "the runbook's page" || r.ToolCalls[0].DurationMS != 269.25 || r.ToolCalls[0].IsError ||
-			string(r.ToolCalls[0].Arguments) != `{"query":"runbook"}` || r.Response == "" {
+			string(r.ToolCalls[0].Arguments) != `{"query":"runbook"}` || r.ToolCalls[0].Thought != "I will look this up." || r.Response == "" {
 			t.Errorf("result %s/%d: %q, tool calls %+v", r.Condition, r.Repetition, r.Response, r.ToolCalls)
 			continue
 		}
@@ -447,13 +449,19 @@ func TestImportKEval11Files(t *testing.T) {
 	again, _ := os.ReadFile(strings.Fields(printed.String())[1])
 	var line map[string]any
 	json.Unmarshal([]byte(strings.SplitN(string(again), "\n", 2)[0]), &line)
-	entry := line["answer_attribution"].([]any)[0].(map[string]any)
+	said := line["answer_attribution"].([]any)[0].(map[string]any)
+	run0 := line["run_details"].([]any)[0].(map[string]any)
+	if said["source"] != "agent_reasoning" || said["is_terminal"] != false || said["extracted_value"] != "I will look this up." ||
+		run0["reasoning_trace"] != "I will look this up." || line["output"].(map[string]any)["reasoning_trace"] != "I will look this up." {
+		t.Errorf("what the agent said before its call, written again: %v; run_details[0].reasoning_trace %v", said, run0["reasoning_trace"])
+	}
+	entry := line["answer_attribution"].([]any)[1].(map[string]any)
 	if entry["tool_name"] != "mcp__graph__search" || entry["source"] != "mcp_tool" || entry["extracted_value"] != "the runbook's page" ||
 		entry["duration_ms"] != 269.25 || entry["tool_error"] != false || fmt.Sprint(entry["tool_input"]) != "map[query:runbook]" ||
 		line["interaction_type"] != "agentic" {
 		t.Errorf("the tool call written again: %v (%v)", entry, line["interaction_type"])
 	}
-	unanswered := line["answer_attribution"].([]any)[1].(map[string]any)
+	unanswered := line["answer_attribution"].([]any)[2].(map[string]any)
 	if d, ok := unanswered["duration_ms"]; !ok || d != nil || unanswered["tool_error"] != true {
 		t.Errorf("the call that got no answer written again: %v", unanswered)
 	}
@@ -466,6 +474,7 @@ func TestImportKEval11Files(t *testing.T) {
 	official := validOfficial(t, "0.3.0", offAgg, offInst)
 	msgs, _ := official[0]["messages"].([]any)
 	if official[0]["interaction_type"] != "agentic" || official[0]["output"] != nil || len(msgs) != 6 ||
+		msgs[1].(map[string]any)["content"] != "I will look this up." || msgs[3].(map[string]any)["content"] != nil ||
 		msgs[2].(map[string]any)["content"] != "the runbook's page" || msgs[5].(map[string]any)["content"] == nil {
 		t.Errorf("an agentic line: %v, output %v, messages %v", official[0]["interaction_type"], official[0]["output"], msgs)
 	}
@@ -480,7 +489,7 @@ func TestImportKEval11Files(t *testing.T) {
 	defer s3.Close()
 	results3, _ := s3.Results(context.Background(), int64(again3["run_id"].(float64)))
 	for _, r := range results3 {
-		if len(r.ToolCalls) != 2 || r.ToolCalls[0].Tool != "search" || r.ToolCalls[0].Result != "the runbook's page" || r.Response == "" {
+		if len(r.ToolCalls) != 2 || r.ToolCalls[0].Tool != "search" || r.ToolCalls[0].Thought != "I will look this up." || r.ToolCalls[0].Result != "the runbook's page" || r.Response == "" {
 			t.Errorf("read back from the official files: %s/%d: %q, tool calls %+v", r.Condition, r.Repetition, r.Response, r.ToolCalls)
 		}
 	}

@@ -70,6 +70,7 @@ type claudeMessage struct {
 // claudeBlock is one content block of a message.
 type claudeBlock struct {
 	Type      string          `json:"type"`
+	Text      string          `json:"text"`
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
@@ -130,6 +131,7 @@ type claudeReader struct {
 	callAt              map[string]int       // tool_use id → index in calls, kept after its result
 	turn                int
 	lastMessage         string
+	thought             string // the text of the turn's message before its first MCP tool call
 	failedServer        string // a server of the condition that did not start
 }
 
@@ -219,11 +221,16 @@ func (r *claudeReader) assistant(m claudeMessage, at time.Time) {
 	if m.ID == "" || m.ID != r.lastMessage {
 		r.turn++
 		r.lastMessage = m.ID
+		r.thought = ""
 	}
 	if m.Model != "" && !strings.HasPrefix(m.Model, "<") { // "<synthetic>" marks Claude Code's own messages
 		r.msgModel = m.Model
 	}
 	for _, b := range m.Content {
+		if b.Type == "text" {
+			r.thought = strings.TrimSpace(strings.TrimSpace(r.thought) + "\n" + b.Text)
+			continue
+		}
 		if b.Type == "tool_use" {
 			if r.asked == nil {
 				r.asked = map[string]askedTool{}
@@ -244,7 +251,8 @@ func (r *claudeReader) assistant(m claudeMessage, at time.Time) {
 		}
 		r.callAt[b.ID] = len(r.calls)
 		r.started[b.ID] = at
-		r.calls = append(r.calls, store.ToolCall{Turn: r.turn, Server: server, Tool: tool, Arguments: b.Input})
+		r.calls = append(r.calls, store.ToolCall{Turn: r.turn, Server: server, Tool: tool, Arguments: b.Input, Thought: r.excerpt(r.thought)})
+		r.thought = "" // the turn's first call keeps it
 	}
 }
 

@@ -30,6 +30,23 @@ func claudeOutput(t *testing.T, name string, edit func(string) string, code stri
 	return a.Answer(context.Background(), agent.Task{Condition: cond, Prompt: "What is 2 + 2?"})
 }
 
+// What Claude Code writes before an MCP tool call, in the same message
+// (stream-json gives each block as an event of its own), is kept as the
+// call's thought; the answer after the result is not.
+func TestClaudeCodeKeepsWhatItSaysBeforeACall(t *testing.T) {
+	before := `{"type":"assistant","message":{"content":[{"text":"I will echo it first.","type":"text"}],"id":"msg_0000","model":"claude-sonnet-4-5-20250929","role":"assistant","type":"message"},"parent_tool_use_id":null,"session_id":"s"}`
+	ans, err := claudeOutput(t, "mcp-stream.jsonl", func(out string) string {
+		i := strings.Index(out, `{"type":"assistant"`)
+		return out[:i] + before + "\n" + out[i:]
+	}, "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ans.ToolCalls) != 1 || ans.ToolCalls[0].Thought != "I will echo it first." || ans.Content != "It is 4." {
+		t.Errorf("tool calls %+v, answer %q", ans.ToolCalls, ans.Content)
+	}
+}
+
 func TestClaudeCodeCapturedOutputs(t *testing.T) {
 	t.Run("stream-json with an MCP call, cache tokens and a dated model", func(t *testing.T) {
 		ans, err := claudeOutput(t, "mcp-stream.jsonl", nil, "0")

@@ -37,7 +37,7 @@ func TestCommandAgentReadsClaudeCodeOutput(t *testing.T) {
 	}{
 		{"stream-json", streamJSON, graph,
 			agent.Answer{Content: "There are 42 nodes.", Model: "claude-sonnet-4-5-20250929", TokensIn: 420, TokensOut: 50},
-			`[{"turn":1,"server":"graph","tool":"query","arguments":{"q":"MATCH (n) RETURN n"},"result":"syntax error near MATCH","is_error":true,"duration_ms":0},` +
+			`[{"turn":1,"server":"graph","tool":"query","arguments":{"q":"MATCH (n) RETURN n"},"result":"syntax error near MATCH","is_error":true,"duration_ms":0,"thought":"Let me look."},` +
 				`{"turn":2,"server":"graph","tool":"query","arguments":{"q":"MATCH (n) RETURN count(n)"},"result":"42","is_error":false,"duration_ms":0}]`, ""},
 		{"json", `{"type":"result","subtype":"success","is_error":false,"result":"Paris.","usage":{"input_tokens":12,"output_tokens":3},"modelUsage":{"claude-haiku-4-5":{"inputTokens":12}}}`,
 			assay.Condition{Name: "baseline"}, agent.Answer{Content: "Paris.", Model: "claude-haiku-4-5", TokensIn: 12, TokensOut: 3}, `[]`, ""},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -79,8 +80,12 @@ func (a *OpenAI) Answer(ctx context.Context, t Task) (*Answer, error) {
 			return ans, nil
 		}
 		msgs = append(msgs, resp.Message)
-		for _, tc := range resp.Message.ToolCalls {
-			msg, err := a.call(ctx, tools, ans, turn, tc, t.Condition.Name)
+		thought := strings.TrimSpace(resp.Content) // what the model said with its calls: the first one keeps it
+		for i, tc := range resp.Message.ToolCalls {
+			if i > 0 {
+				thought = ""
+			}
+			msg, err := a.call(ctx, tools, ans, turn, tc, thought, t.Condition.Name)
 			if err != nil {
 				ans.Latency = time.Since(start)
 				return ans, fmt.Errorf("agent: turn %d: %w", turn, err)
@@ -94,12 +99,12 @@ func (a *OpenAI) Answer(ctx context.Context, t Task) (*Answer, error) {
 
 // call runs one tool call, records it in ans and returns the tool message
 // for the model.
-func (a *OpenAI) call(ctx context.Context, tools *mcptool.Toolset, ans *Answer, turn int, tc openai.ToolCall, condition string) (openai.ChatCompletionMessage, error) {
+func (a *OpenAI) call(ctx context.Context, tools *mcptool.Toolset, ans *Answer, turn int, tc openai.ToolCall, thought, condition string) (openai.ChatCompletionMessage, error) {
 	c, err := tools.Call(ctx, tc.Function.Name, tc.Function.Arguments)
 	if err != nil {
 		return openai.ChatCompletionMessage{}, err
 	}
-	c.Trace.Turn = turn
+	c.Trace.Turn, c.Trace.Thought = turn, thought
 	ans.ToolCalls = append(ans.ToolCalls, c.Trace)
 	a.opts.Logger.Debug("tool call", "condition", condition, "turn", turn, "server", c.Trace.Server,
 		"tool", c.Trace.Tool, "is_error", c.Trace.IsError, "duration_ms", c.Trace.DurationMS)

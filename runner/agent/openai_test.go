@@ -163,3 +163,28 @@ func TestOpenAIAgentCancelledMidCallLeavesNoProcess(t *testing.T) {
 		t.Errorf("err = %v, want the deadline", err)
 	}
 }
+
+// What the model says with its tool calls ("I will look this up.") is part
+// of the transcript: kept on the turn's first call, not on the others.
+func TestOpenAIAgentKeepsWhatTheModelSaysBeforeItsCalls(t *testing.T) {
+	mcptest.NoOrphans(t)
+	srv := mcptest.StdioServer(t, "docs")
+	model := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if last := req.Messages[len(req.Messages)-1]; last.Role == openai.ChatMessageRoleTool {
+			return llmtest.Reply{Content: "Done."}
+		}
+		call := func(id, msg string) openai.ToolCall {
+			return openai.ToolCall{ID: id, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "echo", Arguments: `{"message":"` + msg + `"}`}}
+		}
+		return llmtest.Reply{Content: "I will look this up.", ToolCalls: []openai.ToolCall{call("a", "one"), call("b", "two")}}
+	}
+	a, _ := newOpenAI(t, model, agent.OpenAIOptions{})
+	cond := assay.Condition{Name: "docs", MCPServers: []assay.MCPServer{srv}}
+	ans, err := a.Answer(context.Background(), agent.Task{Condition: cond, Prompt: "Look it up."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ans.ToolCalls) != 2 || ans.ToolCalls[0].Thought != "I will look this up." || ans.ToolCalls[1].Thought != "" || ans.Content != "Done." {
+		t.Errorf("tool calls %+v, answer %q", ans.ToolCalls, ans.Content)
+	}
+}
