@@ -28,7 +28,7 @@ PG_RUNNER_TESTS := TestATakeOver|TestARunIsExecutedByOneProcess|TestAnExpiredOrD
 
 test: test-deps ## everything the tests need, then the whole suite under the race detector; the store's, the engine's and the crash tests again against Postgres
 	$(GO) test $(RACE) -count=1 ./...
-	ASSAY_TEST_STORE=postgres $(GO) test -count=1 ./store/ ./readmodel/tally/
+	ASSAY_TEST_STORE=postgres $(GO) test -count=1 ./store/ ./tally/
 	ASSAY_TEST_STORE=postgres $(GO) test -count=1 -run '$(PG_RUNNER_TESTS)' ./runner/
 	ASSAY_TEST_STORE=postgres $(GO) test -count=1 -run 'TestKilled|TestTwoProcesses|TestServersShareOneDatabase|TestAServerKilledTenTimes' ./cmd/assay/
 

@@ -21,7 +21,7 @@ import (
 	"assay/config"
 	"assay/internal/outfile"
 	"assay/report"
-	"assay/runner/stats"
+	"assay/stats"
 	"assay/store"
 )
 

@@ -11,9 +11,9 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
-	"assay/readmodel/tally"
 	"assay/report"
 	"assay/store"
+	"assay/tally"
 )
 
 // reportCache keeps the reports of the runs Viewed last. A report is computed

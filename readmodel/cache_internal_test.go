@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // A large running run's report is kept for a few times its computation

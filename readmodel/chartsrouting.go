@@ -2,7 +2,7 @@ package readmodel
 
 import (
 	"assay/report"
-	"assay/runner/route"
+	"assay/route"
 	"assay/templates"
 	"fmt"
 	"slices"

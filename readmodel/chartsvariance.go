@@ -9,7 +9,7 @@ import (
 
 	"assay/config"
 	"assay/report"
-	"assay/runner/stats"
+	"assay/stats"
 	"assay/templates"
 )
 

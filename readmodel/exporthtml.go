@@ -14,7 +14,7 @@ import (
 
 	"assay"
 	"assay/report"
-	"assay/runner/route"
+	"assay/route"
 	"assay/static"
 	"assay/store"
 	"assay/templates"

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // Model keeps what is derived from the record in memory, for a server's

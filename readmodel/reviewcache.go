@@ -6,8 +6,8 @@ import (
 	"slices"
 	"sync"
 
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // reviewCache keeps the reviews of the runs reviewed last. Each review

@@ -9,11 +9,11 @@ import (
 
 	"assay"
 	"assay/config"
-	"assay/readmodel/tally"
 	"assay/report"
 	"assay/runner"
 	"assay/runner/judge"
 	"assay/store"
+	"assay/tally"
 	"assay/templates"
 )
 

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"assay/readmodel/tally"
 	"assay/report"
 	"assay/store"
+	"assay/tally"
 
 	"golang.org/x/sync/errgroup"
 )

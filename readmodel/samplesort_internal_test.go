@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"assay/readmodel/tally"
 	"assay/report"
+	"assay/tally"
 )
 
 // The samples table's sort puts rows in the order a stable sort by the

@@ -10,7 +10,7 @@ import (
 
 	"assay/config"
 	"assay/report"
-	"assay/runner/stats"
+	"assay/stats"
 	"assay/store"
 	"assay/templates"
 )

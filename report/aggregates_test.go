@@ -16,9 +16,9 @@ import (
 
 	"assay"
 	"assay/config"
-	"assay/readmodel/tally"
 	"assay/report"
 	"assay/store"
+	"assay/tally"
 )
 
 // updateGolden rewrites the summaries the test holds from those kept as

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"assay/config"
-	"assay/runner/stats"
+	"assay/stats"
 )
 
 // The data of the charts, aggregated here so that a chart's data grows with

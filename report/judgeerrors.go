@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // JudgeErrors is where a panel's judges err against people on one metric,

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // Three judges over six answers people scored: a and b make the same

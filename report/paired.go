@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sync"
 
-	"assay/runner/stats"
+	"assay/stats"
 )
 
 // pairSeed fixes the bootstrap, so that a report shows the same interval each time.

@@ -7,9 +7,9 @@ import (
 
 	"assay"
 	"assay/config"
-	"assay/readmodel/tally"
 	"assay/report"
 	"assay/store"
+	"assay/tally"
 )
 
 // A code run of three repetitions gives pass@1, pass@2 and pass@3 per

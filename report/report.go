@@ -17,10 +17,10 @@ import (
 
 	"assay"
 	"assay/config"
-	"assay/readmodel/tally"
-	"assay/runner/stats"
-	"assay/runner/stop"
+	"assay/stats"
+	"assay/stop"
 	"assay/store"
+	"assay/tally"
 )
 
 // SampleScores are one sample's scores for one metric under one condition:

@@ -9,9 +9,9 @@ import (
 
 	"assay"
 	"assay/config"
-	"assay/readmodel/tally"
 	"assay/report"
 	"assay/store"
+	"assay/tally"
 )
 
 // handRun stores a run of 3 samples × conditions a, b × 2 repetitions whose

@@ -6,9 +6,9 @@ import (
 	"sync"
 
 	"assay/config"
-	"assay/readmodel/tally"
-	"assay/runner/stats"
+	"assay/stats"
 	"assay/store"
+	"assay/tally"
 )
 
 // View is how a report reads the scores reviewers overrode.

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"assay"
-	"assay/runner/route"
+	"assay/route"
 	"assay/store"
 )
 

@@ -5,9 +5,9 @@ import (
 	"slices"
 
 	"assay/config"
-	"assay/readmodel/tally"
-	"assay/runner/stats"
+	"assay/stats"
 	"assay/store"
+	"assay/tally"
 )
 
 // SampleMetric is one metric's scores for one sample under one condition.

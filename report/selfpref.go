@@ -5,9 +5,9 @@ import (
 	"slices"
 
 	"assay/config"
-	"assay/readmodel/tally"
-	"assay/runner/stats"
+	"assay/stats"
 	"assay/store"
+	"assay/tally"
 )
 
 // SelfPreference is how much more a panel judge favours the answers of its

@@ -12,10 +12,10 @@ import (
 
 	"assay"
 	"assay/config"
-	"assay/readmodel/tally"
-	"assay/runner/stats"
-	"assay/runner/stop"
+	"assay/stats"
+	"assay/stop"
 	"assay/store"
+	"assay/tally"
 )
 
 // Summary is what a run measured, per condition and metric. Its JSON is what

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"assay/runner/stats"
+	"assay/stats"
 )
 
 // Variance is one metric's variance under one condition, on the metric's

@@ -23,11 +23,11 @@ import (
 
 	"assay/config"
 	"assay/internal/pgtest"
-	"assay/readmodel/tally"
 	"assay/runner"
 	"assay/runner/llm"
 	"assay/runner/llm/llmtest"
 	"assay/store"
+	"assay/tally"
 )
 
 // fakeServerEnv, set to a latency, makes the test binary a fake LLM server

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"assay/config"
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // agentScript writes an executable shell script and returns its path.

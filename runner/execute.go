@@ -13,11 +13,11 @@ import (
 
 	"assay"
 	"assay/internal/text"
-	"assay/readmodel/tally"
 	"assay/runner/agent"
 	"assay/runner/assert"
 	"assay/runner/llm"
 	"assay/store"
+	"assay/tally"
 )
 
 // execute runs one run to its end (or until ctx is done) and records its status.

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"assay/config"
-	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
+	"assay/tally"
 )
 
 func TestKeysEchoedByAServerAreNotStored(t *testing.T) {

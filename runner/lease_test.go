@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"assay"
-	"assay/readmodel/tally"
 	"assay/runner"
 	"assay/runner/llm/llmtest"
 	"assay/store"
+	"assay/tally"
 )
 
 // secondProcess is another manager on its own handle of the fixture's

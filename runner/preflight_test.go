@@ -1,7 +1,7 @@
 package runner_test
 
 import (
-	"assay/readmodel/tally"
+	"assay/tally"
 	"context"
 	"strings"
 	"testing"

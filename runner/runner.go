@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"assay"
-	"assay/readmodel/tally"
 	"assay/runner/agent"
 	"assay/runner/llm"
 	"assay/store"
+	"assay/tally"
 )
 
 // Options configures a Manager.

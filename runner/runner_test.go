@@ -14,11 +14,11 @@ import (
 
 	"assay/config"
 	"assay/internal/pgtest"
-	"assay/readmodel/tally"
 	"assay/report"
 	"assay/runner"
 	"assay/runner/llm/llmtest"
 	"assay/store"
+	"assay/tally"
 )
 
 // fixture is a database, a fake model server and a manager wired to them.

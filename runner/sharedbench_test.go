@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"assay/internal/pgtest"
-	"assay/readmodel/tally"
 	"assay/runner"
 	"assay/store"
+	"assay/tally"
 )
 
 // BenchmarkSharedRun: three servers on one Postgres database (three

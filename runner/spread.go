@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"assay"
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // A run is executed by the servers on its database together: the holder

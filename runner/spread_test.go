@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"assay/internal/pgtest"
-	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
+	"assay/tally"
 )
 
 // A run on a Postgres database is executed by the servers on it together:

@@ -7,9 +7,9 @@ import (
 
 	"assay"
 	"assay/config"
-	"assay/readmodel/tally"
-	"assay/runner/stop"
+	"assay/stop"
 	"assay/store"
+	"assay/tally"
 )
 
 // StoppedEarly begins the message of a run its stopping rule stopped.

@@ -10,8 +10,8 @@ import (
 
 	"assay"
 	"assay/internal/pgtest"
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // counts is how many rows hang from a run in each table.

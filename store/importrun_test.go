@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"assay"
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // runImport is an imported run of five samples under one condition, twice,

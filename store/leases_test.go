@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"assay"
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // Servers on one database taking a run's lease at the same moment: one of

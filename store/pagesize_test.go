@@ -12,8 +12,8 @@ import (
 
 	"assay"
 	"assay/internal/pgtest"
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // filePageSize reads the page size from a database file's header.

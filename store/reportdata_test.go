@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"assay"
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // seedRun stores a run of n samples × conditions × reps with rubric scores,

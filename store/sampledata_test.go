@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"assay"
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // sampleRun stores three samples with their own texts and a run over them

@@ -12,8 +12,8 @@ import (
 
 	"assay"
 	"assay/internal/pgtest"
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 func openTestDB(t testing.TB) *store.DB {

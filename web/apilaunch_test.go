@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
+	"assay/tally"
 )
 
 // A script launches a run, follows it, cancels and resumes it, all through

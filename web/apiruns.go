@@ -10,9 +10,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"assay"
-	"assay/readmodel/tally"
 	"assay/report"
 	"assay/store"
+	"assay/tally"
 )
 
 // RunJSON is a run as the API lists it.

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 	"assay/web"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/runner/stats"
+	"assay/stats"
 	"assay/store"
 	"assay/web"
 )

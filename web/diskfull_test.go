@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"assay/internal/pgtest"
-	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
+	"assay/tally"
 	"assay/web"
 )
 

@@ -3,7 +3,7 @@ package web
 import (
 	"assay/readmodel"
 	"assay/report"
-	"assay/runner/route"
+	"assay/route"
 	"context"
 	"fmt"
 	"net/http"

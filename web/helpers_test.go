@@ -15,8 +15,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"assay/internal/pgtest"
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 	"assay/web"
 )
 

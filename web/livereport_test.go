@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
+	"assay/tally"
 )
 
 // The report under a running run's progress refreshes with each refresh of

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"assay/report"
-	"assay/runner/route"
+	"assay/route"
 )
 
 // replayJobs are the routing replays under way, by key: a replay over a

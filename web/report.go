@@ -10,9 +10,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"assay/readmodel"
-	"assay/readmodel/tally"
 	"assay/report"
 	"assay/store"
+	"assay/tally"
 	"assay/templates"
 )
 

@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"assay/internal/pgtest"
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 	"assay/web"
 )
 

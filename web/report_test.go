@@ -10,7 +10,7 @@ import (
 
 	"assay/internal/pgtest"
 	"assay/report"
-	"assay/runner/stats"
+	"assay/stats"
 	"assay/store"
 	"assay/web"
 )

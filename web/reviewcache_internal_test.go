@@ -8,8 +8,8 @@ import (
 
 	"assay"
 	"assay/readmodel"
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // The verdicts a server keeps are, after each verdict given, given again

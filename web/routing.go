@@ -15,7 +15,7 @@ import (
 	"assay"
 	"assay/readmodel"
 	"assay/report"
-	"assay/runner/route"
+	"assay/route"
 	"assay/templates"
 )
 

@@ -13,9 +13,9 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"assay/config"
-	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
+	"assay/tally"
 )
 
 const runbookRubric = `metrics:

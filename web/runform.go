@@ -13,10 +13,10 @@ import (
 	"assay"
 	"assay/config"
 	"assay/readmodel"
-	"assay/readmodel/tally"
 	"assay/runner"
 	"assay/runner/judge"
 	"assay/store"
+	"assay/tally"
 	"assay/templates"
 )
 

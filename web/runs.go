@@ -13,11 +13,11 @@ import (
 
 	"assay"
 	"assay/readmodel"
-	"assay/readmodel/tally"
 	"assay/report"
 	"assay/runner"
 	"assay/runner/llm"
 	"assay/store"
+	"assay/tally"
 	"assay/templates"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"assay/readmodel/tally"
+	"assay/tally"
 	"assay/web"
 )
 

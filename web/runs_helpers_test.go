@@ -17,10 +17,10 @@ import (
 
 	"assay"
 	"assay/internal/pgtest"
-	"assay/readmodel/tally"
 	"assay/runner"
 	"assay/runner/llm/llmtest"
 	"assay/store"
+	"assay/tally"
 	"assay/web"
 )
 

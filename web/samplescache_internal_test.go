@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"assay"
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // The report page of a finished run makes its samples table in the

@@ -1,7 +1,7 @@
 package web_test
 
 import (
-	"assay/readmodel/tally"
+	"assay/tally"
 	"context"
 	"strconv"
 	"strings"

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"assay/readmodel/tally"
+	"assay/tally"
 	"assay/web"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"assay"
 	"assay/runner/llm/llmtest"
-	"assay/runner/stats"
+	"assay/stats"
 	"assay/store"
 )
 

@@ -15,8 +15,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"assay"
-	"assay/readmodel/tally"
 	"assay/store/ingest"
+	"assay/tally"
 )
 
 // attackPage is a hostile page. Served under a name that the browser resolves

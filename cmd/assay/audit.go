@@ -13,9 +13,9 @@ import (
 	"strings"
 
 	"assay"
-	"assay/readmodel/tally"
 	"assay/runner"
 	"assay/runner/audit"
+	"assay/tally"
 )
 
 // cmdAudit audits the judge of a finished run: how far padding moves its

@@ -13,10 +13,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"assay/readmodel/tally"
 	"assay/runner/audit"
 	"assay/runner/llm/llmtest"
 	"assay/store"
+	"assay/tally"
 )
 
 // assay audit of a run whose judge scores padded answers a point higher

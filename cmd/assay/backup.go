@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 func cmdBackup(ctx context.Context, args []string, stdout, stderr io.Writer) error {

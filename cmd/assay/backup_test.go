@@ -16,9 +16,9 @@ import (
 	"testing"
 
 	"assay/internal/pgtest"
-	"assay/readmodel/tally"
 	"assay/report"
 	"assay/runner/llm/llmtest"
+	"assay/tally"
 )
 
 // summaryJSON is a run's summary as assay run --json prints it.

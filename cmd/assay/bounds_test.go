@@ -9,8 +9,8 @@ import (
 
 	"assay"
 	"assay/config"
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // A database may hold a run stored before runs were bounded. A server

@@ -18,9 +18,9 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 
 	"assay/internal/pgtest"
-	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
+	"assay/tally"
 )
 
 // buildBinary builds assay once per test binary into a temporary folder.

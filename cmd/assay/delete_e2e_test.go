@@ -8,7 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"assay/readmodel/tally"
+	"assay/tally"
 )
 
 // TestBrowserDeleteAsksFirst deletes a run from its page: declined, nothing

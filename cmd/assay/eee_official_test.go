@@ -17,8 +17,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"assay/internal/fixture"
-	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
+	"assay/tally"
 )
 
 // officialSchema compiles one of the official EEE schemas of ../shared/eee-schemas.

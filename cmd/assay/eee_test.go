@@ -16,10 +16,10 @@ import (
 	"testing"
 
 	"assay/internal/fixture"
-	"assay/readmodel/tally"
 	"assay/report"
 	"assay/runner/llm/llmtest"
 	"assay/store"
+	"assay/tally"
 )
 
 // exportEEE exports a run as EEE files into a new folder and returns their paths.

@@ -12,8 +12,8 @@ import (
 	"assay/eee"
 	"assay/internal/outfile"
 	"assay/readmodel"
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {

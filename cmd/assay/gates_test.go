@@ -13,9 +13,9 @@ import (
 
 	"github.com/joshdk/go-junit"
 
-	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
+	"assay/tally"
 )
 
 // gateBench is a dataset, a run file and a fake model whose judge gives

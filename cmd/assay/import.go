@@ -10,8 +10,8 @@ import (
 	"assay"
 	"assay/eee"
 	"assay/readmodel"
-	"assay/readmodel/tally"
 	"assay/store/ingest"
+	"assay/tally"
 )
 
 func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {

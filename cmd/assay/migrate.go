@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"assay"
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // cmdMigrate copies a SQLite database whole into a new Postgres one: a

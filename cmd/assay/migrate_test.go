@@ -12,8 +12,8 @@ import (
 
 	"assay"
 	"assay/internal/pgtest"
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // A SQLite database holding every kind of row — a run of two models ×

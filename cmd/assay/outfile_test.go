@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"assay/readmodel/tally"
+	"assay/tally"
 )
 
 // `assay export -o /dev/null`, the usual way to time an export, leaves the

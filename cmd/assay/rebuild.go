@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"assay"
-	"assay/readmodel/tally"
+	"assay/tally"
 )
 
 // rebuilt is one run rebuilt, as --json prints it.

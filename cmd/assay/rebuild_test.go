@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
+	"assay/tally"
 )
 
 // panelRun runs two models × two conditions × two repetitions, scored by

@@ -11,8 +11,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"assay/readmodel/tally"
 	"assay/report"
+	"assay/tally"
 )
 
 // chartData is, for each chart container of the page, the number of data

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
+	"assay/tally"
 )
 
 // varied is a fake model whose judge scores vary from answer to answer and

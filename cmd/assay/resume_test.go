@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"assay/internal/fixture"
-	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
+	"assay/tally"
 )
 
 // runStatus reads a run's status, message and end from the database file.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // TestBrowserReviewThroughALink: an expert opens a review link in a fresh

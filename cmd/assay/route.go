@@ -11,10 +11,10 @@ import (
 
 	"assay"
 	"assay/config"
-	"assay/readmodel/tally"
 	"assay/report"
+	"assay/route"
 	"assay/runner"
-	"assay/runner/route"
+	"assay/tally"
 )
 
 // cmdRoute replays the routing algorithms over a finished run's answers

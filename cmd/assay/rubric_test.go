@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/readmodel/tally"
+	"assay/tally"
 )
 
 // A run file's {judge: NAME} uses a rubric saved on the Rubrics page, and a

@@ -16,11 +16,11 @@ import (
 
 	"assay/config"
 	"assay/internal/text"
-	"assay/readmodel/tally"
 	"assay/report"
 	"assay/report/gate"
 	"assay/runner"
 	"assay/store"
+	"assay/tally"
 )
 
 // The exit codes of assay run, which CI scripts rely on.

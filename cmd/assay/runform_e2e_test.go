@@ -8,8 +8,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"assay/readmodel/tally"
 	"assay/store/ingest"
+	"assay/tally"
 )
 
 // Changing the dataset swaps the run form in place; the agent's kind must

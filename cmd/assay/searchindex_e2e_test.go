@@ -9,8 +9,8 @@ import (
 
 	"assay"
 	"assay/internal/storetest"
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 )
 
 // Runs made by assay run are indexed for search when assay serve starts,

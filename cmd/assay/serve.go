@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"assay/internal/outfile"
-	"assay/readmodel/tally"
 	"assay/runner"
 	"assay/store"
+	"assay/tally"
 	"assay/web"
 )
 

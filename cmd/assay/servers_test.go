@@ -19,9 +19,9 @@ import (
 	"time"
 
 	"assay/internal/pgtest"
-	"assay/readmodel/tally"
 	"assay/runner/llm/llmtest"
 	"assay/store"
+	"assay/tally"
 )
 
 // node is an `assay serve` process of its own, killable.

@@ -9,8 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"assay/readmodel/tally"
 	"assay/store"
+	"assay/tally"
 	"assay/web"
 )
 

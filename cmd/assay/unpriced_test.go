@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"assay/readmodel/tally"
+	"assay/tally"
 )
 
 // A budget cannot hold what it cannot count: a run with a budget whose

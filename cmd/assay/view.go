@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"assay/eee"
-	"assay/readmodel/tally"
 	"assay/runner"
 	"assay/store"
 	"assay/store/ingest"
+	"assay/tally"
 	"assay/web"
 )
 

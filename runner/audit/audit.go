@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"assay/report"
-	"assay/runner/stats"
+	"assay/stats"
 )
 
 // The probes an audit may run.

@@ -12,7 +12,7 @@ import (
 	"math/rand/v2"
 
 	"assay/config"
-	"assay/runner/stats"
+	"assay/stats"
 	"assay/store"
 )
 
