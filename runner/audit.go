@@ -25,6 +25,14 @@ type auditPlan struct {
 	perCall   float64           // the run's mean cost of a judge call, for the estimate
 	priced    bool
 	est       audit.Estimate
+
+	// While it is made: the samples each probe needs, the probes asked,
+	// the conditions' places, and the run's judge calls so far.
+	n                   int
+	verbosity, position bool
+	place               map[string]int
+	judgedCalls         int
+	judgedCost          float64
 }
 
 // AuditEstimate is what an audit of a run with opts would call and cost.
@@ -189,50 +197,22 @@ func (m *Manager) positionProbe(ctx context.Context, p *auditPlan, res *audit.Re
 
 // planAudit picks what an audit judges again, and estimates it.
 func (m *Manager) planAudit(ctx context.Context, runID int64, opts audit.Options) (*auditPlan, error) {
-	run, err := m.db.Run(ctx, runID)
+	run, spec, e, err := m.auditedRun(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	if !run.Status.Finished() {
-		return nil, assay.Errorf(assay.ECONFLICT, "Run %d is %s: a judge audit is of a finished run.", runID, run.Status)
+	p := &auditPlan{spec: spec, e: e, priced: true, n: opts.Samples, place: map[string]int{}}
+	if p.n <= 0 {
+		p.n = audit.DefaultSamples
 	}
-	spec, err := run.Config.Resolve(m.opts.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	if !slices.ContainsFunc(spec.Evaluators, config.Evaluator.UsesJudge) {
-		return nil, assay.Errorf(assay.EINVALID, "Run %d has no judge to audit: its evaluators are deterministic.", runID)
-	}
-	ds, err := m.db.Dataset(ctx, run.DatasetID)
-	if err != nil {
-		return nil, err
-	}
-	e, err := m.newEvaluators(spec, ds.Kind, nil)
-	if err != nil {
-		return nil, err
-	}
-	n := opts.Samples
-	if n <= 0 {
-		n = audit.DefaultSamples
-	}
-	p := &auditPlan{spec: spec, e: e, priced: true}
 	if _, _, ok := config.PriceFor(spec.Prices, judgeModel(spec.Panel()[0])); !ok {
 		p.priced = false
 	}
 	probes := opts.Asked()
-	judgesPerAnswer := 0
-	for _, ev := range e.list {
-		for _, call := range e.judges[ev] {
-			if call.rep == 0 {
-				judgesPerAnswer++
-			}
-		}
-	}
-	verbosity := slices.Contains(probes, audit.ProbeVerbosity)
-	position := slices.Contains(probes, audit.ProbePosition) && len(run.Conditions) >= 2
-	place := map[string]int{}
+	p.verbosity = slices.Contains(probes, audit.ProbeVerbosity)
+	p.position = slices.Contains(probes, audit.ProbePosition) && len(run.Conditions) >= 2
 	for i, c := range run.Conditions {
-		place[c.Name] = i
+		p.place[c.Name] = i
 	}
 	// The samples in a seeded random order, their results read one sample
 	// at a time until the audit has what it needs: a judged answer per
@@ -245,60 +225,119 @@ func (m *Manager) planAudit(ctx context.Context, runID int64, opts audit.Options
 	}
 	rng := rand.New(rand.NewPCG(opts.Seed, 0xa0d17))
 	rng.Shuffle(len(refs), func(i, j int) { refs[i], refs[j] = refs[j], refs[i] })
-	var judgedCalls int
-	var judgedCost float64
-	k := len(run.Conditions)
 	for i, ref := range refs {
-		if (!verbosity || len(p.padded) >= n) && (!position || len(p.pairs) >= n) {
+		if p.enough() {
 			break
 		}
 		results, err := m.db.SampleResults(ctx, runID, ref.ID)
 		if err != nil {
 			return nil, err
 		}
-		var judged []*store.Result
-		answers := make([]*store.Result, k) // the first repetition's, by condition
-		for ri := range results {
-			r := &results[ri]
-			for _, j := range r.Judgements {
-				if j.Seed != nil && j.Error == "" {
-					judgedCalls++
-					judgedCost += j.CostUSD
-				}
-			}
-			if r.Error != "" || r.Response == "" {
-				continue
-			}
-			if slices.ContainsFunc(r.Judgements, func(j store.Judgement) bool { return j.Seed != nil && j.Error == "" }) {
-				judged = append(judged, r)
-			}
-			if at, ok := place[r.Condition]; ok && r.Repetition == 1 {
-				answers[at] = r
-			}
-		}
-		if verbosity && len(p.padded) < n && len(judged) > 0 {
-			r := judged[rng.IntN(len(judged))]
-			p.padded = append(p.padded, *r)
-			if _, ok := audit.Shorten(r.Response); ok {
-				p.shortened = append(p.shortened, *r)
-			}
-		}
-		if position && len(p.pairs) < n {
-			for step := range k { // the sample's pair, or the next it has both answers of
-				a := (i + step) % k
-				if b := (a + 1) % k; answers[a] != nil && answers[b] != nil && (k > 2 || a == 0) {
-					p.pairs = append(p.pairs, [2]store.Result{*answers[a], *answers[b]})
-					break
-				}
-			}
-		}
+		p.take(i, results, rng)
 	}
-	if judgedCalls > 0 {
-		p.perCall = judgedCost / float64(judgedCalls)
-	}
-	p.est.Calls = (len(p.padded)+len(p.shortened))*judgesPerAnswer + 2*len(p.pairs)
-	p.est.CostUSD, p.est.Priced = float64(p.est.Calls)*p.perCall, p.priced
+	p.estimate(judgesPerAnswer(e))
 	return p, nil
+}
+
+// auditedRun is the run to audit, its config resolved and its evaluators:
+// a finished run with a judge.
+func (m *Manager) auditedRun(ctx context.Context, runID int64) (*store.Run, *config.Config, *evaluators, error) {
+	run, err := m.db.Run(ctx, runID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if !run.Status.Finished() {
+		return nil, nil, nil, assay.Errorf(assay.ECONFLICT, "Run %d is %s: a judge audit is of a finished run.", runID, run.Status)
+	}
+	spec, err := run.Config.Resolve(m.opts.Getenv)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if !slices.ContainsFunc(spec.Evaluators, config.Evaluator.UsesJudge) {
+		return nil, nil, nil, assay.Errorf(assay.EINVALID, "Run %d has no judge to audit: its evaluators are deterministic.", runID)
+	}
+	ds, err := m.db.Dataset(ctx, run.DatasetID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	e, err := m.newEvaluators(spec, ds.Kind, nil)
+	return run, spec, e, err
+}
+
+// judgesPerAnswer is how many judge calls judge an answer once.
+func judgesPerAnswer(e *evaluators) int {
+	n := 0
+	for _, ev := range e.list {
+		for _, call := range e.judges[ev] {
+			if call.rep == 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// enough reports whether the plan has what its probes need.
+func (p *auditPlan) enough() bool {
+	return (!p.verbosity || len(p.padded) >= p.n) && (!p.position || len(p.pairs) >= p.n)
+}
+
+// take takes from one sample's results (the i-th in the audit's order) a
+// judged answer to pad and a pair of conditions' answers to compare, as
+// far as the plan needs them, and counts its judge calls' cost.
+func (p *auditPlan) take(i int, results []store.Result, rng *rand.Rand) {
+	var judged []*store.Result
+	answers := make([]*store.Result, len(p.place)) // the first repetition's, by condition
+	for ri := range results {
+		r := &results[ri]
+		for _, j := range r.Judgements {
+			if j.Seed != nil && j.Error == "" {
+				p.judgedCalls++
+				p.judgedCost += j.CostUSD
+			}
+		}
+		if r.Error != "" || r.Response == "" {
+			continue
+		}
+		if slices.ContainsFunc(r.Judgements, func(j store.Judgement) bool { return j.Seed != nil && j.Error == "" }) {
+			judged = append(judged, r)
+		}
+		if at, ok := p.place[r.Condition]; ok && r.Repetition == 1 {
+			answers[at] = r
+		}
+	}
+	if p.verbosity && len(p.padded) < p.n && len(judged) > 0 {
+		r := judged[rng.IntN(len(judged))]
+		p.padded = append(p.padded, *r)
+		if _, ok := audit.Shorten(r.Response); ok {
+			p.shortened = append(p.shortened, *r)
+		}
+	}
+	if p.position && len(p.pairs) < p.n {
+		p.takePair(i, answers)
+	}
+}
+
+// takePair takes the sample's pair of neighbouring conditions, or the next
+// it has both answers of.
+func (p *auditPlan) takePair(i int, answers []*store.Result) {
+	k := len(answers)
+	for step := range k {
+		a := (i + step) % k
+		if b := (a + 1) % k; answers[a] != nil && answers[b] != nil && (k > 2 || a == 0) {
+			p.pairs = append(p.pairs, [2]store.Result{*answers[a], *answers[b]})
+			return
+		}
+	}
+}
+
+// estimate is the plan's calls and cost, at the run's mean cost of a judge call.
+func (p *auditPlan) estimate(perAnswer int) {
+	if p.judgedCalls > 0 {
+		p.perCall = p.judgedCost / float64(p.judgedCalls)
+	}
+	p.est.Calls = (len(p.padded)+len(p.shortened))*perAnswer + 2*len(p.pairs)
+	p.est.CostUSD, p.est.Priced = float64(p.est.Calls)*p.perCall, p.priced
 }
 
 // judgementOf is a result's first-repetition judgement by an evaluator's
