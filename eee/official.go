@@ -387,6 +387,61 @@ func metricID(m report.Metric) string { return m.Evaluator + "." + m.Name }
 // officialLines are the lines of one answer: a line per metric it was
 // scored on (or failed to be), or one line for an answer that failed.
 func (ex *exporter) officialLines(s *store.Sample, r *store.Result) []OfficialInstance {
+	base := ex.officialBase(s, r)
+	turns, calls := turnsOf(r), len(r.ToolCalls)
+	if r.Error != "" {
+		line := base
+		msg := r.Error
+		line.Error = &msg
+		line.Metadata[metaErrorKind] = string(r.ErrorKind)
+		line.AnswerAttribution = attributionOf(r, &base, "none", "")
+		line.Evaluation = OfficialEvaluation{Score: 0, IsCorrect: false, NumTurns: &turns, ToolCallsCount: &calls}
+		return []OfficialInstance{line}
+	}
+	var claims []string
+	for _, j := range r.Judgements {
+		claims = append(claims, j.UnverifiedClaims...)
+	}
+	var out []OfficialInstance
+	for _, m := range ex.rep.Metrics {
+		judged, scored, judgeErr := lineJudgements(r, m)
+		if len(judged) == 0 {
+			continue // not judged: the judge sample rate passed it over
+		}
+		line := base
+		line.Metadata = clone(base.Metadata)
+		line.EvaluationResultID = resultID(r.Condition, m)
+		line.Metadata[metaEvaluator], line.Metadata[metaMetric] = m.Evaluator, m.Name
+		js, _ := json.Marshal(judged)
+		line.Metadata[metaJudgements] = string(js)
+		if len(claims) > 0 {
+			c, _ := json.Marshal(claims)
+			line.Metadata[metaClaims] = string(c)
+		}
+		method := m.Evaluator
+		if e := config.Evaluator(m.Evaluator); e.UsesJudge() || !e.Valid() && !config.IsAssertion(e) {
+			method = "llm_judge"
+		}
+		line.AnswerAttribution = attributionOf(r, &base, method, r.Response)
+		line.Evaluation = OfficialEvaluation{NumTurns: &turns, ToolCallsCount: &calls}
+		if len(scored) > 0 {
+			line.Evaluation.Score = report.Mean(scored)
+			lo, hi := m.Scale.Bounds()
+			line.Evaluation.IsCorrect = line.Evaluation.Score >= (lo+hi)/2
+		} else {
+			msg := "judge: " + judgeErr
+			line.Error = &msg
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// officialBase is what every line of an answer says: its sample, its
+// answer (a single-turn answer its output, an agentic one a transcript —
+// the question, each tool call and its result, then the answer), tokens,
+// latency and assay's metadata.
+func (ex *exporter) officialBase(s *store.Sample, r *store.Result) OfficialInstance {
 	base := OfficialInstance{
 		SchemaVersion: instanceVersion(ex.eeeVersion), EvaluationID: ex.id, ModelID: firstNonEmpty(r.Model, ex.modelID()),
 		EvaluationName: ex.evaluationName(r.Condition), SampleID: s.SampleID, InteractionType: "single_turn",
@@ -410,92 +465,53 @@ func (ex *exporter) officialLines(s *store.Sample, r *store.Result) []OfficialIn
 	base.TokenUsage = tokens
 	latency := float64(r.LatencyMS)
 	base.Performance = &OfficialPerformance{LatencyMS: &latency}
-	turns, calls := turnsOf(r), len(r.ToolCalls)
-	// A single-turn answer is its output; an agentic one a transcript —
-	// the question, each tool call and its result, then the answer — that
-	// the attribution points into.
-	answerSource, answerTurn := "output.raw", 0
 	if base.InteractionType == "agentic" {
 		base.Output = nil
 		base.Messages = transcript(s.Input, r)
-		answerTurn = len(base.Messages) - 1
-		answerSource = fmt.Sprintf("messages[%d].content", answerTurn)
 	}
-	attribution := func(method, value string) []OfficialAttribution {
-		var out []OfficialAttribution
-		for i, tc := range r.ToolCalls {
-			out = append(out, OfficialAttribution{TurnIdx: 2 + 2*i, Source: "tool:" + strings.TrimPrefix(tc.Server+"/"+tc.Tool, "/"),
-				ExtractedValue: tc.Result, ExtractionMethod: "tool_call"})
-		}
-		return append(out, OfficialAttribution{TurnIdx: answerTurn, Source: answerSource, ExtractedValue: value, ExtractionMethod: method, IsTerminal: true})
+	return base
+}
+
+// attributionOf points into an answer's line: each tool call's result,
+// then the answer (value, extracted by method) — the output, or the
+// transcript's last message.
+func attributionOf(r *store.Result, base *OfficialInstance, method, value string) []OfficialAttribution {
+	source, turn := "output.raw", 0
+	if base.Messages != nil {
+		turn = len(base.Messages) - 1
+		source = fmt.Sprintf("messages[%d].content", turn)
 	}
-	if r.Error != "" {
-		line := base
-		msg := r.Error
-		line.Error = &msg
-		line.Metadata[metaErrorKind] = string(r.ErrorKind)
-		line.AnswerAttribution = attribution("none", "")
-		line.Evaluation = OfficialEvaluation{Score: 0, IsCorrect: false, NumTurns: &turns, ToolCallsCount: &calls}
-		return []OfficialInstance{line}
+	var out []OfficialAttribution
+	for i, tc := range r.ToolCalls {
+		out = append(out, OfficialAttribution{TurnIdx: 2 + 2*i, Source: "tool:" + strings.TrimPrefix(tc.Server+"/"+tc.Tool, "/"),
+			ExtractedValue: tc.Result, ExtractionMethod: "tool_call"})
 	}
-	var out []OfficialInstance
-	var claims []string
+	return append(out, OfficialAttribution{TurnIdx: turn, Source: source, ExtractedValue: value, ExtractionMethod: method, IsTerminal: true})
+}
+
+// lineJudgements are an answer's judgements by metric m's evaluator, as a
+// line's metadata keeps them, the scores they gave m, and the first error.
+func lineJudgements(r *store.Result, m report.Metric) (judged []lineJudgement, scored []float64, judgeErr string) {
 	for _, j := range r.Judgements {
-		claims = append(claims, j.UnverifiedClaims...)
+		if j.Evaluator != m.Evaluator {
+			continue
+		}
+		lj := lineJudgement{Evaluator: j.Evaluator, Judge: j.Judge, JudgeIndex: j.JudgeIndex, JudgeRepetition: j.JudgeRepetition,
+			Seed: j.Seed, Error: j.Error, ErrorKind: string(j.ErrorKind), Raw: j.Raw, Detail: j.Detail, CostUSD: j.CostUSD,
+			TokensIn: j.TokensIn, TokensOut: j.TokensOut, LatencyMS: j.LatencyMS}
+		for _, sc := range j.Scores {
+			if sc.Metric == m.Name {
+				v := sc.Value
+				lj.Score, lj.Reasoning = &v, sc.Reasoning
+				scored = append(scored, v)
+			}
+		}
+		if j.Error != "" && judgeErr == "" {
+			judgeErr = j.Error
+		}
+		judged = append(judged, lj)
 	}
-	for _, m := range ex.rep.Metrics {
-		var scored []float64
-		var judged []lineJudgement
-		var judgeErr string
-		for _, j := range r.Judgements {
-			if j.Evaluator != m.Evaluator {
-				continue
-			}
-			lj := lineJudgement{Evaluator: j.Evaluator, Judge: j.Judge, JudgeIndex: j.JudgeIndex, JudgeRepetition: j.JudgeRepetition,
-				Seed: j.Seed, Error: j.Error, ErrorKind: string(j.ErrorKind), Raw: j.Raw, Detail: j.Detail, CostUSD: j.CostUSD,
-				TokensIn: j.TokensIn, TokensOut: j.TokensOut, LatencyMS: j.LatencyMS}
-			for _, sc := range j.Scores {
-				if sc.Metric == m.Name {
-					v := sc.Value
-					lj.Score, lj.Reasoning = &v, sc.Reasoning
-					scored = append(scored, v)
-				}
-			}
-			if j.Error != "" && judgeErr == "" {
-				judgeErr = j.Error
-			}
-			judged = append(judged, lj)
-		}
-		if len(judged) == 0 {
-			continue // not judged: the judge sample rate passed it over
-		}
-		line := base
-		line.Metadata = clone(base.Metadata)
-		line.EvaluationResultID = resultID(r.Condition, m)
-		line.Metadata[metaEvaluator], line.Metadata[metaMetric] = m.Evaluator, m.Name
-		js, _ := json.Marshal(judged)
-		line.Metadata[metaJudgements] = string(js)
-		if len(claims) > 0 {
-			c, _ := json.Marshal(claims)
-			line.Metadata[metaClaims] = string(c)
-		}
-		method := m.Evaluator
-		if e := config.Evaluator(m.Evaluator); e.UsesJudge() || !e.Valid() && !config.IsAssertion(e) {
-			method = "llm_judge"
-		}
-		line.AnswerAttribution = attribution(method, r.Response)
-		line.Evaluation = OfficialEvaluation{NumTurns: &turns, ToolCallsCount: &calls}
-		if len(scored) > 0 {
-			line.Evaluation.Score = report.Mean(scored)
-			lo, hi := m.Scale.Bounds()
-			line.Evaluation.IsCorrect = line.Evaluation.Score >= (lo+hi)/2
-		} else {
-			msg := "judge: " + judgeErr
-			line.Error = &msg
-		}
-		out = append(out, line)
-	}
-	return out
+	return judged, scored, judgeErr
 }
 
 // conditionsJSON names every condition of the run, in its order, as JSON.
