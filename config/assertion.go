@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -70,82 +71,108 @@ func (d *decoder) decodeAssertion(n *yaml.Node, path string) (Assertion, bool) {
 		d.fail(key.Line, p, "unknown assertion%s (want one of %s)", suggest(a.Kind, AssertionKinds), strings.Join(AssertionKinds, ", "))
 		return a, false
 	}
-	fail := func(format string, args ...any) (Assertion, bool) {
-		d.fail(val.Line, p, format, args...)
+	if err := assertionArgs[a.Kind](d, val, &a); err != nil {
+		d.fail(val.Line, p, "%v", err)
 		return a, false
 	}
-	switch a.Kind {
-	case AssertContains, AssertNotContains, AssertEquals, AssertStartsWith:
-		switch val.Kind {
-		case yaml.ScalarNode:
-			a.Text = val.Value
-		case yaml.MappingNode:
-			var spec struct {
-				Text          string `yaml:"text"`
-				CaseSensitive bool   `yaml:"case_sensitive"`
-			}
-			if err := val.Decode(&spec); err != nil {
-				return fail("want {text: \"…\", case_sensitive: true|false}: %v", err)
-			}
-			a.Text, a.CaseSensitive = spec.Text, spec.CaseSensitive
-		default:
-			return fail("want the text to look for")
-		}
-		if a.Text == "" {
-			return fail("the text to look for is empty")
-		}
-		a.Name = fmt.Sprintf("%s %q", a.Kind, a.Text)
-	case AssertRegex:
-		if val.Kind != yaml.ScalarNode || val.Value == "" {
-			return fail("want a regular expression")
-		}
-		if _, err := regexp.Compile(val.Value); err != nil {
-			return fail("not a regular expression: %v", err)
-		}
-		a.Pattern, a.Name = val.Value, fmt.Sprintf("regex /%s/", val.Value)
-	case AssertJSONValid:
-		a.Name = AssertJSONValid
-	case AssertJSONSchema:
-		var schema any
-		if val.Kind == yaml.MappingNode && len(val.Content) == 2 && val.Content[0].Value == "file" {
-			var err error
-			if schema, err = d.schemaFile(val.Content[1].Value); err != nil {
-				return fail("%v", err)
-			}
-		} else if err := val.Decode(&schema); err != nil || val.Kind != yaml.MappingNode {
-			return fail("want a JSON schema, written inline as a mapping or as {file: schema.json}")
-		}
-		raw, err := json.Marshal(schema)
-		if err != nil {
-			return fail("the schema cannot be written as JSON: %v", err)
-		}
-		if _, err := ResolveSchema(raw); err != nil {
-			return fail("%v", err)
-		}
-		a.Schema, a.Name = raw, "json_schema"
-	case AssertMaxLength, AssertMinLength:
-		unit := "chars"
-		s := val.Value
-		if val.Kind == yaml.MappingNode && len(val.Content) == 2 {
-			unit, s = val.Content[0].Value, val.Content[1].Value
-		}
-		if unit != "chars" && unit != "words" {
-			return fail("want a number of characters, or {chars: N} or {words: N}")
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 0 {
-			return fail("want a whole number of %s, got %q", unit, s)
-		}
-		a.Limit, a.Words = float64(n), unit == "words"
-		a.Name = fmt.Sprintf("%s %d %s", a.Kind, n, unit)
-	case AssertLatency, AssertCost:
-		f, err := strconv.ParseFloat(strings.TrimSpace(val.Value), 64)
-		if val.Kind != yaml.ScalarNode || err != nil || f <= 0 {
-			return fail("want a positive number")
-		}
-		a.Limit, a.Name = f, fmt.Sprintf("%s %s", a.Kind, val.Value)
-	}
 	return a, true
+}
+
+// assertionArgs read each assertion kind's argument into its assertion,
+// naming it, or say what is wrong with it.
+var assertionArgs = map[string]func(d *decoder, val *yaml.Node, a *Assertion) error{
+	AssertContains: textArg, AssertNotContains: textArg, AssertEquals: textArg, AssertStartsWith: textArg,
+	AssertRegex:      regexArg,
+	AssertJSONValid:  func(_ *decoder, _ *yaml.Node, a *Assertion) error { a.Name = AssertJSONValid; return nil },
+	AssertJSONSchema: schemaArg,
+	AssertMaxLength:  lengthArg, AssertMinLength: lengthArg,
+	AssertLatency: limitArg, AssertCost: limitArg,
+}
+
+// textArg reads "text" or {text: "…", case_sensitive: true|false}.
+func textArg(_ *decoder, val *yaml.Node, a *Assertion) error {
+	switch val.Kind {
+	case yaml.ScalarNode:
+		a.Text = val.Value
+	case yaml.MappingNode:
+		var spec struct {
+			Text          string `yaml:"text"`
+			CaseSensitive bool   `yaml:"case_sensitive"`
+		}
+		if err := val.Decode(&spec); err != nil {
+			return fmt.Errorf("want {text: \"…\", case_sensitive: true|false}: %v", err)
+		}
+		a.Text, a.CaseSensitive = spec.Text, spec.CaseSensitive
+	default:
+		return errors.New("want the text to look for")
+	}
+	if a.Text == "" {
+		return errors.New("the text to look for is empty")
+	}
+	a.Name = fmt.Sprintf("%s %q", a.Kind, a.Text)
+	return nil
+}
+
+func regexArg(_ *decoder, val *yaml.Node, a *Assertion) error {
+	if val.Kind != yaml.ScalarNode || val.Value == "" {
+		return errors.New("want a regular expression")
+	}
+	if _, err := regexp.Compile(val.Value); err != nil {
+		return fmt.Errorf("not a regular expression: %v", err)
+	}
+	a.Pattern, a.Name = val.Value, fmt.Sprintf("regex /%s/", val.Value)
+	return nil
+}
+
+// schemaArg reads a JSON schema written inline as a mapping, or {file: F}.
+func schemaArg(d *decoder, val *yaml.Node, a *Assertion) error {
+	var schema any
+	if val.Kind == yaml.MappingNode && len(val.Content) == 2 && val.Content[0].Value == "file" {
+		var err error
+		if schema, err = d.schemaFile(val.Content[1].Value); err != nil {
+			return err
+		}
+	} else if err := val.Decode(&schema); err != nil || val.Kind != yaml.MappingNode {
+		return errors.New("want a JSON schema, written inline as a mapping or as {file: schema.json}")
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return fmt.Errorf("the schema cannot be written as JSON: %v", err)
+	}
+	if _, err := ResolveSchema(raw); err != nil {
+		return err
+	}
+	a.Schema, a.Name = raw, "json_schema"
+	return nil
+}
+
+// lengthArg reads N characters, or {chars: N} or {words: N}.
+func lengthArg(_ *decoder, val *yaml.Node, a *Assertion) error {
+	unit := "chars"
+	s := val.Value
+	if val.Kind == yaml.MappingNode && len(val.Content) == 2 {
+		unit, s = val.Content[0].Value, val.Content[1].Value
+	}
+	if unit != "chars" && unit != "words" {
+		return errors.New("want a number of characters, or {chars: N} or {words: N}")
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a whole number of %s, got %q", unit, s)
+	}
+	a.Limit, a.Words = float64(n), unit == "words"
+	a.Name = fmt.Sprintf("%s %d %s", a.Kind, n, unit)
+	return nil
+}
+
+// limitArg reads a positive number: seconds, or dollars.
+func limitArg(_ *decoder, val *yaml.Node, a *Assertion) error {
+	f, err := strconv.ParseFloat(strings.TrimSpace(val.Value), 64)
+	if val.Kind != yaml.ScalarNode || err != nil || f <= 0 {
+		return errors.New("want a positive number")
+	}
+	a.Limit, a.Name = f, fmt.Sprintf("%s %s", a.Kind, val.Value)
+	return nil
 }
 
 // ResolveSchema reads a JSON schema, within MaxSchemaBytes and

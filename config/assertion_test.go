@@ -93,3 +93,12 @@ func TestBadRubricsSayWhere(t *testing.T) {
 		}
 	}
 }
+
+// Every assertion kind has a reader of its argument.
+func TestEveryAssertionKindReadsItsArgument(t *testing.T) {
+	for _, k := range AssertionKinds {
+		if assertionArgs[k] == nil {
+			t.Errorf("the assertion %s has no reader of its argument", k)
+		}
+	}
+}
