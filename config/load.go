@@ -133,6 +133,17 @@ func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*C
 	if c.Name == "" {
 		c.Name = strings.TrimSuffix(filepath.Base(filename), filepath.Ext(filename))
 	}
+	c.completeAgent()
+	c.completeJudges(d)
+	c.completeModels()
+	c.resolvePaths(dir)
+	return c, d
+}
+
+// completeAgent gives the agent what follows from the rest of it: its
+// type's current name, no turns of assay's for a program, its first model,
+// the variable of its provider's key.
+func (c *Config) completeAgent() {
 	if c.Agent.Type == AgentClaudeCodeSDK {
 		c.Agent.Type = AgentClaudeCode
 	}
@@ -152,10 +163,15 @@ func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*C
 		p, _, _ := c.Agent.Resolve()
 		c.Agent.APIKeyEnv = keyEnvOf(p)
 	}
+}
+
+// completeJudges gives each judge of a panel its defaults (a seed unless
+// the file set one, a timeout, its model's name), the panel's first as
+// the run's judge, and each judge at a provider's API its key's variable.
+func (c *Config) completeJudges(d *decoder) {
 	for i := range c.Judges {
 		j := &c.Judges[i]
-		p := fmt.Sprintf("judges[%d]", i)
-		if _, set := d.lines[p+".seed"]; !set {
+		if _, set := d.lines[fmt.Sprintf("judges[%d].seed", i)]; !set {
 			j.Seed = defaultJudgeSeed
 		}
 		if j.TimeoutSeconds == 0 {
@@ -168,8 +184,18 @@ func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*C
 	if len(c.Judges) > 0 {
 		c.Judge = c.Judges[0] // what reads one judge reads the panel's first
 	}
-	// Each of the agent's models is reached as the agent is, unless it says
-	// otherwise; one at OpenAI's API without a key variable reads OpenAI's.
+	for _, j := range append([]*Judge{&c.Judge}, pointers(c.Judges)...) {
+		if j.BaseURL == "" && j.APIKeyEnv == "" {
+			p, _, _ := j.Resolve()
+			j.APIKeyEnv = keyEnvOf(p)
+		}
+	}
+}
+
+// completeModels reaches each of the agent's models as the agent is,
+// unless it says otherwise; one at OpenAI's API without a key variable
+// reads OpenAI's.
+func (c *Config) completeModels() {
 	for i := range c.Agent.Models {
 		m := &c.Agent.Models[i]
 		if m.Name == "" {
@@ -190,24 +216,21 @@ func build(doc *yaml.Node, filename, dir string, getenv func(string) string) (*C
 			}
 		}
 	}
-	for _, j := range append([]*Judge{&c.Judge}, pointers(c.Judges)...) {
-		if j.BaseURL == "" && j.APIKeyEnv == "" {
-			p, _, _ := j.Resolve()
-			j.APIKeyEnv = keyEnvOf(p)
-		}
-	}
+}
+
+// resolvePaths finds the dataset, the MCP servers' programs and a command
+// agent's program beside the file when their paths are relative
+// ("./my-agent.sh"); a bare program name is looked up in PATH.
+func (c *Config) resolvePaths(dir string) {
 	c.Dataset.Path = resolvePath(dir, c.Dataset.Path)
 	for i, s := range c.MCPServers {
 		if strings.Contains(s.Command, "/") {
 			c.MCPServers[i].Command = resolvePath(dir, s.Command)
 		}
 	}
-	// A command agent's program, like a server's, is found beside the file
-	// when its path is relative ("./my-agent.sh"); a bare name is looked up in PATH.
 	if len(c.Agent.Command) > 0 && strings.Contains(c.Agent.Command[0], "/") {
 		c.Agent.Command[0] = resolvePath(dir, c.Agent.Command[0])
 	}
-	return c, d
 }
 
 // Defaults returns the config of an empty file: the one table of defaults,
