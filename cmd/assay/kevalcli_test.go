@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -113,4 +114,24 @@ func jsonLines(t *testing.T, text string) []map[string]any {
 		out = append(out, m)
 	}
 	return out
+}
+
+// assay schema run-file prints the run file's JSON Schema: its committed
+// copy, docs/run-file.schema.json.
+func TestSchemaRunFilePrintsTheCommittedSchema(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"schema", "run-file"}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	committed, err := os.ReadFile(filepath.Join("..", "..", "docs", "run-file.schema.json"))
+	if err != nil || !bytes.Equal(out.Bytes(), committed) {
+		t.Errorf("assay schema run-file differs from docs/run-file.schema.json (%v)", err)
+	}
+	var doc map[string]any
+	if json.Unmarshal(out.Bytes(), &doc) != nil || doc["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
+		t.Errorf("not a draft 2020-12 schema: %.200s", out.String())
+	}
+	if err := run(context.Background(), []string{"schema", "other"}, io.Discard, io.Discard); exitCodeOf(err) != 2 {
+		t.Errorf("assay schema other: exit %d", exitCodeOf(err))
+	}
 }

@@ -81,6 +81,7 @@ Usage:
                 [--gate 'audit.verbosity<=0.2' ...] [--db F] [--json]   (the judge's biases; exit 1 when a gate fails)
   assay view    FILE [FILE…] [--addr 127.0.0.1:PORT] [--no-browser]   (k-eval's view: result files in the report's pages)
   assay token   create --name N [--role owner|reviewer|viewer] | list [--json] | revoke NAME   [--db F]
+  assay schema  run-file   (the run file's JSON Schema; docs/run-file.schema.json is its copy)
   assay version
 
 Run 'assay <command> --help' for a command's flags.
@@ -115,6 +116,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdAudit(ctx, args[1:], stdout, stderr)
 	case "view":
 		return cmdView(ctx, args[1:], stdout, stderr)
+	case "schema":
+		return cmdSchema(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "assay", version)
 		return nil
