@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"go/ast"
+	"go/format"
 	"go/parser"
 	"go/token"
 	"os"
@@ -67,7 +68,11 @@ func fieldDocsSource(t *testing.T) []byte {
 		fmt.Fprintf(&b, "\t%q: %q,\n", k, docs[k])
 	}
 	b.WriteString("}\n")
-	return b.Bytes()
+	out, err := format.Source(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // The schema's descriptions are the fields' doc comments as they stand.
