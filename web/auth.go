@@ -51,7 +51,7 @@ func userOf(c echo.Context) *user {
 
 // public reports whether a path is reachable without a token.
 func public(path string) bool {
-	return strings.HasPrefix(path, "/static/") || path == "/login" || path == "/healthz" || strings.HasPrefix(path, "/r/") ||
+	return strings.HasPrefix(path, "/static/") || path == "/login" || path == "/healthz" || path == "/api/openapi.json" || strings.HasPrefix(path, "/r/") ||
 		strings.HasPrefix(path, "/rv/")
 }
 

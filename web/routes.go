@@ -93,35 +93,9 @@ func (s *Server) routes() {
 	e.GET("/r/:token/export.html", s.exportHTML)
 	e.GET("/compare", s.comparePage)
 
-	api := e.Group("/api")
-	api.GET("/datasets", s.apiDatasets)
-	api.POST("/datasets", s.apiUploadDataset)
-	api.GET("/datasets/:id", s.apiDataset)
-	api.GET("/datasets/:id/samples", s.apiSamples)
-	api.GET("/conditions", s.apiConditions)
-	api.POST("/conditions", s.apiCreateCondition)
-	api.GET("/conditions/:id", s.apiCondition)
-	api.PUT("/conditions/:id", s.apiUpdateCondition)
-	api.DELETE("/conditions/:id", s.apiDeleteCondition)
-	api.GET("/rubrics", s.apiRubrics)
-	api.GET("/rubrics/:name", s.apiGetRubric)
-	api.PUT("/rubrics/:name", s.apiPutRubric)
-	api.DELETE("/rubrics/:name", s.apiDeleteRubric)
-	api.GET("/runs", s.apiRuns)
-	api.GET("/runs/:id", s.apiRun)
-	api.GET("/runs/:id/report", s.apiRun)
-	api.POST("/runs/import", s.apiImportRun)
-	api.POST("/runs/:id/cancel", s.apiCancelRun)
-	api.POST("/runs/:id/retry-errors", s.apiRetryErrors)
-	api.POST("/runs/:id/audit", s.apiStartAudit)
-	api.GET("/runs/:id/audit", s.apiAudit)
-	api.POST("/runs", s.apiLaunchRun)
-	api.POST("/runs/:id/resume", s.apiResumeRun)
-	api.GET("/runs/:id/reviews", s.apiReviews)
-	api.POST("/runs/:id/reviews", s.apiRecordReview)
-	api.GET("/runs/:id/agreement", s.apiAgreement)
-	api.POST("/runs/:id/review-links", s.apiCreateReviewLink)
-	api.DELETE("/runs/:id/review-links/:token", s.apiRevokeReviewLink)
+	for _, op := range apiOps() {
+		e.Add(op.method, op.path, func(c echo.Context) error { return op.handler(s, c) })
+	}
 }
 
 // limitBody bounds every request body by the upload limit (and a little for
