@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 )
 
@@ -133,8 +134,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("assay "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	madeFlags.Store(name, fs)
 	return fs
 }
+
+// madeFlags are the flag sets made, by command: docs/cli.md is made from
+// them (TestCLIDocsAreCurrent).
+var madeFlags sync.Map
 
 // parseFlags parses args and rejects stray positional arguments.
 func parseFlags(fs *flag.FlagSet, args []string) error {

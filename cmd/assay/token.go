@@ -147,14 +147,15 @@ func tokenList(ctx context.Context, args []string, stdout, stderr io.Writer) err
 func tokenRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("token revoke", stderr)
 	dbPath := dbFlag(fs)
-	// The name comes first (assay token revoke alice --db F); flags may follow it.
-	if len(args) == 0 || len(args[0]) > 0 && args[0][0] == '-' {
-		return &exitError{code: 2, err: fmt.Errorf("token revoke: name the token: assay token revoke NAME")}
-	}
-	name := args[0]
-	if err := parseFlags(fs, args[1:]); err != nil {
+	// The name may come before the flags or after them (assay token revoke alice --db F).
+	names, err := parsePositionals(fs, args)
+	if err != nil {
 		return err
 	}
+	if len(names) != 1 {
+		return &exitError{code: 2, err: fmt.Errorf("token revoke: name the token: assay token revoke NAME")}
+	}
+	name := names[0]
 	db, err := tally.Open(ctx, *dbPath)
 	if err != nil {
 		return err
