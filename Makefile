@@ -38,8 +38,9 @@ test-deps: ## install Chromium, bubblewrap and the MCP test server when missing
 generate: ## regenerate the templ components
 	$(GO) tool templ generate
 
-lint: ## vet, gofmt and stale generated files
+lint: ## vet, gofmt, stale generated files, functions in form and folders that follow the imports
 	$(GO) vet ./...
+	@./.ci/form
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	@$(GO) tool templ generate >/dev/null 2>&1; git diff --exit-code -- '*_templ.go' || { echo "templ generate changed *_templ.go: run make generate and commit"; exit 1; }
 
