@@ -234,7 +234,7 @@ func (o *serveArgs) notes(db *store.DB, pageSize int, stdout io.Writer) {
 		fmt.Fprintln(stdout, "the run form may start command agents (--allow-command-agents)")
 	}
 	if pageSize < store.PageSize {
-		fmt.Fprintf(stdout, "the database was made with %d-byte pages by an earlier assay; searches of large runs take a third less time with %d-byte ones, which a copy made by `assay backup` has: restore it as README's Backups says\n", pageSize, store.PageSize)
+		fmt.Fprintf(stdout, "the database was made with %d-byte pages by an earlier assay; searches of large runs take a third less time with %d-byte ones, which a copy made by `assay backup` has: restore it as docs/guide/access.md's Backups says\n", pageSize, store.PageSize)
 	}
 	if db.Postgres() && !db.Trigrams() {
 		fmt.Fprintln(stdout, "the database has no trigram index of the responses (the pg_trgm extension could not be created as it was set up): searches of a run's responses read every one; as a role that may, run CREATE EXTENSION IF NOT EXISTS pg_trgm; CREATE INDEX results_response_trigrams ON results USING gin (response gin_trgm_ops); and start the server again")
