@@ -121,24 +121,27 @@ func Write(ctx context.Context, db *store.DB, rep *report.Report, version, insta
 // (an *Aggregate, or an *OfficialAggregate in the official shape).
 func write(ctx context.Context, db *store.DB, rep *report.Report, version, instancesFile string, shape Shape, eeeVersion string, w io.Writer) (any, error) {
 	hashed := &counting{w: w, sum: sha256.New()}
-	w = hashed
-	run, ds, cfg := rep.Run, rep.Dataset, rep.Config
-	// The results come in their samples' row order: the samples are read
-	// a window at a time as the results reach them, not held all at once.
-	var window []store.Sample
-	sampleAt := func(row int64) (*store.Sample, error) {
-		if len(window) == 0 || row < window[0].ID || row > window[len(window)-1].ID {
-			var err error
-			if window, err = db.SamplesFromRow(ctx, ds.ID, row, 512); err != nil {
-				return nil, err
-			}
-		}
-		i, ok := slices.BinarySearchFunc(window, row, func(s store.Sample, row int64) int { return cmp.Compare(s.ID, row) })
-		if !ok {
-			return nil, nil
-		}
-		return &window[i], nil
+	ex := newExporter(rep, shape, eeeVersion)
+	lines := &lineWriter{ex: ex, enc: json.NewEncoder(hashed), hashed: hashed, samples: sampleWindow{db: db, ctx: ctx, dataset: rep.Dataset.ID}}
+	lines.enc.SetEscapeHTML(false)
+	err := db.EachResult(ctx, rep.Run.ID, lines.add)
+	if err == nil {
+		err = lines.flush()
 	}
+	if err != nil {
+		return nil, err
+	}
+	ts := strconv.FormatInt(ex.finished, 10)
+	if shape == ShapeEEE {
+		return ex.officialAggregate(rep.Config, version, ts, len(ex.seen), hashed.rows, instancesFile, fmt.Sprintf("%x", hashed.sum.Sum(nil))), nil
+	}
+	return ex.aggregate(rep.Config, version, ts, len(ex.seen), instancesFile), nil
+}
+
+// newExporter readies the export of a run's report in shape: its id, when
+// it finished and how long it took, its conditions.
+func newExporter(rep *report.Report, shape Shape, eeeVersion string) *exporter {
+	run := rep.Run
 	finished := time.Now()
 	if run.FinishedAt != nil {
 		finished = *run.FinishedAt
@@ -147,7 +150,6 @@ func write(ctx context.Context, db *store.DB, rep *report.Report, version, insta
 	if run.StartedAt != nil {
 		elapsed = finished.Sub(*run.StartedAt).Seconds()
 	}
-	ts := strconv.FormatInt(finished.Unix(), 10)
 	id := fmt.Sprintf("assay-run-%d-%d", run.ID, run.CreatedAt.Unix())
 	if shape == ShapeKEval {
 		id = runUUID(rep) // k-eval's run id, whose first 8 hex digits end its files' names
@@ -156,59 +158,84 @@ func write(ctx context.Context, db *store.DB, rep *report.Report, version, insta
 	for _, c := range run.Conditions {
 		conds[c.Name] = c
 	}
-	ex := exporter{rep: rep, id: id, finished: finished.Unix(), elapsed: elapsed, conds: conds, seen: map[int64]bool{}, shape: shape,
+	return &exporter{rep: rep, id: id, finished: finished.Unix(), elapsed: elapsed, conds: conds, seen: map[int64]bool{}, shape: shape,
 		eeeVersion: cmp.Or(eeeVersion, OfficialVersion)}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	var group []*store.Result
-	flush := func() error {
-		if len(group) == 0 {
-			return nil
+}
+
+// sampleWindow reads the samples a window at a time as the results, which
+// come in their samples' row order, reach them: never all at once.
+type sampleWindow struct {
+	db      *store.DB
+	ctx     context.Context
+	dataset int64
+	window  []store.Sample
+}
+
+// at is the sample of row; nil when the dataset has none.
+func (sw *sampleWindow) at(row int64) (*store.Sample, error) {
+	if len(sw.window) == 0 || row < sw.window[0].ID || row > sw.window[len(sw.window)-1].ID {
+		var err error
+		if sw.window, err = sw.db.SamplesFromRow(sw.ctx, sw.dataset, row, 512); err != nil {
+			return nil, err
 		}
-		s, err := sampleAt(group[0].SampleRow)
-		if err != nil {
+	}
+	i, ok := slices.BinarySearchFunc(sw.window, row, func(s store.Sample, row int64) int { return cmp.Compare(s.ID, row) })
+	if !ok {
+		return nil, nil
+	}
+	return &sw.window[i], nil
+}
+
+// lineWriter gathers a sample's results under a condition and writes
+// their lines: one per answer and metric (official), or one in all (k-eval's).
+type lineWriter struct {
+	ex      *exporter
+	enc     *json.Encoder
+	hashed  *counting
+	samples sampleWindow
+	group   []*store.Result
+}
+
+// add takes the next result, writing the group before it when it is of
+// another sample or condition.
+func (lw *lineWriter) add(r *store.Result) error {
+	if len(lw.group) > 0 && (lw.group[0].SampleRow != r.SampleRow || lw.group[0].Condition != r.Condition) {
+		if err := lw.flush(); err != nil {
 			return err
 		}
-		if s == nil {
-			return fmt.Errorf("result of unknown sample row %d", group[0].SampleRow)
-		}
-		if shape == ShapeEEE {
-			ex.seen[s.ID] = true
-			for _, r := range group {
-				for _, line := range ex.officialLines(s, r) {
-					if err := enc.Encode(line); err != nil {
-						return err
-					}
-					hashed.rows++
-				}
-			}
-		} else {
-			err = enc.Encode(ex.instance(s, group))
-			hashed.rows++
-		}
-		group = group[:0]
+	}
+	c := *r
+	lw.group = append(lw.group, &c)
+	return nil
+}
+
+// flush writes the group's lines.
+func (lw *lineWriter) flush() error {
+	if len(lw.group) == 0 {
+		return nil
+	}
+	defer func() { lw.group = lw.group[:0] }()
+	s, err := lw.samples.at(lw.group[0].SampleRow)
+	if err != nil {
 		return err
 	}
-	err := db.EachResult(ctx, run.ID, func(r *store.Result) error {
-		if len(group) > 0 && (group[0].SampleRow != r.SampleRow || group[0].Condition != r.Condition) {
-			if err := flush(); err != nil {
+	if s == nil {
+		return fmt.Errorf("result of unknown sample row %d", lw.group[0].SampleRow)
+	}
+	if lw.ex.shape != ShapeEEE {
+		lw.hashed.rows++
+		return lw.enc.Encode(lw.ex.instance(s, lw.group))
+	}
+	lw.ex.seen[s.ID] = true
+	for _, r := range lw.group {
+		for _, line := range lw.ex.officialLines(s, r) {
+			if err := lw.enc.Encode(line); err != nil {
 				return err
 			}
+			lw.hashed.rows++
 		}
-		c := *r
-		group = append(group, &c)
-		return nil
-	})
-	if err == nil {
-		err = flush()
 	}
-	if err != nil {
-		return nil, err
-	}
-	if shape == ShapeEEE {
-		return ex.officialAggregate(cfg, version, ts, len(ex.seen), hashed.rows, instancesFile, fmt.Sprintf("%x", hashed.sum.Sum(nil))), nil
-	}
-	return ex.aggregate(cfg, version, ts, len(ex.seen), instancesFile), nil
+	return nil
 }
 
 // counting passes writes on, hashing them and counting the lines written.
