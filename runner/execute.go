@@ -50,34 +50,18 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (status stor
 	if run.Status == store.RunCompleted {
 		return run.Status, nil
 	}
-	ds, err := m.db.Dataset(ctx, run.DatasetID)
+	ex, ctx, err := m.readyExecution(ctx, run, h)
+	var prepared *prepareError
+	if errors.As(err, &prepared) {
+		return store.RunFailed, m.finish(id, store.RunFailed, prepared.Error())
+	}
 	if err != nil {
 		return "", err
 	}
-	samples, err := newSampleSource(ctx, m.db, ds.ID)
-	if err != nil {
-		return "", err
-	}
-	ex, err := m.prepare(run, ds, samples)
-	if err != nil {
-		return store.RunFailed, m.finish(id, store.RunFailed, err.Error())
-	}
-	ex.h = h
-	h.limiters.Store(ex.limiters)
 	defer ex.close()
-	// Texts cut short under ctx (an error body's snippet, a tool's excerpt,
-	// a command's stderr) are cleaned of the run's keys before their cut.
-	ctx = redact.With(ctx, redact.Secrets(ex.secrets))
-	if ex.pending, err = m.db.PendingWork(ctx, id); err != nil {
+	if started, err := ex.startBatches(ctx); err != nil {
 		return "", err
-	}
-	if b := ex.spec.Batch; b != nil && (b.Judge && ex.eval.asksJudges() || b.Agent) {
-		if ex.batch, err = newBatches(ctx, ex, b, ex.eval.clients); err != nil {
-			return "", err
-		}
-		if b.Judge {
-			ex.eval.batch = ex.batch
-		}
+	} else if started {
 		defer func() {
 			cancel()
 			ex.batch.wait()
@@ -92,9 +76,67 @@ func (m *Manager) execute(ctx context.Context, id int64, h *handle) (status stor
 	defer m.db.LeaveRun(context.WithoutCancel(ctx), id, m.holder)
 	ex.claims = newClaims(ex)
 	ex.claims.spread = m.spreads(run)
-	m.log.Info("run started", "run_id", id, "dataset", ds.Name, "tasks", run.TotalTasks)
+	m.log.Info("run started", "run_id", id, "dataset", ex.dataset.Name, "tasks", run.TotalTasks)
 	status, msg, err := ex.loop(ctx)
-	// A stop comes first: a query cut short by it is no failure of the run.
+	return m.ended(ctx, ex, status, msg, err)
+}
+
+// prepareError is a run that cannot be made ready (its config, its agent):
+// it fails, saying why.
+type prepareError struct{ err error }
+
+func (e *prepareError) Error() string { return e.err.Error() }
+
+// readyExecution makes run ready to execute in this process: its dataset,
+// its samples, its agent and judges, what its tasks kept of work under way;
+// and ctx carrying the run's secrets, so that texts cut short under it (an
+// error body's snippet, a tool's excerpt, a command's stderr) are cleaned
+// of them before their cut. The caller closes the execution.
+func (m *Manager) readyExecution(ctx context.Context, run *store.Run, h *handle) (*execution, context.Context, error) {
+	ds, err := m.db.Dataset(ctx, run.DatasetID)
+	if err != nil {
+		return nil, ctx, err
+	}
+	samples, err := newSampleSource(ctx, m.db, ds.ID)
+	if err != nil {
+		return nil, ctx, err
+	}
+	ex, err := m.prepare(run, ds, samples)
+	if err != nil {
+		return nil, ctx, &prepareError{err}
+	}
+	ex.h = h
+	h.limiters.Store(ex.limiters)
+	ctx = redact.With(ctx, redact.Secrets(ex.secrets))
+	if ex.pending, err = m.db.PendingWork(ctx, run.ID); err != nil {
+		ex.close()
+		return nil, ctx, err
+	}
+	return ex, ctx, nil
+}
+
+// startBatches takes up the run's batches when its calls go in batches;
+// true when they do, and the caller waits for them before it ends.
+func (ex *execution) startBatches(ctx context.Context) (bool, error) {
+	b := ex.spec.Batch
+	if b == nil || !(b.Judge && ex.eval.asksJudges() || b.Agent) {
+		return false, nil
+	}
+	var err error
+	if ex.batch, err = newBatches(ctx, ex, b, ex.eval.clients); err != nil {
+		return false, err
+	}
+	if b.Judge {
+		ex.eval.batch = ex.batch
+	}
+	return true, nil
+}
+
+// ended records how the run's loop ended. A stop comes first: a query cut
+// short by it is no failure of the run. A run whose lease another process
+// took, or whose server stops, stays running, to be resumed.
+func (m *Manager) ended(ctx context.Context, ex *execution, status store.RunStatus, msg string, err error) (store.RunStatus, error) {
+	id, h := ex.run.ID, ex.h
 	switch {
 	case h.cancelled.Load():
 		status, msg = store.RunCancelled, "cancelled"

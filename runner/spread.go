@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"assay/internal/redact"
 	"context"
 	"errors"
 	"sync"
@@ -280,25 +279,11 @@ func (m *Manager) help(ctx context.Context, id int64, h *handle) error {
 	if run.Status != store.RunRunning || !m.spreads(run) {
 		return nil
 	}
-	ds, err := m.db.Dataset(ctx, run.DatasetID)
+	ex, ctx, err := m.readyExecution(ctx, run, h)
 	if err != nil {
 		return err
 	}
-	samples, err := newSampleSource(ctx, m.db, ds.ID)
-	if err != nil {
-		return err
-	}
-	ex, err := m.prepare(run, ds, samples)
-	if err != nil {
-		return err
-	}
-	ex.h = h
-	h.limiters.Store(ex.limiters)
 	defer ex.close()
-	ctx = redact.With(ctx, redact.Secrets(ex.secrets))
-	if ex.pending, err = m.db.PendingWork(ctx, id); err != nil {
-		return err
-	}
 	if err := m.db.JoinRun(ctx, id, m.holder, m.opts.LeaseTTL); err != nil {
 		return err
 	}
