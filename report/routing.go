@@ -50,15 +50,49 @@ func RunBases(run *store.Run) []string {
 // by sample row id, when given, else computed locally. A sample some model
 // has no scored answer for is left out; left says how many.
 func (r *Report) Matrix(ctx context.Context, db *store.DB, base string, vectors map[int64][]float32) (m *route.Matrix, left int, err error) {
+	models, conds, err := r.modelsUnder(base)
+	if err != nil {
+		return nil, 0, err
+	}
+	quality, counted := r.qualityBySample(conds, len(models))
+	spent, err := spentBySample(ctx, db, r.Run.ID, conds, len(models))
+	if err != nil {
+		return nil, 0, err
+	}
+	m = &route.Matrix{Models: models}
+	metrics := len(r.Metrics)
+	var readErr error
+	for smp := range db.AllSamples(ctx, r.Dataset.ID, &readErr) { // one at a time: a dataset may be large
+		q, s := quality[smp.ID], spent[smp.ID]
+		if !answeredByAll(counted[smp.ID], s, metrics) {
+			if q != nil || s != nil {
+				left++
+			}
+			continue
+		}
+		addSample(m, smp, q, s, metrics, vectors)
+	}
+	if readErr != nil {
+		return nil, 0, readErr
+	}
+	if len(m.Quality) == 0 {
+		return nil, left, assay.Errorf(assay.EINVALID, "No sample of run %d was answered by every model under %s.", r.Run.ID, base)
+	}
+	return m, left, nil
+}
+
+// modelsUnder are the run's models and, under base (the run file's first
+// condition when ""), each of its conditions' model's place.
+func (r *Report) modelsUnder(base string) ([]string, map[string]int, error) {
 	models, bases := RunModels(r.Run), RunBases(r.Run)
 	if len(models) < 2 {
-		return nil, 0, assay.Errorf(assay.EINVALID, "Run %d is not over several models: routing needs a run over two models or more (agent.models).", r.Run.ID)
+		return nil, nil, assay.Errorf(assay.EINVALID, "Run %d is not over several models: routing needs a run over two models or more (agent.models).", r.Run.ID)
 	}
 	if base == "" {
 		base = bases[0]
 	}
 	if !slices.Contains(bases, base) {
-		return nil, 0, assay.Errorf(assay.EINVALID, "Run %d has no condition %q (it has %v).", r.Run.ID, base, bases)
+		return nil, nil, assay.Errorf(assay.EINVALID, "Run %d has no condition %q (it has %v).", r.Run.ID, base, bases)
 	}
 	conds := map[string]int{} // the run's condition → the model's place
 	for _, c := range r.Run.Conditions {
@@ -66,9 +100,13 @@ func (r *Report) Matrix(ctx context.Context, db *store.DB, base string, vectors 
 			conds[c.Name] = slices.Index(models, c.Model)
 		}
 	}
-	k := len(models)
-	quality := map[int64][]float64{}
-	counted := map[int64][]int{}
+	return models, conds, nil
+}
+
+// qualityBySample sums, per sample and model, each metric's mean on a 0–1
+// scale, and counts the metrics summed.
+func (r *Report) qualityBySample(conds map[string]int, k int) (map[int64][]float64, map[int64][]int) {
+	quality, counted := map[int64][]float64{}, map[int64][]int{}
 	for i, metric := range r.Metrics {
 		for name, a := range conds {
 			for _, g := range r.Samples(i, name) {
@@ -80,12 +118,19 @@ func (r *Report) Matrix(ctx context.Context, db *store.DB, base string, vectors 
 			}
 		}
 	}
-	type sums struct{ cost, latency, n []float64 }
-	spent := map[int64]*sums{}
-	answers, err := db.AnswerCosts(ctx, r.Run.ID)
+	return quality, counted
+}
+
+// spending is what a sample's answers cost and took, per model, and how many.
+type spending struct{ cost, latency, n []float64 }
+
+// spentBySample sums each sample's answers' cost and latency per model.
+func spentBySample(ctx context.Context, db *store.DB, runID int64, conds map[string]int, k int) (map[int64]*spending, error) {
+	answers, err := db.AnswerCosts(ctx, runID)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
+	spent := map[int64]*spending{}
 	for _, res := range answers {
 		a, ok := conds[res.Condition]
 		if !ok {
@@ -93,48 +138,46 @@ func (r *Report) Matrix(ctx context.Context, db *store.DB, base string, vectors 
 		}
 		s := spent[res.SampleRow]
 		if s == nil {
-			s = &sums{make([]float64, k), make([]float64, k), make([]float64, k)}
+			s = &spending{make([]float64, k), make([]float64, k), make([]float64, k)}
 			spent[res.SampleRow] = s
 		}
 		s.cost[a] += res.CostUSD
 		s.latency[a] += float64(res.LatencyMS)
 		s.n[a]++
 	}
-	m = &route.Matrix{Models: models}
-	metrics := len(r.Metrics)
-	var readErr error
-	for smp := range db.AllSamples(ctx, r.Dataset.ID, &readErr) { // one at a time: a dataset may be large
-		q, s := quality[smp.ID], spent[smp.ID]
-		whole := q != nil && s != nil
-		for a := 0; whole && a < k; a++ {
-			whole = counted[smp.ID][a] == metrics && s.n[a] > 0
-		}
-		if !whole {
-			if q != nil || s != nil {
-				left++
-			}
-			continue
-		}
-		row, cost, lat := make([]float64, k), make([]float64, k), make([]float64, k)
-		for a := range k {
-			row[a] = q[a] / float64(metrics)
-			cost[a], lat[a] = s.cost[a]/s.n[a], s.latency[a]/s.n[a]
-		}
-		m.Samples = append(m.Samples, smp.SampleID)
-		m.Quality, m.Cost, m.Latency = append(m.Quality, row), append(m.Cost, cost), append(m.Latency, lat)
-		if v, ok := vectors[smp.ID]; ok {
-			m.Context = append(m.Context, route.EmbeddingFeatures(smp.Input, v))
-		} else {
-			m.Context = append(m.Context, route.Features(smp.Input, smp.Metadata))
+	return spent, nil
+}
+
+// answeredByAll reports whether every model answered a sample and had its
+// every metric scored.
+func answeredByAll(counted []int, s *spending, metrics int) bool {
+	if counted == nil || s == nil {
+		return false
+	}
+	for a := range counted {
+		if counted[a] != metrics || s.n[a] == 0 {
+			return false
 		}
 	}
-	if readErr != nil {
-		return nil, 0, readErr
+	return true
+}
+
+// addSample puts a sample answered by every model in m: its quality, cost
+// and latency per model, and its features (its embedding's, when given).
+func addSample(m *route.Matrix, smp *store.Sample, q []float64, s *spending, metrics int, vectors map[int64][]float32) {
+	k := len(q)
+	row, cost, lat := make([]float64, k), make([]float64, k), make([]float64, k)
+	for a := range k {
+		row[a] = q[a] / float64(metrics)
+		cost[a], lat[a] = s.cost[a]/s.n[a], s.latency[a]/s.n[a]
 	}
-	if len(m.Quality) == 0 {
-		return nil, left, assay.Errorf(assay.EINVALID, "No sample of run %d was answered by every model under %s.", r.Run.ID, base)
+	m.Samples = append(m.Samples, smp.SampleID)
+	m.Quality, m.Cost, m.Latency = append(m.Quality, row), append(m.Cost, cost), append(m.Latency, lat)
+	if v, ok := vectors[smp.ID]; ok {
+		m.Context = append(m.Context, route.EmbeddingFeatures(smp.Input, v))
+	} else {
+		m.Context = append(m.Context, route.Features(smp.Input, smp.Metadata))
 	}
-	return m, left, nil
 }
 
 // Route replays the routing algorithms over the run's answers under base;
