@@ -293,79 +293,89 @@ func (ex *exporter) instance(s *store.Sample, results []*store.Result) Instance 
 	if len(ex.conds[cond].MCPServers) > 0 || ex.rep.Config.Agent.Type.RunsProgram() {
 		in.InteractionType = "agentic"
 	}
-	details := map[string]any{"evaluation_timestamp": ex.finished, "elapsed_seconds": round(ex.elapsed, 1),
-		"sample_id": s.SampleID}
-	var tokensIn, tokensOut int
-	var claims []string
-	values := map[string][]float64{}
-	reasonings := map[string][]string{}
-	evaluators := map[string]string{}
-	errors := 0
+	sums := instanceSums{values: map[string][]float64{}, reasonings: map[string][]string{}}
 	for _, m := range ex.rep.Metrics {
-		reasonings[m.Name] = []string{}
-		evaluators[m.Name] = m.Evaluator
+		sums.reasonings[m.Name] = []string{}
 	}
 	for _, r := range results {
 		in.Output.RawRuns = append(in.Output.RawRuns, r.Response)
-		tokensIn += r.TokensIn
-		tokensOut += r.TokensOut
-		cost, latency, turns := r.CostUSD, r.LatencyMS, turnsOf(r)
-		run := Run{RepetitionIndex: r.Repetition - 1, AgentResponse: r.Response, CostUSD: &cost, DurationMS: &latency,
-			NumTurns: &turns, Scores: map[string]*float64{}, Error: r.Error}
-		if r.Error != "" {
-			run.ErrorKind = string(r.ErrorKind)
-			errors++
-		}
-		perRun := map[string][]float64{}
-		reasoning := map[string]string{}
-		for _, j := range r.Judgements {
-			if j.Error != "" && run.JudgeError == "" {
-				run.JudgeError = j.Evaluator + ": " + j.Error
-			}
-			for _, c := range j.UnverifiedClaims {
-				if !slices.Contains(claims, c) {
-					claims = append(claims, c)
-				}
-			}
-			for _, sc := range j.Scores {
-				perRun[sc.Metric] = append(perRun[sc.Metric], sc.Value)
-				values[sc.Metric] = append(values[sc.Metric], sc.Value)
-				if _, ok := reasoning[sc.Metric]; !ok || j.JudgeRepetition == 0 {
-					reasoning[sc.Metric] = sc.Reasoning
-				}
-			}
-		}
-		for _, m := range ex.rep.Metrics {
-			if v := perRun[m.Name]; len(v) > 0 {
-				mean := report.Mean(v)
-				run.Scores[m.Name] = &mean
-			} else {
-				run.Scores[m.Name] = nil
-			}
-			reasonings[m.Name] = append(reasonings[m.Name], reasoning[m.Name])
-		}
-		in.RunDetails = append(in.RunDetails, run)
+		in.RunDetails = append(in.RunDetails, ex.runDetail(r, &sums))
 	}
-	for _, m := range ex.rep.Metrics {
-		if v := values[m.Name]; len(v) > 0 {
-			mean, std := stats.Describe(v)
-			details[m.Name+"_mean"] = mean
-			details[m.Name+"_stddev"] = std
-		} else {
-			details[m.Name+"_mean"] = nil
-			details[m.Name+"_stddev"] = nil
-		}
-		details[m.Name+"_reasonings"] = reasonings[m.Name]
-	}
-	details["unverified_claims"] = nonNil(claims)
-	details["errors"] = errors
-	details["evaluators"] = evaluators
-	in.Evaluation = Evaluation{Details: details}
-	in.TokenUsage = TokenUsage{InputTokens: &tokensIn, OutputTokens: &tokensOut}
+	in.Evaluation = Evaluation{Details: ex.instanceDetails(s, &sums)}
+	in.TokenUsage = TokenUsage{InputTokens: &sums.tokensIn, OutputTokens: &sums.tokensOut}
 	if ex.shape == ShapeKEval {
 		keval11(&in, results)
 	}
 	return in
+}
+
+// instanceSums is what an instance's repetitions add up to.
+type instanceSums struct {
+	tokensIn, tokensOut, errors int
+	claims                      []string
+	values                      map[string][]float64 // every score, by metric
+	reasonings                  map[string][]string  // a reasoning per repetition, by metric
+}
+
+// runDetail is one repetition of an instance, added to its sums.
+func (ex *exporter) runDetail(r *store.Result, sums *instanceSums) Run {
+	sums.tokensIn += r.TokensIn
+	sums.tokensOut += r.TokensOut
+	cost, latency, turns := r.CostUSD, r.LatencyMS, turnsOf(r)
+	run := Run{RepetitionIndex: r.Repetition - 1, AgentResponse: r.Response, CostUSD: &cost, DurationMS: &latency,
+		NumTurns: &turns, Scores: map[string]*float64{}, Error: r.Error}
+	if r.Error != "" {
+		run.ErrorKind = string(r.ErrorKind)
+		sums.errors++
+	}
+	perRun := map[string][]float64{}
+	reasoning := map[string]string{}
+	for _, j := range r.Judgements {
+		if j.Error != "" && run.JudgeError == "" {
+			run.JudgeError = j.Evaluator + ": " + j.Error
+		}
+		for _, c := range j.UnverifiedClaims {
+			if !slices.Contains(sums.claims, c) {
+				sums.claims = append(sums.claims, c)
+			}
+		}
+		for _, sc := range j.Scores {
+			perRun[sc.Metric] = append(perRun[sc.Metric], sc.Value)
+			sums.values[sc.Metric] = append(sums.values[sc.Metric], sc.Value)
+			if _, ok := reasoning[sc.Metric]; !ok || j.JudgeRepetition == 0 {
+				reasoning[sc.Metric] = sc.Reasoning
+			}
+		}
+	}
+	for _, m := range ex.rep.Metrics {
+		run.Scores[m.Name] = nil
+		if v := perRun[m.Name]; len(v) > 0 {
+			mean := report.Mean(v)
+			run.Scores[m.Name] = &mean
+		}
+		sums.reasonings[m.Name] = append(sums.reasonings[m.Name], reasoning[m.Name])
+	}
+	return run
+}
+
+// instanceDetails is an instance's evaluation details: each metric's mean,
+// spread and reasonings over its repetitions, and what they say together.
+func (ex *exporter) instanceDetails(s *store.Sample, sums *instanceSums) map[string]any {
+	details := map[string]any{"evaluation_timestamp": ex.finished, "elapsed_seconds": round(ex.elapsed, 1),
+		"sample_id": s.SampleID}
+	evaluators := map[string]string{}
+	for _, m := range ex.rep.Metrics {
+		evaluators[m.Name] = m.Evaluator
+		details[m.Name+"_mean"], details[m.Name+"_stddev"] = nil, nil
+		if v := sums.values[m.Name]; len(v) > 0 {
+			details[m.Name+"_mean"], details[m.Name+"_stddev"] = stats.Describe(v)
+		}
+		details[m.Name+"_reasonings"] = sums.reasonings[m.Name]
+	}
+	details["unverified_claims"] = nonNil(sums.claims)
+	details["errors"] = sums.errors
+	details["evaluators"] = evaluators
+	return details
 }
 
 // keval11 puts an instance in k-eval 1.1's shape: the first repetition's

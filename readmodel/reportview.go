@@ -216,56 +216,81 @@ func WithoutCredentials(raw string) string {
 	return u.String()
 }
 
-// summaryView is one row per condition with a cell per metric.
+// summaryView is one row per condition with a cell per metric, the pass@k
+// of each, and the consistency of repeated answers.
 func (r *Viewed) summaryView() templates.ReportSummary {
 	var s templates.ReportSummary
 	for _, m := range r.Metrics {
 		s.Metrics = append(s.Metrics, MetricHead(m))
 	}
 	for _, c := range r.Summary.Conditions {
-		row := templates.ReportRow{
-			Condition:       c.Name,
-			Results:         c.Results,
-			Errors:          c.Errors,
-			JudgeErrors:     c.JudgeErrors,
-			ErrorKinds:      report.KindsText(c.ErrorKinds),
-			JudgeErrorKinds: report.KindsText(c.JudgeErrorKinds),
-			TopErrors:       errorLines(c.TopErrors),
-			Retried:         c.Retried,
-			ToolCalls:       c.ToolCalls,
-			ToolErrors:      c.ToolErrors,
-			CostUSD:         c.CostUSD,
-			TokensIn:        c.TokensIn,
-			TokensOut:       c.TokensOut,
-			LatencyMS:       c.LatencyMS,
-			Cells:           make([]templates.ReportCell, len(r.Metrics)),
-		}
-		for _, m := range c.Metrics {
-			i := r.MetricIndex(m.Evaluator, m.Name)
-			row.Cells[i] = templates.ReportCell{
-				Has:          true,
-				Mean:         m.Mean,
-				Std:          m.Std,
-				Stderr:       m.Stderr,
-				CILo:         m.CI95[0],
-				CIHi:         m.CI95[1],
-				N:            m.N,
-				Samples:      m.Samples,
-				Spread:       m.RepetitionSpread,
-				Disagreement: m.Disagreement,
-			}
-		}
-		if q, ok := r.Quality(c); ok {
-			row.Quality = fmt.Sprintf("%.3f", q)
-			if c.CostUSD > 0 {
-				row.PerDollar = fmt.Sprintf("%.3g", q/c.CostUSD)
-			}
-		}
-		s.Rows = append(s.Rows, row)
+		s.Rows = append(s.Rows, r.summaryRow(c))
 		if ks := report.PassKs(c); len(ks) > len(s.PassKs) {
 			s.PassKs = ks // every condition has the same k, up to the run's repetitions
 		}
 	}
+	r.consistencyRows(&s)
+	for ri, c := range r.Summary.Conditions {
+		for _, k := range s.PassKs {
+			cell := templates.PassCell{}
+			if v, ok := c.PassAtK[k]; ok {
+				ci := c.PassAtKCI95[k]
+				cell = templates.PassCell{Value: fmt.Sprintf("%.3f", v), CI: fmt.Sprintf("%.3f – %.3f", ci[0], ci[1])}
+			}
+			s.Rows[ri].PassAtK = append(s.Rows[ri].PassAtK, cell)
+		}
+	}
+	s.Stopping = r.stoppingView()
+	return s
+}
+
+// summaryRow is a condition's row of the summary: its counts, costs and a
+// cell per metric.
+func (r *Viewed) summaryRow(c report.ConditionSummary) templates.ReportRow {
+	row := templates.ReportRow{
+		Condition:       c.Name,
+		Results:         c.Results,
+		Errors:          c.Errors,
+		JudgeErrors:     c.JudgeErrors,
+		ErrorKinds:      report.KindsText(c.ErrorKinds),
+		JudgeErrorKinds: report.KindsText(c.JudgeErrorKinds),
+		TopErrors:       errorLines(c.TopErrors),
+		Retried:         c.Retried,
+		ToolCalls:       c.ToolCalls,
+		ToolErrors:      c.ToolErrors,
+		CostUSD:         c.CostUSD,
+		TokensIn:        c.TokensIn,
+		TokensOut:       c.TokensOut,
+		LatencyMS:       c.LatencyMS,
+		Cells:           make([]templates.ReportCell, len(r.Metrics)),
+	}
+	for _, m := range c.Metrics {
+		i := r.MetricIndex(m.Evaluator, m.Name)
+		row.Cells[i] = templates.ReportCell{
+			Has:          true,
+			Mean:         m.Mean,
+			Std:          m.Std,
+			Stderr:       m.Stderr,
+			CILo:         m.CI95[0],
+			CIHi:         m.CI95[1],
+			N:            m.N,
+			Samples:      m.Samples,
+			Spread:       m.RepetitionSpread,
+			Disagreement: m.Disagreement,
+		}
+	}
+	if q, ok := r.Quality(c); ok {
+		row.Quality = fmt.Sprintf("%.3f", q)
+		if c.CostUSD > 0 {
+			row.PerDollar = fmt.Sprintf("%.3g", q/c.CostUSD)
+		}
+	}
+	return row
+}
+
+// consistencyRows adds the pass^k and pass@k of each metric that repeated
+// answers were scored on with a pass threshold.
+func (r *Viewed) consistencyRows(s *templates.ReportSummary) {
 	for _, c := range r.Summary.Conditions {
 		for _, m := range c.Metrics {
 			if m.PassHatK == nil {
@@ -290,18 +315,6 @@ func (r *Viewed) summaryView() templates.ReportSummary {
 			s.Consistency = append(s.Consistency, row)
 		}
 	}
-	for ri, c := range r.Summary.Conditions {
-		for _, k := range s.PassKs {
-			cell := templates.PassCell{}
-			if v, ok := c.PassAtK[k]; ok {
-				ci := c.PassAtKCI95[k]
-				cell = templates.PassCell{Value: fmt.Sprintf("%.3f", v), CI: fmt.Sprintf("%.3f – %.3f", ci[0], ci[1])}
-			}
-			s.Rows[ri].PassAtK = append(s.Rows[ri].PassAtK, cell)
-		}
-	}
-	s.Stopping = r.stoppingView()
-	return s
 }
 
 // MetricHead describes a metric for a table head: 1–5 scores with two

@@ -106,39 +106,65 @@ func runFacts(sc *Scope, answered []tally.ModelUse) templates.RunFacts {
 		CreatedBy:        run.CreatedBy,
 		SameFamily:       sameFamilyText(report.SameFamilies(cfg)),
 	}
-	if b := cfg.Batch; b != nil {
-		switch {
-		case b.Agent && b.Judge:
-			f.Batched = "the agent's and judge calls"
-		case b.Agent:
-			f.Batched = "the agent's calls"
-		case b.Judge:
-			f.Batched = "judge calls"
-		}
-	}
+	f.Batched = batchedText(cfg.Batch)
 	if cfg.Agent.Temperature != nil {
 		f.AgentTemperature = Number(*cfg.Agent.Temperature)
 	}
 	if len(cfg.Agent.Models) > 0 {
-		var names []string
-		for _, m := range cfg.Agent.Models {
-			if m.Name == m.Model {
-				names = append(names, m.Model)
-			} else {
-				names = append(names, m.Name+" ("+m.Model+")")
-			}
-		}
-		f.AgentModel = strings.Join(names, ", ")
+		f.AgentModel = modelsText(cfg.Agent.Models)
 	}
 	for _, c := range run.Conditions {
 		f.Conditions = append(f.Conditions, c.Name)
 		f.ConditionDetails = append(f.ConditionDetails, conditionDetail(c, sc.Shared))
 	}
 	f.PromptTemplate = runner.PromptTemplate(cfg.Prompts, ds.Kind)
+	judgeFacts(&f, cfg)
+	judges := []string{f.JudgeModel}
+	for _, j := range f.Panel {
+		judges = append(judges, j.Model)
+	}
+	f.Prices = runPrices(cfg, answered, judges...)
+	if f.Imported && f.JudgeModel == "" && slices.ContainsFunc(cfg.Evaluators, config.Evaluator.UsesJudge) {
+		f.JudgeModel = "not named in the files"
+	}
+	return f
+}
+
+// batchedText says which calls a run makes in batches; "" for none.
+func batchedText(b *config.Batch) string {
+	switch {
+	case b == nil:
+		return ""
+	case b.Agent && b.Judge:
+		return "the agent's and judge calls"
+	case b.Agent:
+		return "the agent's calls"
+	case b.Judge:
+		return "judge calls"
+	}
+	return ""
+}
+
+// modelsText names a run's models, each with its model id where its name differs.
+func modelsText(models []config.AgentModel) string {
+	var names []string
+	for _, m := range models {
+		if m.Name == m.Model {
+			names = append(names, m.Model)
+		} else {
+			names = append(names, m.Name+" ("+m.Model+")")
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// judgeFacts describes the run's evaluators, its judge and panel: a judge
+// that is never called is not worth showing.
+func judgeFacts(f *templates.RunFacts, cfg *config.Config) {
 	for _, ev := range cfg.Evaluators {
 		f.Evaluators = append(f.Evaluators, string(ev))
 		if ev.UsesJudge() {
-			f.JudgeModel = cfg.Judge.Model // a judge that is never called is not worth showing
+			f.JudgeModel = cfg.Judge.Model
 			if p, ok := judge.PromptOf(ev, cfg); ok {
 				f.JudgePrompts = append(f.JudgePrompts, templates.JudgePrompt{Evaluator: ev.Label(), Prompt: p})
 			}
@@ -150,15 +176,6 @@ func runFacts(sc *Scope, answered []tally.ModelUse) templates.RunFacts {
 		}
 		f.PanelMode = cfg.Mode()
 	}
-	judges := []string{f.JudgeModel}
-	for _, j := range f.Panel {
-		judges = append(judges, j.Model)
-	}
-	f.Prices = runPrices(cfg, answered, judges...)
-	if f.Imported && f.JudgeModel == "" && slices.ContainsFunc(cfg.Evaluators, config.Evaluator.UsesJudge) {
-		f.JudgeModel = "not named in the files"
-	}
-	return f
 }
 
 // runPrices describes the price of each model the run called: the models

@@ -68,6 +68,16 @@ func (b *sampleRowsPg) flush(ctx context.Context, tx store.Tx) error {
 	if len(b.all) == 0 {
 		return nil
 	}
+	adds := b.bySample()
+	rest, err := insertNewSampleRows(ctx, tx, adds)
+	if err != nil || len(rest) == 0 {
+		return err
+	}
+	return addToSampleRows(ctx, tx, rest)
+}
+
+// bySample gathers the results by their sample's row, in order.
+func (b *sampleRowsPg) bySample() []*sampleRowAdds {
 	var adds []*sampleRowAdds
 	at := map[sampleRowKey]int{}
 	for _, p := range b.all {
@@ -84,6 +94,13 @@ func (b *sampleRowsPg) flush(ctx context.Context, tx store.Tx) error {
 		a.counts.add(p.s)
 		a.scored = a.scored || hasScores(r)
 	}
+	return adds
+}
+
+// insertNewSampleRows makes the rows of the samples whose first repetition
+// is among adds, and writes every row's lines; it returns the adds to rows
+// that were there already.
+func insertNewSampleRows(ctx context.Context, tx store.Tx, adds []*sampleRowAdds) ([]*sampleRowAdds, error) {
 	var made, lines rowsArgs
 	for _, a := range adds {
 		if a.results[0].Repetition == 1 {
@@ -103,7 +120,7 @@ func (b *sampleRowsPg) flush(ctx context.Context, tx store.Tx) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("sample aggregates: %w", err)
+		return nil, fmt.Errorf("sample aggregates: %w", err)
 	}
 	var rest []*sampleRowAdds
 	for _, a := range adds {
@@ -111,15 +128,18 @@ func (b *sampleRowsPg) flush(ctx context.Context, tx store.Tx) error {
 			rest = append(rest, a)
 		}
 	}
-	if len(rest) == 0 {
-		return nil
-	}
+	return rest, nil
+}
+
+// addToSampleRows reads the sums of rows that were there and writes them
+// back with the results added.
+func addToSampleRows(ctx context.Context, tx store.Tx, rest []*sampleRowAdds) error {
 	var keys rowsArgs
 	for _, a := range rest {
 		keys.key(a.key)
 	}
 	was := map[sampleRowKey]string{}
-	err = store.EachRow(ctx, tx, qSampleSumsPg, []any{keys.runs, keys.conditions, keys.samples}, func(rows *sql.Rows) error {
+	err := store.EachRow(ctx, tx, qSampleSumsPg, []any{keys.runs, keys.conditions, keys.samples}, func(rows *sql.Rows) error {
 		var k sampleRowKey
 		var sums string
 		err := rows.Scan(&k.run, &k.condition, &k.sample, &sums)

@@ -17,7 +17,19 @@ func (s *Server) routes() {
 	e.Use(s.limitBody)
 	e.Use(s.authenticate)
 	e.Use(s.csrf)
+	s.libraryRoutes()
+	s.runRoutes()
+	s.linkRoutes()
+	s.settingsRoutes()
+	for _, op := range apiOps() {
+		e.Add(op.method, op.path, func(c echo.Context) error { return op.handler(s, c) })
+	}
+}
 
+// libraryRoutes are the pages of what runs are made of — datasets,
+// conditions and rubrics — and the server's own: assets, health, sign-in.
+func (s *Server) libraryRoutes() {
+	e := s.echo
 	e.GET("/static/*", s.assets.serve)
 	e.HEAD("/static/*", s.assets.serve)
 	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok") })
@@ -44,7 +56,11 @@ func (s *Server) routes() {
 	e.GET("/rubrics/:name", s.rubricPage)
 	e.POST("/rubrics/:name", s.updateRubric)
 	e.POST("/rubrics/:name/delete", s.deleteRubric)
+}
 
+// runRoutes are a run's pages and forms for those signed in.
+func (s *Server) runRoutes() {
+	e := s.echo
 	e.GET("/runs", s.runsPage)
 	e.GET("/runs/new", s.newRunPage)
 	e.POST("/runs", s.createRun)
@@ -62,17 +78,38 @@ func (s *Server) routes() {
 	e.GET("/runs/:id/review/next", s.reviewNext)
 	e.POST("/runs/:id/review-links", s.createReviewLinkForm)
 	e.POST("/runs/:id/review-links/:token/revoke", s.revokeReviewLinkForm)
+	e.GET("/runs/:id/samples", s.samplesPage)
+	e.GET("/runs/:id/routing", s.routingPage)
+	e.GET("/runs/:id/samples/:sample", s.samplePage)
+	e.GET("/runs/:id/report", s.reportFragment)
+	e.POST("/runs/:id/shares", s.createShare)
+	e.POST("/runs/:id/shares/:token/revoke", s.revokeShare)
+	e.GET("/runs/:id/export.json", s.exportJSON)
+	e.GET("/runs/:id/export.csv", s.exportCSV)
+	e.GET("/runs/:id/export.html", s.exportHTML)
+	e.GET("/compare", s.comparePage)
+}
+
+// linkRoutes are the pages a share link (/r/) or a review link (/rv/) opens
+// without an account.
+func (s *Server) linkRoutes() {
+	e := s.echo
 	e.GET("/rv/:link", s.reviewLinkHome)
 	e.GET("/rv/:link/samples", s.samplesPage)
 	e.GET("/rv/:link/samples/:sample", s.samplePage)
 	e.POST("/rv/:link/reviews", s.reviewForm)
 	e.GET("/rv/:link/review/next", s.reviewNext)
-	e.GET("/runs/:id/samples", s.samplesPage)
-	e.GET("/runs/:id/routing", s.routingPage)
-	e.GET("/runs/:id/samples/:sample", s.samplePage)
+	e.GET("/r/:token", s.sharedReport)
+	e.GET("/r/:token/report", s.reportFragment)
+	e.GET("/r/:token/routing", s.routingPage)
+	e.GET("/r/:token/export.html", s.exportHTML)
 	e.GET("/r/:token/samples", s.samplesPage)
 	e.GET("/r/:token/samples/:sample", s.samplePage)
+}
 
+// settingsRoutes are the settings page and its forms.
+func (s *Server) settingsRoutes() {
+	e := s.echo
 	e.GET("/settings", s.settingsPage)
 	e.POST("/settings/prices", s.setPrice)
 	e.GET("/settings/prices", s.toSettings) // the address a refused form leaves in the bar
@@ -80,22 +117,6 @@ func (s *Server) routes() {
 	e.POST("/settings/prices/delete", s.deletePrice)
 	e.POST("/settings/tokens", s.createToken)
 	e.POST("/settings/tokens/revoke", s.revokeToken)
-
-	e.GET("/runs/:id/report", s.reportFragment)
-	e.POST("/runs/:id/shares", s.createShare)
-	e.POST("/runs/:id/shares/:token/revoke", s.revokeShare)
-	e.GET("/runs/:id/export.json", s.exportJSON)
-	e.GET("/runs/:id/export.csv", s.exportCSV)
-	e.GET("/runs/:id/export.html", s.exportHTML)
-	e.GET("/r/:token", s.sharedReport)
-	e.GET("/r/:token/report", s.reportFragment)
-	e.GET("/r/:token/routing", s.routingPage)
-	e.GET("/r/:token/export.html", s.exportHTML)
-	e.GET("/compare", s.comparePage)
-
-	for _, op := range apiOps() {
-		e.Add(op.method, op.path, func(c echo.Context) error { return op.handler(s, c) })
-	}
 }
 
 // limitBody bounds every request body by the upload limit (and a little for

@@ -22,6 +22,53 @@ import (
 // scores, how often two answers' order decides, whether it judges its own
 // family, how a panel's judges err together. Exit 1 when a gate fails.
 func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	a, err := parseAuditArgs(args, stderr)
+	if err != nil {
+		return badUsage(err)
+	}
+	db, err := tally.Open(ctx, a.dbPath)
+	if err != nil {
+		return badUsage(err)
+	}
+	defer db.Close()
+	m := runner.New(db, runner.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Program: "assay audit"})
+	defer m.Close(context.Background())
+	if a.estimateOnly {
+		est, err := m.AuditEstimate(ctx, a.runID, a.opts)
+		if err != nil {
+			return badUsage(fmt.Errorf("audit: %s", assay.ErrorMessage(err)))
+		}
+		if a.asJSON {
+			return json.NewEncoder(stdout).Encode(est)
+		}
+		fmt.Fprintf(stdout, "audit of run %d: %d judge calls, %s\n", a.runID, est.Calls, costText(est))
+		return nil
+	}
+	res, err := m.AuditAndKeep(ctx, a.runID, a.opts)
+	if err != nil {
+		return badUsage(fmt.Errorf("audit: %s", assay.ErrorMessage(err)))
+	}
+	failed, verdicts := judgeAuditGates(a.gates, res)
+	if err := reportAudit(stdout, res, a, failed, verdicts); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return &exitError{code: exitGateFailed, err: errSilent}
+	}
+	return nil
+}
+
+// auditArgs is what assay audit was asked.
+type auditArgs struct {
+	runID                int64
+	opts                 audit.Options
+	dbPath               string
+	estimateOnly, asJSON bool
+	gates                []string
+}
+
+// parseAuditArgs reads assay audit's flags and checks them and the database.
+func parseAuditArgs(args []string, stderr io.Writer) (*auditArgs, error) {
 	fs := newFlags("audit", stderr)
 	runID := fs.Int64("run", 0, "the finished run whose judge to audit")
 	probes := fs.String("probes", strings.Join(audit.AllProbes, ","), "the probes: "+strings.Join(audit.AllProbes, ", "))
@@ -40,43 +87,26 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return nil
 	})
 	if err := parseFlags(fs, args); err != nil {
-		return badUsage(err)
+		return nil, err
 	}
 	if *runID == 0 {
-		return badUsage(fmt.Errorf("audit: --run RUN_ID is required"))
+		return nil, fmt.Errorf("audit: --run RUN_ID is required")
 	}
 	list, err := audit.ParseProbes(*probes)
 	if err != nil {
-		return badUsage(fmt.Errorf("audit: --probes: %w", err))
+		return nil, fmt.Errorf("audit: --probes: %w", err)
 	}
 	if err := dbExists(*dbPath); err != nil {
-		return badUsage(fmt.Errorf("audit: %w", err))
+		return nil, fmt.Errorf("audit: %w", err)
 	}
-	db, err := tally.Open(ctx, *dbPath)
-	if err != nil {
-		return badUsage(err)
-	}
-	defer db.Close()
-	m := runner.New(db, runner.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Program: "assay audit"})
-	defer m.Close(context.Background())
-	opts := audit.Options{Probes: list, Samples: *samples, Budget: *budget, Seed: *seed}
-	if *estimateOnly {
-		est, err := m.AuditEstimate(ctx, *runID, opts)
-		if err != nil {
-			return badUsage(fmt.Errorf("audit: %s", assay.ErrorMessage(err)))
-		}
-		if *asJSON {
-			return json.NewEncoder(stdout).Encode(est)
-		}
-		fmt.Fprintf(stdout, "audit of run %d: %d judge calls, %s\n", *runID, est.Calls, costText(est))
-		return nil
-	}
-	res, err := m.AuditAndKeep(ctx, *runID, opts)
-	if err != nil {
-		return badUsage(fmt.Errorf("audit: %s", assay.ErrorMessage(err)))
-	}
-	var failed []string
-	verdicts := map[string]string{}
+	return &auditArgs{runID: *runID, opts: audit.Options{Probes: list, Samples: *samples, Budget: *budget, Seed: *seed},
+		dbPath: *dbPath, estimateOnly: *estimateOnly, asJSON: *asJSON, gates: gates}, nil
+}
+
+// judgeAuditGates checks the gates against an audit: those that failed, with
+// why, and what each figure's gate said.
+func judgeAuditGates(gates []string, res *audit.Result) (failed []string, verdicts map[string]string) {
+	verdicts = map[string]string{}
 	for _, g := range gates {
 		gate, _ := parseAuditGate(g)
 		held, why := gate.holds(res)
@@ -85,27 +115,26 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			failed = append(failed, g+": "+why)
 		}
 	}
-	if *asJSON {
+	return failed, verdicts
+}
+
+// reportAudit prints an audit and its gates, as text or JSON.
+func reportAudit(stdout io.Writer, res *audit.Result, a *auditArgs, failed []string, verdicts map[string]string) error {
+	if a.asJSON {
 		out := struct {
 			*audit.Result
 			Passed *bool    `json:"passed,omitempty"`
 			Failed []string `json:"failed_gates,omitempty"`
 		}{Result: res, Failed: failed}
-		if len(gates) > 0 {
+		if len(a.gates) > 0 {
 			p := len(failed) == 0
 			out.Passed = &p
 		}
-		if err := json.NewEncoder(stdout).Encode(out); err != nil {
-			return err
-		}
-	} else {
-		printAudit(stdout, res, verdicts)
-		if len(failed) > 0 {
-			fmt.Fprintf(stdout, "%d of %s failed (said above)\n", len(failed), plural(len(gates), "gate"))
-		}
+		return json.NewEncoder(stdout).Encode(out)
 	}
+	printAudit(stdout, res, verdicts)
 	if len(failed) > 0 {
-		return &exitError{code: exitGateFailed, err: errSilent}
+		fmt.Fprintf(stdout, "%d of %s failed (said above)\n", len(failed), plural(len(a.gates), "gate"))
 	}
 	return nil
 }
