@@ -1,7 +1,9 @@
 package stats
 
-import "fmt"
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // BenchmarkActiveReviews prints how many reviews drawn in the active order
 // give the interval width 100 uniform draws give, on simulated runs of
