@@ -230,6 +230,7 @@ func (r *Viewed) summaryView() templates.ReportSummary {
 		}
 	}
 	r.consistencyRows(&s)
+	s.Corrected = r.correctedRows()
 	for ri, c := range r.Summary.Conditions {
 		for _, k := range s.PassKs {
 			cell := templates.PassCell{}
@@ -278,6 +279,9 @@ func (r *Viewed) summaryRow(c report.ConditionSummary) templates.ReportRow {
 			Spread:       m.RepetitionSpread,
 			Disagreement: m.Disagreement,
 		}
+		if m.PPI != nil {
+			row.Cells[i].Corrected = templates.Num(m.PPI.Mean, r.Metrics[i].Digits())
+		}
 	}
 	if q, ok := r.Quality(c); ok {
 		row.Quality = fmt.Sprintf("%.3f", q)
@@ -286,6 +290,29 @@ func (r *Viewed) summaryRow(c report.ConditionSummary) templates.ReportRow {
 		}
 	}
 	return row
+}
+
+// correctedRows are the means corrected by reviews, condition by condition.
+func (r *Viewed) correctedRows() []templates.CorrectedRow {
+	var out []templates.CorrectedRow
+	for _, c := range r.Summary.Conditions {
+		for _, m := range c.Metrics {
+			p := m.PPI
+			if p == nil {
+				continue
+			}
+			head := MetricHead(r.Metrics[r.MetricIndex(m.Evaluator, m.Name)])
+			num := func(v float64) string { return templates.Num(v, head.Digits) }
+			order := "random"
+			if p.Order == report.OrderActive {
+				order = "where the judge is least certain"
+			}
+			out = append(out, templates.CorrectedRow{Condition: c.Name, Metric: head.Label(), Judged: num(p.Mean - p.Shift),
+				Mean: num(p.Mean), CI: num(p.CI95[0]) + " – " + num(p.CI95[1]), Shift: templates.Signed(p.Shift, head.Digits),
+				Reviewed: p.Reviewed, Of: p.Of, Order: order, NotUsed: p.NotUsed})
+		}
+	}
+	return out
 }
 
 // consistencyRows adds the pass^k and pass@k of each metric that repeated

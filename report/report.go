@@ -261,6 +261,7 @@ func compute(run *store.Run, ds *store.Dataset, cfg *config.Config, view View, j
 		r.Summary.SliceBy, r.Summary.Slices = field, r.Slices(in.sliceValues)
 	}
 	wg.Wait()
+	r.Summary = r.Summary.withCorrected(r, r.Reviews.Corrected)
 	return r
 }
 
@@ -278,6 +279,7 @@ func (r *Report) WithReviews(view View, verdicts []store.Review) *Report {
 		Metrics: r.Metrics, Models: r.Models, View: r.View, Judge: r.Judge, samples: r.samples, raw: r.raw, read: r.read,
 		scoresOf: cmp.Or(r.scoresOf, r)}
 	n.Reviews = n.reviews(r.read.data.Scores, verdicts)
+	n.Summary = r.Summary.withCorrected(n, n.Reviews.Corrected)
 	r.compareMu.Lock()
 	n.compared = maps.Clone(r.compared)
 	r.compareMu.Unlock()

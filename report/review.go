@@ -42,6 +42,16 @@ type Reviews struct {
 	// SelfByReviews measure, against people, each judge of an agent
 	// model's family.
 	SelfByReviews []SelfPreferenceByReviews
+	// Corrected are the means corrected by reviews, by metric (its place in
+	// the report's order) and condition; absent under MinPPIReviews.
+	Corrected map[MetricCondition]*PPI
+}
+
+// MetricCondition names a metric (by its place in the report's order)
+// under a condition.
+type MetricCondition struct {
+	Metric    int
+	Condition string
 }
 
 // Coverage is how many of one metric's scores under one condition were reviewed.
@@ -176,6 +186,7 @@ func (r *Report) reviews(scores []tally.MetricScores, verdicts []store.Review) *
 		wg.Go(func() { agreements[i], found[i] = agreement(m, last, judge, byScore) })
 	}
 	wg.Wait()
+	out.Corrected = r.correctedMeans(scores, last)
 	out.JudgeErrors = r.judgeErrors(scores, last)
 	out.SelfByReviews = r.selfPreferenceByReviews(scores, last)
 	for i, a := range agreements {

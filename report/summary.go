@@ -234,6 +234,9 @@ type MetricSummary struct {
 	// PassAt is the score at or above which a rubric metric passes, for
 	// these figures (the rubric's pass_at); absent for a pass/fail metric.
 	PassAt *float64 `json:"pass_at,omitempty"`
+	// PPI is the mean corrected by people's reviews; null under
+	// MinPPIReviews answers reviewed in a review order.
+	PPI *PPI `json:"ppi"`
 }
 
 // Summarize reads a run and computes its summary.

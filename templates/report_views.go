@@ -207,6 +207,20 @@ type ReportSummary struct {
 	ConsistencyKs []string
 	// Stopping is the run's stopping rule at work; nil for a run without.
 	Stopping *StoppingView
+	// Corrected are the means corrected by people's reviews, each
+	// condition's metrics with enough reviewed in a review order.
+	Corrected []CorrectedRow
+}
+
+// CorrectedRow is a metric's mean under a condition as judged and as
+// people's reviews correct it (prediction-powered inference).
+type CorrectedRow struct {
+	Condition, Metric string
+	Judged, Mean, CI  string
+	Shift             string
+	Reviewed, Of      int
+	Order             string // the review order's label
+	NotUsed           int    // answers reviewed outside the order's first samples
 }
 
 // RepeatRow is a pass/fail metric's consistency across repetitions under
@@ -283,6 +297,7 @@ type ReportCell struct {
 	Samples      int
 	Spread       float64 // mean per-sample std over repetitions
 	Disagreement float64 // share of samples whose repetitions differ
+	Corrected    string  // the mean corrected by reviews; "" without
 }
 
 // ChartView is one chart: an ECharts option as JSON, drawn by report.js.

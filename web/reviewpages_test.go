@@ -78,7 +78,7 @@ func TestReviewLinkPages(t *testing.T) {
 		t.Error("a review link shows the navigation, settings or exports")
 	}
 	// The samples table starts the review queue, in the link's own pages.
-	if act, _ := doc.Find("#review-queue form").Attr("action"); act != "/rv/"+l.Token+"/review/next" || doc.Find("#queue-order option").Length() != 4 {
+	if act, _ := doc.Find("#review-queue form").Attr("action"); act != "/rv/"+l.Token+"/review/next" || doc.Find("#queue-order option").Length() != 5 {
 		t.Errorf("the link's samples table: queue form to %q with %d orders", act, doc.Find("#queue-order option").Length())
 	}
 	page := fmt.Sprintf("/rv/%s/samples/%d", l.Token, samples[0])

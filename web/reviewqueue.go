@@ -1,8 +1,8 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
-	"hash/fnv"
 	"net/http"
 	"slices"
 	"strconv"
@@ -10,13 +10,15 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"assay/readmodel"
+	"assay/report"
 	"assay/store"
 	"assay/templates"
 )
 
 // queueOrders are the orders a reviewer may take the samples in.
 var queueOrders = []templates.QueueOrder{
-	{Key: "random", Label: "Random order", About: "a seeded shuffle: the only order whose agreement figures are unbiased"},
+	{Key: "random", Label: "Random order", About: "a seeded shuffle: its agreement figures are unbiased, and its first samples, reviewed whole, correct the judge's mean"},
+	{Key: "active", Label: "Where the judge is least certain", About: "drawn with known chances, favouring samples its panel and repetitions split on: they correct the judge's mean with fewer reviews"},
 	{Key: "claims", Label: "Unverified claims first", About: "samples where the judge flagged claims it could not check"},
 	{Key: "disagreement", Label: "Largest disagreement first", About: "samples whose repetitions were scored most differently"},
 	{Key: "lowest", Label: "Lowest scores first", About: "samples the judge scored lowest"},
@@ -46,7 +48,6 @@ func (s *Server) sampleQueue(c echo.Context, sc *readmodel.Scope, order string) 
 		spread  float64
 		lowest  float64
 		ordinal int
-		place   uint64 // in the seeded shuffle
 	}
 	by := map[int64]*agg{}
 	scores := map[int64]int{}
@@ -54,7 +55,7 @@ func (s *Server) sampleQueue(c echo.Context, sc *readmodel.Scope, order string) 
 	for _, r := range t.Rows {
 		a := by[r.SampleRow]
 		if a == nil {
-			a = &agg{lowest: 2, ordinal: r.Ordinal, place: shufflePlace(sc.Run.ID, r.SampleRow)}
+			a = &agg{lowest: 2, ordinal: r.Ordinal}
 			by[r.SampleRow] = a
 			ids = append(ids, r.SampleRow)
 		}
@@ -69,6 +70,14 @@ func (s *Server) sampleQueue(c echo.Context, sc *readmodel.Scope, order string) 
 			a.lowest = min(a.lowest, scale.Unit(m.Mean))
 			scores[r.SampleRow] += m.N
 		}
+	}
+	if order == report.OrderRandom || order == report.OrderActive || order == "" {
+		r, err := s.model.Report(c.Request().Context(), sc)
+		if err != nil {
+			return nil, nil, err
+		}
+		r.ReviewDesign().Order(cmp.Or(order, report.OrderRandom), ids)
+		return ids, scores, nil
 	}
 	slices.SortStableFunc(ids, func(x, y int64) int {
 		a, b := by[x], by[y]
@@ -85,24 +94,10 @@ func (s *Server) sampleQueue(c echo.Context, sc *readmodel.Scope, order string) 
 			if a.lowest != b.lowest {
 				return cmpFloat(a.lowest, b.lowest)
 			}
-		default:
-			if a.place != b.place {
-				if a.place < b.place {
-					return -1
-				}
-				return 1
-			}
 		}
 		return a.ordinal - b.ordinal
 	})
 	return ids, scores, nil
-}
-
-// shufflePlace is a sample's place in its run's seeded shuffle.
-func shufflePlace(run, sample int64) uint64 {
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%d/%d", run, sample)
-	return h.Sum64()
 }
 
 func cmpFloat(a, b float64) int {
