@@ -153,5 +153,9 @@ func judgeErrorsView(i int, e report.JudgeErrors) templates.JudgeErrorsView {
 		v.Verdict = fmt.Sprintf("Over %s people scored, the panel's mean errs by %.2f on average, no less than its best judge (%s, %.2f): its judges err together%s, and averaging them corrects nothing.",
 			templates.Count(e.N, "answer"), e.PanelAbsError, e.BestJudge, e.BestAbsError, together)
 	}
+	if e.MeanCorrelation != nil {
+		v.Verdict += fmt.Sprintf(" With their errors' mean correlation %.2f, its %d judges are worth %.1f independent ones.",
+			*e.MeanCorrelation, len(e.Judges), e.EffectiveJudges)
+	}
 	return v
 }

@@ -33,6 +33,35 @@ type JudgeErrors struct {
 	BestJudge     string  `json:"best_judge"`
 	BestAbsError  float64 `json:"best_mean_abs_error"`
 	PanelBetter   bool    `json:"panel_better"`
+	// MeanCorrelation is the mean of the correlations of two judges'
+	// errors, over the pairs where it is defined; EffectiveJudges is how
+	// many independent judges the panel is worth, n / (1 + (n − 1) r̄)
+	// with r̄ taken as 0 below it: two judges that err alike count as one.
+	MeanCorrelation *float64 `json:"mean_error_correlation"`
+	EffectiveJudges float64  `json:"effective_judges"`
+}
+
+// effectiveJudges sets the panel's mean error correlation and how many
+// independent judges it is worth.
+func (e *JudgeErrors) effectiveJudges() {
+	k := len(e.Judges)
+	e.EffectiveJudges = float64(k)
+	var sum float64
+	pairs := 0
+	for j := range k {
+		for i := j + 1; i < k; i++ {
+			if r := e.Matrix[j][i]; r != nil {
+				sum += *r
+				pairs++
+			}
+		}
+	}
+	if pairs == 0 {
+		return
+	}
+	mean := sum / float64(pairs)
+	e.MeanCorrelation = &mean
+	e.EffectiveJudges = float64(k) / (1 + float64(k-1)*max(mean, 0))
 }
 
 // minErrorAnswers is how many reviewed answers a metric needs before the
@@ -163,5 +192,6 @@ func judgeErrorsOf(m Metric, judges []string, answers []panelAnswer) (JudgeError
 	}
 	e.PanelAbsError = stat.Mean(panel, nil)
 	e.PanelBetter = e.PanelAbsError < e.BestAbsError-1e-12
+	e.effectiveJudges()
 	return e, true
 }

@@ -14,8 +14,9 @@ import (
 // Σ cᵢ = 0). By hand: a and b err by +1/3 on average and 4/6 in absolute
 // value, c by 0 and 4/6; their correlations are 1 (a, b) and 0 (a or b,
 // c); the panel's mean errs by (1 + 1/3 + 1/3 + 2/3 + 2/3 + 1/3)/6 = 5/9,
-// less than its best judge's 2/3. Without c, the panel's mean is a's and b's
-// errors, no better than either.
+// less than its best judge's 2/3; with r̄ = 1/3 the three are worth 1.8
+// independent judges. Without c, the panel's mean is a's and b's errors, no
+// better than either, and the two are worth one.
 func TestJudgesThatErrTogetherGainNothingFromAPanel(t *testing.T) {
 	human := []float64{3, 4, 2, 5, 3, 4}
 	errA := []float64{1, 0, 1, -1, 1, 0}
@@ -70,6 +71,12 @@ func TestJudgesThatErrTogetherGainNothingFromAPanel(t *testing.T) {
 		near("correlation of "+e.Judges[c.i]+" and "+e.Judges[c.j], *e.Matrix[c.i][c.j], c.want)
 	}
 	near("the panel's mean absolute error", e.PanelAbsError, 5.0/9)
+	// r̄ = (1 + 0 + 0)/3: three judges worth 3/(1 + 2/3) = 1.8.
+	if e.MeanCorrelation == nil {
+		t.Fatal("no mean correlation")
+	}
+	near("the mean correlation", *e.MeanCorrelation, 1.0/3)
+	near("the effective judges", e.EffectiveJudges, 1.8)
 	if e.BestJudge != "a" || !e.PanelBetter {
 		t.Errorf("best judge %q (%v), panel better %v; want a, and the panel better", e.BestJudge, e.BestAbsError, e.PanelBetter)
 	}
@@ -85,6 +92,7 @@ func TestJudgesThatErrTogetherGainNothingFromAPanel(t *testing.T) {
 	if pair.PanelBetter {
 		t.Error("two judges making the same errors: their mean is said to be better than either")
 	}
+	near("two judges erring alike: effective judges", pair.EffectiveJudges, 1)
 	// Without reviews there is nothing to compare.
 	if got := r.judgeErrors([]tally.MetricScores{ms}, nil); got != nil {
 		t.Errorf("compared without reviews: %+v", got)

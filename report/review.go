@@ -86,6 +86,9 @@ type Agreement struct {
 	// scores that several reviewed; nil when none was.
 	Alpha         *float64 `json:"alpha_between_reviewers"`
 	MultiReviewed int      `json:"multi_reviewed"`
+	// EffectiveJudges is, for a panel, how many independent judges it is
+	// worth against people (JudgeErrors.EffectiveJudges); absent otherwise.
+	EffectiveJudges *float64 `json:"effective_judges,omitempty"`
 }
 
 // Categories are the values a scale's agreement is counted in: 1 to 5,
@@ -190,9 +193,15 @@ func (r *Report) reviews(scores []tally.MetricScores, verdicts []store.Review) *
 	out.JudgeErrors = r.judgeErrors(scores, last)
 	out.SelfByReviews = r.selfPreferenceByReviews(scores, last)
 	for i, a := range agreements {
-		if found[i] {
-			out.Agreement = append(out.Agreement, a)
+		if !found[i] {
+			continue
 		}
+		for _, e := range out.JudgeErrors {
+			if e.Evaluator == a.Evaluator && e.Name == a.Name {
+				a.EffectiveJudges = &e.EffectiveJudges
+			}
+		}
+		out.Agreement = append(out.Agreement, a)
 	}
 	return out
 }

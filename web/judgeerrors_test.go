@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -59,7 +60,12 @@ func TestWhereAPanelsJudgesErrTogether(t *testing.T) {
 			Panel        float64      `json:"panel_mean_abs_error"`
 			Best         string       `json:"best_judge"`
 			PanelBetter  bool         `json:"panel_better"`
+			Effective    float64      `json:"effective_judges"`
 		} `json:"judge_errors"`
+		Metrics []struct {
+			Name      string   `json:"name"`
+			Effective *float64 `json:"effective_judges"`
+		} `json:"metrics"`
 	}
 	if err := json.Unmarshal([]byte(body), &got); err != nil || len(got.JudgeErrors) != 1 {
 		t.Fatalf("judge_errors: %v %s", err, body)
@@ -72,8 +78,18 @@ func TestWhereAPanelsJudgesErrTogether(t *testing.T) {
 		e.Panel != 1 || e.Best != "lenient" || e.PanelBetter || e.Matrix[0][1] == nil || *e.Matrix[0][1] < 0.999999 {
 		t.Errorf("judge errors %+v", e)
 	}
+	// Two judges erring alike are worth one.
+	if math.Abs(e.Effective-1) > 1e-9 {
+		t.Errorf("effective judges %v, want 1", e.Effective)
+	}
+	for _, m := range got.Metrics {
+		if m.Name == "completeness" && (m.Effective == nil || math.Abs(*m.Effective-1) > 1e-9) {
+			t.Errorf("the agreement of completeness: effective judges %v, want 1", m.Effective)
+		}
+	}
 	_, doc := f.get(fmt.Sprintf("/runs/%d", id))
-	if v := text(doc, "#judge-errors-verdict-0"); !strings.Contains(v, "no less than its best judge (lenient, 0.50)") || !strings.Contains(v, "r 1.00") {
+	if v := text(doc, "#judge-errors-verdict-0"); !strings.Contains(v, "no less than its best judge (lenient, 0.50)") || !strings.Contains(v, "r 1.00") ||
+		!strings.Contains(v, "its 2 judges are worth 1.0 independent ones") {
 		t.Errorf("the report says: %q", v)
 	}
 	if row := cells(doc, "#judge-errors-0", "strict"); strings.Join(row, " ") != "strict -1.50 1.50 1.00 1.00" {
