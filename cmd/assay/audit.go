@@ -1,7 +1,6 @@
 package main
 
 import (
-	"assay/report/gate"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,8 +12,11 @@ import (
 	"strings"
 
 	"assay"
+	"assay/report"
+	"assay/report/gate"
 	"assay/runner"
 	"assay/runner/audit"
+	"assay/store"
 	"assay/tally"
 )
 
@@ -49,8 +51,20 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return badUsage(fmt.Errorf("audit: %s", assay.ErrorMessage(err)))
 	}
 	failed, verdicts := judgeAuditGates(a.gates, res)
+	judged, err := judgeJudgeGates(ctx, db, a.runID, a.judgeGates)
+	if err != nil {
+		return err
+	}
+	for _, r := range judged {
+		if !r.Held {
+			failed = append(failed, r.Gate+": "+r.Message)
+		}
+	}
 	if err := reportAudit(stdout, res, a, failed, verdicts); err != nil {
 		return err
+	}
+	if !a.asJSON {
+		printJudgeGates(stdout, judged)
 	}
 	if len(failed) > 0 {
 		return &exitError{code: exitGateFailed, err: errSilent}
@@ -64,7 +78,8 @@ type auditArgs struct {
 	opts                 audit.Options
 	dbPath               string
 	estimateOnly, asJSON bool
-	gates                []string
+	gates                []string    // on the audit's figures
+	judgeGates           []gate.Gate // on the judge's agreement with people and its corrected means
 }
 
 // parseAuditArgs reads assay audit's flags and checks them and the database.
@@ -79,7 +94,13 @@ func parseAuditArgs(args []string, stderr io.Writer) (*auditArgs, error) {
 	dbPath := dbFlag(fs)
 	asJSON := fs.Bool("json", false, "print the audit as one JSON object")
 	var gates []string
-	fs.Func("gate", "fail (exit 1) unless the audit holds it, e.g. 'audit.verbosity<=0.2' (the size of the change), 'audit.position<=0.1' (the flip rate); repeatable", func(s string) error {
+	var judgeGates []gate.Gate
+	fs.Func("gate", "fail (exit 1) unless the audit holds it, e.g. 'audit.verbosity<=0.2' (the size of the change), 'audit.position<=0.1' (the flip rate), "+
+		"or the judge against people's reviews: 'agreement.METRIC.kappa>=0.6', 'agreement.METRIC.mae<=0.5', 'ppi.METRIC.shift<=0.2'; repeatable", func(s string) error {
+		if g, err := gate.Parse(s); err == nil && g.Of != "" {
+			judgeGates = append(judgeGates, g)
+			return nil
+		}
 		if _, err := parseAuditGate(s); err != nil {
 			return err
 		}
@@ -100,7 +121,7 @@ func parseAuditArgs(args []string, stderr io.Writer) (*auditArgs, error) {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
 	return &auditArgs{runID: *runID, opts: audit.Options{Probes: list, Samples: *samples, Budget: *budget, Seed: *seed},
-		dbPath: *dbPath, estimateOnly: *estimateOnly, asJSON: *asJSON, gates: gates}, nil
+		dbPath: *dbPath, estimateOnly: *estimateOnly, asJSON: *asJSON, gates: gates, judgeGates: judgeGates}, nil
 }
 
 // judgeAuditGates checks the gates against an audit: those that failed, with
@@ -126,7 +147,7 @@ func reportAudit(stdout io.Writer, res *audit.Result, a *auditArgs, failed []str
 			Passed *bool    `json:"passed,omitempty"`
 			Failed []string `json:"failed_gates,omitempty"`
 		}{Result: res, Failed: failed}
-		if len(a.gates) > 0 {
+		if len(a.gates)+len(a.judgeGates) > 0 {
 			p := len(failed) == 0
 			out.Passed = &p
 		}
@@ -134,9 +155,33 @@ func reportAudit(stdout io.Writer, res *audit.Result, a *auditArgs, failed []str
 	}
 	printAudit(stdout, res, verdicts)
 	if len(failed) > 0 {
-		fmt.Fprintf(stdout, "%d of %s failed (said above)\n", len(failed), plural(len(a.gates), "gate"))
+		fmt.Fprintf(stdout, "%d of %s failed (said above and below)\n", len(failed), plural(len(a.gates)+len(a.judgeGates), "gate"))
 	}
 	return nil
+}
+
+// judgeJudgeGates judges the gates on a run's judge against people's
+// reviews, on the run's report.
+func judgeJudgeGates(ctx context.Context, db *store.DB, runID int64, gates []gate.Gate) ([]gate.Result, error) {
+	if len(gates) == 0 {
+		return nil, nil
+	}
+	r, err := report.Load(ctx, db, runID)
+	if err != nil {
+		return nil, err
+	}
+	return gate.Judge(gates, r.Summary, r.Reviews), nil
+}
+
+// printJudgeGates says how each gate on the judge fared.
+func printJudgeGates(w io.Writer, results []gate.Result) {
+	for _, r := range results {
+		word := "failed"
+		if r.Held {
+			word = "held"
+		}
+		fmt.Fprintf(w, "gate %s %s: %s\n", r.Gate, word, r.Message)
+	}
 }
 
 // costText says what an estimate costs.

@@ -163,6 +163,12 @@ prices: {claude-opus-4-5: {input_per_mtok: 5, output_per_mtok: 25}}
 	if err != nil || !bytes.Contains(kept, []byte(`"flip_rate":1`)) {
 		t.Errorf("the audit kept with the run: %s %v", kept, err)
 	}
+	// A gate on the judge against people: nobody has reviewed this run.
+	out.Reset()
+	err = run(context.Background(), []string{"audit", "--run", "1", "--db", db, "--samples", "4", "--probes", "verbosity", "--gate", "agreement.completeness.kappa>=0.6"}, &out, io.Discard)
+	if !errors.As(err, &ee) || ee.code != exitGateFailed || !strings.Contains(out.String(), "gate agreement.completeness.kappa>=0.6 failed: completeness: nobody reviewed a score of it") {
+		t.Errorf("a gate on the judge's agreement with no reviews: %v\n%s", err, out.String())
+	}
 }
 
 // A panel judging two models' answers, its Claude judge scoring the Claude

@@ -45,7 +45,7 @@ type ciFlags struct {
 }
 
 func (ci *ciFlags) register(fs *flag.FlagSet) {
-	fs.Func("gate", "a gate the run must hold, repeatable: [CONDITION:]METRIC[@ci_low]>=NUMBER, e.g. 'rubric.completeness>=4.0'; or one on a judge audit made after the run, e.g. 'audit.verbosity<=0.2'", func(s string) error {
+	fs.Func("gate", "a gate the run must hold, repeatable: [CONDITION:]METRIC[@ci_low]>=NUMBER, e.g. 'rubric.completeness>=4.0'; one on a judge audit made after the run, e.g. 'audit.verbosity<=0.2'; or one on the judge against people's reviews: 'agreement.METRIC.kappa>=0.6', 'agreement.METRIC.mae<=0.5', '[CONDITION:]ppi.METRIC.shift<=0.2'", func(s string) error {
 		if strings.HasPrefix(strings.TrimSpace(s), "audit.") {
 			if _, err := parseAuditGate(s); err != nil {
 				return err
@@ -289,7 +289,7 @@ func (ci *ciFlags) outcome(ctx context.Context, db *store.DB, id int64) (*ciOutc
 	if err != nil {
 		return nil, err
 	}
-	v := &ciOutcome{Outcome: gate.Outcome{Summary: r.Summary, Gates: gate.Judge(ci.gates, r.Summary),
+	v := &ciOutcome{Outcome: gate.Outcome{Summary: r.Summary, Gates: gate.Judge(ci.gates, r.Summary, r.Reviews),
 		FailRegressions: ci.gateRegressions, ReportURL: ci.url(id)}, note: ci.note, chose: ci.chose, health: gate.Health(r, ci.maxErrorRate)}
 	if ci.baselineID != 0 {
 		base, err := report.Load(ctx, db, ci.baselineID)

@@ -36,7 +36,20 @@ type Gate struct {
 	Bound     Bound   // what is compared
 	Op        string  // >=, >, <= or <
 	Threshold float64 // what it is compared with
+	// Of is what of the metric a gate on the judge compares: "" for the
+	// metric's own figures, OfAgreement (the judge against people: Figure
+	// kappa or mae) or OfPPI (how far reviews move its mean: Figure shift).
+	Of, Figure string
 }
+
+// The gates on the judge, by what they compare.
+const (
+	OfAgreement = "agreement"
+	OfPPI       = "ppi"
+)
+
+// judgeFigures are the figures each kind of gate on the judge compares.
+var judgeFigures = map[string][]string{OfAgreement: {"kappa", "mae"}, OfPPI: {"shift"}}
 
 // ops are the comparisons a gate can make, longest first so that >= is
 // not read as >.
@@ -44,7 +57,10 @@ var ops = []string{">=", "<=", ">", "<"}
 
 // Parse reads a gate: [CONDITION:]METRIC[@ci_low|@ci_high]OP NUMBER, where
 // METRIC is EVALUATOR.NAME (rubric.completeness), or a name alone
-// (exact_match, or completeness when one evaluator has it).
+// (exact_match, or completeness when one evaluator has it); or a gate on
+// the judge: agreement.METRIC.kappa or agreement.METRIC.mae (against
+// people's reviews, over every condition), [CONDITION:]ppi.METRIC.shift
+// (how far, either way, reviews move the judge's mean).
 func Parse(text string) (Gate, error) {
 	g := Gate{Text: text}
 	s := strings.TrimSpace(text)
@@ -70,7 +86,10 @@ func Parse(text string) (Gate, error) {
 			return g, fmt.Errorf("gate %q: no condition before ':'", text)
 		}
 	}
-	if m, b, ok := strings.Cut(lhs, "@"); ok {
+	if err := g.parseJudge(&lhs); err != nil {
+		return g, err
+	}
+	if m, b, ok := strings.Cut(lhs, "@"); ok && g.Of == "" {
 		switch Bound(b) {
 		case BoundCILow, BoundCIHigh:
 			g.Bound = Bound(b)
@@ -96,6 +115,26 @@ func Parse(text string) (Gate, error) {
 	}
 	g.Metric = lhs
 	return g, nil
+}
+
+// parseJudge reads a gate on the judge: what it is of and its figure, off
+// lhs.
+func (g *Gate) parseJudge(lhs *string) error {
+	for of, figures := range judgeFigures {
+		rest, ok := strings.CutPrefix(*lhs, of+".")
+		if !ok {
+			continue
+		}
+		i := strings.LastIndex(rest, ".")
+		if i < 0 || !slices.Contains(figures, rest[i+1:]) {
+			return fmt.Errorf("gate %q: want %s.METRIC.%s, e.g. %s.rubric.completeness.%s", g.Text, of, strings.Join(figures, " or ."), of, figures[0])
+		}
+		if of == OfAgreement && g.Condition != "" {
+			return fmt.Errorf("gate %q: agreement is over every condition's reviews: name no condition", g.Text)
+		}
+		g.Of, g.Figure, *lhs = of, rest[i+1:], rest[:i]
+	}
+	return nil
 }
 
 // String is the gate as written.
@@ -194,15 +233,24 @@ type Result struct {
 	Message   string  `json:"message"`
 }
 
-// Judge judges every gate under every condition it applies to.
-func Judge(gates []Gate, s *report.Summary) []Result {
+// Judge judges every gate under every condition it applies to; a gate on
+// the judge's agreement with people, once, on reviews (nil: none given).
+func Judge(gates []Gate, s *report.Summary, reviews *report.Reviews) []Result {
 	var out []Result
 	for _, g := range gates {
+		if g.Of == OfAgreement {
+			out = append(out, judgeAgreement(g, reviews))
+			continue
+		}
 		for _, c := range s.Conditions {
 			if g.Condition != "" && c.Name != g.Condition {
 				continue
 			}
-			out = append(out, judge(g, c))
+			if g.Of == OfPPI {
+				out = append(out, judgePPI(g, c))
+			} else {
+				out = append(out, judge(g, c))
+			}
 		}
 	}
 	return out

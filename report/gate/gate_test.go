@@ -24,6 +24,9 @@ func TestParse(t *testing.T) {
 		{`b:max_length 120 words@ci_low>=0.5`, Gate{Condition: "b", Metric: "max_length 120 words", Bound: BoundCILow, Op: ">=", Threshold: 0.5}},
 		{`regex /v\d+.\d+/>=1`, Gate{Metric: `regex /v\d+.\d+/`, Op: ">=", Threshold: 1}},
 		{"runbook.cites_runbook>=0.8", Gate{Evaluator: "runbook", Metric: "cites_runbook", Op: ">=", Threshold: 0.8}},
+		{"agreement.rubric.completeness.kappa>=0.6", Gate{Evaluator: "rubric", Metric: "completeness", Op: ">=", Threshold: 0.6, Of: OfAgreement, Figure: "kappa"}},
+		{"agreement.completeness.mae<=0.5", Gate{Metric: "completeness", Op: "<=", Threshold: 0.5, Of: OfAgreement, Figure: "mae"}},
+		{"a:ppi.rubric.completeness.shift<=0.2", Gate{Condition: "a", Evaluator: "rubric", Metric: "completeness", Op: "<=", Threshold: 0.2, Of: OfPPI, Figure: "shift"}},
 	} {
 		g, err := Parse(tc.in)
 		tc.want.Text = tc.in
@@ -41,6 +44,9 @@ func TestParse(t *testing.T) {
 		{"completeness=>4", "want METRIC>=NUMBER"},
 		{"completeness==4", "want METRIC>=NUMBER"},
 		{":completeness>=4", "no condition before ':'"},
+		{"agreement.completeness>=0.6", "want agreement.METRIC.kappa or .mae"},
+		{"ppi.completeness.mean<=0.2", "want ppi.METRIC.shift"},
+		{"a:agreement.completeness.kappa>=0.6", "name no condition"},
 	} {
 		if _, err := Parse(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Parse(%q) error = %v, want %q", tc.in, err, tc.want)
@@ -82,7 +88,7 @@ func TestJudge(t *testing.T) {
 		{Name: "b", Results: 10, Errors: 10},
 	}}
 	gates := []Gate{must(Parse("exact_match>=0.8")), must(Parse("exact_match@ci_low>=0.6")), must(Parse("a:exact_match@ci_high<=1"))}
-	got := Judge(gates, s)
+	got := Judge(gates, s, nil)
 	want := []struct {
 		cond string
 		held bool
@@ -112,4 +118,41 @@ func must(g Gate, err error) Gate {
 		panic(err)
 	}
 	return g
+}
+
+// Gates on the judge: its agreement with people, and how far their
+// reviews move its mean.
+func TestJudgeTheJudge(t *testing.T) {
+	kappa := 0.55
+	reviews := &report.Reviews{Agreement: []report.Agreement{{Evaluator: "rubric", Name: "completeness", Reviewed: 24, MAD: 0.4, Kappa: &kappa}}}
+	s := &report.Summary{Conditions: []report.ConditionSummary{
+		{Name: "a", Metrics: []report.MetricSummary{{Evaluator: "rubric", Name: "completeness", Mean: 3.6,
+			PPI: &report.PPI{Mean: 3.1, Shift: -0.5, CI95: [2]float64{2.9, 3.3}, Reviewed: 60, Of: 1000}}}},
+		{Name: "b", Metrics: []report.MetricSummary{{Evaluator: "rubric", Name: "completeness", Mean: 3.2}}},
+	}}
+	gates := []Gate{must(Parse("agreement.completeness.kappa>=0.6")), must(Parse("agreement.rubric.completeness.mae<=0.5")),
+		must(Parse("ppi.completeness.shift<=0.2")), must(Parse("agreement.exact_match.kappa>=0.6"))}
+	got := Judge(gates, s, reviews)
+	want := []struct {
+		cond string
+		held bool
+		msg  string
+	}{
+		{"", false, "rubric.completeness: the judge's kappa with people, 0.55, is below 0.6 (24 scores reviewed)"},
+		{"", true, "mean absolute difference from people, 0.4, is at most 0.5"},
+		{"a", false, "a: reviews move the judge's mean of rubric.completeness from 3.6 to 3.1 (95% CI [2.9, 3.3]), by 0.5, which is above 0.2 (60 of 1000 answers reviewed)"},
+		{"b", false, "b: no mean of completeness corrected by reviews"},
+		{"", false, "exact_match: nobody reviewed a score of it"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d results, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if got[i].Condition != w.cond || got[i].Held != w.held || !strings.Contains(got[i].Message, w.msg) {
+			t.Errorf("result %d = %+v, want %q held=%v %q", i, got[i], w.cond, w.held, w.msg)
+		}
+	}
+	if r := Judge(gates[:1], s, nil); r[0].Held {
+		t.Error("an agreement gate held on a run nobody reviewed")
+	}
 }

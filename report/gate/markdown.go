@@ -35,10 +35,17 @@ func (v *Outcome) WriteMarkdown(w io.Writer) error {
 		b.WriteString("\n### Gates\n\n| | condition | gate | value | n |\n|---|---|---|---:|---:|\n")
 		for _, g := range v.Gates {
 			value := "no scores"
+			if strings.HasPrefix(g.Bound, OfAgreement+".") || strings.HasPrefix(g.Bound, OfPPI+".") {
+				value = "no reviews"
+			}
 			if g.N > 0 {
 				value = num(g.Value)
 			}
-			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %d |\n", okMark(g.Held), cell(g.Condition), strings.ReplaceAll(g.Gate, "`", "'"), value, g.N)
+			cond := g.Condition
+			if cond == "" {
+				cond = "every one" // a gate on the judge's agreement, over every condition's reviews
+			}
+			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %d |\n", okMark(g.Held), cell(cond), strings.ReplaceAll(g.Gate, "`", "'"), value, g.N)
 		}
 	}
 	if c := v.Baseline; c != nil {
