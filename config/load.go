@@ -393,3 +393,86 @@ func readBounded(path string, limit int) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// JudgeKeys are the run file's keys a run judged again may set: who
+// judges, how often and what. Everything else is its source run's.
+var JudgeKeys = []string{"judge", "judges", "panel", "judge_repetitions", "evaluators", "rubrics"}
+
+// ParseJudge decodes a judge file: a run file's JudgeKeys, and no other
+// key, checked by the same rules. It returns the keys the file sets.
+func ParseJudge(data []byte, name string, getenv func(string) string, opts ...Option) (*Config, []string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode || len(root.Content[0].Content) == 0 {
+		return nil, nil, &FieldError{File: name, Err: fmt.Errorf("want the judge's keys (%s)", strings.Join(JudgeKeys, ", "))}
+	}
+	var keys []string
+	var errs []error
+	doc := root.Content[0]
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		k := doc.Content[i]
+		if !slices.Contains(JudgeKeys, k.Value) {
+			errs = append(errs, &FieldError{File: name, Line: k.Line, Key: k.Value,
+				Err: fmt.Errorf("not a judge's key: a run judged again keeps its source's answers and settings, and takes only %s", strings.Join(JudgeKeys, ", "))})
+			continue
+		}
+		keys = append(keys, k.Value)
+	}
+	if len(errs) > 0 {
+		return nil, nil, joinSorted(errs)
+	}
+	c, d := build(doc, name, "", getenv)
+	d.addSaved(c, opts)
+	if len(d.errs) > 0 {
+		return nil, nil, joinSorted(d.errs)
+	}
+	k := &checker{file: name, lines: d.lines}
+	k.rubrics(c)
+	k.judge(c)
+	k.scoring(c)
+	if len(k.errs) > 0 {
+		return nil, nil, joinSorted(k.errs)
+	}
+	c.refs = d.refs
+	return c, keys, nil
+}
+
+// WithJudge is a stored run config (references as written) with the
+// judge keys a judge file set (ParseJudge) taken from it, references as
+// written there. A single judge replaces a panel.
+func (c *Config) WithJudge(judge *Config, keys []string) (*Config, error) {
+	raw, err := judge.Redacted()
+	if err != nil {
+		return nil, err
+	}
+	from, err := Stored(raw)
+	if err != nil {
+		return nil, err
+	}
+	out := c.clone()
+	for _, k := range keys {
+		switch k {
+		case "judge":
+			out.Judge = from.Judge
+			if !slices.Contains(keys, "judges") {
+				out.Judges = nil
+			}
+		case "judges":
+			out.Judges = from.Judges
+		case "panel":
+			out.PanelMode = from.PanelMode
+		case "judge_repetitions":
+			out.JudgeRepetitions = from.JudgeRepetitions
+		case "evaluators":
+			out.Evaluators = from.Evaluators
+		case "rubrics":
+			out.Rubrics = from.Rubrics
+		}
+	}
+	return out, nil
+}

@@ -22,16 +22,18 @@ import (
 // `assay run --json` prints and GET /api/runs/:id returns: scripts rely on
 // its keys.
 type Summary struct {
-	RunID         int64              `json:"run_id"`
-	Name          string             `json:"name"`
-	Status        store.RunStatus    `json:"status"`
-	Message       string             `json:"message,omitempty"`
-	DatasetSHA256 string             `json:"dataset_sha256"`
-	TotalTasks    int                `json:"total_tasks"`
-	Results       int                `json:"results"`
-	Errors        int                `json:"errors"`
-	CostUSD       float64            `json:"cost_usd"`
-	Conditions    []ConditionSummary `json:"conditions"`
+	RunID         int64           `json:"run_id"`
+	Name          string          `json:"name"`
+	Status        store.RunStatus `json:"status"`
+	Message       string          `json:"message,omitempty"`
+	DatasetSHA256 string          `json:"dataset_sha256"`
+	TotalTasks    int             `json:"total_tasks"`
+	// RejudgedFrom is the run whose answers this run judged again.
+	RejudgedFrom int64              `json:"rejudged_from,omitempty"`
+	Results      int                `json:"results"`
+	Errors       int                `json:"errors"`
+	CostUSD      float64            `json:"cost_usd"`
+	Conditions   []ConditionSummary `json:"conditions"`
 	// SliceBy and Slices break the metrics down by a metadata field, when
 	// the run file names one (report: {slice_by: FIELD}).
 	SliceBy string  `json:"slice_by,omitempty"`
@@ -258,6 +260,7 @@ func (r *Report) summarize(progress []store.ConditionProgress, top map[string][]
 		Message:       run.Message,
 		DatasetSHA256: r.Dataset.SHA256,
 		TotalTasks:    run.TotalTasks,
+		RejudgedFrom:  run.RejudgedFrom,
 	}
 	byName := map[string]store.ConditionProgress{}
 	for _, p := range progress {

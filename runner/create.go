@@ -14,6 +14,12 @@ import (
 // evaluators chosen for the dataset's kind, and the price table as it is now.
 // It does not start the run.
 func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int64, conditions []assay.Condition) (*store.Run, error) {
+	return m.create(ctx, cfg, datasetID, conditions, 0)
+}
+
+// create is Create; a run judging again the answers of run rejudgedFrom
+// (not 0) calls no agent, and only its judges are checked.
+func (m *Manager) create(ctx context.Context, cfg *config.Config, datasetID int64, conditions []assay.Condition, rejudgedFrom int64) (*store.Run, error) {
 	ds, err := m.db.Dataset(ctx, datasetID)
 	if err != nil {
 		return nil, err
@@ -24,28 +30,79 @@ func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int6
 	if err := cfg.Validate(); err != nil {
 		return nil, assay.Errorf(assay.EINVALID, "%s", err)
 	}
-	if err := checkGuards(cfg.Agent, conditions); err != nil {
-		return nil, err
-	}
 	if err := checkJudgeKeysKept(cfg, m.opts.Getenv); err != nil {
 		return nil, err
 	}
-	if cfg.Agent.Type == config.AgentClaudeCode {
-		if _, err := claudeCodeArgv(cfg.Agent); err != nil {
+	if rejudgedFrom == 0 {
+		if err := checkAgent(cfg, conditions); err != nil {
 			return nil, err
 		}
 	}
+	spec, err := m.frozen(ctx, cfg, ds.Kind, conditions, rejudgedFrom != 0)
+	if err != nil {
+		return nil, err
+	}
+	if rejudgedFrom == 0 {
+		conditions = byModel(conditions, spec.Agent.Models)
+	}
+	if err := checkStop(spec, len(conditions)); err != nil {
+		return nil, err
+	}
+	reps := max(spec.Execution.NumRepetitions, 1)
+	tasks := taskCount(ds.Samples, len(conditions), reps)
+	if err := bounded(tasks, reps, spec.Execution.MaxConcurrent); err != nil {
+		return nil, err
+	}
+	run := &store.Run{
+		Name:         spec.Name,
+		DatasetID:    ds.ID,
+		Config:       spec,
+		Conditions:   conditions,
+		Repetitions:  reps,
+		TotalTasks:   tasks,
+		BudgetUSD:    spec.BudgetUSD,
+		RejudgedFrom: rejudgedFrom,
+	}
+	if err := m.db.CreateLeasedRun(ctx, run, &m.holder, m.opts.LeaseTTL); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// checkAgent checks what the agent needs: its guards under the conditions,
+// and Claude Code's command line.
+func checkAgent(cfg *config.Config, conditions []assay.Condition) error {
+	if err := checkGuards(cfg.Agent, conditions); err != nil {
+		return err
+	}
+	if cfg.Agent.Type == config.AgentClaudeCode {
+		if _, err := claudeCodeArgv(cfg.Agent); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// frozen is the config a run keeps: its snapshot with the evaluators for
+// the dataset's kind and the prices as they are now, checked against this
+// process's variables (only the judges' for a run judging answers again),
+// Vertex AI and the budget.
+func (m *Manager) frozen(ctx context.Context, cfg *config.Config, kind assay.Kind, conditions []assay.Condition, judgesOnly bool) (*config.Config, error) {
 	spec, err := snapshot(cfg)
 	if err != nil {
 		return nil, err
 	}
-	spec.Evaluators = cfg.EvaluatorsFor(ds.Kind)
+	spec.Evaluators = cfg.EvaluatorsFor(kind)
 	if len(spec.Evaluators) > 0 || len(spec.Assertions) == 0 {
-		if err := config.CheckEvaluators(spec.Evaluators, ds.Kind); err != nil {
+		if err := config.CheckEvaluators(spec.Evaluators, kind); err != nil {
 			return nil, err
 		}
 	}
-	if unset := m.UnsetVariables(spec, spec.Evaluators, conditions); len(unset) > 0 {
+	unset := m.UnsetVariables(spec, spec.Evaluators, conditions)
+	if judgesOnly {
+		unset = judgesUnset(unset)
+	}
+	if len(unset) > 0 {
 		return nil, unsetError(unset)
 	}
 	if err := m.checkVertex(ctx, spec, slices.ContainsFunc(spec.Evaluators, config.Evaluator.UsesJudge)); err != nil {
@@ -57,31 +114,12 @@ func (m *Manager) Create(ctx context.Context, cfg *config.Config, datasetID int6
 		return nil, err
 	}
 	spec.Prices = PriceTable(stored, cfg.Prices)
-	if err := checkPriced(spec, ds.Kind); err != nil {
-		return nil, err
+	if !judgesOnly {
+		if err := checkPriced(spec, kind); err != nil {
+			return nil, err
+		}
 	}
-	conditions = byModel(conditions, spec.Agent.Models)
-	if err := checkStop(spec, len(conditions)); err != nil {
-		return nil, err
-	}
-	reps := max(spec.Execution.NumRepetitions, 1)
-	tasks := taskCount(ds.Samples, len(conditions), reps)
-	if err := bounded(tasks, reps, spec.Execution.MaxConcurrent); err != nil {
-		return nil, err
-	}
-	run := &store.Run{
-		Name:        spec.Name,
-		DatasetID:   ds.ID,
-		Config:      spec,
-		Conditions:  conditions,
-		Repetitions: reps,
-		TotalTasks:  tasks,
-		BudgetUSD:   spec.BudgetUSD,
-	}
-	if err := m.db.CreateLeasedRun(ctx, run, &m.holder, m.opts.LeaseTTL); err != nil {
-		return nil, err
-	}
-	return run, nil
+	return spec, nil
 }
 
 // snapshot returns the copy of cfg that a run keeps: every value written

@@ -505,6 +505,18 @@ func (w *workers) do(ctx context.Context, t task) (*store.Result, func() *store.
 	ctx = llm.WithCounts(ctx, ex.counts[t.condition.Name])
 	res := &store.Result{RunID: ex.run.ID, SampleRow: t.sample.ID, Condition: t.condition.Name, Repetition: t.repetition}
 	done := ex.pending[t.key()]
+	if ex.run.RejudgedFrom != 0 {
+		// A run judging another's answers again calls no agent.
+		ans, err := ex.sourceAnswer(ctx, t)
+		if err != nil {
+			res.Error, res.ErrorKind = "reading the answer to judge again: "+err.Error(), store.ErrorOther
+			return res, nil
+		}
+		if ans.Error != "" {
+			return ans, nil
+		}
+		return ans, w.judged(ctx, t, ans, done)
+	}
 	if kept, ok := keptAnswer(done); ok {
 		// The agent answered before the run was cut short: judge that answer.
 		*res = *kept

@@ -50,7 +50,11 @@ func (m *Manager) unsetFor(run *store.Run) []Unset {
 	if run.Config == nil {
 		return nil
 	}
-	return m.UnsetVariables(run.Config, run.Config.Evaluators, run.Conditions)
+	unset := m.UnsetVariables(run.Config, run.Config.Evaluators, run.Conditions)
+	if run.RejudgedFrom != 0 {
+		return judgesUnset(unset) // it calls no agent
+	}
+	return unset
 }
 
 // canTakeOver reports whether this process has what the run needs; when it

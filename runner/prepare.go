@@ -72,6 +72,9 @@ func (m *Manager) prepare(run *store.Run, ds *store.Dataset, samples *sampleSour
 		return nil, err
 	}
 	spec, err := stored.Resolve(m.opts.Getenv)
+	if run.RejudgedFrom != 0 {
+		err = notTheAgents(err) // it calls no agent
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -88,11 +91,28 @@ func (m *Manager) prepare(run *store.Run, ds *store.Dataset, samples *sampleSour
 		limiters:   &limiterSet{},
 		counts:     m.countsOf(run),
 	}
+	if err := m.prepareAgents(ex, spec); err != nil {
+		return nil, err
+	}
+	if ex.eval, err = m.newEvaluators(spec, ds.Kind, ex.limiters); err != nil {
+		ex.close()
+		return nil, err
+	}
+	return ex, nil
+}
+
+// prepareAgents builds the run's agents: none for a run judging another's
+// answers again.
+func (m *Manager) prepareAgents(ex *execution, spec *config.Config) error {
+	if ex.run.RejudgedFrom != 0 {
+		return nil
+	}
+	var err error
 	// A run over several models answers through theirs alone: the agent's
 	// own key may be unset when each model names its own.
 	if len(spec.Agent.Models) == 0 {
 		if ex.agent, err = m.newAgent(spec, ex.limiters); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for _, am := range spec.Agent.Models {
@@ -101,18 +121,14 @@ func (m *Manager) prepare(run *store.Run, ds *store.Dataset, samples *sampleSour
 		ma, err := m.newAgent(&one, ex.limiters)
 		if err != nil {
 			ex.close()
-			return nil, fmt.Errorf("agent.models %s: %w", am.Name, err)
+			return fmt.Errorf("agent.models %s: %w", am.Name, err)
 		}
 		if ex.models == nil {
 			ex.models = map[string]modelAgent{}
 		}
 		ex.models[am.Name] = modelAgent{ma, am.Model}
 	}
-	if ex.eval, err = m.newEvaluators(spec, ds.Kind, ex.limiters); err != nil {
-		ex.close()
-		return nil, err
-	}
-	return ex, nil
+	return nil
 }
 
 // modelAgent is the agent as one of a run's models answers.

@@ -59,6 +59,9 @@ func createRun(ctx context.Context, tx *sql.Tx, now string, r *Run) error {
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		RETURNING id`, r.Name, r.DatasetID, r.Status, string(cfg), r.Repetitions, r.TotalTasks,
 		r.BudgetUSD, r.CreatedAt.Format(timeFormat), r.CreatedBy).Scan(&r.ID)
+	if err == nil && r.RejudgedFrom != 0 {
+		_, err = tx.ExecContext(ctx, `UPDATE runs SET rejudged_from = ? WHERE id = ?`, r.RejudgedFrom, r.ID)
+	}
 	if err != nil {
 		return fmt.Errorf("insert run: %w", err)
 	}
@@ -73,14 +76,15 @@ func createRun(ctx context.Context, tx *sql.Tx, now string, r *Run) error {
 }
 
 const RunColumns = `r.id, r.name, r.dataset_id, r.status, r.config, r.repetitions, r.total_tasks, r.budget_usd,
-	r.error, r.created_at, r.started_at, r.finished_at, r.origin, r.created_by, r.tags, r.note, r.headline`
+	r.error, r.created_at, r.started_at, r.finished_at, r.origin, r.created_by, r.tags, r.note, r.headline, r.rejudged_from`
 
 func ScanRun(row interface{ Scan(...any) error }, extra ...any) (*Run, error) {
 	var r Run
 	var cfg, created, tags string
 	var started, finished sql.NullString
+	var rejudged sql.NullInt64
 	dest := append([]any{&r.ID, &r.Name, &r.DatasetID, &r.Status, &cfg, &r.Repetitions, &r.TotalTasks,
-		&r.BudgetUSD, &r.Message, &created, &started, &finished, &r.Origin, &r.CreatedBy, &tags, &r.Note, &r.Headline}, extra...)
+		&r.BudgetUSD, &r.Message, &created, &started, &finished, &r.Origin, &r.CreatedBy, &tags, &r.Note, &r.Headline, &rejudged}, extra...)
 	err := row.Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("run: %w", assay.ErrNotFound)
@@ -91,6 +95,7 @@ func ScanRun(row interface{ Scan(...any) error }, extra ...any) (*Run, error) {
 		r.Config, r.configErr = nil, assay.Wrapf(assay.EINTERNAL, err, "Run %d's stored config cannot be read", r.ID)
 	}
 	r.Tags = SplitTags(tags)
+	r.RejudgedFrom = rejudged.Int64
 	r.CreatedAt = parseTime(created)
 	r.StartedAt = parseTimePtr(started)
 	r.FinishedAt = parseTimePtr(finished)

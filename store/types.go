@@ -96,6 +96,9 @@ type Run struct {
 	Tags        []string
 	Note        string
 	Headline    string // JSON of the main metric per condition, once the run has ended; "" until computed
+	// RejudgedFrom is the run whose answers this one judged again; 0 for
+	// a run that made its own.
+	RejudgedFrom int64
 }
 
 // ToolCall is one call the agent made to an MCP tool.

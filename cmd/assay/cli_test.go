@@ -15,7 +15,7 @@ import (
 var update = flag.Bool("update", false, "write docs/cli.md from the commands' flag sets")
 
 // cliCommands are the commands docs/cli.md gives, in its order.
-var cliCommands = [][]string{{"serve"}, {"run"}, {"import"}, {"export"}, {"view"}, {"route"}, {"audit"}, {"rebuild"},
+var cliCommands = [][]string{{"serve"}, {"run"}, {"import"}, {"export"}, {"view"}, {"route"}, {"audit"}, {"rejudge"}, {"rebuild"},
 	{"backup"}, {"migrate"}, {"token", "create"}, {"token", "list"}, {"token", "revoke"}, {"token", "login-url"}}
 
 // cliMarkdown is docs/cli.md as the commands' flag sets make it: each

@@ -80,6 +80,8 @@ Usage:
   assay migrate --from F.db --to postgres://USER@HOST:PORT/DB [--json]   (copies a SQLite database into a new Postgres one)
   assay audit   --run ID [--probes verbosity,position,self] [--samples N] [--budget USD] [--estimate]
                 [--gate 'audit.verbosity<=0.2' ...] [--db F] [--json]   (the judge's biases; exit 1 when a gate fails)
+  assay rejudge --run ID --config JUDGE_FILE [--gate EXPR ...] [--db F] [--json]
+                (judge a finished run's answers again: a new run, no agent call; exits as assay run)
   assay view    FILE [FILE…] [--addr 127.0.0.1:PORT] [--no-browser]   (k-eval's view: result files in the report's pages)
   assay token   create --name N [--role owner|reviewer|viewer] | list [--json] | revoke NAME   [--db F]
   assay schema  run-file   (the run file's JSON Schema; docs/run-file.schema.json is its copy)
@@ -115,6 +117,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdMigrate(ctx, args[1:], stdout, stderr)
 	case "audit":
 		return cmdAudit(ctx, args[1:], stdout, stderr)
+	case "rejudge":
+		return cmdRejudge(ctx, args[1:], stdout, stderr)
 	case "view":
 		return cmdView(ctx, args[1:], stdout, stderr)
 	case "schema":

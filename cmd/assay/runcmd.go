@@ -57,7 +57,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // runArgs are assay run's flags, k-eval's among them.
 type runArgs struct {
 	config, dbPath, outputDir, format, logFormat string
-	resume, retry                                int64
+	resume, retry, rejudge                       int64
 	extend, asJSON, quiet                        bool
 	ci                                           ciFlags
 }
@@ -157,6 +157,9 @@ func (a *runArgs) execute(ctx context.Context, log *runLog, stdout io.Writer) er
 // prepare makes the run of the config, or readies the one to resume or
 // retry, and returns its id.
 func (a *runArgs) prepare(ctx context.Context, m *runner.Manager, db *store.DB, log *runLog) (int64, error) {
+	if a.rejudge != 0 {
+		return createRejudge(ctx, m, db, a, log)
+	}
 	id := max(a.resume, a.retry)
 	if id == 0 {
 		return createRun(ctx, m, db, a.config, &a.ci, log)

@@ -63,23 +63,10 @@ var ops = []string{">=", "<=", ">", "<"}
 // (how far, either way, reviews move the judge's mean).
 func Parse(text string) (Gate, error) {
 	g := Gate{Text: text}
-	s := strings.TrimSpace(text)
-	i, op := -1, ""
-	for _, o := range ops {
-		if j := strings.Index(s, o); j >= 0 && (i < 0 || j < i) {
-			i, op = j, o
-		}
+	lhs, err := g.parseComparison()
+	if err != nil {
+		return g, err
 	}
-	if i < 0 {
-		return g, fmt.Errorf("gate %q: want METRIC>=NUMBER (or >, <=, <), e.g. rubric.completeness>=4.0", text)
-	}
-	g.Op = op
-	lhs, rhs := strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+len(op):])
-	v, err := strconv.ParseFloat(rhs, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return g, fmt.Errorf("gate %q: %q is not a number", text, rhs)
-	}
-	g.Threshold = v
 	if c, rest, ok := strings.Cut(lhs, ":"); ok {
 		g.Condition, lhs = strings.TrimSpace(c), strings.TrimSpace(rest)
 		if g.Condition == "" {
@@ -98,23 +85,50 @@ func Parse(text string) (Gate, error) {
 		}
 		lhs = m
 	}
-	// EVALUATOR.METRIC, unless what comes before the dot is not an
-	// evaluator's name: an assertion's metric such as contains "runbook.md"
-	// is named alone.
+	return g, g.parseMetric(lhs)
+}
+
+// parseComparison reads the gate's comparison and threshold, and returns
+// what comes before them.
+func (g *Gate) parseComparison() (string, error) {
+	s := strings.TrimSpace(g.Text)
+	i, op := -1, ""
+	for _, o := range ops {
+		if j := strings.Index(s, o); j >= 0 && (i < 0 || j < i) {
+			i, op = j, o
+		}
+	}
+	if i < 0 {
+		return "", fmt.Errorf("gate %q: want METRIC>=NUMBER (or >, <=, <), e.g. rubric.completeness>=4.0", g.Text)
+	}
+	g.Op = op
+	lhs, rhs := strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+len(op):])
+	v, err := strconv.ParseFloat(rhs, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return "", fmt.Errorf("gate %q: %q is not a number", g.Text, rhs)
+	}
+	g.Threshold = v
+	return lhs, nil
+}
+
+// parseMetric reads the metric a gate names: EVALUATOR.METRIC, unless what
+// comes before the dot is not an evaluator's name (an assertion's metric
+// such as contains "runbook.md" is named alone).
+func (g *Gate) parseMetric(lhs string) error {
 	if e, name, ok := strings.Cut(lhs, "."); ok && !strings.ContainsAny(e, " \t\"'/") {
 		if e == "" || name == "" {
-			return g, fmt.Errorf("gate %q: want EVALUATOR.METRIC, e.g. rubric.completeness", text)
+			return fmt.Errorf("gate %q: want EVALUATOR.METRIC, e.g. rubric.completeness", g.Text)
 		}
 		g.Evaluator, lhs = e, name
 	}
 	if lhs == "" {
-		return g, fmt.Errorf("gate %q: no metric named", text)
+		return fmt.Errorf("gate %q: no metric named", g.Text)
 	}
 	if strings.ContainsAny(lhs+g.Evaluator, "=!<>") || strings.ContainsAny(g.Evaluator, " \t") {
-		return g, fmt.Errorf("gate %q: want METRIC>=NUMBER (or >, <=, <), e.g. rubric.completeness>=4.0", text)
+		return fmt.Errorf("gate %q: want METRIC>=NUMBER (or >, <=, <), e.g. rubric.completeness>=4.0", g.Text)
 	}
 	g.Metric = lhs
-	return g, nil
+	return nil
 }
 
 // parseJudge reads a gate on the judge: what it is of and its figure, off

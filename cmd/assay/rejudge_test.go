@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"assay/runner/llm/llmtest"
+	"assay/store"
+	"assay/tally"
+)
+
+// A run's answers judged again by a stricter judge: the new run names its
+// source, makes the judge calls alone — not one agent call — and its
+// scores are the new judge's; the source is untouched. A judge file with
+// a key that is not a judge's is refused, naming it, and stores nothing.
+func TestRejudgeCallsTheJudgeAlone(t *testing.T) {
+	var agentCalls, judgeCalls atomic.Int64
+	srv := llmtest.New(llmtest.JudgeAndAgent(func(req *llmtest.ChatRequest) llmtest.Reply {
+		judgeCalls.Add(1)
+		score := 4
+		if req.Model == "strict-judge" {
+			score = 2
+		}
+		return rubricScores(req, score)
+	}, func(*llmtest.ChatRequest) llmtest.Reply {
+		agentCalls.Add(1)
+		return llmtest.Reply{Content: "The answer is 4."}
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	var data strings.Builder
+	for i := 1; i <= 5; i++ {
+		fmt.Fprintf(&data, "{\"question\": \"What is %d + %d?\", \"answer\": \"%d\"}\n", i, i, 2*i)
+	}
+	os.WriteFile(filepath.Join(dir, "qa.jsonl"), []byte(data.String()), 0o644)
+	os.WriteFile(filepath.Join(dir, "run.yaml"), fmt.Appendf(nil, `name: first
+dataset: {path: ./qa.jsonl}
+agent: {type: openai, model: agent-model, base_url: %q, api_key_env: REJUDGE_AGENT_KEY}
+judge: {model: kind-judge, base_url: %q}
+conditions: {plain: {}, brief: {system_prompt: "Be brief."}}
+execution: {num_repetitions: 2, max_concurrent: 4}
+`, srv.URL, srv.URL), 0o644)
+	db := filepath.Join(dir, "assay.db")
+	t.Setenv("REJUDGE_AGENT_KEY", "sk-agent")
+	if err := run(context.Background(), []string{"run", "--config", filepath.Join(dir, "run.yaml"), "--db", db, "--quiet"}, io.Discard, io.Discard); err != nil {
+		t.Fatalf("assay run: %v", err)
+	}
+	if agentCalls.Load() != 20 || judgeCalls.Load() != 20 {
+		t.Fatalf("the first run made %d agent and %d judge calls, want 20 and 20", agentCalls.Load(), judgeCalls.Load())
+	}
+	// The agent's key is not needed: no agent is called.
+	t.Setenv("REJUDGE_AGENT_KEY", "")
+	agentCalls.Store(0)
+	judgeCalls.Store(0)
+	os.WriteFile(filepath.Join(dir, "bad.yaml"), fmt.Appendf(nil, "judge: {model: strict-judge, base_url: %q}\nexecution: {num_repetitions: 5}\n", srv.URL), 0o644)
+	err := run(context.Background(), []string{"rejudge", "--run", "1", "--config", filepath.Join(dir, "bad.yaml"), "--db", db}, io.Discard, io.Discard)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "bad.yaml:2: execution: not a judge's key") {
+		t.Fatalf("a judge file setting execution: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "strict.yaml"), fmt.Appendf(nil, "judge: {model: strict-judge, base_url: %q}\n", srv.URL), 0o644)
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"rejudge", "--run", "1", "--config", filepath.Join(dir, "strict.yaml"), "--db", db, "--json"}, &out, io.Discard); err != nil {
+		t.Fatalf("assay rejudge: %v\n%s", err, out.String())
+	}
+	if agentCalls.Load() != 0 || judgeCalls.Load() != 20 {
+		t.Errorf("judging again made %d agent and %d judge calls, want 0 and 20", agentCalls.Load(), judgeCalls.Load())
+	}
+	var got struct {
+		RunID        int64 `json:"run_id"`
+		RejudgedFrom int64 `json:"rejudged_from"`
+		Conditions   []struct {
+			Name    string
+			Results int
+			Metrics []struct {
+				Name string
+				Mean float64
+			}
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if got.RunID != 2 || got.RejudgedFrom != 1 || len(got.Conditions) != 2 {
+		t.Fatalf("assay rejudge --json: %s", out.String())
+	}
+	for _, c := range got.Conditions {
+		if c.Results != 10 {
+			t.Errorf("%s: %d results, want 10", c.Name, c.Results)
+		}
+		for _, m := range c.Metrics {
+			if m.Name == "completeness" && m.Mean != 2 {
+				t.Errorf("%s: completeness %v, want the strict judge's 2", c.Name, m.Mean)
+			}
+		}
+	}
+	d, err := tally.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	before, _ := d.Results(context.Background(), 1)
+	after, _ := d.Results(context.Background(), 2)
+	answers := map[[3]any]string{}
+	for _, r := range before {
+		answers[[3]any{r.SampleRow, r.Condition, r.Repetition}] = r.Response
+		if s := scoreNamed(r, "completeness"); s != 4 {
+			t.Errorf("the source run's score became %v", s)
+		}
+	}
+	for _, r := range after {
+		if answers[[3]any{r.SampleRow, r.Condition, r.Repetition}] != r.Response || r.Response == "" {
+			t.Errorf("run 2's answer to %d/%s/%d is not run 1's", r.SampleRow, r.Condition, r.Repetition)
+		}
+	}
+	if ids, _ := d.RunIDs(context.Background()); len(ids) != 2 {
+		t.Errorf("runs %v stored, want 2 (the refused judge file stores none)", ids)
+	}
+}
+
+func scoreNamed(r store.Result, metric string) float64 {
+	for _, j := range r.Judgements {
+		for _, s := range j.Scores {
+			if s.Metric == metric {
+				return s.Value
+			}
+		}
+	}
+	return -1
+}
