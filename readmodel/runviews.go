@@ -105,6 +105,7 @@ func runFacts(sc *Scope, answered []tally.ModelUse) templates.RunFacts {
 		Imported:         run.Origin == store.OriginEEE,
 		CreatedBy:        run.CreatedBy,
 		SameFamily:       sameFamilyText(report.SameFamilies(cfg)),
+		RejudgedFrom:     run.RejudgedFrom,
 	}
 	f.Batched = batchedText(cfg.Batch)
 	if cfg.Agent.Temperature != nil {

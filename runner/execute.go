@@ -152,6 +152,11 @@ func (m *Manager) ended(ctx context.Context, ex *execution, status store.RunStat
 	case err != nil:
 		status, msg = store.RunFailed, err.Error()
 	}
+	if ex.run.RejudgedFrom != 0 {
+		if _, err := m.db.CarryReviews(context.WithoutCancel(ctx), id); err != nil {
+			m.log.Warn("reviews of the answers judged again not carried", "run_id", id, "error", err)
+		}
+	}
 	return status, m.finish(id, status, ex.secrets.clean(msg))
 }
 

@@ -92,7 +92,7 @@ func (db *DB) SaveReview(ctx context.Context, v *Review) error {
 	} else if err != nil {
 		return fmt.Errorf("save verdict: %w", err)
 	}
-	return nil
+	return db.carryReview(ctx, v.RunID, v.ID)
 }
 
 // nextReviewSeq is the run's (?1) next review number: past every review's

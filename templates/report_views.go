@@ -426,6 +426,7 @@ type ReportOwner struct {
 	Tags, Note  string      // what people said of the run
 	CanEdit     bool        // the user may change them
 	Audit       *AuditStart // the judge audit's form; nil unless the run is over and has a judge
+	Rejudge     string      // the judge keys the form to judge the answers again starts with; "" without the form
 	NewLink     Flash       // a link just made, shown in its section (Place "sharing" or "reviewing")
 }
 

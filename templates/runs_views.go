@@ -99,6 +99,7 @@ type RunFacts struct {
 	Created          string
 	Imported         bool   // from EEE result files: finished and read-only
 	CreatedBy        string // who launched or imported it; "" on an open server
+	RejudgedFrom     int64  // the run whose answers this one judged again; 0 for none
 }
 
 // RunPrice is what a run's model costs, as the run was launched with.

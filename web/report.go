@@ -62,6 +62,7 @@ func (s *Server) runPage(c echo.Context) error {
 	v.Live = live.Polling
 	if v.Audit != nil && owner.CanEdit && sc.Run.Status.Finished() {
 		owner.Audit = &templates.AuditStart{Running: s.runner.Auditing(sc.Run.ID)}
+		owner.Rejudge = judgeKeysOf(sc.Run.Config)
 	}
 	page := templates.RunView{Page: s.reportPage(c, sc, sc.Run.Name), Report: v, Owner: owner, Progress: live}
 	if page.Page.Flash.Place != "" {

@@ -71,6 +71,7 @@ func (s *Server) runRoutes() {
 	e.POST("/runs/:id/cancel", s.cancelRun)
 	e.POST("/runs/:id/retry-errors", s.retryErrors)
 	e.POST("/runs/:id/audit", s.startAudit)
+	e.POST("/runs/:id/rejudge", s.rejudgeForm)
 	e.POST("/runs/:id/notes", s.setRunNotes)
 	e.POST("/runs/:id/resume", s.resumeRun)
 	e.POST("/runs/:id/delete", s.deleteRun)

@@ -57,12 +57,33 @@ execution: {num_repetitions: 2, max_concurrent: 4}
 	if agentCalls.Load() != 20 || judgeCalls.Load() != 20 {
 		t.Fatalf("the first run made %d agent and %d judge calls, want 20 and 20", agentCalls.Load(), judgeCalls.Load())
 	}
+	// A person's review of an answer before it is judged again.
+	d, err := tally.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	before, _ := d.Results(context.Background(), 1)
+	review := func(r store.Result, value float64) {
+		t.Helper()
+		for _, j := range r.Judgements {
+			for _, s := range j.Scores {
+				if s.Metric == "completeness" {
+					if err := d.SaveReview(context.Background(), &store.Review{RunID: 1, ScoreID: s.ID, Reviewer: "ann",
+						Verdict: store.VerdictOverride, JudgeValue: s.Value, Value: value}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+	}
+	review(before[0], 2)
 	// The agent's key is not needed: no agent is called.
 	t.Setenv("REJUDGE_AGENT_KEY", "")
 	agentCalls.Store(0)
 	judgeCalls.Store(0)
 	os.WriteFile(filepath.Join(dir, "bad.yaml"), fmt.Appendf(nil, "judge: {model: strict-judge, base_url: %q}\nexecution: {num_repetitions: 5}\n", srv.URL), 0o644)
-	err := run(context.Background(), []string{"rejudge", "--run", "1", "--config", filepath.Join(dir, "bad.yaml"), "--db", db}, io.Discard, io.Discard)
+	err = run(context.Background(), []string{"rejudge", "--run", "1", "--config", filepath.Join(dir, "bad.yaml"), "--db", db}, io.Discard, io.Discard)
 	var ee *exitError
 	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "bad.yaml:2: execution: not a judge's key") {
 		t.Fatalf("a judge file setting execution: %v", err)
@@ -103,12 +124,6 @@ execution: {num_repetitions: 2, max_concurrent: 4}
 			}
 		}
 	}
-	d, err := tally.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	before, _ := d.Results(context.Background(), 1)
 	after, _ := d.Results(context.Background(), 2)
 	answers := map[[3]any]string{}
 	for _, r := range before {
@@ -121,6 +136,27 @@ execution: {num_repetitions: 2, max_concurrent: 4}
 		if answers[[3]any{r.SampleRow, r.Condition, r.Repetition}] != r.Response || r.Response == "" {
 			t.Errorf("run 2's answer to %d/%s/%d is not run 1's", r.SampleRow, r.Condition, r.Repetition)
 		}
+	}
+	// The review of run 1's answer counts for run 2's judge of it: the
+	// strict judge's 2 agreed with; and one given after, an override of 2 by 1.
+	carried := func() map[float64]string {
+		t.Helper()
+		got := map[float64]string{}
+		list, err := d.ScoreReviews(context.Background(), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range list {
+			got[v.Value] = v.Verdict
+		}
+		return got
+	}
+	if got := carried(); len(got) != 1 || got[2] != store.VerdictAgree {
+		t.Errorf("run 2's reviews %v, want ann's 2 carried from run 1 as agreeing with the strict judge", got)
+	}
+	review(before[1], 1)
+	if got := carried(); len(got) != 2 || got[1] != store.VerdictOverride {
+		t.Errorf("run 2's reviews %v, want ann's later 1 carried too, as an override", got)
 	}
 	if ids, _ := d.RunIDs(context.Background()); len(ids) != 2 {
 		t.Errorf("runs %v stored, want 2 (the refused judge file stores none)", ids)

@@ -1,0 +1,49 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// A review is a person's score of an answer on a metric, whichever judge
+// scored it: a run that judged another's answers again counts the reviews
+// of those answers too. They are carried onto its scores of the same
+// answer (sample, condition, repetition) and metric, as the person's
+// value against the new judge's: agree where the values are equal, an
+// override elsewhere. A reviewer's own verdict on the new run's score is
+// kept over a carried one.
+
+// CarryReviews copies the reviews of a run's source (the run it judged
+// again) onto the run's scores; nothing for a run that made its own
+// answers. It returns how many it copied.
+func (db *DB) CarryReviews(ctx context.Context, runID int64) (int, error) {
+	return db.carry(ctx, `r2.id = ?1`, runID, 0)
+}
+
+// carryReview copies one review of run source onto the runs that judged
+// its answers again.
+func (db *DB) carryReview(ctx context.Context, source, reviewID int64) error {
+	_, err := db.carry(ctx, `r2.rejudged_from = ?1`, source, reviewID)
+	return err
+}
+
+// carry copies reviews onto the runs that where picks (?1 its argument),
+// from their sources: the review numbered reviewID, or every one (0).
+func (db *DB) carry(ctx context.Context, where string, arg, reviewID int64) (int, error) {
+	res, err := db.write.ExecContext(ctx, `INSERT INTO reviews (run_id, score_id, reviewer, verdict, judge_value, value, note, link, created_at,
+			evaluator, metric, condition, sample_id, repetition, seq)
+		SELECT r2.id, s.id, rv.reviewer, CASE WHEN s.value = rv.value THEN 'agree' ELSE 'override' END, s.value, rv.value, rv.note,
+			rv.link, rv.created_at, rv.evaluator, rv.metric, rv.condition, rv.sample_id, rv.repetition,
+			(SELECT coalesce(max(seq), 0) + 1 FROM reviews WHERE run_id = r2.id)
+		FROM runs r2 JOIN reviews rv ON rv.run_id = r2.rejudged_from
+		JOIN results res ON res.run_id = r2.id AND res.sample_id = rv.sample_id AND res.condition = rv.condition AND res.repetition = rv.repetition
+		JOIN judgements j ON j.result_id = res.id AND j.evaluator = rv.evaluator
+		JOIN scores s ON s.judgement_id = j.id AND s.metric = rv.metric
+		WHERE `+where+` AND (?2 = 0 OR rv.id = ?2)
+		ON CONFLICT (score_id, reviewer) DO NOTHING`, arg, reviewID)
+	if err != nil {
+		return 0, fmt.Errorf("carry reviews: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
