@@ -84,7 +84,9 @@ func (r *Report) ReviewDesign() *ReviewDesign {
 		for i, id := range ids {
 			values[i] = spread[id]
 		}
-		d := &ReviewDesign{run: r.Run.ID, weights: make(map[int64]float64, len(ids))}
+		// A run judging another's answers again draws them as its source
+		// does: reviews made in the source's random order count for it.
+		d := &ReviewDesign{run: cmp.Or(r.Run.RejudgedFrom, r.Run.ID), weights: make(map[int64]float64, len(ids))}
 		for i, w := range stats.ReviewWeights(values) {
 			d.weights[ids[i]] = w
 		}

@@ -3,6 +3,7 @@ package web_test
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -21,12 +22,25 @@ func TestJudgeTheAnswersAgainFromTheAPIAndTheReport(t *testing.T) {
 		agentCalls.Add(1)
 		return llmtest.Reply{Content: "An answer."}
 	}))
-	ds := f.qaDataset(4)
+	ds := f.qaDataset(12)
 	f.conditions("baseline")
 	id := f.launchRun(ds, []string{"baseline"}, map[string]any{"agent": map[string]any{"type": "openai", "model": "agent-model", "base_url": f.fake.URL},
 		"judge": map[string]any{"model": "lenient-model", "base_url": f.fake.URL}, "execution": map[string]any{"num_repetitions": 1}})
-	if agentCalls.Load() != 4 {
-		t.Fatalf("the run made %d agent calls, want 4", agentCalls.Load())
+	if agentCalls.Load() != 12 {
+		t.Fatalf("the run made %d agent calls, want 12", agentCalls.Load())
+	}
+	// A person reviews the completeness of 10 samples of 12, in the review order.
+	var next struct {
+		Answers []struct {
+			ScoreID int64 `json:"score_id"`
+			Metric  string
+		}
+	}
+	f.getJSON(fmt.Sprintf("/api/runs/%d/review-next?n=30", id), &next)
+	for _, a := range next.Answers {
+		if a.Metric == "completeness" {
+			api(t, f.browser, "POST", fmt.Sprintf("/api/runs/%d/reviews", id), "", map[string]any{"score_id": a.ScoreID, "verdict": "override", "value": 2, "reviewer": "ann"})
+		}
 	}
 	code, body := api(t, f.browser, "POST", fmt.Sprintf("/api/runs/%d/rejudge", id), "", map[string]any{"evaluators": []string{"rubric"}, "agent": map[string]any{}})
 	if code != 422 || !strings.Contains(body, "agent: not a judge's key") {
@@ -40,13 +54,38 @@ func TestJudgeTheAnswersAgainFromTheAPIAndTheReport(t *testing.T) {
 		t.Fatalf("rejudge: %d %s", code, body)
 	}
 	f.waitFor(made.RunID, store.RunCompleted)
-	var sum struct {
+	type summary struct {
 		RejudgedFrom int64 `json:"rejudged_from"`
 		Results      int   `json:"results"`
+		Conditions   []struct {
+			Metrics []struct {
+				Name string
+				Mean float64
+				PPI  *struct{ Mean float64 } `json:"ppi"`
+			}
+		}
 	}
-	f.getJSON(fmt.Sprintf("/api/runs/%d", made.RunID), &sum)
-	if sum.RejudgedFrom != id || sum.Results != 4 || agentCalls.Load() != 4 {
-		t.Errorf("the run judging again: %+v, %d agent calls in all; want rejudged from %d, 4 results, still 4 calls", sum, agentCalls.Load(), id)
+	corrected := func(s summary) (judged, ppi float64) {
+		for _, m := range s.Conditions[0].Metrics {
+			if m.Name == "completeness" && m.PPI != nil {
+				return m.Mean, m.PPI.Mean
+			}
+		}
+		t.Fatalf("no corrected completeness: %+v", s)
+		return 0, 0
+	}
+	var first, again summary
+	f.getJSON(fmt.Sprintf("/api/runs/%d", id), &first)
+	f.getJSON(fmt.Sprintf("/api/runs/%d", made.RunID), &again)
+	if again.RejudgedFrom != id || again.Results != 12 || agentCalls.Load() != 12 {
+		t.Errorf("the run judging again: rejudged from %d, %d results, %d agent calls in all; want %d, 12, still 12", again.RejudgedFrom, again.Results, agentCalls.Load(), id)
+	}
+	// Two judges of the same answers, the same people's reviews carried
+	// over: their means differ, their corrected means are the people's.
+	j1, p1 := corrected(first)
+	j2, p2 := corrected(again)
+	if j1 == j2 || math.Abs(p1-2) > 1e-9 || math.Abs(p2-2) > 1e-9 {
+		t.Errorf("completeness judged %v and %v, corrected %v and %v; want two judges' means and both corrected to 2", j1, j2, p1, p2)
 	}
 	_, doc := f.get(fmt.Sprintf("/runs/%d", made.RunID))
 	if got := doc.Find("#run-rejudged").Text(); !strings.Contains(got, fmt.Sprintf("run %d", id)) || !strings.Contains(got, "no agent was called") {
