@@ -116,6 +116,15 @@ func (r *Viewed) Page(ctx context.Context, db *store.DB, q Query, static bool, n
 	if len(report.RunModels(r.Run)) >= 2 && !static && r.Scope.ReviewLink == nil {
 		v.RoutingURL = r.Scope.Base + "/routing"
 	}
+	if !static && !r.Scope.Shared {
+		alike, err := db.JudgedAlike(ctx, r.Run.ID)
+		if err != nil {
+			return v, err
+		}
+		if len(alike) > 1 {
+			v.JudgesURL = r.Scope.Base + "/judges"
+		}
+	}
 	if v.Variance != nil && !static {
 		for _, j := range v.Variance.PanelJudges {
 			q2 := q

@@ -375,3 +375,33 @@ func (d *ReviewDesign) samples() []int64 {
 	slices.Sort(rows)
 	return rows
 }
+
+// Answer names one answer's scores on a metric: a sample's repetition
+// under a condition.
+type Answer struct {
+	Metric    int // its place in the report's metrics
+	Condition string
+	Sample    int64
+	Rep       int32
+}
+
+// AnswerMeans is each answer's mean score on each metric, its panel's
+// combined as the report combines them.
+func (r *Report) AnswerMeans() map[Answer]float64 {
+	out := map[Answer]float64{}
+	for mi := range r.Metrics {
+		for _, c := range r.Conditions {
+			for _, g := range r.Samples(mi, c) {
+				values, start := g.Values(), 0
+				for i := 1; i <= len(values); i++ {
+					if i < len(values) && g.rep(i) == g.rep(i-1) {
+						continue
+					}
+					out[Answer{mi, c, g.SampleRow, g.rep(start)}] = Mean(values[start:i])
+					start = i
+				}
+			}
+		}
+	}
+	return out
+}

@@ -76,6 +76,7 @@ type Agreement struct {
 	Exact      float64    `json:"exact"`      // share where the judge and the human agree exactly
 	Within1    *float64   `json:"within1"`    // share within one point (1–5 scales only)
 	MAD        float64    `json:"mad"`        // mean absolute difference
+	MADCI95    [2]float64 `json:"mad_ci95"`   // its 95% interval over the scores reviewed
 	JudgeMean  float64    `json:"judge_mean"` // over the reviewed scores
 	HumanMean  float64    `json:"human_mean"`
 	Kappa      *float64   `json:"kappa"` // quadratic-weighted Cohen's kappa; nil when undefined or under MinKappaReviews
@@ -247,6 +248,7 @@ func agreement(m Metric, last map[int64]store.Review, judge map[int64]reviewedSc
 	}
 	n := float64(a.Reviewed)
 	a.Exact, a.MAD = float64(exact)/n, absSum/n
+	a.MADCI95 = madInterval(js, hs)
 	if m.Scale == config.ScaleLikert {
 		w := float64(within) / n
 		a.Within1 = &w
@@ -265,4 +267,15 @@ func agreement(m Metric, last map[int64]store.Review, judge map[int64]reviewedSc
 		}
 	}
 	return a, true
+}
+
+// madInterval is the 95% interval of the mean absolute difference of the
+// judge's and people's values, each reviewed score one observation.
+func madInterval(js, hs []float64) [2]float64 {
+	groups := make([][]float64, len(js))
+	for i := range js {
+		groups[i] = []float64{math.Abs(js[i] - hs[i])}
+	}
+	c := stats.Clustered(groups)
+	return [2]float64{max(c.CILo, 0), c.CIHi}
 }

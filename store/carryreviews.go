@@ -47,3 +47,36 @@ func (db *DB) carry(ctx context.Context, where string, arg, reviewID int64) (int
 	n, _ := res.RowsAffected()
 	return int(n), nil
 }
+
+// JudgedAlike lists the runs that judged the same answers as run id: the
+// run whose answers they are and every run that judged them again, in id
+// order.
+func (db *DB) JudgedAlike(ctx context.Context, id int64) ([]int64, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT r.id FROM runs r, runs me WHERE me.id = ?1
+		AND (r.id = coalesce(me.rejudged_from, me.id) OR r.rejudged_from = coalesce(me.rejudged_from, me.id))
+		AND r.status NOT IN `+HiddenRuns+` ORDER BY r.id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("runs judging the same answers: %w", err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var r int64
+		if err := rows.Scan(&r); err != nil {
+			return nil, fmt.Errorf("runs judging the same answers: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// JudgeCost is what a run's judge calls cost, and how many judgements
+// were made without error.
+func (db *DB) JudgeCost(ctx context.Context, runID int64) (usd float64, judgements int, err error) {
+	err = db.read.QueryRowContext(ctx, `SELECT coalesce(sum(cost_usd), 0), count(*) FROM judgements WHERE run_id = ? AND error = ''`, runID).
+		Scan(&usd, &judgements)
+	if err != nil {
+		return 0, 0, fmt.Errorf("judge cost: %w", err)
+	}
+	return usd, judgements, nil
+}

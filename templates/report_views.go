@@ -33,6 +33,9 @@ type ReportView struct {
 	OneJudge *OneJudgeView
 	// RoutingURL leads to the Routing page of a run over several models; "" otherwise.
 	RoutingURL string
+	// JudgesURL leads to the judges of the run's answers side by side,
+	// where another run judged them again; "" otherwise.
+	JudgesURL string
 	// Routing is the replay with the default settings, in the exported file
 	// of a finished run over several models.
 	Routing *RoutingView
@@ -574,4 +577,41 @@ func summaryColumns(s ReportSummary) int {
 		return 3
 	}
 	return 5
+}
+
+// JudgesView sets side by side the runs that judged the same answers.
+type JudgesView struct {
+	Reviewed bool // somebody reviewed some of the answers: the columns against people are shown
+	Metrics  []string
+	Rows     []JudgeRunRow
+	Differ   []DisagreeRow // the answers where the judges differ most
+}
+
+// JudgeRunRow is one run's judge and its figures.
+type JudgeRunRow struct {
+	RunID        int64
+	Name, Judge  string
+	Source       bool // the run that made the answers
+	Evaluators   []string
+	Cells        []JudgeCell // by metric, as JudgesView.Metrics
+	PerJudgement string      // what a judgement cost; "—" unpriced
+	Audit        []string    // the latest audit's lines
+}
+
+// JudgeCell is a judge's figures on one metric.
+type JudgeCell struct {
+	Mean, Corrected string // over conditions; Corrected "" where reviews do not correct every condition's
+	Reviewed        int
+	Kappa, Alpha    string
+	MAE             string // with its 95% CI
+}
+
+// DisagreeRow is an answer the judges scored differently.
+type DisagreeRow struct {
+	Metric, Condition string
+	Sample            int64  // its row
+	SampleID          string // the dataset's own id
+	Repetition        int
+	URL               string
+	Scores            []string // by run, as JudgesView.Rows
 }

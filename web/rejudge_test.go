@@ -100,4 +100,25 @@ func TestJudgeTheAnswersAgainFromTheAPIAndTheReport(t *testing.T) {
 	if got := doc.Find("#run-rejudged").Text(); !strings.Contains(got, fmt.Sprintf("run %d", id)) {
 		t.Errorf("the form led to a page that says %q of its answers", got)
 	}
+	// The judges of the same answers, side by side, from the source's report.
+	_, doc = f.get(fmt.Sprintf("/runs/%d", id))
+	link, _ := doc.Find("#judges-link").Attr("href")
+	if link != fmt.Sprintf("/runs/%d/judges", id) {
+		t.Fatalf("the report links the judges page at %q", link)
+	}
+	_, doc = f.get(link)
+	rows := doc.Find("#judges tbody tr")
+	if rows.Length() != 3 || !strings.Contains(rows.First().Text(), "made the answers") ||
+		!strings.Contains(rows.First().Text(), "lenient-model") || !strings.Contains(rows.Last().Text(), "strict-model") {
+		t.Errorf("the judges page lists %d runs: %q", rows.Length(), rows.Text())
+	}
+	// The source's row carries its agreement with the reviews; the two
+	// strict judges differ from the lenient one on the answers listed.
+	if first := rows.First().Text(); !strings.Contains(first, "10") {
+		t.Errorf("the source's row does not say how many scores people reviewed: %q", first)
+	}
+	differ := doc.Find("#judges-differ tbody tr")
+	if differ.Length() == 0 || differ.First().Find("td.num").Length() != 3 {
+		t.Errorf("where the judges differ: %d rows, %q", differ.Length(), differ.First().Text())
+	}
 }

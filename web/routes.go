@@ -81,6 +81,7 @@ func (s *Server) runRoutes() {
 	e.POST("/runs/:id/review-links/:token/revoke", s.revokeReviewLinkForm)
 	e.GET("/runs/:id/samples", s.samplesPage)
 	e.GET("/runs/:id/routing", s.routingPage)
+	e.GET("/runs/:id/judges", s.judgesPage)
 	e.GET("/runs/:id/samples/:sample", s.samplePage)
 	e.GET("/runs/:id/report", s.reportFragment)
 	e.POST("/runs/:id/shares", s.createShare)

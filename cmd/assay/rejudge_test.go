@@ -24,18 +24,7 @@ import (
 // a key that is not a judge's is refused, naming it, and stores nothing.
 func TestRejudgeCallsTheJudgeAlone(t *testing.T) {
 	var agentCalls, judgeCalls atomic.Int64
-	srv := llmtest.New(llmtest.JudgeAndAgent(func(req *llmtest.ChatRequest) llmtest.Reply {
-		judgeCalls.Add(1)
-		score := 4
-		if req.Model == "strict-judge" {
-			score = 2
-		}
-		return rubricScores(req, score)
-	}, func(*llmtest.ChatRequest) llmtest.Reply {
-		agentCalls.Add(1)
-		return llmtest.Reply{Content: "The answer is 4."}
-	}))
-	t.Cleanup(srv.Close)
+	srv := strictAndKindJudges(t, &agentCalls, &judgeCalls)
 	dir := t.TempDir()
 	var data strings.Builder
 	for i := 1; i <= 5; i++ {
@@ -172,4 +161,22 @@ func scoreNamed(r store.Result, metric string) float64 {
 		}
 	}
 	return -1
+}
+
+// strictAndKindJudges is a fake model: an agent that answers "The answer
+// is 4." and judges that score every metric 4, or 2 as strict-judge.
+func strictAndKindJudges(t *testing.T, agentCalls, judgeCalls *atomic.Int64) *llmtest.Server {
+	srv := llmtest.New(llmtest.JudgeAndAgent(func(req *llmtest.ChatRequest) llmtest.Reply {
+		judgeCalls.Add(1)
+		score := 4
+		if req.Model == "strict-judge" {
+			score = 2
+		}
+		return rubricScores(req, score)
+	}, func(*llmtest.ChatRequest) llmtest.Reply {
+		agentCalls.Add(1)
+		return llmtest.Reply{Content: "The answer is 4."}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }
