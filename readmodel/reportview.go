@@ -161,6 +161,13 @@ func (r *Viewed) pairedView(ctx context.Context, db *store.DB, p *templates.Pair
 		}
 	}
 	p.Rows = PairedRows(r.Compare(p.A, p.B), delta, hasDelta)
+	for i := range p.Rows {
+		mi := r.MetricIndex(p.Rows[i].Metric.Evaluator, p.Rows[i].Metric.Name)
+		if c := r.CorrectedDiff(mi, p.A, p.B); c != nil {
+			d := p.Rows[i].Metric.Digits
+			p.Rows[i].Corrected = fmt.Sprintf("%s [%s, %s]", templates.Signed(c.Mean, d), templates.Signed(c.CI95[0], d), templates.Signed(c.CI95[1], d))
+		}
+	}
 	for _, m := range r.Metrics {
 		p.Metrics = append(p.Metrics, MetricHead(m))
 	}

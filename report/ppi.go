@@ -202,10 +202,16 @@ func ppiSamples(groups []SampleScores, people map[answerKey]float64) []ppiSample
 }
 
 // correctedMean is the prediction-powered mean of a metric under a
-// condition: from the review order whose first samples, each reviewed
-// whole, hold more answers; nil under MinPPIReviews of them.
-func (r *Report) correctedMean(mi int, condition string, m *tally.MetricScores, last map[int64]store.Review) *PPI {
-	samples := ppiSamples(r.Samples(mi, condition), peopleSay(m, last))
+// condition; nil under MinPPIReviews answers reviewed.
+func (r *Report) correctedMean(mi int, samples []ppiSample) *PPI {
+	lo, hi := r.Metrics[mi].Scale.Bounds()
+	return r.ReviewDesign().estimate(samples, lo, hi)
+}
+
+// estimate is the prediction-powered mean over samples, its interval
+// clipped to [lo, hi]: from the review order whose first samples, each
+// reviewed whole, hold more answers; nil under MinPPIReviews of them.
+func (d *ReviewDesign) estimate(samples []ppiSample, lo, hi float64) *PPI {
 	rows := make([]int64, len(samples))
 	at := make(map[int64]int, len(samples)) // a sample's place in samples
 	answers, reviewed := 0, 0
@@ -217,7 +223,6 @@ func (r *Report) correctedMean(mi int, condition string, m *tally.MetricScores, 
 	if reviewed < MinPPIReviews {
 		return nil
 	}
-	d := r.ReviewDesign()
 	var best *PPI
 	for _, order := range []string{OrderRandom, OrderActive} {
 		sorted := slices.Clone(rows)
@@ -246,31 +251,62 @@ func (r *Report) correctedMean(mi int, condition string, m *tally.MetricScores, 
 			units[i].Reviewed, units[i].Residual, units[i].P = true, samples[i].residual, p[row]
 		}
 		est := stats.PPIMean(units)
-		lo, hi := r.Metrics[mi].Scale.Bounds()
 		best = &PPI{Mean: est.Mean, CI95: [2]float64{max(est.Lo, lo), min(est.Hi, hi)}, Reviewed: used, Of: answers,
 			Shift: est.Mean - judgeMean, Order: order, NotUsed: reviewed - used}
 	}
 	return best
 }
 
-// correctedMeans are the corrected means of every metric under every
-// condition with enough answers reviewed. scores are as judged.
-func (r *Report) correctedMeans(scores []tally.MetricScores, last map[int64]store.Review) map[MetricCondition]*PPI {
-	if len(last) < MinPPIReviews {
+// CorrectedDiff is B − A on metric mi corrected by reviews, paired by
+// sample: over the samples both conditions answered, a sample counting as
+// reviewed when both its conditions' answers were, whole; nil under
+// MinPPIReviews answers reviewed so.
+func (r *Report) CorrectedDiff(mi int, a, b string) *PPI {
+	if r.Reviews == nil || r.Reviews.people == nil {
 		return nil
 	}
-	out := map[MetricCondition]*PPI{}
+	sa := ppiSamples(r.Samples(mi, a), r.Reviews.people[MetricCondition{mi, a}])
+	sb := ppiSamples(r.Samples(mi, b), r.Reviews.people[MetricCondition{mi, b}])
+	byRow := make(map[int64]ppiSample, len(sa))
+	for _, s := range sa {
+		byRow[s.row] = s
+	}
+	var paired []ppiSample
+	for _, y := range sb {
+		x, ok := byRow[y.row]
+		if !ok {
+			continue
+		}
+		d := ppiSample{row: y.row, judge: y.judge - x.judge, answers: x.answers + y.answers}
+		if x.reviewed == x.answers && y.reviewed == y.answers {
+			d.reviewed, d.residual = d.answers, y.residual-x.residual
+		}
+		paired = append(paired, d)
+	}
+	lo, hi := r.Metrics[mi].Scale.Bounds()
+	return r.ReviewDesign().estimate(paired, lo-hi, hi-lo)
+}
+
+// correctedMeans are the corrected means of every metric under every
+// condition with enough answers reviewed. scores are as judged.
+func (r *Report) correctedMeans(scores []tally.MetricScores, last map[int64]store.Review) (map[MetricCondition]*PPI, map[MetricCondition]map[answerKey]float64) {
+	if len(last) < MinPPIReviews {
+		return nil, nil
+	}
+	out, people := map[MetricCondition]*PPI{}, map[MetricCondition]map[answerKey]float64{}
 	for k := range scores {
 		m := &scores[k]
 		mi := r.MetricIndex(m.Evaluator, m.Metric)
 		if mi < 0 {
 			continue
 		}
-		if p := r.correctedMean(mi, m.Condition, m, last); p != nil {
+		said := peopleSay(m, last)
+		people[MetricCondition{mi, m.Condition}] = said
+		if p := r.correctedMean(mi, ppiSamples(r.Samples(mi, m.Condition), said)); p != nil {
 			out[MetricCondition{mi, m.Condition}] = p
 		}
 	}
-	return out
+	return out, people
 }
 
 // withCorrected is the summary with each metric's corrected mean: a copy

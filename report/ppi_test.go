@@ -134,3 +134,47 @@ func TestReviewsInTheRandomOrderCorrectTheMean(t *testing.T) {
 		t.Error("the report read before the reviews changed")
 	}
 }
+
+// B − A corrected by reviews: the judge gives a 3 and b 4 on every answer,
+// people give both 3. Reviewed whole, the paired difference the judge saw
+// (+1) is corrected to none.
+func TestReviewsCorrectTheDifferenceBetweenConditions(t *testing.T) {
+	ctx := context.Background()
+	db, runID := handRun(t, func(_ int, cond string, _ int) (float64, float64) {
+		if cond == "b" {
+			return 1, 4
+		}
+		return 1, 3
+	})
+	results, err := db.Results(ctx, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		for _, j := range r.Judgements {
+			for _, s := range j.Scores {
+				if s.Metric == "completeness" {
+					if err := db.SaveReview(ctx, &store.Review{RunID: runID, ScoreID: s.ID, Reviewer: "ann", Verdict: store.VerdictOverride,
+						JudgeValue: s.Value, Value: 3}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+	}
+	r, err := report.Load(ctx, db, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mi := r.MetricIndex("rubric", "completeness")
+	if d := r.Compare("a", "b")[mi].MeanDiff; d != 1 {
+		t.Fatalf("the judge's B − A is %v, want 1", d)
+	}
+	c := r.CorrectedDiff(mi, "a", "b")
+	if c == nil || math.Abs(c.Mean) > 1e-9 || c.Reviewed != 12 || c.Of != 12 {
+		t.Fatalf("B − A corrected by reviews: %+v, want 0 from 12 of 12 answers", c)
+	}
+	if r.CorrectedDiff(r.MetricIndex("rubric", "factual_adherence"), "a", "b") != nil {
+		t.Error("a metric nobody reviewed has a corrected difference")
+	}
+}

@@ -45,6 +45,9 @@ type Reviews struct {
 	// Corrected are the means corrected by reviews, by metric (its place in
 	// the report's order) and condition; absent under MinPPIReviews.
 	Corrected map[MetricCondition]*PPI
+	// people are people's value of each answer reviewed, by metric and
+	// condition: what corrected differences are computed from.
+	people map[MetricCondition]map[answerKey]float64
 }
 
 // MetricCondition names a metric (by its place in the report's order)
@@ -190,7 +193,7 @@ func (r *Report) reviews(scores []tally.MetricScores, verdicts []store.Review) *
 		wg.Go(func() { agreements[i], found[i] = agreement(m, last, judge, byScore) })
 	}
 	wg.Wait()
-	out.Corrected = r.correctedMeans(scores, last)
+	out.Corrected, out.people = r.correctedMeans(scores, last)
 	out.JudgeErrors = r.judgeErrors(scores, last)
 	out.SelfByReviews = r.selfPreferenceByReviews(scores, last)
 	for i, a := range agreements {

@@ -352,6 +352,9 @@ type PairedRow struct {
 	N      int
 	MDD    float64 // the smallest true difference these samples detect (α = 0.05, power 80%)
 	Needed string  // the samples needed to detect the difference typed; "" when none was
+	// Corrected is B − A corrected by people's reviews, with its 95%
+	// interval; "" where too few answers of both were reviewed.
+	Corrected string
 }
 
 // Direction says whether the interval excludes zero: "better", "worse" or "".
@@ -614,4 +617,14 @@ type DisagreeRow struct {
 	Repetition        int
 	URL               string
 	Scores            []string // by run, as JudgesView.Rows
+}
+
+// correctedAny reports whether any row has a difference corrected by reviews.
+func correctedAny(rows []PairedRow) bool {
+	for _, r := range rows {
+		if r.Corrected != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -108,3 +108,36 @@ func mustResults(t *testing.T, db *store.DB, runID int64) []store.Result {
 	}
 	return results
 }
+
+// The paired comparison gives B − A corrected by reviews beside the
+// judge's: a judge a point kinder to b than people are.
+func TestThePairedComparisonIsCorrectedByReviews(t *testing.T) {
+	b, db := newServer(t, web.Config{})
+	var rows []map[string]any
+	for i := range 6 {
+		rows = append(rows, map[string]any{"id": fmt.Sprintf("q%d", i), "question": fmt.Sprintf("Q%d?", i), "answer": "A."})
+	}
+	sr := storeRun(t, db, "qa.jsonl", jsonl(rows...), []string{"a", "b"}, 1, func(s store.Sample, c string, _ int) store.Result {
+		v := float64(2 + s.Ordinal%2)
+		if c == "b" {
+			v++
+		}
+		return store.Result{Response: "x", Judgements: []store.Judgement{{Evaluator: "rubric",
+			Scores: []store.Score{{Metric: "completeness", Value: v}}}}}
+	})
+	for _, r := range mustResults(t, db, sr.Run.ID) {
+		s := r.Judgements[0].Scores[0]
+		person := s.Value
+		if r.Condition == "b" {
+			person--
+		}
+		if code, body := api(t, b, "POST", fmt.Sprintf("/api/runs/%d/reviews", sr.Run.ID), "", map[string]any{"score_id": s.ID,
+			"verdict": "override", "value": person, "reviewer": "ann"}); code != 201 {
+			t.Fatalf("review: %d %s", code, body)
+		}
+	}
+	_, doc := b.get(fmt.Sprintf("/runs/%d?a=a&b=b", sr.Run.ID))
+	if got := strings.TrimSpace(doc.Find("#paired-table td.corrected").First().Text()); !strings.HasPrefix(got, "+0.00") {
+		t.Errorf("B − A corrected by reviews: %q, want +0.00 (the judge says +1.00)", got)
+	}
+}
