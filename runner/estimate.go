@@ -22,6 +22,25 @@ type Estimate struct {
 	// them, as the run is set to go.
 	LiveUSD, BatchUSD float64
 	Unpriced          []string // models the run would call that have no price: their calls count as free
+	// agentUSD, agentIn and agentOut are the agent's part of the figures.
+	agentUSD         float64
+	agentIn, agentOut int
+}
+
+// EstimateJudging is EstimateEach for a run that judges answers already
+// made: its judge calls alone.
+func EstimateJudging(cfg *config.Config, kind assay.Kind, samples iter.Seq[*store.Sample], conditions []assay.Condition, prices map[string]config.Price) Estimate {
+	e := EstimateEach(cfg, kind, samples, conditions, prices)
+	e.LiveUSD -= e.agentUSD
+	e.BatchUSD -= e.agentUSD
+	e.CostUSD -= e.agentUSD
+	e.TokensIn -= e.agentIn
+	e.TokensOut -= e.agentOut
+	e.AgentCalls, e.agentUSD, e.agentIn, e.agentOut = 0, 0, 0, 0
+	e.Unpriced = slices.DeleteFunc(e.Unpriced, func(m string) bool {
+		return !slices.ContainsFunc(cfg.Panel(), func(j config.Judge) bool { return judgeModel(j) == m })
+	})
+	return e
 }
 
 // The guesses an estimate rests on.
@@ -103,7 +122,9 @@ func EstimateEach(cfg *config.Config, kind assay.Kind, samples iter.Seq[*store.S
 		agent, _ := e.price(prices, model, e.AgentCalls/n, agentIn/n, agentOut/n)
 		e.LiveUSD += agent
 		e.BatchUSD += agent
+		e.agentUSD += agent
 	}
+	e.agentIn, e.agentOut = agentIn, agentOut
 	// The judge calls are the panel's in equal shares.
 	for _, j := range panel {
 		n := len(panel)

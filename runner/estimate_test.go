@@ -126,3 +126,28 @@ func TestEstimateRunTokensFollowTheInput(t *testing.T) {
 		t.Errorf("max_tokens 10 should shorten the answer: %d vs %d tokens out", capped.TokensOut, short.TokensOut)
 	}
 }
+
+// Judging answers already made costs the judge calls alone: the same judge
+// calls and tokens as the whole run's, none of the agent's, and the agent
+// unpriced is no matter.
+func TestEstimateJudgingCountsTheJudgeAlone(t *testing.T) {
+	conds := []assay.Condition{{Name: "baseline"}, {Name: "docs"}}
+	same := config.Price{InputPerMTok: 2, OutputPerMTok: 8}
+	whole := runner.EstimateRun(estimateConfig(nil), assay.KindQA, estimateSamples(10), conds, map[string]config.Price{"judge-model": same})
+	judging := runner.EstimateJudging(estimateConfig(nil), assay.KindQA, func(yield func(*store.Sample) bool) {
+		for _, s := range estimateSamples(10) {
+			if !yield(&s) {
+				return
+			}
+		}
+	}, conds, map[string]config.Price{"judge-model": same})
+	if judging.AgentCalls != 0 || judging.JudgeCalls != whole.JudgeCalls || judging.JudgeCalls == 0 {
+		t.Errorf("judging again: %d agent and %d judge calls, want 0 and %d", judging.AgentCalls, judging.JudgeCalls, whole.JudgeCalls)
+	}
+	if math.Abs(judging.CostUSD-whole.CostUSD) > 1e-12 || judging.CostUSD <= 0 || len(judging.Unpriced) != 0 {
+		t.Errorf("judging again costs %v (unpriced %v), want the judge's %v with nothing unpriced", judging.CostUSD, judging.Unpriced, whole.CostUSD)
+	}
+	if judging.TokensIn >= whole.TokensIn {
+		t.Errorf("judging again reads %d tokens, the whole run %d: the agent's are left out", judging.TokensIn, whole.TokensIn)
+	}
+}

@@ -199,7 +199,11 @@ func (ex *execution) workersFor(ctx context.Context) (*workers, []task, error) {
 	w.finished = make(chan struct{}, 1)
 	if ex.run.BudgetUSD > 0 && ex.run.TotalTasks > 0 {
 		var err error
-		e := EstimateEach(ex.spec, ex.dataset.Kind, ex.m.db.AllSamples(ctx, ex.dataset.ID, &err), ex.run.Conditions, ex.prices)
+		estimate := EstimateEach
+		if ex.run.RejudgedFrom != 0 {
+			estimate = EstimateJudging // its answers are made
+		}
+		e := estimate(ex.spec, ex.dataset.Kind, ex.m.db.AllSamples(ctx, ex.dataset.ID, &err), ex.run.Conditions, ex.prices)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -19,25 +19,55 @@ import (
 // takes its answer from the source run (an answer that failed there fails
 // alike) and makes only the judge calls. It does not start the run.
 func (m *Manager) Rejudge(ctx context.Context, sourceID int64, judge *config.Config, keys []string) (*store.Run, error) {
-	src, err := m.db.Run(ctx, sourceID)
+	src, cfg, err := m.rejudgeConfig(ctx, sourceID, judge, keys)
 	if err != nil {
 		return nil, err
 	}
+	return m.create(ctx, cfg, src.DatasetID, src.Conditions, sourceID)
+}
+
+// RejudgeEstimate forecasts the judge calls and cost of judging a run's
+// answers again (Rejudge), storing nothing.
+func (m *Manager) RejudgeEstimate(ctx context.Context, sourceID int64, judge *config.Config, keys []string) (Estimate, error) {
+	src, cfg, err := m.rejudgeConfig(ctx, sourceID, judge, keys)
+	if err != nil {
+		return Estimate{}, err
+	}
+	ds, err := m.db.Dataset(ctx, src.DatasetID)
+	if err != nil {
+		return Estimate{}, err
+	}
+	stored, err := m.db.Prices(ctx)
+	if err != nil {
+		return Estimate{}, err
+	}
+	var readErr error
+	e := EstimateJudging(cfg, ds.Kind, m.db.AllSamples(ctx, ds.ID, &readErr), src.Conditions, PriceTable(stored, cfg.Prices))
+	return e, readErr
+}
+
+// rejudgeConfig is the finished source run and the config of a run
+// judging its answers again with the judge file's keys.
+func (m *Manager) rejudgeConfig(ctx context.Context, sourceID int64, judge *config.Config, keys []string) (*store.Run, *config.Config, error) {
+	src, err := m.db.Run(ctx, sourceID)
+	if err != nil {
+		return nil, nil, err
+	}
 	if !src.Status.Finished() {
-		return nil, assay.Errorf(assay.ECONFLICT, "Run %d is %s: its answers can be judged again once it is over.", sourceID, src.Status)
+		return nil, nil, assay.Errorf(assay.ECONFLICT, "Run %d is %s: its answers can be judged again once it is over.", sourceID, src.Status)
 	}
 	if len(keys) == 0 {
-		return nil, assay.Errorf(assay.EINVALID, "The judge file sets none of %s.", strings.Join(config.JudgeKeys, ", "))
+		return nil, nil, assay.Errorf(assay.EINVALID, "The judge file sets none of %s.", strings.Join(config.JudgeKeys, ", "))
 	}
 	cfg, err := src.Config.WithJudge(judge, keys)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg.Name = src.Name + " judged again"
 	if !slices.ContainsFunc(cfg.EvaluatorsFor(m.kindOf(ctx, src)), config.Evaluator.UsesJudge) && len(cfg.Assertions) == 0 {
-		return nil, assay.Errorf(assay.EINVALID, "The run's evaluators call no judge: judging its answers again would change nothing.")
+		return nil, nil, assay.Errorf(assay.EINVALID, "The run's evaluators call no judge: judging its answers again would change nothing.")
 	}
-	return m.create(ctx, cfg, src.DatasetID, src.Conditions, sourceID)
+	return src, cfg, nil
 }
 
 // kindOf is the kind of a run's dataset; "" when it cannot be read.

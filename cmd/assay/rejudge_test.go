@@ -79,6 +79,17 @@ execution: {num_repetitions: 2, max_concurrent: 4}
 	}
 	os.WriteFile(filepath.Join(dir, "strict.yaml"), fmt.Appendf(nil, "judge: {model: strict-judge, base_url: %q}\n", srv.URL), 0o644)
 	var out bytes.Buffer
+	if err := run(context.Background(), []string{"rejudge", "--run", "1", "--config", filepath.Join(dir, "strict.yaml"), "--db", db, "--estimate", "--json"}, &out, io.Discard); err != nil {
+		t.Fatalf("assay rejudge --estimate: %v", err)
+	}
+	var est struct {
+		JudgeCalls int `json:"judge_calls"`
+		AgentCalls int `json:"agent_calls"`
+	}
+	if json.Unmarshal(out.Bytes(), &est); est.JudgeCalls != 20 || est.AgentCalls != 0 || judgeCalls.Load() != 0 {
+		t.Errorf("the estimate: %s (%d judge calls made), want 20 judge calls and no agent call, none made", out.String(), judgeCalls.Load())
+	}
+	out.Reset()
 	if err := run(context.Background(), []string{"rejudge", "--run", "1", "--config", filepath.Join(dir, "strict.yaml"), "--db", db, "--json"}, &out, io.Discard); err != nil {
 		t.Fatalf("assay rejudge: %v\n%s", err, out.String())
 	}

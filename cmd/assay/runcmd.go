@@ -58,7 +58,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 type runArgs struct {
 	config, dbPath, outputDir, format, logFormat string
 	resume, retry, rejudge                       int64
-	extend, asJSON, quiet                        bool
+	extend, asJSON, quiet, estimate              bool
 	ci                                           ciFlags
 }
 
