@@ -23,7 +23,7 @@ type Estimate struct {
 	LiveUSD, BatchUSD float64
 	Unpriced          []string // models the run would call that have no price: their calls count as free
 	// agentUSD, agentIn and agentOut are the agent's part of the figures.
-	agentUSD         float64
+	agentUSD          float64
 	agentIn, agentOut int
 }
 
