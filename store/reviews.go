@@ -84,7 +84,7 @@ func (db *DB) SaveReview(ctx context.Context, v *Review) error {
 		FROM scores s JOIN judgements j ON j.id = s.judgement_id JOIN results r ON r.id = s.result_id
 		WHERE s.id = ?2 AND s.run_id = ?1
 		ON CONFLICT (score_id, reviewer) DO UPDATE SET verdict = excluded.verdict, value = excluded.value,
-			note = excluded.note, link = excluded.link, created_at = excluded.created_at, seq = excluded.seq
+			note = excluded.note, link = excluded.link, created_at = excluded.created_at, seq = excluded.seq, carried = 0
 		RETURNING id, seq`, v.RunID, v.ScoreID, v.Reviewer, v.Verdict, v.JudgeValue, v.Value, v.Note, v.Link,
 		v.At.Format(timeFormat)).Scan(&v.ID, &v.Seq)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -123,6 +123,13 @@ func (db *DB) WithdrawReview(ctx context.Context, runID, scoreID int64, reviewer
 		return fmt.Errorf("withdraw verdict: %w", err)
 	}
 	defer tx.Rollback()
+	var was Review
+	err = tx.QueryRowContext(ctx, `SELECT sample_id, condition, repetition, evaluator, metric FROM reviews
+		WHERE run_id = ? AND score_id = ? AND reviewer = ?`, runID, scoreID, reviewer).
+		Scan(&was.SampleRow, &was.Condition, &was.Repetition, &was.Evaluator, &was.Metric)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("withdraw verdict: %w", err)
+	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO review_withdrawals (run_id, score_id, reviewer, seq, withdrawn_at)
 		SELECT ?1, ?2, ?3, `+nextReviewSeq+`, ?4 WHERE EXISTS (SELECT 1 FROM reviews WHERE run_id = ?1 AND score_id = ?2 AND reviewer = ?3)`,
 		runID, scoreID, reviewer, db.nowText())
@@ -133,6 +140,10 @@ func (db *DB) WithdrawReview(ctx context.Context, runID, scoreID int64, reviewer
 		return assay.Errorf(assay.ENOTFOUND, "%s has given no verdict on score %d.", reviewer, scoreID)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM reviews WHERE run_id = ? AND score_id = ? AND reviewer = ?`, runID, scoreID, reviewer); err != nil {
+		return fmt.Errorf("withdraw verdict: %w", err)
+	}
+	was.Reviewer, was.At = reviewer, parseTime(db.nowText())
+	if err := withdrawCarried(ctx, tx, runID, was); err != nil {
 		return fmt.Errorf("withdraw verdict: %w", err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -158,6 +158,18 @@ execution: {num_repetitions: 2, max_concurrent: 4}
 	if got := carried(); len(got) != 2 || got[1] != store.VerdictOverride {
 		t.Errorf("run 2's reviews %v, want ann's later 1 carried too, as an override", got)
 	}
+	// A verdict changed on run 1 changes on run 2; one withdrawn there is
+	// withdrawn here.
+	review(before[0], 3)
+	if got := carried(); len(got) != 2 || got[3] != store.VerdictOverride || got[2] != "" {
+		t.Errorf("run 2's reviews %v after ann changed her 2 to 3 on run 1", got)
+	}
+	if err := d.WithdrawReview(context.Background(), 1, completenessOf(before[1]).ID, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	if got := carried(); len(got) != 1 || got[3] == "" {
+		t.Errorf("run 2's reviews %v after ann withdrew her 1 on run 1, want her 3 alone", got)
+	}
 	if ids, _ := d.RunIDs(context.Background()); len(ids) != 2 {
 		t.Errorf("runs %v stored, want 2 (the refused judge file stores none)", ids)
 	}
@@ -190,4 +202,15 @@ func strictAndKindJudges(t *testing.T, agentCalls, judgeCalls *atomic.Int64) *ll
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+func completenessOf(r store.Result) store.Score {
+	for _, j := range r.Judgements {
+		for _, s := range j.Scores {
+			if s.Metric == "completeness" {
+				return s
+			}
+		}
+	}
+	return store.Score{}
 }
