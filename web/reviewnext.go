@@ -17,7 +17,7 @@ const maxReviewNext = 500
 type nextAnswer struct {
 	report.NextAnswer
 	SampleID string `json:"sample_id"`
-	Model    string `json:"model,omitempty"`
+	Model    string `json:"model"` // the model that answered; "" for a run of one model
 }
 
 // apiReviewNext handles GET /api/runs/:id/review-next?n=K[&order=random]:

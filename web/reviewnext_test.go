@@ -43,6 +43,14 @@ func TestReviewNextAnswersCorrectTheJudgesMean(t *testing.T) {
 		return out.Answers
 	}
 	first := next(12)
+	_, raw := api(t, b, "GET", fmt.Sprintf("/api/runs/%d/review-next?n=1", id), "", nil)
+	var keys struct{ Answers []map[string]any }
+	json.Unmarshal([]byte(raw), &keys)
+	for _, k := range []string{"score_id", "sample_id", "condition", "model", "repetition", "metric", "probability"} {
+		if _, ok := keys.Answers[0][k]; !ok {
+			t.Errorf("review-next's answer lacks %q: %s", k, raw)
+		}
+	}
 	if len(first) != 12 {
 		t.Fatalf("review-next?n=12 gave %d answers", len(first))
 	}
