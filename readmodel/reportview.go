@@ -113,13 +113,28 @@ func (r *Viewed) Page(ctx context.Context, db *store.DB, q Query, static bool, n
 	v.Paired.AllPairs, v.Paired.AllPairsDiffer = allPairRows(r.AllPairs())
 	v.Charts = chartsOf()
 	v.Variance = r.varianceView()
+	if err := r.links(ctx, db, &v, q, static); err != nil {
+		return v, err
+	}
+	if v.Slices, err = r.sliceView(ctx, db, q, a, b); err != nil {
+		return v, err
+	}
+	if v.Slices != nil {
+		v.Slices.Static = static || r.Scope.Shared
+	}
+	return v, nil
+}
+
+// links are the report's ways to other pages: routing over its models, the
+// judges of its answers, each panel judge's view and back to the panel.
+func (r *Viewed) links(ctx context.Context, db *store.DB, v *templates.ReportView, q Query, static bool) error {
 	if len(report.RunModels(r.Run)) >= 2 && !static && r.Scope.ReviewLink == nil {
 		v.RoutingURL = r.Scope.Base + "/routing"
 	}
 	if !static && !r.Scope.Shared {
 		alike, err := db.JudgedAlike(ctx, r.Run.ID)
 		if err != nil {
-			return v, err
+			return err
 		}
 		if len(alike) > 1 {
 			v.JudgesURL = r.Scope.Base + "/judges"
@@ -140,13 +155,7 @@ func (r *Viewed) Page(ctx context.Context, db *store.DB, q Query, static bool, n
 			v.OneJudge.Panel = append(v.OneJudge.Panel, j.Name)
 		}
 	}
-	if v.Slices, err = r.sliceView(ctx, db, q, a, b); err != nil {
-		return v, err
-	}
-	if v.Slices != nil {
-		v.Slices.Static = static || r.Scope.Shared
-	}
-	return v, nil
+	return nil
 }
 
 // pairedView fills the comparison of B with A and the samples with the largest gaps.
