@@ -20,6 +20,52 @@ import (
 // cmdRoute replays the routing algorithms over a finished run's answers
 // from every model.
 func cmdRoute(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	a, err := parseRouteArgs(args, stderr)
+	if err != nil {
+		return err
+	}
+	db, err := tally.Open(ctx, a.dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	r, err := report.Load(ctx, db, a.runID)
+	if err != nil {
+		return fmt.Errorf("route: %w", err)
+	}
+	var vectors map[int64][]float32
+	if a.embedding.Model != "" {
+		samples, err := db.Samples(ctx, r.Dataset.ID, 0, 0)
+		if err != nil {
+			return err
+		}
+		if vectors, err = runner.Embed(ctx, db, nil, nil, r.Dataset.ID, a.embedding, samples); err != nil {
+			return routeError(err)
+		}
+	}
+	res, err := r.Route(ctx, db, a.condition, a.opt, vectors)
+	if err != nil {
+		return routeError(err)
+	}
+	if a.asJSON {
+		return json.NewEncoder(stdout).Encode(res)
+	}
+	printRouting(stdout, res)
+	return nil
+}
+
+// routeArgs is what assay route was asked.
+type routeArgs struct {
+	runID     int64
+	dbPath    string
+	condition string
+	asJSON    bool
+	opt       route.Options
+	embedding runner.Embedding // its Model "" for local features
+}
+
+// parseRouteArgs reads assay route's flags and checks them.
+func parseRouteArgs(args []string, stderr io.Writer) (*routeArgs, error) {
 	fs := newFlags("route", stderr)
 	runID := fs.Int64("run", 0, "the run over several models to replay (required)")
 	dbPath := dbFlag(fs)
@@ -34,69 +80,45 @@ func cmdRoute(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	embURL := fs.String("embeddings-url", "", "the embeddings endpoint's base URL (default: OpenAI's API)")
 	embKey := fs.String("embeddings-key-env", "", "the variable holding its key (default: OPENAI_API_KEY for OpenAI's API, none for another URL)")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
-	if *runID <= 0 {
-		return &exitError{code: 2, err: fmt.Errorf("route: --run is required")}
-	}
-	if *orders <= 0 {
-		return &exitError{code: 2, err: fmt.Errorf("route: --orders must be at least 1, got %d", *orders)}
-	}
+	bad := func(format string, args ...any) error { return &exitError{code: 2, err: fmt.Errorf("route: "+format, args...)} }
 	w, err := route.ParseWeights(*weights)
-	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("route: %w", err)}
+	switch {
+	case *runID <= 0:
+		return nil, bad("--run is required")
+	case *orders <= 0:
+		return nil, bad("--orders must be at least 1, got %d", *orders)
+	case err != nil:
+		return nil, bad("%w", err)
+	case !slices.Contains(route.Rewards, *reward):
+		return nil, bad("--reward must be docs or conduit, not %q", *reward)
+	case *switchAfter < 0:
+		return nil, bad("--switch-after must be at least 0, got %d", *switchAfter)
 	}
-	if !slices.Contains(route.Rewards, *reward) {
-		return &exitError{code: 2, err: fmt.Errorf("route: --reward must be docs or conduit, not %q", *reward)}
+	a := &routeArgs{runID: *runID, dbPath: *dbPath, condition: *condition, asJSON: *asJSON,
+		opt: route.Options{Orders: *orders, Seed: *seed, Weights: w, Reward: *reward}}
+	if *switchAfter > 0 {
+		s := route.DefaultSettings(0)
+		s.SwitchAfter = *switchAfter
+		a.opt.Settings = &s
 	}
-	db, err := tally.Open(ctx, *dbPath)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	r, err := report.Load(ctx, db, *runID)
-	if err != nil {
-		return fmt.Errorf("route: %w", err)
-	}
-	var vectors map[int64][]float32
 	if *embModel != "" {
 		key := *embKey
 		if key == "" && *embURL == "" {
 			key = config.DefaultKeyEnv
 		}
-		samples, err := db.Samples(ctx, r.Dataset.ID, 0, 0)
-		if err != nil {
-			return err
-		}
-		vectors, err = runner.Embed(ctx, db, nil, nil, r.Dataset.ID, runner.Embedding{Model: *embModel, BaseURL: *embURL, APIKeyEnv: key}, samples)
-		if err != nil {
-			if assay.ErrorCode(err) == assay.EINVALID {
-				return &exitError{code: 2, err: fmt.Errorf("route: %s", assay.ErrorMessage(err))}
-			}
-			return fmt.Errorf("route: %w", err)
-		}
+		a.embedding = runner.Embedding{Model: *embModel, BaseURL: *embURL, APIKeyEnv: key}
 	}
-	opt := route.Options{Orders: *orders, Seed: *seed, Weights: w, Reward: *reward}
-	if *switchAfter < 0 {
-		return &exitError{code: 2, err: fmt.Errorf("route: --switch-after must be at least 0, got %d", *switchAfter)}
+	return a, nil
+}
+
+// routeError is a replay's error: a bad request's exits 2.
+func routeError(err error) error {
+	if assay.ErrorCode(err) == assay.EINVALID {
+		return &exitError{code: 2, err: fmt.Errorf("route: %s", assay.ErrorMessage(err))}
 	}
-	if *switchAfter > 0 {
-		s := route.DefaultSettings(0)
-		s.SwitchAfter = *switchAfter
-		opt.Settings = &s
-	}
-	res, err := r.Route(ctx, db, *condition, opt, vectors)
-	if err != nil {
-		if assay.ErrorCode(err) == assay.EINVALID {
-			return &exitError{code: 2, err: fmt.Errorf("route: %s", assay.ErrorMessage(err))}
-		}
-		return fmt.Errorf("route: %w", err)
-	}
-	if *asJSON {
-		return json.NewEncoder(stdout).Encode(res)
-	}
-	printRouting(stdout, res)
-	return nil
+	return fmt.Errorf("route: %w", err)
 }
 
 func printRouting(w io.Writer, r *report.Routing) {
