@@ -82,7 +82,9 @@ func parseRouteArgs(args []string, stderr io.Writer) (*routeArgs, error) {
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
-	bad := func(format string, args ...any) error { return &exitError{code: 2, err: fmt.Errorf("route: "+format, args...)} }
+	bad := func(format string, args ...any) error {
+		return &exitError{code: 2, err: fmt.Errorf("route: "+format, args...)}
+	}
 	w, err := route.ParseWeights(*weights)
 	switch {
 	case *runID <= 0:
