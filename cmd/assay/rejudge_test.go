@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"assay/report"
 	"assay/runner/llm/llmtest"
 	"assay/store"
 	"assay/tally"
@@ -213,4 +214,15 @@ func completenessOf(r store.Result) store.Score {
 		}
 	}
 	return store.Score{}
+}
+
+// assay run's text says a mean corrected by reviews where there is one.
+func TestTheSummarySaysTheCorrectedMean(t *testing.T) {
+	var out bytes.Buffer
+	printSummary(&out, &report.Summary{RunID: 3, Name: "again", Status: store.RunCompleted, Conditions: []report.ConditionSummary{{Name: "plain",
+		Metrics: []report.MetricSummary{{Evaluator: "rubric", Name: "completeness", Mean: 3.6, Samples: 40, N: 40,
+			PPI: &report.PPI{Mean: 3.1, CI95: [2]float64{2.9, 3.3}, Shift: -0.5, Reviewed: 12, Of: 40, Order: report.OrderRandom}}}}}})
+	if want := "plain: rubric.completeness corrected by reviews 3.100 [2.900, 3.300], shift -0.500 (12 of 40 answers reviewed, random order)"; !strings.Contains(out.String(), want) {
+		t.Errorf("the summary lacks %q:\n%s", want, out.String())
+	}
 }

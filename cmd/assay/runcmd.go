@@ -306,6 +306,20 @@ func printSummary(w io.Writer, s *report.Summary) {
 		fmt.Fprintf(w, " (%s)", s.Message)
 	}
 	fmt.Fprintf(w, "\ndataset sha256 %s · %d/%d results · %d errors · $%.4f\n\n", s.DatasetSHA256, s.Results, s.TotalTasks, s.Errors, s.CostUSD)
+	printMetrics(w, s)
+	for _, c := range s.Conditions {
+		printConditionNotes(w, c)
+	}
+	fmt.Fprintln(w, "\nstd is over samples; stderr and CI treat a sample's repetitions as one cluster; errors are counted apart, never as zero scores.")
+	if len(s.Conditions) > 1 {
+		fmt.Fprintf(w, "detectable: the smallest true difference from %s a paired t-test (α = 0.05) finds with 80%% power on these samples.\n", s.Conditions[0].Name)
+	}
+	printVariance(w, s)
+	printStop(w, s)
+}
+
+// printMetrics is the summary's table: a row per condition and metric.
+func printMetrics(w io.Writer, s *report.Summary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "condition\tevaluator\tmetric\tmean\tstd\tstderr\t95% CI\tdetectable\tn\terrors\tcost $\t")
 	for _, c := range s.Conditions {
@@ -326,44 +340,48 @@ func printSummary(w io.Writer, s *report.Summary) {
 		}
 	}
 	tw.Flush()
-	for _, c := range s.Conditions {
-		if c.ToolCalls > 0 {
-			fmt.Fprintf(w, "%s: %s, %d failed\n", c.Name, plural(c.ToolCalls, "MCP tool call"), c.ToolErrors)
+}
+
+// printConditionNotes says what else a condition met: tool calls, errors
+// by kind, rate limits, batches, pass@k, means corrected by reviews and
+// its most common errors.
+func printConditionNotes(w io.Writer, c report.ConditionSummary) {
+	if c.ToolCalls > 0 {
+		fmt.Fprintf(w, "%s: %s, %d failed\n", c.Name, plural(c.ToolCalls, "MCP tool call"), c.ToolErrors)
+	}
+	if c.Errors > 0 {
+		fmt.Fprintf(w, "%s: %s: %s\n", c.Name, plural(c.Errors, "agent error"), report.KindsText(c.ErrorKinds))
+	}
+	if c.JudgeErrors > 0 {
+		fmt.Fprintf(w, "%s: %s: %s\n", c.Name, plural(c.JudgeErrors, "judge error"), report.KindsText(c.JudgeErrorKinds))
+	}
+	if c.RateLimited != nil && *c.RateLimited > 0 {
+		fmt.Fprintf(w, "%s: %s answered 429 (rate limited) by the provider\n", c.Name, plural(int(*c.RateLimited), "call"))
+	}
+	if c.BatchedCalls != nil {
+		fmt.Fprintf(w, "%s: %s answered in batches, at the batch price\n", c.Name, plural(*c.BatchedCalls, "call"))
+	}
+	if len(c.PassAtK) > 0 {
+		var parts []string
+		for _, k := range report.PassKs(c) {
+			ci := c.PassAtKCI95[k]
+			parts = append(parts, fmt.Sprintf("pass@%s %.3f [%.3f, %.3f]", k, c.PassAtK[k], ci[0], ci[1]))
 		}
-		if c.Errors > 0 {
-			fmt.Fprintf(w, "%s: %s: %s\n", c.Name, plural(c.Errors, "agent error"), report.KindsText(c.ErrorKinds))
-		}
-		if c.JudgeErrors > 0 {
-			fmt.Fprintf(w, "%s: %s: %s\n", c.Name, plural(c.JudgeErrors, "judge error"), report.KindsText(c.JudgeErrorKinds))
-		}
-		if c.RateLimited != nil && *c.RateLimited > 0 {
-			fmt.Fprintf(w, "%s: %s answered 429 (rate limited) by the provider\n", c.Name, plural(int(*c.RateLimited), "call"))
-		}
-		if c.BatchedCalls != nil {
-			fmt.Fprintf(w, "%s: %s answered in batches, at the batch price\n", c.Name, plural(*c.BatchedCalls, "call"))
-		}
-		if len(c.PassAtK) > 0 {
-			var parts []string
-			for _, k := range report.PassKs(c) {
-				ci := c.PassAtKCI95[k]
-				parts = append(parts, fmt.Sprintf("pass@%s %.3f [%.3f, %.3f]", k, c.PassAtK[k], ci[0], ci[1]))
-			}
-			fmt.Fprintf(w, "%s: %s\n", c.Name, strings.Join(parts, " · "))
-		}
-		for _, e := range c.TopErrors[:min(len(c.TopErrors), 3)] {
-			who := "agent"
-			if e.Judge {
-				who = "judge"
-			}
-			fmt.Fprintf(w, "  %d× %s %s: %s\n", e.Count, who, e.Kind, text.Clip(e.Message, 160))
+		fmt.Fprintf(w, "%s: %s\n", c.Name, strings.Join(parts, " · "))
+	}
+	for _, m := range c.Metrics {
+		if p := m.PPI; p != nil {
+			fmt.Fprintf(w, "%s: %s.%s corrected by reviews %.3f [%.3f, %.3f], shift %+.3f (%d of %d answers reviewed, %s order)\n",
+				c.Name, m.Evaluator, m.Name, p.Mean, p.CI95[0], p.CI95[1], p.Shift, p.Reviewed, p.Of, p.Order)
 		}
 	}
-	fmt.Fprintln(w, "\nstd is over samples; stderr and CI treat a sample's repetitions as one cluster; errors are counted apart, never as zero scores.")
-	if len(s.Conditions) > 1 {
-		fmt.Fprintf(w, "detectable: the smallest true difference from %s a paired t-test (α = 0.05) finds with 80%% power on these samples.\n", s.Conditions[0].Name)
+	for _, e := range c.TopErrors[:min(len(c.TopErrors), 3)] {
+		who := "agent"
+		if e.Judge {
+			who = "judge"
+		}
+		fmt.Fprintf(w, "  %d× %s %s: %s\n", e.Count, who, e.Kind, text.Clip(e.Message, 160))
 	}
-	printVariance(w, s)
-	printStop(w, s)
 }
 
 // printStop says what the run's stopping rule did, if it has one.
