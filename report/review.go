@@ -158,38 +158,17 @@ func (r *Report) reviews(scores []tally.MetricScores, verdicts []store.Review) *
 		}
 	}
 	slices.Sort(out.Reviewers)
-	type key struct{ evaluator, metric, condition string }
-	total, reviewed := map[key]int{}, map[key]int{}
-	judge := map[int64]reviewedScore{}
-	for _, m := range scores {
-		k := key{m.Evaluator, m.Metric, m.Condition}
-		total[k] += m.Len()
-		if len(last) == 0 {
-			continue
-		}
-		for _, id := range m.IDs {
-			if _, ok := last[id]; ok {
-				reviewed[k]++
-				judge[id] = reviewedScore{m.Evaluator, m.Metric}
-			}
-		}
-	}
 	for _, v := range last {
 		if v.Verdict == store.VerdictOverride && v.Value != v.JudgeValue {
 			out.Overridden++
 		}
 	}
+	judge := r.coverage(out, scores, last)
 	// Each metric's agreement bootstraps its kappa: they are computed in parallel.
 	agreements := make([]Agreement, len(r.Metrics))
 	found := make([]bool, len(r.Metrics))
 	var wg sync.WaitGroup
 	for i, m := range r.Metrics {
-		for _, c := range r.Conditions {
-			k := key{m.Evaluator, m.Name, c}
-			if total[k] > 0 {
-				out.Coverage = append(out.Coverage, Coverage{Metric: m, Condition: c, Reviewed: reviewed[k], Total: total[k]})
-			}
-		}
 		wg.Go(func() { agreements[i], found[i] = agreement(m, last, judge, byScore) })
 	}
 	wg.Wait()
@@ -208,6 +187,36 @@ func (r *Report) reviews(scores []tally.MetricScores, verdicts []store.Review) *
 		out.Agreement = append(out.Agreement, a)
 	}
 	return out
+}
+
+// coverage counts, per metric and condition, the scores and those
+// reviewed, into out; it returns what each reviewed score is of.
+func (r *Report) coverage(out *Reviews, scores []tally.MetricScores, last map[int64]store.Review) map[int64]reviewedScore {
+	type key struct{ evaluator, metric, condition string }
+	total, reviewed := map[key]int{}, map[key]int{}
+	judge := map[int64]reviewedScore{}
+	for _, m := range scores {
+		k := key{m.Evaluator, m.Metric, m.Condition}
+		total[k] += m.Len()
+		if len(last) == 0 {
+			continue
+		}
+		for _, id := range m.IDs {
+			if _, ok := last[id]; ok {
+				reviewed[k]++
+				judge[id] = reviewedScore{m.Evaluator, m.Metric}
+			}
+		}
+	}
+	for _, m := range r.Metrics {
+		for _, c := range r.Conditions {
+			k := key{m.Evaluator, m.Name, c}
+			if total[k] > 0 {
+				out.Coverage = append(out.Coverage, Coverage{Metric: m, Condition: c, Reviewed: reviewed[k], Total: total[k]})
+			}
+		}
+	}
+	return judge
 }
 
 // agreement compares the judge and the latest human value on metric m.
