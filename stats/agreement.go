@@ -194,6 +194,35 @@ func KrippendorffAlpha(units [][]float64, metric AlphaMetric) float64 {
 	if k < 2 {
 		return math.NaN()
 	}
+	o := coincidences(units, values)
+	nc := make([]float64, k)
+	var n float64
+	for c := range o {
+		for _, x := range o[c] {
+			nc[c] += x
+		}
+		n += nc[c]
+	}
+	delta := alphaDistance(metric, values, nc)
+	var do, de float64
+	for c := range k {
+		for d := range k {
+			dd := delta(c, d)
+			do += o[c][d] * dd
+			de += nc[c] * nc[d] * dd
+		}
+	}
+	if de == 0 {
+		return math.NaN()
+	}
+	return 1 - (n-1)*do/de
+}
+
+// coincidences is alpha's coincidence matrix over values: each pair of a
+// unit's values, weighted by 1/(m − 1) for a unit of m values; units of
+// one value are left out.
+func coincidences(units [][]float64, values []float64) [][]float64 {
+	k := len(values)
 	o := make([][]float64, k)
 	for i := range o {
 		o[i] = make([]float64, k)
@@ -218,15 +247,14 @@ func KrippendorffAlpha(units [][]float64, metric AlphaMetric) float64 {
 			}
 		}
 	}
-	nc := make([]float64, k)
-	var n float64
-	for c := range o {
-		for _, x := range o[c] {
-			nc[c] += x
-		}
-		n += nc[c]
-	}
-	delta := func(c, d int) float64 {
+	return o
+}
+
+// alphaDistance is the squared distance of two values (by their place in
+// values) under metric; the ordinal one counts the values between them by
+// their marginals nc.
+func alphaDistance(metric AlphaMetric, values, nc []float64) func(c, d int) float64 {
+	return func(c, d int) float64 {
 		switch metric {
 		case Nominal:
 			if c == d {
@@ -244,16 +272,4 @@ func KrippendorffAlpha(units [][]float64, metric AlphaMetric) float64 {
 		s -= (nc[lo] + nc[hi]) / 2
 		return s * s
 	}
-	var do, de float64
-	for c := range k {
-		for d := range k {
-			dd := delta(c, d)
-			do += o[c][d] * dd
-			de += nc[c] * nc[d] * dd
-		}
-	}
-	if de == 0 {
-		return math.NaN()
-	}
-	return 1 - (n-1)*do/de
 }
