@@ -6,6 +6,7 @@ import (
 
 	"assay/config"
 	"assay/report"
+	"assay/stop"
 	"assay/store"
 	"assay/templates"
 )
@@ -17,9 +18,8 @@ func (r *Viewed) stoppingView() *templates.StoppingView {
 	if f == nil {
 		return nil
 	}
-	rule := f.Rule
 	v := &templates.StoppingView{Samples: f.Samples, Of: r.Dataset.Samples, Decided: f.Decided}
-	v.Rule = rule.Describe(f.Metric)
+	v.Rule = f.Rule.Describe(f.Metric)
 	if st := f.Stopped; st != nil {
 		v.Reason, v.Of = st.Reason, st.OfSamples
 		if st.Extended {
@@ -36,6 +36,14 @@ func (r *Viewed) stoppingView() *templates.StoppingView {
 	if f.Stopped == nil && r.Run.Status == store.RunCompleted && f.Samples >= r.Dataset.Samples {
 		v.Ran = true
 	}
+	v.Rows = r.stopRows(f)
+	return v
+}
+
+// stopRows are the stopping rule's sequences: each condition's interval
+// beside the usual one, and each pair's with what it decided, placed on
+// the metric's scale.
+func (r *Viewed) stopRows(f *stop.Figures) []templates.StopRow {
 	var scale config.Scale
 	digits := 3
 	for _, m := range r.Metrics {
@@ -54,6 +62,7 @@ func (r *Viewed) stoppingView() *templates.StoppingView {
 		}
 	}
 	pct := func(x, from, to float64) float64 { return 100 * min(max((x-from)/(to-from), 0), 1) }
+	var rows []templates.StopRow
 	for _, iv := range f.Intervals {
 		row := templates.StopRow{Label: iv.Condition, Samples: iv.Samples, Mean: num(iv.Mean),
 			CS: num(iv.Lo) + " – " + num(iv.Hi)}
@@ -61,22 +70,26 @@ func (r *Viewed) stoppingView() *templates.StoppingView {
 		if iv.Versus != "" {
 			row.Label, row.Pair = iv.Condition+" − "+iv.Versus, true
 			from, to = -(hi - lo), hi-lo
-			switch {
-			case iv.Lo > 0:
-				row.Decision = iv.Condition + " ahead"
-			case iv.Hi < 0:
-				row.Decision = iv.Versus + " ahead"
-			case rule.Margin > 0 && iv.Lo > -rule.Margin && iv.Hi < rule.Margin:
-				row.Decision = "no difference"
-			default:
-				row.Decision = "undecided"
-			}
+			row.Decision = pairDecision(iv, f.Rule.Margin)
 		} else if m, ok := usual[iv.Condition]; ok {
 			row.CI = num(m.CI95[0]) + " – " + num(m.CI95[1])
 		}
 		row.Left, row.Mark = pct(iv.Lo, from, to), pct(iv.Mean, from, to)
 		row.Width = pct(iv.Hi, from, to) - row.Left
-		v.Rows = append(v.Rows, row)
+		rows = append(rows, row)
 	}
-	return v
+	return rows
+}
+
+// pairDecision is what a pair's interval decided.
+func pairDecision(iv stop.Interval, margin float64) string {
+	switch {
+	case iv.Lo > 0:
+		return iv.Condition + " ahead"
+	case iv.Hi < 0:
+		return iv.Versus + " ahead"
+	case margin > 0 && iv.Lo > -margin && iv.Hi < margin:
+		return "no difference"
+	}
+	return "undecided"
 }
