@@ -122,30 +122,7 @@ func (r *Viewed) varianceView() *templates.VarianceView {
 				v.Notes = append(v.Notes, note)
 			}
 			clamped.add(c.Name+" · "+MetricHead(metric).Label(), va)
-			if len(m.Judges) > 0 {
-				pr := templates.PanelRow{Condition: c.Name, Metric: row.Metric, Alpha: "—"}
-				for _, j := range m.Judges {
-					pr.Means = append(pr.Means, fmt.Sprintf("%.*f", d, j.Mean))
-					pr.Offsets = append(pr.Offsets, templates.Signed(j.Offset, d))
-				}
-				if m.JudgeAlpha != nil {
-					pr.Alpha = fmt.Sprintf("%.3f", *m.JudgeAlpha)
-				}
-				if len(v.PanelJudges) == 0 {
-					for _, j := range m.Judges {
-						v.PanelJudges = append(v.PanelJudges, j.Name)
-					}
-				}
-				v.Panel = append(v.Panel, pr)
-			}
-			if jc := m.JudgeConsistency; jc != nil {
-				cr := templates.ConsistencyRow{Metric: row.Metric, Condition: c.Name, Answers: jc.Answers,
-					Exact: templates.Pct(jc.Exact), MAD: fmt.Sprintf("%.*f", d, jc.MAD), Alpha: "—"}
-				if jc.Alpha != nil {
-					cr.Alpha = fmt.Sprintf("%.3f", *jc.Alpha)
-				}
-				v.Consistency = append(v.Consistency, cr)
-			}
+			judgesOf(v, c.Name, row.Metric, m, d)
 		}
 	}
 	if len(v.Rows) == 0 {
@@ -161,6 +138,35 @@ func (r *Viewed) varianceView() *templates.VarianceView {
 		}
 	}
 	return v
+}
+
+// judgesOf adds what a metric under a condition says of its judges: a
+// panel's judges' means and offsets, and the judge against itself.
+func judgesOf(v *templates.VarianceView, condition, metric string, m report.MetricSummary, d int) {
+	if len(m.Judges) > 0 {
+		pr := templates.PanelRow{Condition: condition, Metric: metric, Alpha: "—"}
+		for _, j := range m.Judges {
+			pr.Means = append(pr.Means, fmt.Sprintf("%.*f", d, j.Mean))
+			pr.Offsets = append(pr.Offsets, templates.Signed(j.Offset, d))
+		}
+		if m.JudgeAlpha != nil {
+			pr.Alpha = fmt.Sprintf("%.3f", *m.JudgeAlpha)
+		}
+		if len(v.PanelJudges) == 0 {
+			for _, j := range m.Judges {
+				v.PanelJudges = append(v.PanelJudges, j.Name)
+			}
+		}
+		v.Panel = append(v.Panel, pr)
+	}
+	if jc := m.JudgeConsistency; jc != nil {
+		cr := templates.ConsistencyRow{Metric: metric, Condition: condition, Answers: jc.Answers,
+			Exact: templates.Pct(jc.Exact), MAD: fmt.Sprintf("%.*f", d, jc.MAD), Alpha: "—"}
+		if jc.Alpha != nil {
+			cr.Alpha = fmt.Sprintf("%.3f", *jc.Alpha)
+		}
+		v.Consistency = append(v.Consistency, cr)
+	}
 }
 
 // clampedRows are the rows whose agent or sample part came out below 0.
