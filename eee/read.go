@@ -235,44 +235,16 @@ func (r *reader) readInstances() error {
 	err := r.eachInstance(func(line int, in *Instance) error {
 		_, cond, _ := strings.Cut(in.EvaluationName, "/")
 		k := key{int(in.SampleIdx), cond}
-		switch {
-		case in.SchemaVersion != InstanceVersion:
-			return fmt.Errorf("%s:%d: schema_version %q: want %q", name, line, in.SchemaVersion, InstanceVersion)
-		case r.agg.EvaluationID != "" && in.EvaluationID != r.agg.EvaluationID:
-			return fmt.Errorf("%s:%d: evaluation_id %q is not %s's (%q): the files are of different runs", name, line,
-				in.EvaluationID, r.files.ResultsName, r.agg.EvaluationID)
-		case !r.conditions[cond] || !strings.HasPrefix(in.EvaluationName, r.name+"/"):
-			return fmt.Errorf("%s:%d: evaluation_name %q is not one of %s's", name, line, in.EvaluationName, r.files.ResultsName)
-		case strings.TrimSpace(in.Input.Raw) == "":
-			return fmt.Errorf("%s:%d: input.raw is empty", name, line)
-		case len(in.RunDetails) == 0:
-			return fmt.Errorf("%s:%d: run_details is empty", name, line)
-		case r.seen[k] > 0:
-			return fmt.Errorf("%s:%d: sample_idx %d under %q again (first at line %d)", name, line, k.idx, cond, r.seen[k])
+		if err := r.checkInstance(line, in, k); err != nil {
+			return err
 		}
 		r.seen[k] = line
 		r.extra.keepLine(line, in.extra)
 		if s := r.samples[k.idx]; s != nil && (s.Input != in.Input.Raw || s.Reference != in.Input.Reference) {
 			return fmt.Errorf("%s:%d: sample_idx %d has another question or reference than under another condition", name, line, k.idx)
 		}
-		reps := map[int]bool{}
-		for j, run := range in.RunDetails {
-			if run.RepetitionIndex < 0 || reps[run.RepetitionIndex] {
-				return fmt.Errorf("%s:%d: run_details[%d].repetition_index %d: negative or repeated", name, line, j, run.RepetitionIndex)
-			}
-			reps[run.RepetitionIndex] = true
-			r.reps = max(r.reps, run.RepetitionIndex+1)
-			for m, v := range run.Scores {
-				if !slices.Contains(r.metrics, m) {
-					r.metrics = append(r.metrics, m)
-				}
-				if v == nil {
-					continue
-				}
-				if why := outOfScale(r.evaluator(m), *v); why != "" {
-					return fmt.Errorf("%s:%d: run_details[%d].scores.%s is %g: %s", name, line, j, m, *v, why)
-				}
-			}
+		if err := r.readRuns(line, in); err != nil {
+			return err
 		}
 		if r.samples[k.idx] == nil {
 			id := strconv.Itoa(k.idx + 1)
@@ -288,6 +260,58 @@ func (r *reader) readInstances() error {
 	if err != nil {
 		return err
 	}
+	return r.checkWhole(perCond)
+}
+
+// checkInstance checks an instance line against the aggregate file and
+// the lines before it.
+func (r *reader) checkInstance(line int, in *Instance, k key) error {
+	name := r.files.InstancesName
+	switch {
+	case in.SchemaVersion != InstanceVersion:
+		return fmt.Errorf("%s:%d: schema_version %q: want %q", name, line, in.SchemaVersion, InstanceVersion)
+	case r.agg.EvaluationID != "" && in.EvaluationID != r.agg.EvaluationID:
+		return fmt.Errorf("%s:%d: evaluation_id %q is not %s's (%q): the files are of different runs", name, line,
+			in.EvaluationID, r.files.ResultsName, r.agg.EvaluationID)
+	case !r.conditions[k.cond] || !strings.HasPrefix(in.EvaluationName, r.name+"/"):
+		return fmt.Errorf("%s:%d: evaluation_name %q is not one of %s's", name, line, in.EvaluationName, r.files.ResultsName)
+	case strings.TrimSpace(in.Input.Raw) == "":
+		return fmt.Errorf("%s:%d: input.raw is empty", name, line)
+	case len(in.RunDetails) == 0:
+		return fmt.Errorf("%s:%d: run_details is empty", name, line)
+	case r.seen[k] > 0:
+		return fmt.Errorf("%s:%d: sample_idx %d under %q again (first at line %d)", name, line, k.idx, k.cond, r.seen[k])
+	}
+	return nil
+}
+
+// readRuns checks an instance's repetitions and notes their metrics.
+func (r *reader) readRuns(line int, in *Instance) error {
+	reps := map[int]bool{}
+	for j, run := range in.RunDetails {
+		if run.RepetitionIndex < 0 || reps[run.RepetitionIndex] {
+			return fmt.Errorf("%s:%d: run_details[%d].repetition_index %d: negative or repeated", r.files.InstancesName, line, j, run.RepetitionIndex)
+		}
+		reps[run.RepetitionIndex] = true
+		r.reps = max(r.reps, run.RepetitionIndex+1)
+		for m, v := range run.Scores {
+			if !slices.Contains(r.metrics, m) {
+				r.metrics = append(r.metrics, m)
+			}
+			if v == nil {
+				continue
+			}
+			if why := outOfScale(r.evaluator(m), *v); why != "" {
+				return fmt.Errorf("%s:%d: run_details[%d].scores.%s is %g: %s", r.files.InstancesName, line, j, m, *v, why)
+			}
+		}
+	}
+	return nil
+}
+
+// checkWhole checks the instances file holds every condition's every sample.
+func (r *reader) checkWhole(perCond map[string]int) error {
+	name := r.files.InstancesName
 	for _, c := range r.order {
 		if perCond[c] == 0 {
 			return fmt.Errorf("%s: no line for condition %q, which %s names: a partial file?", name, c, r.files.ResultsName)
