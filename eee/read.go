@@ -424,69 +424,83 @@ func toolCalls(trace []Attribution, rep int) []store.ToolCall {
 // eachResult turns an instance's runs into results, given to fn with the
 // ordinal of their sample.
 func (r *reader) eachResult(in *Instance, fn func(res *store.Result, ordinal int) error) error {
-	_, cond, _ := strings.Cut(in.EvaluationName, "/")
 	claims := stringList(in.Evaluation.Details["unverified_claims"])
 	for j, run := range in.RunDetails {
-		res := store.Result{Condition: cond, Repetition: run.RepetitionIndex + 1, Response: run.AgentResponse,
-			Error: run.Error, ErrorKind: store.ErrorKind(run.ErrorKind), Model: in.ModelID, Attempts: 1}
-		if res.Response == "" && j < len(in.Output.RawRuns) {
-			res.Response = in.Output.RawRuns[j]
+		res := r.answerOf(in, j, run)
+		res.Judgements = r.judgementsOf(in, j, run, res.Error)
+		if j == 0 && len(res.Judgements) > 0 {
+			res.Judgements[0].UnverifiedClaims = claims
 		}
-		if res.Response == "" && j == 0 {
-			res.Response = in.Output.Raw
-		}
-		res.ToolCalls = toolCalls(in.AnswerAttribution, run.RepetitionIndex)
-		if run.CostUSD != nil {
-			res.CostUSD, res.CostSource = *run.CostUSD, store.CostFromAgent
-		}
-		if run.DurationMS != nil {
-			res.LatencyMS = *run.DurationMS
-		}
-		if run.NumTurns != nil && *run.NumTurns > 0 {
-			res.Attempts, res.Turns = *run.NumTurns, *run.NumTurns
-		}
-		res.TokensIn = share(in.TokenUsage.InputTokens, j, len(in.RunDetails))
-		res.TokensOut = share(in.TokenUsage.OutputTokens, j, len(in.RunDetails))
-		judgements := map[string]*store.Judgement{}
-		var order []string
-		for _, m := range r.metrics {
-			v, ok := run.Scores[m]
-			if !ok || v == nil {
-				continue
-			}
-			e := r.evaluator(m)
-			jd := judgements[e]
-			if jd == nil {
-				jd = &store.Judgement{Evaluator: e}
-				judgements[e] = jd
-				order = append(order, e)
-			}
-			reasons := stringList(in.Evaluation.Details[m+"_reasonings"])
-			s := store.Score{Metric: m, Value: *v}
-			if j < len(reasons) {
-				s.Reasoning = reasons[j]
-			}
-			jd.Scores = append(jd.Scores, s)
-		}
-		if len(order) == 0 && run.JudgeError != "" && res.Error == "" {
-			e, msg, ok := strings.Cut(run.JudgeError, ": ")
-			if !ok {
-				e, msg = string(config.EvalRubric), run.JudgeError
-			}
-			judgements[e] = &store.Judgement{Evaluator: e, Error: msg}
-			order = append(order, e)
-		}
-		for n, e := range order {
-			if j == 0 && n == 0 {
-				judgements[e].UnverifiedClaims = claims
-			}
-			res.Judgements = append(res.Judgements, *judgements[e])
-		}
-		if err := fn(&res, int(in.SampleIdx)+1); err != nil {
+		if err := fn(res, int(in.SampleIdx)+1); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// answerOf is repetition j of an instance as a result, without its scores.
+func (r *reader) answerOf(in *Instance, j int, run Run) *store.Result {
+	_, cond, _ := strings.Cut(in.EvaluationName, "/")
+	res := &store.Result{Condition: cond, Repetition: run.RepetitionIndex + 1, Response: run.AgentResponse,
+		Error: run.Error, ErrorKind: store.ErrorKind(run.ErrorKind), Model: in.ModelID, Attempts: 1}
+	if res.Response == "" && j < len(in.Output.RawRuns) {
+		res.Response = in.Output.RawRuns[j]
+	}
+	if res.Response == "" && j == 0 {
+		res.Response = in.Output.Raw
+	}
+	res.ToolCalls = toolCalls(in.AnswerAttribution, run.RepetitionIndex)
+	if run.CostUSD != nil {
+		res.CostUSD, res.CostSource = *run.CostUSD, store.CostFromAgent
+	}
+	if run.DurationMS != nil {
+		res.LatencyMS = *run.DurationMS
+	}
+	if run.NumTurns != nil && *run.NumTurns > 0 {
+		res.Attempts, res.Turns = *run.NumTurns, *run.NumTurns
+	}
+	res.TokensIn = share(in.TokenUsage.InputTokens, j, len(in.RunDetails))
+	res.TokensOut = share(in.TokenUsage.OutputTokens, j, len(in.RunDetails))
+	return res
+}
+
+// judgementsOf are repetition j's scores, a judgement per evaluator with
+// each score's reasoning; or its judge's error, where it has no score.
+func (r *reader) judgementsOf(in *Instance, j int, run Run, agentError string) []store.Judgement {
+	judgements := map[string]*store.Judgement{}
+	var order []string
+	for _, m := range r.metrics {
+		v, ok := run.Scores[m]
+		if !ok || v == nil {
+			continue
+		}
+		e := r.evaluator(m)
+		jd := judgements[e]
+		if jd == nil {
+			jd = &store.Judgement{Evaluator: e}
+			judgements[e] = jd
+			order = append(order, e)
+		}
+		reasons := stringList(in.Evaluation.Details[m+"_reasonings"])
+		s := store.Score{Metric: m, Value: *v}
+		if j < len(reasons) {
+			s.Reasoning = reasons[j]
+		}
+		jd.Scores = append(jd.Scores, s)
+	}
+	if len(order) == 0 && run.JudgeError != "" && agentError == "" {
+		e, msg, ok := strings.Cut(run.JudgeError, ": ")
+		if !ok {
+			e, msg = string(config.EvalRubric), run.JudgeError
+		}
+		judgements[e] = &store.Judgement{Evaluator: e, Error: msg}
+		order = append(order, e)
+	}
+	var out []store.Judgement
+	for _, e := range order {
+		out = append(out, *judgements[e])
+	}
+	return out
 }
 
 // share is repetition j's part of n of a total the files give only for all
