@@ -115,41 +115,51 @@ func (r *Viewed) sliceView(ctx context.Context, db *store.DB, q Query, a, b stri
 		v.Metrics = append(v.Metrics, MetricHead(m))
 	}
 	for _, s := range slices {
-		row := templates.SliceRow{Value: s.Value, Samples: s.Samples}
-		for _, m := range r.Metrics {
-			for _, c := range s.Conditions {
-				cell := templates.SliceCell{}
-				for _, sm := range c.Metrics {
-					if sm.Evaluator == m.Evaluator && sm.Name == m.Name {
-						cell = templates.SliceCell{Has: true, Mean: templates.Num(sm.Mean, m.Digits()), N: sm.Samples,
-							CI: fmt.Sprintf("95%% CI %s – %s, %d scores", templates.Num(sm.CI95[0], m.Digits()), templates.Num(sm.CI95[1], m.Digits()), sm.N)}
-					}
-				}
-				row.Cells = append(row.Cells, cell)
-			}
-		}
-		v.Rows = append(v.Rows, row)
+		v.Rows = append(v.Rows, r.sliceRow(s))
 	}
 	if a != "" && b != "" {
 		for i, ps := range r.slicePaired(v.Field, a, b, got) {
-			pr := templates.SlicePairedRow{Value: slices[i].Value}
-			for _, p := range ps {
-				d := p.Metric.Digits()
-				cell := templates.SlicePairedCell{N: p.N}
-				if p.N > 0 {
-					row := templates.PairedRow{Diff: p.MeanDiff, CILo: p.CILo, CIHi: p.CIHi}
-					cell.Diff, cell.CI, cell.Direction = templates.Signed(p.MeanDiff, d),
-						templates.Signed(p.CILo, d)+" – "+templates.Signed(p.CIHi, d), row.Direction()
-				}
-				pr.Cells = append(pr.Cells, cell)
-			}
-			v.Paired = append(v.Paired, pr)
+			v.Paired = append(v.Paired, slicePairedRow(slices[i].Value, ps))
 		}
 	}
 	for i, m := range r.Metrics {
 		v.Charts = append(v.Charts, sliceChart(m, i, v.Field, slices, r.Conditions))
 	}
 	return v, nil
+}
+
+// sliceRow is one slice value's means, a cell per metric and condition.
+func (r *Viewed) sliceRow(s report.Slice) templates.SliceRow {
+	row := templates.SliceRow{Value: s.Value, Samples: s.Samples}
+	for _, m := range r.Metrics {
+		for _, c := range s.Conditions {
+			cell := templates.SliceCell{}
+			for _, sm := range c.Metrics {
+				if sm.Evaluator == m.Evaluator && sm.Name == m.Name {
+					cell = templates.SliceCell{Has: true, Mean: templates.Num(sm.Mean, m.Digits()), N: sm.Samples,
+						CI: fmt.Sprintf("95%% CI %s – %s, %d scores", templates.Num(sm.CI95[0], m.Digits()), templates.Num(sm.CI95[1], m.Digits()), sm.N)}
+				}
+			}
+			row.Cells = append(row.Cells, cell)
+		}
+	}
+	return row
+}
+
+// slicePairedRow is one slice value's B − A, a cell per metric.
+func slicePairedRow(value string, ps []report.Paired) templates.SlicePairedRow {
+	pr := templates.SlicePairedRow{Value: value}
+	for _, p := range ps {
+		d := p.Metric.Digits()
+		cell := templates.SlicePairedCell{N: p.N}
+		if p.N > 0 {
+			row := templates.PairedRow{Diff: p.MeanDiff, CILo: p.CILo, CIHi: p.CIHi}
+			cell.Diff, cell.CI, cell.Direction = templates.Signed(p.MeanDiff, d),
+				templates.Signed(p.CILo, d)+" – "+templates.Signed(p.CIHi, d), row.Direction()
+		}
+		pr.Cells = append(pr.Cells, cell)
+	}
+	return pr
 }
 
 // sliceChart draws one metric's mean per slice value, a bar per condition,
