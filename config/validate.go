@@ -116,6 +116,22 @@ func (k *checker) dataset(d Dataset) {
 }
 
 func (k *checker) agent(a Agent) {
+	k.agentType(a)
+	k.keyEnv("agent.api_key_env", a.APIKeyEnv)
+	k.agentModels(a)
+	if a.Temperature != nil {
+		k.between("agent.temperature", *a.Temperature, 0, 2)
+	}
+	k.atLeast("agent.max_tokens", a.MaxTokens, 0)
+	if !a.Type.RunsProgram() {
+		k.atLeast("agent.max_turns", a.MaxTurns, 1)
+	}
+	k.within("agent.timeout_seconds", a.TimeoutSeconds, 1, MaxTimeoutSeconds)
+	k.baseURL("agent.base_url", a.BaseURL)
+}
+
+// agentType checks the agent's type and what each type needs or refuses.
+func (k *checker) agentType(a Agent) {
 	switch a.Type {
 	case AgentOpenAI, AgentAnthropic:
 		if a.Model == "" {
@@ -140,7 +156,11 @@ func (k *checker) agent(a Agent) {
 	default:
 		k.fail("agent.type", "unknown agent type %q (want openai, anthropic, claude_code (k-eval's claude_code_sdk) or command)", a.Type)
 	}
-	k.keyEnv("agent.api_key_env", a.APIKeyEnv)
+}
+
+// agentModels checks the agent's models: each named once, with its model,
+// key variable, temperature and address.
+func (k *checker) agentModels(a Agent) {
 	if len(a.Models) > 0 && a.Type != AgentOpenAI && a.Type != AgentAnthropic {
 		k.fail("agent.models", "only for agent types openai and anthropic: a program chooses its own model")
 	}
@@ -158,18 +178,7 @@ func (k *checker) agent(a Agent) {
 		if m.Temperature != nil {
 			k.between(key+".temperature", *m.Temperature, 0, 2)
 		}
-	}
-	if a.Temperature != nil {
-		k.between("agent.temperature", *a.Temperature, 0, 2)
-	}
-	k.atLeast("agent.max_tokens", a.MaxTokens, 0)
-	if !a.Type.RunsProgram() {
-		k.atLeast("agent.max_turns", a.MaxTurns, 1)
-	}
-	k.within("agent.timeout_seconds", a.TimeoutSeconds, 1, MaxTimeoutSeconds)
-	k.baseURL("agent.base_url", a.BaseURL)
-	for i, m := range a.Models {
-		k.baseURL(fmt.Sprintf("agent.models[%d].base_url", i), m.BaseURL)
+		k.baseURL(key+".base_url", m.BaseURL)
 	}
 }
 
