@@ -35,30 +35,7 @@ func UnsetVariables(cfg *config.Config, evaluators []config.Evaluator, condition
 		}
 	}
 	resolved, err := cfg.Resolve(getenv)
-	agentKey := resolved.Agent.APIKeyEnv
-	if resolved.Agent.Type == config.AgentClaudeCode {
-		agentKey = claudeCodeKeyEnv(resolved.Agent, getenv)
-	}
-	// A key variable named by an unresolved reference is reported below.
-	// A key a server on this machine may do without is not missing.
-	missing := func(key, baseURL string) bool {
-		return key != "" && !strings.Contains(key, "${") && getenv(key) == "" && !config.KeyOptional(key, baseURL)
-	}
-	if missing(agentKey, resolved.Agent.BaseURL) && len(resolved.Agent.Models) == 0 {
-		add(agentKey, "agent.api_key_env")
-	}
-	for i, am := range resolved.Agent.Models {
-		if missing(am.APIKeyEnv, am.BaseURL) {
-			add(am.APIKeyEnv, fmt.Sprintf("agent.models[%d].api_key_env", i))
-		}
-	}
-	if slices.ContainsFunc(evaluators, config.Evaluator.UsesJudge) {
-		for i, j := range resolved.Panel() {
-			if missing(j.APIKeyEnv, j.BaseURL) {
-				add(j.APIKeyEnv, judgeKeyField(resolved, i))
-			}
-		}
-	}
+	unsetKeys(resolved, evaluators, getenv, add)
 	for _, e := range leaves(err) {
 		var u *config.UnsetError
 		var f *config.FieldError
@@ -85,6 +62,35 @@ func UnsetVariables(cfg *config.Config, evaluators []config.Evaluator, condition
 	}
 	slices.SortFunc(out, func(a, b Unset) int { return cmp.Compare(a.Name, b.Name) })
 	return out
+}
+
+// unsetKeys adds the key variables the agent, its models and the judges
+// name that getenv has not. A key variable named by an unresolved
+// reference is reported apart; a key a server on this machine may do
+// without is not missing.
+func unsetKeys(resolved *config.Config, evaluators []config.Evaluator, getenv func(string) string, add func(name, where string)) {
+	agentKey := resolved.Agent.APIKeyEnv
+	if resolved.Agent.Type == config.AgentClaudeCode {
+		agentKey = claudeCodeKeyEnv(resolved.Agent, getenv)
+	}
+	missing := func(key, baseURL string) bool {
+		return key != "" && !strings.Contains(key, "${") && getenv(key) == "" && !config.KeyOptional(key, baseURL)
+	}
+	if missing(agentKey, resolved.Agent.BaseURL) && len(resolved.Agent.Models) == 0 {
+		add(agentKey, "agent.api_key_env")
+	}
+	for i, am := range resolved.Agent.Models {
+		if missing(am.APIKeyEnv, am.BaseURL) {
+			add(am.APIKeyEnv, fmt.Sprintf("agent.models[%d].api_key_env", i))
+		}
+	}
+	if slices.ContainsFunc(evaluators, config.Evaluator.UsesJudge) {
+		for i, j := range resolved.Panel() {
+			if missing(j.APIKeyEnv, j.BaseURL) {
+				add(j.APIKeyEnv, judgeKeyField(resolved, i))
+			}
+		}
+	}
 }
 
 // Getenv reads this manager's environment: what its runs resolve ${...} with.
