@@ -27,71 +27,102 @@ type Answer struct {
 
 // Check tells whether an answer passes a, and why in a sentence.
 func Check(a config.Assertion, ans Answer) (bool, string) {
-	answer := ans.Text
-	switch a.Kind {
-	case config.AssertContains, config.AssertNotContains:
-		i := index(answer, a.Text, a.CaseSensitive)
-		found := i >= 0
-		where := "not found"
-		if found {
-			where = fmt.Sprintf("found at character %d: …%s…", utf8.RuneCountInString(answer[:i])+1, around(answer, i, len(a.Text)))
-		}
-		if a.Kind == config.AssertContains {
-			return found, fmt.Sprintf("looked for %q%s: %s", a.Text, caseNote(a.CaseSensitive), where)
-		}
-		return !found, fmt.Sprintf("must not contain %q%s: %s", a.Text, caseNote(a.CaseSensitive), where)
-	case config.AssertEquals:
-		got := strings.TrimSpace(answer)
-		ok := got == a.Text || !a.CaseSensitive && strings.EqualFold(got, a.Text)
-		return ok, fmt.Sprintf("wanted exactly %q%s, the answer is %q", a.Text, caseNote(a.CaseSensitive), text.Clip(got, 120))
-	case config.AssertStartsWith:
-		got := strings.TrimSpace(answer)
-		ok := strings.HasPrefix(got, a.Text) || !a.CaseSensitive && strings.HasPrefix(strings.ToLower(got), strings.ToLower(a.Text))
-		return ok, fmt.Sprintf("wanted it to start with %q%s; it starts %q", a.Text, caseNote(a.CaseSensitive), text.Clip(got, len(a.Text)+20))
-	case config.AssertRegex:
-		re, err := regexp.Compile(a.Pattern)
-		if err != nil {
-			return false, fmt.Sprintf("the pattern /%s/ is not valid: %v", a.Pattern, err)
-		}
-		if loc := re.FindStringIndex(answer); loc != nil {
-			return true, fmt.Sprintf("/%s/ matched %q at character %d", a.Pattern, text.Clip(answer[loc[0]:loc[1]], 80), utf8.RuneCountInString(answer[:loc[0]])+1)
-		}
-		return false, fmt.Sprintf("/%s/ matched nothing", a.Pattern)
-	case config.AssertJSONValid:
-		var v any
-		if err := json.Unmarshal([]byte(strings.TrimSpace(answer)), &v); err != nil {
-			return false, "not valid JSON: " + jsonError(answer, err)
-		}
-		return true, "valid JSON"
-	case config.AssertJSONSchema:
-		var v any
-		if err := json.Unmarshal([]byte(strings.TrimSpace(answer)), &v); err != nil {
-			return false, "not valid JSON, so not checked against the schema: " + jsonError(answer, err)
-		}
-		rs, err := config.ResolveSchema(a.Schema)
-		if err != nil {
-			return false, err.Error()
-		}
-		if err := rs.Validate(v); err != nil {
-			return false, "does not fit the schema: " + err.Error()
-		}
-		return true, "fits the schema"
-	case config.AssertMaxLength, config.AssertMinLength:
-		n, unit := utf8.RuneCountInString(answer), "characters"
-		if a.Words {
-			n, unit = len(strings.Fields(answer)), "words"
-		}
-		limit := int(a.Limit)
-		if a.Kind == config.AssertMaxLength {
-			return n <= limit, fmt.Sprintf("%d %s, at most %d allowed", n, unit, limit)
-		}
-		return n >= limit, fmt.Sprintf("%d %s, at least %d wanted", n, unit, limit)
-	case config.AssertLatency:
-		return float64(ans.LatencyMS) < a.Limit, fmt.Sprintf("answered in %d ms, under %g wanted", ans.LatencyMS, a.Limit)
-	case config.AssertCost:
-		return ans.CostUSD < a.Limit, fmt.Sprintf("cost $%.6f, under $%g wanted", ans.CostUSD, a.Limit)
+	if check, ok := checks[a.Kind]; ok {
+		return check(a, ans)
 	}
 	return false, fmt.Sprintf("unknown assertion %q", a.Kind)
+}
+
+// checks are the assertions' checks, by kind.
+var checks = map[string]func(config.Assertion, Answer) (bool, string){
+	config.AssertContains:    checkContains,
+	config.AssertNotContains: checkContains,
+	config.AssertEquals:      checkEquals,
+	config.AssertStartsWith:  checkStartsWith,
+	config.AssertRegex:       checkRegex,
+	config.AssertJSONValid:   checkJSONValid,
+	config.AssertJSONSchema:  checkJSONSchema,
+	config.AssertMaxLength:   checkLength,
+	config.AssertMinLength:   checkLength,
+	config.AssertLatency: func(a config.Assertion, ans Answer) (bool, string) {
+		return float64(ans.LatencyMS) < a.Limit, fmt.Sprintf("answered in %d ms, under %g wanted", ans.LatencyMS, a.Limit)
+	},
+	config.AssertCost: func(a config.Assertion, ans Answer) (bool, string) {
+		return ans.CostUSD < a.Limit, fmt.Sprintf("cost $%.6f, under $%g wanted", ans.CostUSD, a.Limit)
+	},
+}
+
+func checkContains(a config.Assertion, ans Answer) (bool, string) {
+	answer := ans.Text
+	i := index(answer, a.Text, a.CaseSensitive)
+	found := i >= 0
+	where := "not found"
+	if found {
+		where = fmt.Sprintf("found at character %d: …%s…", utf8.RuneCountInString(answer[:i])+1, around(answer, i, len(a.Text)))
+	}
+	if a.Kind == config.AssertContains {
+		return found, fmt.Sprintf("looked for %q%s: %s", a.Text, caseNote(a.CaseSensitive), where)
+	}
+	return !found, fmt.Sprintf("must not contain %q%s: %s", a.Text, caseNote(a.CaseSensitive), where)
+}
+
+func checkEquals(a config.Assertion, ans Answer) (bool, string) {
+	got := strings.TrimSpace(ans.Text)
+	ok := got == a.Text || !a.CaseSensitive && strings.EqualFold(got, a.Text)
+	return ok, fmt.Sprintf("wanted exactly %q%s, the answer is %q", a.Text, caseNote(a.CaseSensitive), text.Clip(got, 120))
+}
+
+func checkStartsWith(a config.Assertion, ans Answer) (bool, string) {
+	got := strings.TrimSpace(ans.Text)
+	ok := strings.HasPrefix(got, a.Text) || !a.CaseSensitive && strings.HasPrefix(strings.ToLower(got), strings.ToLower(a.Text))
+	return ok, fmt.Sprintf("wanted it to start with %q%s; it starts %q", a.Text, caseNote(a.CaseSensitive), text.Clip(got, len(a.Text)+20))
+}
+
+func checkRegex(a config.Assertion, ans Answer) (bool, string) {
+	re, err := regexp.Compile(a.Pattern)
+	if err != nil {
+		return false, fmt.Sprintf("the pattern /%s/ is not valid: %v", a.Pattern, err)
+	}
+	answer := ans.Text
+	if loc := re.FindStringIndex(answer); loc != nil {
+		return true, fmt.Sprintf("/%s/ matched %q at character %d", a.Pattern, text.Clip(answer[loc[0]:loc[1]], 80), utf8.RuneCountInString(answer[:loc[0]])+1)
+	}
+	return false, fmt.Sprintf("/%s/ matched nothing", a.Pattern)
+}
+
+func checkJSONValid(_ config.Assertion, ans Answer) (bool, string) {
+	var v any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(ans.Text)), &v); err != nil {
+		return false, "not valid JSON: " + jsonError(ans.Text, err)
+	}
+	return true, "valid JSON"
+}
+
+func checkJSONSchema(a config.Assertion, ans Answer) (bool, string) {
+	var v any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(ans.Text)), &v); err != nil {
+		return false, "not valid JSON, so not checked against the schema: " + jsonError(ans.Text, err)
+	}
+	rs, err := config.ResolveSchema(a.Schema)
+	if err != nil {
+		return false, err.Error()
+	}
+	if err := rs.Validate(v); err != nil {
+		return false, "does not fit the schema: " + err.Error()
+	}
+	return true, "fits the schema"
+}
+
+func checkLength(a config.Assertion, ans Answer) (bool, string) {
+	n, unit := utf8.RuneCountInString(ans.Text), "characters"
+	if a.Words {
+		n, unit = len(strings.Fields(ans.Text)), "words"
+	}
+	limit := int(a.Limit)
+	if a.Kind == config.AssertMaxLength {
+		return n <= limit, fmt.Sprintf("%d %s, at most %d allowed", n, unit, limit)
+	}
+	return n >= limit, fmt.Sprintf("%d %s, at least %d wanted", n, unit, limit)
 }
 
 // Judgements are an answer's verdicts under the assertions, one judgement
