@@ -96,50 +96,62 @@ func decodeScores(b []byte) ([]MetricScores, error) {
 	}
 	out := make([]MetricScores, n)
 	for i := range out {
-		m := &out[i]
-		m.Condition, m.Evaluator, m.Metric = r.string(), r.string(), r.string()
-		m.JudgeNames = make([]string, r.count(1))
-		for k := range m.JudgeNames {
-			m.JudgeNames[k] = r.string()
-		}
-		samples, starts, scores := r.count(1), r.count(1), r.count(5)
-		if r.err != nil || starts != samples+1 {
-			return nil, errKept
-		}
-		m.Samples, m.Starts = make([]int64, samples), make([]int32, starts)
-		m.IDs, m.Values = make([]int64, scores), make([]float64, scores)
-		m.Reps, m.Judges, m.JudgeReps = make([]int32, scores), make([]int8, scores), make([]int16, scores)
-		var at int64
-		for k := range m.Samples {
-			at += r.varint()
-			m.Samples[k] = at
-		}
-		at = 0
-		for k := range m.Starts {
-			at += r.varint()
-			if at < 0 || at > int64(scores) || k > 0 && at < int64(m.Starts[k-1]) {
-				return nil, errKept
-			}
-			m.Starts[k] = int32(at)
-		}
-		if at != int64(scores) {
-			return nil, errKept
-		}
-		at = 0
-		for k := range m.Values {
-			at += r.varint()
-			m.IDs[k] = at
-			m.Values[k] = r.number()
-			rep, judge, judgeRep := r.varint(), r.varint(), r.varint()
-			if rep < math.MinInt32 || rep > math.MaxInt32 || judge < 0 || judge > math.MaxInt8 || judge >= int64(len(m.JudgeNames)) ||
-				judgeRep < math.MinInt16 || judgeRep > math.MaxInt16 {
-				return nil, errKept
-			}
-			m.Reps[k], m.Judges[k], m.JudgeReps[k] = int32(rep), int8(judge), int16(judgeRep)
-		}
-		if r.err != nil {
-			return nil, r.err
+		if err := r.metricScores(&out[i]); err != nil {
+			return nil, err
 		}
 	}
 	return out, r.done()
+}
+
+// metricScores reads one metric's scores under one condition.
+func (r *keptReader) metricScores(m *MetricScores) error {
+	m.Condition, m.Evaluator, m.Metric = r.string(), r.string(), r.string()
+	m.JudgeNames = make([]string, r.count(1))
+	for k := range m.JudgeNames {
+		m.JudgeNames[k] = r.string()
+	}
+	samples, starts, scores := r.count(1), r.count(1), r.count(5)
+	if r.err != nil || starts != samples+1 {
+		return errKept
+	}
+	m.Samples, m.Starts = make([]int64, samples), make([]int32, starts)
+	m.IDs, m.Values = make([]int64, scores), make([]float64, scores)
+	m.Reps, m.Judges, m.JudgeReps = make([]int32, scores), make([]int8, scores), make([]int16, scores)
+	var at int64
+	for k := range m.Samples {
+		at += r.varint()
+		m.Samples[k] = at
+	}
+	at = 0
+	for k := range m.Starts {
+		at += r.varint()
+		if at < 0 || at > int64(scores) || k > 0 && at < int64(m.Starts[k-1]) {
+			return errKept
+		}
+		m.Starts[k] = int32(at)
+	}
+	if at != int64(scores) {
+		return errKept
+	}
+	if err := r.scoreColumns(m); err != nil {
+		return err
+	}
+	return r.err
+}
+
+// scoreColumns reads each score's id, value, repetition and judge.
+func (r *keptReader) scoreColumns(m *MetricScores) error {
+	var at int64
+	for k := range m.Values {
+		at += r.varint()
+		m.IDs[k] = at
+		m.Values[k] = r.number()
+		rep, judge, judgeRep := r.varint(), r.varint(), r.varint()
+		if rep < math.MinInt32 || rep > math.MaxInt32 || judge < 0 || judge > math.MaxInt8 || judge >= int64(len(m.JudgeNames)) ||
+			judgeRep < math.MinInt16 || judgeRep > math.MaxInt16 {
+			return errKept
+		}
+		m.Reps[k], m.Judges[k], m.JudgeReps[k] = int32(rep), int8(judge), int16(judgeRep)
+	}
+	return nil
 }
