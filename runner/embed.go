@@ -48,6 +48,27 @@ func Embed(ctx context.Context, db *store.DB, hc *http.Client, getenv func(strin
 	if len(missing) == 0 {
 		return have, nil
 	}
+	client, err := embeddingsClient(e, hc, getenv)
+	if err != nil {
+		return nil, err
+	}
+	for start := 0; start < len(missing); start += embedBatch {
+		got, err := embedSome(ctx, client, e, missing[start:min(start+embedBatch, len(missing))])
+		if err != nil {
+			return nil, err
+		}
+		if err := db.SaveEmbeddings(ctx, e.Model, got); err != nil {
+			return nil, err
+		}
+		for id, v := range got {
+			have[id] = v
+		}
+	}
+	return have, nil
+}
+
+// embeddingsClient is the client of the embeddings endpoint, with its key.
+func embeddingsClient(e Embedding, hc *http.Client, getenv func(string) string) (*openai.Client, error) {
 	key := ""
 	if e.APIKeyEnv != "" {
 		if !config.IsEnvName(e.APIKeyEnv) {
@@ -64,35 +85,30 @@ func Embed(ctx context.Context, db *store.DB, hc *http.Client, getenv func(strin
 	if hc != nil {
 		cfg.HTTPClient = hc
 	}
-	client := openai.NewClientWithConfig(cfg)
-	for start := 0; start < len(missing); start += embedBatch {
-		batch := missing[start:min(start+embedBatch, len(missing))]
-		input := make([]string, len(batch))
-		for i, s := range batch {
-			input[i] = strings.ReplaceAll(s.Input, "\n", " ")
-		}
-		resp, err := client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{Input: input, Model: openai.EmbeddingModel(e.Model)})
-		if err != nil {
-			return nil, fmt.Errorf("embeddings from %s: %w", orDefault(e.BaseURL, "OpenAI's API"), err)
-		}
-		if len(resp.Data) != len(batch) {
-			return nil, fmt.Errorf("embeddings: asked for %d, got %d", len(batch), len(resp.Data))
-		}
-		got := map[int64][]float32{}
-		for _, d := range resp.Data {
-			if d.Index < 0 || d.Index >= len(batch) || len(d.Embedding) == 0 {
-				return nil, fmt.Errorf("embeddings: an answer with index %d of %d and %d numbers", d.Index, len(batch), len(d.Embedding))
-			}
-			got[batch[d.Index].ID] = d.Embedding
-		}
-		if err := db.SaveEmbeddings(ctx, e.Model, got); err != nil {
-			return nil, err
-		}
-		for id, v := range got {
-			have[id] = v
-		}
+	return openai.NewClientWithConfig(cfg), nil
+}
+
+// embedSome asks for the embeddings of one batch of questions, by sample row.
+func embedSome(ctx context.Context, client *openai.Client, e Embedding, batch []store.Sample) (map[int64][]float32, error) {
+	input := make([]string, len(batch))
+	for i, s := range batch {
+		input[i] = strings.ReplaceAll(s.Input, "\n", " ")
 	}
-	return have, nil
+	resp, err := client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{Input: input, Model: openai.EmbeddingModel(e.Model)})
+	if err != nil {
+		return nil, fmt.Errorf("embeddings from %s: %w", orDefault(e.BaseURL, "OpenAI's API"), err)
+	}
+	if len(resp.Data) != len(batch) {
+		return nil, fmt.Errorf("embeddings: asked for %d, got %d", len(batch), len(resp.Data))
+	}
+	got := map[int64][]float32{}
+	for _, d := range resp.Data {
+		if d.Index < 0 || d.Index >= len(batch) || len(d.Embedding) == 0 {
+			return nil, fmt.Errorf("embeddings: an answer with index %d of %d and %d numbers", d.Index, len(batch), len(d.Embedding))
+		}
+		got[batch[d.Index].ID] = d.Embedding
+	}
+	return got, nil
 }
 
 func orDefault(s, def string) string {
