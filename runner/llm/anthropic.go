@@ -54,35 +54,7 @@ func (c *Client) anthropicParams(req Request) (anthropic.MessageNewParams, error
 		p.Temperature = anthropic.Float(*t)
 	}
 	for _, m := range req.Messages {
-		switch m.Role {
-		case openai.ChatMessageRoleSystem, openai.ChatMessageRoleDeveloper:
-			p.System = append(p.System, anthropic.TextBlockParam{Text: m.Content})
-		case openai.ChatMessageRoleAssistant:
-			var blocks []anthropic.ContentBlockParamUnion
-			if strings.TrimSpace(m.Content) != "" {
-				blocks = append(blocks, anthropic.NewTextBlock(m.Content))
-			}
-			for _, tc := range m.ToolCalls {
-				input := json.RawMessage(tc.Function.Arguments)
-				if !json.Valid(input) {
-					input = json.RawMessage("{}")
-				}
-				blocks = append(blocks, anthropic.NewToolUseBlock(tc.ID, input, tc.Function.Name))
-			}
-			if len(blocks) > 0 {
-				p.Messages = append(p.Messages, anthropic.NewAssistantMessage(blocks...))
-			}
-		case openai.ChatMessageRoleTool:
-			block := anthropic.NewToolResultBlock(m.ToolCallID, m.Content, false)
-			// Results of one turn's calls go back together, in one user turn.
-			if n := len(p.Messages); n > 0 && p.Messages[n-1].Role == anthropic.MessageParamRoleUser && isToolResults(p.Messages[n-1]) {
-				p.Messages[n-1].Content = append(p.Messages[n-1].Content, block)
-			} else {
-				p.Messages = append(p.Messages, anthropic.NewUserMessage(block))
-			}
-		default:
-			p.Messages = append(p.Messages, anthropic.NewUserMessage(anthropic.NewTextBlock(m.Content)))
-		}
+		addAnthropicMessage(&p, m)
 	}
 	for _, t := range req.Tools {
 		if t.Function == nil {
@@ -108,6 +80,40 @@ func (c *Client) anthropicParams(req Request) (anthropic.MessageNewParams, error
 		p.System[len(p.System)-1].CacheControl = anthropic.NewCacheControlEphemeralParam()
 	}
 	return p, nil
+}
+
+// addAnthropicMessage adds a chat message to a Messages API request: a
+// system message to the system prompt, an assistant's text and tool calls
+// as its turn, tool results with the others of their turn in one user turn.
+func addAnthropicMessage(p *anthropic.MessageNewParams, m openai.ChatCompletionMessage) {
+	switch m.Role {
+	case openai.ChatMessageRoleSystem, openai.ChatMessageRoleDeveloper:
+		p.System = append(p.System, anthropic.TextBlockParam{Text: m.Content})
+	case openai.ChatMessageRoleAssistant:
+		var blocks []anthropic.ContentBlockParamUnion
+		if strings.TrimSpace(m.Content) != "" {
+			blocks = append(blocks, anthropic.NewTextBlock(m.Content))
+		}
+		for _, tc := range m.ToolCalls {
+			input := json.RawMessage(tc.Function.Arguments)
+			if !json.Valid(input) {
+				input = json.RawMessage("{}")
+			}
+			blocks = append(blocks, anthropic.NewToolUseBlock(tc.ID, input, tc.Function.Name))
+		}
+		if len(blocks) > 0 {
+			p.Messages = append(p.Messages, anthropic.NewAssistantMessage(blocks...))
+		}
+	case openai.ChatMessageRoleTool:
+		block := anthropic.NewToolResultBlock(m.ToolCallID, m.Content, false)
+		if n := len(p.Messages); n > 0 && p.Messages[n-1].Role == anthropic.MessageParamRoleUser && isToolResults(p.Messages[n-1]) {
+			p.Messages[n-1].Content = append(p.Messages[n-1].Content, block)
+		} else {
+			p.Messages = append(p.Messages, anthropic.NewUserMessage(block))
+		}
+	default:
+		p.Messages = append(p.Messages, anthropic.NewUserMessage(anthropic.NewTextBlock(m.Content)))
+	}
 }
 
 func isToolResults(m anthropic.MessageParam) bool {
