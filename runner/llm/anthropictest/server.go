@@ -199,6 +199,26 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusNotFound, "not_found_error", "no route "+r.Method+" "+r.URL.Path, "")
 		return
 	}
+	req, err := readRequest(r, vertex)
+	if err != nil {
+		s.writeError(w, http.StatusBadRequest, "invalid_request_error", "the body is not a messages request: "+err.Error(), "")
+		return
+	}
+	s.mu.Lock()
+	req.Index = len(s.requests)
+	s.requests = append(s.requests, req)
+	s.stats.Requests++
+	s.mu.Unlock()
+	reply := s.handler(req)
+	if !s.pause(r.Context(), reply.Delay) {
+		panic(http.ErrAbortHandler)
+	}
+	s.reply(w, r, req, reply)
+}
+
+// readRequest reads a messages request: on Vertex AI's path (vertex, its
+// matches) with its version in the body and its model in the path.
+func readRequest(r *http.Request, vertex []string) (*Request, error) {
 	body, err := io.ReadAll(r.Body)
 	req := &Request{Header: r.Header.Clone(), Body: body}
 	if err == nil {
@@ -219,19 +239,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		req.Model, req.Vertex = vertex[3], &Vertex{Project: vertex[1], Location: vertex[2], Version: v.Version}
 		req.Stream = req.Stream || vertex[4] == "streamRawPredict"
 	}
-	if err != nil {
-		s.writeError(w, http.StatusBadRequest, "invalid_request_error", "the body is not a messages request: "+err.Error(), "")
-		return
-	}
-	s.mu.Lock()
-	req.Index = len(s.requests)
-	s.requests = append(s.requests, req)
-	s.stats.Requests++
-	s.mu.Unlock()
-	reply := s.handler(req)
-	if !s.pause(r.Context(), reply.Delay) {
-		panic(http.ErrAbortHandler)
-	}
+	return req, err
+}
+
+// reply answers a request as its reply says: a hang, a dropped
+// connection, an error, a body as given, a stream or a message.
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, req *Request, reply Reply) {
 	switch {
 	case reply.Hang:
 		select {
