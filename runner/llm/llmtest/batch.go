@@ -51,68 +51,80 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
 		s.files, s.batches = map[string][]byte{}, map[string]*fakeBatch{}
 	}
 	path := strings.TrimPrefix(r.URL.Path, "/v1")
-	reply := func(code int, v any) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(code)
-		json.NewEncoder(w).Encode(v)
-	}
-	fail := func(code int, msg string) {
-		reply(code, map[string]any{"error": map[string]string{"message": msg, "type": "invalid_request_error"}})
-	}
 	switch {
 	case r.Method == http.MethodPost && path == "/files":
-		f, _, err := r.FormFile("file")
-		if err != nil || r.FormValue("purpose") != "batch" {
-			fail(http.StatusBadRequest, "want a multipart file with purpose batch")
-			return
-		}
-		data, _ := io.ReadAll(f)
-		id := fmt.Sprintf("file-%d", len(s.files)+1)
-		s.files[id] = data
-		reply(http.StatusOK, map[string]any{"id": id, "object": "file", "purpose": "batch", "bytes": len(data)})
+		s.uploadFile(w, r)
 	case r.Method == http.MethodPost && path == "/batches":
-		var in struct {
-			InputFileID string `json:"input_file_id"`
-			Endpoint    string `json:"endpoint"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || s.files[in.InputFileID] == nil || in.Endpoint != "/v1/chat/completions" {
-			fail(http.StatusBadRequest, "want an uploaded input_file_id and endpoint /v1/chat/completions")
-			return
-		}
-		b := &fakeBatch{ID: fmt.Sprintf("batch_%d", len(s.batches)+1), Status: "validating", Input: in.InputFileID,
-			Total: bytes.Count(s.files[in.InputFileID], []byte("\n"))}
-		s.batches[b.ID] = b
-		s.stats.Batches++
-		reply(http.StatusOK, b.json())
+		s.createBatch(w, r)
 	case r.Method == http.MethodGet && strings.HasPrefix(path, "/batches/"):
 		b := s.batches[strings.TrimPrefix(path, "/batches/")]
 		if b == nil {
-			fail(http.StatusNotFound, "no such batch")
+			batchFail(w, http.StatusNotFound, "no such batch")
 			return
 		}
 		s.advance(b)
-		reply(http.StatusOK, b.json())
+		batchReply(w, http.StatusOK, b.json())
 	case r.Method == http.MethodPost && strings.HasPrefix(path, "/batches/") && strings.HasSuffix(path, "/cancel"):
 		b := s.batches[strings.TrimSuffix(strings.TrimPrefix(path, "/batches/"), "/cancel")]
 		if b == nil {
-			fail(http.StatusNotFound, "no such batch")
+			batchFail(w, http.StatusNotFound, "no such batch")
 			return
 		}
 		if !strings.HasPrefix(b.Status, "c") && b.Status != "failed" {
 			b.Status = "cancelled"
 		}
-		reply(http.StatusOK, b.json())
+		batchReply(w, http.StatusOK, b.json())
 	case r.Method == http.MethodGet && strings.HasPrefix(path, "/files/") && strings.HasSuffix(path, "/content"):
 		data, ok := s.files[strings.TrimSuffix(strings.TrimPrefix(path, "/files/"), "/content")]
 		if !ok {
-			fail(http.StatusNotFound, "no such file")
+			batchFail(w, http.StatusNotFound, "no such file")
 			return
 		}
 		w.Header().Set("Content-Type", "application/jsonl")
 		w.Write(data)
 	default:
-		fail(http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path)
+		batchFail(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path)
 	}
+}
+
+// uploadFile keeps a batch's input file. Called with s.mu held.
+func (s *Server) uploadFile(w http.ResponseWriter, r *http.Request) {
+	f, _, err := r.FormFile("file")
+	if err != nil || r.FormValue("purpose") != "batch" {
+		batchFail(w, http.StatusBadRequest, "want a multipart file with purpose batch")
+		return
+	}
+	data, _ := io.ReadAll(f)
+	id := fmt.Sprintf("file-%d", len(s.files)+1)
+	s.files[id] = data
+	batchReply(w, http.StatusOK, map[string]any{"id": id, "object": "file", "purpose": "batch", "bytes": len(data)})
+}
+
+// createBatch makes a batch of an uploaded file. Called with s.mu held.
+func (s *Server) createBatch(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		InputFileID string `json:"input_file_id"`
+		Endpoint    string `json:"endpoint"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || s.files[in.InputFileID] == nil || in.Endpoint != "/v1/chat/completions" {
+		batchFail(w, http.StatusBadRequest, "want an uploaded input_file_id and endpoint /v1/chat/completions")
+		return
+	}
+	b := &fakeBatch{ID: fmt.Sprintf("batch_%d", len(s.batches)+1), Status: "validating", Input: in.InputFileID,
+		Total: bytes.Count(s.files[in.InputFileID], []byte("\n"))}
+	s.batches[b.ID] = b
+	s.stats.Batches++
+	batchReply(w, http.StatusOK, b.json())
+}
+
+func batchReply(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}
+
+func batchFail(w http.ResponseWriter, code int, msg string) {
+	batchReply(w, code, map[string]any{"error": map[string]string{"message": msg, "type": "invalid_request_error"}})
 }
 
 // advance moves a polled batch on; at its end each line is answered.
