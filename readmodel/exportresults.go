@@ -113,47 +113,59 @@ func toExport(r *store.Result, name string, reviews map[int64][]store.Review) ex
 		e.Retries = []string{}
 	}
 	for _, j := range r.Judgements {
-		claims := j.UnverifiedClaims
-		if claims == nil {
-			claims = []string{}
-		}
-		e.UnverifiedClaims = append(e.UnverifiedClaims, claims...)
-		e.Judgements = append(e.Judgements, exportJudgement{
-			Evaluator:        j.Evaluator,
-			JudgeRepetition:  j.JudgeRepetition,
-			Judge:            j.Judge,
-			Seed:             j.Seed,
-			Error:            j.Error,
-			ErrorKind:        j.ErrorKind,
-			Attempts:         j.Attempts,
-			Detail:           j.Detail,
-			Raw:              j.Raw,
-			UnverifiedClaims: claims,
-			TokensIn:         j.TokensIn,
-			TokensOut:        j.TokensOut,
-			CacheReadTokens:  j.CacheReadTokens,
-			CacheWriteTokens: j.CacheWriteTokens,
-			CostUSD:          j.CostUSD,
-			LatencyMS:        j.LatencyMS,
-		})
+		ej := judgementExport(j)
+		e.UnverifiedClaims = append(e.UnverifiedClaims, ej.UnverifiedClaims...)
+		e.Judgements = append(e.Judgements, ej)
 		for _, s := range j.Scores {
-			es := exportScore{
-				ID:              s.ID,
-				Evaluator:       j.Evaluator,
-				Metric:          s.Metric,
-				Value:           s.Value,
-				Reasoning:       s.Reasoning,
-				JudgeRepetition: j.JudgeRepetition,
-				Judge:           j.Judge,
-				Reviews:         []exportReview{},
-			}
-			for _, v := range reviews[s.ID] {
-				es.Reviews = append(es.Reviews, exportReview{Reviewer: v.Reviewer, Verdict: v.Verdict, Value: v.Value, Note: v.Note, At: v.At})
-			}
-			e.Scores = append(e.Scores, es)
+			e.Scores = append(e.Scores, scoreExport(j, s, reviews[s.ID]))
 		}
 	}
 	return e
+}
+
+// judgementExport is a judgement as the JSON export gives it.
+func judgementExport(j store.Judgement) exportJudgement {
+	claims := j.UnverifiedClaims
+	if claims == nil {
+		claims = []string{}
+	}
+	return exportJudgement{
+		Evaluator:        j.Evaluator,
+		JudgeRepetition:  j.JudgeRepetition,
+		Judge:            j.Judge,
+		Seed:             j.Seed,
+		Error:            j.Error,
+		ErrorKind:        j.ErrorKind,
+		Attempts:         j.Attempts,
+		Detail:           j.Detail,
+		Raw:              j.Raw,
+		UnverifiedClaims: claims,
+		TokensIn:         j.TokensIn,
+		TokensOut:        j.TokensOut,
+		CacheReadTokens:  j.CacheReadTokens,
+		CacheWriteTokens: j.CacheWriteTokens,
+		CostUSD:          j.CostUSD,
+		LatencyMS:        j.LatencyMS,
+	}
+}
+
+// scoreExport is a score of a judgement as the JSON export gives it, with
+// its reviews.
+func scoreExport(j store.Judgement, s store.Score, reviews []store.Review) exportScore {
+	es := exportScore{
+		ID:              s.ID,
+		Evaluator:       j.Evaluator,
+		Metric:          s.Metric,
+		Value:           s.Value,
+		Reasoning:       s.Reasoning,
+		JudgeRepetition: j.JudgeRepetition,
+		Judge:           j.Judge,
+		Reviews:         []exportReview{},
+	}
+	for _, v := range reviews {
+		es.Reviews = append(es.Reviews, exportReview{Reviewer: v.Reviewer, Verdict: v.Verdict, Value: v.Value, Note: v.Note, At: v.At})
+	}
+	return es
 }
 
 // exportSource is what an export of results reads first: the run's report,
