@@ -91,32 +91,9 @@ const shareBins = 40
 // out of range or an unknown algorithm, and stops with ctx's error when
 // ctx is done.
 func Replay(ctx context.Context, m *Matrix, opt Options) (*Result, error) {
-	if err := m.Check(); err != nil {
+	algos, err := checkReplay(m, &opt)
+	if err != nil {
 		return nil, err
-	}
-	if err := opt.Weights.Check(); err != nil {
-		return nil, err
-	}
-	if opt.Reward == "" {
-		opt.Reward = RewardDocs
-	}
-	if !slices.Contains(Rewards, opt.Reward) {
-		return nil, fmt.Errorf("reward %q: want docs (conduit's documented formula) or conduit (its library's)", opt.Reward)
-	}
-	if opt.Orders == 0 {
-		opt.Orders = DefaultOrders
-	}
-	if opt.Orders < 0 || opt.Orders > maxOrders {
-		return nil, fmt.Errorf("orders: want 1 to %d, got %d", maxOrders, opt.Orders)
-	}
-	algos := opt.Algorithms
-	if algos == nil {
-		algos = Algorithms
-	}
-	for _, a := range algos {
-		if !slices.Contains(Algorithms, a) {
-			return nil, fmt.Errorf("unknown routing algorithm %q (want one of %v)", a, Algorithms)
-		}
 	}
 	n := len(m.Quality)
 	settings := DefaultSettings(n)
@@ -130,17 +107,7 @@ func Replay(ctx context.Context, m *Matrix, opt Options) (*Result, error) {
 		best[i] = slices.Max(rw[i])
 	}
 	res := &Result{Samples: n, Orders: opt.Orders, Seed: opt.Seed, Weights: [3]float64{w.Quality, w.Cost, w.Latency}, Reward: opt.Reward}
-	for a, name := range m.Models {
-		f := ModelFigure{Name: name}
-		for i := range n {
-			f.Quality += m.Quality[i][a]
-			f.CostUSD += m.Cost[i][a]
-			f.LatencyMS += m.Latency[i][a]
-			f.Reward += rw[i][a]
-		}
-		f.Quality, f.CostUSD, f.LatencyMS, f.Reward = f.Quality/float64(n), f.CostUSD/float64(n), f.LatencyMS/float64(n), f.Reward/float64(n)
-		res.Models = append(res.Models, f)
-	}
+	res.Models = modelFigures(m, rw)
 	cheapest := slices.IndexFunc(res.Models, func(f ModelFigure) bool {
 		return f.CostUSD == slices.MinFunc(res.Models, func(a, b ModelFigure) int { return cmpFloat(a.CostUSD, b.CostUSD) }).CostUSD
 	})
@@ -168,6 +135,57 @@ func Replay(ctx context.Context, m *Matrix, opt Options) (*Result, error) {
 	}
 	res.costSaved()
 	return res, nil
+}
+
+// checkReplay checks a replay's matrix and options, filling in the
+// defaults, and returns the algorithms to replay.
+func checkReplay(m *Matrix, opt *Options) ([]string, error) {
+	if err := m.Check(); err != nil {
+		return nil, err
+	}
+	if err := opt.Weights.Check(); err != nil {
+		return nil, err
+	}
+	if opt.Reward == "" {
+		opt.Reward = RewardDocs
+	}
+	if !slices.Contains(Rewards, opt.Reward) {
+		return nil, fmt.Errorf("reward %q: want docs (conduit's documented formula) or conduit (its library's)", opt.Reward)
+	}
+	if opt.Orders == 0 {
+		opt.Orders = DefaultOrders
+	}
+	if opt.Orders < 0 || opt.Orders > maxOrders {
+		return nil, fmt.Errorf("orders: want 1 to %d, got %d", maxOrders, opt.Orders)
+	}
+	algos := opt.Algorithms
+	if algos == nil {
+		algos = Algorithms
+	}
+	for _, a := range algos {
+		if !slices.Contains(Algorithms, a) {
+			return nil, fmt.Errorf("unknown routing algorithm %q (want one of %v)", a, Algorithms)
+		}
+	}
+	return algos, nil
+}
+
+// modelFigures are each model's means over the samples, when it alone answers.
+func modelFigures(m *Matrix, rw [][]float64) []ModelFigure {
+	n := float64(len(m.Quality))
+	var out []ModelFigure
+	for a, name := range m.Models {
+		f := ModelFigure{Name: name}
+		for i := range m.Quality {
+			f.Quality += m.Quality[i][a]
+			f.CostUSD += m.Cost[i][a]
+			f.LatencyMS += m.Latency[i][a]
+			f.Reward += rw[i][a]
+		}
+		f.Quality, f.CostUSD, f.LatencyMS, f.Reward = f.Quality/n, f.CostUSD/n, f.LatencyMS/n, f.Reward/n
+		out = append(out, f)
+	}
+	return out
 }
 
 // replayRun is what every algorithm's replay reads, and none changes.
