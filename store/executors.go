@@ -188,19 +188,7 @@ func (db *DB) ClaimSamples(ctx context.Context, runID int64, h Holder, candidate
 	if err != nil {
 		return c, err
 	}
-	args := []any{runID}
-	for _, s := range candidates {
-		args = append(args, s)
-	}
-	held := map[int64]string{}
-	err = EachRow(ctx, tx, `SELECT sample_id, holder FROM run_claims WHERE run_id = ? AND sample_id IN (?`+
-		strings.Repeat(", ?", len(candidates)-1)+`)`, args, func(rows *sql.Rows) error {
-		var s int64
-		var holder string
-		err := rows.Scan(&s, &holder)
-		held[s] = holder
-		return err
-	})
+	held, err := claimHolders(ctx, tx, runID, candidates)
 	if err != nil {
 		return c, fmt.Errorf("claim samples of run %d: %w", runID, err)
 	}
@@ -213,34 +201,61 @@ func (db *DB) ClaimSamples(ctx context.Context, runID int64, h Holder, candidate
 			break
 		}
 	}
-	got := c.Got
-	if len(got) == 0 {
+	if len(c.Got) == 0 {
 		return c, tx.Commit()
 	}
-	args = []any{runID, h.ID}
-	for _, s := range got {
-		args = append(args, s)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO run_claims (run_id, sample_id, holder) VALUES (?1, ?3, ?2)`+
-		strings.Repeat(", (?1, ?, ?2)", len(got)-1)+`
-		ON CONFLICT (run_id, sample_id) DO UPDATE SET holder = excluded.holder`, args...); err != nil {
+	if err := recordClaims(ctx, tx, runID, h.ID, c.Got); err != nil {
 		return c, fmt.Errorf("claim samples of run %d: %w", runID, err)
 	}
-	args = []any{runID}
-	for _, s := range got {
-		args = append(args, s)
-	}
-	err = EachRow(ctx, tx, `SELECT sample_id, condition, repetition FROM results WHERE run_id = ? AND sample_id IN (?`+
-		strings.Repeat(", ?", len(got)-1)+`)`, args, func(rows *sql.Rows) error {
-		var k TaskKey
-		err := rows.Scan(&k.SampleRow, &k.Condition, &k.Repetition)
-		c.Done = append(c.Done, k)
-		return err
-	})
-	if err != nil {
+	if c.Done, err = finishedTasks(ctx, tx, runID, c.Got); err != nil {
 		return c, fmt.Errorf("claim samples of run %d: %w", runID, err)
 	}
 	return c, tx.Commit()
+}
+
+// idArgs is a query's arguments: the leading ones, then each sample id.
+func idArgs(ids []int64, lead ...any) []any {
+	args := lead
+	for _, s := range ids {
+		args = append(args, s)
+	}
+	return args
+}
+
+// claimHolders maps each of the samples already claimed to its holder.
+func claimHolders(ctx context.Context, tx *sql.Tx, runID int64, samples []int64) (map[int64]string, error) {
+	held := map[int64]string{}
+	err := EachRow(ctx, tx, `SELECT sample_id, holder FROM run_claims WHERE run_id = ? AND sample_id IN (?`+
+		strings.Repeat(", ?", len(samples)-1)+`)`, idArgs(samples, runID), func(rows *sql.Rows) error {
+		var s int64
+		var holder string
+		err := rows.Scan(&s, &holder)
+		held[s] = holder
+		return err
+	})
+	return held, err
+}
+
+// recordClaims makes the holder the claimant of the samples, taking them
+// over from a holder no longer alive.
+func recordClaims(ctx context.Context, tx *sql.Tx, runID int64, holder string, samples []int64) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO run_claims (run_id, sample_id, holder) VALUES (?1, ?3, ?2)`+
+		strings.Repeat(", (?1, ?, ?2)", len(samples)-1)+`
+		ON CONFLICT (run_id, sample_id) DO UPDATE SET holder = excluded.holder`, idArgs(samples, runID, holder)...)
+	return err
+}
+
+// finishedTasks lists the tasks of the samples that already have a result.
+func finishedTasks(ctx context.Context, tx *sql.Tx, runID int64, samples []int64) ([]TaskKey, error) {
+	var done []TaskKey
+	err := EachRow(ctx, tx, `SELECT sample_id, condition, repetition FROM results WHERE run_id = ? AND sample_id IN (?`+
+		strings.Repeat(", ?", len(samples)-1)+`)`, idArgs(samples, runID), func(rows *sql.Rows) error {
+		var k TaskKey
+		err := rows.Scan(&k.SampleRow, &k.Condition, &k.Repetition)
+		done = append(done, k)
+		return err
+	})
+	return done, err
 }
 
 // UnclaimedWork says whether a sample of the run has tasks without a

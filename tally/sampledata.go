@@ -97,49 +97,8 @@ func (t *Tally) foldSampleStats(ctx context.Context, runID int64) (*SampleStats,
 	if err != nil {
 		return nil, fmt.Errorf("sample stats of run %d: %w", runID, err)
 	}
-	type row struct {
-		aggregateRow
-		SampleCondition
-	}
-	type summed struct {
-		rows   []SampleCondition
-		firsts map[MetricName]firstMet
-	}
 	chunks, err := foldParts(ctx, t.db.Read(), `SELECT condition, sample_id, results, errors, judge_errors, claims, sums
-		FROM sample_sums WHERE run_id = ?`, []any{runID}, bounds, func() func(r *sql.Rows) (row, error) {
-		// One row scanned into for all, each returned as a copy: a row of
-		// its own escaped, one allocation per row. The condition is read
-		// as bytes and kept once for all its rows.
-		var a row
-		var last string
-		var condition sql.RawBytes
-		return func(r *sql.Rows) (row, error) {
-			a = row{}
-			if err := r.Scan(&condition, store.Int64Col{P: &a.sample}, store.IntCol{P: &a.Results}, store.IntCol{P: &a.Errors}, store.IntCol{P: &a.JudgeErrors},
-				store.IntCol{P: &a.Claims}, &a.text); err != nil {
-				return a, err
-			}
-			if string(condition) != last {
-				last = string(condition)
-			}
-			a.condition = last
-			a.SampleKey = SampleKey{a.sample, a.condition}
-			return a, nil
-		}
-	}, func() func([]row) (summed, error) {
-		var f summer
-		return func(rows []row) (out summed, err error) {
-			out.rows = make([]SampleCondition, len(rows))
-			for i := range rows {
-				out.rows[i] = rows[i].SampleCondition
-				if out.rows[i].Metrics, err = f.sum(rows[i].aggregateRow); err != nil {
-					return out, err
-				}
-			}
-			out.firsts = f.takeFirsts()
-			return out, nil
-		}
-	})
+		FROM sample_sums WHERE run_id = ?`, []any{runID}, bounds, sampleSumScanner, sampleSumFolder)
 	if err != nil {
 		return nil, fmt.Errorf("sample stats of run %d: %w", runID, err)
 	}
@@ -157,6 +116,58 @@ func (t *Tally) foldSampleStats(ctx context.Context, runID int64) (*SampleStats,
 		parts[k], firsts[k] = c.rows, c.firsts
 	}
 	return &SampleStats{Metrics: metricOrder(firsts, parts), Rows: byPlace(parts)}, nil
+}
+
+// sampleSumRow is a row of sample_sums as scanned: its sums, and the
+// sample and condition they belong to.
+type sampleSumRow struct {
+	aggregateRow
+	SampleCondition
+}
+
+// sampleSumsSummed is a part of sample_sums folded: a row per sample and
+// condition, and where each metric was first met.
+type sampleSumsSummed struct {
+	rows   []SampleCondition
+	firsts map[MetricName]firstMet
+}
+
+// sampleSumScanner scans rows of sample_sums: one row scanned into for
+// all, each returned as a copy (a row of its own escaped, one allocation
+// per row). The condition is read as bytes and kept once for all its rows.
+func sampleSumScanner() func(r *sql.Rows) (sampleSumRow, error) {
+	var a sampleSumRow
+	var last string
+	var condition sql.RawBytes
+	return func(r *sql.Rows) (sampleSumRow, error) {
+		a = sampleSumRow{}
+		if err := r.Scan(&condition, store.Int64Col{P: &a.sample}, store.IntCol{P: &a.Results}, store.IntCol{P: &a.Errors}, store.IntCol{P: &a.JudgeErrors},
+			store.IntCol{P: &a.Claims}, &a.text); err != nil {
+			return a, err
+		}
+		if string(condition) != last {
+			last = string(condition)
+		}
+		a.condition = last
+		a.SampleKey = SampleKey{a.sample, a.condition}
+		return a, nil
+	}
+}
+
+// sampleSumFolder sums each scanned row's metrics.
+func sampleSumFolder() func([]sampleSumRow) (sampleSumsSummed, error) {
+	var f summer
+	return func(rows []sampleSumRow) (out sampleSumsSummed, err error) {
+		out.rows = make([]SampleCondition, len(rows))
+		for i := range rows {
+			out.rows[i] = rows[i].SampleCondition
+			if out.rows[i].Metrics, err = f.sum(rows[i].aggregateRow); err != nil {
+				return out, err
+			}
+		}
+		out.firsts = f.takeFirsts()
+		return out, nil
+	}
 }
 
 // keyBound is a key of sample_sums within a run: a condition, and a

@@ -119,75 +119,97 @@ func start() (string, func(), error) {
 	if dsn := os.Getenv(Env); dsn != "" {
 		return dsn, nil, nil
 	}
-	bin, err := binDir()
+	c, err := newCluster()
 	if err != nil {
 		return "", nil, err
 	}
-	// A folder the postgres user can reach: the tests' own temporary
-	// folder may sit under a home it cannot enter.
-	dir, err := os.MkdirTemp("", "assay-pg-")
+	port, err := c.create()
 	if err != nil {
-		return "", nil, err
-	}
-	as, err := runAs()
-	if err != nil {
-		os.RemoveAll(dir)
-		return "", nil, err
-	}
-	if as != nil {
-		if err := os.Chown(dir, as.uid, as.gid); err != nil {
-			os.RemoveAll(dir)
-			return "", nil, err
-		}
-	}
-	data := filepath.Join(dir, "data")
-	run := func(name string, args ...string) error {
-		cmd := exec.Command(filepath.Join(bin, name), args...)
-		if as != nil {
-			cmd = exec.Command("runuser", append([]string{"-u", as.name, "--", filepath.Join(bin, name)}, args...)...)
-		}
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("%s: %w\n%s", name, err, out)
-		}
-		return nil
-	}
-	// C collation and UTF-8, as assay's own databases compare text; a
-	// password asked over TCP, as a team's server asks it.
-	pwfile := filepath.Join(dir, "pw")
-	if err := os.WriteFile(pwfile, []byte(Password+"\n"), 0o644); err != nil {
-		os.RemoveAll(dir)
-		return "", nil, err
-	}
-	if err := run("initdb", "-D", data, "-U", "postgres", "--auth-local=trust", "--auth-host=scram-sha-256", "--pwfile", pwfile,
-		"--encoding=UTF8", "--locale=C", "--no-sync"); err != nil {
-		os.RemoveAll(dir)
-		return "", nil, err
-	}
-	port, err := freePort()
-	if err != nil {
-		os.RemoveAll(dir)
-		return "", nil, err
-	}
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300", port, dir)
-	if err := run("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "-t", "120", "start"); err != nil {
-		os.RemoveAll(dir)
+		os.RemoveAll(c.dir)
 		return "", nil, err
 	}
 	stop := func() {
-		run("pg_ctl", "-D", data, "-m", "immediate", "-w", "stop")
-		os.RemoveAll(dir)
+		c.run("pg_ctl", "-D", c.data, "-m", "immediate", "-w", "stop")
+		os.RemoveAll(c.dir)
 	}
-	watch(os.Getpid(), bin, data, dir, as)
+	watch(os.Getpid(), c.bin, c.data, c.dir, c.as)
 	restart = func(fn func()) error {
-		if err := run("pg_ctl", "-D", data, "-m", "fast", "-w", "stop"); err != nil {
+		if err := c.run("pg_ctl", "-D", c.data, "-m", "fast", "-w", "stop"); err != nil {
 			return err
 		}
 		fn()
-		return run("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "-t", "120", "start")
+		return c.start()
 	}
 	return fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/postgres?sslmode=disable", Password, port), stop, nil
+}
+
+// cluster is a throwaway Postgres cluster: its programs, its folder (the
+// data beneath it), the account it runs as and the options it starts with.
+type cluster struct {
+	bin, dir, data, opts string
+	as                   *account
+}
+
+// newCluster makes the cluster's folder, one the postgres user can reach:
+// the tests' own temporary folder may sit under a home it cannot enter.
+func newCluster() (*cluster, error) {
+	bin, err := binDir()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "assay-pg-")
+	if err != nil {
+		return nil, err
+	}
+	as, err := runAs()
+	if err == nil && as != nil {
+		err = os.Chown(dir, as.uid, as.gid)
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &cluster{bin: bin, dir: dir, data: filepath.Join(dir, "data"), as: as}, nil
+}
+
+// run runs one of Postgres's programs in the cluster's folder, as the
+// cluster's account.
+func (c *cluster) run(name string, args ...string) error {
+	cmd := exec.Command(filepath.Join(c.bin, name), args...)
+	if c.as != nil {
+		cmd = exec.Command("runuser", append([]string{"-u", c.as.name, "--", filepath.Join(c.bin, name)}, args...)...)
+	}
+	cmd.Dir = c.dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s: %w\n%s", name, err, out)
+	}
+	return nil
+}
+
+// create makes the cluster and starts it on a free port, which it returns.
+// C collation and UTF-8, as assay's own databases compare text; a password
+// asked over TCP, as a team's server asks it.
+func (c *cluster) create() (int, error) {
+	pwfile := filepath.Join(c.dir, "pw")
+	if err := os.WriteFile(pwfile, []byte(Password+"\n"), 0o644); err != nil {
+		return 0, err
+	}
+	if err := c.run("initdb", "-D", c.data, "-U", "postgres", "--auth-local=trust", "--auth-host=scram-sha-256", "--pwfile", pwfile,
+		"--encoding=UTF8", "--locale=C", "--no-sync"); err != nil {
+		return 0, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return 0, err
+	}
+	c.opts = fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300", port, c.dir)
+	return port, c.start()
+}
+
+// start starts the cluster and waits until it takes connections.
+func (c *cluster) start() error {
+	return c.run("pg_ctl", "-D", c.data, "-o", c.opts, "-l", filepath.Join(c.dir, "log"), "-w", "-t", "120", "start")
 }
 
 // watch stops the cluster and removes its folder once the test process
