@@ -57,39 +57,7 @@ func (r *reader) eachInstance(fn func(line int, in *Instance) error) error {
 			}
 		})
 	}
-	wg.Go(func() {
-		defer close(work)
-		defer close(order)
-		send := func(b *lineBatch) bool {
-			select {
-			case order <- b:
-			case <-stop:
-				return false
-			}
-			select {
-			case work <- b:
-				return true
-			case <-stop:
-				return false
-			}
-		}
-		b := &lineBatch{done: make(chan struct{})}
-		err := eachLine(r.files.Instances, r.files.InstancesName, func(line int, raw []byte) error {
-			b.lines, b.raws, b.size = append(b.lines, line), append(b.raws, bytes.Clone(raw)), b.size+len(raw)
-			if len(b.lines) < batchLines && b.size < batchBytes {
-				return nil
-			}
-			if !send(b) {
-				return errStopped
-			}
-			b = &lineBatch{done: make(chan struct{})}
-			return nil
-		})
-		if err != errStopped {
-			b.err = err
-			send(b)
-		}
-	})
+	wg.Go(func() { r.batchLines(order, work, stop) })
 	defer func() {
 		close(stop)
 		wg.Wait()
@@ -109,4 +77,41 @@ func (r *reader) eachInstance(fn func(line int, in *Instance) error) error {
 		}
 	}
 	return nil
+}
+
+// batchLines reads the file's lines into batches, each sent in order and
+// to a worker to decode, until the lines end or stop is closed. The last
+// batch carries the reading's error.
+func (r *reader) batchLines(order, work chan<- *lineBatch, stop <-chan struct{}) {
+	defer close(work)
+	defer close(order)
+	send := func(b *lineBatch) bool {
+		select {
+		case order <- b:
+		case <-stop:
+			return false
+		}
+		select {
+		case work <- b:
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	b := &lineBatch{done: make(chan struct{})}
+	err := eachLine(r.files.Instances, r.files.InstancesName, func(line int, raw []byte) error {
+		b.lines, b.raws, b.size = append(b.lines, line), append(b.raws, bytes.Clone(raw)), b.size+len(raw)
+		if len(b.lines) < batchLines && b.size < batchBytes {
+			return nil
+		}
+		if !send(b) {
+			return errStopped
+		}
+		b = &lineBatch{done: make(chan struct{})}
+		return nil
+	})
+	if err != errStopped {
+		b.err = err
+		send(b)
+	}
 }

@@ -203,75 +203,101 @@ type replayRun struct {
 
 // algorithm replays the algorithm named, the ai-th, over every order.
 func (rr replayRun) algorithm(ai int, name string) AlgorithmResult {
-	m, opt, rw := rr.m, rr.opt, rr.rw
-	n, k := len(m.Quality), len(m.Models)
+	n, k := len(rr.m.Quality), len(rr.m.Models)
+	tl := newReplayTally(n, k)
 	order := make([]int, n)
-	var quality, cost, latency, reward, regret []float64
-	shares := make([]float64, k)
-	bin := max(1, (n+shareBins-1)/shareBins)
-	overTime := make([][]float64, (n+bin-1)/bin)
-	for b := range overTime {
-		overTime[b] = make([]float64, k)
-	}
-	sum, sumSq := make([]float64, n), make([]float64, n)
-	for o := range opt.Orders {
+	for o := range rr.opt.Orders {
 		if o%64 == 0 && rr.ctx.Err() != nil {
 			return AlgorithmResult{}
 		}
-		orng := rand.New(rand.NewPCG(opt.Seed, uint64(o)))
+		orng := rand.New(rand.NewPCG(rr.opt.Seed, uint64(o)))
 		for i := range order {
 			order[i] = i
 		}
 		orng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
-		src := rand.NewPCG(opt.Seed^0x5bd1e995, uint64(o)<<8|uint64(ai))
-		rng := rand.New(src)
-		p, du := newPolicy(name, m, k, rr.settings, rng, src, rr.scale, rr.cheapest, rr.bestModel)
-		var q, c, l, r, g float64
-		for t, i := range order {
-			x := m.Context[i]
-			arm := p.pick(t, i, x)
-			shares[arm]++
-			overTime[t/bin][arm]++
-			q += m.Quality[i][arm]
-			c += m.Cost[i][arm]
-			l += m.Latency[i][arm]
-			r += rw[i][arm]
-			g += rr.best[i] - rw[i][arm]
-			if du != nil {
-				c += m.Cost[i][du.other] // both answers were asked for
-				du.duel(x, rw[i][arm], rw[i][du.other])
-			} else {
-				p.learn(arm, x, rw[i][arm])
-			}
-			avg := r / float64(t+1)
-			sum[t] += avg
-			sumSq[t] += avg * avg
-		}
-		fn := float64(n)
-		quality, cost, latency = append(quality, q/fn), append(cost, c/fn), append(latency, l/fn)
-		reward, regret = append(reward, r/fn), append(regret, g/fn)
+		src := rand.NewPCG(rr.opt.Seed^0x5bd1e995, uint64(o)<<8|uint64(ai))
+		p, du := newPolicy(name, rr.m, k, rr.settings, rand.New(src), src, rr.scale, rr.cheapest, rr.bestModel)
+		rr.replayOrder(tl, order, p, du)
 	}
-	ar := AlgorithmResult{Name: name, Share: map[string]float64{}, ShareOverTime: overTime, ShareBin: bin}
-	for b, counts := range overTime {
-		size := float64(min(bin, n-b*bin) * opt.Orders)
+	return tl.result(name, rr.m.Models, rr.opt.Orders)
+}
+
+// replayTally adds up an algorithm's replays: the models it picked, over
+// the whole replay and bin by bin, its running reward at each step, and
+// each order's means.
+type replayTally struct {
+	n, bin                                 int
+	shares                                 []float64
+	overTime                               [][]float64
+	sum, sumSq                             []float64
+	quality, cost, latency, reward, regret []float64
+}
+
+func newReplayTally(n, k int) *replayTally {
+	bin := max(1, (n+shareBins-1)/shareBins)
+	tl := &replayTally{n: n, bin: bin, shares: make([]float64, k), overTime: make([][]float64, (n+bin-1)/bin),
+		sum: make([]float64, n), sumSq: make([]float64, n)}
+	for b := range tl.overTime {
+		tl.overTime[b] = make([]float64, k)
+	}
+	return tl
+}
+
+// replayOrder replays one order of the samples with the policy (or the
+// duel), adding what it picked and earned to the tally.
+func (rr replayRun) replayOrder(tl *replayTally, order []int, p policy, du *dueling) {
+	m, rw := rr.m, rr.rw
+	var q, c, l, r, g float64
+	for t, i := range order {
+		x := m.Context[i]
+		arm := p.pick(t, i, x)
+		tl.shares[arm]++
+		tl.overTime[t/tl.bin][arm]++
+		q += m.Quality[i][arm]
+		c += m.Cost[i][arm]
+		l += m.Latency[i][arm]
+		r += rw[i][arm]
+		g += rr.best[i] - rw[i][arm]
+		if du != nil {
+			c += m.Cost[i][du.other] // both answers were asked for
+			du.duel(x, rw[i][arm], rw[i][du.other])
+		} else {
+			p.learn(arm, x, rw[i][arm])
+		}
+		avg := r / float64(t+1)
+		tl.sum[t] += avg
+		tl.sumSq[t] += avg * avg
+	}
+	fn := float64(tl.n)
+	tl.quality, tl.cost, tl.latency = append(tl.quality, q/fn), append(tl.cost, c/fn), append(tl.latency, l/fn)
+	tl.reward, tl.regret = append(tl.reward, r/fn), append(tl.regret, g/fn)
+}
+
+// result is the algorithm's figures over the orders replayed: means with
+// their intervals, shares, and the running reward's curve with its spread.
+func (tl *replayTally) result(name string, models []string, orders int) AlgorithmResult {
+	n, bin := tl.n, tl.bin
+	ar := AlgorithmResult{Name: name, Share: map[string]float64{}, ShareOverTime: tl.overTime, ShareBin: bin}
+	for b, counts := range tl.overTime {
+		size := float64(min(bin, n-b*bin) * orders)
 		for a := range counts {
 			counts[a] /= size
 		}
 	}
-	ar.Quality, ar.QualityCI95 = meanCI(quality)
-	ar.CostUSD, ar.CostCI95 = meanCI(cost)
-	ar.LatencyMS, ar.LatencyCI95 = meanCI(latency)
-	ar.Reward, ar.RewardCI95 = meanCI(reward)
-	ar.Regret, ar.RegretCI95 = meanCI(regret)
+	ar.Quality, ar.QualityCI95 = meanCI(tl.quality)
+	ar.CostUSD, ar.CostCI95 = meanCI(tl.cost)
+	ar.LatencyMS, ar.LatencyCI95 = meanCI(tl.latency)
+	ar.Reward, ar.RewardCI95 = meanCI(tl.reward)
+	ar.Regret, ar.RegretCI95 = meanCI(tl.regret)
 	ar.TotalCostUSD = ar.CostUSD * float64(n)
-	for a, s := range shares {
-		ar.Share[m.Models[a]] = s / float64(opt.Orders*n)
+	for a, s := range tl.shares {
+		ar.Share[models[a]] = s / float64(orders*n)
 	}
-	R := float64(opt.Orders)
+	R := float64(orders)
 	ar.Curve, ar.CurveLo, ar.CurveHi = make([]float64, n), make([]float64, n), make([]float64, n)
 	for t := range n {
-		mean := sum[t] / R
-		sd := math.Sqrt(max(0, sumSq[t]/R-mean*mean))
+		mean := tl.sum[t] / R
+		sd := math.Sqrt(max(0, tl.sumSq[t]/R-mean*mean))
 		ar.Curve[t], ar.CurveLo[t], ar.CurveHi[t] = mean, mean-sd, mean+sd
 	}
 	return ar

@@ -81,22 +81,7 @@ func EstimateEach(cfg *config.Config, kind assay.Kind, samples iter.Seq[*store.S
 	}
 	panel := cfg.Panel()
 	perJudged := judges * max(cfg.JudgeRepetitions, 1) * max(len(panel), 1)
-	// A run over several models answers every sample under every condition
-	// with each: its calls are the models' in equal shares.
-	models := []string{cfg.Agent.Model}
-	if len(cfg.Agent.Models) > 0 {
-		models = models[:0]
-		for _, am := range cfg.Agent.Models {
-			models = append(models, am.Model)
-		}
-		var expanded []assay.Condition
-		for _, c := range conditions {
-			for range models {
-				expanded = append(expanded, c)
-			}
-		}
-		conditions = expanded
-	}
+	models, conditions := agentModels(cfg, conditions)
 	var agentIn, agentOut, judgeIn int
 	for s := range samples {
 		prompt := tokens(Prompt(cfg.Prompts, kind, s)) + messageOverhead
@@ -115,6 +100,37 @@ func EstimateEach(cfg *config.Config, kind assay.Kind, samples iter.Seq[*store.S
 			}
 		}
 	}
+	e.priceCalls(prices, models, panel, agentIn, agentOut, judgeIn)
+	e.CostUSD = e.LiveUSD
+	if cfg.Batch != nil && cfg.Batch.Judge {
+		e.CostUSD = e.BatchUSD
+	}
+	return e
+}
+
+// agentModels is the models a run's agent answers with, and the conditions
+// as answered: a run over several models answers every sample under every
+// condition with each, its calls the models' in equal shares.
+func agentModels(cfg *config.Config, conditions []assay.Condition) ([]string, []assay.Condition) {
+	if len(cfg.Agent.Models) == 0 {
+		return []string{cfg.Agent.Model}, conditions
+	}
+	var models []string
+	for _, am := range cfg.Agent.Models {
+		models = append(models, am.Model)
+	}
+	var expanded []assay.Condition
+	for _, c := range conditions {
+		for range models {
+			expanded = append(expanded, c)
+		}
+	}
+	return models, expanded
+}
+
+// priceCalls prices the estimate's calls, live and in a batch: the agent's
+// in equal shares among its models, the judges' among the panel.
+func (e *Estimate) priceCalls(prices map[string]config.Price, models []string, panel []config.Judge, agentIn, agentOut, judgeIn int) {
 	judgeOut := e.JudgeCalls * judgeOutput
 	e.TokensIn, e.TokensOut = agentIn+judgeIn, agentOut+judgeOut
 	for _, model := range models {
@@ -125,18 +141,12 @@ func EstimateEach(cfg *config.Config, kind assay.Kind, samples iter.Seq[*store.S
 		e.agentUSD += agent
 	}
 	e.agentIn, e.agentOut = agentIn, agentOut
-	// The judge calls are the panel's in equal shares.
 	for _, j := range panel {
 		n := len(panel)
 		judge, discount := e.price(prices, judgeModel(j), e.JudgeCalls/n, judgeIn/n, judgeOut/n)
 		e.LiveUSD += judge
 		e.BatchUSD += judge * (1 - discount)
 	}
-	e.CostUSD = e.LiveUSD
-	if cfg.Batch != nil && cfg.Batch.Judge {
-		e.CostUSD = e.BatchUSD
-	}
-	return e
 }
 
 // price is what calls to a model cost live, and the share of it a batch

@@ -515,16 +515,7 @@ func (w *workers) do(ctx context.Context, t task) (*store.Result, func() *store.
 	res := &store.Result{RunID: ex.run.ID, SampleRow: t.sample.ID, Condition: t.condition.Name, Repetition: t.repetition}
 	done := ex.pending[t.key()]
 	if ex.run.RejudgedFrom != 0 {
-		// A run judging another's answers again calls no agent.
-		ans, err := ex.sourceAnswer(ctx, t)
-		if err != nil {
-			res.Error, res.ErrorKind = "reading the answer to judge again: "+err.Error(), store.ErrorOther
-			return res, nil
-		}
-		if ans.Error != "" {
-			return ans, nil
-		}
-		return ans, w.judged(ctx, t, ans, done)
+		return w.judgeAgain(ctx, t, res, done)
 	}
 	if kept, ok := keptAnswer(done); ok {
 		// The agent answered before the run was cut short: judge that answer.
@@ -532,9 +523,39 @@ func (w *workers) do(ctx context.Context, t task) (*store.Result, func() *store.
 		res.ID, res.RunID, res.SampleRow, res.Condition, res.Repetition = 0, ex.run.ID, t.sample.ID, t.condition.Name, t.repetition
 		return res, w.judged(ctx, t, res, done)
 	}
-	// Each attempt has the agent's timeout (see agent.Guarded); the task as
-	// a whole has room for every attempt its condition's guards allow. An
-	// answer from a batch has the batch's time.
+	ans, agentModel, err := ex.askAgent(ctx, t)
+	if ctx.Err() != nil {
+		return nil, nil
+	}
+	ex.fillAnswer(res, ans, agentModel, err)
+	ex.secrets.cleanResult(res) // before anything of it is kept, even for a while
+	if err == nil {
+		if ex.eval.asksJudges() {
+			ex.keep(t, partAnswer, *res) // the judges may take long: a kill now must not cost the answer
+		}
+		return res, w.judged(ctx, t, res, nil)
+	}
+	return res, nil
+}
+
+// judgeAgain takes the task's answer from the run judged again, calling
+// no agent, and returns it with its judging.
+func (w *workers) judgeAgain(ctx context.Context, t task, res *store.Result, done map[string][]byte) (*store.Result, func() *store.Result) {
+	ans, err := w.ex.sourceAnswer(ctx, t)
+	if err != nil {
+		res.Error, res.ErrorKind = "reading the answer to judge again: "+err.Error(), store.ErrorOther
+		return res, nil
+	}
+	if ans.Error != "" {
+		return ans, nil
+	}
+	return ans, w.judged(ctx, t, ans, done)
+}
+
+// askAgent asks the task's agent. Each attempt has the agent's timeout
+// (see agent.Guarded); the task as a whole has room for every attempt its
+// condition's guards allow. An answer from a batch has the batch's time.
+func (ex *execution) askAgent(ctx context.Context, t task) (*agent.Answer, string, error) {
 	task := agent.Task{Condition: *t.condition, Prompt: Prompt(ex.spec.Prompts, ex.dataset.Kind, t.sample)}
 	actx, cancel := ctx, context.CancelFunc(func() {})
 	if task.Batched = ex.agentBatched(t.condition); task.Batched {
@@ -542,12 +563,15 @@ func (w *workers) do(ctx context.Context, t task) (*store.Result, func() *store.
 	} else {
 		actx, cancel = context.WithTimeout(ctx, ex.taskDeadline(t.condition))
 	}
+	defer cancel()
 	ag, agentModel := ex.agentFor(t.condition)
 	ans, err := ag.Answer(actx, task)
-	cancel()
-	if ctx.Err() != nil {
-		return nil, nil
-	}
+	return ans, agentModel, err
+}
+
+// fillAnswer puts the agent's answer, its usage and cost, or its error on
+// the result.
+func (ex *execution) fillAnswer(res *store.Result, ans *agent.Answer, agentModel string, err error) {
 	if ans != nil {
 		res.TokensIn = ans.TokensIn
 		res.TokensOut = ans.TokensOut
@@ -573,14 +597,6 @@ func (w *workers) do(ctx context.Context, t task) (*store.Result, func() *store.
 	} else {
 		res.Response = ans.Content
 	}
-	ex.secrets.cleanResult(res) // before anything of it is kept, even for a while
-	if err == nil {
-		if ex.eval.asksJudges() {
-			ex.keep(t, partAnswer, *res) // the judges may take long: a kill now must not cost the answer
-		}
-		return res, w.judged(ctx, t, res, nil)
-	}
-	return res, nil
 }
 
 // whole does a task whole: its answer, then its judgement.

@@ -253,48 +253,74 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 	if len(results) == 0 {
 		return nil
 	}
-	type place struct{ result, judgement int }
-	places := map[int64]place{}
+	places := map[int64]judgementPlace{}
 	columns := `j.id, j.result_id, j.evaluator, j.judge_repetition, j.judge, j.error, j.error_kind, j.unverified_claims,
 		j.seed, j.attempts, j.raw, j.detail, j.tokens_in, j.tokens_out, j.cost_usd, j.latency_ms, j.cache_read_tokens, j.cache_write_tokens, j.batched_calls`
 	if lean {
 		columns = `j.id, j.result_id, j.evaluator, j.judge_repetition, j.judge, j.error, j.error_kind, j.unverified_claims`
 	}
 	err := EachRow(ctx, db.read, `SELECT `+columns+` FROM judgements j JOIN results r ON r.id = j.result_id `+where, args, func(rows *sql.Rows) error {
-		var j Judgement
-		var resultID int64
-		var claims string
-		var seed sql.NullInt64
-		var err error
-		if lean {
-			err = rows.Scan(Int64Col{&j.ID}, Int64Col{&resultID}, &j.Evaluator, IntCol{&j.JudgeRepetition}, &j.Judge, &j.Error,
-				textCol[ErrorKind]{&j.ErrorKind}, &claims)
-		} else {
-			err = rows.Scan(Int64Col{&j.ID}, Int64Col{&resultID}, &j.Evaluator, IntCol{&j.JudgeRepetition}, &j.Judge, &j.Error,
-				textCol[ErrorKind]{&j.ErrorKind}, &claims, &seed, IntCol{&j.Attempts}, &j.Raw, &j.Detail, IntCol{&j.TokensIn},
-				IntCol{&j.TokensOut}, floatCol{&j.CostUSD}, Int64Col{&j.LatencyMS}, IntCol{&j.CacheReadTokens}, IntCol{&j.CacheWriteTokens}, IntCol{&j.BatchedCalls})
-		}
+		j, resultID, err := scanJudgement(rows, lean)
 		if err != nil {
 			return err
 		}
-		i, ok := byID[resultID]
-		if !ok {
-			return nil
+		if i, ok := byID[resultID]; ok {
+			places[j.ID] = judgementPlace{i, len(results[i].Judgements)}
+			results[i].Judgements = append(results[i].Judgements, j)
 		}
-		j.JudgeIndex, j.JudgeRepetition = FromSlot(j.JudgeRepetition)
-		if seed.Valid {
-			v := int(seed.Int64)
-			j.Seed = &v
-		}
-		decodeList(claims, &j.UnverifiedClaims)
-		places[j.ID] = place{i, len(results[i].Judgements)}
-		results[i].Judgements = append(results[i].Judgements, j)
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("judgements: %w", err)
 	}
-	err = EachRow(ctx, db.read, `SELECT s.id, s.judgement_id, s.metric, s.value, s.reasoning
+	if err := db.attachScores(ctx, results, places, where, args); err != nil {
+		return fmt.Errorf("scores: %w", err)
+	}
+	for i := range results {
+		js := results[i].Judgements
+		slices.SortFunc(js, func(a, b Judgement) int { return cmp.Compare(a.ID, b.ID) })
+		for k := range js {
+			slices.SortFunc(js[k].Scores, func(a, b Score) int { return cmp.Compare(a.ID, b.ID) })
+		}
+	}
+	return nil
+}
+
+// judgementPlace is where a judgement sits: its result's index, and its
+// own among the result's judgements.
+type judgementPlace struct{ result, judgement int }
+
+// scanJudgement scans a judgement's row, lean or whole, and the id of
+// the result it judges.
+func scanJudgement(rows *sql.Rows, lean bool) (Judgement, int64, error) {
+	var j Judgement
+	var resultID int64
+	var claims string
+	var seed sql.NullInt64
+	var err error
+	if lean {
+		err = rows.Scan(Int64Col{&j.ID}, Int64Col{&resultID}, &j.Evaluator, IntCol{&j.JudgeRepetition}, &j.Judge, &j.Error,
+			textCol[ErrorKind]{&j.ErrorKind}, &claims)
+	} else {
+		err = rows.Scan(Int64Col{&j.ID}, Int64Col{&resultID}, &j.Evaluator, IntCol{&j.JudgeRepetition}, &j.Judge, &j.Error,
+			textCol[ErrorKind]{&j.ErrorKind}, &claims, &seed, IntCol{&j.Attempts}, &j.Raw, &j.Detail, IntCol{&j.TokensIn},
+			IntCol{&j.TokensOut}, floatCol{&j.CostUSD}, Int64Col{&j.LatencyMS}, IntCol{&j.CacheReadTokens}, IntCol{&j.CacheWriteTokens}, IntCol{&j.BatchedCalls})
+	}
+	if err != nil {
+		return j, 0, err
+	}
+	j.JudgeIndex, j.JudgeRepetition = FromSlot(j.JudgeRepetition)
+	if seed.Valid {
+		v := int(seed.Int64)
+		j.Seed = &v
+	}
+	decodeList(claims, &j.UnverifiedClaims)
+	return j, resultID, nil
+}
+
+// attachScores gives each judgement placed its scores.
+func (db *DB) attachScores(ctx context.Context, results []Result, places map[int64]judgementPlace, where string, args []any) error {
+	return EachRow(ctx, db.read, `SELECT s.id, s.judgement_id, s.metric, s.value, s.reasoning
 		FROM scores s JOIN judgements j ON j.id = s.judgement_id JOIN results r ON r.id = j.result_id `+where, args, func(rows *sql.Rows) error {
 		var s Score
 		var judgementID int64
@@ -307,17 +333,6 @@ func (db *DB) attachJudgements(ctx context.Context, results []Result, byID map[i
 		}
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("scores: %w", err)
-	}
-	for i := range results {
-		js := results[i].Judgements
-		slices.SortFunc(js, func(a, b Judgement) int { return cmp.Compare(a.ID, b.ID) })
-		for k := range js {
-			slices.SortFunc(js[k].Scores, func(a, b Score) int { return cmp.Compare(a.ID, b.ID) })
-		}
-	}
-	return nil
 }
 
 // decodeList decodes a list stored as JSON. Most rows hold "[]", which

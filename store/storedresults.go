@@ -10,9 +10,40 @@ import (
 // their judgements and scores, in id order: all of them, or those the
 // condition and (on results r, its arguments after the run's id) picks.
 func StoredResults(ctx context.Context, tx *sql.Tx, runID int64, and string, args ...any) ([]Result, error) {
+	args = append([]any{runID}, args...)
+	out, byID, err := storedResultRows(ctx, tx, runID, and, args)
+	if err != nil {
+		return nil, fmt.Errorf("rebuild aggregates: %w", err)
+	}
+	places, err := storedJudgements(ctx, tx, out, byID, and, args)
+	if err != nil {
+		return nil, fmt.Errorf("rebuild aggregates: %w", err)
+	}
+	err = EachRow(ctx, tx, `SELECT s.id, s.judgement_id, s.metric, s.value
+		FROM results r JOIN judgements j ON j.result_id = r.id JOIN scores s ON s.judgement_id = j.id
+		WHERE r.run_id = ? `+and+` ORDER BY s.id`, args,
+		func(rows *sql.Rows) error {
+			var s Score
+			var judgementID int64
+			if err := rows.Scan(&s.ID, &judgementID, &s.Metric, &s.Value); err != nil {
+				return err
+			}
+			at := places[judgementID]
+			j := &out[at.result].Judgements[at.judgement]
+			j.Scores = append(j.Scores, s)
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("rebuild aggregates: %w", err)
+	}
+	return out, nil
+}
+
+// storedResultRows reads the results themselves, with their places by id.
+// Of their retries and tool calls, only whether and how many are read.
+func storedResultRows(ctx context.Context, tx *sql.Tx, runID int64, and string, args []any) ([]Result, map[int64]int, error) {
 	var out []Result
 	byID := map[int64]int{}
-	args = append([]any{runID}, args...)
 	err := EachRow(ctx, tx, `SELECT id, sample_id, condition, repetition, error, tokens_in, tokens_out, cost_usd, latency_ms,
 		model, cost_source, retries != '[]', json_array_length(tool_calls),
 		(SELECT count(*) FROM json_each(tool_calls) WHERE json_extract(value, '$.is_error'))
@@ -35,12 +66,14 @@ func StoredResults(ctx context.Context, tx *sql.Tx, runID int64, and string, arg
 		out = append(out, r)
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("rebuild aggregates: %w", err)
-	}
-	judgements := map[int64][2]int{} // judgement id → its result's place, its own
-	// Judgements and scores are found through their results (migration 0024).
-	err = EachRow(ctx, tx, `SELECT j.id, j.result_id, j.evaluator, j.judge_repetition, j.judge, j.error,
+	return out, byID, err
+}
+
+// storedJudgements gives the results their judgements, found through
+// their results (migration 0024), and returns where each judgement sits.
+func storedJudgements(ctx context.Context, tx *sql.Tx, out []Result, byID map[int64]int, and string, args []any) (map[int64]judgementPlace, error) {
+	places := map[int64]judgementPlace{}
+	err := EachRow(ctx, tx, `SELECT j.id, j.result_id, j.evaluator, j.judge_repetition, j.judge, j.error,
 		json_array_length(j.unverified_claims), j.tokens_in, j.tokens_out, j.cost_usd
 		FROM results r JOIN judgements j ON j.result_id = r.id WHERE r.run_id = ? `+and+` ORDER BY j.id`, args, func(rows *sql.Rows) error {
 		var j Judgement
@@ -52,29 +85,9 @@ func StoredResults(ctx context.Context, tx *sql.Tx, runID int64, and string, arg
 		j.JudgeIndex, j.JudgeRepetition = FromSlot(slot)
 		j.UnverifiedClaims = make([]string, claims)
 		i := byID[resultID]
-		judgements[j.ID] = [2]int{i, len(out[i].Judgements)}
+		places[j.ID] = judgementPlace{i, len(out[i].Judgements)}
 		out[i].Judgements = append(out[i].Judgements, j)
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("rebuild aggregates: %w", err)
-	}
-	err = EachRow(ctx, tx, `SELECT s.id, s.judgement_id, s.metric, s.value
-		FROM results r JOIN judgements j ON j.result_id = r.id JOIN scores s ON s.judgement_id = j.id
-		WHERE r.run_id = ? `+and+` ORDER BY s.id`, args,
-		func(rows *sql.Rows) error {
-			var s Score
-			var judgementID int64
-			if err := rows.Scan(&s.ID, &judgementID, &s.Metric, &s.Value); err != nil {
-				return err
-			}
-			at := judgements[judgementID]
-			j := &out[at[0]].Judgements[at[1]]
-			j.Scores = append(j.Scores, s)
-			return nil
-		})
-	if err != nil {
-		return nil, fmt.Errorf("rebuild aggregates: %w", err)
-	}
-	return out, nil
+	return places, err
 }

@@ -278,46 +278,19 @@ func (t *Tally) searchResponses(ctx context.Context, runID int64, text string, m
 		return t.searchResponsesPg(ctx, runID, first, last, count, text, m)
 	}
 	query := trigramQuery(text)
-	// The candidates among the middle sixteenth of the run's ids, a part
-	// of its results taken as they came: the other runs' results there
-	// count as the run's. Where the index cannot look for the text, or
-	// has not reached that part (a run just finished: the index catches up
-	// once searched), they are the results there that hold it, and the
-	// run is scanned.
-	span := (last - first + 1 + sampleShare - 1) / sampleShare
-	from := first + (last-first+1-span)/2
-	var through int64
-	if err := t.db.Read().QueryRowContext(ctx, `SELECT indexed_through FROM response_search_state`).Scan(&through); err != nil {
-		return fmt.Errorf("search responses: %w", err)
-	}
-	useIndex := query != "" && (through >= from+span-1 || !scanWhereUnindexed)
-	var candidates int
-	if useIndex {
-		err = t.db.Read().QueryRowContext(ctx, qCandidates, query, from, from+span-1).Scan(&candidates)
-	} else {
-		err = t.db.Read().QueryRowContext(ctx, qHolding, from, from+span-1, text).Scan(&candidates)
-	}
+	pr, err := t.probeSearch(ctx, query, text, first, last)
 	if err != nil {
 		return fmt.Errorf("search responses: %w", err)
 	}
-	// Most results there are candidates: how many hold the text? A text
-	// whose every trigram most responses hold may be in none of them
-	// ("explains the mechanism" where they say "explains the idea").
-	holding := candidates
-	if useIndex && candidates >= lackingFrom(int(span)) {
-		if err := t.db.Read().QueryRowContext(ctx, qHolding, from, from+span-1, text).Scan(&holding); err != nil {
-			return fmt.Errorf("search responses: %w", err)
-		}
-	}
 	switch {
-	case holding >= lackingFrom(int(span)):
+	case pr.holding >= lackingFrom(int(pr.span)):
 		m.lacking = map[SampleKey]int{}
 		err = t.readParts(ctx, first, last, m, func(lo, hi int64) (string, []any) {
 			return qResponsesLacking, []any{runID, lo, hi, text}
 		})
-	case candidates >= scanFrom(int(span)) || !useIndex:
+	case pr.candidates >= scanFrom(int(pr.span)) || !pr.useIndex:
 		err = t.scanResponses(ctx, runID, first, last, text, m)
-	case candidates*sampleShare >= indexedInParts:
+	case pr.candidates*sampleShare >= indexedInParts:
 		err = t.readParts(ctx, first, last, m, func(lo, hi int64) (string, []any) {
 			return qResponsesIndexed, []any{runID, query, lo, hi, text}
 		})
@@ -327,10 +300,55 @@ func (t *Tally) searchResponses(ctx context.Context, runID int64, text string, m
 	if err != nil {
 		return fmt.Errorf("search responses: %w", err)
 	}
-	if err := t.catchUpPast(ctx, through); err != nil {
+	if err := t.catchUpPast(ctx, pr.indexedThrough); err != nil {
 		return fmt.Errorf("search responses: %w", err)
 	}
 	return nil
+}
+
+// searchProbe is what a look at a part of a run's results says of a
+// search: the part's size, whether the index serves it, how many results
+// there are candidates and how many hold the text, and how far the index
+// has reached.
+type searchProbe struct {
+	span                int64
+	useIndex            bool
+	candidates, holding int
+	indexedThrough      int64
+}
+
+// probeSearch looks at the candidates among the middle sixteenth of the
+// run's ids, a part of its results taken as they came: the other runs'
+// results there count as the run's. Where the index cannot look for the
+// text, or has not reached that part (a run just finished: the index
+// catches up once searched), they are the results there that hold it, and
+// the run is scanned.
+func (t *Tally) probeSearch(ctx context.Context, query, text string, first, last int64) (searchProbe, error) {
+	var pr searchProbe
+	pr.span = (last - first + 1 + sampleShare - 1) / sampleShare
+	from := first + (last-first+1-pr.span)/2
+	to := from + pr.span - 1
+	if err := t.db.Read().QueryRowContext(ctx, `SELECT indexed_through FROM response_search_state`).Scan(&pr.indexedThrough); err != nil {
+		return pr, err
+	}
+	pr.useIndex = query != "" && (pr.indexedThrough >= to || !scanWhereUnindexed)
+	var err error
+	if pr.useIndex {
+		err = t.db.Read().QueryRowContext(ctx, qCandidates, query, from, to).Scan(&pr.candidates)
+	} else {
+		err = t.db.Read().QueryRowContext(ctx, qHolding, from, to, text).Scan(&pr.candidates)
+	}
+	if err != nil {
+		return pr, err
+	}
+	// Most results there are candidates: how many hold the text? A text
+	// whose every trigram most responses hold may be in none of them
+	// ("explains the mechanism" where they say "explains the idea").
+	pr.holding = pr.candidates
+	if pr.useIndex && pr.candidates >= lackingFrom(int(pr.span)) {
+		err = t.db.Read().QueryRowContext(ctx, qHolding, from, to, text).Scan(&pr.holding)
+	}
+	return pr, err
 }
 
 // indexedInParts is how many candidates (estimated) make a search read

@@ -43,19 +43,57 @@ func (s *Server) sampleQueue(c echo.Context, sc *readmodel.Scope, order string) 
 	if err != nil {
 		return nil, nil, err
 	}
-	type agg struct {
-		claims  int
-		spread  float64
-		lowest  float64
-		ordinal int
+	by, ids, scores := queueFacts(t)
+	if order == report.OrderRandom || order == report.OrderActive || order == "" {
+		r, err := s.model.Report(c.Request().Context(), sc)
+		if err != nil {
+			return nil, nil, err
+		}
+		r.ReviewDesign().Order(cmp.Or(order, report.OrderRandom), ids)
+		return ids, scores, nil
 	}
-	by := map[int64]*agg{}
+	slices.SortStableFunc(ids, func(x, y int64) int { return by[x].compare(by[y], order) })
+	return ids, scores, nil
+}
+
+// queueSample is what a review order looks at in a sample: its claims,
+// the widest spread of its scores, its lowest mean and its place.
+type queueSample struct {
+	claims  int
+	spread  float64
+	lowest  float64
+	ordinal int
+}
+
+// compare orders two samples by the order named, then by their places.
+func (a *queueSample) compare(b *queueSample, order string) int {
+	switch order {
+	case "claims":
+		if a.claims != b.claims {
+			return b.claims - a.claims
+		}
+	case "disagreement":
+		if a.spread != b.spread {
+			return cmpFloat(b.spread, a.spread)
+		}
+	case "lowest":
+		if a.lowest != b.lowest {
+			return cmpFloat(a.lowest, b.lowest)
+		}
+	}
+	return a.ordinal - b.ordinal
+}
+
+// queueFacts folds the samples table by sample: each sample's facts, the
+// samples in their table's order, and the number of scores each has.
+func queueFacts(t *report.SampleTable) (map[int64]*queueSample, []int64, map[int64]int) {
+	by := map[int64]*queueSample{}
 	scores := map[int64]int{}
 	var ids []int64
 	for _, r := range t.Rows {
 		a := by[r.SampleRow]
 		if a == nil {
-			a = &agg{lowest: 2, ordinal: r.Ordinal}
+			a = &queueSample{lowest: 2, ordinal: r.Ordinal}
 			by[r.SampleRow] = a
 			ids = append(ids, r.SampleRow)
 		}
@@ -71,33 +109,7 @@ func (s *Server) sampleQueue(c echo.Context, sc *readmodel.Scope, order string) 
 			scores[r.SampleRow] += m.N
 		}
 	}
-	if order == report.OrderRandom || order == report.OrderActive || order == "" {
-		r, err := s.model.Report(c.Request().Context(), sc)
-		if err != nil {
-			return nil, nil, err
-		}
-		r.ReviewDesign().Order(cmp.Or(order, report.OrderRandom), ids)
-		return ids, scores, nil
-	}
-	slices.SortStableFunc(ids, func(x, y int64) int {
-		a, b := by[x], by[y]
-		switch order {
-		case "claims":
-			if a.claims != b.claims {
-				return b.claims - a.claims
-			}
-		case "disagreement":
-			if a.spread != b.spread {
-				return cmpFloat(b.spread, a.spread)
-			}
-		case "lowest":
-			if a.lowest != b.lowest {
-				return cmpFloat(a.lowest, b.lowest)
-			}
-		}
-		return a.ordinal - b.ordinal
-	})
-	return ids, scores, nil
+	return by, ids, scores
 }
 
 func cmpFloat(a, b float64) int {

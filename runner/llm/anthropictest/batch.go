@@ -47,58 +47,68 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
 	if s.batches == nil {
 		s.batches = map[string]*batch{}
 	}
-	reply := func(v any) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusOK)
-		s.stats.Status[http.StatusOK]++
-		json.NewEncoder(w).Encode(v)
-	}
-	fail := func(code int, msg string) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(code)
-		s.stats.Status[code]++
-		json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": errorType(code), "message": msg}})
-	}
 	id, action, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
 	b := s.batches[id]
 	switch {
 	case r.Method == http.MethodPost && path == "":
-		var in struct {
-			Requests []batchRequest `json:"requests"`
-		}
-		body, _ := io.ReadAll(r.Body)
-		if err := json.Unmarshal(body, &in); err != nil || len(in.Requests) == 0 {
-			fail(http.StatusBadRequest, "want {\"requests\": [{\"custom_id\", \"params\"}, …]}")
-			return
-		}
-		for _, req := range in.Requests {
-			if !customID.MatchString(req.CustomID) {
-				fail(http.StatusBadRequest, fmt.Sprintf("custom_id %q: must match ^[a-zA-Z0-9_-]{1,64}$", req.CustomID))
-				return
-			}
-		}
-		b = &batch{id: fmt.Sprintf("msgbatch_%03d", len(s.batches)+1), status: "in_progress", requests: in.Requests}
-		s.batches[b.id] = b
-		s.stats.Batches++
-		reply(b.json())
+		s.createBatch(w, r)
 	case b == nil:
-		fail(http.StatusNotFound, "no such batch")
+		s.batchFail(w, http.StatusNotFound, "no such batch")
 	case r.Method == http.MethodGet && action == "":
 		s.advance(b)
-		reply(b.json())
+		s.batchReply(w, b.json())
 	case r.Method == http.MethodPost && action == "cancel":
 		if b.status == "in_progress" {
 			b.status, b.cancelled = "canceling", true
 		}
-		reply(b.json())
+		s.batchReply(w, b.json())
 	case r.Method == http.MethodGet && action == "results" && b.status == "ended":
 		w.Header().Set("Content-Type", "application/x-jsonl")
 		w.WriteHeader(http.StatusOK)
 		s.stats.Status[http.StatusOK]++
 		w.Write(bytes.Join(b.results, []byte("\n")))
 	default:
-		fail(http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path)
+		s.batchFail(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path)
 	}
+}
+
+// createBatch takes a batch of requests, each with a custom id as the
+// Message Batches API allows them.
+func (s *Server) createBatch(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Requests []batchRequest `json:"requests"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	if err := json.Unmarshal(body, &in); err != nil || len(in.Requests) == 0 {
+		s.batchFail(w, http.StatusBadRequest, "want {\"requests\": [{\"custom_id\", \"params\"}, …]}")
+		return
+	}
+	for _, req := range in.Requests {
+		if !customID.MatchString(req.CustomID) {
+			s.batchFail(w, http.StatusBadRequest, fmt.Sprintf("custom_id %q: must match ^[a-zA-Z0-9_-]{1,64}$", req.CustomID))
+			return
+		}
+	}
+	b := &batch{id: fmt.Sprintf("msgbatch_%03d", len(s.batches)+1), status: "in_progress", requests: in.Requests}
+	s.batches[b.id] = b
+	s.stats.Batches++
+	s.batchReply(w, b.json())
+}
+
+// batchReply answers v, counting the answer.
+func (s *Server) batchReply(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	s.stats.Status[http.StatusOK]++
+	json.NewEncoder(w).Encode(v)
+}
+
+// batchFail answers an error as the API does, counting it.
+func (s *Server) batchFail(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	s.stats.Status[code]++
+	json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": errorType(code), "message": msg}})
 }
 
 // advance moves a polled batch on; at its end each request is answered.

@@ -57,34 +57,49 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && path == "/batches":
 		s.createBatch(w, r)
 	case r.Method == http.MethodGet && strings.HasPrefix(path, "/batches/"):
-		b := s.batches[strings.TrimPrefix(path, "/batches/")]
-		if b == nil {
-			batchFail(w, http.StatusNotFound, "no such batch")
-			return
-		}
-		s.advance(b)
-		batchReply(w, http.StatusOK, b.json())
+		s.pollBatch(w, strings.TrimPrefix(path, "/batches/"))
 	case r.Method == http.MethodPost && strings.HasPrefix(path, "/batches/") && strings.HasSuffix(path, "/cancel"):
-		b := s.batches[strings.TrimSuffix(strings.TrimPrefix(path, "/batches/"), "/cancel")]
-		if b == nil {
-			batchFail(w, http.StatusNotFound, "no such batch")
-			return
-		}
-		if !strings.HasPrefix(b.Status, "c") && b.Status != "failed" {
-			b.Status = "cancelled"
-		}
-		batchReply(w, http.StatusOK, b.json())
+		s.cancelBatch(w, strings.TrimSuffix(strings.TrimPrefix(path, "/batches/"), "/cancel"))
 	case r.Method == http.MethodGet && strings.HasPrefix(path, "/files/") && strings.HasSuffix(path, "/content"):
-		data, ok := s.files[strings.TrimSuffix(strings.TrimPrefix(path, "/files/"), "/content")]
-		if !ok {
-			batchFail(w, http.StatusNotFound, "no such file")
-			return
-		}
-		w.Header().Set("Content-Type", "application/jsonl")
-		w.Write(data)
+		s.fileContent(w, strings.TrimSuffix(strings.TrimPrefix(path, "/files/"), "/content"))
 	default:
 		batchFail(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path)
 	}
+}
+
+// pollBatch answers a batch's status, moving it along first.
+func (s *Server) pollBatch(w http.ResponseWriter, id string) {
+	b := s.batches[id]
+	if b == nil {
+		batchFail(w, http.StatusNotFound, "no such batch")
+		return
+	}
+	s.advance(b)
+	batchReply(w, http.StatusOK, b.json())
+}
+
+// cancelBatch cancels a batch not yet ended.
+func (s *Server) cancelBatch(w http.ResponseWriter, id string) {
+	b := s.batches[id]
+	if b == nil {
+		batchFail(w, http.StatusNotFound, "no such batch")
+		return
+	}
+	if !strings.HasPrefix(b.Status, "c") && b.Status != "failed" {
+		b.Status = "cancelled"
+	}
+	batchReply(w, http.StatusOK, b.json())
+}
+
+// fileContent answers a file's lines.
+func (s *Server) fileContent(w http.ResponseWriter, id string) {
+	data, ok := s.files[id]
+	if !ok {
+		batchFail(w, http.StatusNotFound, "no such file")
+		return
+	}
+	w.Header().Set("Content-Type", "application/jsonl")
+	w.Write(data)
 }
 
 // uploadFile keeps a batch's input file. Called with s.mu held.
@@ -151,32 +166,10 @@ func (s *Server) advance(b *fakeBatch) {
 	sc := bufio.NewScanner(bytes.NewReader(s.files[b.Input]))
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
-		var line struct {
-			CustomID string          `json:"custom_id"`
-			Body     json.RawMessage `json:"body"`
-		}
-		if json.Unmarshal(sc.Bytes(), &line) != nil {
+		l, status, ok := s.answerLine(sc.Bytes())
+		if !ok {
 			continue
 		}
-		s.stats.BatchLines++
-		req, err := decodeBody(line.Body, "/v1/chat/completions", http.Header{})
-		status, body := http.StatusBadRequest, []byte(`{"error": {"message": "bad request"}}`)
-		if err == nil {
-			req.InBatch, req.CustomID = true, line.CustomID
-			s.mu.Unlock() // the handler may take the server's counters
-			rep := s.handler(req)
-			s.mu.Lock()
-			status = rep.Status
-			if status == 0 {
-				status = http.StatusOK
-			}
-			body = []byte(rep.Body)
-			if rep.Body == "" {
-				body = generate(req, rep, status)
-			}
-		}
-		l, _ := json.Marshal(map[string]any{"id": "batch_req_" + line.CustomID, "custom_id": line.CustomID,
-			"response": map[string]any{"status_code": status, "body": json.RawMessage(body)}, "error": nil})
 		if status >= 400 {
 			errs, b.Failed = append(errs, l), b.Failed+1
 		} else {
@@ -195,4 +188,37 @@ func (s *Server) advance(b *fakeBatch) {
 		b.Errors = fmt.Sprintf("file-%s-err", b.ID)
 		s.files[b.Errors] = append(bytes.Join(errs, []byte("\n")), '\n')
 	}
+}
+
+// answerLine answers one line of a batch's input as the chat endpoint
+// would, and returns the output line with its status; not ok for a line
+// that is not JSON, which is left out. Called with the server's lock held.
+func (s *Server) answerLine(raw []byte) ([]byte, int, bool) {
+	var line struct {
+		CustomID string          `json:"custom_id"`
+		Body     json.RawMessage `json:"body"`
+	}
+	if json.Unmarshal(raw, &line) != nil {
+		return nil, 0, false
+	}
+	s.stats.BatchLines++
+	req, err := decodeBody(line.Body, "/v1/chat/completions", http.Header{})
+	status, body := http.StatusBadRequest, []byte(`{"error": {"message": "bad request"}}`)
+	if err == nil {
+		req.InBatch, req.CustomID = true, line.CustomID
+		s.mu.Unlock() // the handler may take the server's counters
+		rep := s.handler(req)
+		s.mu.Lock()
+		status = rep.Status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		body = []byte(rep.Body)
+		if rep.Body == "" {
+			body = generate(req, rep, status)
+		}
+	}
+	l, _ := json.Marshal(map[string]any{"id": "batch_req_" + line.CustomID, "custom_id": line.CustomID,
+		"response": map[string]any{"status_code": status, "body": json.RawMessage(body)}, "error": nil})
+	return l, status, true
 }
