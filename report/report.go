@@ -307,31 +307,10 @@ func (r *Report) group(scores []tally.MetricScores) {
 			r.Metrics = append(r.Metrics, Metric{Evaluator: m.Evaluator, Name: m.Metric})
 			samples = append(samples, map[string][]SampleScores{})
 		}
-		// The groups keep the columns they read, not the scores' ids.
-		cols := &tally.MetricScores{Values: m.Values, Reps: m.Reps, Judges: m.Judges}
-		groups := make([]SampleScores, len(m.Samples))
-		for k, row := range m.Samples {
-			lo, hi := m.Starts[k], m.Starts[k+1]
-			groups[k] = SampleScores{SampleRow: row, cols: cols, at: lo, n: hi - lo}
-		}
-		samples[i][m.Condition] = groups
+		samples[i][m.Condition] = sampleGroups(m)
 	}
 	for i := range r.Metrics {
-		if sc, ok := r.Config.MetricScale(r.Metrics[i].Evaluator, r.Metrics[i].Name); ok {
-			r.Metrics[i].Scale = sc
-			continue
-		}
-		r.Metrics[i].Scale = scaleOf(func(yield func(float64) bool) {
-			for _, groups := range samples[i] {
-				for _, g := range groups {
-					for _, v := range g.Values() {
-						if !yield(v) {
-							return
-						}
-					}
-				}
-			}
-		})
+		r.Metrics[i].Scale = r.metricScale(r.Metrics[i], samples[i])
 	}
 	ordered := slices.Clone(r.Metrics)
 	Order(r.Config.Evaluators, ordered)
@@ -342,18 +321,56 @@ func (r *Report) group(scores []tally.MetricScores) {
 	r.Metrics = ordered
 	r.samples = r.raw
 	if len(r.Config.Judges) > 1 && r.Config.Mode() != config.PanelMean {
-		r.samples = make([]map[string][]SampleScores, len(r.raw))
-		for i, byCondition := range r.raw {
-			r.samples[i] = map[string][]SampleScores{}
-			for c, groups := range byCondition {
-				out, cols := make([]SampleScores, len(groups)), &tally.MetricScores{}
-				for k, g := range groups {
-					out[k] = combinePanel(g, r.Config.Mode(), cols)
+		r.samples = r.combinedPanel()
+	}
+}
+
+// sampleGroups cuts a metric's scores under a condition into per-sample
+// groups; the groups keep the columns they read, not the scores' ids.
+func sampleGroups(m tally.MetricScores) []SampleScores {
+	cols := &tally.MetricScores{Values: m.Values, Reps: m.Reps, Judges: m.Judges}
+	groups := make([]SampleScores, len(m.Samples))
+	for k, row := range m.Samples {
+		lo, hi := m.Starts[k], m.Starts[k+1]
+		groups[k] = SampleScores{SampleRow: row, cols: cols, at: lo, n: hi - lo}
+	}
+	return groups
+}
+
+// metricScale is a metric's scale: as the run file gives it, or as its
+// scores show it.
+func (r *Report) metricScale(m Metric, byCondition map[string][]SampleScores) config.Scale {
+	if sc, ok := r.Config.MetricScale(m.Evaluator, m.Name); ok {
+		return sc
+	}
+	return scaleOf(func(yield func(float64) bool) {
+		for _, groups := range byCondition {
+			for _, g := range groups {
+				for _, v := range g.Values() {
+					if !yield(v) {
+						return
+					}
 				}
-				r.samples[i][c] = out
 			}
 		}
+	})
+}
+
+// combinedPanel is each sample's scores with a panel's judges combined
+// as the run's panel mode says.
+func (r *Report) combinedPanel() []map[string][]SampleScores {
+	combined := make([]map[string][]SampleScores, len(r.raw))
+	for i, byCondition := range r.raw {
+		combined[i] = map[string][]SampleScores{}
+		for c, groups := range byCondition {
+			out, cols := make([]SampleScores, len(groups)), &tally.MetricScores{}
+			for k, g := range groups {
+				out[k] = combinePanel(g, r.Config.Mode(), cols)
+			}
+			combined[i][c] = out
+		}
 	}
+	return combined
 }
 
 // onlyJudge keeps the scores of the panel judge at place, and a

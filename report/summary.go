@@ -266,19 +266,7 @@ func (r *Report) summarize(progress []store.ConditionProgress, top map[string][]
 	for _, p := range progress {
 		byName[p.Condition] = p
 	}
-	// Each metric's figures under each condition (the variance's bootstrap
-	// above all) are computed in parallel, then kept in the report's order.
-	metrics := make([][]*MetricSummary, len(r.Conditions))
-	var wg sync.WaitGroup
-	for ci, name := range r.Conditions {
-		metrics[ci] = make([]*MetricSummary, len(r.Metrics))
-		for i, m := range r.Metrics {
-			if groups := r.Samples(i, name); len(groups) > 0 {
-				wg.Go(func() { metrics[ci][i] = r.metricSummary(i, m, name, groups) })
-			}
-		}
-	}
-	wg.Wait()
+	metrics := r.metricSummaries()
 	for ci, name := range r.Conditions {
 		p := byName[name]
 		cs := conditionTotals(run.Conditions[ci], p, top[name])
@@ -292,18 +280,7 @@ func (r *Report) summarize(progress []store.ConditionProgress, top map[string][]
 				cs.Metrics = append(cs.Metrics, *ms)
 			}
 		}
-		// The condition's consistency: its first pass/fail metric's,
-		// code_execution's first.
-		first := -1
-		for j, ms := range cs.Metrics {
-			if ms.PassHatK != nil && (first < 0 || ms.Evaluator == string(config.EvalCodeExecution) && cs.Metrics[first].Evaluator != ms.Evaluator) {
-				first = j
-			}
-		}
-		if first >= 0 {
-			ms := cs.Metrics[first]
-			cs.PassHatK, cs.FlipRate, cs.FleissKappa = ms.PassHatK, ms.FlipRate, ms.FleissKappa
-		}
+		cs.takeConsistency()
 		s.Results += p.Done
 		s.Errors += p.Errors
 		s.CostUSD += p.CostUSD
@@ -311,6 +288,39 @@ func (r *Report) summarize(progress []store.ConditionProgress, top map[string][]
 	}
 	s.byModel = r.groupByModel(s.Conditions)
 	return s
+}
+
+// metricSummaries is each metric's figures under each condition (nil where
+// it has no scores), computed in parallel (the variance's bootstrap above
+// all), then kept in the report's order.
+func (r *Report) metricSummaries() [][]*MetricSummary {
+	metrics := make([][]*MetricSummary, len(r.Conditions))
+	var wg sync.WaitGroup
+	for ci, name := range r.Conditions {
+		metrics[ci] = make([]*MetricSummary, len(r.Metrics))
+		for i, m := range r.Metrics {
+			if groups := r.Samples(i, name); len(groups) > 0 {
+				wg.Go(func() { metrics[ci][i] = r.metricSummary(i, m, name, groups) })
+			}
+		}
+	}
+	wg.Wait()
+	return metrics
+}
+
+// takeConsistency gives the condition its first pass/fail metric's
+// consistency, code_execution's first.
+func (cs *ConditionSummary) takeConsistency() {
+	first := -1
+	for j, ms := range cs.Metrics {
+		if ms.PassHatK != nil && (first < 0 || ms.Evaluator == string(config.EvalCodeExecution) && cs.Metrics[first].Evaluator != ms.Evaluator) {
+			first = j
+		}
+	}
+	if first >= 0 {
+		ms := cs.Metrics[first]
+		cs.PassHatK, cs.FlipRate, cs.FleissKappa = ms.PassHatK, ms.FlipRate, ms.FleissKappa
+	}
 }
 
 // conditionTotals is a condition's summary without its metrics.
@@ -431,54 +441,64 @@ func (r *Report) groupByModel(conditions []ConditionSummary) []ConditionSummary 
 			index[c.Base] = i
 			out = append(out, ConditionSummary{Name: c.Base, Metrics: []MetricSummary{}})
 		}
-		g := &out[i]
-		latency := g.LatencyMS*float64(g.Results) + c.LatencyMS*float64(c.Results)
-		g.Results += c.Results
-		if g.Results > 0 {
-			g.LatencyMS = latency / float64(g.Results)
-		}
-		g.Errors += c.Errors
-		g.JudgeErrors += c.JudgeErrors
-		g.ErrorKinds = addKinds(g.ErrorKinds, c.ErrorKinds)
-		g.JudgeErrorKinds = addKinds(g.JudgeErrorKinds, c.JudgeErrorKinds)
-		g.TopErrors = mergeTopErrors(g.TopErrors, c.TopErrors)
-		g.Retried += c.Retried
-		g.ToolCalls += c.ToolCalls
-		g.ToolErrors += c.ToolErrors
-		g.CostUSD += c.CostUSD
-		g.TokensIn += c.TokensIn
-		g.TokensOut += c.TokensOut
-		m := c
-		m.Name, m.Models = c.Model, nil
-		g.Models = append(g.Models, m)
+		out[i].addModel(c)
 	}
 	for gi := range out {
 		g := &out[gi]
 		for i, m := range r.Metrics {
-			merged := map[int64][]float64{}
-			var order []int64
-			for ci, name := range r.Conditions {
-				if r.Run.Conditions[ci].Base != g.Name {
-					continue
-				}
-				for _, s := range r.Samples(i, name) {
-					if _, seen := merged[s.SampleRow]; !seen {
-						order = append(order, s.SampleRow)
-					}
-					merged[s.SampleRow] = append(merged[s.SampleRow], s.Values()...)
-				}
+			if groups := r.baseGroups(i, g.Name); len(groups) > 0 {
+				g.Metrics = append(g.Metrics, summarizeMetric(m, groups))
 			}
-			if len(order) == 0 {
-				continue
-			}
-			groups := make([][]float64, len(order))
-			for k, row := range order {
-				groups[k] = merged[row]
-			}
-			g.Metrics = append(g.Metrics, summarizeMetric(m, groups))
 		}
 	}
 	return out
+}
+
+// addModel adds a model's condition to its base condition's totals, and
+// keeps it among the base's models.
+func (g *ConditionSummary) addModel(c ConditionSummary) {
+	latency := g.LatencyMS*float64(g.Results) + c.LatencyMS*float64(c.Results)
+	g.Results += c.Results
+	if g.Results > 0 {
+		g.LatencyMS = latency / float64(g.Results)
+	}
+	g.Errors += c.Errors
+	g.JudgeErrors += c.JudgeErrors
+	g.ErrorKinds = addKinds(g.ErrorKinds, c.ErrorKinds)
+	g.JudgeErrorKinds = addKinds(g.JudgeErrorKinds, c.JudgeErrorKinds)
+	g.TopErrors = mergeTopErrors(g.TopErrors, c.TopErrors)
+	g.Retried += c.Retried
+	g.ToolCalls += c.ToolCalls
+	g.ToolErrors += c.ToolErrors
+	g.CostUSD += c.CostUSD
+	g.TokensIn += c.TokensIn
+	g.TokensOut += c.TokensOut
+	m := c
+	m.Name, m.Models = c.Model, nil
+	g.Models = append(g.Models, m)
+}
+
+// baseGroups is the i-th metric's scores by sample over every model's
+// condition of a base condition, samples in the order first met.
+func (r *Report) baseGroups(i int, base string) [][]float64 {
+	merged := map[int64][]float64{}
+	var order []int64
+	for ci, name := range r.Conditions {
+		if r.Run.Conditions[ci].Base != base {
+			continue
+		}
+		for _, s := range r.Samples(i, name) {
+			if _, seen := merged[s.SampleRow]; !seen {
+				order = append(order, s.SampleRow)
+			}
+			merged[s.SampleRow] = append(merged[s.SampleRow], s.Values()...)
+		}
+	}
+	groups := make([][]float64, len(order))
+	for k, row := range order {
+		groups[k] = merged[row]
+	}
+	return groups
 }
 
 // metricSummary is metric i under a condition: its figures, the parts of

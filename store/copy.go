@@ -185,45 +185,72 @@ func asColumn(v any, typ string) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
-	switch typ {
-	case "text":
-		switch x := v.(type) {
-		case string:
-			return x, nil
-		case []byte:
-			return string(x), nil
-		case int64:
-			return strconv.FormatInt(x, 10), nil
-		case float64:
-			return strconv.FormatFloat(x, 'g', -1, 64), nil
-		}
-	case "bigint", "integer":
-		switch x := v.(type) {
-		case int64:
-			return x, nil
-		case float64:
-			if x == math.Trunc(x) {
-				return int64(x), nil
-			}
-		case string:
-			return strconv.ParseInt(x, 10, 64)
-		}
-	case "double precision":
-		switch x := v.(type) {
-		case float64:
-			return x, nil
-		case int64:
-			return float64(x), nil
-		case string:
-			return strconv.ParseFloat(x, 64)
-		}
-	case "bytea":
-		switch x := v.(type) {
-		case []byte:
-			return x, nil
-		case string:
-			return []byte(x), nil
+	if as := columnTypes[typ]; as != nil {
+		if out, ok, err := as(v); ok {
+			return out, err
 		}
 	}
 	return nil, fmt.Errorf("a value %T(%v) for a %s column", v, v, typ)
+}
+
+// columnTypes converts a value read from one database to a column type
+// of the other; not ok for a value the type cannot take.
+var columnTypes = map[string]func(v any) (any, bool, error){
+	"text":             asText,
+	"bigint":           asInteger,
+	"integer":          asInteger,
+	"double precision": asDouble,
+	"bytea":            asBytes,
+}
+
+func asText(v any) (any, bool, error) {
+	switch x := v.(type) {
+	case string:
+		return x, true, nil
+	case []byte:
+		return string(x), true, nil
+	case int64:
+		return strconv.FormatInt(x, 10), true, nil
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64), true, nil
+	}
+	return nil, false, nil
+}
+
+func asInteger(v any) (any, bool, error) {
+	switch x := v.(type) {
+	case int64:
+		return x, true, nil
+	case float64:
+		if x == math.Trunc(x) {
+			return int64(x), true, nil
+		}
+	case string:
+		n, err := strconv.ParseInt(x, 10, 64)
+		return n, true, err
+	}
+	return nil, false, nil
+}
+
+func asDouble(v any) (any, bool, error) {
+	switch x := v.(type) {
+	case float64:
+		return x, true, nil
+	case int64:
+		return float64(x), true, nil
+	case string:
+		f, err := strconv.ParseFloat(x, 64)
+		return f, true, err
+	}
+	return nil, false, nil
+}
+
+func asBytes(v any) (any, bool, error) {
+	switch x := v.(type) {
+	case []byte:
+		return x, true, nil
+	case string:
+		return []byte(x), true, nil
+	}
+	return nil, false, nil
 }

@@ -146,12 +146,39 @@ func (db *DB) DeleteDataset(ctx context.Context, id int64, withRuns bool) (runs 
 	if err != nil {
 		return 0, err
 	}
-	defer tx.Rollback()
+	defer func() { tx.Rollback() }()
+	if runs, err = datasetRuns(ctx, tx, id, withRuns); err != nil {
+		return runs, err
+	}
+	if runs > 0 {
+		// The runs go first, as DeleteRun deletes them, a batch at a time.
+		if err := db.purgeDatasetRuns(ctx, tx, id); err != nil {
+			return 0, err
+		}
+		if tx, err = db.BeginWrite(ctx); err != nil {
+			return 0, err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE dataset_id = ?`, id); err != nil {
+		return 0, fmt.Errorf("delete dataset's runs: %w", err)
+	}
+	if err := deleteSamples(ctx, tx, id); err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM datasets WHERE id = ?`, id); err != nil {
+		return 0, fmt.Errorf("delete dataset: %w", err)
+	}
+	return runs, tx.Commit()
+}
+
+// datasetRuns counts the dataset's runs, refusing when there are some and
+// they are not to go with it, or when some are under way.
+func datasetRuns(ctx context.Context, tx *sql.Tx, id int64, withRuns bool) (int, error) {
 	d, err := findDataset(ctx, tx, `d.id = ?`, id)
 	if err != nil {
 		return 0, err
 	}
-	var unfinished int
+	var runs, unfinished int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(status IN (?, ?)), 0) FROM runs WHERE dataset_id = ?`,
 		RunPending, RunRunning, id).Scan(&runs, &unfinished); err != nil {
 		return 0, fmt.Errorf("delete dataset: %w", err)
@@ -162,44 +189,38 @@ func (db *DB) DeleteDataset(ctx context.Context, id int64, withRuns bool) (runs 
 	case unfinished > 0:
 		return runs, assay.Errorf(assay.ECONFLICT, "%d runs of dataset %q are under way: cancel them first.", unfinished, d.Name)
 	}
-	if runs > 0 {
-		// The runs go first, as DeleteRun deletes them, a batch at a time.
-		if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ? WHERE dataset_id = ?`, RunDeleting, id); err != nil {
-			return 0, fmt.Errorf("delete dataset's runs: %w", err)
-		}
-		if err := tx.Commit(); err != nil {
-			return 0, fmt.Errorf("delete dataset's runs: %w", err)
-		}
-		ids, err := db.runIDs(ctx, "dataset's runs", `SELECT id FROM runs WHERE dataset_id = ? AND status = ?`, id, RunDeleting)
-		if err != nil {
-			return 0, err
-		}
-		if err := db.purgeRuns(ctx, ids); err != nil {
-			return 0, err
-		}
-		if tx, err = db.BeginWrite(ctx); err != nil {
-			return 0, err
-		}
-		defer tx.Rollback()
+	return runs, nil
+}
+
+// purgeDatasetRuns marks the dataset's runs as being deleted, ending the
+// transaction, and purges them.
+func (db *DB) purgeDatasetRuns(ctx context.Context, tx *sql.Tx, id int64) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ? WHERE dataset_id = ?`, RunDeleting, id); err != nil {
+		return fmt.Errorf("delete dataset's runs: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE dataset_id = ?`, id); err != nil {
-		return 0, fmt.Errorf("delete dataset's runs: %w", err)
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("delete dataset's runs: %w", err)
 	}
-	// The samples go samplesPerDelete per statement: a statement in a
-	// transaction keeps the pages it changes in memory until it ends, in
-	// case it has to be undone alone (100,000 samples: 100 MB).
+	ids, err := db.runIDs(ctx, "dataset's runs", `SELECT id FROM runs WHERE dataset_id = ? AND status = ?`, id, RunDeleting)
+	if err != nil {
+		return err
+	}
+	return db.purgeRuns(ctx, ids)
+}
+
+// deleteSamples deletes the dataset's samples samplesPerDelete per
+// statement: a statement in a transaction keeps the pages it changes in
+// memory until it ends, in case it has to be undone alone (100,000
+// samples: 100 MB).
+func deleteSamples(ctx context.Context, tx *sql.Tx, id int64) error {
 	for {
 		res, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE id IN
 			(SELECT id FROM samples WHERE dataset_id = ? ORDER BY ordinal LIMIT ?)`, id, samplesPerDelete)
 		if err != nil {
-			return 0, fmt.Errorf("delete dataset's samples: %w", err)
+			return fmt.Errorf("delete dataset's samples: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n < int64(samplesPerDelete) {
-			break
+			return nil
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM datasets WHERE id = ?`, id); err != nil {
-		return 0, fmt.Errorf("delete dataset: %w", err)
-	}
-	return runs, tx.Commit()
 }

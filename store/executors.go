@@ -175,10 +175,8 @@ func (db *DB) ClaimSamples(ctx context.Context, runID int64, h Holder, candidate
 		return c, fmt.Errorf("claim samples of run %d: %w", runID, err)
 	}
 	defer tx.Rollback()
-	if db.pg {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7349514, ?::int)`, runID%(1<<31)); err != nil {
-			return c, fmt.Errorf("claim samples of run %d: %w", runID, err)
-		}
+	if err := db.lockClaims(ctx, tx, runID); err != nil {
+		return c, fmt.Errorf("claim samples of run %d: %w", runID, err)
 	}
 	now, err := db.sharedNow(ctx, tx)
 	if err != nil {
@@ -192,15 +190,10 @@ func (db *DB) ClaimSamples(ctx context.Context, runID int64, h Holder, candidate
 	if err != nil {
 		return c, fmt.Errorf("claim samples of run %d: %w", runID, err)
 	}
-	for _, s := range candidates {
-		if holder, ok := held[s]; ok && holder != h.ID && isLive(live, holder) {
-			c.Held = append(c.Held, s)
-			continue
-		}
-		if c.Got = append(c.Got, s); len(c.Got) == want {
-			break
-		}
-	}
+	c.pick(candidates, want, func(s int64) bool {
+		holder, ok := held[s]
+		return ok && holder != h.ID && isLive(live, holder)
+	})
 	if len(c.Got) == 0 {
 		return c, tx.Commit()
 	}
@@ -211,6 +204,30 @@ func (db *DB) ClaimSamples(ctx context.Context, runID int64, h Holder, candidate
 		return c, fmt.Errorf("claim samples of run %d: %w", runID, err)
 	}
 	return c, tx.Commit()
+}
+
+// lockClaims keeps other processes from claiming the run's samples until
+// the transaction ends; SQLite's one writer does so already.
+func (db *DB) lockClaims(ctx context.Context, tx *sql.Tx, runID int64) error {
+	if !db.pg {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7349514, ?::int)`, runID%(1<<31))
+	return err
+}
+
+// pick takes the candidates another holds as held, and the others as got,
+// until it has the number wanted.
+func (c *Claimed) pick(candidates []int64, want int, heldByAnother func(int64) bool) {
+	for _, s := range candidates {
+		if heldByAnother(s) {
+			c.Held = append(c.Held, s)
+			continue
+		}
+		if c.Got = append(c.Got, s); len(c.Got) == want {
+			return
+		}
+	}
 }
 
 // idArgs is a query's arguments: the leading ones, then each sample id.

@@ -49,14 +49,8 @@ func (db *DB) ClearFailed(ctx context.Context, runID int64, keep func(Result) ma
 		return 0, 0, err
 	}
 	defer tx.Rollback()
-	var status RunStatus
-	if err := tx.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, runID).Scan(&status); errors.Is(err, sql.ErrNoRows) {
-		return 0, 0, fmt.Errorf("run %d: %w", runID, assay.ErrNotFound)
-	} else if err != nil {
-		return 0, 0, fmt.Errorf("clear failed tasks of run %d: %w", runID, err)
-	}
-	if !status.Finished() {
-		return 0, 0, assay.Errorf(assay.ECONFLICT, "Run %d is %s: its failed tasks can be retried once it is over.", runID, status)
+	if err := runOver(ctx, tx, runID); err != nil {
+		return 0, 0, err
 	}
 	failed, err := StoredResults(ctx, tx, runID, `AND (r.error != '' OR r.id IN (SELECT value FROM json_each(?)))`, string(list))
 	if err != nil {
@@ -68,12 +62,8 @@ func (db *DB) ClearFailed(ctx context.Context, runID int64, keep func(Result) ma
 		}
 		return 0, 0, assay.Errorf(assay.EINVALID, "Run %d has no failed task to retry.", runID)
 	}
-	for _, r := range rejudge {
-		for part, body := range keep(r) {
-			if _, err := tx.ExecContext(ctx, qSavePending, runID, r.SampleRow, r.Condition, r.Repetition, part, string(body)); err != nil {
-				return 0, 0, fmt.Errorf("clear failed judge calls: %w", err)
-			}
-		}
+	if err := keepForJudging(ctx, tx, runID, rejudge, keep); err != nil {
+		return 0, 0, err
 	}
 	if err := deleteResults(ctx, tx, failed); err != nil {
 		return 0, 0, fmt.Errorf("clear failed tasks: %w", err)
@@ -88,6 +78,34 @@ func (db *DB) ClearFailed(ctx context.Context, runID int64, keep func(Result) ma
 		}
 	}
 	return len(failed) - len(rejudge), len(rejudge), tx.Commit()
+}
+
+// runOver refuses a run that is not over: its failed tasks are retried
+// once it is.
+func runOver(ctx context.Context, tx *sql.Tx, runID int64) error {
+	var status RunStatus
+	if err := tx.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, runID).Scan(&status); errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("run %d: %w", runID, assay.ErrNotFound)
+	} else if err != nil {
+		return fmt.Errorf("clear failed tasks of run %d: %w", runID, err)
+	}
+	if !status.Finished() {
+		return assay.Errorf(assay.ECONFLICT, "Run %d is %s: its failed tasks can be retried once it is over.", runID, status)
+	}
+	return nil
+}
+
+// keepForJudging keeps what keep gives of each result to judge again as
+// the task's pending parts: its answer is not asked for again.
+func keepForJudging(ctx context.Context, tx *sql.Tx, runID int64, rejudge []Result, keep func(Result) map[string][]byte) error {
+	for _, r := range rejudge {
+		for part, body := range keep(r) {
+			if _, err := tx.ExecContext(ctx, qSavePending, runID, r.SampleRow, r.Condition, r.Repetition, part, string(body)); err != nil {
+				return fmt.Errorf("clear failed judge calls: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // deleteResults deletes results, with what hangs from them, a few hundred

@@ -53,20 +53,7 @@ func holdsFold(x, text string) bool {
 	if len(text) == 0 {
 		return true
 	}
-	// The anchor: text's rarest byte, looked for in both cases.
-	k := 0
-	for i := 1; i < len(text); i++ {
-		if letterRarity[text[i]] > letterRarity[text[k]] {
-			k = i
-		}
-	}
-	lower, upper := text[k], text[k]
-	switch {
-	case 'a' <= lower && lower <= 'z':
-		upper = lower - 'a' + 'A'
-	case 'A' <= lower && lower <= 'Z':
-		lower = upper - 'A' + 'a'
-	}
+	k, lower, upper := anchor(text)
 	nextUpper := -1 // where upper is next at or after i; len(x) when nowhere
 	for i := k; i <= len(x)-(len(text)-k); {
 		at := strings.IndexByte(x[i:], lower)
@@ -93,6 +80,24 @@ func holdsFold(x, text string) bool {
 		i = at + 1
 	}
 	return false
+}
+
+// anchor is text's rarest byte, where it is in text, and the byte in
+// lower and upper case: looked for in both.
+func anchor(text string) (k int, lower, upper byte) {
+	for i := 1; i < len(text); i++ {
+		if letterRarity[text[i]] > letterRarity[text[k]] {
+			k = i
+		}
+	}
+	lower, upper = text[k], text[k]
+	switch {
+	case 'a' <= lower && lower <= 'z':
+		upper = lower - 'a' + 'A'
+	case 'A' <= lower && lower <= 'Z':
+		lower = upper - 'A' + 'a'
+	}
+	return k, lower, upper
 }
 
 // equalFoldASCII reports whether a and b, of the same length, are equal

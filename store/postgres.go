@@ -196,36 +196,24 @@ func rebind(query string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(query) + 8)
-	max := 0
+	largest := 0
 	for i := 0; i < len(query); i++ {
 		ch := query[i]
 		switch {
-		case ch == '\'' || ch == '"':
-			j := i + 1
-			for j < len(query) && query[j] != ch {
-				j++
-			}
-			b.WriteString(query[i:min(j+1, len(query))])
-			i = j
-		case ch == '-' && i+1 < len(query) && query[i+1] == '-':
-			j := strings.IndexByte(query[i:], '\n')
-			if j < 0 {
-				j = len(query) - i
-			}
-			b.WriteString(query[i : i+j])
-			i += j - 1
+		case ch == '\'' || ch == '"' || ch == '-' && i+1 < len(query) && query[i+1] == '-':
+			j := quotedEnd(query, i)
+			b.WriteString(query[i:j])
+			i = j - 1
 		case ch == '?':
 			j := i + 1
 			for j < len(query) && query[j] >= '0' && query[j] <= '9' {
 				j++
 			}
-			n := max + 1
+			n := largest + 1
 			if j > i+1 {
 				n, _ = strconv.Atoi(query[i+1 : j])
 			}
-			if n > max {
-				max = n
-			}
+			largest = max(largest, n)
 			b.WriteByte('$')
 			b.WriteString(strconv.Itoa(n))
 			i = j - 1
@@ -234,6 +222,22 @@ func rebind(query string) string {
 		}
 	}
 	return b.String()
+}
+
+// quotedEnd is where the quoted text or comment starting at i ends: past
+// its closing quote, or at the end of its line.
+func quotedEnd(query string, i int) int {
+	if ch := query[i]; ch == '\'' || ch == '"' {
+		j := i + 1
+		for j < len(query) && query[j] != ch {
+			j++
+		}
+		return min(j+1, len(query))
+	}
+	if j := strings.IndexByte(query[i:], '\n'); j >= 0 {
+		return i + j
+	}
+	return len(query)
 }
 
 // uniqueViolated reports whether err is a write refused because table's

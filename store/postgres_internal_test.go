@@ -86,3 +86,22 @@ func TestOpenWithAWrongPassword(t *testing.T) {
 		t.Fatalf("open with a wrong password: %v", err)
 	}
 }
+
+// SQLite's placeholders become Postgres's as SQLite numbers them, and a
+// ? inside quotes or a comment is text, not a placeholder.
+func TestRebindNumbersPlaceholdersAsSQLiteDoes(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`SELECT 1`, `SELECT 1`},
+		{`a = ? AND b = ?`, `a = $1 AND b = $2`},
+		{`VALUES (?1, ?3, ?2), (?1, ?, ?2)`, `VALUES ($1, $3, $2), ($1, $4, $2)`},
+		{`x = '?' AND y = ?`, `x = '?' AND y = $1`},
+		{`"a?b" = ?`, `"a?b" = $1`},
+		{"a = ? -- why?\nAND b = ?", "a = $1 -- why?\nAND b = $2"},
+		{`a = ? -- the end?`, `a = $1 -- the end?`},
+		{`x = 'unclosed ?`, `x = 'unclosed ?`},
+	} {
+		if got := rebind(c.in); got != c.want {
+			t.Errorf("rebind(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

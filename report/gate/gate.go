@@ -169,8 +169,24 @@ func (g Gate) matches(m report.Metric) bool {
 // assertions'; evaluators whose metrics are not known in advance let every
 // gate through.
 func Check(gates []Gate, cfg *config.Config, kind assay.Kind, conditions []string) error {
-	var known []report.Metric
-	open := false
+	known, open := knownMetrics(cfg, kind)
+	for _, g := range gates {
+		if g.Condition != "" && !slices.Contains(conditions, g.Condition) {
+			return fmt.Errorf("gate %q: the run has no condition %q (it has %s)", g.Text, g.Condition, strings.Join(conditions, ", "))
+		}
+		if open {
+			continue
+		}
+		if err := g.checkMetric(known); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// knownMetrics is the metrics the run's evaluators and assertions give;
+// open when an evaluator's metrics are known only once it has scored.
+func knownMetrics(cfg *config.Config, kind assay.Kind) (known []report.Metric, open bool) {
 	for _, ev := range cfg.EvaluatorsFor(kind) {
 		names := ev.Metrics()
 		if name, ok := ev.Rubric(); ok {
@@ -190,29 +206,26 @@ func Check(gates []Gate, cfg *config.Config, kind assay.Kind, conditions []strin
 	for _, a := range cfg.Assertions {
 		known = append(known, report.Metric{Evaluator: a.Kind, Name: a.Name})
 	}
-	for _, g := range gates {
-		if g.Condition != "" && !slices.Contains(conditions, g.Condition) {
-			return fmt.Errorf("gate %q: the run has no condition %q (it has %s)", g.Text, g.Condition, strings.Join(conditions, ", "))
+	return known, open
+}
+
+// checkMetric says whether the gate names exactly one of the known metrics.
+func (g Gate) checkMetric(known []report.Metric) error {
+	var found []report.Metric
+	for _, m := range known {
+		if g.matches(m) {
+			found = append(found, m)
 		}
-		if open {
-			continue
-		}
-		var found []report.Metric
+	}
+	switch {
+	case len(found) == 0:
+		var names []string
 		for _, m := range known {
-			if g.matches(m) {
-				found = append(found, m)
-			}
+			names = append(names, metricName(m))
 		}
-		switch {
-		case len(found) == 0:
-			var names []string
-			for _, m := range known {
-				names = append(names, metricName(m))
-			}
-			return fmt.Errorf("gate %q: the run's evaluators give no metric %q (they give %s)", g.Text, g.name(), strings.Join(names, ", "))
-		case len(found) > 1:
-			return fmt.Errorf("gate %q: %q is ambiguous: name its evaluator (%s or %s)", g.Text, g.Metric, metricName(found[0]), metricName(found[1]))
-		}
+		return fmt.Errorf("gate %q: the run's evaluators give no metric %q (they give %s)", g.Text, g.name(), strings.Join(names, ", "))
+	case len(found) > 1:
+		return fmt.Errorf("gate %q: %q is ambiguous: name its evaluator (%s or %s)", g.Text, g.Metric, metricName(found[0]), metricName(found[1]))
 	}
 	return nil
 }

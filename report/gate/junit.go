@@ -63,54 +63,17 @@ type junitFailure struct {
 // for the baseline with a case per condition and metric, failing on a
 // regression only when regressions fail the run.
 func (v *Outcome) WriteJUnit(w io.Writer) error {
-	s := v.Summary
-	name := fmt.Sprintf("assay run %d", s.RunID)
-	run := junitSuite{Name: name + ": run", Cases: []junitCase{{ClassName: "run", Name: "completed",
-		SystemOut: fmt.Sprintf("%d/%d results, %d errors, $%.4f", s.Results, s.TotalTasks, s.Errors, s.CostUSD)}}}
-	if !v.Completed() {
-		msg := fmt.Sprintf("the run ended %s", s.Status)
-		if s.Message != "" {
-			msg += ": " + s.Message
-		}
-		run.Cases[0].Failure = &junitFailure{Message: msg, Type: "incomplete", Text: msg}
-	}
-	suites := []junitSuite{run}
+	name := fmt.Sprintf("assay run %d", v.Summary.RunID)
+	suites := []junitSuite{v.runSuite(name)}
 	if len(v.Gates) > 0 {
-		gs := junitSuite{Name: name + ": gates"}
-		for _, g := range v.Gates {
-			c := junitCase{ClassName: g.Condition, Name: g.Gate, SystemOut: g.Message}
-			if !g.Held {
-				c.Failure = &junitFailure{Message: g.Message, Type: "gate", Text: g.Message}
-			}
-			gs.Cases = append(gs.Cases, c)
-		}
-		suites = append(suites, gs)
+		suites = append(suites, v.gateSuite(name))
 	}
-	if b := v.Baseline; b != nil {
-		bs := junitSuite{Name: fmt.Sprintf("%s: against baseline run %d", name, b.BaselineRunID)}
-		for _, d := range b.Metrics {
-			c := junitCase{ClassName: d.Condition, Name: d.Metric + " no regression", SystemOut: d.Message()}
-			switch {
-			case d.Regressed && v.FailRegressions:
-				c.Failure = &junitFailure{Message: d.Message(), Type: "regression", Text: d.Message()}
-			case d.Regressed:
-				c.Skipped = &junitFailure{Message: d.Message() + " (not gated: --gate-regressions is off)"}
-			}
-			bs.Cases = append(bs.Cases, c)
-		}
-		suites = append(suites, bs)
+	if v.Baseline != nil {
+		suites = append(suites, v.baselineSuite(name))
 	}
 	out := junitSuites{Name: name}
 	for i := range suites {
-		for _, c := range suites[i].Cases {
-			suites[i].Tests++
-			if c.Failure != nil {
-				suites[i].Failures++
-			}
-			if c.Skipped != nil {
-				suites[i].Skipped++
-			}
-		}
+		suites[i].count()
 		out.Tests += suites[i].Tests
 		out.Failures += suites[i].Failures
 	}
@@ -125,4 +88,64 @@ func (v *Outcome) WriteJUnit(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// count counts the suite's cases, failed and skipped.
+func (s *junitSuite) count() {
+	for _, c := range s.Cases {
+		s.Tests++
+		if c.Failure != nil {
+			s.Failures++
+		}
+		if c.Skipped != nil {
+			s.Skipped++
+		}
+	}
+}
+
+// runSuite is the run's suite: one case, failing when it did not complete.
+func (v *Outcome) runSuite(name string) junitSuite {
+	s := v.Summary
+	run := junitSuite{Name: name + ": run", Cases: []junitCase{{ClassName: "run", Name: "completed",
+		SystemOut: fmt.Sprintf("%d/%d results, %d errors, $%.4f", s.Results, s.TotalTasks, s.Errors, s.CostUSD)}}}
+	if !v.Completed() {
+		msg := fmt.Sprintf("the run ended %s", s.Status)
+		if s.Message != "" {
+			msg += ": " + s.Message
+		}
+		run.Cases[0].Failure = &junitFailure{Message: msg, Type: "incomplete", Text: msg}
+	}
+	return run
+}
+
+// gateSuite is a case per condition and gate, failing where it did not hold.
+func (v *Outcome) gateSuite(name string) junitSuite {
+	gs := junitSuite{Name: name + ": gates"}
+	for _, g := range v.Gates {
+		c := junitCase{ClassName: g.Condition, Name: g.Gate, SystemOut: g.Message}
+		if !g.Held {
+			c.Failure = &junitFailure{Message: g.Message, Type: "gate", Text: g.Message}
+		}
+		gs.Cases = append(gs.Cases, c)
+	}
+	return gs
+}
+
+// baselineSuite is a case per condition and metric against the baseline;
+// a regression fails its case when regressions fail the run, and is
+// skipped otherwise.
+func (v *Outcome) baselineSuite(name string) junitSuite {
+	b := v.Baseline
+	bs := junitSuite{Name: fmt.Sprintf("%s: against baseline run %d", name, b.BaselineRunID)}
+	for _, d := range b.Metrics {
+		c := junitCase{ClassName: d.Condition, Name: d.Metric + " no regression", SystemOut: d.Message()}
+		switch {
+		case d.Regressed && v.FailRegressions:
+			c.Failure = &junitFailure{Message: d.Message(), Type: "regression", Text: d.Message()}
+		case d.Regressed:
+			c.Skipped = &junitFailure{Message: d.Message() + " (not gated: --gate-regressions is off)"}
+		}
+		bs.Cases = append(bs.Cases, c)
+	}
+	return bs
 }

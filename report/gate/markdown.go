@@ -32,39 +32,52 @@ func (v *Outcome) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	if len(v.Gates) > 0 {
-		b.WriteString("\n### Gates\n\n| | condition | gate | value | n |\n|---|---|---|---:|---:|\n")
-		for _, g := range v.Gates {
-			value := "no scores"
-			if strings.HasPrefix(g.Bound, OfAgreement+".") || strings.HasPrefix(g.Bound, OfPPI+".") {
-				value = "no reviews"
-			}
-			if g.N > 0 {
-				value = num(g.Value)
-			}
-			cond := g.Condition
-			if cond == "" {
-				cond = "every one" // a gate on the judge's agreement, over every condition's reviews
-			}
-			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %d |\n", okMark(g.Held), cell(cond), strings.ReplaceAll(g.Gate, "`", "'"), value, g.N)
-		}
+		v.markdownGates(&b)
 	}
-	if c := v.Baseline; c != nil {
-		fmt.Fprintf(&b, "\n### Against baseline run %d (tolerance %s)\n\n", c.BaselineRunID, num(c.Tolerance))
-		b.WriteString("| | condition | metric | baseline | this run | diff | 95% CI | n |\n|---|---|---|---:|---:|---:|---|---:|\n")
-		for _, d := range c.Metrics {
-			mark := okMark(!d.Regressed)
-			if d.Regressed && !v.FailRegressions {
-				mark = "⚠️"
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | [%s, %s] | %d |\n", mark, cell(d.Condition), cell(d.Metric),
-				num(d.Baseline), num(d.Mean), signed(d.Diff), signed(d.CI95[0]), signed(d.CI95[1]), d.N)
-		}
-		for _, u := range c.Unmatched {
-			fmt.Fprintf(&b, "\nNot compared: %s.\n", cell(u))
-		}
+	if v.Baseline != nil {
+		v.markdownBaseline(&b)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// markdownGates writes the gates' table: each gate's mark, condition,
+// value and count.
+func (v *Outcome) markdownGates(b *strings.Builder) {
+	b.WriteString("\n### Gates\n\n| | condition | gate | value | n |\n|---|---|---|---:|---:|\n")
+	for _, g := range v.Gates {
+		value := "no scores"
+		if strings.HasPrefix(g.Bound, OfAgreement+".") || strings.HasPrefix(g.Bound, OfPPI+".") {
+			value = "no reviews"
+		}
+		if g.N > 0 {
+			value = num(g.Value)
+		}
+		cond := g.Condition
+		if cond == "" {
+			cond = "every one" // a gate on the judge's agreement, over every condition's reviews
+		}
+		fmt.Fprintf(b, "| %s | %s | `%s` | %s | %d |\n", okMark(g.Held), cell(cond), strings.ReplaceAll(g.Gate, "`", "'"), value, g.N)
+	}
+}
+
+// markdownBaseline writes the comparison with the baseline: a row per
+// condition and metric, a regression marked as failing or only warned of.
+func (v *Outcome) markdownBaseline(b *strings.Builder) {
+	c := v.Baseline
+	fmt.Fprintf(b, "\n### Against baseline run %d (tolerance %s)\n\n", c.BaselineRunID, num(c.Tolerance))
+	b.WriteString("| | condition | metric | baseline | this run | diff | 95% CI | n |\n|---|---|---|---:|---:|---:|---|---:|\n")
+	for _, d := range c.Metrics {
+		mark := okMark(!d.Regressed)
+		if d.Regressed && !v.FailRegressions {
+			mark = "⚠️"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | [%s, %s] | %d |\n", mark, cell(d.Condition), cell(d.Metric),
+			num(d.Baseline), num(d.Mean), signed(d.Diff), signed(d.CI95[0]), signed(d.CI95[1]), d.N)
+	}
+	for _, u := range c.Unmatched {
+		fmt.Fprintf(b, "\nNot compared: %s.\n", cell(u))
+	}
 }
 
 // outcome says in a few words how the run went.
