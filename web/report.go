@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -158,33 +159,46 @@ func (s *Server) reportOwner(c echo.Context, sc *readmodel.Scope, query string) 
 	if err != nil {
 		return o, err
 	}
-	for _, sh := range shares {
-		row := templates.ShareRow{Key: sh.Key, Created: templates.When(sh.CreatedAt), CreatedBy: sh.CreatedBy}
-		if sh.RevokedAt != nil {
-			row.Revoked = templates.When(*sh.RevokedAt)
-		}
-		o.Shares = append(o.Shares, row)
-	}
+	o.Shares = shareRows(shares)
 	links, err := s.db.ReviewLinks(ctx, sc.Run.ID)
 	if err != nil {
 		return o, err
 	}
 	o.ReviewLinks = reviewLinkRows(c, links)
-	runs, err := s.db.DatasetRuns(ctx, sc.Dataset.ID, maxOtherRuns+1)
-	if err != nil {
-		return o, err
-	}
-	var names map[int64][]string
-	if len(runs) > 0 {
-		if names, err = s.db.ConditionNames(ctx, runs[len(runs)-1].ID, runs[0].ID); err != nil {
-			return o, err
+	o.OtherRuns, err = s.otherRuns(ctx, sc)
+	return o, err
+}
+
+// shareRows is the run's share links as the report lists them.
+func shareRows(shares []store.Share) []templates.ShareRow {
+	var rows []templates.ShareRow
+	for _, sh := range shares {
+		row := templates.ShareRow{Key: sh.Key, Created: templates.When(sh.CreatedAt), CreatedBy: sh.CreatedBy}
+		if sh.RevokedAt != nil {
+			row.Revoked = templates.When(*sh.RevokedAt)
 		}
+		rows = append(rows, row)
 	}
+	return rows
+}
+
+// otherRuns is up to maxOtherRuns other runs of the run's dataset, with
+// their conditions and a link comparing each with the run.
+func (s *Server) otherRuns(ctx context.Context, sc *readmodel.Scope) ([]templates.OtherRun, error) {
+	runs, err := s.db.DatasetRuns(ctx, sc.Dataset.ID, maxOtherRuns+1)
+	if err != nil || len(runs) == 0 {
+		return nil, err
+	}
+	names, err := s.db.ConditionNames(ctx, runs[len(runs)-1].ID, runs[0].ID)
+	if err != nil {
+		return nil, err
+	}
+	var out []templates.OtherRun
 	for _, other := range runs {
-		if other.ID == sc.Run.ID || len(o.OtherRuns) == maxOtherRuns {
+		if other.ID == sc.Run.ID || len(out) == maxOtherRuns {
 			continue
 		}
-		o.OtherRuns = append(o.OtherRuns, templates.OtherRun{
+		out = append(out, templates.OtherRun{
 			ID:         other.ID,
 			Name:       other.Name,
 			Status:     string(other.Status),
@@ -193,7 +207,7 @@ func (s *Server) reportOwner(c echo.Context, sc *readmodel.Scope, query string) 
 			CompareURL: fmt.Sprintf("/compare?a=%d&b=%d", sc.Run.ID, other.ID),
 		})
 	}
-	return o, nil
+	return out, nil
 }
 
 // origin is the scheme and host the request came to, for links to copy.

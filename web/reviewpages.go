@@ -54,7 +54,7 @@ func (s *Server) reviewControls(c echo.Context, sc *readmodel.Scope, smp *store.
 	who := s.reviewerOf(c)
 	review := canReview(c, sc)
 	csrf, _ := c.Get("csrf").(string)
-	back := sampleURL(sc.Base, smp.ID, c.QueryString())
+	form := scoreForm{run: sc.Run, action: sc2action(v, nil), csrf: csrf, back: sampleURL(sc.Base, smp.ID, c.QueryString()), who: who.Name, failed: failed}
 	for ci := range v.Conditions {
 		for ri := range v.Conditions[ci].Results {
 			for ji := range v.Conditions[ci].Results[ri].Judgements {
@@ -62,30 +62,10 @@ func (s *Server) reviewControls(c echo.Context, sc *readmodel.Scope, smp *store.
 				for si := range j.Scores {
 					sv := &j.Scores[si]
 					list := byScore[sv.ID]
-					for i := len(list) - 1; i >= 0; i-- {
-						vd := list[i]
-						sv.Verdicts = append(sv.Verdicts, templates.VerdictView{Reviewer: vd.Reviewer, Override: vd.Verdict == store.VerdictOverride,
-							Value: readmodel.Score(vd.Value), Note: vd.Note, At: templates.When(vd.At), Mine: vd.Reviewer == who.Name})
+					sv.Verdicts = verdictViews(list, who.Name)
+					if review {
+						sv.Review = form.review(j.Evaluator, sv, list)
 					}
-					if !review {
-						continue
-					}
-					scale := scaleFor(sc.Run.Config, j.Evaluator, sv.Metric, mustScore(sv.Value))
-					lo, hi := scale.Bounds()
-					r := &templates.ScoreReview{Action: sc2action(v, sv), CSRF: csrf, Back: back, Min: readmodel.Score(lo), Max: readmodel.Score(hi),
-						Step: "any", AskName: who.Name == ""}
-					if scale.Integral() {
-						r.Step = "1"
-					}
-					for _, vd := range list {
-						if vd.Reviewer == who.Name {
-							r.Note = vd.Note
-						}
-					}
-					if failed.scoreID == sv.ID {
-						r.Error, r.Note = failed.msg, failed.note
-					}
-					sv.Review = r
 				}
 			}
 		}
@@ -95,6 +75,48 @@ func (s *Server) reviewControls(c echo.Context, sc *readmodel.Scope, smp *store.
 		v.Queue.AskName = who.Name == ""
 	}
 	return nil
+}
+
+// verdictViews is a score's verdicts, the latest first.
+func verdictViews(list []store.Review, who string) []templates.VerdictView {
+	var out []templates.VerdictView
+	for i := len(list) - 1; i >= 0; i-- {
+		vd := list[i]
+		out = append(out, templates.VerdictView{Reviewer: vd.Reviewer, Override: vd.Verdict == store.VerdictOverride,
+			Value: readmodel.Score(vd.Value), Note: vd.Note, At: templates.When(vd.At), Mine: vd.Reviewer == who})
+	}
+	return out
+}
+
+// scoreForm is what each score's review form on a sample page shares: the
+// run, where it posts and comes back to, who reviews, and a verdict the
+// last post was refused.
+type scoreForm struct {
+	run                *store.Run
+	action, csrf, back string
+	who                string
+	failed             refusedReview
+}
+
+// review is the form that gives a verdict on a score: the metric's scale,
+// the reviewer's note, and the refusal of the last one posted.
+func (f scoreForm) review(evaluator string, sv *templates.ScoreView, list []store.Review) *templates.ScoreReview {
+	scale := scaleFor(f.run.Config, evaluator, sv.Metric, mustScore(sv.Value))
+	lo, hi := scale.Bounds()
+	r := &templates.ScoreReview{Action: f.action, CSRF: f.csrf, Back: f.back, Min: readmodel.Score(lo), Max: readmodel.Score(hi),
+		Step: "any", AskName: f.who == ""}
+	if scale.Integral() {
+		r.Step = "1"
+	}
+	for _, vd := range list {
+		if vd.Reviewer == f.who {
+			r.Note = vd.Note
+		}
+	}
+	if f.failed.scoreID == sv.ID {
+		r.Error, r.Note = f.failed.msg, f.failed.note
+	}
+	return r
 }
 
 // sc2action is where a score's review form posts: the report's base + /reviews.

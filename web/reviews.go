@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -80,23 +81,9 @@ func (s *Server) recordReview(c echo.Context, runID int64, who reviewer, in revi
 	switch in.Verdict {
 	case store.VerdictAgree:
 	case store.VerdictOverride:
-		if in.Value == nil {
-			return nil, assay.Errorf(assay.EINVALID, "An override needs the value you would give.")
-		}
-		run, err := s.db.Run(ctx, runID)
-		if err != nil {
+		if v.Value, err = s.overrideValue(ctx, runID, info, in.Value); err != nil {
 			return nil, err
 		}
-		sc := scaleFor(run.Config, info.Evaluator, info.Metric, info.Value)
-		lo, hi := sc.Bounds()
-		x := *in.Value
-		switch {
-		case math.IsNaN(x) || x < lo || x > hi:
-			return nil, assay.Errorf(assay.EINVALID, "%s is on the %s scale: %v is outside it.", info.Metric, sc, x)
-		case sc.Integral() && x != math.Trunc(x):
-			return nil, assay.Errorf(assay.EINVALID, "%s takes whole numbers (%s): %v is not one.", info.Metric, sc, x)
-		}
-		v.Value = x
 	default:
 		return nil, assay.Errorf(assay.EINVALID, "A verdict is agree or override (or note, withdraw), not %q.", in.Verdict)
 	}
@@ -105,6 +92,28 @@ func (s *Server) recordReview(c echo.Context, runID int64, who reviewer, in revi
 	}
 	v.Evaluator, v.Metric, v.Condition, v.SampleRow, v.Repetition = info.Evaluator, info.Metric, info.Condition, info.SampleRow, info.Repetition
 	return v, nil
+}
+
+// overrideValue is the reviewer's value, refused when missing or off the
+// metric's scale.
+func (s *Server) overrideValue(ctx context.Context, runID int64, info *store.ScoreInfo, value *float64) (float64, error) {
+	if value == nil {
+		return 0, assay.Errorf(assay.EINVALID, "An override needs the value you would give.")
+	}
+	run, err := s.db.Run(ctx, runID)
+	if err != nil {
+		return 0, err
+	}
+	sc := scaleFor(run.Config, info.Evaluator, info.Metric, info.Value)
+	lo, hi := sc.Bounds()
+	x := *value
+	switch {
+	case math.IsNaN(x) || x < lo || x > hi:
+		return 0, assay.Errorf(assay.EINVALID, "%s is on the %s scale: %v is outside it.", info.Metric, sc, x)
+	case sc.Integral() && x != math.Trunc(x):
+		return 0, assay.Errorf(assay.EINVALID, "%s takes whole numbers (%s): %v is not one.", info.Metric, sc, x)
+	}
+	return x, nil
 }
 
 // scaleFor is the scale of an evaluator's metric; for one assay does not

@@ -200,6 +200,26 @@ func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProg
 	if u := userOf(c); u == nil || u.Role != store.RoleOwner {
 		p.CanCancel, p.CanResume, p.CanRetry = false, false, false // an owner's buttons
 	}
+	s.markEngine(run, &p)
+	if err := s.markBatches(ctx, run, &p); err != nil {
+		return p, err
+	}
+	if err := s.markExecutor(ctx, run, &p); err != nil {
+		return p, err
+	}
+	if err := s.markInterrupted(ctx, run, &p); err != nil {
+		return p, err
+	}
+	if run.Status == store.RunRunning && !p.Paused && !p.Interrupted && !s.runner.Active(run.ID) && !store.IsPostgres(s.db.Path) {
+		s.markDiskFull(&p)
+	}
+	return p, nil
+}
+
+// markEngine says what this server's engine knows of the run: paused and
+// why, the calls in flight (stalled when the oldest is old), and the
+// limits it is held to.
+func (s *Server) markEngine(run *store.Run, p *templates.RunProgress) {
 	if msg := s.runner.Paused(run.ID); msg != "" {
 		p.Message, p.Paused = msg, true
 	}
@@ -213,26 +233,17 @@ func (s *Server) liveProgress(c echo.Context, run *store.Run) (templates.RunProg
 	if !run.Status.Finished() {
 		p.Limits = limitLines(s.runner.Limits(run.ID), s.runner.RateLimited(run.ID))
 	}
-	if err := s.markBatches(ctx, run, &p); err != nil {
-		return p, err
+}
+
+// markDiskFull says a run another process executes is paused when the
+// disk is full: that process cannot record its pause in the database,
+// but this server can see the disk.
+func (s *Server) markDiskFull(p *templates.RunProgress) {
+	if free, err := diskFree(s.db.Path); err == nil && free < store.FullBelow {
+		p.Message, p.Paused = fmt.Sprintf("Paused: the disk holding the database has %s left, so the process executing this run "+
+			"cannot save its results. Nothing already saved is lost; it tries again every few seconds and goes on by itself once there is room.",
+			templates.Bytes(int64(free))), true
 	}
-	if err := s.markExecutor(ctx, run, &p); err != nil {
-		return p, err
-	}
-	if err := s.markInterrupted(ctx, run, &p); err != nil {
-		return p, err
-	}
-	if run.Status == store.RunRunning && !p.Paused && !p.Interrupted && !s.runner.Active(run.ID) && !store.IsPostgres(s.db.Path) {
-		// Another process executes the run: when the disk is full it
-		// cannot record its pause in the database, but this server can
-		// see the disk.
-		if free, err := diskFree(s.db.Path); err == nil && free < store.FullBelow {
-			p.Message, p.Paused = fmt.Sprintf("Paused: the disk holding the database has %s left, so the process executing this run "+
-				"cannot save its results. Nothing already saved is lost; it tries again every few seconds and goes on by itself once there is room.",
-				templates.Bytes(int64(free))), true
-		}
-	}
-	return p, nil
 }
 
 // diskFree is the room left on the database's disk (a variable for tests).

@@ -83,28 +83,9 @@ type Server struct {
 
 // New builds a server over db. It refuses a non-loopback address without a token.
 func New(db *store.DB, cfg Config) (*Server, error) {
-	if cfg.MaxUpload <= 0 {
-		cfg.MaxUpload = DefaultMaxUpload
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
-	if cfg.SessionIdle <= 0 {
-		cfg.SessionIdle = DefaultSessionIdle
-	}
-	if cfg.SessionMax <= 0 {
-		cfg.SessionMax = DefaultSessionMax
-	}
-	if (cfg.TLSCert == "") != (cfg.TLSKey == "") {
-		return nil, fmt.Errorf("HTTPS needs both --tls-cert and --tls-key")
-	}
-	if cfg.TLSCert != "" {
-		if _, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey); err != nil {
-			return nil, fmt.Errorf("HTTPS: %w", err)
-		}
-	}
-	if n := len(cfg.Token); n > 0 && n < MinTokenLength {
-		return nil, fmt.Errorf("the access token is %d characters; use at least %d: create a named one with  assay token create --name YOU, or make one with  openssl rand -hex 16", n, MinTokenLength)
+	cfg.fillDefaults()
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -142,6 +123,39 @@ func New(db *store.DB, cfg Config) (*Server, error) {
 	}
 	s.routes()
 	return s, nil
+}
+
+// fillDefaults gives the settings left unset their defaults.
+func (cfg *Config) fillDefaults() {
+	if cfg.MaxUpload <= 0 {
+		cfg.MaxUpload = DefaultMaxUpload
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.SessionIdle <= 0 {
+		cfg.SessionIdle = DefaultSessionIdle
+	}
+	if cfg.SessionMax <= 0 {
+		cfg.SessionMax = DefaultSessionMax
+	}
+}
+
+// check refuses HTTPS without both its files, or with files that do not
+// load, and an access token too short.
+func (cfg *Config) check() error {
+	if (cfg.TLSCert == "") != (cfg.TLSKey == "") {
+		return fmt.Errorf("HTTPS needs both --tls-cert and --tls-key")
+	}
+	if cfg.TLSCert != "" {
+		if _, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey); err != nil {
+			return fmt.Errorf("HTTPS: %w", err)
+		}
+	}
+	if n := len(cfg.Token); n > 0 && n < MinTokenLength {
+		return fmt.Errorf("the access token is %d characters; use at least %d: create a named one with  assay token create --name YOU, or make one with  openssl rand -hex 16", n, MinTokenLength)
+	}
+	return nil
 }
 
 // background runs f in the background under the server's life: Close
