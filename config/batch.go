@@ -72,15 +72,29 @@ func (k *checker) batch(c *Config) {
 		return
 	}
 	if b.Agent {
-		if c.Agent.Type != AgentOpenAI && c.Agent.Type != AgentAnthropic {
-			k.fail("batch.agent", "only an agent of type openai or anthropic makes calls a batch can hold; a %s agent's are its own", c.Agent.Type)
-		} else if p, _, err := c.Agent.Resolve(); err == nil && p == ProviderVertex {
-			k.fail("batch.agent", "the agent is reached through Vertex AI, whose batch prediction assay does not use")
-		}
+		k.batchAgent(c.Agent)
 	}
 	if b.Size != 0 {
 		k.within("batch.size", b.Size, 1, MaxBatchSize)
 	}
+	k.batchDurations(b)
+	if b.Judge {
+		k.batchJudges(c)
+	}
+}
+
+// batchAgent refuses to batch an agent whose calls a batch cannot hold.
+func (k *checker) batchAgent(a Agent) {
+	if a.Type != AgentOpenAI && a.Type != AgentAnthropic {
+		k.fail("batch.agent", "only an agent of type openai or anthropic makes calls a batch can hold; a %s agent's are its own", a.Type)
+	} else if p, _, err := a.Resolve(); err == nil && p == ProviderVertex {
+		k.fail("batch.agent", "the agent is reached through Vertex AI, whose batch prediction assay does not use")
+	}
+}
+
+// batchDurations checks the batch's waits: durations, each within its
+// bound.
+func (k *checker) batchDurations(b *Batch) {
 	for _, d := range []struct {
 		key, v string
 		max    time.Duration
@@ -96,9 +110,10 @@ func (k *checker) batch(c *Config) {
 			k.fail(d.key, "must be more than 0 and at most %s, got %s", d.max, d.v)
 		}
 	}
-	if !b.Judge {
-		return
-	}
+}
+
+// batchJudges refuses to batch a judge reached through Vertex AI.
+func (k *checker) batchJudges(c *Config) {
 	judges := c.Judges
 	if len(judges) == 0 {
 		judges = []Judge{c.Judge}

@@ -109,36 +109,8 @@ func Read(f Files) (*store.RunImport, error) {
 	r := &reader{files: f, agg: agg, conditions: map[string]bool{}, seen: map[key]int{}, samples: map[int]*store.Sample{},
 		evaluatorOf: map[string]string{}}
 	for i, e := range agg.EvaluationResults {
-		where := fmt.Sprintf("%s: evaluation_results[%d]", f.ResultsName, i)
-		name, cond, ok := strings.Cut(e.EvaluationName, "/")
-		switch {
-		case !ok || name == "" || cond == "":
-			return nil, fmt.Errorf("%s.evaluation_name %q: want CONFIG/CONDITION", where, e.EvaluationName)
-		case r.name != "" && name != r.name:
-			return nil, fmt.Errorf("%s.evaluation_name %q: another run's (%q before)", where, e.EvaluationName, r.name)
-		case !sha256Hex.MatchString(e.SourceData.DatasetSHA256):
-			return nil, fmt.Errorf("%s.source_data.dataset_sha256 %q: want 64 hex digits", where, e.SourceData.DatasetSHA256)
-		case r.sha != "" && e.SourceData.DatasetSHA256 != r.sha:
-			return nil, fmt.Errorf("%s.source_data.dataset_sha256: another dataset than the first result's", where)
-		case r.conditions[cond]:
-			return nil, fmt.Errorf("%s: condition %q twice", where, cond)
-		}
-		r.name, r.sha = name, e.SourceData.DatasetSHA256
-		r.conditions[cond] = true
-		r.order = append(r.order, cond)
-		r.samplesNumber = max(r.samplesNumber, e.SourceData.SamplesNumber)
-		if t, ok := e.GenerationConfig["judge_temperature"].(float64); ok {
-			r.judgeTemperature = &t
-		}
-		if m, ok := e.GenerationConfig["judge_model"].(string); ok {
-			r.judgeModel = m
-		}
-		if ev, ok := e.ScoreDetails.Details["evaluators"].(map[string]any); ok {
-			for metric, e := range ev {
-				if s, ok := e.(string); ok {
-					r.evaluatorOf[metric] = s
-				}
-			}
+		if err := r.condition(fmt.Sprintf("%s: evaluation_results[%d]", f.ResultsName, i), e); err != nil {
+			return nil, err
 		}
 	}
 	r.extra.keepResults(f.Results, agg)
@@ -154,6 +126,42 @@ func Read(f Files) (*store.RunImport, error) {
 	}
 	imp.Extra, imp.ExtraFields = r.extra.JSON(), r.extra.count()
 	return imp, nil
+}
+
+// condition reads an evaluation result, a condition of the run: checked
+// against the results before it, then its name, dataset and judge kept.
+func (r *reader) condition(where string, e EvaluationResult) error {
+	name, cond, ok := strings.Cut(e.EvaluationName, "/")
+	switch {
+	case !ok || name == "" || cond == "":
+		return fmt.Errorf("%s.evaluation_name %q: want CONFIG/CONDITION", where, e.EvaluationName)
+	case r.name != "" && name != r.name:
+		return fmt.Errorf("%s.evaluation_name %q: another run's (%q before)", where, e.EvaluationName, r.name)
+	case !sha256Hex.MatchString(e.SourceData.DatasetSHA256):
+		return fmt.Errorf("%s.source_data.dataset_sha256 %q: want 64 hex digits", where, e.SourceData.DatasetSHA256)
+	case r.sha != "" && e.SourceData.DatasetSHA256 != r.sha:
+		return fmt.Errorf("%s.source_data.dataset_sha256: another dataset than the first result's", where)
+	case r.conditions[cond]:
+		return fmt.Errorf("%s: condition %q twice", where, cond)
+	}
+	r.name, r.sha = name, e.SourceData.DatasetSHA256
+	r.conditions[cond] = true
+	r.order = append(r.order, cond)
+	r.samplesNumber = max(r.samplesNumber, e.SourceData.SamplesNumber)
+	if t, ok := e.GenerationConfig["judge_temperature"].(float64); ok {
+		r.judgeTemperature = &t
+	}
+	if m, ok := e.GenerationConfig["judge_model"].(string); ok {
+		r.judgeModel = m
+	}
+	if ev, ok := e.ScoreDetails.Details["evaluators"].(map[string]any); ok {
+		for metric, e := range ev {
+			if s, ok := e.(string); ok {
+				r.evaluatorOf[metric] = s
+			}
+		}
+	}
+	return nil
 }
 
 func readAggregate(name string, data []byte) (*Aggregate, error) {

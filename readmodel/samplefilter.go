@@ -162,6 +162,8 @@ func (f SampleFilter) Keeper(metricAt int, matches *tally.SampleMatches) func(r 
 	return func(r *report.SampleRow) bool { return f.keep(r, metricAt, matches, below, spread) }
 }
 
+// keep says whether the filter keeps the row: its facts, then its
+// scores.
 func (f SampleFilter) keep(r *report.SampleRow, metricAt int, matches *tally.SampleMatches, below, spread *float64) bool {
 	switch {
 	case f.Condition != "" && r.Condition != f.Condition,
@@ -170,9 +172,12 @@ func (f SampleFilter) keep(r *report.SampleRow, metricAt int, matches *tally.Sam
 		matches != nil && !matches.Samples[r.SampleRow] && !matches.Response(&r.SampleCounts):
 		return false
 	}
-	if below == nil && spread == nil {
-		return true
-	}
+	return below == nil && spread == nil || scoresKept(r, metricAt, below, spread)
+}
+
+// scoresKept says whether a metric of the row (the one at metricAt, or
+// any) has a mean below and a spread above the thresholds given.
+func scoresKept(r *report.SampleRow, metricAt int, below, spread *float64) bool {
 	for i, m := range r.Metrics {
 		if metricAt >= 0 && i != metricAt || m.N == 0 {
 			continue

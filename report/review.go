@@ -246,25 +246,7 @@ func agreement(m Metric, last map[int64]store.Review, judge map[int64]reviewedSc
 	if a.Reviewed == 0 {
 		return a, false
 	}
-	var exact, within int
-	var absSum float64
-	for i := range js {
-		d := math.Abs(js[i] - hs[i])
-		absSum += d
-		if d < 1e-9 {
-			exact++
-		}
-		if d <= 1+1e-9 {
-			within++
-		}
-	}
-	n := float64(a.Reviewed)
-	a.Exact, a.MAD = float64(exact)/n, absSum/n
-	a.MADCI95 = madInterval(js, hs)
-	if m.Scale == config.ScaleLikert {
-		w := float64(within) / n
-		a.Within1 = &w
-	}
+	a.distances(js, hs)
 	a.JudgeMean, a.HumanMean = Mean(js), Mean(hs)
 	// One reviewed score has no agreement beyond chance to measure.
 	if k := stats.WeightedKappa(js, hs, a.Categories); !math.IsNaN(k) && a.Reviewed >= MinKappaReviews {
@@ -279,6 +261,31 @@ func agreement(m Metric, last map[int64]store.Review, judge map[int64]reviewedSc
 		}
 	}
 	return a, true
+}
+
+// distances measures how far the judge's values stand from the humans':
+// the share exactly alike, within one point on a Likert scale, and the
+// mean absolute difference with its interval.
+func (a *Agreement) distances(js, hs []float64) {
+	var exact, within int
+	var absSum float64
+	for i := range js {
+		d := math.Abs(js[i] - hs[i])
+		absSum += d
+		if d < 1e-9 {
+			exact++
+		}
+		if d <= 1+1e-9 {
+			within++
+		}
+	}
+	n := float64(len(js))
+	a.Exact, a.MAD = float64(exact)/n, absSum/n
+	a.MADCI95 = madInterval(js, hs)
+	if a.Metric.Scale == config.ScaleLikert {
+		w := float64(within) / n
+		a.Within1 = &w
+	}
 }
 
 // madInterval is the 95% interval of the mean absolute difference of the

@@ -41,36 +41,7 @@ func (r *Report) SelfPreferenceOf(judge int, family string) (SelfPreference, boo
 	if out.Judge == "" {
 		out.Judge = panel[judge].Model
 	}
-	models := agentModels(r.Config)
-	own := map[int64][]float64{}
-	other := map[int64][]float64{}
-	for mi := range r.Metrics {
-		if r.raw == nil {
-			continue
-		}
-		for ci, cond := range r.Conditions {
-			model := models[r.Run.Conditions[ci].Model]
-			if model == "" {
-				continue
-			}
-			into := other
-			if Family(model) == family {
-				into = own
-			}
-			for _, g := range r.raw[mi][cond] {
-				values, start := g.Values(), 0
-				for i := 1; i <= len(values); i++ {
-					if i < len(values) && g.rep(i) == g.rep(i-1) {
-						continue
-					}
-					if d, ok := judgeLessOthers(g, start, i, judge); ok {
-						into[g.SampleRow] = append(into[g.SampleRow], d)
-					}
-					start = i
-				}
-			}
-		}
-	}
+	own, other := r.judgeLeanings(judge, family)
 	var groups [][]float64
 	for row, o := range own {
 		if x := other[row]; len(x) > 0 {
@@ -85,6 +56,48 @@ func (r *Report) SelfPreferenceOf(judge int, family string) (SelfPreference, boo
 	s := stats.Clustered(groups)
 	out.Delta, out.CI95, out.Samples = s.Mean, [2]float64{s.CILo, s.CIHi}, s.Samples
 	return out, true
+}
+
+// judgeLeanings is, by sample, how far the judge's scores stand from the
+// other judges' (each repetition apart), over the answers of the family's
+// models (own) and of the others (other).
+func (r *Report) judgeLeanings(judge int, family string) (own, other map[int64][]float64) {
+	own, other = map[int64][]float64{}, map[int64][]float64{}
+	if r.raw == nil {
+		return own, other
+	}
+	models := agentModels(r.Config)
+	for mi := range r.Metrics {
+		for ci, cond := range r.Conditions {
+			model := models[r.Run.Conditions[ci].Model]
+			if model == "" {
+				continue
+			}
+			into := other
+			if Family(model) == family {
+				into = own
+			}
+			for _, g := range r.raw[mi][cond] {
+				addLeanings(into, g, judge)
+			}
+		}
+	}
+	return own, other
+}
+
+// addLeanings adds the judge's distance from the others in each of the
+// sample's repetitions.
+func addLeanings(into map[int64][]float64, g SampleScores, judge int) {
+	values, start := g.Values(), 0
+	for i := 1; i <= len(values); i++ {
+		if i < len(values) && g.rep(i) == g.rep(i-1) {
+			continue
+		}
+		if d, ok := judgeLessOthers(g, start, i, judge); ok {
+			into[g.SampleRow] = append(into[g.SampleRow], d)
+		}
+		start = i
+	}
 }
 
 // judgeLessOthers is, for one answer's scores [from, to) of g, the judge's

@@ -51,37 +51,9 @@ type secrets []string
 // secretsOf reads the secret values of spec run under conditions.
 func (m *Manager) secretsOf(spec *config.Config, conditions []assay.Condition) secrets {
 	var out secrets
-	add := func(v string) {
-		// Short values would blot out ordinary words; no real key is that short.
-		if len(v) >= redact.MinLen && !slices.Contains(out, v) {
-			out = append(out, v)
-		}
-	}
-	agentKey := spec.Agent.APIKeyEnv
-	if spec.Agent.Type == config.AgentClaudeCode {
-		agentKey = claudeCodeKeyEnv(spec.Agent, m.opts.Getenv)
-	}
-	envs := []string{agentKey}
-	for _, am := range spec.Agent.Models {
-		envs = append(envs, am.APIKeyEnv)
-	}
-	for _, j := range spec.Panel() {
-		envs = append(envs, j.APIKeyEnv)
-	}
-	for _, env := range envs {
+	for _, env := range m.keyVariables(spec) {
 		if env != "" {
-			add(m.opts.Getenv(env))
-		}
-	}
-	addSecretValues := func(values map[string]string) {
-		for name, v := range values {
-			if config.LooksSecret(name) {
-				add(v)
-				// "Bearer KEY": a server may echo the key alone.
-				if _, cred, ok := strings.Cut(v, " "); ok {
-					add(strings.TrimSpace(cred))
-				}
-			}
+			out.add(m.opts.Getenv(env))
 		}
 	}
 	// A command agent's env keeps its ${...} references until the agent
@@ -93,7 +65,7 @@ func (m *Manager) secretsOf(spec *config.Config, conditions []assay.Condition) s
 			continue // the agent cannot start: it is given nothing
 		}
 		if config.LooksSecret(name) || slices.ContainsFunc(config.ReferencedNames(v), config.LooksSecret) {
-			addSecretValues(map[string]string{"SECRET": resolved})
+			out.addValues(map[string]string{"SECRET": resolved})
 		}
 	}
 	for _, c := range conditions {
@@ -102,13 +74,51 @@ func (m *Manager) secretsOf(spec *config.Config, conditions []assay.Condition) s
 			if err != nil {
 				continue // the server cannot start: it is given nothing
 			}
-			addSecretValues(resolved.Env)
-			addSecretValues(resolved.Headers)
+			out.addValues(resolved.Env)
+			out.addValues(resolved.Headers)
 		}
 	}
 	// A longer secret first, so that one holding another is replaced whole.
 	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
 	return out
+}
+
+// keyVariables names the variables holding the keys of the run's agent,
+// its models and its judges.
+func (m *Manager) keyVariables(spec *config.Config) []string {
+	agentKey := spec.Agent.APIKeyEnv
+	if spec.Agent.Type == config.AgentClaudeCode {
+		agentKey = claudeCodeKeyEnv(spec.Agent, m.opts.Getenv)
+	}
+	envs := []string{agentKey}
+	for _, am := range spec.Agent.Models {
+		envs = append(envs, am.APIKeyEnv)
+	}
+	for _, j := range spec.Panel() {
+		envs = append(envs, j.APIKeyEnv)
+	}
+	return envs
+}
+
+// add keeps a secret value once. Short values would blot out ordinary
+// words; no real key is that short.
+func (out *secrets) add(v string) {
+	if len(v) >= redact.MinLen && !slices.Contains(*out, v) {
+		*out = append(*out, v)
+	}
+}
+
+// addValues keeps the values of the secret-looking names, and of a value
+// such as "Bearer KEY" the key alone: a server may echo it alone.
+func (out *secrets) addValues(values map[string]string) {
+	for name, v := range values {
+		if config.LooksSecret(name) {
+			out.add(v)
+			if _, cred, ok := strings.Cut(v, " "); ok {
+				out.add(strings.TrimSpace(cred))
+			}
+		}
+	}
 }
 
 // clean returns s with every secret replaced, and every part of one

@@ -419,28 +419,8 @@ type feed struct {
 func (f *feed) next(ctx context.Context) (job, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	c := f.w.ex.claims
-	for {
-		if f.stopped || f.at == len(f.tasks) || ctx.Err() != nil {
-			return f.stop()
-		}
-		if !c.spread {
-			break
-		}
-		ours, err := c.ours(ctx, f.tasks[f.at:])
-		if err != nil {
-			if ctx.Err() == nil {
-				f.w.fail(err)
-			}
-			return f.stop()
-		}
-		if ours {
-			break
-		}
-		if !c.mine[f.tasks[f.at].row] {
-			c.skipped = true // another process's to do
-		}
-		f.at++
+	if !f.skipOthers(ctx) {
+		return f.stop()
 	}
 	t := f.tasks[f.at]
 	if st := f.w.ex.stopping; st != nil && t.at != f.lastAt {
@@ -460,13 +440,42 @@ func (f *feed) next(ctx context.Context) (job, bool) {
 		f.budgetHit = ctx.Err() == nil
 		return f.stop()
 	}
-	if f.w.err() != nil || !f.w.ex.waitWhilePaused(ctx) || ctx.Err() != nil || !c.acquire(ctx) {
+	if f.w.err() != nil || !f.w.ex.waitWhilePaused(ctx) || ctx.Err() != nil || !f.w.ex.claims.acquire(ctx) {
 		f.w.release(reserved)
 		return f.stop()
 	}
 	f.at++
 	f.lastAt = t.at
 	return job{t, reserved}, true
+}
+
+// skipOthers moves past the tasks of samples another process holds, on a
+// run shared among processes, to the next task of this one; false when
+// none is left, or the feed has stopped.
+func (f *feed) skipOthers(ctx context.Context) bool {
+	c := f.w.ex.claims
+	for {
+		if f.stopped || f.at == len(f.tasks) || ctx.Err() != nil {
+			return false
+		}
+		if !c.spread {
+			return true
+		}
+		ours, err := c.ours(ctx, f.tasks[f.at:])
+		if err != nil {
+			if ctx.Err() == nil {
+				f.w.fail(err)
+			}
+			return false
+		}
+		if ours {
+			return true
+		}
+		if !c.mine[f.tasks[f.at].row] {
+			c.skipped = true // another process's to do
+		}
+		f.at++
+	}
 }
 
 // stop gives no task to this worker, nor to any after it.

@@ -52,16 +52,7 @@ func passes(a []float64) int {
 // two subjects or raters, or every rating in one category (chance
 // agreement 1).
 func FleissKappa(ratings [][]float64) (kappa float64, ok bool) {
-	counts := map[int]int{}
-	for _, r := range ratings {
-		counts[len(r)]++
-	}
-	n, most := 0, 0
-	for size, k := range counts {
-		if k > most || k == most && size > n {
-			n, most = size, k
-		}
-	}
+	n, most := commonRaters(ratings)
 	if n < 2 || most < 2 {
 		return 0, false
 	}
@@ -81,18 +72,7 @@ func FleissKappa(ratings [][]float64) (kappa float64, ok bool) {
 			continue
 		}
 		subjects++
-		agree := 0.0
-		for j, c := range cats {
-			nij := 0.0
-			for _, v := range r {
-				if v == c {
-					nij++
-				}
-			}
-			totals[j] += nij
-			agree += nij * nij
-		}
-		pBar += (agree - float64(n)) / float64(n*(n-1))
+		pBar += subjectAgreement(r, cats, totals)
 	}
 	pBar /= float64(subjects)
 	pe := 0.0
@@ -104,4 +84,37 @@ func FleissKappa(ratings [][]float64) (kappa float64, ok bool) {
 		return 0, false
 	}
 	return (pBar - pe) / (1 - pe), true
+}
+
+// commonRaters is the most common number of ratings a subject has (the
+// larger on a tie), and how many subjects have it.
+func commonRaters(ratings [][]float64) (n, most int) {
+	counts := map[int]int{}
+	for _, r := range ratings {
+		counts[len(r)]++
+	}
+	for size, k := range counts {
+		if k > most || k == most && size > n {
+			n, most = size, k
+		}
+	}
+	return n, most
+}
+
+// subjectAgreement is the share of the subject's pairs of ratings that
+// agree; it adds the subject's ratings in each category to totals.
+func subjectAgreement(r, cats, totals []float64) float64 {
+	n := len(r)
+	agree := 0.0
+	for j, c := range cats {
+		nij := 0.0
+		for _, v := range r {
+			if v == c {
+				nij++
+			}
+		}
+		totals[j] += nij
+		agree += nij * nij
+	}
+	return (agree - float64(n)) / float64(n*(n-1))
 }

@@ -190,52 +190,63 @@ func (t *Tracker) Decided() (bool, string) {
 	if t.added < t.rule.Least() {
 		return false, ""
 	}
-	metric := t.metric.Name
 	alpha := fmt.Sprintf("α = %g", t.rule.Level())
 	switch t.rule.When {
 	case config.StopDecided:
-		if len(t.pairOf) == 0 {
-			return false, ""
-		}
-		margin := t.rule.Margin / t.width
-		same, differ := 0, 0
-		for _, p := range t.pairs {
-			lo, hi := p.Interval()
-			switch {
-			case p.N() == 0:
-				return false, ""
-			case lo > 0 || hi < 0:
-				differ++
-			case margin > 0 && lo > -margin && hi < margin:
-				same++
-			default:
-				return false, ""
-			}
-		}
-		why := fmt.Sprintf("every pair of conditions decided on %s (%s", metric, alpha)
-		if len(t.pairOf) > 1 {
-			why += fmt.Sprintf(", shared among %d pairs", len(t.pairOf))
-		}
-		why += fmt.Sprintf("): %d differ", differ)
-		if t.rule.Margin > 0 {
-			why += fmt.Sprintf(", %d within ±%g", same, t.rule.Margin)
-		}
-		return true, why
+		return t.pairsDecided(alpha)
 	case config.StopPrecise:
-		half := t.rule.HalfWidth / t.width
-		for _, m := range t.means {
-			lo, hi := m.Interval()
-			if m.N() == 0 || (hi-lo)/2 > half {
-				return false, ""
-			}
-		}
-		why := fmt.Sprintf("every condition's %s known within ±%g (%s", metric, t.rule.HalfWidth, alpha)
-		if len(t.conditions) > 1 {
-			why += fmt.Sprintf(", shared among %d conditions", len(t.conditions))
-		}
-		return true, why + ")"
+		return t.meansPrecise(alpha)
 	}
 	return false, ""
+}
+
+// pairsDecided says whether every pair of conditions differs, or is
+// within the rule's margin.
+func (t *Tracker) pairsDecided(alpha string) (bool, string) {
+	if len(t.pairOf) == 0 {
+		return false, ""
+	}
+	margin := t.rule.Margin / t.width
+	same, differ := 0, 0
+	for _, p := range t.pairs {
+		lo, hi := p.Interval()
+		switch {
+		case p.N() == 0:
+			return false, ""
+		case lo > 0 || hi < 0:
+			differ++
+		case margin > 0 && lo > -margin && hi < margin:
+			same++
+		default:
+			return false, ""
+		}
+	}
+	why := fmt.Sprintf("every pair of conditions decided on %s (%s", t.metric.Name, alpha)
+	if len(t.pairOf) > 1 {
+		why += fmt.Sprintf(", shared among %d pairs", len(t.pairOf))
+	}
+	why += fmt.Sprintf("): %d differ", differ)
+	if t.rule.Margin > 0 {
+		why += fmt.Sprintf(", %d within ±%g", same, t.rule.Margin)
+	}
+	return true, why
+}
+
+// meansPrecise says whether every condition's mean is known within the
+// rule's half-width.
+func (t *Tracker) meansPrecise(alpha string) (bool, string) {
+	half := t.rule.HalfWidth / t.width
+	for _, m := range t.means {
+		lo, hi := m.Interval()
+		if m.N() == 0 || (hi-lo)/2 > half {
+			return false, ""
+		}
+	}
+	why := fmt.Sprintf("every condition's %s known within ±%g (%s", t.metric.Name, t.rule.HalfWidth, alpha)
+	if len(t.conditions) > 1 {
+		why += fmt.Sprintf(", shared among %d conditions", len(t.conditions))
+	}
+	return true, why + ")"
 }
 
 // Intervals95 are the 95% anytime-valid intervals of each condition's

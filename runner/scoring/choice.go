@@ -55,21 +55,9 @@ func choicePrefix(text string, choices []string) (string, bool) {
 // the response, ignoring one found only inside a longer one, must be one.
 func fromChoiceText(s string, choices []string, _ int) (string, bool) {
 	text := normalizeText(withoutListings(s, choices))
-	type span struct{ start, end, choice int }
-	var spans []span
+	var spans []choiceSpan
 	for i, c := range choices {
-		c = normalizeText(c)
-		for from := 0; c != "" && from < len(text); {
-			k := strings.Index(text[from:], c)
-			if k < 0 {
-				break
-			}
-			start, end := from+k, from+k+len(c)
-			if (start == 0 || !isAlnum(text[start-1])) && (end == len(text) || !isAlnum(text[end])) {
-				spans = append(spans, span{start, end, i})
-			}
-			from = start + 1
-		}
+		spans = appendChoiceSpans(spans, text, normalizeText(c), i)
 	}
 	sort.Slice(spans, func(a, b int) bool { return spans[a].end-spans[a].start > spans[b].end-spans[b].start })
 	found := -1
@@ -87,6 +75,26 @@ func fromChoiceText(s string, choices []string, _ int) (string, bool) {
 		found = sp.choice
 	}
 	return letterOf(found)
+}
+
+// choiceSpan is where a choice's text stands in a response.
+type choiceSpan struct{ start, end, choice int }
+
+// appendChoiceSpans adds each place where the choice's text c stands in
+// text as words of its own.
+func appendChoiceSpans(spans []choiceSpan, text, c string, choice int) []choiceSpan {
+	for from := 0; c != "" && from < len(text); {
+		k := strings.Index(text[from:], c)
+		if k < 0 {
+			break
+		}
+		start, end := from+k, from+k+len(c)
+		if (start == 0 || !isAlnum(text[start-1])) && (end == len(text) || !isAlnum(text[end])) {
+			spans = append(spans, choiceSpan{start, end, choice})
+		}
+		from = start + 1
+	}
+	return spans
 }
 
 // letterOf returns the letter of choice index i, false for a negative i.

@@ -152,7 +152,7 @@ func letterAt(s string, i, n int, exact bool) int {
 			wrapped = wrapped || w
 		}
 	}
-	if j >= len(s) || !isLetter(s[j]) || (j+1 < len(s) && isAlnum(s[j+1])) {
+	if !standsAlone(s, j) {
 		return -1
 	}
 	wrapped = wrapped || (j+1 < len(s) && strings.IndexByte(")]}*_`", s[j+1]) >= 0)
@@ -165,6 +165,12 @@ func letterAt(s string, i, n int, exact bool) int {
 		return -1
 	}
 	return j
+}
+
+// standsAlone says whether s holds a letter at j with no letter or digit
+// right after it.
+func standsAlone(s string, j int) bool {
+	return j < len(s) && isLetter(s[j]) && (j+1 >= len(s) || !isAlnum(s[j+1]))
 }
 
 // skipMarkup returns the index after the spaces and markup at i, and whether
