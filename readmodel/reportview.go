@@ -73,18 +73,10 @@ func (r *Viewed) Page(ctx context.Context, db *store.DB, q Query, static bool, n
 		Summary: r.summaryView(),
 	}
 	if !static {
-		for i, row := range v.Summary.Rows {
-			if row.Errors+row.JudgeErrors > 0 {
-				v.Summary.Rows[i].ErrorsURL = r.Scope.Base + "/samples?" + url.Values{"condition": {row.Condition}, "errors": {"1"}}.Encode()
-			}
-		}
+		r.linkErrors(&v.Summary)
 	}
 	a, b, reason := r.pair(q)
-	if a != "" && b != "" {
-		v.Query = Query{A: a, B: b, View: q.View, Delta: q.Delta, Slice: q.Slice, Judge: q.Judge}.encode()
-	} else {
-		v.Query = Query{View: q.View, Slice: q.Slice, Judge: q.Judge}.encode()
-	}
+	v.Query = q.kept(a, b)
 	v.Review = r.reviewView(q, r.Scope.Shared || static)
 	audit, err := r.auditView(ctx, db)
 	if err != nil {
@@ -123,6 +115,25 @@ func (r *Viewed) Page(ctx context.Context, db *store.DB, q Query, static bool, n
 		v.Slices.Static = static || r.Scope.Shared
 	}
 	return v, nil
+}
+
+// linkErrors links each summary row with errors to its samples that have
+// them.
+func (r *Viewed) linkErrors(sv *templates.ReportSummary) {
+	for i, row := range sv.Rows {
+		if row.Errors+row.JudgeErrors > 0 {
+			sv.Rows[i].ErrorsURL = r.Scope.Base + "/samples?" + url.Values{"condition": {row.Condition}, "errors": {"1"}}.Encode()
+		}
+	}
+}
+
+// kept is the query the report's links keep: the pair compared, when it
+// has one, and the view, slice and judge.
+func (q Query) kept(a, b string) string {
+	if a != "" && b != "" {
+		return Query{A: a, B: b, View: q.View, Delta: q.Delta, Slice: q.Slice, Judge: q.Judge}.encode()
+	}
+	return Query{View: q.View, Slice: q.Slice, Judge: q.Judge}.encode()
 }
 
 // links are the report's ways to other pages: routing over its models, the

@@ -286,26 +286,7 @@ func (p *auditPlan) enough() bool {
 // judged answer to pad and a pair of conditions' answers to compare, as
 // far as the plan needs them, and counts its judge calls' cost.
 func (p *auditPlan) take(i int, results []store.Result, rng *rand.Rand) {
-	var judged []*store.Result
-	answers := make([]*store.Result, len(p.place)) // the first repetition's, by condition
-	for ri := range results {
-		r := &results[ri]
-		for _, j := range r.Judgements {
-			if j.Seed != nil && j.Error == "" {
-				p.judgedCalls++
-				p.judgedCost += j.CostUSD
-			}
-		}
-		if r.Error != "" || r.Response == "" {
-			continue
-		}
-		if slices.ContainsFunc(r.Judgements, func(j store.Judgement) bool { return j.Seed != nil && j.Error == "" }) {
-			judged = append(judged, r)
-		}
-		if at, ok := p.place[r.Condition]; ok && r.Repetition == 1 {
-			answers[at] = r
-		}
-	}
+	judged, answers := p.sortAnswers(results)
 	if p.verbosity && len(p.padded) < p.n && len(judged) > 0 {
 		r := judged[rng.IntN(len(judged))]
 		p.padded = append(p.padded, *r)
@@ -316,6 +297,33 @@ func (p *auditPlan) take(i int, results []store.Result, rng *rand.Rand) {
 	if p.position && len(p.pairs) < p.n {
 		p.takePair(i, answers)
 	}
+}
+
+// sortAnswers sorts a sample's results: its answers judged by a seeded
+// call that succeeded, and its conditions' first answers in the plan's
+// places; it counts the judged calls and their cost.
+func (p *auditPlan) sortAnswers(results []store.Result) (judged, answers []*store.Result) {
+	answers = make([]*store.Result, len(p.place))
+	seeded := func(j store.Judgement) bool { return j.Seed != nil && j.Error == "" }
+	for ri := range results {
+		r := &results[ri]
+		for _, j := range r.Judgements {
+			if seeded(j) {
+				p.judgedCalls++
+				p.judgedCost += j.CostUSD
+			}
+		}
+		if r.Error != "" || r.Response == "" {
+			continue
+		}
+		if slices.ContainsFunc(r.Judgements, seeded) {
+			judged = append(judged, r)
+		}
+		if at, ok := p.place[r.Condition]; ok && r.Repetition == 1 {
+			answers[at] = r
+		}
+	}
+	return judged, answers
 }
 
 // takePair takes the sample's pair of neighbouring conditions, or the next

@@ -479,54 +479,75 @@ func (l *sampleLines) parseLine(line string, in *names) error {
 	}
 	switch kind {
 	case "j":
-		var j aggregateJudgement
-		var rep, slot int64
-		if j.id, err = f.int(); err != nil {
+		j, err := judgementLine(&f, in)
+		if err != nil {
 			return err
 		}
-		if j.result, err = f.int(); err != nil {
-			return err
-		}
-		if rep, err = f.int(); err != nil {
-			return err
-		}
-		if slot, err = f.int(); err != nil {
-			return err
-		}
-		j.rep, j.slot = int(rep), int(slot)
-		if j.evaluator, err = f.name(); err != nil {
-			return err
-		}
-		if j.judge, err = f.name(); err != nil {
-			return err
-		}
-		j.evaluator, j.judge = in.intern(j.evaluator), in.intern(j.judge)
 		l.judgements = append(l.judgements, j)
 	case "s":
-		if len(l.judgements) == 0 {
-			return errors.New("a score before any judgement")
-		}
-		s := aggregateScore{at: len(l.judgements) - 1}
-		if f.empty() { // the id after the score's before it in its judgement
-			if n := len(l.scores); n == 0 || l.scores[n-1].at != s.at {
-				return errors.New("a score's id left out after no score of its judgement")
-			}
-			s.id = l.scores[len(l.scores)-1].id + 1
-		} else if s.id, err = f.int(); err != nil {
+		if err := l.scoreLine(&f, in); err != nil {
 			return err
 		}
-		if s.value, err = f.float(); err != nil {
-			return err
-		}
-		if s.metric, err = f.name(); err != nil {
-			return err
-		}
-		s.metric = in.intern(s.metric)
-		l.scores = append(l.scores, s)
 	default:
 		return errors.New("no such kind of line")
 	}
 	return f.done()
+}
+
+// judgementLine reads a judgement's fields: its id, its result's, its
+// repetition and judge's slot, its evaluator and judge.
+func judgementLine(f *fields, in *names) (aggregateJudgement, error) {
+	var j aggregateJudgement
+	var rep, slot int64
+	var err error
+	if j.id, err = f.int(); err != nil {
+		return j, err
+	}
+	if j.result, err = f.int(); err != nil {
+		return j, err
+	}
+	if rep, err = f.int(); err != nil {
+		return j, err
+	}
+	if slot, err = f.int(); err != nil {
+		return j, err
+	}
+	j.rep, j.slot = int(rep), int(slot)
+	if j.evaluator, err = f.name(); err != nil {
+		return j, err
+	}
+	if j.judge, err = f.name(); err != nil {
+		return j, err
+	}
+	j.evaluator, j.judge = in.intern(j.evaluator), in.intern(j.judge)
+	return j, nil
+}
+
+// scoreLine reads a score of the last judgement: its id (left out, the
+// one after the score's before it), its value and metric.
+func (l *sampleLines) scoreLine(f *fields, in *names) error {
+	if len(l.judgements) == 0 {
+		return errors.New("a score before any judgement")
+	}
+	s := aggregateScore{at: len(l.judgements) - 1}
+	var err error
+	if f.empty() {
+		if n := len(l.scores); n == 0 || l.scores[n-1].at != s.at {
+			return errors.New("a score's id left out after no score of its judgement")
+		}
+		s.id = l.scores[len(l.scores)-1].id + 1
+	} else if s.id, err = f.int(); err != nil {
+		return err
+	}
+	if s.value, err = f.float(); err != nil {
+		return err
+	}
+	if s.metric, err = f.name(); err != nil {
+		return err
+	}
+	s.metric = in.intern(s.metric)
+	l.scores = append(l.scores, s)
+	return nil
 }
 
 // qAddSampleSums adds a result to its sample_sums row; sums are the row's

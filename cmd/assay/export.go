@@ -26,24 +26,9 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *runID <= 0 {
-		return &exitError{code: 2, err: fmt.Errorf("export: --run is required")}
-	}
-	twoFiles := map[string]eee.Shape{"eee": eee.ShapeEEE, "keval": eee.ShapeKEval}
-	shape, inFolder := twoFiles[*format]
-	if !inFolder && !slices.Contains(readmodel.ExportFormats(), *format) {
-		return &exitError{code: 2, err: fmt.Errorf("export: --format must be json, csv, html, eee or keval, not %q", *format)}
-	}
-	if !slices.Contains(eee.OfficialVersions, *eeeVersion) {
-		return &exitError{code: 2, err: fmt.Errorf("export: --eee-version must be one of %s, not %q", strings.Join(eee.OfficialVersions, ", "), *eeeVersion)}
-	}
-	if inFolder {
-		if *out == "" || *out == "-" {
-			return &exitError{code: 2, err: fmt.Errorf("export: --format %s writes two files: -o must name a folder (made when missing)", *format)}
-		}
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("export: --format %s writes two files into -o's folder: %w", *format, err)}
-		}
+	shape, inFolder, err := checkExport(*runID, *format, *out, *eeeVersion)
+	if err != nil {
+		return err
 	}
 	db, err := tally.Open(ctx, *dbPath)
 	if err != nil {
@@ -69,6 +54,31 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return w.Flush()
 	}
 	return exportFile(ctx, db, *runID, *format, *out)
+}
+
+// checkExport checks export's flags, making the folder of a format that
+// writes two files; it returns that format's shape, and whether it is one.
+func checkExport(runID int64, format, out, eeeVersion string) (eee.Shape, bool, error) {
+	if runID <= 0 {
+		return 0, false, &exitError{code: 2, err: fmt.Errorf("export: --run is required")}
+	}
+	twoFiles := map[string]eee.Shape{"eee": eee.ShapeEEE, "keval": eee.ShapeKEval}
+	shape, inFolder := twoFiles[format]
+	if !inFolder && !slices.Contains(readmodel.ExportFormats(), format) {
+		return 0, false, &exitError{code: 2, err: fmt.Errorf("export: --format must be json, csv, html, eee or keval, not %q", format)}
+	}
+	if !slices.Contains(eee.OfficialVersions, eeeVersion) {
+		return 0, false, &exitError{code: 2, err: fmt.Errorf("export: --eee-version must be one of %s, not %q", strings.Join(eee.OfficialVersions, ", "), eeeVersion)}
+	}
+	if inFolder {
+		if out == "" || out == "-" {
+			return 0, false, &exitError{code: 2, err: fmt.Errorf("export: --format %s writes two files: -o must name a folder (made when missing)", format)}
+		}
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return 0, false, &exitError{code: 2, err: fmt.Errorf("export: --format %s writes two files into -o's folder: %w", format, err)}
+		}
+	}
+	return shape, inFolder, nil
 }
 
 // exportFile writes the export to path through outfile: a regular file is

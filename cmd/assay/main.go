@@ -96,33 +96,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, usage)
 		return &exitError{code: 2, err: errSilent}
 	}
+	if cmd, ok := commands[args[0]]; ok {
+		return cmd(ctx, args[1:], stdout, stderr)
+	}
 	switch args[0] {
-	case "serve":
-		return cmdServe(ctx, args[1:], stdout, stderr)
-	case "import":
-		return cmdImport(ctx, args[1:], stdout, stderr)
-	case "run":
-		return cmdRun(ctx, args[1:], stdout, stderr)
-	case "backup":
-		return cmdBackup(ctx, args[1:], stdout, stderr)
-	case "token":
-		return cmdToken(ctx, args[1:], stdout, stderr)
-	case "export":
-		return cmdExport(ctx, args[1:], stdout, stderr)
-	case "route":
-		return cmdRoute(ctx, args[1:], stdout, stderr)
-	case "rebuild":
-		return cmdRebuild(ctx, args[1:], stdout, stderr)
-	case "migrate":
-		return cmdMigrate(ctx, args[1:], stdout, stderr)
-	case "audit":
-		return cmdAudit(ctx, args[1:], stdout, stderr)
-	case "rejudge":
-		return cmdRejudge(ctx, args[1:], stdout, stderr)
-	case "view":
-		return cmdView(ctx, args[1:], stdout, stderr)
-	case "schema":
-		return cmdSchema(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "assay", version)
 		return nil
@@ -132,6 +109,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprint(stderr, usage)
 	return &exitError{code: 2, err: fmt.Errorf("unknown command %q", args[0])}
+}
+
+// commands are assay's commands by name, each given the arguments after it.
+var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
+	"serve":   cmdServe,
+	"import":  cmdImport,
+	"run":     cmdRun,
+	"backup":  cmdBackup,
+	"token":   cmdToken,
+	"export":  cmdExport,
+	"route":   cmdRoute,
+	"rebuild": cmdRebuild,
+	"migrate": cmdMigrate,
+	"audit":   cmdAudit,
+	"rejudge": cmdRejudge,
+	"view":    cmdView,
+	"schema":  cmdSchema,
 }
 
 // newFlags returns a flag set that prints its errors to stderr and returns them.

@@ -290,53 +290,13 @@ func Lines(r *Result) []string { return LinesJudged(r, nil) }
 func LinesJudged(r *Result, verdicts map[string]string) []string {
 	var out []string
 	if v := r.Probes.Verbosity; v != nil {
-		if v.Why != "" {
-			out = append(out, "verbosity: "+v.Why)
-		} else {
-			judged := fairness(v.CI95)
-			if g, ok := verdicts["verbosity"]; ok {
-				judged = ": " + g
-			}
-			out = append(out, fmt.Sprintf("verbosity: padding %s with content-free sentences moved their scores by %+.2f on average (95%% CI %+.2f to %+.2f)%s",
-				plural(v.N, "answer"), v.Delta, v.CI95[0], v.CI95[1], judged))
-		}
-		if s := v.Shortened; s != nil {
-			out = append(out, fmt.Sprintf("verbosity: shortening %s (their filler sentences and repeats removed; %d of the answers allowed it) moved their scores by %+.2f on average (95%% CI %+.2f to %+.2f)%s",
-				plural(s.N, "answer"), s.Of, s.Delta, s.CI95[0], s.CI95[1], fairness(s.CI95)))
-		}
+		out = append(out, verbosityLines(v, verdicts)...)
 	}
 	if p := r.Probes.Position; p != nil {
-		if p.Why != "" {
-			out = append(out, "position: "+p.Why)
-		} else {
-			line := fmt.Sprintf("position: of %s judged in both orders, %.0f%% changed winner with the order (95%% CI %.0f–%.0f%%); the first answer won %.0f%% of the choices (%.0f–%.0f%%; a fair judge: 50%%)",
-				plural(p.N, "pair"), 100*p.FlipRate, 100*p.FlipCI95[0], 100*p.FlipCI95[1], 100*p.FirstWins, 100*p.CI95[0], 100*p.CI95[1])
-			for _, figure := range []string{"position", "first_wins"} {
-				if g, ok := verdicts[figure]; ok {
-					line += "; " + g
-				}
-			}
-			out = append(out, line)
-		}
+		out = append(out, positionLine(p, verdicts))
 	}
 	if s := r.Probes.SelfPreference; s != nil {
-		if len(s.Flagged) == 0 {
-			out = append(out, "self-preference: no judge is of the family of a model it judges")
-		}
-		for _, f := range s.Flagged {
-			out = append(out, fmt.Sprintf("self-preference: the judge %s and the agent's %s are both %s: it may favour its own family's answers", f.Judge, f.Model, f.Family))
-		}
-		for _, m := range s.Measured {
-			out = append(out, fmt.Sprintf("self-preference: %s scores %s answers %+.2f more than the panel's other judges do, against the other models' answers (95%% CI %+.2f to %+.2f, %s)%s",
-				m.Judge, m.Family, m.Delta, m.CI95[0], m.CI95[1], plural(m.Samples, "sample"), prefers(m.CI95)))
-			if m.OtherJudges == 1 {
-				out[len(out)-1] += " — against one other judge, either's preference shows in both"
-			}
-		}
-		for _, m := range s.ByReviews {
-			out = append(out, fmt.Sprintf("self-preference against people: %s's scores exceed reviewers' by %+.2f more on %s answers than on the other models' (95%% CI %+.2f to %+.2f; %d and %d reviewed answers)%s",
-				m.Judge, m.Delta, m.Family, m.CI95[0], m.CI95[1], m.Own, m.Rest, prefers(m.CI95)))
-		}
+		out = append(out, selfPreferenceLines(s)...)
 	}
 	if e := r.ErrorCorrelation; e != nil {
 		verdict := "the panel's mean errs no less than its best judge: they err together"
@@ -344,6 +304,69 @@ func LinesJudged(r *Result, verdicts map[string]string) []string {
 			verdict = "the panel's mean errs less than its best judge"
 		}
 		out = append(out, fmt.Sprintf("error correlation (%s, %s people scored): %s", e.Metric, plural(e.N, "answer"), verdict))
+	}
+	return out
+}
+
+// verbosityLines say what padding, and shortening, the answers did to
+// their scores.
+func verbosityLines(v *Verbosity, verdicts map[string]string) []string {
+	var out []string
+	if v.Why != "" {
+		out = append(out, "verbosity: "+v.Why)
+	} else {
+		judged := fairness(v.CI95)
+		if g, ok := verdicts["verbosity"]; ok {
+			judged = ": " + g
+		}
+		out = append(out, fmt.Sprintf("verbosity: padding %s with content-free sentences moved their scores by %+.2f on average (95%% CI %+.2f to %+.2f)%s",
+			plural(v.N, "answer"), v.Delta, v.CI95[0], v.CI95[1], judged))
+	}
+	if s := v.Shortened; s != nil {
+		out = append(out, fmt.Sprintf("verbosity: shortening %s (their filler sentences and repeats removed; %d of the answers allowed it) moved their scores by %+.2f on average (95%% CI %+.2f to %+.2f)%s",
+			plural(s.N, "answer"), s.Of, s.Delta, s.CI95[0], s.CI95[1], fairness(s.CI95)))
+	}
+	return out
+}
+
+// positionLine says how often the order of a pair changed its winner, and
+// how often the first answer won.
+func positionLine(p *Position, verdicts map[string]string) string {
+	if p.Why != "" {
+		return "position: " + p.Why
+	}
+	line := fmt.Sprintf("position: of %s judged in both orders, %.0f%% changed winner with the order (95%% CI %.0f–%.0f%%); the first answer won %.0f%% of the choices (%.0f–%.0f%%; a fair judge: 50%%)",
+		plural(p.N, "pair"), 100*p.FlipRate, 100*p.FlipCI95[0], 100*p.FlipCI95[1], 100*p.FirstWins, 100*p.CI95[0], 100*p.CI95[1])
+	for _, figure := range []string{"position", "first_wins"} {
+		if g, ok := verdicts[figure]; ok {
+			line += "; " + g
+		}
+	}
+	return line
+}
+
+// selfPreferenceLines say which judges share a family with a model they
+// judge, and how far each favours its family, against the other judges
+// and against people.
+func selfPreferenceLines(s *SelfPreference) []string {
+	var out []string
+	if len(s.Flagged) == 0 {
+		out = append(out, "self-preference: no judge is of the family of a model it judges")
+	}
+	for _, f := range s.Flagged {
+		out = append(out, fmt.Sprintf("self-preference: the judge %s and the agent's %s are both %s: it may favour its own family's answers", f.Judge, f.Model, f.Family))
+	}
+	for _, m := range s.Measured {
+		line := fmt.Sprintf("self-preference: %s scores %s answers %+.2f more than the panel's other judges do, against the other models' answers (95%% CI %+.2f to %+.2f, %s)%s",
+			m.Judge, m.Family, m.Delta, m.CI95[0], m.CI95[1], plural(m.Samples, "sample"), prefers(m.CI95))
+		if m.OtherJudges == 1 {
+			line += " — against one other judge, either's preference shows in both"
+		}
+		out = append(out, line)
+	}
+	for _, m := range s.ByReviews {
+		out = append(out, fmt.Sprintf("self-preference against people: %s's scores exceed reviewers' by %+.2f more on %s answers than on the other models' (95%% CI %+.2f to %+.2f; %d and %d reviewed answers)%s",
+			m.Judge, m.Delta, m.Family, m.CI95[0], m.CI95[1], m.Own, m.Rest, prefers(m.CI95)))
 	}
 	return out
 }
