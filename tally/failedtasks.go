@@ -50,21 +50,37 @@ func dropFromAggregates(ctx context.Context, tx *sql.Tx, runID int64, gone []sto
 		}
 	}
 	for name, c := range less {
-		var cost sql.NullFloat64 // NULL: as it is
-		if c.CostUSD != 0 {
-			cost.Valid = true
-			if cost.Float64, err = conditionCost(ctx, tx, runID, name); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE condition_totals SET done = done - ?, errors = errors - ?, judge_errors = judge_errors - ?,
-			tokens_in = tokens_in - ?, tokens_out = tokens_out - ?, cost_usd = coalesce(?, cost_usd), latency_ms = latency_ms - ?,
-			retries = retries - ?, tool_calls = tool_calls - ?, tool_errors = tool_errors - ? WHERE run_id = ? AND condition = ?`,
-			c.Done, c.Errors, c.JudgeErrors, c.TokensIn, c.TokensOut, cost, c.latencyMS, c.Retries, c.ToolCalls, c.ToolErrors,
-			runID, name); err != nil {
-			return fmt.Errorf("condition totals: %w", err)
+		if err := lessenCondition(ctx, tx, runID, name, c); err != nil {
+			return err
 		}
 	}
+	return lessenModels(ctx, tx, runID, models)
+}
+
+// lessenCondition takes the results' counts from their condition's
+// totals, adding up its cost again when a result had one.
+func lessenCondition(ctx context.Context, tx *sql.Tx, runID int64, name string, c *conditionCounts) error {
+	var cost sql.NullFloat64 // NULL: as it is
+	if c.CostUSD != 0 {
+		cost.Valid = true
+		var err error
+		if cost.Float64, err = conditionCost(ctx, tx, runID, name); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE condition_totals SET done = done - ?, errors = errors - ?, judge_errors = judge_errors - ?,
+		tokens_in = tokens_in - ?, tokens_out = tokens_out - ?, cost_usd = coalesce(?, cost_usd), latency_ms = latency_ms - ?,
+		retries = retries - ?, tool_calls = tool_calls - ?, tool_errors = tool_errors - ? WHERE run_id = ? AND condition = ?`,
+		c.Done, c.Errors, c.JudgeErrors, c.TokensIn, c.TokensOut, cost, c.latencyMS, c.Retries, c.ToolCalls, c.ToolErrors,
+		runID, name); err != nil {
+		return fmt.Errorf("condition totals: %w", err)
+	}
+	return nil
+}
+
+// lessenModels takes the results from their models' counts, then drops
+// the conditions and models left with none.
+func lessenModels(ctx context.Context, tx *sql.Tx, runID int64, models map[ModelUse]int) error {
 	for m, n := range models {
 		if _, err := tx.ExecContext(ctx, `UPDATE model_totals SET results = results - ? WHERE run_id = ? AND model = ? AND cost_source = ?`,
 			n, runID, m.Model, m.Source); err != nil {

@@ -115,14 +115,7 @@ func formFromConfig(cfg *config.Config) templates.RunForm {
 		f.JudgeModel, f.JudgeMore = cfg.Judges[0].Model, strings.Join(lines, "\n")
 	}
 	if len(cfg.Agent.Models) > 1 {
-		var lines []string
-		for _, m := range cfg.Agent.Models[1:] {
-			lines = append(lines, m.Name+": "+m.Model)
-		}
-		f.AgentModel, f.AgentModels = cfg.Agent.Models[0].Model, strings.Join(lines, "\n")
-		if name := cfg.Agent.Models[0].Name; name != cfg.Agent.Models[0].Model {
-			f.AgentModelName = name
-		}
+		formModels(&f, cfg.Agent.Models)
 	}
 	if cfg.Agent.MaxTokens > 0 {
 		f.AgentMaxTokens = strconv.Itoa(cfg.Agent.MaxTokens)
@@ -130,17 +123,35 @@ func formFromConfig(cfg *config.Config) templates.RunForm {
 	if cfg.BudgetUSD > 0 {
 		f.BudgetUSD = readmodel.Number(cfg.BudgetUSD)
 	}
-	if st := cfg.Stop; st != nil {
-		f.StopWhen, f.StopMetric = st.When, st.Metric
-		f.StopAlpha, f.StopHalfWidth, f.StopMargin = optNumber(st.Alpha), optNumber(st.HalfWidth), optNumber(st.Margin)
-		if st.MinSamples > 0 {
-			f.StopMinSamples = strconv.Itoa(st.MinSamples)
-		}
-		if st.Seed != 0 {
-			f.StopSeed = strconv.Itoa(st.Seed)
-		}
+	if cfg.Stop != nil {
+		formStop(&f, cfg.Stop)
 	}
 	return f
+}
+
+// formModels fills the form's models: the first in the agent's fields, a
+// line for each other.
+func formModels(f *templates.RunForm, models []config.AgentModel) {
+	var lines []string
+	for _, m := range models[1:] {
+		lines = append(lines, m.Name+": "+m.Model)
+	}
+	f.AgentModel, f.AgentModels = models[0].Model, strings.Join(lines, "\n")
+	if name := models[0].Name; name != models[0].Model {
+		f.AgentModelName = name
+	}
+}
+
+// formStop fills the form's stopping rule.
+func formStop(f *templates.RunForm, st *config.Stop) {
+	f.StopWhen, f.StopMetric = st.When, st.Metric
+	f.StopAlpha, f.StopHalfWidth, f.StopMargin = optNumber(st.Alpha), optNumber(st.HalfWidth), optNumber(st.Margin)
+	if st.MinSamples > 0 {
+		f.StopMinSamples = strconv.Itoa(st.MinSamples)
+	}
+	if st.Seed != 0 {
+		f.StopSeed = strconv.Itoa(st.Seed)
+	}
 }
 
 // optNumber is v for a field, "" for 0 (the field's default).
