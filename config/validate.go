@@ -184,7 +184,10 @@ func (k *checker) agentModels(a Agent) {
 
 // baseURL checks an address models are reached at: http(s), with a host.
 func (k *checker) baseURL(key, u string) {
-	if u == "" {
+	// A stored config keeps its ${NAME} references (a run judging another's
+	// answers again is made from one): each was checked as it expanded
+	// when its file was read.
+	if u == "" || strings.Contains(u, "${") {
 		return
 	}
 	// One URL: two pasted together (http://a/v1http://a/v1) parse as one

@@ -226,3 +226,50 @@ func TestTheSummarySaysTheCorrectedMean(t *testing.T) {
 		t.Errorf("the summary lacks %q:\n%s", want, out.String())
 	}
 }
+
+// A run file and a judge file that take their servers from ${NAME}
+// references: the answers are judged again though the agent's variable
+// is no longer set (no agent is called), and the new run keeps the judge
+// file's reference as written, not the address it stood for.
+func TestRejudgeARunWhoseFilesReferToVariables(t *testing.T) {
+	var agentCalls, judgeCalls atomic.Int64
+	srv := strictAndKindJudges(t, &agentCalls, &judgeCalls)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "qa.jsonl"), []byte("{\"question\": \"What is 1 + 1?\", \"answer\": \"2\"}\n{\"question\": \"What is 2 + 2?\", \"answer\": \"4\"}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "run.yaml"), []byte(`name: first
+dataset: {path: ./qa.jsonl}
+agent: {type: openai, model: agent-model, base_url: "${REJUDGE_AGENT_URL}"}
+judge: {model: kind-judge, base_url: "${REJUDGE_JUDGE_URL:-http://127.0.0.1:9/v1}"}
+conditions: {plain: {}}
+execution: {num_repetitions: 1}
+`), 0o644)
+	db := filepath.Join(dir, "assay.db")
+	t.Setenv("REJUDGE_AGENT_URL", srv.URL)
+	t.Setenv("REJUDGE_JUDGE_URL", srv.URL)
+	if err := run(context.Background(), []string{"run", "--config", filepath.Join(dir, "run.yaml"), "--db", db, "--quiet"}, io.Discard, io.Discard); err != nil {
+		t.Fatalf("assay run: %v", err)
+	}
+	t.Setenv("REJUDGE_AGENT_URL", "")
+	agentCalls.Store(0)
+	judgeCalls.Store(0)
+	os.WriteFile(filepath.Join(dir, "strict.yaml"), []byte("judge: {model: strict-judge, base_url: \"${REJUDGE_JUDGE_URL}\"}\n"), 0o644)
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"rejudge", "--run", "1", "--config", filepath.Join(dir, "strict.yaml"), "--db", db, "--json"}, &out, io.Discard); err != nil {
+		t.Fatalf("assay rejudge: %v\n%s", err, out.String())
+	}
+	if agentCalls.Load() != 0 || judgeCalls.Load() != 2 {
+		t.Errorf("judging again made %d agent and %d judge calls, want 0 and 2", agentCalls.Load(), judgeCalls.Load())
+	}
+	d, err := tally.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	again, err := d.Run(context.Background(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Config.Judge.BaseURL != "${REJUDGE_JUDGE_URL}" || again.Config.Agent.BaseURL != "${REJUDGE_AGENT_URL}" {
+		t.Errorf("the run judging again keeps base_url %q (judge) and %q (agent), want the files' references", again.Config.Judge.BaseURL, again.Config.Agent.BaseURL)
+	}
+}
