@@ -29,6 +29,15 @@ func TestJudgeTheAnswersAgainFromTheAPIAndTheReport(t *testing.T) {
 	if agentCalls.Load() != 12 {
 		t.Fatalf("the run made %d agent calls, want 12", agentCalls.Load())
 	}
+	// Judged once, its judges page says how to judge the answers again.
+	_, doc := f.get(fmt.Sprintf("/runs/%d/judges", id))
+	if got := strings.Join(strings.Fields(doc.Find("#judges-alone").Text()), " "); !strings.Contains(got, fmt.Sprintf("assay rejudge --run %d --config JUDGE_FILE", id)) ||
+		doc.Find("#judges-differ, #judges-agree").Length() != 0 {
+		t.Errorf("the judges page of a run judged once says %q", got)
+	}
+	if href, _ := doc.Find("#judges-alone a").Attr("href"); href != fmt.Sprintf("/runs/%d#rejudge", id) {
+		t.Errorf("the judges page links the form at %q", href)
+	}
 	// A person reviews the completeness of 10 samples of 12, in the review order.
 	var next struct {
 		Answers []struct {
@@ -87,7 +96,7 @@ func TestJudgeTheAnswersAgainFromTheAPIAndTheReport(t *testing.T) {
 	if j1 == j2 || math.Abs(p1-2) > 1e-9 || math.Abs(p2-2) > 1e-9 {
 		t.Errorf("completeness judged %v and %v, corrected %v and %v; want two judges' means and both corrected to 2", j1, j2, p1, p2)
 	}
-	_, doc := f.get(fmt.Sprintf("/runs/%d", made.RunID))
+	_, doc = f.get(fmt.Sprintf("/runs/%d", made.RunID))
 	if got := doc.Find("#run-rejudged").Text(); !strings.Contains(got, fmt.Sprintf("run %d", id)) || !strings.Contains(got, "no agent was called") {
 		t.Errorf("the new run's report says %q of its answers", got)
 	}
