@@ -124,23 +124,34 @@ func decodeSampleStats(b []byte) (*SampleStats, error) {
 		row.SampleKey = SampleKey{SampleRow: sample, Condition: conditions[c]}
 		row.Ordinal, row.SampleID = ordinal, sampleID
 		row.Results, row.Errors, row.JudgeErrors, row.Claims = int(r.uvarint()), int(r.uvarint()), int(r.uvarint()), int(r.uvarint())
-		n := int(r.uvarint())
-		if n > len(room) {
-			return nil, errKept
-		}
-		if n > 0 {
-			row.Metrics, room = room[:n:n], room[n:]
-		}
-		for k := range row.Metrics {
-			m := r.uvarint()
-			if m >= uint64(len(st.Metrics)) {
-				return nil, errKept
-			}
-			row.Metrics[k] = MetricSums{MetricName: st.Metrics[m], N: int(r.uvarint()), Sum: r.number(), SumSq: r.number()}
+		var err error
+		if row.Metrics, room, err = r.rowSums(room, st.Metrics); err != nil {
+			return nil, err
 		}
 	}
 	if err := r.done(); err != nil {
 		return nil, err
 	}
 	return st, nil
+}
+
+// rowSums reads a row's sums into the room made for them, returning them
+// and the room left.
+func (r *keptReader) rowSums(room []MetricSums, metrics []MetricName) ([]MetricSums, []MetricSums, error) {
+	n := int(r.uvarint())
+	if n > len(room) {
+		return nil, room, errKept
+	}
+	if n == 0 {
+		return nil, room, nil
+	}
+	sums := room[:n:n]
+	for k := range sums {
+		m := r.uvarint()
+		if m >= uint64(len(metrics)) {
+			return nil, room, errKept
+		}
+		sums[k] = MetricSums{MetricName: metrics[m], N: int(r.uvarint()), Sum: r.number(), SumSq: r.number()}
+	}
+	return sums, room[n:], nil
 }

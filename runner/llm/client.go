@@ -126,20 +126,10 @@ func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 	malformed := 0
 	counts, _ := ctx.Value(countsKey{}).(*Counts)
 	for n := 1; ; n++ {
-		var seen attempt
-		var started time.Time
-		if lim := c.cfg.Limit; lim != nil {
-			if started, err = lim.acquire(ctx); err != nil {
-				return nil, &Error{Attempts: n - 1, Message: "canceled while waiting for room under the provider's rate limit", err: err}
-			}
-		}
 		start := time.Now()
-		resp, f := call(ctx, &seen)
-		if lim := c.cfg.Limit; lim != nil {
-			lim.release(started, seen.status, seen.header)
-		}
-		if counts != nil && seen.status == http.StatusTooManyRequests {
-			counts.RateLimited.Add(1)
+		resp, f, err := c.callOnce(ctx, call, counts)
+		if err != nil {
+			return nil, &Error{Attempts: n - 1, Message: "canceled while waiting for room under the provider's rate limit", err: err}
 		}
 		if f == nil {
 			resp.Latency, resp.Attempts, resp.Retries = time.Since(start), n, retries
@@ -158,6 +148,29 @@ func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 				Message: "canceled while waiting to retry: " + f.message, err: err}
 		}
 	}
+}
+
+// callOnce makes one call, within the provider's rate limit when it has
+// one, and counts a 429; err is the context's, ended while waiting for
+// room under the limit.
+func (c *Client) callOnce(ctx context.Context, call func(context.Context, *attempt) (*Response, *failure), counts *Counts) (*Response, *failure, error) {
+	var seen attempt
+	var started time.Time
+	lim := c.cfg.Limit
+	if lim != nil {
+		var err error
+		if started, err = lim.acquire(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
+	resp, f := call(ctx, &seen)
+	if lim != nil {
+		lim.release(started, seen.status, seen.header)
+	}
+	if counts != nil && seen.status == http.StatusTooManyRequests {
+		counts.RateLimited.Add(1)
+	}
+	return resp, f, nil
 }
 
 // caller returns the function that makes one attempt of req.
