@@ -11,9 +11,12 @@ type RunForm struct {
 	DatasetID  string
 	Name       string
 	Conditions []string // ids of the chosen conditions
-	Evaluators []string // names of the chosen evaluators
-	Prompt     string   // the kind's prompt template, perhaps edited
-	Assertions string   // YAML list of assertions, as a run file's evaluators write them
+	// UnsavedConditions are the conditions of the run the form was filled
+	// from that are not among this server's (a run file's own).
+	UnsavedConditions []string
+	Evaluators        []string // names of the chosen evaluators
+	Prompt            string   // the kind's prompt template, perhaps edited
+	Assertions        string   // YAML list of assertions, as a run file's evaluators write them
 
 	Repetitions string
 	Concurrency string
@@ -181,6 +184,14 @@ func plural(n int, noun string) string {
 		return noun + "es"
 	}
 	return noun + "s"
+}
+
+// oneOrMany is one when n is 1, else many: "is" or "are", "it" or "them".
+func oneOrMany(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // listSep is what follows item i of n in a list written out: ", " or "".

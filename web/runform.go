@@ -72,6 +72,14 @@ func (s *Server) lastRunForm(ctx context.Context) (templates.RunForm, error) {
 	for _, c := range conds {
 		if chosen[c.Name] {
 			f.Conditions = append(f.Conditions, strconv.FormatInt(c.ID, 10))
+			delete(chosen, c.Name)
+		}
+	}
+	if last != nil {
+		for _, name := range last.ConditionNames {
+			if chosen[name] {
+				f.UnsavedConditions = append(f.UnsavedConditions, name)
+			}
 		}
 	}
 	return f, nil

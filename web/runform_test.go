@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -194,9 +195,23 @@ func TestNewRunFormStartsFromTheLastRun(t *testing.T) {
 	if got := text(doc, "#from-run"); !strings.Contains(got, "Filled in from run") || doc.Find("#fresh-form").Length() != 1 {
 		t.Errorf("the form should say where its values come from and how to start afresh: %q", got)
 	}
+	if doc.Find("#unsaved-conditions").Length() != 0 {
+		t.Errorf("the last run's conditions are all saved, yet the form says: %q", text(doc, "#unsaved-conditions"))
+	}
 	_, doc = f.get("/runs/new?fresh=1")
 	if doc.Find("#from-run").Length() != 0 || doc.Find("#agent_base_url").AttrOr("value", "") == f.fake.URL {
 		t.Error("a fresh form still carries the last run's settings")
+	}
+	// A condition of the last run no longer saved here (as a run file's
+	// own never are) is named, with where to make it.
+	id1, _ := strconv.ParseInt(conds[1], 10, 64)
+	if err := f.db.DeleteCondition(context.Background(), id1); err != nil {
+		t.Fatal(err)
+	}
+	_, doc = f.get("/runs/new")
+	if got := text(doc, "#unsaved-conditions"); !strings.Contains(got, "Not saved on this server: careful") ||
+		doc.Find("#unsaved-conditions a[href='/conditions/new']").Length() != 1 || doc.Find("input[name=condition]:checked").Length() != 1 {
+		t.Errorf("a condition of the last run not saved here: %q, %d chosen", got, doc.Find("input[name=condition]:checked").Length())
 	}
 }
 
