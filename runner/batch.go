@@ -81,7 +81,13 @@ func newBatches(ctx context.Context, ex *execution, b *config.Batch, clients map
 		for _, id := range k.Lines {
 			bs.lines[id] = &batchLine{done: make(chan struct{}), batch: sb}
 		}
-		if k.EndedAt == nil && sb.client != nil {
+	}
+	// Followed once every kept line is in place: a batch's poll may answer
+	// its lines at once.
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	for _, sb := range bs.sent {
+		if sb.kept.EndedAt == nil && sb.client != nil {
 			bs.follow(sb, 0)
 		}
 	}

@@ -141,6 +141,9 @@ func (m *Manager) ended(ctx context.Context, ex *execution, status store.RunStat
 	case h.cancelled.Load():
 		status, msg = store.RunCancelled, "cancelled"
 		if ex.batch != nil {
+			// A batch being sent as the run was cancelled is kept first,
+			// then cancelled with the others.
+			ex.batch.wait()
 			ex.batch.cancel()
 		}
 	case h.lost.Load():
