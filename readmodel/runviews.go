@@ -21,20 +21,21 @@ import (
 
 func RunRow(r tally.RunSummary) templates.RunRow {
 	row := templates.RunRow{
-		ID:        r.ID,
-		Name:      r.Name,
-		Status:    shownStatus(r.Status, r.Errors, 0),
-		DatasetID: r.DatasetID,
-		Dataset:   r.DatasetName,
-		Done:      r.Done,
-		Total:     r.TotalTasks,
-		Errors:    r.Errors,
-		CostUSD:   r.CostUSD,
-		Started:   "—",
-		Finished:  "—",
-		Imported:  r.Origin == store.OriginEEE,
-		Tags:      r.Tags,
-		Note:      r.Note,
+		ID:           r.ID,
+		Name:         r.Name,
+		Status:       shownStatus(r.Status, r.Errors, 0),
+		DatasetID:    r.DatasetID,
+		Dataset:      r.DatasetName,
+		Done:         r.Done,
+		Total:        r.TotalTasks,
+		Errors:       r.Errors,
+		CostUSD:      r.CostUSD,
+		Started:      "—",
+		Finished:     "—",
+		Imported:     r.Origin == store.OriginEEE,
+		RejudgedFrom: r.RejudgedFrom,
+		Tags:         r.Tags,
+		Note:         r.Note,
 	}
 	if r.StartedAt != nil {
 		row.Started = r.StartedAt.UTC().Format("2006-01-02 15:04")

@@ -16,9 +16,12 @@ type RunRow struct {
 	Started    string
 	Finished   string
 	Imported   bool // from EEE result files
-	Tags       []string
-	Note       string
-	Headline   *Headline // a finished run's main metric per condition
+	// RejudgedFrom is the run whose answers this one judged again; 0 for
+	// a run that made its own.
+	RejudgedFrom int64
+	Tags         []string
+	Note         string
+	Headline     *Headline // a finished run's main metric per condition
 }
 
 // Headline is a run's main metric per condition, in the list of runs.

@@ -11,6 +11,8 @@ import (
 
 	"assay/runner/llm/llmtest"
 	"assay/store"
+
+	"github.com/PuerkitoBio/goquery"
 )
 
 // The owner judges a run's answers again from the API and from the
@@ -108,6 +110,17 @@ func TestJudgeTheAnswersAgainFromTheAPIAndTheReport(t *testing.T) {
 	_, doc = f.browser.postForm(fmt.Sprintf("/runs/%d/rejudge", id), url.Values{"judge": {fmt.Sprintf("judge: {model: strict-model, base_url: %q}\n", f.fake.URL)}})
 	if got := doc.Find("#run-rejudged").Text(); !strings.Contains(got, fmt.Sprintf("run %d", id)) {
 		t.Errorf("the form led to a page that says %q of its answers", got)
+	}
+	// The list of runs says whose answers each run judging again judged.
+	_, doc = f.get("/runs")
+	var said []string
+	doc.Find("#runs .rejudged").Each(func(_ int, s *goquery.Selection) {
+		if href, _ := s.Find("a").Attr("href"); href == fmt.Sprintf("/runs/%d", id) {
+			said = append(said, strings.Join(strings.Fields(s.Text()), " "))
+		}
+	})
+	if len(said) != 2 || said[0] != fmt.Sprintf("answers of #%d", id) {
+		t.Errorf("the runs list says of the runs judging again: %q", said)
 	}
 	// The judges of the same answers, side by side, from the source's report.
 	_, doc = f.get(fmt.Sprintf("/runs/%d", id))
